@@ -1,0 +1,25 @@
+# Compiler settings shared by every target of the project.
+
+find_program(SATOR_CCACHE ccache)
+if(SATOR_CCACHE)
+  set(CMAKE_CXX_COMPILER_LAUNCHER ${SATOR_CCACHE})
+  set(CMAKE_C_COMPILER_LAUNCHER ${SATOR_CCACHE})
+endif()
+
+# Warnings are errors for the project's own code. Generated code gets the
+# same flags except where noted in proto/CMakeLists.txt.
+set(SATOR_WARNING_FLAGS -Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor
+    -Wold-style-cast -Wcast-align -Woverloaded-virtual -Wnull-dereference
+    -Wimplicit-fallthrough -Werror)
+
+function(sator_set_warnings target)
+  target_compile_options(${target} PRIVATE ${SATOR_WARNING_FLAGS})
+endfunction()
+
+set(SATOR_SANITIZE "" CACHE STRING "Sanitizers: '', 'address;undefined' or 'thread'")
+if(SATOR_SANITIZE)
+  list(JOIN SATOR_SANITIZE "," _sator_sanitizers)
+  add_compile_options(-fsanitize=${_sator_sanitizers} -fno-omit-frame-pointer
+                      -fno-sanitize-recover=all)
+  add_link_options(-fsanitize=${_sator_sanitizers})
+endif()
