@@ -1,0 +1,43 @@
+// Validation of the simple 3D shapes and of rotations.
+//
+// Every query assumes valid input; the service validates each shape and
+// pose once, when it enters, with these functions.
+#ifndef SATOR_CORE_GEOMETRY3D_SHAPE3D_VALIDATION_H_
+#define SATOR_CORE_GEOMETRY3D_SHAPE3D_VALIDATION_H_
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "sator/core/geometry3d/shape3d.h"
+#include "sator/core/pose.h"
+
+namespace sator {
+
+// A quaternion whose length differs from 1 by more than this is refused by
+// NormalizeRotation (a client that sends a rotation that far off has a bug;
+// one within it has round-off and is renormalised).
+inline constexpr float kRotationLengthTolerance = 1e-3f;
+
+// The smallest extent (radius, half extent) accepted, and the smallest
+// triangle area relative to its longest edge squared (a sliver below it has
+// no reliable normal).
+inline constexpr float kMinShapeExtent = 1e-6f;
+inline constexpr float kMinTriangleAreaRatio = 1e-6f;
+
+// kOk for a usable shape; kInvalidArgument naming the problem otherwise:
+// non-finite numbers; a sphere or capsule radius <= kMinShapeExtent; a box
+// half extent <= kMinShapeExtent; a degenerate triangle (area below
+// kMinTriangleAreaRatio times its longest edge squared); a null hull.
+// A capsule whose segment has zero length is accepted: it is a sphere, and
+// every query treats it as one.
+absl::Status ValidateShape(const ConvexShape3& shape);
+
+// q / |q| when | |q| - 1 | <= kRotationLengthTolerance; kInvalidArgument for
+// a non-finite quaternion or one further from unit length.
+absl::StatusOr<Quat> NormalizeRotation(Quat q);
+
+// Validates the position and normalises the rotation of a pose.
+absl::StatusOr<Pose3> NormalizePose(const Pose3& pose);
+
+}  // namespace sator
+
+#endif  // SATOR_CORE_GEOMETRY3D_SHAPE3D_VALIDATION_H_
