@@ -1,0 +1,229 @@
+// A bounding volume hierarchy built from scratch over a set of boxes (meant to
+// be rebuilt every tick, or refitted when the boxes move a little).
+//
+// Build: top-down binned SAH (Wald, "On fast Construction of SAH-based
+// Bounding Volume Hierarchies", IEEE Symposium on Interactive Ray Tracing
+// 2007): at each node the primitives' centroids are binned along the axis of
+// largest centroid extent, and the split between bins with the lowest
+// SA(left) * n_left + SA(right) * n_right is taken (MacDonald and Booth
+// 1990). A node of at most max_leaf_size proxies becomes a leaf when that is
+// cheaper than splitting.
+//
+// Layout: nodes in depth-first order, 24 bytes in 2D and 32 in 3D. An
+// internal node's first child is the next node and its second child's index
+// is stored; a leaf stores the range of its proxies in a reordered copy of
+// their boxes, so a leaf's boxes are contiguous in memory.
+//
+// Refit: children always follow their parent, so one backward pass over the
+// nodes recomputes every box from the new proxy boxes (no rebuild, same
+// topology; quality degrades as the boxes drift from where they were built).
+//
+// Proxy handles are the indices of the boxes passed to Build.
+#ifndef SATOR_CORE_BROADPHASE_BVH_H_
+#define SATOR_CORE_BROADPHASE_BVH_H_
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "sator/core/aabb.h"
+#include "sator/core/broadphase/casts.h"
+#include "sator/core/broadphase/traversal_stack.h"
+#include "sator/core/broadphase/tree_stats.h"
+#include "sator/core/vec.h"
+
+namespace sator::broadphase {
+
+struct BvhOptions {
+  // Bins per split (Wald 2007 uses 16 or 32); in [2, 64].
+  int bin_count = 16;
+  // The most proxies in one leaf; in [1, 16].
+  int max_leaf_size = 4;
+};
+
+template <int D>
+class Bvh {
+ public:
+  // The validating factory: refuses options out of range.
+  static absl::StatusOr<Bvh> Create(const BvhOptions& options = {});
+
+  // Builds over `boxes`; proxy i is boxes[i]. Refuses invalid boxes (the
+  // previous hierarchy is then left as it was).
+  absl::Status Build(std::span<const Aabb<D>> boxes);
+  // Gives every proxy a new box, keeping the hierarchy's shape. `boxes` must
+  // have as many entries as the last Build had.
+  absl::Status Refit(std::span<const Aabb<D>> boxes);
+
+  int ProxyCount() const { return static_cast<int>(leaf_ids_.size()); }
+  int NodeCount() const { return static_cast<int>(nodes_.size()); }
+  // Levels of nodes: 0 when empty, 1 for a single leaf node.
+  int Height() const;
+  // Bytes held: nodes, reordered boxes and ids (capacities).
+  std::size_t MemoryBytes() const;
+  // As DynamicTree::AreaRatio.
+  float AreaRatio() const;
+  // Checks that every node contains its children and proxies, the leaf
+  // ranges cover each proxy exactly once and the links are in range.
+  absl::Status Validate() const;
+
+  // The queries, with the same contracts as DynamicTree's.
+  template <typename Visitor>
+  TreeStats Query(const Aabb<D>& box, Visitor&& visitor) const;
+  template <typename Visitor>
+  TreeStats RayCast(const RayCastInput<D>& input, Visitor&& visitor) const;
+  template <typename Visitor>
+  TreeStats BoxCast(const BoxCastInput<D>& input, Visitor&& visitor) const;
+
+ private:
+  struct Node {
+    Aabb<D> box;
+    // Internal: the second child's index. Leaf: first slot in leaf_boxes_.
+    std::uint32_t index;
+    // Proxies in a leaf; 0 for an internal node.
+    std::uint32_t count;
+    bool IsLeaf() const { return count != 0; }
+  };
+
+  explicit Bvh(const BvhOptions& options) : options_(options) {}
+
+  template <typename Leaf>
+  TreeStats Cast(Vec<D> origin, Vec<D> translation, Vec<D> grow,
+                 float max_fraction, Leaf&& leaf) const;
+
+  BvhOptions options_;
+  std::vector<Node> nodes_;
+  std::vector<Aabb<D>> leaf_boxes_;      // Proxy boxes in leaf order.
+  std::vector<std::uint32_t> leaf_ids_;  // Proxy handle of each slot.
+  std::vector<Vec<D>> centroids_;        // Build scratch.
+};
+
+extern template class Bvh<2>;
+extern template class Bvh<3>;
+using Bvh2 = Bvh<2>;
+using Bvh3 = Bvh<3>;
+
+// ---- Query templates -------------------------------------------------------
+
+template <int D>
+template <typename Visitor>
+TreeStats Bvh<D>::Query(const Aabb<D>& box, Visitor&& visitor) const {
+  TreeStats stats;
+  if (nodes_.empty()) return stats;
+  TraversalStack<std::uint32_t> stack;
+  stack.Push(0);
+  while (!stack.Empty()) {
+    const std::uint32_t index = stack.Pop();
+    const Node& node = nodes_[index];
+    ++stats.node_visits;
+    if (!Overlaps(node.box, box)) continue;
+    if (!node.IsLeaf()) {
+      stack.Push(node.index);
+      stack.Push(index + 1);
+      continue;
+    }
+    const std::uint32_t end = node.index + node.count;
+    for (std::uint32_t slot = node.index; slot < end; ++slot) {
+      ++stats.node_visits;
+      if (!Overlaps(leaf_boxes_[slot], box)) continue;
+      ++stats.leaf_visits;
+      if (!visitor(leaf_ids_[slot])) return stats;
+    }
+  }
+  return stats;
+}
+
+template <int D>
+template <typename Visitor>
+TreeStats Bvh<D>::RayCast(const RayCastInput<D>& input,
+                          Visitor&& visitor) const {
+  return Cast(input.origin, input.translation, Vec<D>{}, input.max_fraction,
+              [&](std::uint32_t proxy, float max_fraction) -> float {
+                const RayCastInput<D> clipped{input.origin, input.translation,
+                                              max_fraction};
+                return visitor(proxy, clipped);
+              });
+}
+
+template <int D>
+template <typename Visitor>
+TreeStats Bvh<D>::BoxCast(const BoxCastInput<D>& input,
+                          Visitor&& visitor) const {
+  return Cast(Center(input.box), input.translation, HalfExtents(input.box),
+              input.max_fraction,
+              [&](std::uint32_t proxy, float max_fraction) -> float {
+                BoxCastInput<D> clipped = input;
+                clipped.max_fraction = max_fraction;
+                return visitor(proxy, clipped);
+              });
+}
+
+// Nearest-first, as DynamicTree::Cast. Inside a leaf the proxies are visited
+// in storage order (a leaf holds at most max_leaf_size of them).
+template <int D>
+template <typename Leaf>
+TreeStats Bvh<D>::Cast(Vec<D> origin, Vec<D> translation, Vec<D> grow,
+                       float max_fraction, Leaf&& leaf) const {
+  struct Entry {
+    std::uint32_t index;
+    float entry;
+  };
+  TreeStats stats;
+  if (nodes_.empty()) return stats;
+  const Segment<D> segment(origin, translation);
+  float entry = 0.0f;
+  ++stats.node_visits;
+  if (!segment.Hits(nodes_[0].box, grow, max_fraction, &entry)) return stats;
+  TraversalStack<Entry> stack;
+  stack.Push({0, entry});
+  while (!stack.Empty()) {
+    const Entry top = stack.Pop();
+    if (top.entry > max_fraction) continue;
+    const Node& node = nodes_[top.index];
+    if (node.IsLeaf()) {
+      const std::uint32_t end = node.index + node.count;
+      for (std::uint32_t slot = node.index; slot < end; ++slot) {
+        ++stats.node_visits;
+        float slot_entry = 0.0f;
+        if (!segment.Hits(leaf_boxes_[slot], grow, max_fraction, &slot_entry)) {
+          continue;
+        }
+        ++stats.leaf_visits;
+        const float value = leaf(leaf_ids_[slot], max_fraction);
+        if (value == 0.0f) return stats;
+        if (value > 0.0f) max_fraction = std::min(max_fraction, value);
+      }
+      continue;
+    }
+    const std::uint32_t child1 = top.index + 1;
+    const std::uint32_t child2 = node.index;
+    float entry1 = 0.0f;
+    float entry2 = 0.0f;
+    stats.node_visits += 2;
+    const bool hit1 =
+        segment.Hits(nodes_[child1].box, grow, max_fraction, &entry1);
+    const bool hit2 =
+        segment.Hits(nodes_[child2].box, grow, max_fraction, &entry2);
+    if (hit1 && hit2) {
+      if (entry1 <= entry2) {
+        stack.Push({child2, entry2});
+        stack.Push({child1, entry1});
+      } else {
+        stack.Push({child1, entry1});
+        stack.Push({child2, entry2});
+      }
+    } else if (hit1) {
+      stack.Push({child1, entry1});
+    } else if (hit2) {
+      stack.Push({child2, entry2});
+    }
+  }
+  return stats;
+}
+
+}  // namespace sator::broadphase
+
+#endif  // SATOR_CORE_BROADPHASE_BVH_H_
