@@ -1,0 +1,56 @@
+// Ray casts against the convex shapes and the triangle mesh.
+//
+// A ray is `origin + s * direction` for s in [0, max_distance] with a unit
+// direction (query_types.h). Results are in the world frame of the pose.
+//
+// - The solids (sphere, box, capsule, hull) report started_inside (hit,
+//   distance 0, point = origin, zero normal) when the origin is inside or on
+//   the surface.
+// - A triangle and a mesh are surfaces, two-sided, never "inside"; the
+//   normal reported faces the ray's origin. A ray lying in a triangle's plane
+//   misses it.
+// - `feature`: box face 2 * axis + (0 for the + face, 1 for the - face);
+//   capsule 0 lateral, 1 cap at a, 2 cap at b; sphere and triangle 0; hull
+//   the entered face's index; mesh the triangle's id (index / 3).
+//
+// Methods and sources: see core/src/geometry3d/ray_primitives.h and
+// docs/core/geometry3d-casts-and-meshes.md.
+#ifndef SATOR_CORE_GEOMETRY3D_RAYCAST3D_H_
+#define SATOR_CORE_GEOMETRY3D_RAYCAST3D_H_
+
+#include "sator/core/geometry3d/shape3d.h"
+#include "sator/core/geometry3d/triangle_mesh.h"
+#include "sator/core/pose.h"
+#include "sator/core/query_types.h"
+
+namespace sator {
+
+RayResult<3> RayCast(const ConvexShape3& shape, const Pose3& pose,
+                     const Ray<3>& ray);
+
+// The mesh, through its BVH: nodes are visited front to back and a subtree
+// is skipped once its box starts beyond the closest hit so far.
+RayResult<3> RayCast(const TriangleMesh& mesh, const Pose3& pose,
+                     const Ray<3>& ray);
+
+// Typed routines: the ray is in the shape's local frame and so is the result.
+RayResult<3> RayCastSphere(const Sphere& sphere, const Ray<3>& local_ray);
+RayResult<3> RayCastBox(const Box3& box, const Ray<3>& local_ray);
+RayResult<3> RayCastCapsule(const Capsule3& capsule, const Ray<3>& local_ray);
+RayResult<3> RayCastTriangle(const Triangle3& triangle,
+                             const Ray<3>& local_ray);
+RayResult<3> RayCastHull(const ConvexHull& hull, const Ray<3>& local_ray);
+RayResult<3> RayCastMesh(const TriangleMesh& mesh, const Ray<3>& local_ray);
+
+// Statistics of a mesh ray cast (for tests and tuning, as Box2D's
+// b2TreeStats): nodes whose box was tested and triangles tested.
+struct MeshRayStats {
+  int node_visits = 0;
+  int triangle_tests = 0;
+};
+RayResult<3> RayCastMesh(const TriangleMesh& mesh, const Ray<3>& local_ray,
+                         MeshRayStats* stats);
+
+}  // namespace sator
+
+#endif  // SATOR_CORE_GEOMETRY3D_RAYCAST3D_H_

@@ -1,0 +1,155 @@
+// Ray against a TriangleMesh through its BVH.
+//
+// Closest-hit traversal, front to back (the ordered traversal of Ericson,
+// "Real-Time Collision Detection", 6.2.2, with the early-out of ray tracers:
+// Wald et al., "Interactive Rendering with Coherent Ray Tracing", 2001):
+//
+//   best = max_distance
+//   node = root
+//   loop:
+//     leaf:     test its triangles with t_max = best (shrinks best)
+//     interior: slab-test both children with t_max = best; descend into the
+//               nearer, push the farther with its entry distance
+//     pop nodes whose entry distance is beyond best
+//
+// The slab test uses a clamped reciprocal direction (|d| >= 1e-20), so a ray
+// parallel to a slab never makes 0 * inf.
+#include <algorithm>
+#include <cmath>
+
+#include "geometry3d/bvh_builder.h"
+#include "geometry3d/ray_primitives.h"
+#include "sator/core/geometry3d/raycast3d.h"
+
+namespace sator {
+namespace {
+
+struct SlabRay {
+  Vec3 origin;
+  Vec3 inv_dir;
+};
+
+SlabRay MakeSlabRay(const Ray<3>& ray) {
+  SlabRay out{ray.origin, {}};
+  for (int i = 0; i < 3; ++i) {
+    float d = ray.direction[i];
+    if (std::fabs(d) < 1e-20f) d = std::copysign(1e-20f, d);
+    out.inv_dir[i] = 1.0f / d;
+  }
+  return out;
+}
+
+// Entry distance of the ray into `box`, if it enters within [0, t_max].
+inline bool EnterBox(const Aabb3& box, const SlabRay& ray, float t_max,
+                     float* t_entry) {
+  const float tx1 = (box.min.x - ray.origin.x) * ray.inv_dir.x;
+  const float tx2 = (box.max.x - ray.origin.x) * ray.inv_dir.x;
+  const float ty1 = (box.min.y - ray.origin.y) * ray.inv_dir.y;
+  const float ty2 = (box.max.y - ray.origin.y) * ray.inv_dir.y;
+  const float tz1 = (box.min.z - ray.origin.z) * ray.inv_dir.z;
+  const float tz2 = (box.max.z - ray.origin.z) * ray.inv_dir.z;
+  const float t0 = std::max(
+      {std::min(tx1, tx2), std::min(ty1, ty2), std::min(tz1, tz2), 0.0f});
+  const float t1 = std::min(
+      {std::max(tx1, tx2), std::max(ty1, ty2), std::max(tz1, tz2), t_max});
+  *t_entry = t0;
+  return t0 <= t1;
+}
+
+}  // namespace
+
+RayResult<3> RayCastMesh(const TriangleMesh& mesh, const Ray<3>& ray,
+                         MeshRayStats* stats) {
+  RayResult<3> result;
+  if (!(ray.max_distance >= 0.0f)) return result;
+  const SlabRay slab = MakeSlabRay(ray);
+  const std::vector<MeshBvhNode>& nodes = mesh.nodes();
+  const std::vector<MeshTriangle>& tris = mesh.leaf_triangles();
+  float best = ray.max_distance;
+  std::int64_t best_index = -1;
+  internal::PrimitiveHit best_hit;
+  int node_visits = 1;
+  int triangle_tests = 0;
+
+  struct Entry {
+    std::uint32_t node;
+    float t;
+  };
+  Entry stack[internal::kMaxBvhDepth];
+  int top = 0;
+  float t_root = 0.0f;
+  if (EnterBox(nodes[0].bounds, slab, best, &t_root)) {
+    std::uint32_t node = 0;
+    while (true) {
+      const MeshBvhNode& n = nodes[node];
+      if (n.count > 0) {
+        for (std::uint32_t i = n.index; i < n.index + n.count; ++i) {
+          ++triangle_tests;
+          internal::PrimitiveHit hit;
+          if (internal::RayTriangle(ray.origin, ray.direction, best, tris[i],
+                                    &hit) == internal::RayStatus::kHit) {
+            best = hit.t;
+            best_hit = hit;
+            best_index = i;
+          }
+        }
+      } else {
+        const std::uint32_t left = node + 1;
+        const std::uint32_t right = n.index;
+        float t_left = 0.0f;
+        float t_right = 0.0f;
+        node_visits += 2;
+        const bool hit_left = EnterBox(nodes[left].bounds, slab, best, &t_left);
+        const bool hit_right =
+            EnterBox(nodes[right].bounds, slab, best, &t_right);
+        if (hit_left && hit_right) {
+          if (t_left <= t_right) {
+            stack[top++] = {right, t_right};
+            node = left;
+          } else {
+            stack[top++] = {left, t_left};
+            node = right;
+          }
+          continue;
+        }
+        if (hit_left) {
+          node = left;
+          continue;
+        }
+        if (hit_right) {
+          node = right;
+          continue;
+        }
+      }
+      // Pop the next subtree that may still hold a closer hit.
+      bool found = false;
+      while (top > 0) {
+        const Entry e = stack[--top];
+        if (e.t <= best) {
+          node = e.node;
+          found = true;
+          break;
+        }
+      }
+      if (!found) break;
+    }
+  }
+  if (stats != nullptr) {
+    stats->node_visits = node_visits;
+    stats->triangle_tests = triangle_tests;
+  }
+  if (best_index < 0) return result;
+  result.hit = true;
+  result.distance = best;
+  result.point = ray.origin + best * ray.direction;
+  result.normal = best_hit.normal;
+  result.feature =
+      static_cast<std::int32_t>(mesh.leaf_triangle_ids()[best_index]);
+  return result;
+}
+
+RayResult<3> RayCastMesh(const TriangleMesh& mesh, const Ray<3>& ray) {
+  return RayCastMesh(mesh, ray, nullptr);
+}
+
+}  // namespace sator

@@ -1,0 +1,213 @@
+// Ray tests against primitive solids; sources are cited in ray_primitives.h.
+#include "geometry3d/ray_primitives.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace sator::internal {
+namespace {
+
+// A direction component (or squared length) below this is "parallel": the
+// ray cannot reach anything at finite coordinates by moving that little, and
+// dividing by it could overflow.
+constexpr float kParallel = 1e-20f;
+constexpr float kTinySquared = 1e-30f;
+
+// The closest point to `x` on segment pq.
+Vec3 ClosestOnSegment(Vec3 x, Vec3 p, Vec3 q) {
+  const Vec3 u = q - p;
+  const float uu = Dot(u, u);
+  if (!(uu > kTinySquared)) return p;
+  const float s = std::clamp(Dot(x - p, u) / uu, 0.0f, 1.0f);
+  return p + s * u;
+}
+
+}  // namespace
+
+RayStatus RaySphere(Vec3 origin, Vec3 dir, float t_max, Vec3 center,
+                    float radius, PrimitiveHit* hit) {
+  const Vec3 m = origin - center;
+  const float r2 = radius * radius;
+  const float c = Dot(m, m) - r2;  // > 0 outside
+  if (c <= 0.0f) {
+    hit->t = 0.0f;
+    return RayStatus::kInside;
+  }
+  const float b = Dot(m, dir);
+  const float a = Dot(dir, dir);
+  if (b >= 0.0f || !(a > kTinySquared)) return RayStatus::kMiss;
+  // l: from the centre to the point of the line closest to it.
+  const Vec3 l = m - (b / a) * dir;
+  const float s = r2 - Dot(l, l);
+  if (s < 0.0f) return RayStatus::kMiss;
+  // The smaller root, c / q with q = -b + sqrt(b^2 - a c) > 0.
+  const float t = c / (-b + std::sqrt(a * s));
+  if (t > t_max) return RayStatus::kMiss;
+  hit->t = t;
+  hit->normal = NormalizeOrZero(m + t * dir);
+  hit->feature = 0;
+  return RayStatus::kHit;
+}
+
+RayStatus RayCapsule(Vec3 origin, Vec3 dir, float t_max, Vec3 p, Vec3 q,
+                     float radius, PrimitiveHit* hit) {
+  const Vec3 closest = ClosestOnSegment(origin, p, q);
+  if (LengthSquared(origin - closest) <= radius * radius) {
+    hit->t = 0.0f;
+    return RayStatus::kInside;
+  }
+  bool found = false;
+  PrimitiveHit best;
+  best.t = t_max;
+  PrimitiveHit h;
+  if (RaySphere(origin, dir, best.t, p, radius, &h) == RayStatus::kHit) {
+    best = h;
+    best.feature = 1;
+    found = true;
+  }
+  if (RaySphere(origin, dir, best.t, q, radius, &h) == RayStatus::kHit) {
+    best = h;
+    best.feature = 2;
+    found = true;
+  }
+  // Lateral surface of the infinite cylinder around pq: remove the axial
+  // components of m = origin - p and of dir, then solve the 2D circle
+  // problem |m_p + t d_p|^2 = r^2 with the same stable root as the sphere.
+  const Vec3 u = q - p;
+  const float uu = Dot(u, u);
+  if (uu > kTinySquared) {
+    const Vec3 m = origin - p;
+    const float km = Dot(m, u) / uu;
+    const float kd = Dot(dir, u) / uu;
+    const Vec3 mp = m - km * u;
+    const Vec3 dp = dir - kd * u;
+    const float a = Dot(dp, dp);
+    const float b = Dot(mp, dp);
+    const float r2 = radius * radius;
+    const float c = Dot(mp, mp) - r2;
+    if (a > kTinySquared && b < 0.0f && c > 0.0f) {
+      const Vec3 l = mp - (b / a) * dp;
+      const float s = r2 - Dot(l, l);
+      if (s >= 0.0f) {
+        const float t = c / (-b + std::sqrt(a * s));
+        const float axial = km + t * kd;
+        if (t <= best.t && axial >= 0.0f && axial <= 1.0f) {
+          best.t = t;
+          best.normal = NormalizeOrZero(mp + t * dp);
+          best.feature = 0;
+          found = true;
+        }
+      }
+    }
+  }
+  if (!found) return RayStatus::kMiss;
+  *hit = best;
+  return RayStatus::kHit;
+}
+
+RayStatus RayBox(Vec3 origin, Vec3 dir, float t_max, Vec3 half_extents,
+                 PrimitiveHit* hit) {
+  if (std::fabs(origin.x) <= half_extents.x &&
+      std::fabs(origin.y) <= half_extents.y &&
+      std::fabs(origin.z) <= half_extents.z) {
+    hit->t = 0.0f;
+    return RayStatus::kInside;
+  }
+  float t_enter = 0.0f;
+  float t_exit = t_max;
+  int enter_axis = -1;
+  for (int i = 0; i < 3; ++i) {
+    const float o = origin[i];
+    const float d = dir[i];
+    const float h = half_extents[i];
+    if (std::fabs(d) < kParallel) {
+      if (std::fabs(o) > h) return RayStatus::kMiss;
+      continue;
+    }
+    float t_near = (-h - o) / d;
+    float t_far = (h - o) / d;
+    if (t_near > t_far) std::swap(t_near, t_far);
+    if (t_near > t_enter) {
+      t_enter = t_near;
+      enter_axis = i;
+    }
+    t_exit = std::min(t_exit, t_far);
+    if (t_enter > t_exit) return RayStatus::kMiss;
+  }
+  if (enter_axis < 0) return RayStatus::kMiss;
+  hit->t = t_enter;
+  hit->normal = Vec3{};
+  const bool positive_face = dir[enter_axis] < 0.0f;
+  hit->normal[enter_axis] = positive_face ? 1.0f : -1.0f;
+  hit->feature = 2 * enter_axis + (positive_face ? 0 : 1);
+  return RayStatus::kHit;
+}
+
+RayStatus RayTriangle(Vec3 origin, Vec3 dir, float t_max,
+                      const MeshTriangle& tri, PrimitiveHit* hit) {
+  // Barycentric (u, v) and t by Cramer's rule on
+  //   origin + t dir = a + u ab + v ac,
+  // all scaled by det = ab . (dir x ac), so the only division is the last.
+  const Vec3 p = Cross(dir, tri.ac);
+  float det = Dot(tri.ab, p);
+  if (det == 0.0f) return RayStatus::kMiss;  // Parallel to the plane.
+  const Vec3 s = origin - tri.a;
+  float u = Dot(s, p);
+  const Vec3 qv = Cross(s, tri.ab);
+  float v = Dot(dir, qv);
+  float t = Dot(tri.ac, qv);
+  if (det < 0.0f) {
+    det = -det;
+    u = -u;
+    v = -v;
+    t = -t;
+  }
+  if (u < 0.0f || v < 0.0f || u + v > det || t < 0.0f || t > t_max * det) {
+    return RayStatus::kMiss;
+  }
+  hit->t = std::min(t / det, t_max);
+  Vec3 n = NormalizeOrZero(Cross(tri.ab, tri.ac));
+  if (Dot(n, dir) > 0.0f) n = -n;
+  hit->normal = n;
+  hit->feature = 0;
+  return RayStatus::kHit;
+}
+
+RayStatus RayHull(Vec3 origin, Vec3 dir, float t_max, const ConvexHull& hull,
+                  PrimitiveHit* hit) {
+  float t_enter = 0.0f;
+  float t_exit = t_max;
+  int enter_face = -1;
+  bool inside = true;
+  for (std::size_t f = 0; f < hull.faces.size(); ++f) {
+    const ConvexHull::Face& face = hull.faces[f];
+    const float dist = face.offset - Dot(face.normal, origin);  // >= 0 inside
+    const float denom = Dot(face.normal, dir);
+    if (dist < 0.0f) inside = false;
+    if (std::fabs(denom) < kParallel) {
+      if (dist < 0.0f) return RayStatus::kMiss;
+      continue;
+    }
+    const float t = dist / denom;
+    if (denom < 0.0f) {  // Moving against the outward normal: entering.
+      if (t > t_enter) {
+        t_enter = t;
+        enter_face = static_cast<int>(f);
+      }
+    } else {
+      t_exit = std::min(t_exit, t);
+    }
+    if (t_enter > t_exit) return RayStatus::kMiss;
+  }
+  if (inside) {
+    hit->t = 0.0f;
+    return RayStatus::kInside;
+  }
+  if (enter_face < 0) return RayStatus::kMiss;
+  hit->t = t_enter;
+  hit->normal = hull.faces[enter_face].normal;
+  hit->feature = enter_face;
+  return RayStatus::kHit;
+}
+
+}  // namespace sator::internal
