@@ -63,7 +63,9 @@ constexpr Vec2 Max(Vec2 a, Vec2 b) {
   return {std::max(a.x, b.x), std::max(a.y, b.y)};
 }
 inline Vec2 Abs(Vec2 a) { return {std::fabs(a.x), std::fabs(a.y)}; }
-inline bool IsFinite(Vec2 a) { return std::isfinite(a.x) && std::isfinite(a.y); }
+inline bool IsFinite(Vec2 a) {
+  return std::isfinite(a.x) && std::isfinite(a.y);
+}
 
 // ---- 3D --------------------------------------------------------------------
 constexpr Vec3 operator+(Vec3 a, Vec3 b) {
@@ -73,12 +75,18 @@ constexpr Vec3 operator-(Vec3 a, Vec3 b) {
   return {a.x - b.x, a.y - b.y, a.z - b.z};
 }
 constexpr Vec3 operator-(Vec3 a) { return {-a.x, -a.y, -a.z}; }
-constexpr Vec3 operator*(float s, Vec3 a) { return {s * a.x, s * a.y, s * a.z}; }
-constexpr Vec3 operator*(Vec3 a, float s) { return {s * a.x, s * a.y, s * a.z}; }
+constexpr Vec3 operator*(float s, Vec3 a) {
+  return {s * a.x, s * a.y, s * a.z};
+}
+constexpr Vec3 operator*(Vec3 a, float s) {
+  return {s * a.x, s * a.y, s * a.z};
+}
 constexpr bool operator==(Vec3 a, Vec3 b) {
   return a.x == b.x && a.y == b.y && a.z == b.z;
 }
-constexpr float Dot(Vec3 a, Vec3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+constexpr float Dot(Vec3 a, Vec3 b) {
+  return a.x * b.x + a.y * b.y + a.z * b.z;
+}
 constexpr Vec3 Cross(Vec3 a, Vec3 b) {
   return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
 }

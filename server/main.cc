@@ -1,0 +1,126 @@
+// satord: the Sator collision-query server.
+//
+// Starts the gRPC services and the metrics endpoint, then waits for SIGTERM or
+// SIGINT, on which it reports NOT_SERVING, drains in-flight calls within
+// --drain_deadline and exits 0. Exits 1 if it cannot start (for example, a
+// port in use).
+#include <signal.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/flags/usage_config.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
+#include "server/logging.h"
+#include "server/server.h"
+#include "server/version.h"
+
+ABSL_FLAG(std::string, grpc_address, "127.0.0.1:50051",
+          "host:port to serve gRPC on; port 0 picks a free port.");
+ABSL_FLAG(std::string, metrics_address, "127.0.0.1:9464",
+          "host:port to serve Prometheus /metrics on; empty disables it.");
+ABSL_FLAG(std::string, log_level, "info",
+          "Least severe log level written: debug, info, warning or error.");
+ABSL_FLAG(absl::Duration, drain_deadline, absl::Seconds(10),
+          "On SIGTERM, how long in-flight calls may run before they are "
+          "cancelled.");
+ABSL_FLAG(int, max_message_bytes, 4 << 20,
+          "The largest gRPC message accepted or sent, in bytes.");
+ABSL_FLAG(bool, reflection, true, "Serve gRPC server reflection.");
+ABSL_FLAG(std::string, port_file, "",
+          "If set, once serving, write the bound ports to this file as "
+          "{\"grpc_port\":N,\"metrics_port\":M} (for tests and tools that "
+          "start satord on port 0).");
+
+namespace {
+
+using sator::server::Log;
+using sator::server::LogLevel;
+
+bool WritePortFile(const std::string& path, int grpc_port, int metrics_port) {
+  // Write then rename, so a reader never sees half a file.
+  const std::string temporary = path + ".tmp";
+  {
+    std::ofstream out(temporary, std::ios::trunc);
+    out << "{\"grpc_port\":" << grpc_port
+        << ",\"metrics_port\":" << metrics_port << "}\n";
+    if (!out.good()) return false;
+  }
+  return std::rename(temporary.c_str(), path.c_str()) == 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // Block the stop signals before gRPC starts any thread, so every thread
+  // inherits the mask and only sigwait below receives them.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGTERM);
+  sigaddset(&stop_signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+
+  absl::FlagsUsageConfig usage_config;
+  usage_config.version_string = [] {
+    return absl::StrCat("satord ", sator::server::kVersion, " (",
+                        sator::server::kRevision, ")\n");
+  };
+  absl::SetFlagsUsageConfig(usage_config);
+  absl::SetProgramUsageMessage(
+      "Sator collision-query server. Usage: satord [--flags]");
+  absl::ParseCommandLine(argc, argv);
+
+  absl::StatusOr<LogLevel> level =
+      sator::server::ParseLogLevel(absl::GetFlag(FLAGS_log_level));
+  if (!level.ok()) {
+    std::fprintf(stderr, "satord: --log_level: %s\n",
+                 std::string(level.status().message()).c_str());
+    return 1;
+  }
+  sator::server::SetMinLogLevel(*level);
+
+  sator::server::ServerOptions options;
+  options.grpc_address = absl::GetFlag(FLAGS_grpc_address);
+  options.metrics_address = absl::GetFlag(FLAGS_metrics_address);
+  options.drain_deadline = absl::GetFlag(FLAGS_drain_deadline);
+  options.max_message_bytes = absl::GetFlag(FLAGS_max_message_bytes);
+  options.enable_reflection = absl::GetFlag(FLAGS_reflection);
+  if (options.max_message_bytes <= 0) {
+    std::fprintf(stderr, "satord: --max_message_bytes must be positive\n");
+    return 1;
+  }
+
+  absl::StatusOr<std::unique_ptr<sator::server::Server>> server =
+      sator::server::Server::Start(options);
+  if (!server.ok()) {
+    Log(LogLevel::kError, "start_failed",
+        {{"error", server.status().message()}});
+    return 1;
+  }
+  Log(LogLevel::kInfo, "listening",
+      {{"version", sator::server::kVersion},
+       {"grpc_address", options.grpc_address},
+       {"grpc_port", static_cast<std::int64_t>((*server)->grpc_port())},
+       {"metrics_address", options.metrics_address},
+       {"metrics_port", static_cast<std::int64_t>((*server)->metrics_port())}});
+
+  const std::string port_file = absl::GetFlag(FLAGS_port_file);
+  if (!port_file.empty() && !WritePortFile(port_file, (*server)->grpc_port(),
+                                           (*server)->metrics_port())) {
+    Log(LogLevel::kError, "port_file_failed", {{"path", port_file}});
+    return 1;
+  }
+
+  int signal_number = 0;
+  sigwait(&stop_signals, &signal_number);
+  Log(LogLevel::kInfo, "signal",
+      {{"signal", signal_number == SIGTERM ? "SIGTERM" : "SIGINT"}});
+  (*server)->Shutdown();
+  return 0;
+}

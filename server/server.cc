@@ -1,0 +1,118 @@
+#include "server/server.h"
+
+#include <mutex>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "grpc/grpc.h"
+#include "grpcpp/ext/proto_server_reflection_plugin.h"
+#include "grpcpp/health_check_service_interface.h"
+#include "grpcpp/server.h"
+#include "grpcpp/server_builder.h"
+#include "sator/v1/query_service.grpc.pb.h"
+#include "server/logging.h"
+#include "server/metrics.h"
+#include "server/query_service.h"
+
+namespace sator::server {
+namespace {
+
+// Health service names. Readiness names go NOT_SERVING when shutdown begins;
+// the liveness name stays SERVING until the process exits, so a draining pod
+// is taken out of rotation without being restarted.
+constexpr char kLivenessService[] = "sator.liveness";
+constexpr char kReadinessService[] = "sator.readiness";
+
+std::vector<std::string> ReadinessServiceNames() {
+  return {"", kReadinessService,
+          std::string(sator::v1::QueryService::service_full_name())};
+}
+
+}  // namespace
+
+class Server::Impl {
+ public:
+  ServerOptions options;
+  std::unique_ptr<Metrics> metrics;
+  DrainGate drain_gate;
+  QueryService query_service{drain_gate};
+  std::unique_ptr<grpc::Server> grpc_server;
+  int grpc_port = 0;
+  std::once_flag shutdown_once;
+};
+
+Server::Server(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+Server::~Server() { Shutdown(); }
+
+absl::StatusOr<std::unique_ptr<Server>> Server::Start(
+    const ServerOptions& options) {
+  auto impl = std::make_unique<Impl>();
+  impl->options = options;
+
+  absl::StatusOr<std::unique_ptr<Metrics>> metrics =
+      Metrics::Start(options.metrics_address);
+  if (!metrics.ok()) return metrics.status();
+  impl->metrics = *std::move(metrics);
+
+  grpc::EnableDefaultHealthCheckService(true);
+  if (options.enable_reflection) {
+    grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  }
+  grpc::ServerBuilder builder;
+  // gRPC sets SO_REUSEPORT by default, which would let a second satord bind
+  // the same port silently; a port in use must be an error instead.
+  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
+  builder.SetMaxReceiveMessageSize(options.max_message_bytes);
+  builder.SetMaxSendMessageSize(options.max_message_bytes);
+  builder.AddListeningPort(options.grpc_address,
+                           grpc::InsecureServerCredentials(), &impl->grpc_port);
+  builder.RegisterService(&impl->query_service);
+  impl->grpc_server = builder.BuildAndStart();
+  if (impl->grpc_server == nullptr || impl->grpc_port == 0) {
+    return absl::UnavailableError(
+        absl::StrCat("cannot listen for gRPC on ", options.grpc_address,
+                     " (address in use or not valid)"));
+  }
+
+  grpc::HealthCheckServiceInterface* health =
+      impl->grpc_server->GetHealthCheckService();
+  health->SetServingStatus(kLivenessService, true);
+  for (const std::string& name : ReadinessServiceNames()) {
+    health->SetServingStatus(name, true);
+  }
+  return std::unique_ptr<Server>(new Server(std::move(impl)));
+}
+
+int Server::grpc_port() const { return impl_->grpc_port; }
+
+int Server::metrics_port() const { return impl_->metrics->port(); }
+
+void Server::Shutdown() {
+  std::call_once(impl_->shutdown_once, [this] {
+    grpc::HealthCheckServiceInterface* health =
+        impl_->grpc_server->GetHealthCheckService();
+    for (const std::string& name : ReadinessServiceNames()) {
+      health->SetServingStatus(name, false);
+    }
+    const absl::Time deadline = absl::Now() + impl_->options.drain_deadline;
+    Log(LogLevel::kInfo, "draining",
+        {{"in_flight", impl_->drain_gate.in_flight()},
+         {"drain_deadline_ms",
+          absl::ToInt64Milliseconds(impl_->options.drain_deadline)}});
+    // See drain_gate.h: wait for the admitted calls only, then stop gRPC at
+    // once (which also closes idle client connections).
+    impl_->drain_gate.Close();
+    const bool drained = impl_->drain_gate.WaitUntilEmpty(deadline);
+    impl_->grpc_server->Shutdown(absl::ToChronoTime(absl::Now()));
+    impl_->grpc_server->Wait();
+    Log(drained ? LogLevel::kInfo : LogLevel::kWarning, "stopped",
+        {{"drained", drained},
+         {"cancelled_calls", impl_->drain_gate.in_flight()}});
+  });
+}
+
+void Server::Wait() { impl_->grpc_server->Wait(); }
+
+}  // namespace sator::server

@@ -1,0 +1,56 @@
+// satord's server: the gRPC services, health, reflection and metrics, and the
+// orderly shutdown that Kubernetes expects.
+#ifndef SATOR_SERVER_SERVER_H_
+#define SATOR_SERVER_SERVER_H_
+
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+
+namespace sator::server {
+
+struct ServerOptions {
+  // host:port for gRPC; port 0 picks a free port (see Server::grpc_port).
+  std::string grpc_address = "127.0.0.1:50051";
+  // host:port for /metrics; empty disables the endpoint.
+  std::string metrics_address = "127.0.0.1:9464";
+  // How long Shutdown waits for in-flight RPCs before cancelling them.
+  absl::Duration drain_deadline = absl::Seconds(10);
+  // The largest request or response message, in bytes.
+  int max_message_bytes = 4 << 20;
+  bool enable_reflection = true;
+};
+
+class Server {
+ public:
+  // Binds both ports and starts serving. A port already in use is an
+  // UNAVAILABLE error naming the address.
+  static absl::StatusOr<std::unique_ptr<Server>> Start(
+      const ServerOptions& options);
+
+  ~Server();
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  int grpc_port() const;
+  int metrics_port() const;
+
+  // Reports NOT_SERVING on every health service name, stops accepting calls,
+  // lets in-flight calls finish until the drain deadline, then cancels the
+  // rest. Idempotent.
+  void Shutdown();
+
+  // Blocks until the server has shut down.
+  void Wait();
+
+ private:
+  class Impl;
+  explicit Server(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace sator::server
+
+#endif  // SATOR_SERVER_SERVER_H_

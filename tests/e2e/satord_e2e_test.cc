@@ -1,0 +1,186 @@
+// End to end: the real satord binary on loopback ports, driven through the
+// client library.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <memory>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "sator/client/client.h"
+#include "support/satord_process.h"
+
+namespace sator {
+namespace {
+
+using ::sator::testing::HttpGet;
+using ::sator::testing::SatordProcess;
+using ::testing::HasSubstr;
+
+constexpr absl::Duration kStartTimeout = absl::Seconds(20);
+constexpr absl::Duration kExitTimeout = absl::Seconds(15);
+
+std::unique_ptr<Client> Connect(const SatordProcess& satord) {
+  absl::StatusOr<std::unique_ptr<Client>> client =
+      Client::Create({.target = satord.grpc_target()});
+  EXPECT_TRUE(client.ok()) << client.status();
+  return client.ok() ? *std::move(client) : nullptr;
+}
+
+// Polls health until SERVING, for at most `timeout`.
+absl::Status WaitUntilServing(Client& client, absl::Duration timeout) {
+  const absl::Time deadline = absl::Now() + timeout;
+  absl::Status last = absl::DeadlineExceededError("never checked");
+  while (absl::Now() < deadline) {
+    absl::StatusOr<HealthStatus> health =
+        client.CheckHealth("", {.deadline = absl::Seconds(1)});
+    if (health.ok() && *health == HealthStatus::kServing) {
+      return absl::OkStatus();
+    }
+    last =
+        health.ok() ? absl::UnavailableError("NOT_SERVING") : health.status();
+    absl::SleepFor(absl::Milliseconds(10));
+  }
+  return last;
+}
+
+TEST(SatordEndToEnd, ServesPingAndHealthThenDrainsOnSigterm) {
+  SatordProcess satord;
+  ASSERT_TRUE(satord.Start({}, kStartTimeout).ok());
+  std::unique_ptr<Client> client = Connect(satord);
+  ASSERT_NE(client, nullptr);
+  ASSERT_TRUE(WaitUntilServing(*client, kStartTimeout).ok())
+      << satord.ReadLog();
+
+  const std::string payload = std::string("ping \0 payload", 14);
+  absl::StatusOr<PingResult> pong = client->Ping(payload);
+  ASSERT_TRUE(pong.ok()) << pong.status();
+  EXPECT_EQ(pong->payload, payload);
+  EXPECT_FALSE(pong->server_version.empty());
+
+  for (const char* service :
+       {"sator.v1.QueryService", "sator.readiness", "sator.liveness"}) {
+    absl::StatusOr<HealthStatus> health = client->CheckHealth(service);
+    ASSERT_TRUE(health.ok()) << service << ": " << health.status();
+    EXPECT_EQ(*health, HealthStatus::kServing) << service;
+  }
+  absl::StatusOr<HealthStatus> unknown = client->CheckHealth("no.such.Service");
+  EXPECT_EQ(unknown.status().code(), absl::StatusCode::kNotFound);
+
+  const absl::Time signalled = absl::Now();
+  ASSERT_TRUE(satord.Signal(SIGTERM).ok());
+  absl::StatusOr<int> exit_code = satord.WaitForExit(kExitTimeout);
+  ASSERT_TRUE(exit_code.ok()) << exit_code.status() << satord.ReadLog();
+  EXPECT_EQ(*exit_code, 0) << satord.ReadLog();
+  // With nothing in flight, the drain must not wait for its deadline (10 s),
+  // even though this client still holds its connection open.
+  EXPECT_LT(absl::Now() - signalled, absl::Seconds(5));
+  const std::string log = satord.ReadLog();
+  EXPECT_THAT(log, HasSubstr("\"event\":\"signal\",\"signal\":\"SIGTERM\""));
+  EXPECT_THAT(log, HasSubstr("\"event\":\"stopped\""));
+
+  // The server is gone: a call now fails instead of hanging.
+  absl::StatusOr<PingResult> after =
+      client->Ping("x", {.deadline = absl::Seconds(2)});
+  EXPECT_FALSE(after.ok());
+}
+
+TEST(SatordEndToEnd, SigintAlsoExitsCleanly) {
+  SatordProcess satord;
+  ASSERT_TRUE(satord.Start({}, kStartTimeout).ok());
+  ASSERT_TRUE(satord.Signal(SIGINT).ok());
+  absl::StatusOr<int> exit_code = satord.WaitForExit(kExitTimeout);
+  ASSERT_TRUE(exit_code.ok()) << exit_code.status();
+  EXPECT_EQ(*exit_code, 0) << satord.ReadLog();
+}
+
+TEST(SatordEndToEnd, PortInUseIsAClearErrorAndExitOne) {
+  // Hold a loopback port with a listening socket (no SO_REUSEPORT).
+  const int holder = socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(holder, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  address.sin_port = 0;
+  ASSERT_EQ(
+      bind(holder, reinterpret_cast<sockaddr*>(&address), sizeof(address)), 0);
+  ASSERT_EQ(listen(holder, 1), 0);
+  socklen_t length = sizeof(address);
+  ASSERT_EQ(getsockname(holder, reinterpret_cast<sockaddr*>(&address), &length),
+            0);
+  const int port = ntohs(address.sin_port);
+
+  SatordProcess satord;
+  ASSERT_TRUE(satord
+                  .Spawn({absl::StrCat("--grpc_address=127.0.0.1:", port),
+                          "--metrics_address="})
+                  .ok());
+  absl::StatusOr<int> exit_code = satord.WaitForExit(kExitTimeout);
+  close(holder);
+  ASSERT_TRUE(exit_code.ok()) << exit_code.status();
+  EXPECT_EQ(*exit_code, 1);
+  EXPECT_THAT(
+      satord.ReadLog(),
+      HasSubstr(absl::StrCat("cannot listen for gRPC on 127.0.0.1:", port)));
+}
+
+TEST(SatordEndToEnd, MetricsPortInUseIsAClearErrorAndExitOne) {
+  SatordProcess first;
+  ASSERT_TRUE(first.Start({}, kStartTimeout).ok());
+  SatordProcess second;
+  ASSERT_TRUE(second
+                  .Spawn({"--grpc_address=127.0.0.1:0",
+                          absl::StrCat("--metrics_address=127.0.0.1:",
+                                       first.metrics_port())})
+                  .ok());
+  absl::StatusOr<int> exit_code = second.WaitForExit(kExitTimeout);
+  ASSERT_TRUE(exit_code.ok()) << exit_code.status();
+  EXPECT_EQ(*exit_code, 1);
+  EXPECT_THAT(second.ReadLog(), HasSubstr("cannot serve metrics"));
+}
+
+TEST(SatordEndToEnd, BadFlagIsAClearErrorAndExitOne) {
+  SatordProcess satord;
+  ASSERT_TRUE(satord.Spawn({"--log_level=loud"}).ok());
+  absl::StatusOr<int> exit_code = satord.WaitForExit(kExitTimeout);
+  ASSERT_TRUE(exit_code.ok()) << exit_code.status();
+  EXPECT_EQ(*exit_code, 1);
+  EXPECT_THAT(satord.ReadLog(), HasSubstr("--log_level"));
+}
+
+TEST(SatordEndToEnd, ServesBuildInfoOnTheMetricsPort) {
+  SatordProcess satord;
+  ASSERT_TRUE(satord.Start({}, kStartTimeout).ok());
+  ASSERT_GT(satord.metrics_port(), 0);
+  absl::StatusOr<std::string> response =
+      HttpGet(satord.metrics_port(), "/metrics");
+  ASSERT_TRUE(response.ok()) << response.status();
+  EXPECT_THAT(*response, HasSubstr("200 OK"));
+  EXPECT_THAT(*response, HasSubstr("sator_build_info{"));
+}
+
+TEST(SatordEndToEnd, PingDeadlineIsHonoured) {
+  SatordProcess satord;
+  ASSERT_TRUE(satord.Start({}, kStartTimeout).ok());
+  // Stop the process so a call can only time out, then check that the
+  // client's deadline bounds the wait.
+  ASSERT_TRUE(satord.Signal(SIGSTOP).ok());
+  std::unique_ptr<Client> client = Connect(satord);
+  ASSERT_NE(client, nullptr);
+  const absl::Time start = absl::Now();
+  absl::StatusOr<PingResult> pong =
+      client->Ping("x", {.deadline = absl::Milliseconds(300)});
+  const absl::Duration elapsed = absl::Now() - start;
+  ASSERT_TRUE(satord.Signal(SIGCONT).ok());
+  EXPECT_EQ(pong.status().code(), absl::StatusCode::kDeadlineExceeded);
+  EXPECT_LT(elapsed, absl::Seconds(5));
+}
+
+}  // namespace
+}  // namespace sator
