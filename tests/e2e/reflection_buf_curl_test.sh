@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# A client nobody here wrote: `buf curl` lists satord's services through
+# server reflection and calls Ping and the health check. Exits 77 (skipped)
+# only if buf cannot be installed.
+set -euo pipefail
+satord=$1
+root=$(cd "$(dirname "$0")/../.." && pwd)
+buf="${root}/scripts/buf"
+"${buf}" --version >/dev/null || exit $?
+
+work=$(mktemp -d)
+trap 'kill "${pid}" 2>/dev/null || true; wait "${pid}" 2>/dev/null || true; rm -rf "${work}"' EXIT
+"${satord}" --grpc_address=127.0.0.1:0 --metrics_address= \
+  --port_file="${work}/ports.json" 2>"${work}/satord.log" &
+pid=$!
+for _ in $(seq 1 400); do
+  [[ -s "${work}/ports.json" ]] && break
+  kill -0 "${pid}" 2>/dev/null || { cat "${work}/satord.log"; exit 1; }
+  sleep 0.05
+done
+port=$(sed -E 's/.*"grpc_port":([0-9]+).*/\1/' "${work}/ports.json")
+url="http://127.0.0.1:${port}"
+curl_args=(curl --protocol grpc --http2-prior-knowledge --timeout 10s)
+
+services=$("${buf}" "${curl_args[@]}" --list-services "${url}")
+for expected in sator.v1.QueryService grpc.health.v1.Health; do
+  grep -qx "${expected}" <<<"${services}" || {
+    echo "missing service ${expected} in: ${services}"; exit 1; }
+done
+
+# "aGVsbG8=" is base64 for "hello".
+pong=$("${buf}" "${curl_args[@]}" -d '{"payload":"aGVsbG8="}' \
+  "${url}/sator.v1.QueryService/Ping")
+grep -q '"payload": "aGVsbG8="' <<<"${pong}" || { echo "bad Ping: ${pong}"; exit 1; }
+
+health_proto="${work}/health/health.proto"
+mkdir -p "$(dirname "${health_proto}")"
+cp /usr/share/grpc-proto/grpc/health/v1/health.proto "${health_proto}"
+health=$("${buf}" "${curl_args[@]}" --schema "${health_proto}" \
+  -d '{"service":"sator.v1.QueryService"}' "${url}/grpc.health.v1.Health/Check")
+grep -q '"status": "SERVING"' <<<"${health}" || { echo "bad health: ${health}"; exit 1; }
+echo "buf curl: reflection, Ping and health OK"
