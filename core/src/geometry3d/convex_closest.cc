@@ -1,0 +1,279 @@
+// Closest points between round-shape cores and other cores.
+// Ericson, "Real-Time Collision Detection" (2005), 5.1.2, 5.1.5 and 5.1.9.
+#include "convex_closest.h"
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+namespace sator::internal {
+namespace {
+
+float Clamp01(float x) { return std::clamp(x, 0.0f, 1.0f); }
+
+// Keeps the closer of two candidate point pairs.
+struct Best {
+  float dist_sq = 0.0f;
+  Vec3 pa{};
+  Vec3 pb{};
+  bool set = false;
+  void Offer(Vec3 a, Vec3 b) {
+    const float d = LengthSquared(b - a);
+    if (!set || d < dist_sq) {
+      dist_sq = d;
+      pa = a;
+      pb = b;
+      set = true;
+    }
+  }
+};
+
+// The closest point of the solid polytope `s` to `p`; returns false (and
+// leaves *out alone) when p is inside or on it. The closest point lies on a
+// face whose plane has p in front, so only those faces are searched, each as
+// a fan of triangles.
+bool ClosestPointOnSolid(const PolyRef& s, Vec3 p, Vec3* out) {
+  bool found = false;
+  float best = 0.0f;
+  for (int f = 0; f < s.face_count; ++f) {
+    const ConvexHull::Face& face = s.faces[f];
+    if (Dot(face.normal, p) - face.offset <= 0.0f) continue;
+    const Vec3 v0 = s.FaceVertex(f, 0);
+    for (int i = 1; i + 1 < face.vertex_count; ++i) {
+      const Vec3 q = ClosestPointOnTriangle(p, v0, s.FaceVertex(f, i),
+                                            s.FaceVertex(f, i + 1));
+      const float d = LengthSquared(q - p);
+      if (!found || d < best) {
+        best = d;
+        *out = q;
+        found = true;
+      }
+    }
+  }
+  return found;
+}
+
+// Point against any core.
+void PointCore(Vec3 p, const PolyRef& b, Best* best) {
+  switch (b.kind) {
+    case CoreKind::kPoint:
+      best->Offer(p, b.vertices[0]);
+      return;
+    case CoreKind::kSegment:
+      best->Offer(p, ClosestPointOnSegment(p, b.vertices[0], b.vertices[1]));
+      return;
+    case CoreKind::kTriangle:
+      best->Offer(p, ClosestPointOnTriangle(p, b.vertices[0], b.vertices[1],
+                                            b.vertices[2]));
+      return;
+    case CoreKind::kSolid: {
+      Vec3 q = p;
+      ClosestPointOnSolid(b, p, &q);
+      best->Offer(p, q);
+      return;
+    }
+  }
+}
+
+// Segment [p, q] against a triangle: the crossing of the triangle's plane
+// (when the segment crosses it), both endpoints, and the three edges. The
+// closest pair is among these: if the segment does not pierce the triangle,
+// the distance is reached at a segment endpoint or on a triangle edge.
+void SegmentTriangle(Vec3 p, Vec3 q, const PolyRef& t, Best* best) {
+  const Vec3 a = t.vertices[0];
+  const Vec3 b = t.vertices[1];
+  const Vec3 c = t.vertices[2];
+  const Vec3 n = t.faces[0].normal;
+  const float dp = Dot(n, p - a);
+  const float dq = Dot(n, q - a);
+  if ((dp <= 0.0f && dq >= 0.0f) || (dp >= 0.0f && dq <= 0.0f)) {
+    const float denom = dp - dq;
+    if (denom != 0.0f) {
+      const Vec3 x = p + Clamp01(dp / denom) * (q - p);
+      best->Offer(x, ClosestPointOnTriangle(x, a, b, c));
+    }
+  }
+  best->Offer(p, ClosestPointOnTriangle(p, a, b, c));
+  best->Offer(q, ClosestPointOnTriangle(q, a, b, c));
+  const Vec3 v[3] = {a, b, c};
+  for (int i = 0; i < 3; ++i) {
+    Vec3 c1;
+    Vec3 c2;
+    ClosestPointsSegmentSegment(p, q, v[i], v[(i + 1) % 3], &c1, &c2);
+    best->Offer(c1, c2);
+  }
+}
+
+// Segment [p, q] against a solid polytope. Cyrus-Beck clipping finds
+// whether the segment enters the solid; otherwise the closest pair involves a
+// segment endpoint or a polytope edge (a segment interior point facing a face
+// interior is parallel to that face, so an endpoint or a face edge does as
+// well).
+void SegmentSolid(Vec3 p, Vec3 q, const PolyRef& s, Best* best) {
+  const Vec3 d = q - p;
+  float t_enter = 0.0f;
+  float t_exit = 1.0f;
+  bool hit = true;
+  for (int f = 0; f < s.face_count && hit; ++f) {
+    const ConvexHull::Face& face = s.faces[f];
+    const float denom = Dot(face.normal, d);
+    const float dist = face.offset - Dot(face.normal, p);
+    if (std::fabs(denom) < 1e-30f) {
+      if (dist < 0.0f) hit = false;
+      continue;
+    }
+    const float t = dist / denom;
+    if (denom < 0.0f) {
+      t_enter = std::max(t_enter, t);
+    } else {
+      t_exit = std::min(t_exit, t);
+    }
+    if (t_enter > t_exit) hit = false;
+  }
+  if (hit) {
+    const Vec3 x = p + t_enter * d;
+    best->Offer(x, x);
+    return;
+  }
+  PointCore(p, s, best);
+  PointCore(q, s, best);
+  for (int e = 0; e < s.edge_count; ++e) {
+    Vec3 c1;
+    Vec3 c2;
+    ClosestPointsSegmentSegment(p, q, s.vertices[s.edges[e].a],
+                                s.vertices[s.edges[e].b], &c1, &c2);
+    best->Offer(c1, c2);
+  }
+}
+
+}  // namespace
+
+Vec3 ClosestPointOnSegment(Vec3 p, Vec3 a, Vec3 b) {
+  const Vec3 ab = b - a;
+  const float len_sq = LengthSquared(ab);
+  if (len_sq <= 0.0f) return a;
+  return a + Clamp01(Dot(p - a, ab) / len_sq) * ab;
+}
+
+// Ericson 5.1.5: classify p against the Voronoi regions of the vertices,
+// edges and face of the triangle with barycentric quantities.
+Vec3 ClosestPointOnTriangle(Vec3 p, Vec3 a, Vec3 b, Vec3 c) {
+  const Vec3 ab = b - a;
+  const Vec3 ac = c - a;
+  const Vec3 ap = p - a;
+  const float d1 = Dot(ab, ap);
+  const float d2 = Dot(ac, ap);
+  if (d1 <= 0.0f && d2 <= 0.0f) return a;
+  const Vec3 bp = p - b;
+  const float d3 = Dot(ab, bp);
+  const float d4 = Dot(ac, bp);
+  if (d3 >= 0.0f && d4 <= d3) return b;
+  const float vc = d1 * d4 - d3 * d2;
+  if (vc <= 0.0f && d1 >= 0.0f && d3 <= 0.0f) {
+    const float denom = d1 - d3;
+    return denom > 0.0f ? a + (d1 / denom) * ab : a;
+  }
+  const Vec3 cp = p - c;
+  const float d5 = Dot(ab, cp);
+  const float d6 = Dot(ac, cp);
+  if (d6 >= 0.0f && d5 <= d6) return c;
+  const float vb = d5 * d2 - d1 * d6;
+  if (vb <= 0.0f && d2 >= 0.0f && d6 <= 0.0f) {
+    const float denom = d2 - d6;
+    return denom > 0.0f ? a + (d2 / denom) * ac : a;
+  }
+  const float va = d3 * d6 - d5 * d4;
+  if (va <= 0.0f && (d4 - d3) >= 0.0f && (d5 - d6) >= 0.0f) {
+    const float denom = (d4 - d3) + (d5 - d6);
+    return denom > 0.0f ? b + ((d4 - d3) / denom) * (c - b) : b;
+  }
+  const float sum = va + vb + vc;
+  if (!(sum > 0.0f)) return a;  // Degenerate triangle (refused upstream).
+  const float denom = 1.0f / sum;
+  return a + (vb * denom) * ab + (vc * denom) * ac;
+}
+
+// Ericson 5.1.9: minimise |p1 + s d1 - (p2 + t d2)|^2 over the unit square,
+// clamping s, recomputing t, and clamping again.
+void ClosestPointsSegmentSegment(Vec3 p1, Vec3 q1, Vec3 p2, Vec3 q2, Vec3* c1,
+                                 Vec3* c2) {
+  const Vec3 d1 = q1 - p1;
+  const Vec3 d2 = q2 - p2;
+  const Vec3 r = p1 - p2;
+  const float a = Dot(d1, d1);
+  const float e = Dot(d2, d2);
+  const float f = Dot(d2, r);
+  float s = 0.0f;
+  float t = 0.0f;
+  if (a <= 0.0f && e <= 0.0f) {
+    // Both degenerate to points.
+  } else if (a <= 0.0f) {
+    t = Clamp01(f / e);
+  } else {
+    const float c = Dot(d1, r);
+    if (e <= 0.0f) {
+      s = Clamp01(-c / a);
+    } else {
+      const float b = Dot(d1, d2);
+      const float denom = a * e - b * b;  // >= 0; 0 when parallel.
+      // Near-parallel segments: any s works; start at 0 and let the clamps
+      // below pick the point.
+      s = denom > 1e-7f * a * e ? Clamp01((b * f - c * e) / denom) : 0.0f;
+      const float t_num = b * s + f;
+      if (t_num < 0.0f) {
+        t = 0.0f;
+        s = Clamp01(-c / a);
+      } else if (t_num > e) {
+        t = 1.0f;
+        s = Clamp01((b - c) / a);
+      } else {
+        t = t_num / e;
+      }
+    }
+  }
+  *c1 = p1 + s * d1;
+  *c2 = p2 + t * d2;
+}
+
+float ClosestCorePoints(const PolyRef& a, const PolyRef& b, Vec3* pa,
+                        Vec3* pb) {
+  const bool a_round =
+      a.kind == CoreKind::kPoint || a.kind == CoreKind::kSegment;
+  if (!a_round) {
+    // Solve with the roles swapped.
+    return ClosestCorePoints(b, a, pb, pa);
+  }
+  Best best;
+  if (a.kind == CoreKind::kPoint) {
+    PointCore(a.vertices[0], b, &best);
+  } else {
+    const Vec3 p = a.vertices[0];
+    const Vec3 q = a.vertices[1];
+    switch (b.kind) {
+      case CoreKind::kPoint: {
+        const Vec3 c = ClosestPointOnSegment(b.vertices[0], p, q);
+        best.Offer(c, b.vertices[0]);
+        break;
+      }
+      case CoreKind::kSegment: {
+        Vec3 c1;
+        Vec3 c2;
+        ClosestPointsSegmentSegment(p, q, b.vertices[0], b.vertices[1], &c1,
+                                    &c2);
+        best.Offer(c1, c2);
+        break;
+      }
+      case CoreKind::kTriangle:
+        SegmentTriangle(p, q, b, &best);
+        break;
+      case CoreKind::kSolid:
+        SegmentSolid(p, q, b, &best);
+        break;
+    }
+  }
+  *pa = best.pa;
+  *pb = best.pb;
+  return std::sqrt(best.dist_sq);
+}
+
+}  // namespace sator::internal

@@ -1,0 +1,28 @@
+// Private: closest points between the cores of round shapes (points and
+// segments) and every other core, after Ericson, "Real-Time Collision
+// Detection" (2005), chapter 5: 5.1.2 (point-segment), 5.1.5
+// (point-triangle), 5.1.9 (segment-segment); a point against a solid
+// polytope through its visible faces, a segment against one through
+// Cyrus-Beck clipping (Cyrus and Beck 1978) and its edges.
+#ifndef SATOR_CORE_SRC_GEOMETRY3D_CONVEX_CLOSEST_H_
+#define SATOR_CORE_SRC_GEOMETRY3D_CONVEX_CLOSEST_H_
+
+#include "convex_polytope.h"
+#include "sator/core/vec.h"
+
+namespace sator::internal {
+
+Vec3 ClosestPointOnSegment(Vec3 p, Vec3 a, Vec3 b);
+Vec3 ClosestPointOnTriangle(Vec3 p, Vec3 a, Vec3 b, Vec3 c);
+// The closest points c1 on [p1, q1] and c2 on [p2, q2].
+void ClosestPointsSegmentSegment(Vec3 p1, Vec3 q1, Vec3 p2, Vec3 q2, Vec3* c1,
+                                 Vec3* c2);
+
+// The distance between the cores `a` and `b` (both in one frame) and the
+// closest points `pa` on a and `pb` on b; 0 when they intersect (then pa and
+// pb are a common point). One of the two must be a point or a segment.
+float ClosestCorePoints(const PolyRef& a, const PolyRef& b, Vec3* pa, Vec3* pb);
+
+}  // namespace sator::internal
+
+#endif  // SATOR_CORE_SRC_GEOMETRY3D_CONVEX_CLOSEST_H_

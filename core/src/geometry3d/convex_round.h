@@ -1,0 +1,35 @@
+// Private: pairs with a round shape (sphere or capsule) on either side.
+//
+// A round shape is its core (a point or a segment) grown by its radius, so
+// for cores at distance d the shapes are at distance d - r_a - r_b along the
+// line of the closest points (the closest-feature axis; Ericson, "Real-Time
+// Collision Detection", 4.3 and 5.1). That is exact while the cores are
+// apart. Once they intersect, the penetration depth of the rounded shapes
+// is the cores' SAT penetration depth plus r_a + r_b (growing both shapes by
+// a ball grows the Minkowski difference by a ball of the summed radius, and
+// the depth of a point inside a polytope grows by exactly that radius), so
+// the cores go through the SAT of sat_polytope.h.
+#ifndef SATOR_CORE_SRC_GEOMETRY3D_CONVEX_ROUND_H_
+#define SATOR_CORE_SRC_GEOMETRY3D_CONVEX_ROUND_H_
+
+#include "convex_polytope.h"
+#include "sator/core/query_types.h"
+
+namespace sator::internal {
+
+inline bool IsRound(const PolyRef& p) {
+  return p.kind == CoreKind::kPoint || p.kind == CoreKind::kSegment;
+}
+
+// Below this core distance, relative to r_a + r_b, the closest-point
+// direction is too noisy in float and the core SAT gives the normal instead
+// (its depth then differs from the exact one by at most this much).
+inline constexpr float kCoreContactFraction = 1e-5f;
+
+// Both in one frame (A's); at least one of a, b is round.
+ContactResult<3> ContactRound(const PolyRef& a, const PolyRef& b);
+bool OverlapRound(const PolyRef& a, const PolyRef& b);
+
+}  // namespace sator::internal
+
+#endif  // SATOR_CORE_SRC_GEOMETRY3D_CONVEX_ROUND_H_

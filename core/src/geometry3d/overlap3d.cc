@@ -1,0 +1,116 @@
+// Boolean overlap of every pair of convex shapes: typed fast paths (OBB-OBB
+// in box_box.cc, triangle-box in box_triangle.cc) and the variant dispatch.
+#include "sator/core/geometry3d/overlap3d.h"
+
+#include <algorithm>
+
+#include "convex_closest.h"
+#include "convex_polytope.h"
+#include "convex_round.h"
+#include "sat_polytope.h"
+
+namespace sator {
+namespace {
+
+using internal::PolyData;
+using internal::PolyRef;
+
+bool PointInSphereOfBox(Vec3 center_in_box, Vec3 h, float radius) {
+  const Vec3 q{std::clamp(center_in_box.x, -h.x, h.x),
+               std::clamp(center_in_box.y, -h.y, h.y),
+               std::clamp(center_in_box.z, -h.z, h.z)};
+  return LengthSquared(center_in_box - q) <= radius * radius;
+}
+
+bool OverlapGeneric(const ConvexShape3& a, const ConvexShape3& b,
+                    const Pose3& b_in_a) {
+  PolyData data_a;
+  PolyRef ref_a;
+  if (const auto* hull = std::get_if<std::shared_ptr<const ConvexHull>>(&a)) {
+    ref_a = internal::HullRef(**hull);
+  } else {
+    internal::MakePolyData(a, Pose3{}, &data_a);
+    ref_a = data_a.Ref();
+  }
+  PolyData data_b;
+  internal::MakePolyData(b, b_in_a, &data_b);
+  const PolyRef ref_b = data_b.Ref();
+  if (internal::IsRound(ref_a) || internal::IsRound(ref_b)) {
+    return internal::OverlapRound(ref_a, ref_b);
+  }
+  return internal::SatQuery(ref_a, ref_b, /*early_out=*/true).separation <=
+         0.0f;
+}
+
+}  // namespace
+
+bool OverlapSphereSphere(const Sphere& a, const Sphere& b,
+                         const Pose3& b_in_a) {
+  const float r = a.radius + b.radius;
+  return LengthSquared(b_in_a.position) <= r * r;
+}
+
+bool OverlapSphereBox(const Sphere& a, const Box3& b, const Pose3& b_in_a) {
+  return PointInSphereOfBox(InvTransform(b_in_a, Vec3{}), b.half_extents,
+                            a.radius);
+}
+
+bool OverlapCapsuleCapsule(const Capsule3& a, const Capsule3& b,
+                           const Pose3& b_in_a) {
+  Vec3 ca;
+  Vec3 cb;
+  internal::ClosestPointsSegmentSegment(a.a, a.b, Transform(b_in_a, b.a),
+                                        Transform(b_in_a, b.b), &ca, &cb);
+  const float r = a.radius + b.radius;
+  return LengthSquared(cb - ca) <= r * r;
+}
+
+bool OverlapHullHull(const ConvexHull& a, const ConvexHull& b,
+                     const Pose3& b_in_a) {
+  PolyData data_b;
+  internal::TransformPoly(internal::HullRef(b), b_in_a, &data_b);
+  return internal::SatQuery(internal::HullRef(a), data_b.Ref(),
+                            /*early_out=*/true)
+             .separation <= 0.0f;
+}
+
+bool Overlap(const ConvexShape3& a, const Pose3& pose_a, const ConvexShape3& b,
+             const Pose3& pose_b) {
+  const Pose3 b_in_a = MulT(pose_a, pose_b);
+  const ShapeKind3 ka = KindOf(a);
+  const ShapeKind3 kb = KindOf(b);
+  if (ka == ShapeKind3::kBox && kb == ShapeKind3::kBox) {
+    return OverlapBoxBox(std::get<Box3>(a), std::get<Box3>(b), b_in_a);
+  }
+  if (ka == ShapeKind3::kBox && kb == ShapeKind3::kTriangle) {
+    return OverlapBoxTriangle(std::get<Box3>(a), std::get<Triangle3>(b),
+                              b_in_a);
+  }
+  if (ka == ShapeKind3::kTriangle && kb == ShapeKind3::kBox) {
+    return OverlapTriangleBox(std::get<Triangle3>(a), std::get<Box3>(b),
+                              b_in_a);
+  }
+  if (ka == ShapeKind3::kSphere && kb == ShapeKind3::kSphere) {
+    return OverlapSphereSphere(std::get<Sphere>(a), std::get<Sphere>(b),
+                               b_in_a);
+  }
+  if (ka == ShapeKind3::kSphere && kb == ShapeKind3::kBox) {
+    return OverlapSphereBox(std::get<Sphere>(a), std::get<Box3>(b), b_in_a);
+  }
+  if (ka == ShapeKind3::kBox && kb == ShapeKind3::kSphere) {
+    return PointInSphereOfBox(b_in_a.position, std::get<Box3>(a).half_extents,
+                              std::get<Sphere>(b).radius);
+  }
+  if (ka == ShapeKind3::kCapsule && kb == ShapeKind3::kCapsule) {
+    return OverlapCapsuleCapsule(std::get<Capsule3>(a), std::get<Capsule3>(b),
+                                 b_in_a);
+  }
+  if (ka == ShapeKind3::kHull && kb == ShapeKind3::kHull) {
+    return OverlapHullHull(*std::get<std::shared_ptr<const ConvexHull>>(a),
+                           *std::get<std::shared_ptr<const ConvexHull>>(b),
+                           b_in_a);
+  }
+  return OverlapGeneric(a, b, b_in_a);
+}
+
+}  // namespace sator

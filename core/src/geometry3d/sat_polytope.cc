@@ -1,0 +1,381 @@
+// The separating axis test between convex cores, and contact points.
+// Gottschalk, "Separating axis theorem", 1996; Ericson, "Real-Time Collision
+// Detection" (2005) 4.4 and 5.2.1; Gregorius, "The Separating Axis Test
+// between Convex Polyhedra", GDC 2013 (Gauss-map pruning of edge pairs and
+// the reference/incident face clipping of the manifold).
+#include "sat_polytope.h"
+
+#include <array>
+#include <cmath>
+
+#include "convex_closest.h"
+
+namespace sator::internal {
+namespace {
+
+float MinProjection(const PolyRef& p, Vec3 axis) {
+  float m = Dot(axis, p.vertices[0]);
+  for (int i = 1; i < p.vertex_count; ++i) {
+    const float d = Dot(axis, p.vertices[i]);
+    m = d < m ? d : m;
+  }
+  return m;
+}
+
+void Consider(SatAxis* best, AxisKind kind, float separation, Vec3 normal,
+              int index_a, int index_b) {
+  if (separation > best->separation) {
+    *best = {kind, separation, normal, index_a, index_b};
+  }
+}
+
+// Measures the unit axis `u` in both orientations by projection and keeps
+// the orientation with the larger separation.
+void ConsiderProjected(const PolyRef& a, const PolyRef& b, Vec3 u,
+                       AxisKind kind, int index_a, int index_b, SatAxis* best) {
+  float a_lo;
+  float a_hi;
+  float b_lo;
+  float b_hi;
+  Project(a, u, &a_lo, &a_hi);
+  Project(b, u, &b_lo, &b_hi);
+  const float plus = b_lo - a_hi;   // B on the +u side of A.
+  const float minus = a_lo - b_hi;  // B on the -u side of A.
+  if (plus >= minus) {
+    Consider(best, kind, plus, u, index_a, index_b);
+  } else {
+    Consider(best, kind, minus, -u, index_a, index_b);
+  }
+}
+
+// Gregorius GDC 2013: the arcs (a, b) and (c, d) of two edges on the Gauss
+// map cross iff c and d lie on opposite sides of the plane through a and b,
+// a and b on opposite sides of the plane through c and d, and the arcs are
+// in the same hemisphere. B's normals enter negated (the Minkowski
+// difference A - B).
+bool IsMinkowskiFace(Vec3 a, Vec3 b, Vec3 c, Vec3 d) {
+  const Vec3 bxa = Cross(b, a);
+  const Vec3 dxc = Cross(d, c);
+  const float cba = Dot(c, bxa);
+  const float dba = Dot(d, bxa);
+  const float adc = Dot(a, dxc);
+  const float bdc = Dot(b, dxc);
+  return cba * dba < 0.0f && adc * bdc < 0.0f && cba * bdc > 0.0f;
+}
+
+// The unit cross product of two edge directions, or false when they are
+// closer to parallel than kParallelSine.
+bool EdgeAxis(Vec3 ea, Vec3 eb, Vec3* axis) {
+  const Vec3 u = Cross(ea, eb);
+  const float len_sq = LengthSquared(u);
+  const float limit =
+      kParallelSine * kParallelSine * LengthSquared(ea) * LengthSquared(eb);
+  if (!(len_sq > limit) || len_sq <= 0.0f) return false;
+  *axis = (1.0f / std::sqrt(len_sq)) * u;
+  return true;
+}
+
+bool HasVolume(const PolyRef& p) { return p.kind == CoreKind::kSolid; }
+
+// Contact point buffers: an incident face of up to kMaxPolyVertices
+// vertices, clipped by up to kMaxPolyVertices side planes.
+constexpr int kMaxClip = 2 * kMaxPolyVertices + 8;
+struct ClipBuffer {
+  std::array<Vec3, kMaxClip> p;
+  int n = 0;
+};
+
+void ClipByPlane(const ClipBuffer& in, Vec3 normal, float offset,
+                 ClipBuffer* out) {
+  out->n = 0;
+  if (in.n == 0) return;
+  Vec3 prev = in.p[in.n - 1];
+  float d_prev = Dot(normal, prev) - offset;
+  for (int i = 0; i < in.n; ++i) {
+    const Vec3 cur = in.p[i];
+    const float d_cur = Dot(normal, cur) - offset;
+    if ((d_prev <= 0.0f) != (d_cur <= 0.0f)) {
+      // The edge crosses the plane; d_prev != d_cur here.
+      const float t = d_prev / (d_prev - d_cur);
+      if (out->n < kMaxClip) out->p[out->n++] = prev + t * (cur - prev);
+    }
+    if (d_cur <= 0.0f && out->n < kMaxClip) out->p[out->n++] = cur;
+    prev = cur;
+    d_prev = d_cur;
+  }
+}
+
+// Keeps at most 4 of `count` points: the deepest, the farthest from it, the
+// one spanning the largest triangle with those two, and the one adding the
+// most area outside that triangle (the usual manifold reduction).
+void ReducePoints(const Vec3* points, const float* depths, int count,
+                  Vec3 normal, ContactResult<3>* result) {
+  if (count <= 4) {
+    for (int i = 0; i < count; ++i) result->points[i] = points[i];
+    result->point_count = count;
+    return;
+  }
+  int i0 = 0;
+  for (int i = 1; i < count; ++i) {
+    if (depths[i] > depths[i0]) i0 = i;
+  }
+  int i1 = i0 == 0 ? 1 : 0;
+  float far = -1.0f;
+  for (int i = 0; i < count; ++i) {
+    const float d = LengthSquared(points[i] - points[i0]);
+    if (d > far) {
+      far = d;
+      i1 = i;
+    }
+  }
+  int i2 = -1;
+  float area2 = 0.0f;
+  for (int i = 0; i < count; ++i) {
+    const float s = std::fabs(
+        Dot(Cross(points[i1] - points[i0], points[i] - points[i0]), normal));
+    if (s > area2) {
+      area2 = s;
+      i2 = i;
+    }
+  }
+  result->points[0] = points[i0];
+  result->points[1] = points[i1];
+  if (i2 < 0) {
+    result->point_count = 2;
+    return;
+  }
+  result->points[2] = points[i2];
+  // Orientation of (p0, p1, p2) about the normal.
+  const Vec3 p0 = points[i0];
+  const Vec3 p1 = points[i1];
+  const Vec3 p2 = points[i2];
+  const float sign =
+      Dot(Cross(p1 - p0, p2 - p0), normal) >= 0.0f ? 1.0f : -1.0f;
+  int i3 = -1;
+  float gain = 0.0f;
+  const Vec3 tri[3] = {p0, p1, p2};
+  for (int i = 0; i < count; ++i) {
+    for (int e = 0; e < 3; ++e) {
+      const Vec3 u = tri[e];
+      const Vec3 v = tri[(e + 1) % 3];
+      const float s =
+          -sign * Dot(Cross(v - u, points[i] - u), normal);  // > 0: outside.
+      if (s > gain) {
+        gain = s;
+        i3 = i;
+      }
+    }
+  }
+  if (i3 < 0) {
+    result->point_count = 3;
+    return;
+  }
+  result->points[3] = points[i3];
+  result->point_count = 4;
+}
+
+// Clips the incident face of `inc` against the reference face `f` of `ref`.
+// `ref_normal` is ref's outward face normal.
+void ClipFaces(const PolyRef& ref, int f, const PolyRef& inc,
+               ContactResult<3>* result) {
+  const ConvexHull::Face& face = ref.faces[f];
+  const Vec3 nr = face.normal;
+  ClipBuffer buf_a;
+  ClipBuffer buf_b;
+  if (inc.face_count > 0) {
+    int best = 0;
+    float best_dot = Dot(inc.faces[0].normal, nr);
+    for (int g = 1; g < inc.face_count; ++g) {
+      const float d = Dot(inc.faces[g].normal, nr);
+      if (d < best_dot) {
+        best_dot = d;
+        best = g;
+      }
+    }
+    for (int i = 0; i < inc.faces[best].vertex_count; ++i) {
+      buf_a.p[buf_a.n++] = inc.FaceVertex(best, i);
+    }
+  } else {
+    for (int i = 0; i < inc.vertex_count; ++i) {
+      buf_a.p[buf_a.n++] = inc.vertices[i];
+    }
+  }
+  ClipBuffer* in = &buf_a;
+  ClipBuffer* out = &buf_b;
+  for (int i = 0; i < face.vertex_count && in->n > 0; ++i) {
+    const Vec3 r0 = ref.FaceVertex(f, i);
+    const Vec3 r1 = ref.FaceVertex(f, (i + 1) % face.vertex_count);
+    const Vec3 side = Cross(r1 - r0, nr);
+    ClipByPlane(*in, side, Dot(side, r0), out);
+    ClipBuffer* t = in;
+    in = out;
+    out = t;
+  }
+  std::array<Vec3, kMaxClip> points;
+  std::array<float, kMaxClip> depths;
+  int count = 0;
+  for (int i = 0; i < in->n; ++i) {
+    const float depth = face.offset - Dot(nr, in->p[i]);
+    if (depth >= 0.0f) {
+      points[count] = in->p[i] + (0.5f * depth) * nr;
+      depths[count] = depth;
+      ++count;
+    }
+  }
+  if (count == 0) {
+    // Round-off clipped everything away: report the incident shape's
+    // deepest vertex.
+    const Vec3 v = inc.vertices[SupportIndex(inc, -nr)];
+    const float depth = face.offset - Dot(nr, v);
+    result->points[0] = v + (0.5f * depth) * nr;
+    result->point_count = 1;
+    return;
+  }
+  ReducePoints(points.data(), depths.data(), count, nr, result);
+}
+
+// Among the edges of `p` parallel to edge `e`, the one farthest along
+// `axis`.
+int SupportEdge(const PolyRef& p, int e, Vec3 axis) {
+  const Vec3 dir = p.vertices[p.edges[e].b] - p.vertices[p.edges[e].a];
+  int best = e;
+  float best_d = Dot(axis, p.vertices[p.edges[e].a] + p.vertices[p.edges[e].b]);
+  for (int i = 0; i < p.edge_count; ++i) {
+    const Vec3 d = p.vertices[p.edges[i].b] - p.vertices[p.edges[i].a];
+    const Vec3 c = Cross(d, dir);
+    if (LengthSquared(c) > 1e-6f * LengthSquared(d) * LengthSquared(dir)) {
+      continue;
+    }
+    const float m =
+        Dot(axis, p.vertices[p.edges[i].a] + p.vertices[p.edges[i].b]);
+    if (m > best_d) {
+      best_d = m;
+      best = i;
+    }
+  }
+  return best;
+}
+
+}  // namespace
+
+SatAxis SatQuery(const PolyRef& a, const PolyRef& b, bool early_out) {
+  SatAxis best;
+  // Face normals of A: B pushed along +n.
+  for (int f = 0; f < a.face_count; ++f) {
+    const ConvexHull::Face& face = a.faces[f];
+    Consider(&best, AxisKind::kFaceA,
+             MinProjection(b, face.normal) - face.offset, face.normal, f, -1);
+    if (early_out && best.separation > 0.0f) return best;
+  }
+  // Face normals of B: A pushed along +n_B, so B moves along -n_B.
+  for (int f = 0; f < b.face_count; ++f) {
+    const ConvexHull::Face& face = b.faces[f];
+    Consider(&best, AxisKind::kFaceB,
+             MinProjection(a, face.normal) - face.offset, -face.normal, -1, f);
+    if (early_out && best.separation > 0.0f) return best;
+  }
+  // Edge-edge axes.
+  if (HasVolume(a) && HasVolume(b)) {
+    for (int i = 0; i < a.edge_count; ++i) {
+      const ConvexHull::Edge& ea = a.edges[i];
+      const Vec3 pa = a.vertices[ea.a];
+      const Vec3 da = a.vertices[ea.b] - pa;
+      const Vec3 n1 = a.faces[ea.face_left].normal;
+      const Vec3 n2 = a.faces[ea.face_right].normal;
+      for (int j = 0; j < b.edge_count; ++j) {
+        const ConvexHull::Edge& eb = b.edges[j];
+        if (!IsMinkowskiFace(n1, n2, -b.faces[eb.face_left].normal,
+                             -b.faces[eb.face_right].normal)) {
+          continue;
+        }
+        const Vec3 pb = b.vertices[eb.a];
+        Vec3 n;
+        if (!EdgeAxis(da, b.vertices[eb.b] - pb, &n)) continue;
+        // Orient away from A: A's edge is A's support feature along n.
+        if (Dot(n, pa - a.centroid) < 0.0f) n = -n;
+        Consider(&best, AxisKind::kEdges, Dot(n, pb - pa), n, i, j);
+        if (early_out && best.separation > 0.0f) return best;
+      }
+    }
+  } else {
+    for (int i = 0; i < a.edge_count; ++i) {
+      const Vec3 da = a.vertices[a.edges[i].b] - a.vertices[a.edges[i].a];
+      for (int j = 0; j < b.edge_count; ++j) {
+        Vec3 n;
+        if (!EdgeAxis(da, b.vertices[b.edges[j].b] - b.vertices[b.edges[j].a],
+                      &n)) {
+          continue;
+        }
+        ConsiderProjected(a, b, n, AxisKind::kEdges, i, j, &best);
+        if (early_out && best.separation > 0.0f) return best;
+      }
+    }
+    // Two triangles (coplanar ones especially) also need the in-plane
+    // normals of their edges.
+    if (a.kind == CoreKind::kTriangle && b.kind == CoreKind::kTriangle) {
+      for (const PolyRef* t : {&a, &b}) {
+        const Vec3 n = t->faces[0].normal;
+        for (int i = 0; i < 3; ++i) {
+          const Vec3 u = NormalizeOrZero(
+              Cross(t->vertices[(i + 1) % 3] - t->vertices[i], n));
+          if (LengthSquared(u) == 0.0f) continue;
+          ConsiderProjected(a, b, u, AxisKind::kOther, -1, -1, &best);
+          if (early_out && best.separation > 0.0f) return best;
+        }
+      }
+    }
+    // Points and segments against points and segments: the Minkowski
+    // difference is at most flat, so add a perpendicular of the segments
+    // (and any axis for two points) to give the zero-overlap direction.
+    if (a.face_count == 0 && b.face_count == 0) {
+      Vec3 dir{0.0f, 0.0f, 1.0f};
+      if (a.kind == CoreKind::kSegment) {
+        dir = AnyPerpendicular(NormalizeOrZero(a.vertices[1] - a.vertices[0]));
+      } else if (b.kind == CoreKind::kSegment) {
+        dir = AnyPerpendicular(NormalizeOrZero(b.vertices[1] - b.vertices[0]));
+      }
+      if (LengthSquared(dir) > 0.0f) {
+        ConsiderProjected(a, b, dir, AxisKind::kOther, -1, -1, &best);
+      }
+    }
+  }
+  return best;
+}
+
+void FillContact(const PolyRef& a, const PolyRef& b, const SatAxis& axis,
+                 ContactResult<3>* result) {
+  result->normal = axis.normal;
+  result->depth = -axis.separation;
+  result->overlapping = result->depth >= 0.0f;
+  result->point_count = 0;
+  if (!result->overlapping) return;
+  switch (axis.kind) {
+    case AxisKind::kFaceA:
+      ClipFaces(a, axis.index_a, b, result);
+      return;
+    case AxisKind::kFaceB:
+      ClipFaces(b, axis.index_b, a, result);
+      return;
+    case AxisKind::kEdges: {
+      const int ia = SupportEdge(a, axis.index_a, axis.normal);
+      const int ib = SupportEdge(b, axis.index_b, -axis.normal);
+      Vec3 ca;
+      Vec3 cb;
+      ClosestPointsSegmentSegment(
+          a.vertices[a.edges[ia].a], a.vertices[a.edges[ia].b],
+          b.vertices[b.edges[ib].a], b.vertices[b.edges[ib].b], &ca, &cb);
+      result->points[0] = 0.5f * (ca + cb);
+      result->point_count = 1;
+      return;
+    }
+    case AxisKind::kNone:
+    case AxisKind::kOther: {
+      const Vec3 v = b.vertices[SupportIndex(b, -axis.normal)];
+      result->points[0] = v + (0.5f * result->depth) * axis.normal;
+      result->point_count = 1;
+      return;
+    }
+  }
+}
+
+}  // namespace sator::internal

@@ -1,0 +1,106 @@
+#include "sator/core/geometry3d/shape3d_validation.h"
+
+#include <algorithm>
+#include <cmath>
+#include <type_traits>
+
+#include "absl/strings/str_format.h"
+
+namespace sator {
+namespace {
+
+bool Finite(float x) { return std::isfinite(x); }
+
+absl::Status CheckRadius(const char* kind, float radius) {
+  if (!Finite(radius)) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s radius is not finite", kind));
+  }
+  if (!(radius > kMinShapeExtent)) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s radius %g must be greater than %g", kind, radius, kMinShapeExtent));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status ValidateShape(const ConvexShape3& shape) {
+  return std::visit(
+      [](const auto& s) -> absl::Status {
+        using T = std::decay_t<decltype(s)>;
+        if constexpr (std::is_same_v<T, Sphere>) {
+          return CheckRadius("sphere", s.radius);
+        } else if constexpr (std::is_same_v<T, Box3>) {
+          if (!IsFinite(s.half_extents)) {
+            return absl::InvalidArgumentError(
+                "box half extents are not finite");
+          }
+          for (int i = 0; i < 3; ++i) {
+            if (!(s.half_extents[i] > kMinShapeExtent)) {
+              return absl::InvalidArgumentError(absl::StrFormat(
+                  "box half extent %d is %g; it must be greater than %g", i,
+                  s.half_extents[i], kMinShapeExtent));
+            }
+          }
+          return absl::OkStatus();
+        } else if constexpr (std::is_same_v<T, Capsule3>) {
+          if (!IsFinite(s.a) || !IsFinite(s.b)) {
+            return absl::InvalidArgumentError(
+                "capsule segment end points are not finite");
+          }
+          // A zero-length segment is accepted: the capsule is a sphere.
+          return CheckRadius("capsule", s.radius);
+        } else if constexpr (std::is_same_v<T, Triangle3>) {
+          if (!IsFinite(s.a) || !IsFinite(s.b) || !IsFinite(s.c)) {
+            return absl::InvalidArgumentError(
+                "triangle vertices are not finite");
+          }
+          const float longest =
+              std::max({LengthSquared(s.b - s.a), LengthSquared(s.c - s.b),
+                        LengthSquared(s.a - s.c)});
+          const float twice_area = Length(Cross(s.b - s.a, s.c - s.a));
+          if (!(longest > 0.0f) ||
+              !(twice_area > 2.0f * kMinTriangleAreaRatio * longest)) {
+            return absl::InvalidArgumentError(
+                "triangle is degenerate (its vertices are coincident or "
+                "collinear)");
+          }
+          return absl::OkStatus();
+        } else {
+          if (s == nullptr) {
+            return absl::InvalidArgumentError("convex hull is null");
+          }
+          return absl::OkStatus();
+        }
+      },
+      shape);
+}
+
+absl::StatusOr<Quat> NormalizeRotation(Quat q) {
+  if (!std::isfinite(q.x) || !std::isfinite(q.y) || !std::isfinite(q.z) ||
+      !std::isfinite(q.w)) {
+    return absl::InvalidArgumentError("rotation quaternion is not finite");
+  }
+  const double len = std::sqrt(
+      static_cast<double>(q.x) * q.x + static_cast<double>(q.y) * q.y +
+      static_cast<double>(q.z) * q.z + static_cast<double>(q.w) * q.w);
+  if (std::fabs(len - 1.0) > kRotationLengthTolerance) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "rotation quaternion has length %g; it must be unit length within %g",
+        len, kRotationLengthTolerance));
+  }
+  const float inv = static_cast<float>(1.0 / len);
+  return Quat{q.x * inv, q.y * inv, q.z * inv, q.w * inv};
+}
+
+absl::StatusOr<Pose3> NormalizePose(const Pose3& pose) {
+  if (!IsFinite(pose.position)) {
+    return absl::InvalidArgumentError("pose position is not finite");
+  }
+  absl::StatusOr<Quat> q = NormalizeRotation(pose.rotation);
+  if (!q.ok()) return q.status();
+  return Pose3{pose.position, *q};
+}
+
+}  // namespace sator
