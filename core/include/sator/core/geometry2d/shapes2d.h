@@ -1,0 +1,111 @@
+// The 2D shapes. Plain records, each in its own local frame; a Pose2 places
+// them in the world. ConvexPolygon is built only by MakeConvexPolygon, which
+// validates it; the simple records are checked by ValidateShape.
+#ifndef SATOR_CORE_GEOMETRY2D_SHAPES2D_H_
+#define SATOR_CORE_GEOMETRY2D_SHAPES2D_H_
+
+#include <array>
+#include <cstdint>
+#include <variant>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "sator/core/pose.h"
+#include "sator/core/vec.h"
+
+namespace sator {
+
+// The most vertices a ConvexPolygon may have.
+inline constexpr int kMaxPolygonVertices = 16;
+
+// Bounds enforced by the validators. Sizes (radii, half extents, segment and
+// edge lengths) below kMinShapeSize make unit normals meaningless in float;
+// coordinates beyond kMaxShapeCoordinate (in the shape's local frame) would
+// overflow squared lengths in the queries.
+inline constexpr float kMinShapeSize = 1e-6f;
+inline constexpr float kMaxShapeCoordinate = 1e6f;
+
+// A disc of `radius` centred on the local origin.
+struct Circle {
+  float radius = 0.0f;
+};
+
+// A box centred on the local origin with its edges along the local axes (an
+// oriented box once posed; axis-aligned at angle 0).
+struct Box2 {
+  Vec2 half_extents{};
+};
+
+// All points within `radius` of the segment from `a` to `b`.
+struct Capsule2 {
+  Vec2 a{};
+  Vec2 b{};
+  float radius = 0.0f;
+};
+
+// The segment from `a` to `b` (no thickness).
+struct Segment2 {
+  Vec2 a{};
+  Vec2 b{};
+};
+
+class ConvexPolygon;
+absl::StatusOr<ConvexPolygon> MakeConvexPolygon(absl::Span<const Vec2> points);
+
+// A strictly convex polygon of 3 to kMaxPolygonVertices vertices, stored
+// inline (no heap), counter-clockwise, with unit outward edge normals: edge i
+// goes from vertex i to vertex i + 1 (mod count) and normals()[i] is its
+// outward normal. sizeof(ConvexPolygon) is 272 bytes.
+class ConvexPolygon {
+ public:
+  int count() const { return count_; }
+  absl::Span<const Vec2> vertices() const {
+    return {vertices_.data(), static_cast<size_t>(count_)};
+  }
+  absl::Span<const Vec2> normals() const {
+    return {normals_.data(), static_cast<size_t>(count_)};
+  }
+  Vec2 vertex(int i) const { return vertices_[static_cast<size_t>(i)]; }
+  Vec2 normal(int i) const { return normals_[static_cast<size_t>(i)]; }
+  // The area centroid, in the local frame.
+  Vec2 centroid() const { return centroid_; }
+  // max(|x| + |y|) over the vertices: the size that scales the touching
+  // tolerance (see tolerance2d.h).
+  float extent() const { return extent_; }
+
+ private:
+  friend absl::StatusOr<ConvexPolygon> MakeConvexPolygon(
+      absl::Span<const Vec2> points);
+  ConvexPolygon() = default;
+
+  std::array<Vec2, kMaxPolygonVertices> vertices_{};
+  std::array<Vec2, kMaxPolygonVertices> normals_{};
+  Vec2 centroid_{};
+  float extent_ = 0.0f;
+  std::int32_t count_ = 0;
+};
+
+// Builds a polygon from its vertices in order (either winding; clockwise
+// input is reversed to counter-clockwise). Refuses, with kInvalidArgument and
+// a message naming the problem: fewer than 3 or more than kMaxPolygonVertices
+// points, a NaN or infinite or out-of-range coordinate, repeated points (or
+// an edge shorter than kMinShapeSize), three consecutive collinear points,
+// zero area, and non-convex or self-intersecting input.
+absl::StatusOr<ConvexPolygon> MakeConvexPolygon(absl::Span<const Vec2> points);
+
+using Shape2 = std::variant<Circle, Box2, ConvexPolygon, Capsule2, Segment2>;
+
+// kInvalidArgument unless every number is finite and within
+// kMaxShapeCoordinate, and radii, half extents and segment lengths are at
+// least kMinShapeSize. A capsule's segment must have non-zero length (use a
+// Circle otherwise).
+absl::Status ValidateShape(const Shape2& shape);
+
+// kInvalidArgument unless the position is finite and the rotation is finite
+// and of unit length within 1e-4.
+absl::Status ValidatePose(const Pose2& pose);
+
+}  // namespace sator
+
+#endif  // SATOR_CORE_GEOMETRY2D_SHAPES2D_H_

@@ -1,0 +1,192 @@
+// Exact distance between a point or segment and a convex core.
+//
+// Closest points of two segments: Ericson, "Real-Time Collision Detection"
+// (2005), 5.1.9 (clamped solution of the 2x2 normal equations, with the
+// degenerate point cases). Point to convex polygon: Ericson 5.1.2 and the
+// Voronoi-region argument of Box2D's b2CollidePolygonAndCircle: for a point
+// outside a convex polygon the closest feature is the edge of largest
+// separation or one of its two end vertices. (Why: if the point lies in the
+// Voronoi cone of vertex v, any other edge's normal is farther in angle from
+// p - v than one of v's two edge normals, so its separation is smaller.)
+// Distance between two disjoint convex polygons in 2D is reached at a
+// vertex of one and an edge of the other, so a segment against a polygon
+// needs the segment's end points against the polygon and the polygon's
+// vertices against the segment.
+#include "geometry2d/distance2d.h"
+
+#include "geometry2d/sat2d.h"
+
+namespace sator::internal2d {
+namespace {
+
+CoreClosest SegmentSegment(Vec2 p1, Vec2 q1, Vec2 p2, Vec2 q2) {
+  const Vec2 d1 = q1 - p1;
+  const Vec2 d2 = q2 - p2;
+  const Vec2 r = p1 - p2;
+  const float a = Dot(d1, d1);
+  const float e = Dot(d2, d2);
+  const float f = Dot(d2, r);
+  float s = 0.0f;
+  float t = 0.0f;
+  if (a <= 0.0f && e <= 0.0f) {
+    // Both points.
+  } else if (a <= 0.0f) {
+    t = std::clamp(f / e, 0.0f, 1.0f);
+  } else {
+    const float c = Dot(d1, r);
+    if (e <= 0.0f) {
+      s = std::clamp(-c / a, 0.0f, 1.0f);
+    } else {
+      const float b = Dot(d1, d2);
+      const float denom = a * e - b * b;
+      // Parallel segments (denom ~ 0): pick s = 0 and let the clamping below
+      // find the right pair.
+      if (denom > 1e-12f * a * e)
+        s = std::clamp((b * f - c * e) / denom, 0.0f, 1.0f);
+      t = (b * s + f) / e;
+      if (t < 0.0f) {
+        t = 0.0f;
+        s = std::clamp(-c / a, 0.0f, 1.0f);
+      } else if (t > 1.0f) {
+        t = 1.0f;
+        s = std::clamp((b - c) / a, 0.0f, 1.0f);
+      }
+    }
+  }
+  CoreClosest out;
+  out.pa = p1 + s * d1;
+  out.pb = p2 + t * d2;
+  out.distance = Length(out.pb - out.pa);
+  // Crossing segments: the clamped normal equations give the crossing
+  // point; make it exact with an orientation test.
+  if (a > 0.0f && e > 0.0f) {
+    const float o1 = Cross(d1, p2 - p1);
+    const float o2 = Cross(d1, q2 - p1);
+    const float o3 = Cross(d2, p1 - p2);
+    const float o4 = Cross(d2, q1 - p2);
+    if (((o1 < 0.0f && o2 > 0.0f) || (o1 > 0.0f && o2 < 0.0f)) &&
+        ((o3 < 0.0f && o4 > 0.0f) || (o3 > 0.0f && o4 < 0.0f))) {
+      out.distance = 0.0f;
+    }
+  }
+  out.intersecting = out.distance == 0.0f;
+  return out;
+}
+
+// Closest point of a convex polygon core to a point known to be outside it.
+Vec2 ClosestOnPolygonOutside(const Core& polygon, Vec2 p) {
+  int best = 0;
+  float best_s = -kInfinity;
+  for (int i = 0; i < polygon.count; ++i) {
+    const float s = polygon.nx[i] * (p.x - polygon.vx[i]) +
+                    polygon.ny[i] * (p.y - polygon.vy[i]);
+    if (s > best_s) {
+      best_s = s;
+      best = i;
+    }
+  }
+  return ClosestPointOnSegment(p, polygon.v(best),
+                               polygon.v(polygon.Next(best)));
+}
+
+// `small` has 1 or 2 vertices, `polygon` 3 or more.
+CoreClosest SmallPolygon(const Core& small, const Core& polygon) {
+  CoreClosest out;
+  // Intersection by SAT: complete here because small - polygon has positive
+  // area, so its edge normals are exactly polygon's and small's.
+  if (MaxSeparation(polygon, small).separation <= 0.0f &&
+      MaxSeparation(small, polygon).separation <= 0.0f) {
+    out.intersecting = true;
+    return out;
+  }
+  float best = kInfinity;
+  for (int i = 0; i < small.count; ++i) {
+    const Vec2 p = small.v(i);
+    const Vec2 q = ClosestOnPolygonOutside(polygon, p);
+    const float d2 = LengthSquared(q - p);
+    if (d2 < best) {
+      best = d2;
+      out.pa = p;
+      out.pb = q;
+    }
+  }
+  if (small.count == 2) {
+    const Vec2 a = small.v(0);
+    const Vec2 b = small.v(1);
+    for (int j = 0; j < polygon.count; ++j) {
+      const Vec2 w = polygon.v(j);
+      const Vec2 q = ClosestPointOnSegment(w, a, b);
+      const float d2 = LengthSquared(w - q);
+      if (d2 < best) {
+        best = d2;
+        out.pa = q;
+        out.pb = w;
+      }
+    }
+  }
+  out.distance = std::sqrt(best);
+  out.intersecting = out.distance == 0.0f;
+  return out;
+}
+
+}  // namespace
+
+Vec2 ClosestPointOnSegment(Vec2 p, Vec2 a, Vec2 b) {
+  const Vec2 d = b - a;
+  const float dd = Dot(d, d);
+  if (!(dd > 0.0f)) return a;
+  const float t = std::clamp(Dot(p - a, d) / dd, 0.0f, 1.0f);
+  return a + t * d;
+}
+
+CoreClosest ClosestCores(const Core& a, const Core& b) {
+  if (a.count <= 2 && b.count <= 2) {
+    return SegmentSegment(a.v(0), a.v(a.count - 1), b.v(0), b.v(b.count - 1));
+  }
+  if (a.count <= 2) return SmallPolygon(a, b);
+  CoreClosest out = SmallPolygon(b, a);
+  std::swap(out.pa, out.pb);
+  return out;
+}
+
+bool OverlapSmallCore(const Core& a, const Core& b, float tolerance) {
+  const CoreClosest c = ClosestCores(a, b);
+  return c.intersecting || c.distance <= a.radius + b.radius + tolerance;
+}
+
+ContactResult<2> ContactSmallCore(const Core& a, const Core& b,
+                                  float tolerance) {
+  const CoreClosest c = ClosestCores(a, b);
+  // Below this the direction between the closest points is noise; the cores
+  // are treated as intersecting and SAT gives the MTV.
+  const float tiny = 1e-3f * tolerance;
+  if (c.intersecting || c.distance <= tiny) {
+    return ContactSat(a, b, tolerance);
+  }
+  ContactResult<2> result;
+  const Vec2 n = (1.0f / c.distance) * (c.pb - c.pa);
+  result.normal = n;
+  result.depth = a.radius + b.radius - c.distance;
+  result.overlapping = result.depth >= -tolerance;
+  if (!result.overlapping) return result;
+  // Edges lying flat on each other (a capsule on a box, ...): when the best
+  // SAT edge is parallel to the closest-point direction, clip for up to two
+  // points.
+  if (a.count >= 2 && b.count >= 2) {
+    const AxisSeparation sa = MaxSeparation(a, b);
+    const AxisSeparation sb = MaxSeparation(b, a);
+    const bool flip = sb.separation > sa.separation;
+    const Core& ref = flip ? b : a;
+    const AxisSeparation& s = flip ? sb : sa;
+    const Vec2 ns = flip ? -ref.n(s.edge) : ref.n(s.edge);
+    if (Dot(ns, n) > 1.0f - 1e-6f) {
+      ClipContactPoints(ref, s.edge, flip ? a : b, tolerance, result);
+      if (result.point_count > 0) return result;
+    }
+  }
+  result.point_count = 1;
+  result.points[0] = 0.5f * ((c.pa + a.radius * n) + (c.pb - b.radius * n));
+  return result;
+}
+
+}  // namespace sator::internal2d

@@ -1,0 +1,401 @@
+// The public 2D queries: one dispatch on the pair of shape kinds, the typed
+// fast paths, and the mapping between world and A's frame.
+//
+// Box against box (OverlapBoxBox) is the 2D case of the OBB test of
+// Gottschalk, Lin and Manocha, "OBBTree" (SIGGRAPH 1996) / Ericson,
+// "Real-Time Collision Detection" (2005), 4.4.1: with B's centre d and
+// rotation R in A's frame, the four axes are A's x and y and R's columns;
+// on axis L the boxes are apart when |d.L| exceeds the sum of their
+// projected radii, sum_k h_k |e_k . L|.
+// Polygon against circle (OverlapPolygonCircle, ContactPolygonCircle): the
+// edge of largest separation of the centre, then its Voronoi regions
+// (Ericson 5.2.7; see distance2d.cc for why that edge is enough).
+#include "sator/core/geometry2d/queries2d.h"
+
+#include "geometry2d/core2d.h"
+#include "geometry2d/distance2d.h"
+#include "geometry2d/raycast2d.h"
+#include "geometry2d/sat2d.h"
+#include "geometry2d/sweep2d.h"
+
+namespace sator {
+namespace {
+
+using internal2d::Core;
+
+enum Kind : int {
+  kCircle = 0,
+  kBox = 1,
+  kPolygon = 2,
+  kCapsule = 3,
+  kSegment = 4,
+};
+constexpr int Pair(int a, int b) { return a * 5 + b; }
+
+Pose2 Inverse(const Pose2& pose) {
+  return {InvRotate(pose.rotation, -pose.position),
+          {pose.rotation.c, -pose.rotation.s}};
+}
+
+// Circle B (centre c, radius r) against polygon A, both in A's frame.
+ContactResult<2> PolygonCircle(const ConvexPolygon& a, Vec2 c, float r,
+                               float tolerance, bool overlap_only,
+                               bool* overlaps) {
+  ContactResult<2> result;
+  int best = 0;
+  float s = -internal2d::kInfinity;
+  const int n = a.count();
+  for (int i = 0; i < n; ++i) {
+    const float si = Dot(a.normal(i), c - a.vertex(i));
+    if (si > s) {
+      s = si;
+      best = i;
+    }
+  }
+  if (overlap_only && s > r + tolerance) {
+    *overlaps = false;
+    return result;
+  }
+  if (s <= 0.0f) {
+    // Centre inside: the MTV is along the least-deep edge normal.
+    const Vec2 normal = a.normal(best);
+    result.overlapping = true;
+    result.normal = normal;
+    result.depth = r - s;
+    result.point_count = 1;
+    result.points[0] = c - (0.5f * (s + r)) * normal;
+    *overlaps = true;
+    return result;
+  }
+  const Vec2 q = internal2d::ClosestPointOnSegment(
+      c, a.vertex(best), a.vertex(best + 1 == n ? 0 : best + 1));
+  const Vec2 dv = c - q;
+  const float distance = Length(dv);
+  *overlaps = distance <= r + tolerance;
+  if (overlap_only) return result;
+  const Vec2 normal = distance > 0.0f ? (1.0f / distance) * dv : a.normal(best);
+  result.normal = normal;
+  result.depth = r - distance;
+  result.overlapping = *overlaps;
+  if (result.overlapping) {
+    result.point_count = 1;
+    result.points[0] = 0.5f * (q + c - r * normal);
+  }
+  return result;
+}
+
+float PolygonCircleTolerance(const ConvexPolygon& a, const Circle& b,
+                             const Pose2& b_in_a) {
+  return TouchingTolerance(a.extent() + b.radius + Length(b_in_a.position));
+}
+
+ContactResult<2> FlipContact(ContactResult<2> c, const Pose2& a_in_b) {
+  // c is B-against-A in B's frame; map to A-against-B in A's frame.
+  const Pose2 b_in_a = Inverse(a_in_b);
+  c.normal = -Rotate(b_in_a.rotation, c.normal);
+  for (int i = 0; i < c.point_count; ++i) {
+    c.points[static_cast<size_t>(i)] =
+        Transform(b_in_a, c.points[static_cast<size_t>(i)]);
+  }
+  return c;
+}
+
+ContactResult<2> ToWorld(ContactResult<2> c, const Pose2& pose_a) {
+  c.normal = Rotate(pose_a.rotation, c.normal);
+  for (int i = 0; i < c.point_count; ++i) {
+    c.points[static_cast<size_t>(i)] =
+        Transform(pose_a, c.points[static_cast<size_t>(i)]);
+  }
+  return c;
+}
+
+}  // namespace
+
+// ---- Typed fast paths -------------------------------------------------------
+
+bool OverlapBoxBox(const Box2& a, const Box2& b, const Pose2& b_in_a) {
+  const Vec2 ha = a.half_extents;
+  const Vec2 hb = b.half_extents;
+  const Vec2 d = b_in_a.position;
+  const float c = b_in_a.rotation.c;
+  const float s = b_in_a.rotation.s;
+  const float ac = std::fabs(c);
+  const float as = std::fabs(s);
+  const float tolerance =
+      TouchingTolerance(ha.x + ha.y + hb.x + hb.y + Length(d));
+  // A's axes: B's projected radius along x is hb.x |c| + hb.y |s|.
+  if (std::fabs(d.x) > ha.x + hb.x * ac + hb.y * as + tolerance) return false;
+  if (std::fabs(d.y) > ha.y + hb.x * as + hb.y * ac + tolerance) return false;
+  // B's axes u = (c, s) and v = (-s, c).
+  if (std::fabs(c * d.x + s * d.y) > hb.x + ha.x * ac + ha.y * as + tolerance) {
+    return false;
+  }
+  return std::fabs(c * d.y - s * d.x) <=
+         hb.y + ha.x * as + ha.y * ac + tolerance;
+}
+
+bool OverlapPolygons(const ConvexPolygon& a, const ConvexPolygon& b,
+                     const Pose2& b_in_a) {
+  Core ca;
+  Core cb;
+  internal2d::MakePolygonCore(a, ca);
+  internal2d::MakePolygonCore(b, cb);
+  internal2d::TransformCore(b_in_a, cb);
+  const float tolerance = internal2d::PairTolerance(ca, cb, b_in_a);
+  return !internal2d::AnyAxisSeparates(ca, cb, tolerance) &&
+         !internal2d::AnyAxisSeparates(cb, ca, tolerance);
+}
+
+bool OverlapPolygonCircle(const ConvexPolygon& a, const Circle& b,
+                          const Pose2& b_in_a) {
+  bool overlaps = false;
+  PolygonCircle(a, b_in_a.position, b.radius,
+                PolygonCircleTolerance(a, b, b_in_a), true, &overlaps);
+  return overlaps;
+}
+
+ContactResult<2> ContactBoxBox(const Box2& a, const Box2& b,
+                               const Pose2& b_in_a) {
+  Core ca;
+  Core cb;
+  internal2d::MakeBoxCore(a, ca);
+  internal2d::MakeBoxCore(b, cb);
+  internal2d::TransformCore(b_in_a, cb);
+  return internal2d::ContactSat(ca, cb,
+                                internal2d::PairTolerance(ca, cb, b_in_a));
+}
+
+ContactResult<2> ContactPolygons(const ConvexPolygon& a, const ConvexPolygon& b,
+                                 const Pose2& b_in_a) {
+  Core ca;
+  Core cb;
+  internal2d::MakePolygonCore(a, ca);
+  internal2d::MakePolygonCore(b, cb);
+  internal2d::TransformCore(b_in_a, cb);
+  return internal2d::ContactSat(ca, cb,
+                                internal2d::PairTolerance(ca, cb, b_in_a));
+}
+
+ContactResult<2> ContactPolygonCircle(const ConvexPolygon& a, const Circle& b,
+                                      const Pose2& b_in_a) {
+  bool overlaps = false;
+  return PolygonCircle(a, b_in_a.position, b.radius,
+                       PolygonCircleTolerance(a, b, b_in_a), false, &overlaps);
+}
+
+SweepResult<2> SweepBoxBox(const Box2& a, const Box2& b, const Pose2& b_in_a,
+                           Vec2 motion) {
+  Core ca;
+  Core cb;
+  internal2d::MakeBoxCore(a, ca);
+  internal2d::MakeBoxCore(b, cb);
+  internal2d::TransformCore(b_in_a, cb);
+  return internal2d::SweepCores(ca, cb, motion,
+                                internal2d::PairTolerance(ca, cb, b_in_a));
+}
+
+SweepResult<2> SweepPolygons(const ConvexPolygon& a, const ConvexPolygon& b,
+                             const Pose2& b_in_a, Vec2 motion) {
+  Core ca;
+  Core cb;
+  internal2d::MakePolygonCore(a, ca);
+  internal2d::MakePolygonCore(b, cb);
+  internal2d::TransformCore(b_in_a, cb);
+  return internal2d::SweepCores(ca, cb, motion,
+                                internal2d::PairTolerance(ca, cb, b_in_a));
+}
+
+RayResult<2> RayCastPolygon(const ConvexPolygon& polygon, const Ray<2>& ray) {
+  Core core;
+  internal2d::MakePolygonCore(polygon, core);
+  return internal2d::RayCastCore(core, ray);
+}
+
+RayResult<2> RayCastBox(const Box2& box, const Ray<2>& ray) {
+  Core core;
+  internal2d::MakeBoxCore(box, core);
+  return internal2d::RayCastCore(core, ray);
+}
+
+RayResult<2> RayCastCircle(const Circle& circle, const Ray<2>& ray) {
+  Core core;
+  internal2d::MakeCore(Shape2{circle}, core);
+  return internal2d::RayCastCore(core, ray);
+}
+
+// ---- Generic, in A's frame --------------------------------------------------
+
+bool OverlapLocal(const Shape2& a, const Shape2& b, const Pose2& b_in_a) {
+  switch (Pair(static_cast<int>(a.index()), static_cast<int>(b.index()))) {
+    case Pair(kBox, kBox):
+      return OverlapBoxBox(internal2d::As<Box2>(a), internal2d::As<Box2>(b),
+                           b_in_a);
+    case Pair(kPolygon, kPolygon):
+      return OverlapPolygons(internal2d::As<ConvexPolygon>(a),
+                             internal2d::As<ConvexPolygon>(b), b_in_a);
+    case Pair(kPolygon, kCircle):
+      return OverlapPolygonCircle(internal2d::As<ConvexPolygon>(a),
+                                  internal2d::As<Circle>(b), b_in_a);
+    case Pair(kCircle, kPolygon):
+      return OverlapPolygonCircle(internal2d::As<ConvexPolygon>(b),
+                                  internal2d::As<Circle>(a), Inverse(b_in_a));
+    case Pair(kCircle, kCircle): {
+      const float r =
+          internal2d::As<Circle>(a).radius + internal2d::As<Circle>(b).radius;
+      const float tolerance = TouchingTolerance(r + Length(b_in_a.position));
+      return LengthSquared(b_in_a.position) <=
+             (r + tolerance) * (r + tolerance);
+    }
+    default:
+      break;
+  }
+  Core ca;
+  Core cb;
+  internal2d::MakeCore(a, ca);
+  internal2d::MakeCore(b, cb);
+  internal2d::TransformCore(b_in_a, cb);
+  const float tolerance = internal2d::PairTolerance(ca, cb, b_in_a);
+  if (ca.count <= 2 || cb.count <= 2) {
+    return internal2d::OverlapSmallCore(ca, cb, tolerance);
+  }
+  return !internal2d::AnyAxisSeparates(ca, cb, tolerance) &&
+         !internal2d::AnyAxisSeparates(cb, ca, tolerance);
+}
+
+ContactResult<2> ContactLocal(const Shape2& a, const Shape2& b,
+                              const Pose2& b_in_a) {
+  switch (Pair(static_cast<int>(a.index()), static_cast<int>(b.index()))) {
+    case Pair(kBox, kBox):
+      return ContactBoxBox(internal2d::As<Box2>(a), internal2d::As<Box2>(b),
+                           b_in_a);
+    case Pair(kPolygon, kPolygon):
+      return ContactPolygons(internal2d::As<ConvexPolygon>(a),
+                             internal2d::As<ConvexPolygon>(b), b_in_a);
+    case Pair(kPolygon, kCircle):
+      return ContactPolygonCircle(internal2d::As<ConvexPolygon>(a),
+                                  internal2d::As<Circle>(b), b_in_a);
+    case Pair(kCircle, kPolygon): {
+      const Pose2 a_in_b = Inverse(b_in_a);
+      return FlipContact(
+          ContactPolygonCircle(internal2d::As<ConvexPolygon>(b),
+                               internal2d::As<Circle>(a), a_in_b),
+          a_in_b);
+    }
+    default:
+      break;
+  }
+  Core ca;
+  Core cb;
+  internal2d::MakeCore(a, ca);
+  internal2d::MakeCore(b, cb);
+  internal2d::TransformCore(b_in_a, cb);
+  return internal2d::ContactCores(ca, cb,
+                                  internal2d::PairTolerance(ca, cb, b_in_a));
+}
+
+SweepResult<2> SweepLocal(const Shape2& a, const Shape2& b, const Pose2& b_in_a,
+                          Vec2 motion) {
+  Core ca;
+  Core cb;
+  internal2d::MakeCore(a, ca);
+  internal2d::MakeCore(b, cb);
+  internal2d::TransformCore(b_in_a, cb);
+  return internal2d::SweepCores(ca, cb, motion,
+                                internal2d::PairTolerance(ca, cb, b_in_a));
+}
+
+RayResult<2> RayCastLocal(const Shape2& shape, const Ray<2>& ray) {
+  Core core;
+  internal2d::MakeCore(shape, core);
+  return internal2d::RayCastCore(core, ray);
+}
+
+// ---- Generic, world frame
+// -----------------------------------------------------
+
+bool Overlap(const Shape2& a, const Pose2& pose_a, const Shape2& b,
+             const Pose2& pose_b) {
+  return OverlapLocal(a, b, MulT(pose_a, pose_b));
+}
+
+ContactResult<2> Contact(const Shape2& a, const Pose2& pose_a, const Shape2& b,
+                         const Pose2& pose_b) {
+  return ToWorld(ContactLocal(a, b, MulT(pose_a, pose_b)), pose_a);
+}
+
+SweepResult<2> Sweep(const Shape2& a, const Pose2& pose_a, Vec2 displacement_a,
+                     const Shape2& b, const Pose2& pose_b,
+                     Vec2 displacement_b) {
+  const Vec2 motion =
+      InvRotate(pose_a.rotation, displacement_b - displacement_a);
+  SweepResult<2> r = SweepLocal(a, b, MulT(pose_a, pose_b), motion);
+  switch (r.outcome) {
+    case SweepOutcome::kHit:
+      r.normal = Rotate(pose_a.rotation, r.normal);
+      r.point = Transform(pose_a, r.point) + r.fraction * displacement_a;
+      break;
+    case SweepOutcome::kStartedOverlapping:
+      r.initial = ToWorld(r.initial, pose_a);
+      break;
+    case SweepOutcome::kMiss:
+      break;
+  }
+  return r;
+}
+
+RayResult<2> RayCast(const Shape2& shape, const Pose2& pose,
+                     const Ray<2>& ray) {
+  const Ray<2> local{InvTransform(pose, ray.origin),
+                     InvRotate(pose.rotation, ray.direction), ray.max_distance};
+  RayResult<2> r = RayCastLocal(shape, local);
+  if (r.started_inside) {
+    r.point = ray.origin;
+  } else if (r.hit) {
+    r.point = ray.origin + r.distance * ray.direction;
+    r.normal = Rotate(pose.rotation, r.normal);
+  }
+  return r;
+}
+
+Aabb2 ComputeAabb(const Shape2& shape, const Pose2& pose) {
+  const Vec2 p = pose.position;
+  switch (shape.index()) {
+    case kCircle: {
+      const float r = internal2d::As<Circle>(shape).radius;
+      return {{p.x - r, p.y - r}, {p.x + r, p.y + r}};
+    }
+    case kBox: {
+      const Vec2 h = internal2d::As<Box2>(shape).half_extents;
+      const float ac = std::fabs(pose.rotation.c);
+      const float as = std::fabs(pose.rotation.s);
+      const Vec2 e{h.x * ac + h.y * as, h.x * as + h.y * ac};
+      return {p - e, p + e};
+    }
+    case kPolygon: {
+      const ConvexPolygon& polygon = internal2d::As<ConvexPolygon>(shape);
+      Vec2 lo = Transform(pose, polygon.vertex(0));
+      Vec2 hi = lo;
+      for (int i = 1; i < polygon.count(); ++i) {
+        const Vec2 v = Transform(pose, polygon.vertex(i));
+        lo = Min(lo, v);
+        hi = Max(hi, v);
+      }
+      return {lo, hi};
+    }
+    case kCapsule: {
+      const Capsule2& c = internal2d::As<Capsule2>(shape);
+      const Vec2 a = Transform(pose, c.a);
+      const Vec2 b = Transform(pose, c.b);
+      const Vec2 r{c.radius, c.radius};
+      return {Min(a, b) - r, Max(a, b) + r};
+    }
+    default: {
+      const Segment2& s = internal2d::As<Segment2>(shape);
+      const Vec2 a = Transform(pose, s.a);
+      const Vec2 b = Transform(pose, s.b);
+      return {Min(a, b), Max(a, b)};
+    }
+  }
+}
+
+}  // namespace sator

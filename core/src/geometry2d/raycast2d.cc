@@ -1,0 +1,144 @@
+// Ray casts against one shape, in the shape's frame.
+//
+// Polygons and boxes: Cyrus-Beck clipping of the ray against the edge
+// half-planes (Cyrus and Beck, "Generalized two- and three-dimensional
+// clipping", Computers & Graphics 3(1), 1978; Ericson, "Real-Time Collision
+// Detection" (2005), 5.3.8): each half-plane n.(x - v) <= 0 clips the
+// parameter interval [lower, upper]; the ray hits if the interval stays
+// non-empty, at `lower`, on the edge that raised it last.
+// Circles and capsules: cast2d.h. Segments: the 2x2 linear system of two
+// lines solved with cross products (Ericson 5.1.9.1), the parallel case
+// handled on its own.
+// A ray whose origin is inside the shape, or within the touching tolerance
+// of it, reports started_inside (query_types.h).
+#include "geometry2d/raycast2d.h"
+
+#include "geometry2d/cast2d.h"
+#include "geometry2d/distance2d.h"
+#include "geometry2d/sat2d.h"
+
+namespace sator::internal2d {
+namespace {
+
+RayResult<2> Inside(const Ray<2>& ray) {
+  RayResult<2> r;
+  r.hit = true;
+  r.started_inside = true;
+  r.distance = 0.0f;
+  r.point = ray.origin;
+  return r;
+}
+
+RayResult<2> FromCast(const CastHit& h, const Ray<2>& ray) {
+  RayResult<2> r;
+  if (!h.hit) return r;
+  r.hit = true;
+  r.distance = h.t;
+  r.point = ray.origin + h.t * ray.direction;
+  r.normal = h.normal;
+  r.feature = h.feature;
+  return r;
+}
+
+RayResult<2> RayPolygon(const Core& core, const Ray<2>& ray, float tolerance) {
+  const Vec2 o = ray.origin;
+  const Vec2 d = ray.direction;
+  float worst = -kInfinity;
+  for (int i = 0; i < core.count; ++i) {
+    worst = std::max(worst, core.nx[i] * (o.x - core.vx[i]) +
+                                core.ny[i] * (o.y - core.vy[i]));
+  }
+  if (worst <= tolerance) return Inside(ray);
+  float lower = 0.0f;
+  float upper = ray.max_distance;
+  int index = -1;
+  RayResult<2> r;
+  for (int i = 0; i < core.count; ++i) {
+    // n.(o + t d - v) <= 0  <=>  t * den <= num.
+    const float num =
+        core.nx[i] * (core.vx[i] - o.x) + core.ny[i] * (core.vy[i] - o.y);
+    const float den = core.nx[i] * d.x + core.ny[i] * d.y;
+    if (den == 0.0f) {
+      if (num < 0.0f) return r;
+    } else if (den < 0.0f && num < lower * den) {
+      lower = num / den;  // Entering this half-plane.
+      index = i;
+    } else if (den > 0.0f && num < upper * den) {
+      upper = num / den;  // Leaving it.
+    }
+    if (upper < lower) return r;
+  }
+  if (index < 0) return r;
+  r.hit = true;
+  r.distance = lower;
+  r.point = o + lower * d;
+  r.normal = core.n(index);
+  r.feature = index;
+  return r;
+}
+
+RayResult<2> RaySegment(Vec2 a, Vec2 b, const Ray<2>& ray, float tolerance) {
+  const Vec2 o = ray.origin;
+  const Vec2 d = ray.direction;
+  if (Length(o - ClosestPointOnSegment(o, a, b)) <= tolerance)
+    return Inside(ray);
+  RayResult<2> r;
+  const Vec2 e = b - a;
+  const float length = Length(e);
+  const float denom = Cross(d, e);
+  const Vec2 ao = a - o;
+  if (std::fabs(denom) <= 1e-7f * length) {
+    // Parallel: a hit only if collinear, at the nearer end point ahead.
+    if (std::fabs(Cross(ao, d)) > tolerance) return r;
+    const float ta = Dot(ao, d);
+    const float tb = Dot(b - o, d);
+    const float t = std::min(ta, tb);
+    if (t < 0.0f || t > ray.max_distance) return r;
+    r.hit = true;
+    r.distance = t;
+    r.point = o + t * d;
+    r.normal = -d;
+    r.feature = 0;
+    return r;
+  }
+  const float t = Cross(ao, e) / denom;
+  const float u = Cross(ao, d) / denom;
+  if (t < 0.0f || t > ray.max_distance || u < 0.0f || u > 1.0f) return r;
+  Vec2 n = (1.0f / length) * RightPerp(e);
+  if (Dot(n, d) > 0.0f) n = -n;
+  r.hit = true;
+  r.distance = t;
+  r.point = o + t * d;
+  r.normal = n;
+  r.feature = 0;
+  return r;
+}
+
+}  // namespace
+
+RayResult<2> RayCastCore(const Core& core, const Ray<2>& ray) {
+  const float tolerance = TouchingTolerance(core.extent + L1(ray.origin));
+  if (core.count == 1) {
+    const float r = core.radius;
+    if (LengthSquared(ray.origin - core.v(0)) <=
+        (r + tolerance) * (r + tolerance)) {
+      return Inside(ray);
+    }
+    return FromCast(CastPointCircle(ray.origin, ray.direction, core.v(0), r,
+                                    ray.max_distance),
+                    ray);
+  }
+  if (core.count == 2) {
+    if (core.radius == 0.0f) {
+      return RaySegment(core.v(0), core.v(1), ray, tolerance);
+    }
+    const Vec2 q = ClosestPointOnSegment(ray.origin, core.v(0), core.v(1));
+    if (Length(ray.origin - q) <= core.radius + tolerance) return Inside(ray);
+    return FromCast(CastPointCapsule(ray.origin, ray.direction, core.v(0),
+                                     core.v(1), core.radius, ray.max_distance),
+                    ray);
+  }
+  return RayPolygon(core, ray, tolerance);
+}
+
+}  // namespace sator::internal2d

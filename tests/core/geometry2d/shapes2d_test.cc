@@ -1,0 +1,162 @@
+// Validation of the 2D shapes: the polygon factory and ValidateShape.
+#include "sator/core/geometry2d/shapes2d.h"
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace sator {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+constexpr float kInf = std::numeric_limits<float>::infinity();
+
+void ExpectInvalid(const absl::Status& status, const char* needle) {
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << status;
+  EXPECT_THAT(status.message(), HasSubstr(needle));
+}
+
+TEST(MakeConvexPolygon, AcceptsCounterClockwiseSquare) {
+  const std::vector<Vec2> pts = {{-1, -1}, {1, -1}, {1, 1}, {-1, 1}};
+  absl::StatusOr<ConvexPolygon> poly = MakeConvexPolygon(pts);
+  ASSERT_TRUE(poly.ok()) << poly.status();
+  ASSERT_EQ(poly->count(), 4);
+  EXPECT_EQ(poly->vertex(0), (Vec2{-1, -1}));
+  // Edge 0 runs (-1,-1) -> (1,-1): outward normal (0,-1).
+  EXPECT_FLOAT_EQ(poly->normal(0).x, 0.0f);
+  EXPECT_FLOAT_EQ(poly->normal(0).y, -1.0f);
+  EXPECT_FLOAT_EQ(poly->normal(1).x, 1.0f);
+  EXPECT_FLOAT_EQ(poly->centroid().x, 0.0f);
+  EXPECT_FLOAT_EQ(poly->centroid().y, 0.0f);
+  EXPECT_FLOAT_EQ(poly->extent(), 2.0f);
+}
+
+TEST(MakeConvexPolygon, NormalisesClockwiseInput) {
+  const std::vector<Vec2> pts = {{0, 0}, {0, 3}, {3, 0}};  // Clockwise.
+  absl::StatusOr<ConvexPolygon> poly = MakeConvexPolygon(pts);
+  ASSERT_TRUE(poly.ok()) << poly.status();
+  // Counter-clockwise: every turn is to the left.
+  for (int i = 0; i < 3; ++i) {
+    const Vec2 e0 = poly->vertex((i + 1) % 3) - poly->vertex(i);
+    const Vec2 e1 = poly->vertex((i + 2) % 3) - poly->vertex((i + 1) % 3);
+    EXPECT_GT(Cross(e0, e1), 0.0f);
+  }
+  // Triangle centroid: the mean of the vertices, (1, 1).
+  EXPECT_NEAR(poly->centroid().x, 1.0f, 1e-6f);
+  EXPECT_NEAR(poly->centroid().y, 1.0f, 1e-6f);
+  // Normals are unit and outward: the centroid is behind every edge.
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_NEAR(Length(poly->normal(i)), 1.0f, 1e-6f);
+    EXPECT_LT(Dot(poly->normal(i), poly->centroid() - poly->vertex(i)), 0.0f);
+  }
+}
+
+TEST(MakeConvexPolygon, KeepsSixteenVerticesInline) {
+  std::vector<Vec2> pts;
+  for (int i = 0; i < kMaxPolygonVertices; ++i) {
+    const float a = 2.0f * 3.14159265f * static_cast<float>(i) / 16.0f;
+    pts.push_back({std::cos(a), std::sin(a)});
+  }
+  absl::StatusOr<ConvexPolygon> poly = MakeConvexPolygon(pts);
+  ASSERT_TRUE(poly.ok()) << poly.status();
+  EXPECT_EQ(poly->count(), 16);
+  static_assert(sizeof(ConvexPolygon) <= 272);
+}
+
+TEST(MakeConvexPolygon, RefusesBadCounts) {
+  ExpectInvalid(MakeConvexPolygon(std::vector<Vec2>{{0, 0}, {1, 0}}).status(),
+                "at least 3");
+  std::vector<Vec2> many;
+  for (int i = 0; i < 17; ++i) {
+    const float a = 2.0f * 3.14159265f * static_cast<float>(i) / 17.0f;
+    many.push_back({std::cos(a), std::sin(a)});
+  }
+  ExpectInvalid(MakeConvexPolygon(many).status(), "more than the limit");
+}
+
+TEST(MakeConvexPolygon, RefusesNonFinite) {
+  ExpectInvalid(
+      MakeConvexPolygon(std::vector<Vec2>{{0, 0}, {1, kNaN}, {0, 1}}).status(),
+      "vertex 1");
+  ExpectInvalid(
+      MakeConvexPolygon(std::vector<Vec2>{{0, 0}, {1, 0}, {kInf, 1}}).status(),
+      "vertex 2");
+  ExpectInvalid(
+      MakeConvexPolygon(std::vector<Vec2>{{0, 0}, {1, 0}, {0, 2e6f}}).status(),
+      "out-of-range");
+}
+
+TEST(MakeConvexPolygon, RefusesRepeatedPoints) {
+  ExpectInvalid(
+      MakeConvexPolygon(std::vector<Vec2>{{0, 0}, {1, 0}, {1, 0}, {0, 1}})
+          .status(),
+      "repeated");
+}
+
+TEST(MakeConvexPolygon, RefusesCollinearAndZeroArea) {
+  ExpectInvalid(
+      MakeConvexPolygon(std::vector<Vec2>{{0, 0}, {1, 1}, {2, 2}}).status(),
+      "zero area");
+  // A square with a vertex in the middle of an edge: not strictly convex.
+  ExpectInvalid(MakeConvexPolygon(
+                    std::vector<Vec2>{{0, 0}, {1, 0}, {2, 0}, {2, 2}, {0, 2}})
+                    .status(),
+                "not strictly convex");
+}
+
+TEST(MakeConvexPolygon, RefusesNonConvex) {
+  // An arrow head: reflex vertex at (1, 1).
+  ExpectInvalid(MakeConvexPolygon(
+                    std::vector<Vec2>{{0, 0}, {2, 0}, {2, 2}, {1, 1}, {0, 2}})
+                    .status(),
+                "not strictly convex");
+}
+
+TEST(MakeConvexPolygon, RefusesSelfIntersectingStar) {
+  // A pentagram: every turn is to the left but it winds twice.
+  std::vector<Vec2> star;
+  for (int i = 0; i < 5; ++i) {
+    const float a = 2.0f * 3.14159265f * static_cast<float>(2 * i) / 5.0f;
+    star.push_back({std::cos(a), std::sin(a)});
+  }
+  ExpectInvalid(MakeConvexPolygon(star).status(), "self-intersecting");
+}
+
+TEST(ValidateShape, AcceptsGoodShapes) {
+  EXPECT_TRUE(ValidateShape(Circle{1.0f}).ok());
+  EXPECT_TRUE(ValidateShape(Box2{{1.0f, 2.0f}}).ok());
+  EXPECT_TRUE(ValidateShape(Capsule2{{0, 0}, {1, 0}, 0.5f}).ok());
+  EXPECT_TRUE(ValidateShape(Segment2{{0, 0}, {1, 0}}).ok());
+  EXPECT_TRUE(ValidateShape(
+                  *MakeConvexPolygon(std::vector<Vec2>{{0, 0}, {1, 0}, {0, 1}}))
+                  .ok());
+}
+
+TEST(ValidateShape, RefusesBadShapes) {
+  ExpectInvalid(ValidateShape(Circle{0.0f}), "circle radius");
+  ExpectInvalid(ValidateShape(Circle{-1.0f}), "circle radius");
+  ExpectInvalid(ValidateShape(Circle{kNaN}), "circle radius");
+  ExpectInvalid(ValidateShape(Box2{{1.0f, 0.0f}}), "half extent y");
+  ExpectInvalid(ValidateShape(Box2{{kInf, 1.0f}}), "half extent x");
+  ExpectInvalid(ValidateShape(Capsule2{{0, 0}, {0, 0}, 1.0f}), "zero-length");
+  ExpectInvalid(ValidateShape(Capsule2{{0, 0}, {1, 0}, 0.0f}),
+                "capsule radius");
+  ExpectInvalid(ValidateShape(Capsule2{{0, kNaN}, {1, 0}, 1.0f}), "capsule");
+  ExpectInvalid(ValidateShape(Segment2{{2, 2}, {2, 2}}), "zero-length");
+  ExpectInvalid(ValidateShape(Segment2{{kInf, 0}, {1, 0}}), "segment");
+}
+
+TEST(ValidatePose, RefusesNonFiniteAndNonUnit) {
+  EXPECT_TRUE(ValidatePose(Pose2::FromAngle({1, 2}, 0.3f)).ok());
+  ExpectInvalid(ValidatePose(Pose2{{kNaN, 0}, {}}), "position");
+  ExpectInvalid(ValidatePose(Pose2{{0, 0}, {kInf, 0}}), "rotation");
+  ExpectInvalid(ValidatePose(Pose2{{0, 0}, {2.0f, 0.0f}}), "unit length");
+}
+
+}  // namespace
+}  // namespace sator
