@@ -4,7 +4,8 @@
 //
 // Circle: solve |m + t d|^2 = r^2 with m = o - c (Ericson, "Real-Time
 // Collision Detection", 5.3.2), taking the smaller root in the cancellation-
-// free form t = c / (-b + sqrt(b^2 - a c)). Capsule: the union of the two end
+// free form t = c / (-b + sqrt(b^2 - a c)), the discriminant computed as
+// a r^2 - (m x d)^2. Capsule: the union of the two end
 // circles and the two sides (lines offset by r along the segment's normals,
 // limited to the segment's extent); the first hit of any of the four.
 #ifndef SATOR_CORE_SRC_GEOMETRY2D_CAST2D_H_
@@ -38,7 +39,10 @@ inline CastHit CastPointCircle(Vec2 o, Vec2 d, Vec2 c, float r, float t_max) {
   const float b = Dot(m, d);
   if (b >= 0.0f) return out;  // Moving away (or tangentially).
   const float a = Dot(d, d);
-  const float disc = b * b - a * cc;
+  // b^2 - a c, rewritten with Lagrange's identity |m|^2 |d|^2 - (m.d)^2 =
+  // (m x d)^2 so that it does not cancel for grazing casts.
+  const float cross = Cross(m, d);
+  const float disc = a * r * r - cross * cross;
   if (disc < 0.0f) return out;
   const float t = cc / (-b + std::sqrt(disc));
   if (t > t_max) return out;

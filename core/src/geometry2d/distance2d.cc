@@ -1,8 +1,8 @@
 // Exact distance between a point or segment and a convex core.
 //
-// Closest points of two segments: Ericson, "Real-Time Collision Detection"
-// (2005), 5.1.9 (clamped solution of the 2x2 normal equations, with the
-// degenerate point cases). Point to convex polygon: Ericson 5.1.2 and the
+// Closest points of two segments: end point against segment, after an
+// orientation test for crossing (Ericson, "Real-Time Collision Detection"
+// (2005), 5.1.9 and 5.1.9.1). Point to convex polygon: Ericson 5.1.2 and the
 // Voronoi-region argument of Box2D's b2CollidePolygonAndCircle: for a point
 // outside a convex polygon the closest feature is the edge of largest
 // separation or one of its two end vertices. (Why: if the point lies in the
@@ -19,56 +19,41 @@
 namespace sator::internal2d {
 namespace {
 
+// Closest points of segments [p1, q1] and [p2, q2] (either may be a point).
+// In 2D, two segments that do not cross have a closest pair that includes an
+// end point of one of them, so the distance is the least of the four end
+// point to segment distances (robust for nearly parallel segments, where the
+// normal equations of Ericson 5.1.9 lose all precision in float). Crossing is
+// decided first with orientation tests (Ericson 5.1.9.1).
 CoreClosest SegmentSegment(Vec2 p1, Vec2 q1, Vec2 p2, Vec2 q2) {
+  CoreClosest out;
   const Vec2 d1 = q1 - p1;
   const Vec2 d2 = q2 - p2;
-  const Vec2 r = p1 - p2;
-  const float a = Dot(d1, d1);
-  const float e = Dot(d2, d2);
-  const float f = Dot(d2, r);
-  float s = 0.0f;
-  float t = 0.0f;
-  if (a <= 0.0f && e <= 0.0f) {
-    // Both points.
-  } else if (a <= 0.0f) {
-    t = std::clamp(f / e, 0.0f, 1.0f);
-  } else {
-    const float c = Dot(d1, r);
-    if (e <= 0.0f) {
-      s = std::clamp(-c / a, 0.0f, 1.0f);
-    } else {
-      const float b = Dot(d1, d2);
-      const float denom = a * e - b * b;
-      // Parallel segments (denom ~ 0): pick s = 0 and let the clamping below
-      // find the right pair.
-      if (denom > 1e-12f * a * e)
-        s = std::clamp((b * f - c * e) / denom, 0.0f, 1.0f);
-      t = (b * s + f) / e;
-      if (t < 0.0f) {
-        t = 0.0f;
-        s = std::clamp(-c / a, 0.0f, 1.0f);
-      } else if (t > 1.0f) {
-        t = 1.0f;
-        s = std::clamp((b - c) / a, 0.0f, 1.0f);
-      }
-    }
+  const float o1 = Cross(d1, p2 - p1);
+  const float o2 = Cross(d1, q2 - p1);
+  const float o3 = Cross(d2, p1 - p2);
+  const float o4 = Cross(d2, q1 - p2);
+  if (((o1 < 0.0f && o2 > 0.0f) || (o1 > 0.0f && o2 < 0.0f)) &&
+      ((o3 < 0.0f && o4 > 0.0f) || (o3 > 0.0f && o4 < 0.0f))) {
+    // Proper crossing at p2 + t d2 with t = o1 / (o1 - o2).
+    out.intersecting = true;
+    out.pa = out.pb = p2 + (o1 / (o1 - o2)) * d2;
+    return out;
   }
-  CoreClosest out;
-  out.pa = p1 + s * d1;
-  out.pb = p2 + t * d2;
-  out.distance = Length(out.pb - out.pa);
-  // Crossing segments: the clamped normal equations give the crossing
-  // point; make it exact with an orientation test.
-  if (a > 0.0f && e > 0.0f) {
-    const float o1 = Cross(d1, p2 - p1);
-    const float o2 = Cross(d1, q2 - p1);
-    const float o3 = Cross(d2, p1 - p2);
-    const float o4 = Cross(d2, q1 - p2);
-    if (((o1 < 0.0f && o2 > 0.0f) || (o1 > 0.0f && o2 < 0.0f)) &&
-        ((o3 < 0.0f && o4 > 0.0f) || (o3 > 0.0f && o4 < 0.0f))) {
-      out.distance = 0.0f;
+  float best = kInfinity;
+  auto consider = [&](Vec2 on_a, Vec2 on_b) {
+    const float d = LengthSquared(on_b - on_a);
+    if (d < best) {
+      best = d;
+      out.pa = on_a;
+      out.pb = on_b;
     }
-  }
+  };
+  consider(p1, ClosestPointOnSegment(p1, p2, q2));
+  consider(q1, ClosestPointOnSegment(q1, p2, q2));
+  consider(ClosestPointOnSegment(p2, p1, q1), p2);
+  consider(ClosestPointOnSegment(q2, p1, q1), q2);
+  out.distance = std::sqrt(best);
   out.intersecting = out.distance == 0.0f;
   return out;
 }
@@ -181,7 +166,8 @@ ContactResult<2> ContactSmallCore(const Core& a, const Core& b,
     const Vec2 ns = flip ? -ref.n(s.edge) : ref.n(s.edge);
     if (Dot(ns, n) > 1.0f - 1e-6f) {
       ClipContactPoints(ref, s.edge, flip ? a : b, tolerance, result);
-      if (result.point_count > 0) return result;
+      // Only a true two-point manifold replaces the exact closest point.
+      if (result.point_count == 2) return result;
     }
   }
   result.point_count = 1;

@@ -230,18 +230,21 @@ SweepResult<2> SweepRound(const Core& a, const Core& b, Vec2 v,
   result.fraction = best.t;
   result.normal = best.normal;
   result.point = a_point + a.radius * best.normal;
-  // Edges that meet flat (a capsule side against a box face): report the
-  // middle of the touching span rather than one end of it.
-  if (a.count >= 2 && b.count >= 2) {
-    Core moved = b;
-    for (int j = 0; j < moved.count; ++j) {
-      moved.vx[j] += best.t * v.x;
-      moved.vy[j] += best.t * v.y;
-    }
-    const ContactResult<2> touch = ContactCores(a, moved, tolerance);
-    if (touch.overlapping && touch.point_count == 2) {
-      result.point = 0.5f * (touch.points[0] + touch.points[1]);
-    }
+  // Refine normal and point from the configuration at impact: the closest
+  // points there are well conditioned, while a grazing cast's hit point
+  // slides along the surface. Edges meeting flat (a capsule side on a box
+  // face) report the middle of the touching span.
+  Core moved = b;
+  for (int j = 0; j < moved.count; ++j) {
+    moved.vx[j] += best.t * v.x;
+    moved.vy[j] += best.t * v.y;
+  }
+  const ContactResult<2> touch = ContactCores(a, moved, tolerance);
+  if (touch.overlapping && touch.point_count > 0) {
+    result.normal = touch.normal;
+    result.point = touch.point_count == 2
+                       ? 0.5f * (touch.points[0] + touch.points[1])
+                       : touch.points[0];
   }
   return result;
 }
