@@ -1,9 +1,13 @@
 // Binned-SAH BVH: build, refit and validation.
 //
-// Source: Wald, "On fast Construction of SAH-based Bounding Volume
+// Sources: Wald, "On fast Construction of SAH-based Bounding Volume
 // Hierarchies", IEEE Symposium on Interactive Ray Tracing 2007 (binning the
 // centroids into K bins along the widest centroid axis and evaluating the K-1
-// bin boundaries with two sweeps); MacDonald and Booth 1990 (the cost model).
+// bin boundaries with two sweeps; each child's bounds are the union of its
+// bins, so no pass recomputes them); MacDonald and Booth 1990 (the cost
+// model); Lauterbach et al. 2009 and Karras 2012 (Morton-code LBVH; the split
+// of a sorted range at its highest differing bit is Karras's, found here
+// top-down by binary search instead of in parallel per node).
 //
 // Cost model, scaled by the node's surface measure SA(N):
 //   split:  kTraversalCost * SA(N) + SA(L) * n_L + SA(R) * n_R
@@ -14,7 +18,8 @@
 #include "sator/core/broadphase/bvh.h"
 
 #include <array>
-#include <numeric>
+#include <bit>
+#include <limits>
 
 #include "absl/strings/str_format.h"
 
@@ -57,140 +62,319 @@ absl::Status Bvh<D>::Build(std::span<const Aabb<D>> boxes) {
   const auto n = static_cast<std::uint32_t>(boxes.size());
   nodes_.clear();
   leaf_ids_.resize(n);
-  std::iota(leaf_ids_.begin(), leaf_ids_.end(), 0u);
-  centroids_.resize(n);
-  for (std::uint32_t i = 0; i < n; ++i) centroids_[i] = Center(boxes[i]);
   leaf_boxes_.resize(n);
   if (n == 0) return absl::OkStatus();
   nodes_.reserve(2 * static_cast<std::size_t>(n));
+  prims_.resize(n);
+  Aabb<D> bounds = boxes[0];
+  const Vec<D> first_centroid = Center(boxes[0]);
+  Aabb<D> centroid_bounds{first_centroid, first_centroid};
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const Vec<D> c = Center(boxes[i]);
+    prims_[i] = {boxes[i], c, i};
+    bounds = Union(bounds, boxes[i]);
+    centroid_bounds.min = Min(centroid_bounds.min, c);
+    centroid_bounds.max = Max(centroid_bounds.max, c);
+  }
+  if (options_.method == BvhBuildMethod::kMorton) {
+    BuildMorton(centroid_bounds);
+  } else {
+    BuildBinnedSah(bounds, centroid_bounds);
+  }
+  return absl::OkStatus();
+}
 
+template <int D>
+void Bvh<D>::BuildBinnedSah(const Aabb<D>& root_bounds,
+                            const Aabb<D>& root_centroid_bounds) {
   struct Task {
     std::uint32_t begin;
     std::uint32_t end;
-    // The parent whose second-child index is this node, or UINT32_MAX for a
+    // The parent whose second-child index is this node, or kNone for a
     // first child (which is simply the node after its parent).
     std::uint32_t parent;
+    Aabb<D> bounds;
+    Aabb<D> centroid_bounds;
+  };
+  struct Bin {
+    Aabb<D> box;
+    Aabb<D> centroid_box;
+    std::uint32_t count;
   };
   constexpr std::uint32_t kNone = UINT32_MAX;
+  const auto n = static_cast<std::uint32_t>(prims_.size());
   const int bin_count = options_.bin_count;
-  std::vector<Task> tasks = {{0, n, kNone}};
-  std::array<Aabb<D>, kMaxBins> bin_boxes;
-  std::array<std::uint32_t, kMaxBins> bin_counts;
-  std::array<float, kMaxBins> right_costs;
-  std::uint32_t* ids = leaf_ids_.data();
+  const auto max_leaf = static_cast<std::uint32_t>(options_.max_leaf_size);
+  BuildPrim* prims = prims_.data();
+  std::vector<Task> tasks = {{0, n, kNone, root_bounds, root_centroid_bounds}};
+  std::array<Bin, kMaxBins> bins;
+  // right[i]: the union of bins i + 1 and up, for the boundary after bin i.
+  std::array<Bin, kMaxBins> right;
+
+  // The bounds of prims [begin, end), for the rare median split.
+  auto bounds_of = [&](std::uint32_t begin, std::uint32_t end, Aabb<D>* box,
+                       Aabb<D>* centroid_box) {
+    *box = prims[begin].box;
+    *centroid_box = {prims[begin].centroid, prims[begin].centroid};
+    for (std::uint32_t k = begin + 1; k < end; ++k) {
+      *box = Union(*box, prims[k].box);
+      centroid_box->min = Min(centroid_box->min, prims[k].centroid);
+      centroid_box->max = Max(centroid_box->max, prims[k].centroid);
+    }
+  };
+  // Empty bins hold an inverted box, so merging needs no branch; an empty
+  // box's measure is never taken (every cost checks the counts first).
+  Aabb<D> empty{};
+  for (int i = 0; i < D; ++i) {
+    empty.min[i] = std::numeric_limits<float>::max();
+    empty.max[i] = -std::numeric_limits<float>::max();
+  }
+  auto merge = [](Bin* into, const Bin& bin) {
+    into->box = Union(into->box, bin.box);
+    into->centroid_box = Union(into->centroid_box, bin.centroid_box);
+    into->count += bin.count;
+  };
 
   while (!tasks.empty()) {
     const Task task = tasks.back();
     tasks.pop_back();
     const auto node_index = static_cast<std::uint32_t>(nodes_.size());
-    nodes_.push_back({});
+    nodes_.push_back({task.bounds, task.begin, 0});
     if (task.parent != kNone) nodes_[task.parent].index = node_index;
-
-    Aabb<D> bounds = boxes[ids[task.begin]];
-    Aabb<D> centroid_bounds{centroids_[ids[task.begin]],
-                            centroids_[ids[task.begin]]};
-    for (std::uint32_t k = task.begin + 1; k < task.end; ++k) {
-      bounds = Union(bounds, boxes[ids[k]]);
-      const Vec<D> c = centroids_[ids[k]];
-      centroid_bounds.min = Min(centroid_bounds.min, c);
-      centroid_bounds.max = Max(centroid_bounds.max, c);
-    }
     const std::uint32_t count = task.end - task.begin;
-    nodes_[node_index].box = bounds;
-    auto make_leaf = [&] {
-      nodes_[node_index].index = task.begin;
-      nodes_[node_index].count = count;
-    };
     if (count == 1) {
-      make_leaf();
+      nodes_[node_index].count = 1;
       continue;
     }
 
     int axis = 0;
-    const Vec<D> extent = centroid_bounds.max - centroid_bounds.min;
+    const Vec<D> extent = task.centroid_bounds.max - task.centroid_bounds.min;
     for (int i = 1; i < D; ++i) {
       if (extent[i] > extent[axis]) axis = i;
     }
-    const float axis_min = centroid_bounds.min[axis];
-    std::uint32_t mid = task.begin;  // Stays begin when no SAH split is used.
+    std::uint32_t mid = task.begin;
+    Task left_task{};
+    Task right_task{};
     if (extent[axis] > kMinCentroidExtent) {
+      const float axis_min = task.centroid_bounds.min[axis];
       const float scale = static_cast<float>(bin_count) / extent[axis];
-      auto bin_of = [&](std::uint32_t id) {
+      auto bin_of = [&](const BuildPrim& prim) {
         const int bin =
-            static_cast<int>((centroids_[id][axis] - axis_min) * scale);
+            static_cast<int>((prim.centroid[axis] - axis_min) * scale);
         return std::min(bin, bin_count - 1);
       };
-      std::fill_n(bin_counts.begin(), bin_count, 0u);
+      for (int i = 0; i < bin_count; ++i) bins[i] = {empty, empty, 0};
       for (std::uint32_t k = task.begin; k < task.end; ++k) {
-        const int bin = bin_of(ids[k]);
-        bin_boxes[bin] = bin_counts[bin] == 0
-                             ? boxes[ids[k]]
-                             : Union(bin_boxes[bin], boxes[ids[k]]);
-        ++bin_counts[bin];
+        const BuildPrim& prim = prims[k];
+        Bin& bin = bins[bin_of(prim)];
+        bin.box = Union(bin.box, prim.box);
+        bin.centroid_box.min = Min(bin.centroid_box.min, prim.centroid);
+        bin.centroid_box.max = Max(bin.centroid_box.max, prim.centroid);
+        ++bin.count;
       }
-      // right_costs[i]: SA(R) * n_R for the split between bins i and i + 1.
-      Aabb<D> right{};
-      std::uint32_t right_count = 0;
+      Bin accumulated{empty, empty, 0};
       for (int i = bin_count - 1; i > 0; --i) {
-        if (bin_counts[i] != 0) {
-          right = right_count == 0 ? bin_boxes[i] : Union(right, bin_boxes[i]);
-          right_count += bin_counts[i];
-        }
-        right_costs[i - 1] =
-            right_count == 0
-                ? -1.0f
-                : SurfaceMeasure(right) * static_cast<float>(right_count);
+        merge(&accumulated, bins[i]);
+        right[i - 1] = accumulated;
       }
-      Aabb<D> left{};
-      std::uint32_t left_count = 0;
+      accumulated = {empty, empty, 0};
+      Bin best_left{};
       int best_bin = -1;
       float best_cost = 0.0f;
       for (int i = 0; i < bin_count - 1; ++i) {
-        if (bin_counts[i] != 0) {
-          left = left_count == 0 ? bin_boxes[i] : Union(left, bin_boxes[i]);
-          left_count += bin_counts[i];
-        }
-        if (left_count == 0 || right_costs[i] < 0.0f) continue;
+        merge(&accumulated, bins[i]);
+        if (accumulated.count == 0 || right[i].count == 0) continue;
         const float cost =
-            SurfaceMeasure(left) * static_cast<float>(left_count) +
-            right_costs[i];
+            SurfaceMeasure(accumulated.box) *
+                static_cast<float>(accumulated.count) +
+            SurfaceMeasure(right[i].box) * static_cast<float>(right[i].count);
         if (best_bin < 0 || cost < best_cost) {
           best_bin = i;
           best_cost = cost;
+          best_left = accumulated;
         }
       }
-      const float node_measure = SurfaceMeasure(bounds);
-      if (count <= static_cast<std::uint32_t>(options_.max_leaf_size) &&
+      const float node_measure = SurfaceMeasure(task.bounds);
+      if (count <= max_leaf &&
           (best_bin < 0 || node_measure * static_cast<float>(count) <=
                                kTraversalCost * node_measure + best_cost)) {
-        make_leaf();
+        nodes_[node_index].count = count;
         continue;
       }
       if (best_bin >= 0) {
-        std::uint32_t* split = std::partition(
-            ids + task.begin, ids + task.end,
-            [&](std::uint32_t id) { return bin_of(id) <= best_bin; });
-        mid = static_cast<std::uint32_t>(split - ids);
+        BuildPrim* split = std::partition(
+            prims + task.begin, prims + task.end,
+            [&](const BuildPrim& prim) { return bin_of(prim) <= best_bin; });
+        mid = static_cast<std::uint32_t>(split - prims);
+        left_task.bounds = best_left.box;
+        left_task.centroid_bounds = best_left.centroid_box;
+        right_task.bounds = right[best_bin].box;
+        right_task.centroid_bounds = right[best_bin].centroid_box;
       }
     }
     if (mid == task.begin || mid == task.end) {
       // All centroids (nearly) coincide: split at the median.
-      if (count <= static_cast<std::uint32_t>(options_.max_leaf_size)) {
-        make_leaf();
+      if (count <= max_leaf) {
+        nodes_[node_index].count = count;
         continue;
       }
       mid = task.begin + count / 2;
-      std::nth_element(ids + task.begin, ids + mid, ids + task.end,
-                       [&](std::uint32_t a, std::uint32_t b) {
-                         return centroids_[a][axis] < centroids_[b][axis];
+      std::nth_element(prims + task.begin, prims + mid, prims + task.end,
+                       [&](const BuildPrim& a, const BuildPrim& b) {
+                         return a.centroid[axis] < b.centroid[axis];
                        });
+      bounds_of(task.begin, mid, &left_task.bounds, &left_task.centroid_bounds);
+      bounds_of(mid, task.end, &right_task.bounds, &right_task.centroid_bounds);
     }
-    nodes_[node_index].count = 0;
+    left_task.begin = task.begin;
+    left_task.end = mid;
+    left_task.parent = kNone;
+    right_task.begin = mid;
+    right_task.end = task.end;
+    right_task.parent = node_index;
+    tasks.push_back(right_task);
+    tasks.push_back(left_task);
+  }
+  for (std::uint32_t k = 0; k < n; ++k) {
+    leaf_ids_[k] = prims[k].id;
+    leaf_boxes_[k] = prims[k].box;
+  }
+}
+
+namespace {
+
+// Spreads the low 16 bits of x to the even bits of the result.
+std::uint32_t SpreadBits2(std::uint32_t x) {
+  x &= 0x0000ffffu;
+  x = (x | (x << 8)) & 0x00ff00ffu;
+  x = (x | (x << 4)) & 0x0f0f0f0fu;
+  x = (x | (x << 2)) & 0x33333333u;
+  x = (x | (x << 1)) & 0x55555555u;
+  return x;
+}
+
+// Spreads the low 10 bits of x to every third bit of the result.
+std::uint32_t SpreadBits3(std::uint32_t x) {
+  x &= 0x000003ffu;
+  x = (x | (x << 16)) & 0x030000ffu;
+  x = (x | (x << 8)) & 0x0300f00fu;
+  x = (x | (x << 4)) & 0x030c30c3u;
+  x = (x | (x << 2)) & 0x09249249u;
+  return x;
+}
+
+// LSD radix sort of 64-bit keys on their high 32 bits (the Morton code; the
+// low 32 bits, the proxy index, ride along). Stable, so equal codes keep
+// index order and the build is deterministic.
+void RadixSortHigh32(std::vector<std::uint64_t>* keys,
+                     std::vector<std::uint64_t>* swap) {
+  swap->resize(keys->size());
+  for (int shift = 32; shift < 64; shift += 8) {
+    std::array<std::size_t, 257> offsets{};
+    for (const std::uint64_t key : *keys)
+      ++offsets[((key >> shift) & 0xff) + 1];
+    for (int i = 0; i < 256; ++i) offsets[i + 1] += offsets[i];
+    for (const std::uint64_t key : *keys) {
+      (*swap)[offsets[(key >> shift) & 0xff]++] = key;
+    }
+    keys->swap(*swap);
+  }
+}
+
+}  // namespace
+
+template <int D>
+void Bvh<D>::BuildMorton(const Aabb<D>& centroid_bounds) {
+  // 16 bits per axis in 2D, 10 in 3D: a 32-bit code.
+  constexpr int kBits = D == 2 ? 16 : 10;
+  constexpr float kCells = static_cast<float>(1 << kBits);
+  const auto n = static_cast<std::uint32_t>(prims_.size());
+  Vec<D> scale{};
+  for (int i = 0; i < D; ++i) {
+    const float extent = centroid_bounds.max[i] - centroid_bounds.min[i];
+    scale[i] = extent > kMinCentroidExtent ? kCells / extent : 0.0f;
+  }
+  keys_.resize(n);
+  for (std::uint32_t k = 0; k < n; ++k) {
+    std::uint32_t code = 0;
+    for (int i = 0; i < D; ++i) {
+      const float cell =
+          std::min(kCells - 1.0f,
+                   (prims_[k].centroid[i] - centroid_bounds.min[i]) * scale[i]);
+      const auto q = static_cast<std::uint32_t>(cell);
+      code |= (D == 2 ? SpreadBits2(q) : SpreadBits3(q)) << i;
+    }
+    keys_[k] = (std::uint64_t{code} << 32) | k;
+  }
+  RadixSortHigh32(&keys_, &keys_swap_);
+  for (std::uint32_t k = 0; k < n; ++k) {
+    const auto id = static_cast<std::uint32_t>(keys_[k]);
+    leaf_ids_[k] = id;
+    leaf_boxes_[k] = prims_[id].box;
+  }
+
+  struct Task {
+    std::uint32_t begin;
+    std::uint32_t end;
+    std::uint32_t parent;  // As in BuildBinnedSah.
+  };
+  constexpr std::uint32_t kNone = UINT32_MAX;
+  const auto max_leaf = static_cast<std::uint32_t>(options_.max_leaf_size);
+  auto code_at = [&](std::uint32_t k) {
+    return static_cast<std::uint32_t>(keys_[k] >> 32);
+  };
+  std::vector<Task> tasks = {{0, n, kNone}};
+  while (!tasks.empty()) {
+    const Task task = tasks.back();
+    tasks.pop_back();
+    const auto node_index = static_cast<std::uint32_t>(nodes_.size());
+    nodes_.push_back({Aabb<D>{}, task.begin, 0});
+    if (task.parent != kNone) nodes_[task.parent].index = node_index;
+    const std::uint32_t count = task.end - task.begin;
+    if (count <= max_leaf) {
+      nodes_[node_index].count = count;
+      continue;
+    }
+    const std::uint32_t first = code_at(task.begin);
+    const std::uint32_t last = code_at(task.end - 1);
+    std::uint32_t mid = task.begin + count / 2;
+    if (first != last) {
+      // Codes in the range share every bit above the highest differing one;
+      // the split is the first code with that bit set.
+      const std::uint32_t bit = std::uint32_t{1}
+                                << (31 - std::countl_zero(first ^ last));
+      std::uint32_t lo = task.begin;
+      std::uint32_t hi = task.end - 1;  // code_at(hi) has the bit set.
+      while (lo < hi) {
+        const std::uint32_t probe = lo + (hi - lo) / 2;
+        if (code_at(probe) & bit) {
+          hi = probe;
+        } else {
+          lo = probe + 1;
+        }
+      }
+      mid = lo;
+    }
     tasks.push_back({mid, task.end, node_index});
     tasks.push_back({task.begin, mid, kNone});
   }
-  for (std::uint32_t k = 0; k < n; ++k) leaf_boxes_[k] = boxes[leaf_ids_[k]];
-  return absl::OkStatus();
+  RefitNodes();
+}
+
+template <int D>
+void Bvh<D>::RefitNodes() {
+  for (std::size_t i = nodes_.size(); i-- > 0;) {
+    Node& node = nodes_[i];
+    if (node.IsLeaf()) {
+      Aabb<D> box = leaf_boxes_[node.index];
+      for (std::uint32_t k = 1; k < node.count; ++k) {
+        box = Union(box, leaf_boxes_[node.index + k]);
+      }
+      node.box = box;
+    } else {
+      node.box = Union(nodes_[i + 1].box, nodes_[node.index].box);
+    }
+  }
 }
 
 template <int D>
@@ -208,18 +392,7 @@ absl::Status Bvh<D>::Refit(std::span<const Aabb<D>> boxes) {
   }
   const std::size_t n = leaf_ids_.size();
   for (std::size_t k = 0; k < n; ++k) leaf_boxes_[k] = boxes[leaf_ids_[k]];
-  for (std::size_t i = nodes_.size(); i-- > 0;) {
-    Node& node = nodes_[i];
-    if (node.IsLeaf()) {
-      Aabb<D> box = leaf_boxes_[node.index];
-      for (std::uint32_t k = 1; k < node.count; ++k) {
-        box = Union(box, leaf_boxes_[node.index + k]);
-      }
-      node.box = box;
-    } else {
-      node.box = Union(nodes_[i + 1].box, nodes_[node.index].box);
-    }
-  }
+  RefitNodes();
   return absl::OkStatus();
 }
 
@@ -245,7 +418,8 @@ std::size_t Bvh<D>::MemoryBytes() const {
   return nodes_.capacity() * sizeof(Node) +
          leaf_boxes_.capacity() * sizeof(Aabb<D>) +
          leaf_ids_.capacity() * sizeof(std::uint32_t) +
-         centroids_.capacity() * sizeof(Vec<D>);
+         prims_.capacity() * sizeof(BuildPrim) +
+         (keys_.capacity() + keys_swap_.capacity()) * sizeof(std::uint64_t);
 }
 
 template <int D>

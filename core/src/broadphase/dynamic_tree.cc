@@ -156,38 +156,50 @@ absl::StatusOr<bool> DynamicTree<D>::MoveProxy(std::uint32_t proxy,
 
 template <int D>
 std::int32_t DynamicTree<D>::FindBestSibling(const Aabb<D>& box) const {
+  // Each stack entry is an internal node whose children are still to be
+  // examined, with the cost its children inherit: the sum over the node and
+  // its ancestors of SA(A u L) - SA(A). A child's own cost is computed when
+  // its parent is expanded, so leaves are never pushed.
   struct Candidate {
     std::int32_t index;
-    float inherited;  // Sum of SA(A u L) - SA(A) over the strict ancestors.
+    float inherited;
   };
   const float leaf_measure = SurfaceMeasure(box);
   std::int32_t best = root_;
   float best_cost = SurfaceMeasure(Union(nodes_[root_].box, box));
+  if (nodes_[root_].IsLeaf()) return best;
   TraversalStack<Candidate> stack;
-  stack.Push({root_, 0.0f});
+  stack.Push({root_, best_cost - SurfaceMeasure(nodes_[root_].box)});
   while (!stack.Empty()) {
     const Candidate candidate = stack.Pop();
+    // The bound may have tightened since this entry was pushed.
+    if (leaf_measure + candidate.inherited >= best_cost) continue;
     const Node& node = nodes_[candidate.index];
-    const float direct = SurfaceMeasure(Union(node.box, box));
-    const float cost = direct + candidate.inherited;
-    if (cost < best_cost) {
-      best_cost = cost;
-      best = candidate.index;
+    const std::int32_t children[2] = {node.child1, node.child2};
+    Candidate next[2];
+    int next_count = 0;
+    for (const std::int32_t child : children) {
+      const Node& child_node = nodes_[child];
+      const float cost =
+          SurfaceMeasure(Union(child_node.box, box)) + candidate.inherited;
+      if (cost < best_cost) {
+        best_cost = cost;
+        best = child;
+      }
+      if (child_node.IsLeaf()) continue;
+      const float inherited = cost - SurfaceMeasure(child_node.box);
+      if (leaf_measure + inherited < best_cost) {
+        next[next_count++] = {child, inherited};
+      }
     }
-    if (node.IsLeaf()) continue;
-    const float inherited =
-        candidate.inherited + direct - SurfaceMeasure(node.box);
-    if (leaf_measure + inherited >= best_cost) continue;
-    // Search the child whose union with the new leaf is smaller first: it
-    // usually holds the best sibling, which tightens the bound early.
-    const float cost1 = SurfaceMeasure(Union(nodes_[node.child1].box, box));
-    const float cost2 = SurfaceMeasure(Union(nodes_[node.child2].box, box));
-    if (cost1 <= cost2) {
-      stack.Push({node.child2, inherited});
-      stack.Push({node.child1, inherited});
+    // Search the more promising child first: it tightens the bound early.
+    if (next_count == 2 && next[0].inherited < next[1].inherited) {
+      std::swap(next[0], next[1]);
+    }
+    if (options_.sibling_search == SiblingSearch::kGreedy) {
+      if (next_count > 0) stack.Push(next[next_count - 1]);
     } else {
-      stack.Push({node.child1, inherited});
-      stack.Push({node.child2, inherited});
+      for (int k = 0; k < next_count; ++k) stack.Push(next[k]);
     }
   }
   return best;

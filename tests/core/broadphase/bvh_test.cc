@@ -112,7 +112,10 @@ TYPED_TEST(BvhTest, RandomSetsMatchBruteForce) {
   for (std::uint32_t seed = 1; seed <= 40; ++seed) {
     for (const int size : sizes) {
       std::mt19937 rng(seed * 1000 + static_cast<std::uint32_t>(size));
-      const BvhOptions options{.bin_count = seed % 3 == 0 ? 2 : 16,
+      const BvhOptions options{.method = seed % 2 == 0
+                                             ? BvhBuildMethod::kMorton
+                                             : BvhBuildMethod::kBinnedSah,
+                               .bin_count = seed % 3 == 0 ? 2 : 16,
                                .max_leaf_size = static_cast<int>(seed % 5) + 1};
       auto bvh = *Bvh<D>::Create(options);
       std::vector<Aabb<D>> boxes;
@@ -171,13 +174,16 @@ TYPED_TEST(BvhTest, BuildIsShallowAndCompact) {
   for (int i = 0; i < 4096; ++i) {
     boxes.push_back(RandomBox<D>(rng, 1000.0f, 0.5f, 1.5f));
   }
-  auto bvh = *Bvh<D>::Create();
-  ASSERT_TRUE(bvh.Build(boxes).ok());
-  EXPECT_GE(bvh.Height(), 10);
-  EXPECT_LE(bvh.Height(), 30);
-  // A binary tree over at least 4096 / 4 leaves.
-  EXPECT_GE(bvh.NodeCount(), 2 * (4096 / 4) - 1);
-  EXPECT_LE(bvh.NodeCount(), 2 * 4096 - 1);
+  for (const BvhBuildMethod method :
+       {BvhBuildMethod::kBinnedSah, BvhBuildMethod::kMorton}) {
+    auto bvh = *Bvh<D>::Create({.method = method});
+    ASSERT_TRUE(bvh.Build(boxes).ok());
+    EXPECT_GE(bvh.Height(), 10);
+    EXPECT_LE(bvh.Height(), 30);
+    // A binary tree over at least 4096 / 4 leaves.
+    EXPECT_GE(bvh.NodeCount(), 2 * (4096 / 4) - 1);
+    EXPECT_LE(bvh.NodeCount(), 2 * 4096 - 1);
+  }
 }
 
 }  // namespace

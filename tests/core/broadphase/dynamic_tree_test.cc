@@ -220,7 +220,9 @@ TYPED_TEST(DynamicTreeTest, RandomOperationsMatchBruteForce) {
     std::mt19937 rng(seed);
     auto tree = *DynamicTree<D>::Create(
         {.margin = seed % 3 == 0 ? 0.0f : 0.5f,
-         .displacement_multiplier = seed % 2 == 0 ? 4.0f : 0.0f});
+         .displacement_multiplier = seed % 2 == 0 ? 4.0f : 0.0f,
+         .sibling_search = seed % 4 < 2 ? SiblingSearch::kBranchAndBound
+                                        : SiblingSearch::kGreedy});
     std::map<std::uint32_t, Aabb<D>> tight;
     std::uniform_int_distribution<int> percent(0, 99);
     const int operations = 1500;

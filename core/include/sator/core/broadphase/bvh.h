@@ -1,13 +1,19 @@
 // A bounding volume hierarchy built from scratch over a set of boxes (meant to
 // be rebuilt every tick, or refitted when the boxes move a little).
 //
-// Build: top-down binned SAH (Wald, "On fast Construction of SAH-based
-// Bounding Volume Hierarchies", IEEE Symposium on Interactive Ray Tracing
-// 2007): at each node the primitives' centroids are binned along the axis of
-// largest centroid extent, and the split between bins with the lowest
-// SA(left) * n_left + SA(right) * n_right is taken (MacDonald and Booth
-// 1990). A node of at most max_leaf_size proxies becomes a leaf when that is
-// cheaper than splitting.
+// Two builders (BvhOptions::method), both top down:
+// - kBinnedSah (Wald, "On fast Construction of SAH-based Bounding Volume
+//   Hierarchies", IEEE Symposium on Interactive Ray Tracing 2007): at each
+//   node the centroids are binned along the axis of largest centroid extent
+//   and the bin boundary with the lowest SA(left) * n_left +
+//   SA(right) * n_right is taken (MacDonald and Booth 1990). A node of at most
+//   max_leaf_size proxies becomes a leaf when that is cheaper than splitting.
+// - kMorton, a linear BVH (Lauterbach et al., "Fast BVH Construction on GPUs",
+//   2009; Karras, "Maximizing Parallelism in the Construction of BVHs,
+//   Octrees, and k-d Trees", HPG 2012): centroids are quantised and sorted by
+//   Morton code (radix sort), and each range is split where its first and
+//   last codes first differ (the highest differing bit), found by binary
+//   search. Faster to build, somewhat looser boxes.
 //
 // Layout: nodes in depth-first order, 24 bytes in 2D and 32 in 3D. An
 // internal node's first child is the next node and its second child's index
@@ -38,7 +44,10 @@
 
 namespace sator::broadphase {
 
+enum class BvhBuildMethod { kBinnedSah, kMorton };
+
 struct BvhOptions {
+  BvhBuildMethod method = BvhBuildMethod::kBinnedSah;
   // Bins per split (Wald 2007 uses 16 or 32); in [2, 64].
   int bin_count = 16;
   // The most proxies in one leaf; in [1, 16].
@@ -88,7 +97,19 @@ class Bvh {
     bool IsLeaf() const { return count != 0; }
   };
 
+  // A proxy during a build: its box, centroid and handle, moved as one.
+  struct BuildPrim {
+    Aabb<D> box;
+    Vec<D> centroid;
+    std::uint32_t id;
+  };
+
   explicit Bvh(const BvhOptions& options) : options_(options) {}
+
+  void BuildBinnedSah(const Aabb<D>& bounds, const Aabb<D>& centroid_bounds);
+  void BuildMorton(const Aabb<D>& centroid_bounds);
+  // Recomputes every node's box from leaf_boxes_.
+  void RefitNodes();
 
   template <typename Leaf>
   TreeStats Cast(Vec<D> origin, Vec<D> translation, Vec<D> grow,
@@ -98,7 +119,10 @@ class Bvh {
   std::vector<Node> nodes_;
   std::vector<Aabb<D>> leaf_boxes_;      // Proxy boxes in leaf order.
   std::vector<std::uint32_t> leaf_ids_;  // Proxy handle of each slot.
-  std::vector<Vec<D>> centroids_;        // Build scratch.
+  // Build scratch, kept to reuse its memory on the next build.
+  std::vector<BuildPrim> prims_;
+  std::vector<std::uint64_t> keys_;
+  std::vector<std::uint64_t> keys_swap_;
 };
 
 extern template class Bvh<2>;

@@ -33,12 +33,20 @@
 
 namespace sator::broadphase {
 
+// How insertion searches for the new leaf's sibling. Both minimise the same
+// SAH cost with the same lower bound; kBranchAndBound backtracks into every
+// subtree whose bound beats the best cost found (Catto 2019) and finds the
+// optimum, kGreedy follows only the most promising child at each level (the
+// approximation Box2D v3 ships), touching about a third as many nodes.
+enum class SiblingSearch { kBranchAndBound, kGreedy };
+
 struct DynamicTreeOptions {
   // Grows every proxy's box on each side, in length units.
   float margin = 0.1f;
   // A moved proxy's fat box is stretched by this many times its displacement
   // along the direction of motion (Box2D uses 4).
   float displacement_multiplier = 4.0f;
+  SiblingSearch sibling_search = SiblingSearch::kBranchAndBound;
 };
 
 template <int D>
