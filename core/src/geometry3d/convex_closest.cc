@@ -11,12 +11,15 @@ namespace {
 
 float Clamp01(float x) { return std::clamp(x, 0.0f, 1.0f); }
 
-// Keeps the closer of two candidate point pairs.
+// Keeps the closest candidate point pair, and the candidates that tie with
+// it within round-off (their directions can differ although their lengths
+// agree to float precision).
 struct Best {
   float dist_sq = 0.0f;
   Vec3 pa{};
   Vec3 pb{};
   bool set = false;
+  CorePairs* ties = nullptr;
   void Offer(Vec3 a, Vec3 b) {
     const float d = LengthSquared(b - a);
     if (!set || d < dist_sq) {
@@ -25,6 +28,7 @@ struct Best {
       pb = b;
       set = true;
     }
+    if (ties != nullptr) ties->Offer(a, b, d);
   }
 };
 
@@ -194,56 +198,112 @@ Vec3 ClosestPointOnTriangle(Vec3 p, Vec3 a, Vec3 b, Vec3 c) {
 }
 
 // Ericson 5.1.9: minimise |p1 + s d1 - (p2 + t d2)|^2 over the unit square,
-// clamping s, recomputing t, and clamping again.
+// clamping s, recomputing t, and clamping again. The 2x2 solve runs in
+// double: its determinant a e - b^2 = |d1|^2 |d2|^2 sin^2(angle) cancels
+// catastrophically in float for nearly parallel segments, and the error of
+// s then tilts the direction between the closest points.
 void ClosestPointsSegmentSegment(Vec3 p1, Vec3 q1, Vec3 p2, Vec3 q2, Vec3* c1,
                                  Vec3* c2) {
-  const Vec3 d1 = q1 - p1;
-  const Vec3 d2 = q2 - p2;
-  const Vec3 r = p1 - p2;
-  const float a = Dot(d1, d1);
-  const float e = Dot(d2, d2);
-  const float f = Dot(d2, r);
-  float s = 0.0f;
-  float t = 0.0f;
-  if (a <= 0.0f && e <= 0.0f) {
+  const double d1[3] = {static_cast<double>(q1.x) - p1.x,
+                        static_cast<double>(q1.y) - p1.y,
+                        static_cast<double>(q1.z) - p1.z};
+  const double d2[3] = {static_cast<double>(q2.x) - p2.x,
+                        static_cast<double>(q2.y) - p2.y,
+                        static_cast<double>(q2.z) - p2.z};
+  const double r[3] = {static_cast<double>(p1.x) - p2.x,
+                       static_cast<double>(p1.y) - p2.y,
+                       static_cast<double>(p1.z) - p2.z};
+  auto dot = [](const double* u, const double* v) {
+    return u[0] * v[0] + u[1] * v[1] + u[2] * v[2];
+  };
+  auto clamp01 = [](double x) { return std::clamp(x, 0.0, 1.0); };
+  const double a = dot(d1, d1);
+  const double e = dot(d2, d2);
+  const double f = dot(d2, r);
+  double s = 0.0;
+  double t = 0.0;
+  if (a <= 0.0 && e <= 0.0) {
     // Both degenerate to points.
-  } else if (a <= 0.0f) {
-    t = Clamp01(f / e);
+  } else if (a <= 0.0) {
+    t = clamp01(f / e);
   } else {
-    const float c = Dot(d1, r);
-    if (e <= 0.0f) {
-      s = Clamp01(-c / a);
+    const double c = dot(d1, r);
+    if (e <= 0.0) {
+      s = clamp01(-c / a);
     } else {
-      const float b = Dot(d1, d2);
-      const float denom = a * e - b * b;  // >= 0; 0 when parallel.
-      // Near-parallel segments: any s works; start at 0 and let the clamps
-      // below pick the point.
-      s = denom > 1e-7f * a * e ? Clamp01((b * f - c * e) / denom) : 0.0f;
-      const float t_num = b * s + f;
-      if (t_num < 0.0f) {
-        t = 0.0f;
-        s = Clamp01(-c / a);
+      const double b = dot(d1, d2);
+      const double denom = a * e - b * b;  // >= 0; 0 when parallel.
+      // Parallel segments: any s works; start at 0 and let the clamps below
+      // pick the point.
+      s = denom > 1e-14 * a * e ? clamp01((b * f - c * e) / denom) : 0.0;
+      const double t_num = b * s + f;
+      if (t_num < 0.0) {
+        t = 0.0;
+        s = clamp01(-c / a);
       } else if (t_num > e) {
-        t = 1.0f;
-        s = Clamp01((b - c) / a);
+        t = 1.0;
+        s = clamp01((b - c) / a);
       } else {
         t = t_num / e;
       }
     }
   }
-  *c1 = p1 + s * d1;
-  *c2 = p2 + t * d2;
+  *c1 = {static_cast<float>(p1.x + s * d1[0]),
+         static_cast<float>(p1.y + s * d1[1]),
+         static_cast<float>(p1.z + s * d1[2])};
+  *c2 = {static_cast<float>(p2.x + t * d2[0]),
+         static_cast<float>(p2.y + t * d2[1]),
+         static_cast<float>(p2.z + t * d2[2])};
 }
 
-float ClosestCorePoints(const PolyRef& a, const PolyRef& b, Vec3* pa,
-                        Vec3* pb) {
+void CorePairs::Offer(Vec3 a, Vec3 b, float dist_sq) {
+  if (count < kMaxCorePairs) {
+    pa[count] = a;
+    pb[count] = b;
+    dist_sqs[count] = dist_sq;
+    ++count;
+    return;
+  }
+  // Replace the farthest kept pair.
+  int worst = 0;
+  for (int i = 1; i < count; ++i) {
+    if (dist_sqs[i] > dist_sqs[worst]) worst = i;
+  }
+  if (dist_sq < dist_sqs[worst]) {
+    pa[worst] = a;
+    pb[worst] = b;
+    dist_sqs[worst] = dist_sq;
+  }
+}
+
+void CorePairs::KeepNear(float best_dist_sq, float slack) {
+  int kept = 0;
+  for (int i = 0; i < count; ++i) {
+    if (dist_sqs[i] <= best_dist_sq + slack) {
+      pa[kept] = pa[i];
+      pb[kept] = pb[i];
+      dist_sqs[kept] = dist_sqs[i];
+      ++kept;
+    }
+  }
+  count = kept;
+}
+
+float ClosestCorePoints(const PolyRef& a, const PolyRef& b, Vec3* pa, Vec3* pb,
+                        CorePairs* ties) {
   const bool a_round =
       a.kind == CoreKind::kPoint || a.kind == CoreKind::kSegment;
   if (!a_round) {
     // Solve with the roles swapped.
-    return ClosestCorePoints(b, a, pb, pa);
+    const float d = ClosestCorePoints(b, a, pb, pa, ties);
+    if (ties != nullptr) {
+      for (int i = 0; i < ties->count; ++i) std::swap(ties->pa[i], ties->pb[i]);
+    }
+    return d;
   }
+  if (ties != nullptr) ties->count = 0;
   Best best;
+  best.ties = ties;
   if (a.kind == CoreKind::kPoint) {
     PointCore(a.vertices[0], b, &best);
   } else {
@@ -273,6 +333,11 @@ float ClosestCorePoints(const PolyRef& a, const PolyRef& b, Vec3* pa,
   }
   *pa = best.pa;
   *pb = best.pb;
+  if (ties != nullptr) {
+    // Lengths within a few float ulps of the best (relative 1e-5 of d^2,
+    // plus an absolute floor for touching cores).
+    ties->KeepNear(best.dist_sq, 1e-5f * best.dist_sq + 1e-12f);
+  }
   return std::sqrt(best.dist_sq);
 }
 

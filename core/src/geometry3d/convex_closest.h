@@ -18,10 +18,24 @@ Vec3 ClosestPointOnTriangle(Vec3 p, Vec3 a, Vec3 b, Vec3 c);
 void ClosestPointsSegmentSegment(Vec3 p1, Vec3 q1, Vec3 p2, Vec3 q2, Vec3* c1,
                                  Vec3* c2);
 
+// Candidate closest pairs whose lengths tie with the closest one.
+inline constexpr int kMaxCorePairs = 8;
+struct CorePairs {
+  int count = 0;
+  Vec3 pa[kMaxCorePairs];
+  Vec3 pb[kMaxCorePairs];
+  float dist_sqs[kMaxCorePairs];
+  void Offer(Vec3 a, Vec3 b, float dist_sq);
+  void KeepNear(float best_dist_sq, float slack);
+};
+
 // The distance between the cores `a` and `b` (both in one frame) and the
 // closest points `pa` on a and `pb` on b; 0 when they intersect (then pa and
 // pb are a common point). One of the two must be a point or a segment.
-float ClosestCorePoints(const PolyRef& a, const PolyRef& b, Vec3* pa, Vec3* pb);
+// With `ties`, also the candidate pairs as long as the closest one within
+// round-off (the closest included).
+float ClosestCorePoints(const PolyRef& a, const PolyRef& b, Vec3* pa, Vec3* pb,
+                        CorePairs* ties = nullptr);
 
 }  // namespace sator::internal
 

@@ -11,12 +11,54 @@ ContactResult<3> ContactRound(const PolyRef& a, const PolyRef& b) {
   ContactResult<3> result;
   Vec3 pa;
   Vec3 pb;
-  const float d = ClosestCorePoints(a, b, &pa, &pb);
+  CorePairs ties;
+  const float d = ClosestCorePoints(a, b, &pa, &pb, &ties);
   const float radii = a.radius + b.radius;
   if (d > kCoreContactFraction * radii) {
-    const Vec3 n = (1.0f / d) * (pb - pa);
+    Vec3 n = (1.0f / d) * (pb - pa);
+    float depth = radii - d;
+    if (depth >= 0.0f &&
+        (a.kind != CoreKind::kPoint || b.kind != CoreKind::kPoint)) {
+      // The direction of pa -> pb carries the round-off of the closest
+      // points divided by d: of the coordinates (about 1e-7 of their size)
+      // when d is short, and more for nearly parallel segment pairs (Ericson
+      // 5.1.9 divides by the squared sine of their angle). Near a face the
+      // tilt costs overlap in proportion to the face's size. So measure this
+      // axis by projection, measure the cores' SAT axis too, and keep the
+      // one with less overlap: both are exact along their own axis. (Apart,
+      // the closest points give the exact distance, which SAT only bounds.)
+      // Near-ties among the candidate pairs (a vertex and a point of an
+      // edge next to it, say) have lengths equal in float but directions
+      // apart by the round-off over d: measure each.
+      depth = 3.0e38f;
+      for (int i = 0; i < ties.count; ++i) {
+        const Vec3 diff = ties.pb[i] - ties.pa[i];
+        const float len = Length(diff);
+        if (!(len > 0.0f)) continue;
+        const Vec3 u = (1.0f / len) * diff;
+        float a_lo;
+        float a_hi;
+        float b_lo;
+        float b_hi;
+        Project(a, u, &a_lo, &a_hi);
+        Project(b, u, &b_lo, &b_hi);
+        const float along = a_hi - b_lo + radii;
+        if (along < depth) {
+          depth = along;
+          n = u;
+          pa = ties.pa[i];
+          pb = ties.pb[i];
+        }
+      }
+      if (ties.count == 0) depth = radii - d;
+      const SatAxis axis = SatQuery(a, b, /*early_out=*/false);
+      if (axis.kind != AxisKind::kNone && radii - axis.separation < depth) {
+        n = axis.normal;
+        depth = radii - axis.separation;
+      }
+    }
     result.normal = n;
-    result.depth = radii - d;
+    result.depth = depth;
     result.overlapping = result.depth >= 0.0f;
     if (result.overlapping) {
       // Midway between A's surface point and B's.
