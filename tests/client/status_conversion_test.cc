@@ -45,8 +45,10 @@ TEST(FromGrpcStatus, EveryCanonicalCodeMapsToItsTwinAndKeepsTheMessage) {
 }
 
 TEST(FromGrpcStatus, CodeOutsideTheCanonicalRangeBecomesUnknown) {
+  // 20 is within grpc::StatusCode's value range (its enumerators span -1..16,
+  // so any value in -32..31 is valid) but is no canonical code.
   const absl::Status status =
-      FromGrpcStatus(grpc::Status(static_cast<grpc::StatusCode>(42), "odd"));
+      FromGrpcStatus(grpc::Status(static_cast<grpc::StatusCode>(20), "odd"));
   EXPECT_EQ(status.code(), absl::StatusCode::kUnknown);
   EXPECT_EQ(status.message(), "odd");
 }
