@@ -1,0 +1,79 @@
+// Private: rays against polytopes rounded by a radius, the building block of
+// every sweep with a sphere or a capsule (sweep3d.cc).
+//
+// The set of points within r of a convex polytope P is the union of the face
+// prisms (each face pushed out by r along its normal), the capsules around
+// the edges, and P itself. A ray that starts outside that union enters it
+// first through a face prism or an edge capsule (vertices are the capsules'
+// end balls), so the entry is the least of those entries (the same
+// decomposition as Ericson, "Real-Time Collision Detection", 5.5.7, for a
+// moving sphere against a box, generalised to any convex polytope).
+#ifndef SATOR_CORE_SRC_GEOMETRY3D_SWEEP_ROUND_H_
+#define SATOR_CORE_SRC_GEOMETRY3D_SWEEP_ROUND_H_
+
+#include <array>
+#include <cstdint>
+
+#include "geometry3d/ray_primitives.h"
+#include "sator/core/geometry3d/shapes3d.h"
+#include "sator/core/vec.h"
+
+namespace sator::internal {
+
+// A convex polytope by its features, in some frame. `solid` is false for a
+// flat polygon (a triangle or the parallelogram of two segments), which is
+// given as two faces with opposite normals.
+struct RoundPoly {
+  const Vec3* vertices = nullptr;
+  int vertex_count = 0;
+  const ConvexHull::Face* faces = nullptr;
+  int face_count = 0;
+  const std::uint16_t* face_vertex_indices = nullptr;
+  const ConvexHull::Edge* edges = nullptr;
+  int edge_count = 0;
+  bool solid = true;
+};
+
+// Owned storage for the small polytopes (box, triangle, parallelogram).
+struct SmallRoundPoly {
+  std::array<Vec3, 8> vertices;
+  std::array<ConvexHull::Face, 6> faces;
+  std::array<std::uint16_t, 24> face_vertex_indices;
+  std::array<ConvexHull::Edge, 12> edges;
+  RoundPoly view;
+};
+
+RoundPoly HullRoundPoly(const ConvexHull& hull);
+void MakeBoxRoundPoly(const Box3& box, SmallRoundPoly* out);
+void MakeTriangleRoundPoly(const Triangle3& tri, SmallRoundPoly* out);
+// The flat polygon a, b, c, d (a parallelogram, counter-clockwise about
+// `normal`, unit). With a zero normal (degenerate polygon) only the four
+// edges are kept, which is exact for the segment it collapses to.
+void MakeQuadRoundPoly(Vec3 a, Vec3 b, Vec3 c, Vec3 d, Vec3 normal,
+                       SmallRoundPoly* out);
+
+// The squared distance from x to the polytope (0 inside a solid).
+float SquaredDistanceToPoly(Vec3 x, const RoundPoly& poly);
+
+// Ray against the polytope rounded by `radius` (> 0). kInside when the
+// origin is within `radius` of the polytope. The hit's normal is the outward
+// normal of the rounded surface; `feature` is the face index, or
+// face_count + edge index for an edge capsule.
+RayStatus RayRoundPoly(Vec3 origin, Vec3 dir, float t_max,
+                       const RoundPoly& poly, float radius, PrimitiveHit* hit);
+
+// Closest points of segments p1q1 and p2q2 (Ericson 5.1.9, with the
+// parallel and degenerate cases clamped).
+void ClosestSegmentPoints(Vec3 p1, Vec3 q1, Vec3 p2, Vec3 q2, Vec3* c1,
+                          Vec3* c2);
+
+// Does the ray reach the box [lo, hi] within [0, t_max]? (A cheap rejection
+// test before the exact ones.)
+bool RayReachesBox(Vec3 origin, Vec3 dir, float t_max, Vec3 lo, Vec3 hi);
+
+// The closest point to x on segment pq.
+Vec3 ClosestOnSegmentPoint(Vec3 x, Vec3 p, Vec3 q);
+
+}  // namespace sator::internal
+
+#endif  // SATOR_CORE_SRC_GEOMETRY3D_SWEEP_ROUND_H_

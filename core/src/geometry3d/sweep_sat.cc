@@ -1,0 +1,453 @@
+// SAT over time for polytope pairs; the method is described in sweep_sat.h.
+//
+//   for each axis L (face normals, edge-edge crosses kept by the Gauss map):
+//     [a0, a1] = A on L;  [b0, b1] = B on L at t = 0;  s = dot(v, L)
+//     if s < 0: flip L (and the intervals) so that B moves towards +L
+//     miss if a1 - b0 < 0 (B past A, moving away) or a0 - b1 > s (too far)
+//     entry = (a0 - b1) / s if positive; exit = (a1 - b0) / s if below 1
+//   hit at the latest entry if it is <= the earliest exit; no positive
+//   entry at all means every axis overlaps at t = 0: started overlapping.
+//
+// The contact point at the time of impact is found from the supporting
+// features along the normal: a vertex when either side touches with a
+// vertex, the closest points of two edges, otherwise the centroid of the
+// overlap of the two supporting polygons (clipped in the contact plane,
+// Sutherland and Hodgman 1974).
+#include "geometry3d/sweep_sat.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <type_traits>
+#include <utility>
+
+#include "geometry3d/sweep_round.h"
+
+namespace sator::internal {
+namespace {
+
+struct SweepEdge {
+  Vec3 p;
+  Vec3 q;
+  // Arcs of the Gauss map bordering the edge (normals of the faces that
+  // meet there); 0 arcs means "never prune this edge".
+  std::array<std::array<Vec3, 2>, 2> arcs;
+  int arc_count = 0;
+};
+
+struct SatPoly {
+  const Vec3* vertices = nullptr;
+  int vertex_count = 0;
+  const Vec3* axes = nullptr;  // Face normals (and a triangle's side normals).
+  int axis_count = 0;
+  const SweepEdge* edges = nullptr;
+  int edge_count = 0;
+  // The first `direction_count` edges have all the distinct directions.
+  int direction_count = 0;
+  bool is_hull = false;
+};
+
+template <int kV, int kA, int kE>
+struct SatStore {
+  std::array<Vec3, kV> vertices;
+  std::array<Vec3, kA> axes;
+  std::array<SweepEdge, kE> edges;
+  SatPoly view;
+};
+using BoxStore = SatStore<8, 3, 12>;
+using TriStore = SatStore<3, 4, 3>;
+using HullStore =
+    SatStore<kMaxHullVertices, 2 * kMaxHullVertices, 3 * kMaxHullVertices>;
+
+void MakeBox(const Box3& box, const Pose3& pose, BoxStore* out) {
+  const Vec3 h = box.half_extents;
+  Vec3 u[3];
+  for (int i = 0; i < 3; ++i) {
+    Vec3 e{};
+    e[i] = 1.0f;
+    u[i] = Rotate(pose.rotation, e);
+    out->axes[i] = u[i];
+  }
+  for (int i = 0; i < 8; ++i) {
+    out->vertices[i] = pose.position + ((i & 1) ? h.x : -h.x) * u[0] +
+                       ((i & 2) ? h.y : -h.y) * u[1] +
+                       ((i & 4) ? h.z : -h.z) * u[2];
+  }
+  // Edge along axis i at the corner signs (sj, sk) of the other two axes;
+  // ordered so that edges 0, 1, 2 run along axes 0, 1, 2.
+  int e = 0;
+  for (int corner = 0; corner < 4; ++corner) {
+    for (int i = 0; i < 3; ++i) {
+      const int j = (i + 1) % 3;
+      const int k = (i + 2) % 3;
+      const float sj = (corner & 1) ? 1.0f : -1.0f;
+      const float sk = (corner & 2) ? 1.0f : -1.0f;
+      const int base = ((sj > 0 ? 1 : 0) << j) | ((sk > 0 ? 1 : 0) << k);
+      SweepEdge& edge = out->edges[e++];
+      edge.p = out->vertices[base];
+      edge.q = out->vertices[base | (1 << i)];
+      edge.arcs[0] = {sj * u[j], sk * u[k]};
+      edge.arc_count = 1;
+    }
+  }
+  out->view = {out->vertices.data(),
+               8,
+               out->axes.data(),
+               3,
+               out->edges.data(),
+               12,
+               3,
+               false};
+}
+
+void MakeTriangle(const Triangle3& tri, const Pose3& pose, TriStore* out) {
+  const Vec3 v[3] = {Transform(pose, tri.a), Transform(pose, tri.b),
+                     Transform(pose, tri.c)};
+  const Vec3 n = NormalizeOrZero(Cross(v[1] - v[0], v[2] - v[0]));
+  out->axes[0] = n;
+  for (int i = 0; i < 3; ++i) {
+    out->vertices[i] = v[i];
+    const Vec3 e = v[(i + 1) % 3] - v[i];
+    const Vec3 m = NormalizeOrZero(Cross(e, n));  // Outward, in the plane.
+    out->axes[i + 1] = m;
+    SweepEdge& edge = out->edges[i];
+    edge.p = v[i];
+    edge.q = v[(i + 1) % 3];
+    // The edge's arc runs from n over m to -n: half a great circle, split in
+    // two quarters so each is a proper (shorter than half) arc.
+    edge.arcs[0] = {n, m};
+    edge.arcs[1] = {m, -n};
+    edge.arc_count = 2;
+  }
+  out->view = {out->vertices.data(),
+               3,
+               out->axes.data(),
+               4,
+               out->edges.data(),
+               3,
+               3,
+               false};
+}
+
+void MakeHull(const ConvexHull& hull, const Pose3& pose, HullStore* out) {
+  const int nv = static_cast<int>(hull.vertices.size());
+  const int nf = static_cast<int>(hull.faces.size());
+  const int ne = static_cast<int>(hull.edges.size());
+  for (int i = 0; i < nv; ++i) {
+    out->vertices[i] = Transform(pose, hull.vertices[i]);
+  }
+  for (int f = 0; f < nf; ++f) {
+    out->axes[f] = Rotate(pose.rotation, hull.faces[f].normal);
+  }
+  for (int e = 0; e < ne; ++e) {
+    const ConvexHull::Edge& he = hull.edges[e];
+    SweepEdge& edge = out->edges[e];
+    edge.p = out->vertices[he.a];
+    edge.q = out->vertices[he.b];
+    edge.arcs[0] = {out->axes[he.face_left], out->axes[he.face_right]};
+    edge.arc_count = 1;
+  }
+  out->view = {out->vertices.data(),
+               nv,
+               out->axes.data(),
+               nf,
+               out->edges.data(),
+               ne,
+               ne,
+               true};
+}
+
+// Do the Gauss-map arcs ab and cd cross? (Gregorius GDC 2013: c and d on
+// opposite sides of the plane of a and b, a and b on opposite sides of the
+// plane of c and d, and the crossing on the same hemisphere.) Lenient by a
+// small tolerance: an extra axis is harmless, a missing one is not.
+bool ArcsCross(Vec3 a, Vec3 b, Vec3 c, Vec3 d) {
+  constexpr float kEps = 1e-6f;
+  const Vec3 bxa = Cross(b, a);
+  const Vec3 dxc = Cross(d, c);
+  const float cba = Dot(c, bxa);
+  const float dba = Dot(d, bxa);
+  const float adc = Dot(a, dxc);
+  const float bdc = Dot(b, dxc);
+  return cba * dba < kEps && adc * bdc < kEps && cba * bdc > -kEps;
+}
+
+// Is the edge pair a face of the Minkowski difference A - B (whose Gauss
+// map holds B's normals negated)?
+bool MinkowskiFace(const SweepEdge& ea, const SweepEdge& eb) {
+  if (ea.arc_count == 0 || eb.arc_count == 0) return true;
+  for (int i = 0; i < ea.arc_count; ++i) {
+    for (int j = 0; j < eb.arc_count; ++j) {
+      if (ArcsCross(ea.arcs[i][0], ea.arcs[i][1], -eb.arcs[j][0],
+                    -eb.arcs[j][1])) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+void Project(const SatPoly& p, Vec3 axis, float* lo, float* hi) {
+  float mn = Dot(axis, p.vertices[0]);
+  float mx = mn;
+  for (int i = 1; i < p.vertex_count; ++i) {
+    const float d = Dot(axis, p.vertices[i]);
+    mn = std::min(mn, d);
+    mx = std::max(mx, d);
+  }
+  *lo = mn;
+  *hi = mx;
+}
+
+struct SatState {
+  float t_enter = 0.0f;
+  float t_exit = 1.0f;
+  bool entered = false;
+  Vec3 axis{};  // Unnormalised, from A to B.
+};
+
+// Returns false when the axis proves a miss.
+bool TestAxis(Vec3 axis, const SatPoly& a, const SatPoly& b, Vec3 v,
+              SatState* st) {
+  float a0, a1, b0, b1;
+  Project(a, axis, &a0, &a1);
+  Project(b, axis, &b0, &b1);
+  float s = Dot(v, axis);
+  if (s < 0.0f) {
+    axis = -axis;
+    s = -s;
+    std::swap(a0, a1);
+    a0 = -a0;
+    a1 = -a1;
+    std::swap(b0, b1);
+    b0 = -b0;
+    b1 = -b1;
+  }
+  const float entry_num = a0 - b1;  // Gap B's top must close to reach A.
+  const float exit_num = a1 - b0;   // Travel until B's bottom leaves A.
+  if (exit_num < 0.0f || entry_num > s) return false;
+  if (entry_num > 0.0f) {
+    const float t = entry_num / s;  // In (0, 1]: 0 < entry_num <= s.
+    if (!st->entered || t > st->t_enter) {
+      st->t_enter = t;
+      st->axis = -axis;  // B comes from below A along +axis.
+      st->entered = true;
+    }
+  }
+  if (exit_num < s) st->t_exit = std::min(st->t_exit, exit_num / s);
+  return !(st->entered && st->t_enter > st->t_exit);
+}
+
+// ---- Contact point at the time of impact ----------------------------------
+
+struct P2 {
+  float x;
+  float y;
+};
+float Cross2(P2 o, P2 a, P2 b) {
+  return (a.x - o.x) * (b.y - o.y) - (a.y - o.y) * (b.x - o.x);
+}
+
+// Andrew's monotone chain: the counter-clockwise convex hull of pts[0, n)
+// written to out; returns its size.
+int Hull2(P2* pts, int n, P2* out) {
+  std::sort(pts, pts + n,
+            [](P2 a, P2 b) { return a.x < b.x || (a.x == b.x && a.y < b.y); });
+  if (n < 3) {
+    std::copy(pts, pts + n, out);
+    return n;
+  }
+  int k = 0;
+  for (int i = 0; i < n; ++i) {
+    while (k >= 2 && Cross2(out[k - 2], out[k - 1], pts[i]) <= 0.0f) --k;
+    out[k++] = pts[i];
+  }
+  for (int i = n - 2, lower = k + 1; i >= 0; --i) {
+    while (k >= lower && Cross2(out[k - 2], out[k - 1], pts[i]) <= 0.0f) --k;
+    out[k++] = pts[i];
+  }
+  return k - 1;
+}
+
+constexpr int kMaxClip = 4 * kMaxHullVertices + 8;
+
+// Clips the subject polygon (or segment) by the convex counter-clockwise
+// polygon `clip` (3 or more vertices); returns the output size.
+int ClipPolygon(const P2* subject, int n, const P2* clip, int m, P2* out) {
+  std::array<P2, kMaxClip> buf_a;
+  std::array<P2, kMaxClip> buf_b;
+  P2* in = buf_a.data();
+  P2* next = buf_b.data();
+  std::copy(subject, subject + n, in);
+  int count = n;
+  for (int i = 0; i < m && count > 0; ++i) {
+    const P2 c0 = clip[i];
+    const P2 c1 = clip[(i + 1) % m];
+    int k = 0;
+    for (int j = 0; j < count && k + 2 <= kMaxClip; ++j) {
+      const P2 s = in[j];
+      const P2 e = in[(j + 1) % count];
+      const float ds = Cross2(c0, c1, s);
+      const float de = Cross2(c0, c1, e);
+      if (ds >= 0.0f) next[k++] = s;
+      if ((ds >= 0.0f) != (de >= 0.0f)) {
+        const float w = ds / (ds - de);
+        next[k++] = {s.x + w * (e.x - s.x), s.y + w * (e.y - s.y)};
+      }
+    }
+    std::swap(in, next);
+    count = k;
+  }
+  std::copy(in, in + count, out);
+  return count;
+}
+
+Vec3 ContactPoint(const SatPoly& a, const SatPoly& b, Vec3 offset_b, Vec3 n) {
+  float max_a = Dot(n, a.vertices[0]);
+  for (int i = 1; i < a.vertex_count; ++i) {
+    max_a = std::max(max_a, Dot(n, a.vertices[i]));
+  }
+  float min_b = Dot(n, b.vertices[0] + offset_b);
+  for (int i = 1; i < b.vertex_count; ++i) {
+    min_b = std::min(min_b, Dot(n, b.vertices[i] + offset_b));
+  }
+  const float tol = 1e-4f * (1.0f + std::fabs(max_a) + std::fabs(min_b));
+  std::array<Vec3, kMaxHullVertices> sa;
+  std::array<Vec3, kMaxHullVertices> sb;
+  int na = 0;
+  int nb = 0;
+  for (int i = 0; i < a.vertex_count; ++i) {
+    if (Dot(n, a.vertices[i]) >= max_a - tol) sa[na++] = a.vertices[i];
+  }
+  for (int i = 0; i < b.vertex_count; ++i) {
+    const Vec3 p = b.vertices[i] + offset_b;
+    if (Dot(n, p) <= min_b + tol) sb[nb++] = p;
+  }
+  if (na == 1) return sa[0];
+  if (nb == 1) return sb[0];
+  if (na == 2 && nb == 2) {
+    Vec3 ca, cb;
+    ClosestSegmentPoints(sa[0], sa[1], sb[0], sb[1], &ca, &cb);
+    return 0.5f * (ca + cb);
+  }
+  // Both features are edges or faces: clip in the contact plane.
+  const Vec3 u =
+      NormalizeOrZero(std::fabs(n.x) < 0.6f ? Cross(n, Vec3{1, 0, 0})
+                                            : Cross(n, Vec3{0, 1, 0}));
+  const Vec3 w = Cross(n, u);
+  std::array<P2, kMaxHullVertices> pa, pb, ha, hb;
+  for (int i = 0; i < na; ++i) pa[i] = {Dot(u, sa[i]), Dot(w, sa[i])};
+  for (int i = 0; i < nb; ++i) pb[i] = {Dot(u, sb[i]), Dot(w, sb[i])};
+  const int ka = Hull2(pa.data(), na, ha.data());
+  const int kb = Hull2(pb.data(), nb, hb.data());
+  std::array<P2, kMaxClip> clipped;
+  int kc = 0;
+  if (ka >= 3) {
+    kc = ClipPolygon(hb.data(), kb, ha.data(), ka, clipped.data());
+  } else if (kb >= 3) {
+    kc = ClipPolygon(ha.data(), ka, hb.data(), kb, clipped.data());
+  }
+  const float level = 0.5f * (max_a + min_b);
+  if (kc > 0) {
+    P2 mean{0.0f, 0.0f};
+    for (int i = 0; i < kc; ++i) {
+      mean.x += clipped[i].x;
+      mean.y += clipped[i].y;
+    }
+    const float inv = 1.0f / static_cast<float>(kc);
+    return level * n + (mean.x * inv) * u + (mean.y * inv) * w;
+  }
+  // Round-off left no overlap: the middle of the two features.
+  Vec3 mean{};
+  for (int i = 0; i < na; ++i) mean += sa[i];
+  for (int i = 0; i < nb; ++i) mean += sb[i];
+  return mean * (1.0f / static_cast<float>(na + nb));
+}
+
+SatSweepResult Run(const SatPoly& a, const SatPoly& b, Vec3 v, bool prune) {
+  SatSweepResult result;
+  SatState st;
+  for (int i = 0; i < a.axis_count; ++i) {
+    if (!TestAxis(a.axes[i], a, b, v, &st)) return result;
+  }
+  for (int i = 0; i < b.axis_count; ++i) {
+    if (!TestAxis(b.axes[i], a, b, v, &st)) return result;
+  }
+  const bool use_gauss = prune && (a.is_hull || b.is_hull);
+  const int ne_a = use_gauss ? a.edge_count : a.direction_count;
+  const int ne_b = use_gauss ? b.edge_count : b.direction_count;
+  for (int i = 0; i < ne_a; ++i) {
+    const Vec3 da = a.edges[i].q - a.edges[i].p;
+    for (int j = 0; j < ne_b; ++j) {
+      if (use_gauss && !MinkowskiFace(a.edges[i], b.edges[j])) continue;
+      const Vec3 db = b.edges[j].q - b.edges[j].p;
+      const Vec3 axis = Cross(da, db);
+      // Parallel edges make no Minkowski face (Ericson 4.4.1's epsilon).
+      if (LengthSquared(axis) <=
+          1e-10f * LengthSquared(da) * LengthSquared(db)) {
+        continue;
+      }
+      if (!TestAxis(axis, a, b, v, &st)) return result;
+    }
+  }
+  if (!st.entered) {
+    result.status = SatSweepStatus::kStartedOverlapping;
+    result.t = 0.0f;
+    return result;
+  }
+  result.status = SatSweepStatus::kHit;
+  result.t = st.t_enter;
+  result.normal = NormalizeOrZero(st.axis);
+  result.point = ContactPoint(a, b, st.t_enter * v, result.normal);
+  return result;
+}
+
+// Builds the SatPoly of a polytope shape placed by `pose` into whichever
+// store fits, and calls f with it.
+template <typename F>
+SatSweepResult WithPoly(const ConvexShape3& shape, const Pose3& pose, F&& f) {
+  return std::visit(
+      [&](const auto& s) -> SatSweepResult {
+        using T = std::decay_t<decltype(s)>;
+        if constexpr (std::is_same_v<T, Box3>) {
+          BoxStore store;
+          MakeBox(s, pose, &store);
+          return f(store.view);
+        } else if constexpr (std::is_same_v<T, Triangle3>) {
+          TriStore store;
+          MakeTriangle(s, pose, &store);
+          return f(store.view);
+        } else if constexpr (std::is_same_v<
+                                 T, std::shared_ptr<const ConvexHull>>) {
+          HullStore store;
+          MakeHull(*s, pose, &store);
+          return f(store.view);
+        } else {
+          return SatSweepResult{};  // Not a polytope: the caller's bug.
+        }
+      },
+      shape);
+}
+
+SatSweepResult Dispatch(const ConvexShape3& a, const ConvexShape3& b,
+                        const Pose3& b_in_a, Vec3 v, bool prune) {
+  return WithPoly(a, Pose3{}, [&](const SatPoly& pa) {
+    return WithPoly(b, b_in_a,
+                    [&](const SatPoly& pb) { return Run(pa, pb, v, prune); });
+  });
+}
+
+}  // namespace
+
+SatSweepResult SweepPolytopes(const ConvexShape3& a, const ConvexShape3& b,
+                              const Pose3& b_in_a, Vec3 v) {
+  return Dispatch(a, b, b_in_a, v, true);
+}
+
+SatSweepResult SweepPolytopesUnpruned(const ConvexShape3& a,
+                                      const ConvexShape3& b,
+                                      const Pose3& b_in_a, Vec3 v) {
+  return Dispatch(a, b, b_in_a, v, false);
+}
+
+}  // namespace sator::internal
