@@ -141,12 +141,12 @@ absl::StatusOr<ConvexPolygon> MakeConvexPolygon(absl::Span<const Vec2> points) {
     const Vec2 v1 = p[static_cast<size_t>((i + 1) % n)];
     polygon.vertices_[k] = v0 + origin;
     polygon.normals_[k] = NormalizeOrZero(RightPerp(v1 - v0));
-    if (i >= 1 && i + 1 < n) {
-      // Triangle (p0 = 0, v0, v1) of the fan.
-      const float a = Cross(v0, v1);
-      area_sum += a;
-      centroid += a * (v0 + v1);
-    }
+    // Triangle (0, v0, v1) of the fan from the reference point (the
+    // first input point, now at the origin): signed areas, so any
+    // reference point works.
+    const float a = Cross(v0, v1);
+    area_sum += a;
+    centroid += a * (v0 + v1);
   }
   polygon.centroid_ = origin + centroid * (1.0f / (3.0f * area_sum));
   float extent = 0.0f;
