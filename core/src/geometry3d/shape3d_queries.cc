@@ -1,0 +1,144 @@
+// Dispatch of the pair queries over Shape3 (see shape3d_queries.h).
+#include "sator/core/geometry3d/shape3d_queries.h"
+
+#include <limits>
+#include <type_traits>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "sator/core/geometry3d/aabb3d.h"
+#include "sator/core/geometry3d/contact3d.h"
+#include "sator/core/geometry3d/mesh_queries.h"
+#include "sator/core/geometry3d/overlap3d.h"
+#include "sator/core/geometry3d/raycast3d.h"
+#include "sator/core/geometry3d/sweep3d.h"
+
+namespace sator {
+namespace {
+
+const TriangleMesh* AsMesh(const Shape3& shape) {
+  const auto* p = std::get_if<std::shared_ptr<const TriangleMesh>>(&shape);
+  return p != nullptr ? p->get() : nullptr;
+}
+
+bool IsMesh(const Shape3& shape) {
+  return std::holds_alternative<std::shared_ptr<const TriangleMesh>>(shape);
+}
+
+absl::Status CheckNotNull(const Shape3& shape, const char* side) {
+  if (const auto* hull =
+          std::get_if<std::shared_ptr<const ConvexHull>>(&shape)) {
+    if (*hull == nullptr) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("shape ", side, " is a null convex hull"));
+    }
+  }
+  if (IsMesh(shape) && AsMesh(shape) == nullptr) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("shape ", side, " is a null triangle mesh"));
+  }
+  return absl::OkStatus();
+}
+
+// Checks the pair and says which side (if any) is the mesh: 0 none, 1 A,
+// 2 B.
+absl::StatusOr<int> MeshSide(const Shape3& a, const Shape3& b) {
+  if (absl::Status s = CheckNotNull(a, "A"); !s.ok()) return s;
+  if (absl::Status s = CheckNotNull(b, "B"); !s.ok()) return s;
+  if (IsMesh(a) && IsMesh(b)) {
+    return absl::UnimplementedError(
+        "mesh against mesh queries are not supported");
+  }
+  return IsMesh(a) ? 1 : (IsMesh(b) ? 2 : 0);
+}
+
+ContactResult<3> FlipContact(ContactResult<3> r) { return Flip(r); }
+
+SweepResult<3> FlipSweep(SweepResult<3> r) {
+  r.normal = -r.normal;
+  r.initial = Flip(r.initial);
+  return r;
+}
+
+}  // namespace
+
+std::optional<ConvexShape3> AsConvex(const Shape3& shape) {
+  return std::visit(
+      [](const auto& s) -> std::optional<ConvexShape3> {
+        using T = std::decay_t<decltype(s)>;
+        if constexpr (std::is_same_v<T, std::shared_ptr<const TriangleMesh>>) {
+          return std::nullopt;
+        } else {
+          return ConvexShape3{s};
+        }
+      },
+      shape);
+}
+
+absl::StatusOr<bool> Overlap(const Shape3& a, const Pose3& pose_a,
+                             const Shape3& b, const Pose3& pose_b) {
+  const absl::StatusOr<int> side = MeshSide(a, b);
+  if (!side.ok()) return side.status();
+  if (*side == 1) return Overlap(*AsConvex(b), pose_b, *AsMesh(a), pose_a);
+  if (*side == 2) return Overlap(*AsConvex(a), pose_a, *AsMesh(b), pose_b);
+  return Overlap(*AsConvex(a), pose_a, *AsConvex(b), pose_b);
+}
+
+absl::StatusOr<ContactResult<3>> Contact(const Shape3& a, const Pose3& pose_a,
+                                         const Shape3& b, const Pose3& pose_b) {
+  const absl::StatusOr<int> side = MeshSide(a, b);
+  if (!side.ok()) return side.status();
+  if (*side == 1) {
+    return FlipContact(Contact(*AsConvex(b), pose_b, *AsMesh(a), pose_a));
+  }
+  if (*side == 2) return Contact(*AsConvex(a), pose_a, *AsMesh(b), pose_b);
+  return Contact(*AsConvex(a), pose_a, *AsConvex(b), pose_b);
+}
+
+absl::StatusOr<SweepResult<3>> Sweep(const Shape3& a, const Pose3& pose_a,
+                                     Vec3 displacement_a, const Shape3& b,
+                                     const Pose3& pose_b, Vec3 displacement_b) {
+  const absl::StatusOr<int> side = MeshSide(a, b);
+  if (!side.ok()) return side.status();
+  if (*side == 1) {
+    return FlipSweep(Sweep(*AsConvex(b), pose_b, displacement_b, *AsMesh(a),
+                           pose_a, displacement_a));
+  }
+  if (*side == 2) {
+    return Sweep(*AsConvex(a), pose_a, displacement_a, *AsMesh(b), pose_b,
+                 displacement_b);
+  }
+  return Sweep(*AsConvex(a), pose_a, displacement_a, *AsConvex(b), pose_b,
+               displacement_b);
+}
+
+absl::StatusOr<RayResult<3>> RayCast(const Shape3& shape, const Pose3& pose,
+                                     const Ray<3>& ray) {
+  if (absl::Status s = CheckNotNull(shape, "A"); !s.ok()) return s;
+  if (const TriangleMesh* mesh = AsMesh(shape)) {
+    return RayCast(*mesh, pose, ray);
+  }
+  return RayCast(*AsConvex(shape), pose, ray);
+}
+
+absl::StatusOr<Aabb3> ComputeAabb(const Shape3& shape, const Pose3& pose) {
+  if (absl::Status s = CheckNotNull(shape, "A"); !s.ok()) return s;
+  const TriangleMesh* mesh = AsMesh(shape);
+  if (mesh == nullptr) return ComputeAabb(*AsConvex(shape), pose);
+  // The local box's centre and half extents mapped through the rotation
+  // (Arvo, "Transforming Axis-Aligned Bounding Boxes", Graphics Gems 1990):
+  // half extent i of the result is sum_j |R_ij| h_j.
+  const Aabb3& local = mesh->local_bounds();
+  const Vec3 c = Transform(pose, Center(local));
+  const Vec3 h = HalfExtents(local);
+  Vec3 e{};
+  for (int j = 0; j < 3; ++j) {
+    Vec3 axis{};
+    axis[j] = 1.0f;
+    const Vec3 col = Abs(Rotate(pose.rotation, axis));
+    e += h[j] * col;
+  }
+  return Aabb3{c - e, c + e};
+}
+
+}  // namespace sator
