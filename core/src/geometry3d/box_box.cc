@@ -19,6 +19,7 @@
 
 #include <cmath>
 
+#include "convex_closest.h"
 #include "sator/core/geometry3d/contact3d.h"
 #include "sator/core/geometry3d/overlap3d.h"
 
@@ -31,16 +32,34 @@ struct Frame {
   float t[3];
 };
 
+// R from B's unit quaternion in A's frame (the standard quaternion to matrix
+// formula, 9 products instead of rotating three axes).
 Frame MakeFrame(const Pose3& b_in_a, float epsilon) {
+  const Quat q = b_in_a.rotation;
+  const float x2 = q.x + q.x;
+  const float y2 = q.y + q.y;
+  const float z2 = q.z + q.z;
+  const float xx = q.x * x2;
+  const float yy = q.y * y2;
+  const float zz = q.z * z2;
+  const float xy = q.x * y2;
+  const float xz = q.x * z2;
+  const float yz = q.y * z2;
+  const float wx = q.w * x2;
+  const float wy = q.w * y2;
+  const float wz = q.w * z2;
   Frame f;
-  const Vec3 cols[3] = {Rotate(b_in_a.rotation, {1, 0, 0}),
-                        Rotate(b_in_a.rotation, {0, 1, 0}),
-                        Rotate(b_in_a.rotation, {0, 0, 1})};
+  f.r[0][0] = 1.0f - (yy + zz);
+  f.r[0][1] = xy - wz;
+  f.r[0][2] = xz + wy;
+  f.r[1][0] = xy + wz;
+  f.r[1][1] = 1.0f - (xx + zz);
+  f.r[1][2] = yz - wx;
+  f.r[2][0] = xz - wy;
+  f.r[2][1] = yz + wx;
+  f.r[2][2] = 1.0f - (xx + yy);
   for (int i = 0; i < 3; ++i) {
-    for (int j = 0; j < 3; ++j) {
-      f.r[i][j] = cols[j][i];
-      f.abs_r[i][j] = std::fabs(cols[j][i]) + epsilon;
-    }
+    for (int j = 0; j < 3; ++j) f.abs_r[i][j] = std::fabs(f.r[i][j]) + epsilon;
     f.t[i] = b_in_a.position[i];
   }
   return f;
@@ -79,83 +98,255 @@ bool OverlapBoxBox(const Box3& a, const Box3& b, const Pose3& b_in_a) {
   return true;
 }
 
+namespace {
+
+// The 15 separations, computed without branches into one array (faces of A,
+// faces of B, then the 9 edge pairs A_i x B_j at 6 + 3 i + j), and the
+// largest picked afterwards: random inputs make a running maximum
+// mispredict.
+internal::SatAxis AxisFromFrame(const Box3& a, const Box3& b, const Frame& f) {
+  const float ha[3] = {a.half_extents.x, a.half_extents.y, a.half_extents.z};
+  const float hb[3] = {b.half_extents.x, b.half_extents.y, b.half_extents.z};
+  float tb[3];
+  float sep[15];
+  for (int i = 0; i < 3; ++i) {
+    const float rb =
+        hb[0] * f.abs_r[i][0] + hb[1] * f.abs_r[i][1] + hb[2] * f.abs_r[i][2];
+    sep[i] = std::fabs(f.t[i]) - (ha[i] + rb);
+  }
+  for (int j = 0; j < 3; ++j) {
+    const float ra =
+        ha[0] * f.abs_r[0][j] + ha[1] * f.abs_r[1][j] + ha[2] * f.abs_r[2][j];
+    tb[j] = f.t[0] * f.r[0][j] + f.t[1] * f.r[1][j] + f.t[2] * f.r[2][j];
+    sep[3 + j] = std::fabs(tb[j]) - (ra + hb[j]);
+  }
+  float dist[9];
+  float inv_len[9];
+  constexpr float kMinLenSq = internal::kParallelSine * internal::kParallelSine;
+  for (int i = 0; i < 3; ++i) {
+    const int i1 = i == 2 ? 0 : i + 1;
+    const int i2 = i == 0 ? 2 : i - 1;
+    for (int j = 0; j < 3; ++j) {
+      const int j1 = j == 2 ? 0 : j + 1;
+      const int j2 = j == 0 ? 2 : j - 1;
+      const int k = 3 * i + j;
+      const float len_sq = f.r[i1][j] * f.r[i1][j] + f.r[i2][j] * f.r[i2][j];
+      const float ra = ha[i1] * f.abs_r[i2][j] + ha[i2] * f.abs_r[i1][j];
+      const float rb = hb[j1] * f.abs_r[i][j2] + hb[j2] * f.abs_r[i][j1];
+      dist[k] = f.t[i2] * f.r[i1][j] - f.t[i1] * f.r[i2][j];
+      // Nearly parallel edges give no axis (Ericson 4.4.1).
+      inv_len[k] = len_sq > kMinLenSq ? 1.0f / std::sqrt(len_sq) : 0.0f;
+      sep[6 + k] = len_sq > kMinLenSq
+                       ? (std::fabs(dist[k]) - (ra + rb)) * inv_len[k]
+                       : -3.0e38f;
+    }
+  }
+  // Ties go to the earlier axis: faces of A, then faces of B, then edges.
+  int best = 0;
+  for (int k = 1; k < 15; ++k) {
+    if (sep[k] > sep[best]) best = k;
+  }
+  internal::SatAxis axis;
+  axis.separation = sep[best];
+  if (best < 3) {
+    const float s = f.t[best] >= 0.0f ? 1.0f : -1.0f;
+    Vec3 n{};
+    n[best] = s;
+    axis.kind = internal::AxisKind::kFaceA;
+    axis.normal = n;
+    axis.index_a = 2 * best + (s > 0.0f ? 0 : 1);
+  } else if (best < 6) {
+    const int j = best - 3;
+    const float s = tb[j] >= 0.0f ? 1.0f : -1.0f;
+    axis.kind = internal::AxisKind::kFaceB;
+    axis.normal = {s * f.r[0][j], s * f.r[1][j], s * f.r[2][j]};
+    // B's face towards A has outward normal -normal.
+    axis.index_b = 2 * j + (s > 0.0f ? 1 : 0);
+  } else {
+    const int k = best - 6;
+    const int i = k / 3;
+    const int j = k % 3;
+    const int i1 = i == 2 ? 0 : i + 1;
+    const int i2 = i == 0 ? 2 : i - 1;
+    const float s = (dist[k] >= 0.0f ? 1.0f : -1.0f) * inv_len[k];
+    // L = A_i x B_j = -R[i2][j] e_i1 + R[i1][j] e_i2.
+    Vec3 n{};
+    n[i1] = -s * f.r[i2][j];
+    n[i2] = s * f.r[i1][j];
+    axis.kind = internal::AxisKind::kEdges;
+    axis.normal = n;
+    axis.index_a = 4 * i;
+    axis.index_b = 4 * j;
+  }
+  return axis;
+}
+
+}  // namespace
+
 namespace internal {
 
 SatAxis BoxBoxAxis(const Box3& a, const Box3& b, const Pose3& b_in_a) {
-  const Frame f = MakeFrame(b_in_a, 0.0f);
-  const Vec3 ha = a.half_extents;
-  const Vec3 hb = b.half_extents;
-  SatAxis best;
-  // A's faces.
-  for (int i = 0; i < 3; ++i) {
-    const float rb =
-        hb.x * f.abs_r[i][0] + hb.y * f.abs_r[i][1] + hb.z * f.abs_r[i][2];
-    const float sep = std::fabs(f.t[i]) - (ha[i] + rb);
-    if (sep > best.separation) {
-      const float s = f.t[i] >= 0.0f ? 1.0f : -1.0f;
-      Vec3 n{};
-      n[i] = s;
-      best = {AxisKind::kFaceA, sep, n, 2 * i + (s > 0.0f ? 0 : 1), -1};
-    }
-  }
-  // B's faces.
-  for (int j = 0; j < 3; ++j) {
-    const float ra =
-        ha.x * f.abs_r[0][j] + ha.y * f.abs_r[1][j] + ha.z * f.abs_r[2][j];
-    const float tj =
-        f.t[0] * f.r[0][j] + f.t[1] * f.r[1][j] + f.t[2] * f.r[2][j];
-    const float sep = std::fabs(tj) - (ra + hb[j]);
-    if (sep > best.separation) {
-      const float s = tj >= 0.0f ? 1.0f : -1.0f;
-      const Vec3 n{s * f.r[0][j], s * f.r[1][j], s * f.r[2][j]};
-      // B's face towards A has outward normal -n.
-      best = {AxisKind::kFaceB, sep, n, -1, 2 * j + (s > 0.0f ? 1 : 0)};
-    }
-  }
-  // Edge-edge axes, normalised by |A_i x B_j| = sqrt(1 - R[i][j]^2).
-  for (int i = 0; i < 3; ++i) {
-    const int i1 = (i + 1) % 3;
-    const int i2 = (i + 2) % 3;
-    for (int j = 0; j < 3; ++j) {
-      const int j1 = (j + 1) % 3;
-      const int j2 = (j + 2) % 3;
-      const float len_sq = f.r[i1][j] * f.r[i1][j] + f.r[i2][j] * f.r[i2][j];
-      if (!(len_sq > kParallelSine * kParallelSine)) continue;
-      const float inv_len = 1.0f / std::sqrt(len_sq);
-      const float ra = ha[i1] * f.abs_r[i2][j] + ha[i2] * f.abs_r[i1][j];
-      const float rb = hb[j1] * f.abs_r[i][j2] + hb[j2] * f.abs_r[i][j1];
-      const float dist = f.t[i2] * f.r[i1][j] - f.t[i1] * f.r[i2][j];
-      const float sep = (std::fabs(dist) - (ra + rb)) * inv_len;
-      if (sep > best.separation) {
-        const float s = (dist >= 0.0f ? 1.0f : -1.0f) * inv_len;
-        // L = A_i x B_j = -R[i2][j] e_i1 + R[i1][j] e_i2.
-        Vec3 n{};
-        n[i1] = -s * f.r[i2][j];
-        n[i2] = s * f.r[i1][j];
-        best = {AxisKind::kEdges, sep, n, 4 * i, 4 * j};
-      }
-    }
-  }
-  return best;
+  return AxisFromFrame(a, b, MakeFrame(b_in_a, 0.0f));
 }
 
 }  // namespace internal
 
+namespace {
+
+// Reference-face clipping specialised to boxes. The reference face belongs
+// to box R (half extents hr) in R's own frame, with outward normal s * e_i;
+// the incident box I (half extents hi) is placed by (rot, t) in R's frame.
+// The incident face is I's face most anti-parallel to the reference normal;
+// it is clipped against the four axis-aligned side planes |x_k| <= hr[k]
+// (k != i) of the reference face, and the points below the face are kept,
+// moved halfway to it. Points are returned in R's frame.
+int ClipBoxFace(Vec3 hr, int i, float s, Vec3 hi, const float rot[3][3], Vec3 t,
+                Vec3* points, float* depths) {
+  // The incident face: I's axis j most aligned with e_i, facing against
+  // s * e_i.
+  int j = 0;
+  float best = std::fabs(rot[i][0]);
+  for (int k = 1; k < 3; ++k) {
+    if (std::fabs(rot[i][k]) > best) {
+      best = std::fabs(rot[i][k]);
+      j = k;
+    }
+  }
+  const float face_sign = (rot[i][j] * s > 0.0f) ? -1.0f : 1.0f;
+  const int j1 = (j + 1) % 3;
+  const int j2 = (j + 2) % 3;
+  const Vec3 axis_j{rot[0][j], rot[1][j], rot[2][j]};
+  const Vec3 axis_j1{rot[0][j1], rot[1][j1], rot[2][j1]};
+  const Vec3 axis_j2{rot[0][j2], rot[1][j2], rot[2][j2]};
+  const Vec3 centre = t + (face_sign * hi[j]) * axis_j;
+  const Vec3 u = hi[j1] * axis_j1;
+  const Vec3 v = hi[j2] * axis_j2;
+  Vec3 buf_a[8] = {centre + u + v, centre - u + v, centre - u - v,
+                   centre + u - v};
+  Vec3 buf_b[8];
+  int n = 4;
+  Vec3* in = buf_a;
+  Vec3* out = buf_b;
+  const int i1 = (i + 1) % 3;
+  const int i2 = (i + 2) % 3;
+  // Side planes: sign * x_k <= hr[k].
+  const int ks[4] = {i1, i1, i2, i2};
+  const float signs[4] = {1.0f, -1.0f, 1.0f, -1.0f};
+  for (int p = 0; p < 4 && n > 0; ++p) {
+    const int k = ks[p];
+    const float sg = signs[p];
+    const float limit = hr[k];
+    int m = 0;
+    Vec3 prev = in[n - 1];
+    float d_prev = sg * prev[k] - limit;
+    for (int q = 0; q < n; ++q) {
+      const Vec3 cur = in[q];
+      const float d_cur = sg * cur[k] - limit;
+      if ((d_prev <= 0.0f) != (d_cur <= 0.0f)) {
+        out[m++] = prev + (d_prev / (d_prev - d_cur)) * (cur - prev);
+      }
+      if (d_cur <= 0.0f) out[m++] = cur;
+      prev = cur;
+      d_prev = d_cur;
+    }
+    n = m;
+    Vec3* tmp = in;
+    in = out;
+    out = tmp;
+  }
+  int count = 0;
+  for (int q = 0; q < n; ++q) {
+    const float depth = hr[i] - s * in[q][i];
+    if (depth >= 0.0f) {
+      Vec3 p = in[q];
+      p[i] += s * 0.5f * depth;
+      points[count] = p;
+      depths[count] = depth;
+      ++count;
+    }
+  }
+  return count;
+}
+
+}  // namespace
+
 ContactResult<3> ContactBoxBox(const Box3& a, const Box3& b,
                                const Pose3& b_in_a) {
-  const internal::SatAxis axis = internal::BoxBoxAxis(a, b, b_in_a);
+  const Frame f = MakeFrame(b_in_a, 0.0f);
+  const internal::SatAxis axis = AxisFromFrame(a, b, f);
   ContactResult<3> result;
   result.normal = axis.normal;
   result.depth = -axis.separation;
   result.overlapping = result.depth >= 0.0f;
   if (!result.overlapping) return result;
-  internal::PolyData box_a;
-  internal::PolyData local_b;
-  internal::PolyData box_b;
-  internal::MakeBoxData(a, &box_a);
-  internal::MakeBoxData(b, &local_b);
-  internal::TransformPoly(local_b.Ref(), b_in_a, &box_b);
-  internal::FillContact(box_a.Ref(), box_b.Ref(), axis, &result);
+  const Vec3 ha = a.half_extents;
+  const Vec3 hb = b.half_extents;
+  Vec3 points[8];
+  float depths[8];
+  int count = 0;
+  switch (axis.kind) {
+    case internal::AxisKind::kFaceA: {
+      const int i = axis.index_a / 2;
+      const float s = (axis.index_a % 2 == 0) ? 1.0f : -1.0f;
+      count = ClipBoxFace(ha, i, s, hb, f.r, b_in_a.position, points, depths);
+      break;
+    }
+    case internal::AxisKind::kFaceB: {
+      // Clip in B's frame: A is placed by R^T and -R^T t there.
+      const int j = axis.index_b / 2;
+      const float s = (axis.index_b % 2 == 0) ? 1.0f : -1.0f;
+      float rt[3][3];
+      for (int r = 0; r < 3; ++r) {
+        for (int c = 0; c < 3; ++c) rt[r][c] = f.r[c][r];
+      }
+      const Vec3 ta = InvRotate(b_in_a.rotation, -b_in_a.position);
+      count = ClipBoxFace(hb, j, s, ha, rt, ta, points, depths);
+      for (int k = 0; k < count; ++k) points[k] = Transform(b_in_a, points[k]);
+      break;
+    }
+    default: {
+      // Edge-edge: A's edge along e_i farthest along n, B's edge along B_j
+      // farthest along -n; the point is midway between their closest points.
+      const Vec3 n = axis.normal;
+      const int i = axis.index_a / 4;
+      const int j = axis.index_b / 4;
+      Vec3 ca{};
+      for (int k = 0; k < 3; ++k) {
+        if (k != i) ca[k] = n[k] >= 0.0f ? ha[k] : -ha[k];
+      }
+      Vec3 ea{};
+      ea[i] = ha[i];
+      Vec3 cb = b_in_a.position;
+      Vec3 eb{};
+      for (int k = 0; k < 3; ++k) {
+        const Vec3 bk{f.r[0][k], f.r[1][k], f.r[2][k]};
+        if (k == j) {
+          eb = hb[k] * bk;
+        } else {
+          cb += (Dot(n, bk) >= 0.0f ? -hb[k] : hb[k]) * bk;
+        }
+      }
+      Vec3 pa;
+      Vec3 pb;
+      internal::ClosestPointsSegmentSegment(ca - ea, ca + ea, cb - eb, cb + eb,
+                                            &pa, &pb);
+      result.points[0] = 0.5f * (pa + pb);
+      result.point_count = 1;
+      return result;
+    }
+  }
+  if (count == 0) {
+    // Round-off clipped everything: fall back to the generic manifold.
+    internal::PolyData box_a;
+    internal::PolyData local_b;
+    internal::PolyData box_b;
+    internal::MakeBoxData(a, &box_a);
+    internal::MakeBoxData(b, &local_b);
+    internal::TransformPoly(local_b.Ref(), b_in_a, &box_b);
+    internal::FillContact(box_a.Ref(), box_b.Ref(), axis, &result);
+    return result;
+  }
+  internal::ReduceContactPoints(points, depths, count, result.normal, &result);
   return result;
 }
 

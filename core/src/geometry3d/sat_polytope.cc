@@ -105,11 +105,95 @@ void ClipByPlane(const ClipBuffer& in, Vec3 normal, float offset,
   }
 }
 
+// Clips the incident face of `inc` against the reference face `f` of `ref`.
+// `ref_normal` is ref's outward face normal.
+void ClipFaces(const PolyRef& ref, int f, const PolyRef& inc,
+               ContactResult<3>* result) {
+  const ConvexHull::Face& face = ref.faces[f];
+  const Vec3 nr = face.normal;
+  ClipBuffer buf_a;
+  ClipBuffer buf_b;
+  if (inc.face_count > 0) {
+    int best = 0;
+    float best_dot = Dot(inc.faces[0].normal, nr);
+    for (int g = 1; g < inc.face_count; ++g) {
+      const float d = Dot(inc.faces[g].normal, nr);
+      if (d < best_dot) {
+        best_dot = d;
+        best = g;
+      }
+    }
+    for (int i = 0; i < inc.faces[best].vertex_count; ++i) {
+      buf_a.p[buf_a.n++] = inc.FaceVertex(best, i);
+    }
+  } else {
+    for (int i = 0; i < inc.vertex_count; ++i) {
+      buf_a.p[buf_a.n++] = inc.vertices[i];
+    }
+  }
+  ClipBuffer* in = &buf_a;
+  ClipBuffer* out = &buf_b;
+  for (int i = 0; i < face.vertex_count && in->n > 0; ++i) {
+    const Vec3 r0 = ref.FaceVertex(f, i);
+    const Vec3 r1 = ref.FaceVertex(f, (i + 1) % face.vertex_count);
+    const Vec3 side = Cross(r1 - r0, nr);
+    ClipByPlane(*in, side, Dot(side, r0), out);
+    ClipBuffer* t = in;
+    in = out;
+    out = t;
+  }
+  std::array<Vec3, kMaxClip> points;
+  std::array<float, kMaxClip> depths;
+  int count = 0;
+  for (int i = 0; i < in->n; ++i) {
+    const float depth = face.offset - Dot(nr, in->p[i]);
+    if (depth >= 0.0f) {
+      points[count] = in->p[i] + (0.5f * depth) * nr;
+      depths[count] = depth;
+      ++count;
+    }
+  }
+  if (count == 0) {
+    // Round-off clipped everything away: report the incident shape's
+    // deepest vertex.
+    const Vec3 v = inc.vertices[SupportIndex(inc, -nr)];
+    const float depth = face.offset - Dot(nr, v);
+    result->points[0] = v + (0.5f * depth) * nr;
+    result->point_count = 1;
+    return;
+  }
+  ReduceContactPoints(points.data(), depths.data(), count, nr, result);
+}
+
+// Among the edges of `p` parallel to edge `e`, the one farthest along
+// `axis`.
+int SupportEdge(const PolyRef& p, int e, Vec3 axis) {
+  const Vec3 dir = p.vertices[p.edges[e].b] - p.vertices[p.edges[e].a];
+  int best = e;
+  float best_d = Dot(axis, p.vertices[p.edges[e].a] + p.vertices[p.edges[e].b]);
+  for (int i = 0; i < p.edge_count; ++i) {
+    const Vec3 d = p.vertices[p.edges[i].b] - p.vertices[p.edges[i].a];
+    const Vec3 c = Cross(d, dir);
+    if (LengthSquared(c) > 1e-6f * LengthSquared(d) * LengthSquared(dir)) {
+      continue;
+    }
+    const float m =
+        Dot(axis, p.vertices[p.edges[i].a] + p.vertices[p.edges[i].b]);
+    if (m > best_d) {
+      best_d = m;
+      best = i;
+    }
+  }
+  return best;
+}
+
+}  // namespace
+
 // Keeps at most 4 of `count` points: the deepest, the farthest from it, the
 // one spanning the largest triangle with those two, and the one adding the
 // most area outside that triangle (the usual manifold reduction).
-void ReducePoints(const Vec3* points, const float* depths, int count,
-                  Vec3 normal, ContactResult<3>* result) {
+void ReduceContactPoints(const Vec3* points, const float* depths, int count,
+                         Vec3 normal, ContactResult<3>* result) {
   if (count <= 4) {
     for (int i = 0; i < count; ++i) result->points[i] = points[i];
     result->point_count = count;
@@ -173,90 +257,6 @@ void ReducePoints(const Vec3* points, const float* depths, int count,
   result->points[3] = points[i3];
   result->point_count = 4;
 }
-
-// Clips the incident face of `inc` against the reference face `f` of `ref`.
-// `ref_normal` is ref's outward face normal.
-void ClipFaces(const PolyRef& ref, int f, const PolyRef& inc,
-               ContactResult<3>* result) {
-  const ConvexHull::Face& face = ref.faces[f];
-  const Vec3 nr = face.normal;
-  ClipBuffer buf_a;
-  ClipBuffer buf_b;
-  if (inc.face_count > 0) {
-    int best = 0;
-    float best_dot = Dot(inc.faces[0].normal, nr);
-    for (int g = 1; g < inc.face_count; ++g) {
-      const float d = Dot(inc.faces[g].normal, nr);
-      if (d < best_dot) {
-        best_dot = d;
-        best = g;
-      }
-    }
-    for (int i = 0; i < inc.faces[best].vertex_count; ++i) {
-      buf_a.p[buf_a.n++] = inc.FaceVertex(best, i);
-    }
-  } else {
-    for (int i = 0; i < inc.vertex_count; ++i) {
-      buf_a.p[buf_a.n++] = inc.vertices[i];
-    }
-  }
-  ClipBuffer* in = &buf_a;
-  ClipBuffer* out = &buf_b;
-  for (int i = 0; i < face.vertex_count && in->n > 0; ++i) {
-    const Vec3 r0 = ref.FaceVertex(f, i);
-    const Vec3 r1 = ref.FaceVertex(f, (i + 1) % face.vertex_count);
-    const Vec3 side = Cross(r1 - r0, nr);
-    ClipByPlane(*in, side, Dot(side, r0), out);
-    ClipBuffer* t = in;
-    in = out;
-    out = t;
-  }
-  std::array<Vec3, kMaxClip> points;
-  std::array<float, kMaxClip> depths;
-  int count = 0;
-  for (int i = 0; i < in->n; ++i) {
-    const float depth = face.offset - Dot(nr, in->p[i]);
-    if (depth >= 0.0f) {
-      points[count] = in->p[i] + (0.5f * depth) * nr;
-      depths[count] = depth;
-      ++count;
-    }
-  }
-  if (count == 0) {
-    // Round-off clipped everything away: report the incident shape's
-    // deepest vertex.
-    const Vec3 v = inc.vertices[SupportIndex(inc, -nr)];
-    const float depth = face.offset - Dot(nr, v);
-    result->points[0] = v + (0.5f * depth) * nr;
-    result->point_count = 1;
-    return;
-  }
-  ReducePoints(points.data(), depths.data(), count, nr, result);
-}
-
-// Among the edges of `p` parallel to edge `e`, the one farthest along
-// `axis`.
-int SupportEdge(const PolyRef& p, int e, Vec3 axis) {
-  const Vec3 dir = p.vertices[p.edges[e].b] - p.vertices[p.edges[e].a];
-  int best = e;
-  float best_d = Dot(axis, p.vertices[p.edges[e].a] + p.vertices[p.edges[e].b]);
-  for (int i = 0; i < p.edge_count; ++i) {
-    const Vec3 d = p.vertices[p.edges[i].b] - p.vertices[p.edges[i].a];
-    const Vec3 c = Cross(d, dir);
-    if (LengthSquared(c) > 1e-6f * LengthSquared(d) * LengthSquared(dir)) {
-      continue;
-    }
-    const float m =
-        Dot(axis, p.vertices[p.edges[i].a] + p.vertices[p.edges[i].b]);
-    if (m > best_d) {
-      best_d = m;
-      best = i;
-    }
-  }
-  return best;
-}
-
-}  // namespace
 
 SatAxis SatQuery(const PolyRef& a, const PolyRef& b, bool early_out) {
   SatAxis best;

@@ -54,6 +54,12 @@ SatAxis SatQuery(const PolyRef& a, const PolyRef& b, bool early_out);
 void FillContact(const PolyRef& a, const PolyRef& b, const SatAxis& axis,
                  ContactResult<3>* result);
 
+// Keeps at most 4 of `count` contact points (with their depths) in
+// `result`: the deepest, the farthest from it, the one spanning the largest
+// triangle with those two, and the one adding the most area outside it.
+void ReduceContactPoints(const Vec3* points, const float* depths, int count,
+                         Vec3 normal, ContactResult<3>* result);
+
 }  // namespace sator::internal
 
 #endif  // SATOR_CORE_SRC_GEOMETRY3D_SAT_POLYTOPE_H_
