@@ -102,6 +102,43 @@ TYPED_TEST(BvhTest, EmptyAndSingle) {
   EXPECT_EQ(calls, 1);
 }
 
+// TreeStats by hand: two boxes with max_leaf_size 1 make a root and two
+// leaf nodes; each leaf's proxy box is tested as well. A query overlapping
+// only the first: root, both leaf nodes, the first proxy (4 tests), one
+// reported. With max_leaf_size 2 the two share one leaf when that is
+// cheaper: there the SAH says a leaf of 2 costs 2 * SA(N), a split costs
+// SA(N) + SA(A) + SA(B), and the far-apart unit boxes make SA(A) + SA(B) much
+// smaller than SA(N), so it still splits.
+TYPED_TEST(BvhTest, StatsCountByHand) {
+  constexpr int D = TypeParam::value;
+  Aabb<D> a{};
+  Aabb<D> b{};
+  for (int i = 0; i < D; ++i) {
+    a.max[i] = 1.0f;
+    b.min[i] = 10.0f;
+    b.max[i] = 11.0f;
+  }
+  const std::vector<Aabb<D>> boxes = {a, b};
+  for (const int leaf_size : {1, 2}) {
+    auto bvh = *Bvh<D>::Create({.max_leaf_size = leaf_size});
+    ASSERT_TRUE(bvh.Build(boxes).ok());
+    EXPECT_EQ(bvh.NodeCount(), 3);
+    Aabb<D> query{};
+    for (int i = 0; i < D; ++i) {
+      query.min[i] = 0.5f;
+      query.max[i] = 0.6f;
+    }
+    std::vector<std::uint32_t> found;
+    const TreeStats stats = bvh.Query(query, [&](std::uint32_t id) {
+      found.push_back(id);
+      return true;
+    });
+    EXPECT_EQ(found, std::vector<std::uint32_t>{0});
+    EXPECT_EQ(stats.node_visits, 4);
+    EXPECT_EQ(stats.leaf_visits, 1);
+  }
+}
+
 // Random sets of many sizes and shapes (spread out, clustered, all on one
 // point, all on a line); each is built, queried, then moved over several
 // ticks and refitted or rebuilt, with every query against brute force.

@@ -305,6 +305,46 @@ TYPED_TEST(DynamicTreeTest, SortedInsertionStaysShallow) {
   EXPECT_LE(tree.Height(), 40) << "height " << tree.Height();
 }
 
+// TreeStats by hand. One proxy: the root is the leaf, one box test. Two
+// proxies: a root and two leaves; a query that overlaps only the first leaf
+// tests the root and both leaves (3 nodes) and reports one leaf.
+TYPED_TEST(DynamicTreeTest, StatsCountByHand) {
+  constexpr int D = TypeParam::value;
+  auto tree = *DynamicTree<D>::Create({.margin = 0.0f});
+  const std::uint32_t a = *tree.CreateProxy(Cube<D>(0.0f, 1.0f));
+  auto count = [](std::uint32_t) { return true; };
+  TreeStats miss = tree.Query(Cube<D>(5.0f, 6.0f), count);
+  EXPECT_EQ(miss.node_visits, 1);
+  EXPECT_EQ(miss.leaf_visits, 0);
+  TreeStats hit = tree.Query(Cube<D>(0.5f, 0.6f), count);
+  EXPECT_EQ(hit.node_visits, 1);
+  EXPECT_EQ(hit.leaf_visits, 1);
+  const std::uint32_t b = *tree.CreateProxy(Cube<D>(3.0f, 4.0f));
+  EXPECT_NE(a, b);
+  hit = tree.Query(Cube<D>(0.5f, 0.6f), count);
+  EXPECT_EQ(hit.node_visits, 3);
+  EXPECT_EQ(hit.leaf_visits, 1);
+  // A ray along the diagonal from -1 to 5 meets both cubes: the root and
+  // both children are tested (3), both leaves reported.
+  Vec<D> origin{};
+  Vec<D> translation{};
+  for (int i = 0; i < D; ++i) {
+    origin[i] = -1.0f;
+    translation[i] = 6.0f;
+  }
+  const TreeStats ray =
+      tree.RayCast({origin, translation, 1.0f},
+                   [](std::uint32_t, const RayCastInput<D>&) { return -1.0f; });
+  EXPECT_EQ(ray.node_visits, 3);
+  EXPECT_EQ(ray.leaf_visits, 2);
+  // The same ray clipped at the first cube (entered at 1/6, left at 2/6)
+  // never reaches the second (entered at 4/6).
+  const TreeStats clipped =
+      tree.RayCast({origin, translation, 1.0f},
+                   [](std::uint32_t, const RayCastInput<D>&) { return 0.3f; });
+  EXPECT_EQ(clipped.leaf_visits, 1);
+}
+
 TYPED_TEST(DynamicTreeTest, ClearEmptiesAndReuses) {
   constexpr int D = TypeParam::value;
   auto tree = *DynamicTree<D>::Create();
