@@ -34,7 +34,8 @@ struct Frame {
 
 // R from B's unit quaternion in A's frame (the standard quaternion to matrix
 // formula, 9 products instead of rotating three axes).
-Frame MakeFrame(const Pose3& b_in_a, float epsilon) {
+[[gnu::always_inline]] inline Frame MakeFrame(const Pose3& b_in_a,
+                                              float epsilon) {
   const Quat q = b_in_a.rotation;
   const float x2 = q.x + q.x;
   const float y2 = q.y + q.y;
@@ -100,15 +101,15 @@ bool OverlapBoxBox(const Box3& a, const Box3& b, const Pose3& b_in_a) {
 
 namespace {
 
-// The 15 separations, computed without branches into one array (faces of A,
-// faces of B, then the 9 edge pairs A_i x B_j at 6 + 3 i + j), and the
-// largest picked afterwards: random inputs make a running maximum
-// mispredict.
+// The axis of greatest separation among the 15: the 6 face separations are
+// computed without branches and the largest picked; the 9 edge pairs
+// A_i x B_j (numbered 6 + 3 i + j) are compared against it without square
+// roots.
 internal::SatAxis AxisFromFrame(const Box3& a, const Box3& b, const Frame& f) {
   const float ha[3] = {a.half_extents.x, a.half_extents.y, a.half_extents.z};
   const float hb[3] = {b.half_extents.x, b.half_extents.y, b.half_extents.z};
   float tb[3];
-  float sep[15];
+  float sep[6];
   for (int i = 0; i < 3; ++i) {
     const float rb =
         hb[0] * f.abs_r[i][0] + hb[1] * f.abs_r[i][1] + hb[2] * f.abs_r[i][2];
@@ -120,8 +121,17 @@ internal::SatAxis AxisFromFrame(const Box3& a, const Box3& b, const Frame& f) {
     tb[j] = f.t[0] * f.r[0][j] + f.t[1] * f.r[1][j] + f.t[2] * f.r[2][j];
     sep[3 + j] = std::fabs(tb[j]) - (ra + hb[j]);
   }
-  float dist[9];
-  float inv_len[9];
+  // Faces first; ties go to the earlier axis.
+  int best = 0;
+  for (int k = 1; k < 6; ++k) {
+    if (sep[k] > sep[best]) best = k;
+  }
+  float best_sep = sep[best];
+  float best_dist = 0.0f;
+  float best_inv_len = 0.0f;
+  // Edge axes, unnormalised: (|dist| - (ra + rb)) / |L| beats best_sep iff
+  // the comparison holds after multiplying by |L| > 0, which squaring
+  // decides without a square root; only a winner is normalised.
   constexpr float kMinLenSq = internal::kParallelSine * internal::kParallelSine;
   for (int i = 0; i < 3; ++i) {
     const int i1 = i == 2 ? 0 : i + 1;
@@ -129,25 +139,26 @@ internal::SatAxis AxisFromFrame(const Box3& a, const Box3& b, const Frame& f) {
     for (int j = 0; j < 3; ++j) {
       const int j1 = j == 2 ? 0 : j + 1;
       const int j2 = j == 0 ? 2 : j - 1;
-      const int k = 3 * i + j;
       const float len_sq = f.r[i1][j] * f.r[i1][j] + f.r[i2][j] * f.r[i2][j];
+      // Nearly parallel edges give no axis (Ericson 4.4.1).
+      if (!(len_sq > kMinLenSq)) continue;
       const float ra = ha[i1] * f.abs_r[i2][j] + ha[i2] * f.abs_r[i1][j];
       const float rb = hb[j1] * f.abs_r[i][j2] + hb[j2] * f.abs_r[i][j1];
-      dist[k] = f.t[i2] * f.r[i1][j] - f.t[i1] * f.r[i2][j];
-      // Nearly parallel edges give no axis (Ericson 4.4.1).
-      inv_len[k] = len_sq > kMinLenSq ? 1.0f / std::sqrt(len_sq) : 0.0f;
-      sep[6 + k] = len_sq > kMinLenSq
-                       ? (std::fabs(dist[k]) - (ra + rb)) * inv_len[k]
-                       : -3.0e38f;
+      const float dist = f.t[i2] * f.r[i1][j] - f.t[i1] * f.r[i2][j];
+      const float num = std::fabs(dist) - (ra + rb);
+      const float bound = best_sep * best_sep * len_sq;
+      const bool better = best_sep >= 0.0f ? (num > 0.0f && num * num > bound)
+                                           : (num >= 0.0f || num * num < bound);
+      if (better) {
+        best_inv_len = 1.0f / std::sqrt(len_sq);
+        best_sep = num * best_inv_len;
+        best_dist = dist;
+        best = 6 + 3 * i + j;
+      }
     }
   }
-  // Ties go to the earlier axis: faces of A, then faces of B, then edges.
-  int best = 0;
-  for (int k = 1; k < 15; ++k) {
-    if (sep[k] > sep[best]) best = k;
-  }
   internal::SatAxis axis;
-  axis.separation = sep[best];
+  axis.separation = best_sep;
   if (best < 3) {
     const float s = f.t[best] >= 0.0f ? 1.0f : -1.0f;
     Vec3 n{};
@@ -168,7 +179,7 @@ internal::SatAxis AxisFromFrame(const Box3& a, const Box3& b, const Frame& f) {
     const int j = k % 3;
     const int i1 = i == 2 ? 0 : i + 1;
     const int i2 = i == 0 ? 2 : i - 1;
-    const float s = (dist[k] >= 0.0f ? 1.0f : -1.0f) * inv_len[k];
+    const float s = (best_dist >= 0.0f ? 1.0f : -1.0f) * best_inv_len;
     // L = A_i x B_j = -R[i2][j] e_i1 + R[i1][j] e_i2.
     Vec3 n{};
     n[i1] = -s * f.r[i2][j];

@@ -5,6 +5,7 @@
 
 #include "convex_polytope.h"
 #include "convex_round.h"
+#include "hull_sat.h"
 #include "sat_polytope.h"
 
 namespace sator {
@@ -41,14 +42,11 @@ ContactResult<3> ContactGeneric(const ConvexShape3& a, const ConvexShape3& b,
 
 ContactResult<3> ContactHullHull(const ConvexHull& a, const ConvexHull& b,
                                  const Pose3& b_in_a) {
-  const PolyRef ref_a = internal::HullRef(a);
-  PolyData data_b;
-  internal::TransformPoly(internal::HullRef(b), b_in_a, &data_b);
-  const PolyRef ref_b = data_b.Ref();
+  internal::HullInA b_data;
+  const internal::SatAxis axis =
+      internal::HullHullAxis(a, b, b_in_a, /*early_out=*/false, &b_data);
   ContactResult<3> result;
-  internal::FillContact(ref_a, ref_b,
-                        internal::SatQuery(ref_a, ref_b, /*early_out=*/false),
-                        &result);
+  internal::FillContact(internal::HullRef(a), b_data.Ref(b), axis, &result);
   return result;
 }
 

@@ -7,6 +7,7 @@
 #include "convex_closest.h"
 #include "convex_polytope.h"
 #include "convex_round.h"
+#include "hull_sat.h"
 #include "sat_polytope.h"
 
 namespace sator {
@@ -67,10 +68,8 @@ bool OverlapCapsuleCapsule(const Capsule3& a, const Capsule3& b,
 
 bool OverlapHullHull(const ConvexHull& a, const ConvexHull& b,
                      const Pose3& b_in_a) {
-  PolyData data_b;
-  internal::TransformPoly(internal::HullRef(b), b_in_a, &data_b);
-  return internal::SatQuery(internal::HullRef(a), data_b.Ref(),
-                            /*early_out=*/true)
+  internal::HullInA b_data;
+  return internal::HullHullAxis(a, b, b_in_a, /*early_out=*/true, &b_data)
              .separation <= 0.0f;
 }
 

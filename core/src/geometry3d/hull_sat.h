@@ -1,0 +1,30 @@
+// Private: the hull-hull separating axis test, arranged for speed.
+#ifndef SATOR_CORE_SRC_GEOMETRY3D_HULL_SAT_H_
+#define SATOR_CORE_SRC_GEOMETRY3D_HULL_SAT_H_
+
+#include "convex_polytope.h"
+#include "sat_polytope.h"
+#include "sator/core/geometry3d/shapes3d.h"
+#include "sator/core/pose.h"
+
+namespace sator::internal {
+
+// B's features placed in A's frame: enough for FillContact.
+struct HullInA {
+  std::array<Vec3, kMaxPolyVertices> vertices;
+  std::array<ConvexHull::Face, kMaxPolyFaces> faces;
+  PolyRef Ref(const ConvexHull& b) const;
+};
+
+// The axis of greatest separation of two hulls (B placed by b_in_a), as
+// SatQuery gives for two solids, and B's features in A's frame in `b_in_a_out`.
+// The edge pairs are searched only when no face axis separates (Gregorius):
+// for separated hulls the result is the best face axis, still a separating
+// axis and a lower bound on the distance. With `early_out` the first
+// separating face axis is returned.
+SatAxis HullHullAxis(const ConvexHull& a, const ConvexHull& b,
+                     const Pose3& b_in_a, bool early_out, HullInA* b_in_a_out);
+
+}  // namespace sator::internal
+
+#endif  // SATOR_CORE_SRC_GEOMETRY3D_HULL_SAT_H_
