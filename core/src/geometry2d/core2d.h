@@ -12,7 +12,9 @@
 #ifndef SATOR_CORE_SRC_GEOMETRY2D_CORE2D_H_
 #define SATOR_CORE_SRC_GEOMETRY2D_CORE2D_H_
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "sator/core/geometry2d/shapes2d.h"
 #include "sator/core/geometry2d/tolerance2d.h"
@@ -22,10 +24,12 @@
 namespace sator::internal2d {
 
 struct Core {
-  float vx[kMaxPolygonVertices];
-  float vy[kMaxPolygonVertices];
-  float nx[kMaxPolygonVertices];
-  float ny[kMaxPolygonVertices];
+  // Vertices, padded to a multiple of 4 lanes with copies of vertex 0 (so
+  // a 4-wide min over all lanes is the min over the vertices).
+  alignas(16) float vx[kMaxPolygonVertices];
+  alignas(16) float vy[kMaxPolygonVertices];
+  alignas(16) float nx[kMaxPolygonVertices];
+  alignas(16) float ny[kMaxPolygonVertices];
   int count;
   float radius;
   float extent;  // max(|x| + |y|) + radius, in the core's own frame.
@@ -34,7 +38,35 @@ struct Core {
   Vec2 n(int i) const { return {nx[i], ny[i]}; }
   int EdgeCount() const { return count >= 2 ? count : 0; }
   int Next(int i) const { return i + 1 == count ? 0 : i + 1; }
+  int Lanes() const { return (count + 3) & ~3; }
+  // Fills the padding lanes; call after setting the vertices.
+  void Pad() {
+    for (int i = count; i < Lanes(); ++i) {
+      vx[i] = vx[0];
+      vy[i] = vy[0];
+    }
+  }
 };
+
+// Four floats, with GCC/Clang vector extensions (SSE on x86-64, NEON on
+// AArch64).
+typedef float F4 __attribute__((vector_size(16)));
+
+inline F4 Load4(const float* p) {
+  F4 v;
+  std::memcpy(&v, p, sizeof(v));
+  return v;
+}
+
+// min over the core's vertices of nx * x + ny * y.
+inline float MinDot(const Core& c, float nx, float ny) {
+  F4 m = nx * Load4(c.vx) + ny * Load4(c.vy);
+  for (int k = 4; k < c.count; k += 4) {
+    const F4 d = nx * Load4(c.vx + k) + ny * Load4(c.vy + k);
+    m = d < m ? d : m;
+  }
+  return std::min(std::min(m[0], m[1]), std::min(m[2], m[3]));
+}
 
 // The alternative of a shape whose index the caller has checked (std::get
 // would add a throwing path; GCC's -Wnull-dereference needs the hint).
@@ -58,6 +90,7 @@ inline void SetSegment(Core& core, Vec2 a, Vec2 b) {
   core.ny[0] = n.y;
   core.nx[1] = -n.x;
   core.ny[1] = -n.y;
+  core.Pad();
 }
 
 inline void MakeBoxCore(const Box2& box, Core& core) {
@@ -98,6 +131,7 @@ inline void MakePolygonCore(const ConvexPolygon& polygon, Core& core) {
     core.nx[i] = m.x;
     core.ny[i] = m.y;
   }
+  core.Pad();
 }
 
 // Builds the core of any shape in its own frame.
@@ -110,6 +144,7 @@ inline void MakeCore(const Shape2& shape, Core& core) {
       core.vy[0] = 0.0f;
       core.nx[0] = 0.0f;
       core.ny[0] = 0.0f;
+      core.Pad();
       core.radius = r;
       core.extent = r;
       return;
@@ -143,7 +178,7 @@ inline void TransformCore(const Pose2& pose, Core& core) {
   const float s = pose.rotation.s;
   const float px = pose.position.x;
   const float py = pose.position.y;
-  for (int i = 0; i < core.count; ++i) {
+  for (int i = 0; i < core.Lanes(); ++i) {
     const float x = core.vx[i];
     const float y = core.vy[i];
     core.vx[i] = c * x - s * y + px;

@@ -154,17 +154,6 @@ bool OverlapPolygonCircle(const ConvexPolygon& a, const Circle& b,
   return overlaps;
 }
 
-ContactResult<2> ContactBoxBox(const Box2& a, const Box2& b,
-                               const Pose2& b_in_a) {
-  Core ca;
-  Core cb;
-  internal2d::MakeBoxCore(a, ca);
-  internal2d::MakeBoxCore(b, cb);
-  internal2d::TransformCore(b_in_a, cb);
-  return internal2d::ContactSat(ca, cb,
-                                internal2d::PairTolerance(ca, cb, b_in_a));
-}
-
 ContactResult<2> ContactPolygons(const ConvexPolygon& a, const ConvexPolygon& b,
                                  const Pose2& b_in_a) {
   Core ca;
@@ -183,17 +172,6 @@ ContactResult<2> ContactPolygonCircle(const ConvexPolygon& a, const Circle& b,
                        PolygonCircleTolerance(a, b, b_in_a), false, &overlaps);
 }
 
-SweepResult<2> SweepBoxBox(const Box2& a, const Box2& b, const Pose2& b_in_a,
-                           Vec2 motion) {
-  Core ca;
-  Core cb;
-  internal2d::MakeBoxCore(a, ca);
-  internal2d::MakeBoxCore(b, cb);
-  internal2d::TransformCore(b_in_a, cb);
-  return internal2d::SweepCores(ca, cb, motion,
-                                internal2d::PairTolerance(ca, cb, b_in_a));
-}
-
 SweepResult<2> SweepPolygons(const ConvexPolygon& a, const ConvexPolygon& b,
                              const Pose2& b_in_a, Vec2 motion) {
   Core ca;
@@ -206,9 +184,7 @@ SweepResult<2> SweepPolygons(const ConvexPolygon& a, const ConvexPolygon& b,
 }
 
 RayResult<2> RayCastPolygon(const ConvexPolygon& polygon, const Ray<2>& ray) {
-  Core core;
-  internal2d::MakePolygonCore(polygon, core);
-  return internal2d::RayCastCore(core, ray);
+  return internal2d::RayCastConvexPolygon(polygon, ray);
 }
 
 RayResult<2> RayCastBox(const Box2& box, const Ray<2>& ray) {
@@ -295,6 +271,10 @@ ContactResult<2> ContactLocal(const Shape2& a, const Shape2& b,
 
 SweepResult<2> SweepLocal(const Shape2& a, const Shape2& b, const Pose2& b_in_a,
                           Vec2 motion) {
+  if (a.index() == kBox && b.index() == kBox) {
+    return SweepBoxBox(internal2d::As<Box2>(a), internal2d::As<Box2>(b), b_in_a,
+                       motion);
+  }
   Core ca;
   Core cb;
   internal2d::MakeCore(a, ca);
@@ -305,6 +285,10 @@ SweepResult<2> SweepLocal(const Shape2& a, const Shape2& b, const Pose2& b_in_a,
 }
 
 RayResult<2> RayCastLocal(const Shape2& shape, const Ray<2>& ray) {
+  if (shape.index() == kPolygon) {
+    return internal2d::RayCastConvexPolygon(
+        internal2d::As<ConvexPolygon>(shape), ray);
+  }
   Core core;
   internal2d::MakeCore(shape, core);
   return internal2d::RayCastCore(core, ray);

@@ -40,41 +40,57 @@ RayResult<2> FromCast(const CastHit& h, const Ray<2>& ray) {
   return r;
 }
 
-RayResult<2> RayPolygon(const Core& core, const Ray<2>& ray, float tolerance) {
+// Cyrus-Beck over any convex polygon given by accessors (a core in SoA
+// form, or a ConvexPolygon read in place without copying).
+template <typename VertexFn, typename NormalFn>
+RayResult<2> RayConvex(int count, VertexFn vertex, NormalFn normal,
+                       const Ray<2>& ray, float tolerance) {
   const Vec2 o = ray.origin;
   const Vec2 d = ray.direction;
-  float worst = -kInfinity;
-  for (int i = 0; i < core.count; ++i) {
-    worst = std::max(worst, core.nx[i] * (o.x - core.vx[i]) +
-                                core.ny[i] * (o.y - core.vy[i]));
-  }
-  if (worst <= tolerance) return Inside(ray);
+  // The origin is inside (within the tolerance) iff every num >= -tol. The
+  // clipping loop sees every num unless it exits early on a miss, and then
+  // the inside test is completed separately.
+  const auto inside = [&] {
+    for (int i = 0; i < count; ++i) {
+      if (Dot(normal(i), o - vertex(i)) > tolerance) return false;
+    }
+    return true;
+  };
   float lower = 0.0f;
   float upper = ray.max_distance;
   int index = -1;
+  bool outside = false;
   RayResult<2> r;
-  for (int i = 0; i < core.count; ++i) {
+  for (int i = 0; i < count; ++i) {
     // n.(o + t d - v) <= 0  <=>  t * den <= num.
-    const float num =
-        core.nx[i] * (core.vx[i] - o.x) + core.ny[i] * (core.vy[i] - o.y);
-    const float den = core.nx[i] * d.x + core.ny[i] * d.y;
+    const Vec2 n = normal(i);
+    const float num = Dot(n, vertex(i) - o);
+    const float den = Dot(n, d);
+    outside |= num < -tolerance;
     if (den == 0.0f) {
-      if (num < 0.0f) return r;
+      if (num < 0.0f) return inside() ? Inside(ray) : r;
     } else if (den < 0.0f && num < lower * den) {
       lower = num / den;  // Entering this half-plane.
       index = i;
     } else if (den > 0.0f && num < upper * den) {
       upper = num / den;  // Leaving it.
     }
-    if (upper < lower) return r;
+    if (upper < lower) return inside() ? Inside(ray) : r;
   }
+  if (!outside) return Inside(ray);
   if (index < 0) return r;
   r.hit = true;
   r.distance = lower;
   r.point = o + lower * d;
-  r.normal = core.n(index);
+  r.normal = normal(index);
   r.feature = index;
   return r;
+}
+
+RayResult<2> RayPolygon(const Core& core, const Ray<2>& ray, float tolerance) {
+  return RayConvex(
+      core.count, [&](int i) { return core.v(i); },
+      [&](int i) { return core.n(i); }, ray, tolerance);
 }
 
 RayResult<2> RaySegment(Vec2 a, Vec2 b, const Ray<2>& ray, float tolerance) {
@@ -115,6 +131,16 @@ RayResult<2> RaySegment(Vec2 a, Vec2 b, const Ray<2>& ray, float tolerance) {
 }
 
 }  // namespace
+
+RayResult<2> RayCastConvexPolygon(const ConvexPolygon& polygon,
+                                  const Ray<2>& ray) {
+  const float tolerance = TouchingTolerance(polygon.extent() + L1(ray.origin));
+  const Vec2* v = polygon.vertices().data();
+  const Vec2* n = polygon.normals().data();
+  return RayConvex(
+      polygon.count(), [v](int i) { return v[i]; }, [n](int i) { return n[i]; },
+      ray, tolerance);
+}
 
 RayResult<2> RayCastCore(const Core& core, const Ray<2>& ray) {
   const float tolerance = TouchingTolerance(core.extent + L1(ray.origin));

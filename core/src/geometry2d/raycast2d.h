@@ -10,6 +10,10 @@ namespace sator::internal2d {
 // `ray` in the core's frame (unit direction).
 RayResult<2> RayCastCore(const Core& core, const Ray<2>& ray);
 
+// The same for a polygon, read in place.
+RayResult<2> RayCastConvexPolygon(const ConvexPolygon& polygon,
+                                  const Ray<2>& ray);
+
 }  // namespace sator::internal2d
 
 #endif  // SATOR_CORE_SRC_GEOMETRY2D_RAYCAST2D_H_

@@ -24,13 +24,8 @@
 
 namespace sator::internal2d {
 
-void ClipContactPoints(const Core& ref, int ref_edge, const Core& inc,
-                       float tolerance, ContactResult<2>& out) {
-  const Vec2 n = ref.n(ref_edge);
-  const Vec2 v1 = ref.v(ref_edge);
-  const Vec2 v2 = ref.v(ref.Next(ref_edge));
-  const float rr = ref.radius;
-  const float ri = inc.radius;
+void ClipIncidentEdge(Vec2 n, Vec2 v1, Vec2 v2, Vec2 p1, Vec2 p2, float rr,
+                      float ri, float tolerance, ContactResult<2>& out) {
   const float plane = Dot(n, v1);
   // Penetration of an incident core point p: r_ref + r_inc - n.(p - v1).
   // Reported point: midway between the surfaces along n.
@@ -41,22 +36,6 @@ void ClipContactPoints(const Core& ref, int ref_edge, const Core& inc,
         p + (0.5f * (rr - s - ri)) * n;
   };
   out.point_count = 0;
-  if (inc.count == 1) {
-    add(inc.v(0));
-    return;
-  }
-  // Incident edge: the most anti-parallel normal.
-  int inc_edge = 0;
-  float lowest = kInfinity;
-  for (int i = 0; i < inc.EdgeCount(); ++i) {
-    const float d = Dot(n, inc.n(i));
-    if (d < lowest) {
-      lowest = d;
-      inc_edge = i;
-    }
-  }
-  Vec2 p1 = inc.v(inc_edge);
-  Vec2 p2 = inc.v(inc.Next(inc_edge));
   // Clip [p1, p2] to the slab lower <= t.x <= upper of the reference edge.
   const Vec2 t = LeftPerp(n);  // Unit direction v1 -> v2.
   const float lower = Dot(t, v1);
@@ -72,21 +51,40 @@ void ClipContactPoints(const Core& ref, int ref_edge, const Core& inc,
   const float hi = std::min(a2, upper);
   if (lo > hi || span <= 1e-6f * (std::fabs(a1) + std::fabs(a2))) {
     // The incident edge is outside the slab (only possible for a corner
-    // contact within the tolerance) or is seen end-on: report its deepest
-    // vertex.
+    // contact within the tolerance) or is seen end-on (or is a single
+    // point): report its deepest vertex.
     add(Dot(n, p1) <= Dot(n, p2) ? p1 : p2);
     return;
   }
-  const Vec2 d = p2 - p1;
-  add(p1 + ((lo - a1) / span) * d);
-  if (hi > lo) add(p1 + ((hi - a1) / span) * d);
+  const Vec2 d = (1.0f / span) * (p2 - p1);
+  add(p1 + (lo - a1) * d);
+  if (hi > lo) add(p1 + (hi - a1) * d);
+}
+
+void ClipContactPoints(const Core& ref, int ref_edge, const Core& inc,
+                       float tolerance, ContactResult<2>& out) {
+  const Vec2 n = ref.n(ref_edge);
+  // Incident edge: the most anti-parallel normal (a point for a circle).
+  int inc_edge = 0;
+  float lowest = kInfinity;
+  for (int i = 0; i < inc.EdgeCount(); ++i) {
+    const float d = Dot(n, inc.n(i));
+    if (d < lowest) {
+      lowest = d;
+      inc_edge = i;
+    }
+  }
+  const Vec2 p1 = inc.v(inc_edge);
+  const Vec2 p2 = inc.count == 1 ? p1 : inc.v(inc.Next(inc_edge));
+  ClipIncidentEdge(n, ref.v(ref_edge), ref.v(ref.Next(ref_edge)), p1, p2,
+                   ref.radius, inc.radius, tolerance, out);
 }
 
 ContactResult<2> ContactSat(const Core& a, const Core& b, float tolerance) {
   ContactResult<2> result;
   const AxisSeparation sa = MaxSeparation(a, b);
   const AxisSeparation sb = MaxSeparation(b, a);
-  const bool flip = sb.separation > sa.separation + 0.1f * tolerance;
+  const bool flip = sb.separation > sa.separation + kFaceBias * tolerance;
   const Core& ref = flip ? b : a;
   const Core& inc = flip ? a : b;
   const AxisSeparation& s = flip ? sb : sa;

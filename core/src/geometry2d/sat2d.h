@@ -10,6 +10,9 @@
 namespace sator::internal2d {
 
 inline constexpr float kInfinity = std::numeric_limits<float>::infinity();
+// The reference face is A's unless B's separates more by kFaceBias times
+// the tolerance: a stable choice under round-off.
+inline constexpr float kFaceBias = 0.1f;
 
 struct AxisSeparation {
   int edge = -1;  // Edge of the first core, -1 when it has none.
@@ -25,11 +28,7 @@ inline AxisSeparation MaxSeparation(const Core& a, const Core& b) {
   for (int i = 0; i < edges; ++i) {
     const float nx = a.nx[i];
     const float ny = a.ny[i];
-    float lowest = kInfinity;
-    for (int j = 0; j < b.count; ++j) {
-      lowest = std::min(lowest, nx * b.vx[j] + ny * b.vy[j]);
-    }
-    const float s = lowest - (nx * a.vx[i] + ny * a.vy[i]);
+    const float s = MinDot(b, nx, ny) - (nx * a.vx[i] + ny * a.vy[i]);
     if (s > best.separation) best = {i, s};
   }
   return best;
@@ -41,12 +40,9 @@ inline bool AnyAxisSeparates(const Core& a, const Core& b, float threshold) {
   for (int i = 0; i < edges; ++i) {
     const float nx = a.nx[i];
     const float ny = a.ny[i];
-    const float limit = nx * a.vx[i] + ny * a.vy[i] + threshold;
-    bool all_beyond = true;
-    for (int j = 0; j < b.count; ++j) {
-      all_beyond &= nx * b.vx[j] + ny * b.vy[j] > limit;
+    if (MinDot(b, nx, ny) > nx * a.vx[i] + ny * a.vy[i] + threshold) {
+      return true;
     }
-    if (all_beyond) return true;
   }
   return false;
 }
@@ -55,6 +51,12 @@ inline bool AnyAxisSeparates(const Core& a, const Core& b, float threshold) {
 // Exact MTV when the cores overlap, or when neither core is round; contact
 // points by clipping the incident edge against the reference edge.
 ContactResult<2> ContactSat(const Core& a, const Core& b, float tolerance);
+
+// Clips the incident edge [p1, p2] (p1 == p2 for a point) against the
+// reference edge v1 -> v2 with outward unit normal n; rr and ri are the
+// radii. Writes up to two points into `out`.
+void ClipIncidentEdge(Vec2 n, Vec2 v1, Vec2 v2, Vec2 p1, Vec2 p2, float rr,
+                      float ri, float tolerance, ContactResult<2>& out);
 
 // Contact points for a known reference edge (`ref_edge` of `ref`), kept when
 // their penetration is at least -tolerance. Writes into `out` (normal and

@@ -35,26 +35,6 @@
 namespace sator::internal2d {
 namespace {
 
-// Midpoint of the overlap, along the reference edge's tangent, of the
-// reference edge [r1, r2] and the incident points (one or two), projected
-// onto the reference line.
-Vec2 FeatureMidpoint(Vec2 r1, Vec2 r2, Vec2 n, const Vec2* inc, int inc_count) {
-  const Vec2 u = LeftPerp(n);
-  float lo = std::min(Dot(u, r1), Dot(u, r2));
-  float hi = std::max(Dot(u, r1), Dot(u, r2));
-  float ilo = Dot(u, inc[0]);
-  float ihi = ilo;
-  if (inc_count == 2) {
-    ilo = std::min(ilo, Dot(u, inc[1]));
-    ihi = std::max(ihi, Dot(u, inc[1]));
-  }
-  lo = std::max(lo, ilo);
-  hi = std::min(hi, ihi);
-  const float mid = lo <= hi ? 0.5f * (lo + hi) : 0.5f * (ilo + ihi);
-  const float height = Dot(n, r1);
-  return mid * u + height * n;
-}
-
 struct Axis {
   Vec2 n;    // From A towards B.
   float s0;  // Separation at t = 0.
@@ -103,20 +83,11 @@ SweepResult<2> SweepPolytopes(const Core& a, const Core& b, Vec2 v,
   };
   for (int i = 0; i < a.EdgeCount() && !never; ++i) {
     const Vec2 n = a.n(i);
-    float lowest = kInfinity;
-    for (int j = 0; j < b.count; ++j) {
-      lowest = std::min(lowest, n.x * b.vx[j] + n.y * b.vy[j]);
-    }
-    consider(n, lowest - Dot(n, a.v(i)), 0, i);
+    consider(n, MinDot(b, n.x, n.y) - Dot(n, a.v(i)), 0, i);
   }
   for (int j = 0; j < b.EdgeCount() && !never; ++j) {
     const Vec2 m = b.n(j);
-    float lowest = kInfinity;
-    for (int i = 0; i < a.count; ++i) {
-      lowest = std::min(lowest,
-                        m.x * (a.vx[i] - b.vx[j]) + m.y * (a.vy[i] - b.vy[j]));
-    }
-    consider(-m, lowest, 1, j);
+    consider(-m, MinDot(a, m.x, m.y) - Dot(m, b.v(j)), 1, j);
   }
   // Segment directions, both ways: only needed when the obstacle may be
   // degenerate (a segment against a segment).
@@ -235,7 +206,7 @@ SweepResult<2> SweepRound(const Core& a, const Core& b, Vec2 v,
   // slides along the surface. Edges meeting flat (a capsule side on a box
   // face) report the middle of the touching span.
   Core moved = b;
-  for (int j = 0; j < moved.count; ++j) {
+  for (int j = 0; j < moved.Lanes(); ++j) {
     moved.vx[j] += best.t * v.x;
     moved.vy[j] += best.t * v.y;
   }
@@ -250,6 +221,26 @@ SweepResult<2> SweepRound(const Core& a, const Core& b, Vec2 v,
 }
 
 }  // namespace
+
+// Midpoint of the overlap, along the reference edge's tangent, of the
+// reference edge [r1, r2] and the incident points (one or two), projected
+// onto the reference line.
+Vec2 FeatureMidpoint(Vec2 r1, Vec2 r2, Vec2 n, const Vec2* inc, int inc_count) {
+  const Vec2 u = LeftPerp(n);
+  float lo = std::min(Dot(u, r1), Dot(u, r2));
+  float hi = std::max(Dot(u, r1), Dot(u, r2));
+  float ilo = Dot(u, inc[0]);
+  float ihi = ilo;
+  if (inc_count == 2) {
+    ilo = std::min(ilo, Dot(u, inc[1]));
+    ihi = std::max(ihi, Dot(u, inc[1]));
+  }
+  lo = std::max(lo, ilo);
+  hi = std::min(hi, ihi);
+  const float mid = lo <= hi ? 0.5f * (lo + hi) : 0.5f * (ilo + ihi);
+  const float height = Dot(n, r1);
+  return mid * u + height * n;
+}
 
 ContactResult<2> ContactCores(const Core& a, const Core& b, float tolerance) {
   if (a.count <= 2 || b.count <= 2) return ContactSmallCore(a, b, tolerance);

@@ -17,6 +17,11 @@ SweepResult<2> SweepCores(const Core& a, const Core& b, Vec2 motion,
 // small-core distance).
 ContactResult<2> ContactCores(const Core& a, const Core& b, float tolerance);
 
+// Midpoint of the overlap, along the reference edge's tangent, of the
+// reference edge [r1, r2] (outward normal n) and one or two incident points,
+// projected onto the reference line: the contact point of a sweep.
+Vec2 FeatureMidpoint(Vec2 r1, Vec2 r2, Vec2 n, const Vec2* inc, int inc_count);
+
 }  // namespace sator::internal2d
 
 #endif  // SATOR_CORE_SRC_GEOMETRY2D_SWEEP2D_H_
