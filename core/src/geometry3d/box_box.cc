@@ -69,9 +69,18 @@ struct Frame {
 }  // namespace
 
 bool OverlapBoxBox(const Box3& a, const Box3& b, const Pose3& b_in_a) {
-  const Frame f = MakeFrame(b_in_a, 1e-6f);
   const Vec3 ha = a.half_extents;
   const Vec3 hb = b.half_extents;
+  // Each box lies in the ball of radius |h| about its centre: centres
+  // farther apart than the two radii cannot overlap (a cheap early exit;
+  // squared twice to stay free of square roots:
+  // |t| > |ha| + |hb|  <=>  |t|^2 - |ha|^2 - |hb|^2 > 2 |ha| |hb|).
+  const float t_sq = LengthSquared(b_in_a.position);
+  const float ra_sq = LengthSquared(ha);
+  const float rb_sq = LengthSquared(hb);
+  const float excess = t_sq - ra_sq - rb_sq;
+  if (excess > 0.0f && excess * excess > 4.0f * ra_sq * rb_sq) return false;
+  const Frame f = MakeFrame(b_in_a, 1e-6f);
   for (int i = 0; i < 3; ++i) {
     const float rb =
         hb.x * f.abs_r[i][0] + hb.y * f.abs_r[i][1] + hb.z * f.abs_r[i][2];
