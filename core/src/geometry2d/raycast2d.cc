@@ -68,14 +68,14 @@ RayResult<2> RayConvex(int count, VertexFn vertex, NormalFn normal,
     const float den = Dot(n, d);
     outside |= num < -tolerance;
     if (den == 0.0f) {
-      if (num < 0.0f) return inside() ? Inside(ray) : r;
+      if (num < 0.0f) return !outside && inside() ? Inside(ray) : r;
     } else if (den < 0.0f && num < lower * den) {
       lower = num / den;  // Entering this half-plane.
       index = i;
     } else if (den > 0.0f && num < upper * den) {
       upper = num / den;  // Leaving it.
     }
-    if (upper < lower) return inside() ? Inside(ray) : r;
+    if (upper < lower) return !outside && inside() ? Inside(ray) : r;
   }
   if (!outside) return Inside(ray);
   if (index < 0) return r;
