@@ -252,7 +252,12 @@ SweepResult<3> Sweep(const ConvexShape3& a, const Pose3& pose_a,
   }
   const Pose3 b_in_a = MulT(pose_a, pose_b);
   const Vec3 v = InvRotate(pose_a.rotation, displacement_b - displacement_a);
-  const internal::SatSweepResult s = internal::SweepPolytopes(a, b, b_in_a, v);
+  const Box3* box_a = std::get_if<Box3>(&a);
+  const Box3* box_b = std::get_if<Box3>(&b);
+  const internal::SatSweepResult s =
+      (box_a != nullptr && box_b != nullptr)
+          ? internal::SweepBoxBox(*box_a, *box_b, b_in_a, v)
+          : internal::SweepPolytopes(a, b, b_in_a, v);
   SweepResult<3> r;
   switch (s.status) {
     case internal::SatSweepStatus::kMiss:

@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdint>
 #include <type_traits>
 #include <utility>
 
@@ -199,12 +200,41 @@ void Project(const SatPoly& p, Vec3 axis, float* lo, float* hi) {
   *hi = mx;
 }
 
+// Entry and exit times kept as fractions num / den (den > 0) and compared
+// by cross-multiplying, so only the final time is divided out.
 struct SatState {
-  float t_enter = 0.0f;
-  float t_exit = 1.0f;
+  float enter_num = 0.0f;
+  float enter_den = 1.0f;
+  float exit_num = 1.0f;
+  float exit_den = 1.0f;
   bool entered = false;
   Vec3 axis{};  // Unnormalised, from A to B.
+
+  float TEnter() const { return enter_num / enter_den; }
 };
+
+// One axis's interval logic (see the top of the file), with s >= 0 and the
+// axis already turned so that B moves towards +axis. Returns false on a
+// proven miss.
+inline bool Update(Vec3 axis, float entry_num, float exit_num, float s,
+                   SatState* st) {
+  if (exit_num < 0.0f || entry_num > s) return false;
+  // entry = entry_num / s in (0, 1] when entry_num > 0 (then s > 0).
+  if (entry_num > 0.0f &&
+      (!st->entered || entry_num * st->enter_den > st->enter_num * s)) {
+    st->enter_num = entry_num;
+    st->enter_den = s;
+    st->axis = -axis;  // B comes from below A along +axis.
+    st->entered = true;
+  }
+  // exit = exit_num / s, below 1 only when exit_num < s.
+  if (exit_num < s && exit_num * st->exit_den < st->exit_num * s) {
+    st->exit_num = exit_num;
+    st->exit_den = s;
+  }
+  return !(st->entered &&
+           st->enter_num * st->exit_den > st->exit_num * st->enter_den);
+}
 
 // Returns false when the axis proves a miss.
 bool TestAxis(Vec3 axis, const SatPoly& a, const SatPoly& b, Vec3 v,
@@ -223,19 +253,9 @@ bool TestAxis(Vec3 axis, const SatPoly& a, const SatPoly& b, Vec3 v,
     b0 = -b0;
     b1 = -b1;
   }
-  const float entry_num = a0 - b1;  // Gap B's top must close to reach A.
-  const float exit_num = a1 - b0;   // Travel until B's bottom leaves A.
-  if (exit_num < 0.0f || entry_num > s) return false;
-  if (entry_num > 0.0f) {
-    const float t = entry_num / s;  // In (0, 1]: 0 < entry_num <= s.
-    if (!st->entered || t > st->t_enter) {
-      st->t_enter = t;
-      st->axis = -axis;  // B comes from below A along +axis.
-      st->entered = true;
-    }
-  }
-  if (exit_num < s) st->t_exit = std::min(st->t_exit, exit_num / s);
-  return !(st->entered && st->t_enter > st->t_exit);
+  // entry: the gap B's top must close to reach A; exit: the travel until
+  // B's bottom leaves A's top.
+  return Update(axis, a0 - b1, a1 - b0, s, st);
 }
 
 // ---- Contact point at the time of impact ----------------------------------
@@ -312,22 +332,28 @@ Vec3 ContactPoint(const SatPoly& a, const SatPoly& b, Vec3 offset_b, Vec3 n) {
     min_b = std::min(min_b, Dot(n, b.vertices[i] + offset_b));
   }
   const float tol = 1e-4f * (1.0f + std::fabs(max_a) + std::fabs(min_b));
-  std::array<Vec3, kMaxHullVertices> sa;
-  std::array<Vec3, kMaxHullVertices> sb;
+  // The supporting features, as vertex indices (no scratch to initialise).
+  std::uint8_t ia[kMaxHullVertices];
+  std::uint8_t ib[kMaxHullVertices];
   int na = 0;
   int nb = 0;
   for (int i = 0; i < a.vertex_count; ++i) {
-    if (Dot(n, a.vertices[i]) >= max_a - tol) sa[na++] = a.vertices[i];
+    if (Dot(n, a.vertices[i]) >= max_a - tol) {
+      ia[na++] = static_cast<std::uint8_t>(i);
+    }
   }
   for (int i = 0; i < b.vertex_count; ++i) {
-    const Vec3 p = b.vertices[i] + offset_b;
-    if (Dot(n, p) <= min_b + tol) sb[nb++] = p;
+    if (Dot(n, b.vertices[i] + offset_b) <= min_b + tol) {
+      ib[nb++] = static_cast<std::uint8_t>(i);
+    }
   }
-  if (na == 1) return sa[0];
-  if (nb == 1) return sb[0];
+  const auto sa = [&](int k) { return a.vertices[ia[k]]; };
+  const auto sb = [&](int k) { return b.vertices[ib[k]] + offset_b; };
+  if (na == 1) return sa(0);
+  if (nb == 1) return sb(0);
   if (na == 2 && nb == 2) {
     Vec3 ca, cb;
-    ClosestSegmentPoints(sa[0], sa[1], sb[0], sb[1], &ca, &cb);
+    ClosestSegmentPoints(sa(0), sa(1), sb(0), sb(1), &ca, &cb);
     return 0.5f * (ca + cb);
   }
   // Both features are edges or faces: clip in the contact plane.
@@ -336,8 +362,8 @@ Vec3 ContactPoint(const SatPoly& a, const SatPoly& b, Vec3 offset_b, Vec3 n) {
                                             : Cross(n, Vec3{0, 1, 0}));
   const Vec3 w = Cross(n, u);
   std::array<P2, kMaxHullVertices> pa, pb, ha, hb;
-  for (int i = 0; i < na; ++i) pa[i] = {Dot(u, sa[i]), Dot(w, sa[i])};
-  for (int i = 0; i < nb; ++i) pb[i] = {Dot(u, sb[i]), Dot(w, sb[i])};
+  for (int i = 0; i < na; ++i) pa[i] = {Dot(u, sa(i)), Dot(w, sa(i))};
+  for (int i = 0; i < nb; ++i) pb[i] = {Dot(u, sb(i)), Dot(w, sb(i))};
   const int ka = Hull2(pa.data(), na, ha.data());
   const int kb = Hull2(pb.data(), nb, hb.data());
   std::array<P2, kMaxClip> clipped;
@@ -359,8 +385,8 @@ Vec3 ContactPoint(const SatPoly& a, const SatPoly& b, Vec3 offset_b, Vec3 n) {
   }
   // Round-off left no overlap: the middle of the two features.
   Vec3 mean{};
-  for (int i = 0; i < na; ++i) mean += sa[i];
-  for (int i = 0; i < nb; ++i) mean += sb[i];
+  for (int i = 0; i < na; ++i) mean += sa(i);
+  for (int i = 0; i < nb; ++i) mean += sb(i);
   return mean * (1.0f / static_cast<float>(na + nb));
 }
 
@@ -396,9 +422,9 @@ SatSweepResult Run(const SatPoly& a, const SatPoly& b, Vec3 v, bool prune) {
     return result;
   }
   result.status = SatSweepStatus::kHit;
-  result.t = st.t_enter;
+  result.t = st.TEnter();
   result.normal = NormalizeOrZero(st.axis);
-  result.point = ContactPoint(a, b, st.t_enter * v, result.normal);
+  result.point = ContactPoint(a, b, st.TEnter() * v, result.normal);
   return result;
 }
 
@@ -437,7 +463,155 @@ SatSweepResult Dispatch(const ConvexShape3& a, const ConvexShape3& b,
   });
 }
 
+// The interval logic of TestAxis with the projections given: A on the axis
+// is [-ra, ra], B is [c - rb, c + rb] at t = 0, s = dot(v, axis).
+inline bool TestProjected(Vec3 axis, float ra, float c, float rb, float s,
+                          SatState* st) {
+  float a0 = -ra;
+  float a1 = ra;
+  float b0 = c - rb;
+  float b1 = c + rb;
+  if (s < 0.0f) {
+    axis = -axis;
+    s = -s;
+    a0 = -ra;
+    a1 = ra;
+    b0 = -c - rb;
+    b1 = -c + rb;
+  }
+  return Update(axis, a0 - b1, a1 - b0, s, st);
+}
+
 }  // namespace
+
+SatSweepResult SweepBoxBox(const Box3& a, const Box3& b, const Pose3& b_in_a,
+                           Vec3 v) {
+  // The 15 axes evaluated without branches (random poses make every branch
+  // a coin toss) on plain float arrays (constant indices after unrolling).
+  SatSweepResult result;
+  const float ha[3] = {a.half_extents.x, a.half_extents.y, a.half_extents.z};
+  const float hb[3] = {b.half_extents.x, b.half_extents.y, b.half_extents.z};
+  const Vec3 u[3] = {Rotate(b_in_a.rotation, Vec3{1, 0, 0}),
+                     Rotate(b_in_a.rotation, Vec3{0, 1, 0}),
+                     Rotate(b_in_a.rotation, Vec3{0, 0, 1})};
+  const float t[3] = {b_in_a.position.x, b_in_a.position.y, b_in_a.position.z};
+  const float vv[3] = {v.x, v.y, v.z};
+  // R[i][j] = u_j . e_i, the rotation matrix of B in A; each axis's radii,
+  // centre offset and speed from R and |R| as in Gottschalk's OBB test
+  // (Ericson 4.4.1): for L = e_i x u_j,
+  //   ra = ha[i1] |R[i2][j]| + ha[i2] |R[i1][j]|
+  //   rb = hb[j1] |R[i][j2]| + hb[j2] |R[i][j1]|
+  //   L . x = x[i2] R[i1][j] - x[i1] R[i2][j]     (x = t or v)
+  // with (i1, i2) and (j1, j2) the other two indices, in cyclic order.
+  const float r[3][3] = {{u[0].x, u[1].x, u[2].x},
+                         {u[0].y, u[1].y, u[2].y},
+                         {u[0].z, u[1].z, u[2].z}};
+  float abs_r[3][3];
+  for (int i = 0; i < 3; ++i) {
+    for (int j = 0; j < 3; ++j) abs_r[i][j] = std::fabs(r[i][j]);
+  }
+  float ra_k[15], rb_k[15], c_k[15], s_k[15];
+  for (int i = 0; i < 3; ++i) {
+    ra_k[i] = ha[i];
+    rb_k[i] = hb[0] * abs_r[i][0] + hb[1] * abs_r[i][1] + hb[2] * abs_r[i][2];
+    c_k[i] = t[i];
+    s_k[i] = vv[i];
+    ra_k[3 + i] =
+        ha[0] * abs_r[0][i] + ha[1] * abs_r[1][i] + ha[2] * abs_r[2][i];
+    rb_k[3 + i] = hb[i];
+    c_k[3 + i] = r[0][i] * t[0] + r[1][i] * t[1] + r[2][i] * t[2];
+    s_k[3 + i] = r[0][i] * vv[0] + r[1][i] * vv[1] + r[2][i] * vv[2];
+  }
+  for (int i = 0; i < 3; ++i) {
+    const int i1 = i == 2 ? 0 : i + 1;
+    const int i2 = i == 0 ? 2 : i - 1;
+    for (int j = 0; j < 3; ++j) {
+      const int j1 = j == 2 ? 0 : j + 1;
+      const int j2 = j == 0 ? 2 : j - 1;
+      const int k = 6 + 3 * i + j;
+      // |e_i x u_j|^2 = 1 - R[i][j]^2: parallel edges make no axis, and a
+      // zeroed axis is a no-op below.
+      const float keep =
+          abs_r[i][j] * abs_r[i][j] > 1.0f - 1e-10f ? 0.0f : 1.0f;
+      ra_k[k] = keep * (ha[i1] * abs_r[i2][j] + ha[i2] * abs_r[i1][j]);
+      rb_k[k] = keep * (hb[j1] * abs_r[i][j2] + hb[j2] * abs_r[i][j1]);
+      c_k[k] = keep * (t[i2] * r[i1][j] - t[i1] * r[i2][j]);
+      s_k[k] = keep * (vv[i2] * r[i1][j] - vv[i1] * r[i2][j]);
+    }
+  }
+  // Per axis, with the axis turned so that B moves towards it (s >= 0):
+  // entry = a0 - b1, exit = a1 - b0; the times entry / s and exit / s are
+  // formed without branches and clamped to [0, 1] (a denominator is never
+  // smaller than its numerator, never zero), so the 15 divisions are
+  // independent and safe with floating-point exceptions on.
+  float t_in[15];
+  float t_out[15];
+  bool miss = false;
+  bool entered = false;
+  for (int k = 0; k < 15; ++k) {
+    const float s_raw = s_k[k];
+    const float sign = s_raw < 0.0f ? -1.0f : 1.0f;
+    const float s = sign * s_raw;
+    const float c = sign * c_k[k];
+    const float entry = -ra_k[k] - rb_k[k] - c;  // a0 - b1
+    const float exit = ra_k[k] + rb_k[k] - c;    // a1 - b0
+    miss |= (exit < 0.0f) | (entry > s);
+    entered |= entry > 0.0f;
+    t_in[k] = std::max(entry, 0.0f) / std::max({s, entry, 1e-30f});
+    // exit >= s (including a zeroed axis, 0 >= 0) puts no limit in [0, 1].
+    t_out[k] = exit >= s ? 1.0f : std::max(exit, 0.0f) / std::max(s, 1e-30f);
+    s_k[k] = sign;  // Kept for the normal.
+  }
+  if (miss) return result;
+  if (!entered) {
+    result.status = SatSweepStatus::kStartedOverlapping;
+    result.t = 0.0f;
+    return result;
+  }
+  int best = 0;
+  float t_enter = t_in[0];
+  float t_exit = t_out[0];
+  for (int k = 1; k < 15; ++k) {
+    best = t_in[k] > t_enter ? k : best;
+    t_enter = std::max(t_enter, t_in[k]);
+    t_exit = std::min(t_exit, t_out[k]);
+  }
+  if (t_enter > t_exit) return result;
+  const float best_sign = s_k[best];
+  result.status = SatSweepStatus::kHit;
+  result.t = t_enter;
+  Vec3 axis;
+  if (best < 3) {
+    axis = Vec3{};
+    axis[best] = 1.0f;
+  } else if (best < 6) {
+    axis = u[best - 3];
+  } else {
+    Vec3 e{};
+    e[(best - 6) / 3] = 1.0f;
+    axis = Cross(e, u[(best - 6) % 3]);
+  }
+  result.normal = NormalizeOrZero(-best_sign * axis);
+  // Only the corners are needed for the contact point.
+  Vec3 corners_a[8];
+  Vec3 corners_b[8];
+  for (int k = 0; k < 8; ++k) {
+    const float sx = (k & 1) ? 1.0f : -1.0f;
+    const float sy = (k & 2) ? 1.0f : -1.0f;
+    const float sz = (k & 4) ? 1.0f : -1.0f;
+    corners_a[k] = {sx * ha[0], sy * ha[1], sz * ha[2]};
+    corners_b[k] = b_in_a.position + (sx * hb[0]) * u[0] + (sy * hb[1]) * u[1] +
+                   (sz * hb[2]) * u[2];
+  }
+  SatPoly poly_a;
+  poly_a.vertices = corners_a;
+  poly_a.vertex_count = 8;
+  SatPoly poly_b;
+  poly_b.vertices = corners_b;
+  poly_b.vertex_count = 8;
+  result.point = ContactPoint(poly_a, poly_b, result.t * v, result.normal);
+  return result;
+}
 
 SatSweepResult SweepPolytopes(const ConvexShape3& a, const ConvexShape3& b,
                               const Pose3& b_in_a, Vec3 v) {

@@ -44,6 +44,12 @@ struct SatSweepResult {
 SatSweepResult SweepPolytopes(const ConvexShape3& a, const ConvexShape3& b,
                               const Pose3& b_in_a, Vec3 v);
 
+// Box against box with the 15 axes of Gottschalk's OBB test evaluated from
+// the rotation matrix (no vertices unless there is a hit): the fast path of
+// SweepPolytopes for this pair, with the same answers.
+SatSweepResult SweepBoxBox(const Box3& a, const Box3& b, const Pose3& b_in_a,
+                           Vec3 v);
+
 // The same without the Gauss-map pruning (every edge pair is an axis): the
 // reference the pruned version is tested against.
 SatSweepResult SweepPolytopesUnpruned(const ConvexShape3& a,
