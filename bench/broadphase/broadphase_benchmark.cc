@@ -31,6 +31,9 @@
 #include <vector>
 
 #include "benchmark/benchmark.h"
+#if SATOR_BENCH_3D
+#include "broadphase3d_cases.h"
+#endif
 #include "box2d/b2_dynamic_tree.h"
 #include "sator/core/aabb.h"
 #include "sator/core/broadphase/bvh.h"
@@ -39,6 +42,13 @@
 
 namespace sator::broadphase {
 namespace {
+
+// benchmark::DoNotOptimize through a const reference: the non-const overload
+// miscompiles with GCC 12 (google/benchmark#903).
+template <typename T>
+void Keep(const T& value) {
+  benchmark::DoNotOptimize(value);
+}
 
 constexpr float kWorld = 1000.0f;
 constexpr float kMargin = b2_aabbExtension;
@@ -144,11 +154,11 @@ void BuildTreeSator(benchmark::State& state, int n, SiblingSearch search) {
     auto tree = *DynamicTree2::Create(TreeOptions(search));
     for (const Aabb2& box : scene.boxes) {
       const auto proxy = tree.CreateProxy(box);
-      benchmark::DoNotOptimize(*proxy);
+      Keep(*proxy);
     }
     bytes = tree.MemoryBytes();
     const int height = tree.Height();
-    benchmark::DoNotOptimize(height);
+    Keep(height);
   }
   state.counters["bytes_per_proxy"] = static_cast<double>(bytes) / n;
 }
@@ -162,7 +172,7 @@ void BuildBvhSator(benchmark::State& state, int n, BvhBuildMethod method) {
     if (!status.ok()) state.SkipWithError("build failed");
     bytes = bvh.MemoryBytes();
     const int count = bvh.NodeCount();
-    benchmark::DoNotOptimize(count);
+    Keep(count);
   }
   state.counters["bytes_per_proxy"] = static_cast<double>(bytes) / n;
 }
@@ -173,10 +183,10 @@ void BuildBox2d(benchmark::State& state, int n) {
     b2DynamicTree tree;
     for (const Aabb2& box : scene.boxes) {
       const std::int32_t proxy = tree.CreateProxy(ToB2(box), nullptr);
-      benchmark::DoNotOptimize(proxy);
+      Keep(proxy);
     }
     const int height = tree.GetHeight();
-    benchmark::DoNotOptimize(height);
+    Keep(height);
   }
   // b2DynamicTree's pool starts at 16 nodes and doubles: its capacity for
   // 2n - 1 nodes of sizeof(b2TreeNode) bytes.
@@ -203,7 +213,7 @@ void AabbQuerySator(benchmark::State& state, int n, const Structure& structure,
       count += Overlaps(scene.boxes[to_body(proxy)], query) ? 1 : 0;
       return true;
     });
-    benchmark::DoNotOptimize(count);
+    Keep(count);
     nodes += stats.node_visits;
     hits += count;
   }
@@ -234,7 +244,7 @@ void AabbQueryBox2d(benchmark::State& state, int n) {
     const Aabb2& query = scene.queries[q++ % kQueryCount];
     Box2dQuery callback{&scene, &built.b2_body, &query};
     built.b2tree->Query(&callback, ToB2(query));
-    benchmark::DoNotOptimize(callback.count);
+    Keep(callback.count);
     hits += callback.count;
   }
   state.counters["hits"] = benchmark::Counter(
@@ -268,7 +278,7 @@ void RaycastSator(benchmark::State& state, int n, const Structure& structure,
           best = entry;
           return entry;
         });
-    benchmark::DoNotOptimize(best);
+    Keep(best);
     nodes += stats.node_visits;
     hits += hit ? 1 : 0;
   }
@@ -308,7 +318,7 @@ void RaycastBox2d(benchmark::State& state, int n) {
     input.p2.Set(origin.x + translation.x, origin.y + translation.y);
     input.maxFraction = 1.0f;
     built.b2tree->RayCast(&callback, input);
-    benchmark::DoNotOptimize(callback.best);
+    Keep(callback.best);
     hits += callback.hit ? 1 : 0;
   }
   state.counters["hit_rate"] = benchmark::Counter(
@@ -549,6 +559,9 @@ int main(int argc, char** argv) {
   if (benchmark::ReportUnrecognizedArguments(count, args.data())) return 1;
   sator::broadphase::RegisterSize(10000, "10k");
   sator::broadphase::RegisterSize(100000, "100k");
+#if SATOR_BENCH_3D
+  sator::broadphase::Register3d(100000, "100k");
+#endif
   if (benchmark::GetBenchmarkFilter().find("1M") != std::string::npos) {
     sator::broadphase::RegisterSize(1000000, "1M");
   }
