@@ -39,11 +39,15 @@ struct Core {
   int EdgeCount() const { return count >= 2 ? count : 0; }
   int Next(int i) const { return i + 1 == count ? 0 : i + 1; }
   int Lanes() const { return (count + 3) & ~3; }
-  // Fills the padding lanes; call after setting the vertices.
+  // Fills the padding lanes with copies of vertex 0 and normal 0 (a padded
+  // lane repeats edge 0, which changes no min or max); call after setting
+  // the vertices and normals.
   void Pad() {
     for (int i = count; i < Lanes(); ++i) {
       vx[i] = vx[0];
       vy[i] = vy[0];
+      nx[i] = nx[0];
+      ny[i] = ny[0];
     }
   }
 };
@@ -184,7 +188,7 @@ inline void TransformCore(const Pose2& pose, Core& core) {
     core.vx[i] = c * x - s * y + px;
     core.vy[i] = s * x + c * y + py;
   }
-  for (int i = 0; i < core.EdgeCount(); ++i) {
+  for (int i = 0; i < core.Lanes(); ++i) {
     const float nx = core.nx[i];
     const float ny = core.ny[i];
     core.nx[i] = c * nx - s * ny;
