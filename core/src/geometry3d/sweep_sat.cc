@@ -484,18 +484,103 @@ inline bool TestProjected(Vec3 axis, float ra, float c, float rb, float s,
 
 }  // namespace
 
+namespace {
+
+// The rotation matrix of a unit quaternion: r[i][j] = (q e_j) . e_i.
+void RotationMatrix(Quat q, float r[3][3]) {
+  const float xx = q.x * q.x, yy = q.y * q.y, zz = q.z * q.z;
+  const float xy = q.x * q.y, xz = q.x * q.z, yz = q.y * q.z;
+  const float wx = q.w * q.x, wy = q.w * q.y, wz = q.w * q.z;
+  r[0][0] = 1.0f - 2.0f * (yy + zz);
+  r[0][1] = 2.0f * (xy - wz);
+  r[0][2] = 2.0f * (xz + wy);
+  r[1][0] = 2.0f * (xy + wz);
+  r[1][1] = 1.0f - 2.0f * (xx + zz);
+  r[1][2] = 2.0f * (yz - wx);
+  r[2][0] = 2.0f * (xz - wy);
+  r[2][1] = 2.0f * (yz + wx);
+  r[2][2] = 1.0f - 2.0f * (xx + yy);
+}
+
+// The contact point of two boxes touching along n (A's frame, A at the
+// origin, B's axes u and centre cb): the supporting features follow from
+// the signs of n in each box's frame (an axis whose edge is flat to within
+// the tolerance makes the feature an edge or a face), so the common cases
+// (a vertex, two edges) need no projections; faces go to ContactPoint.
+Vec3 BoxBoxContactPoint(const float ha[3], const float hb[3], const Vec3 u[3],
+                        Vec3 cb, Vec3 n) {
+  const float na[3] = {n.x, n.y, n.z};
+  const float nb[3] = {Dot(n, u[0]), Dot(n, u[1]), Dot(n, u[2])};
+  float max_a = 0.0f;
+  float spread_b = 0.0f;
+  for (int i = 0; i < 3; ++i) {
+    max_a += ha[i] * std::fabs(na[i]);
+    spread_b += hb[i] * std::fabs(nb[i]);
+  }
+  const float min_b = Dot(n, cb) - spread_b;
+  const float tol = 1e-4f * (1.0f + std::fabs(max_a) + std::fabs(min_b));
+  int flat_a = 0;
+  int flat_b = 0;
+  int axis_a = 0;
+  int axis_b = 0;
+  // The centres of the supporting features: A's farthest along n, B's
+  // farthest along -n (0 along a flat axis, the half extent otherwise).
+  Vec3 vertex_a{};
+  Vec3 vertex_b = cb;
+  for (int i = 0; i < 3; ++i) {
+    const bool fa = 2.0f * ha[i] * std::fabs(na[i]) <= tol;
+    const bool fb = 2.0f * hb[i] * std::fabs(nb[i]) <= tol;
+    if (fa) {
+      ++flat_a;
+      axis_a = i;
+    }
+    if (fb) {
+      ++flat_b;
+      axis_b = i;
+    }
+    vertex_a[i] = fa ? 0.0f : (na[i] >= 0.0f ? ha[i] : -ha[i]);
+    vertex_b -= (fb ? 0.0f : (nb[i] >= 0.0f ? hb[i] : -hb[i])) * u[i];
+  }
+  if (flat_a == 0) return vertex_a;
+  if (flat_b == 0) return vertex_b;
+  if (flat_a == 1 && flat_b == 1) {
+    Vec3 ea{};
+    ea[axis_a] = ha[axis_a];
+    const Vec3 eb = hb[axis_b] * u[axis_b];
+    Vec3 ca, cbp;
+    ClosestSegmentPoints(vertex_a - ea, vertex_a + ea, vertex_b - eb,
+                         vertex_b + eb, &ca, &cbp);
+    return 0.5f * (ca + cbp);
+  }
+  Vec3 corners_a[8];
+  Vec3 corners_b[8];
+  for (int k = 0; k < 8; ++k) {
+    const float sx = (k & 1) ? 1.0f : -1.0f;
+    const float sy = (k & 2) ? 1.0f : -1.0f;
+    const float sz = (k & 4) ? 1.0f : -1.0f;
+    corners_a[k] = {sx * ha[0], sy * ha[1], sz * ha[2]};
+    corners_b[k] =
+        cb + (sx * hb[0]) * u[0] + (sy * hb[1]) * u[1] + (sz * hb[2]) * u[2];
+  }
+  SatPoly poly_a;
+  poly_a.vertices = corners_a;
+  poly_a.vertex_count = 8;
+  SatPoly poly_b;
+  poly_b.vertices = corners_b;
+  poly_b.vertex_count = 8;
+  return ContactPoint(poly_a, poly_b, Vec3{}, n);
+}
+
+}  // namespace
+
 SatSweepResult SweepBoxBox(const Box3& a, const Box3& b, const Pose3& b_in_a,
                            Vec3 v) {
   // The 15 axes evaluated without branches (random poses make every branch
-  // a coin toss) on plain float arrays (constant indices after unrolling).
+  // a coin toss), as structure-of-arrays padded to 16 lanes so the compiler
+  // can vectorise the per-axis work.
   SatSweepResult result;
   const float ha[3] = {a.half_extents.x, a.half_extents.y, a.half_extents.z};
   const float hb[3] = {b.half_extents.x, b.half_extents.y, b.half_extents.z};
-  const Vec3 u[3] = {Rotate(b_in_a.rotation, Vec3{1, 0, 0}),
-                     Rotate(b_in_a.rotation, Vec3{0, 1, 0}),
-                     Rotate(b_in_a.rotation, Vec3{0, 0, 1})};
-  const float t[3] = {b_in_a.position.x, b_in_a.position.y, b_in_a.position.z};
-  const float vv[3] = {v.x, v.y, v.z};
   // R[i][j] = u_j . e_i, the rotation matrix of B in A; each axis's radii,
   // centre offset and speed from R and |R| as in Gottschalk's OBB test
   // (Ericson 4.4.1): for L = e_i x u_j,
@@ -503,14 +588,15 @@ SatSweepResult SweepBoxBox(const Box3& a, const Box3& b, const Pose3& b_in_a,
   //   rb = hb[j1] |R[i][j2]| + hb[j2] |R[i][j1]|
   //   L . x = x[i2] R[i1][j] - x[i1] R[i2][j]     (x = t or v)
   // with (i1, i2) and (j1, j2) the other two indices, in cyclic order.
-  const float r[3][3] = {{u[0].x, u[1].x, u[2].x},
-                         {u[0].y, u[1].y, u[2].y},
-                         {u[0].z, u[1].z, u[2].z}};
+  float r[3][3];
+  RotationMatrix(b_in_a.rotation, r);
+  const float t[3] = {b_in_a.position.x, b_in_a.position.y, b_in_a.position.z};
+  const float vv[3] = {v.x, v.y, v.z};
   float abs_r[3][3];
   for (int i = 0; i < 3; ++i) {
     for (int j = 0; j < 3; ++j) abs_r[i][j] = std::fabs(r[i][j]);
   }
-  float ra_k[15], rb_k[15], c_k[15], s_k[15];
+  alignas(16) float ra_k[16], rb_k[16], c_k[16], s_k[16];
   for (int i = 0; i < 3; ++i) {
     ra_k[i] = ha[i];
     rb_k[i] = hb[0] * abs_r[i][0] + hb[1] * abs_r[i][1] + hb[2] * abs_r[i][2];
@@ -539,28 +625,37 @@ SatSweepResult SweepBoxBox(const Box3& a, const Box3& b, const Pose3& b_in_a,
       s_k[k] = keep * (vv[i2] * r[i1][j] - vv[i1] * r[i2][j]);
     }
   }
+  ra_k[15] = rb_k[15] = c_k[15] = s_k[15] = 0.0f;  // Padding: a no-op axis.
   // Per axis, with the axis turned so that B moves towards it (s >= 0):
   // entry = a0 - b1, exit = a1 - b0; the times entry / s and exit / s are
   // formed without branches and clamped to [0, 1] (a denominator is never
-  // smaller than its numerator, never zero), so the 15 divisions are
+  // smaller than its numerator, never zero), so the divisions are
   // independent and safe with floating-point exceptions on.
-  float t_in[15];
-  float t_out[15];
-  bool miss = false;
-  bool entered = false;
-  for (int k = 0; k < 15; ++k) {
+  alignas(16) float t_in[16], t_out[16], sign_k[16];
+  alignas(16) int miss_k[16], entered_k[16];
+  for (int k = 0; k < 16; ++k) {
     const float s_raw = s_k[k];
     const float sign = s_raw < 0.0f ? -1.0f : 1.0f;
     const float s = sign * s_raw;
     const float c = sign * c_k[k];
     const float entry = -ra_k[k] - rb_k[k] - c;  // a0 - b1
     const float exit = ra_k[k] + rb_k[k] - c;    // a1 - b0
-    miss |= (exit < 0.0f) | (entry > s);
-    entered |= entry > 0.0f;
-    t_in[k] = std::max(entry, 0.0f) / std::max({s, entry, 1e-30f});
+    miss_k[k] = (exit < 0.0f) | (entry > s);
+    entered_k[k] = entry > 0.0f;
+    t_in[k] = std::max(entry, 0.0f) / std::max(std::max(s, entry), 1e-30f);
     // exit >= s (including a zeroed axis, 0 >= 0) puts no limit in [0, 1].
     t_out[k] = exit >= s ? 1.0f : std::max(exit, 0.0f) / std::max(s, 1e-30f);
-    s_k[k] = sign;  // Kept for the normal.
+    sign_k[k] = sign;
+  }
+  int miss = 0;
+  int entered = 0;
+  float t_enter = 0.0f;
+  float t_exit = 1.0f;
+  for (int k = 0; k < 16; ++k) {
+    miss |= miss_k[k];
+    entered |= entered_k[k];
+    t_enter = std::max(t_enter, t_in[k]);
+    t_exit = std::min(t_exit, t_out[k]);
   }
   if (miss) return result;
   if (!entered) {
@@ -568,18 +663,14 @@ SatSweepResult SweepBoxBox(const Box3& a, const Box3& b, const Pose3& b_in_a,
     result.t = 0.0f;
     return result;
   }
-  int best = 0;
-  float t_enter = t_in[0];
-  float t_exit = t_out[0];
-  for (int k = 1; k < 15; ++k) {
-    best = t_in[k] > t_enter ? k : best;
-    t_enter = std::max(t_enter, t_in[k]);
-    t_exit = std::min(t_exit, t_out[k]);
-  }
   if (t_enter > t_exit) return result;
-  const float best_sign = s_k[best];
+  int best = 0;
+  while (t_in[best] != t_enter) ++best;  // t_enter is one of them.
   result.status = SatSweepStatus::kHit;
   result.t = t_enter;
+  const Vec3 u[3] = {{r[0][0], r[1][0], r[2][0]},
+                     {r[0][1], r[1][1], r[2][1]},
+                     {r[0][2], r[1][2], r[2][2]}};
   Vec3 axis;
   if (best < 3) {
     axis = Vec3{};
@@ -591,25 +682,9 @@ SatSweepResult SweepBoxBox(const Box3& a, const Box3& b, const Pose3& b_in_a,
     e[(best - 6) / 3] = 1.0f;
     axis = Cross(e, u[(best - 6) % 3]);
   }
-  result.normal = NormalizeOrZero(-best_sign * axis);
-  // Only the corners are needed for the contact point.
-  Vec3 corners_a[8];
-  Vec3 corners_b[8];
-  for (int k = 0; k < 8; ++k) {
-    const float sx = (k & 1) ? 1.0f : -1.0f;
-    const float sy = (k & 2) ? 1.0f : -1.0f;
-    const float sz = (k & 4) ? 1.0f : -1.0f;
-    corners_a[k] = {sx * ha[0], sy * ha[1], sz * ha[2]};
-    corners_b[k] = b_in_a.position + (sx * hb[0]) * u[0] + (sy * hb[1]) * u[1] +
-                   (sz * hb[2]) * u[2];
-  }
-  SatPoly poly_a;
-  poly_a.vertices = corners_a;
-  poly_a.vertex_count = 8;
-  SatPoly poly_b;
-  poly_b.vertices = corners_b;
-  poly_b.vertex_count = 8;
-  result.point = ContactPoint(poly_a, poly_b, result.t * v, result.normal);
+  result.normal = NormalizeOrZero(-sign_k[best] * axis);
+  result.point = BoxBoxContactPoint(ha, hb, u, b_in_a.position + t_enter * v,
+                                    result.normal);
   return result;
 }
 
