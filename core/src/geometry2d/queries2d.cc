@@ -59,8 +59,12 @@ ContactResult<2> PolygonCircle(const ConvexPolygon& a, Vec2 c, float r,
       best = i;
     }
   }
-  if (overlap_only && s > r + tolerance) {
+  if (s > r + tolerance) {
+    // Separated along this edge's normal; as Box2D does, stop here and
+    // report the gap along that axis (a lower bound on the distance).
     *overlaps = false;
+    result.normal = a.normal(best);
+    result.depth = r - s;
     return result;
   }
   if (s <= 0.0f) {
@@ -96,7 +100,9 @@ float PolygonCircleTolerance(const ConvexPolygon& a, const Circle& b,
   return TouchingTolerance(a.extent() + b.radius + Length(b_in_a.position));
 }
 
-ContactResult<2> FlipContact(ContactResult<2> c, const Pose2& a_in_b) {
+// In place (no copies of the result: copying a struct just written field
+// by field stalls on store forwarding).
+void FlipContact(ContactResult<2>& c, const Pose2& a_in_b) {
   // c is B-against-A in B's frame; map to A-against-B in A's frame.
   const Pose2 b_in_a = Inverse(a_in_b);
   c.normal = -Rotate(b_in_a.rotation, c.normal);
@@ -104,16 +110,14 @@ ContactResult<2> FlipContact(ContactResult<2> c, const Pose2& a_in_b) {
     c.points[static_cast<size_t>(i)] =
         Transform(b_in_a, c.points[static_cast<size_t>(i)]);
   }
-  return c;
 }
 
-ContactResult<2> ToWorld(ContactResult<2> c, const Pose2& pose_a) {
+void ToWorld(ContactResult<2>& c, const Pose2& pose_a) {
   c.normal = Rotate(pose_a.rotation, c.normal);
   for (int i = 0; i < c.point_count; ++i) {
     c.points[static_cast<size_t>(i)] =
         Transform(pose_a, c.points[static_cast<size_t>(i)]);
   }
-  return c;
 }
 
 }  // namespace
@@ -259,10 +263,10 @@ ContactResult<2> ContactLocal(const Shape2& a, const Shape2& b,
                                   internal2d::As<Circle>(b), b_in_a);
     case Pair(kCircle, kPolygon): {
       const Pose2 a_in_b = Inverse(b_in_a);
-      return FlipContact(
-          ContactPolygonCircle(internal2d::As<ConvexPolygon>(b),
-                               internal2d::As<Circle>(a), a_in_b),
-          a_in_b);
+      ContactResult<2> c = ContactPolygonCircle(
+          internal2d::As<ConvexPolygon>(b), internal2d::As<Circle>(a), a_in_b);
+      FlipContact(c, a_in_b);
+      return c;
     }
     default:
       break;
@@ -311,7 +315,9 @@ bool Overlap(const Shape2& a, const Pose2& pose_a, const Shape2& b,
 
 ContactResult<2> Contact(const Shape2& a, const Pose2& pose_a, const Shape2& b,
                          const Pose2& pose_b) {
-  return ToWorld(ContactLocal(a, b, MulT(pose_a, pose_b)), pose_a);
+  ContactResult<2> c = ContactLocal(a, b, MulT(pose_a, pose_b));
+  ToWorld(c, pose_a);
+  return c;
 }
 
 SweepResult<2> Sweep(const Shape2& a, const Pose2& pose_a, Vec2 displacement_a,
@@ -326,7 +332,7 @@ SweepResult<2> Sweep(const Shape2& a, const Pose2& pose_a, Vec2 displacement_a,
       r.point = Transform(pose_a, r.point) + r.fraction * displacement_a;
       break;
     case SweepOutcome::kStartedOverlapping:
-      r.initial = ToWorld(r.initial, pose_a);
+      ToWorld(r.initial, pose_a);
       break;
     case SweepOutcome::kMiss:
       break;

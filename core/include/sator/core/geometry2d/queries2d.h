@@ -30,8 +30,10 @@ bool Overlap(const Shape2& a, const Pose2& pose_a, const Shape2& b,
 
 // The minimum translation vector (normal from A to B, depth > 0) with up to
 // two contact points when overlapping; when separated, overlapping is false
-// and depth is minus the gap along the best axis (exact distance when either
-// shape is round: circle or capsule).
+// and depth is minus the gap along the best axis: the exact distance for
+// pairs with a capsule or segment, and for a circle against a box, capsule,
+// segment or circle; a lower bound (the best SAT axis) for polygon/box
+// pairs and for a circle against a ConvexPolygon (Box2D's early out).
 ContactResult<2> Contact(const Shape2& a, const Pose2& pose_a, const Shape2& b,
                          const Pose2& pose_b);
 
