@@ -1,6 +1,7 @@
 // Dispatch of the pair queries over Shape3 (see shape3d_queries.h).
 #include "sator/core/geometry3d/shape3d_queries.h"
 
+#include <cmath>
 #include <limits>
 #include <type_traits>
 
@@ -11,6 +12,7 @@
 #include "sator/core/geometry3d/mesh_queries.h"
 #include "sator/core/geometry3d/overlap3d.h"
 #include "sator/core/geometry3d/raycast3d.h"
+#include "sator/core/geometry3d/shape3d_validation.h"
 #include "sator/core/geometry3d/sweep3d.h"
 
 namespace sator {
@@ -25,7 +27,9 @@ bool IsMesh(const Shape3& shape) {
   return std::holds_alternative<std::shared_ptr<const TriangleMesh>>(shape);
 }
 
-absl::Status CheckNotNull(const Shape3& shape, const char* side) {
+// The shape is usable: a null hull or mesh is refused, and a convex shape
+// must pass part A's ValidateShape (meshes were validated when built).
+absl::Status CheckShape(const Shape3& shape, const char* side) {
   if (const auto* hull =
           std::get_if<std::shared_ptr<const ConvexHull>>(&shape)) {
     if (*hull == nullptr) {
@@ -33,9 +37,50 @@ absl::Status CheckNotNull(const Shape3& shape, const char* side) {
           absl::StrCat("shape ", side, " is a null convex hull"));
     }
   }
-  if (IsMesh(shape) && AsMesh(shape) == nullptr) {
+  if (IsMesh(shape)) {
+    if (AsMesh(shape) == nullptr) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("shape ", side, " is a null triangle mesh"));
+    }
+    return absl::OkStatus();
+  }
+  if (absl::Status s = ValidateShape(*AsConvex(shape)); !s.ok()) {
     return absl::InvalidArgumentError(
-        absl::StrCat("shape ", side, " is a null triangle mesh"));
+        absl::StrCat("shape ", side, ": ", s.message()));
+  }
+  return absl::OkStatus();
+}
+
+// Normalises the pose's rotation (refusing one far from unit length or a
+// non-finite pose, part A's NormalizePose).
+absl::StatusOr<Pose3> CheckPose(const Pose3& pose, const char* side) {
+  absl::StatusOr<Pose3> p = NormalizePose(pose);
+  if (!p.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("pose ", side, ": ", p.status().message()));
+  }
+  return p;
+}
+
+absl::Status CheckDisplacement(Vec3 d, const char* side) {
+  if (!IsFinite(d)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("displacement ", side, " is not finite"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckRay(const Ray<3>& ray) {
+  if (!IsFinite(ray.origin)) {
+    return absl::InvalidArgumentError("ray origin is not finite");
+  }
+  if (!IsFinite(ray.direction) ||
+      std::fabs(Length(ray.direction) - 1.0f) > kRotationLengthTolerance) {
+    return absl::InvalidArgumentError("ray direction is not a unit vector");
+  }
+  if (!std::isfinite(ray.max_distance) || ray.max_distance < 0.0f) {
+    return absl::InvalidArgumentError(
+        "ray max_distance is negative or not finite");
   }
   return absl::OkStatus();
 }
@@ -43,8 +88,8 @@ absl::Status CheckNotNull(const Shape3& shape, const char* side) {
 // Checks the pair and says which side (if any) is the mesh: 0 none, 1 A,
 // 2 B.
 absl::StatusOr<int> MeshSide(const Shape3& a, const Shape3& b) {
-  if (absl::Status s = CheckNotNull(a, "A"); !s.ok()) return s;
-  if (absl::Status s = CheckNotNull(b, "B"); !s.ok()) return s;
+  if (absl::Status s = CheckShape(a, "A"); !s.ok()) return s;
+  if (absl::Status s = CheckShape(b, "B"); !s.ok()) return s;
   if (IsMesh(a) && IsMesh(b)) {
     return absl::UnimplementedError(
         "mesh against mesh queries are not supported");
@@ -75,19 +120,33 @@ std::optional<ConvexShape3> AsConvex(const Shape3& shape) {
       shape);
 }
 
-absl::StatusOr<bool> Overlap(const Shape3& a, const Pose3& pose_a,
-                             const Shape3& b, const Pose3& pose_b) {
+absl::StatusOr<bool> Overlap(const Shape3& a, const Pose3& pose_a_in,
+                             const Shape3& b, const Pose3& pose_b_in) {
   const absl::StatusOr<int> side = MeshSide(a, b);
   if (!side.ok()) return side.status();
+  const absl::StatusOr<Pose3> pa = CheckPose(pose_a_in, "A");
+  if (!pa.ok()) return pa.status();
+  const absl::StatusOr<Pose3> pb = CheckPose(pose_b_in, "B");
+  if (!pb.ok()) return pb.status();
+  const Pose3& pose_a = *pa;
+  const Pose3& pose_b = *pb;
   if (*side == 1) return Overlap(*AsConvex(b), pose_b, *AsMesh(a), pose_a);
   if (*side == 2) return Overlap(*AsConvex(a), pose_a, *AsMesh(b), pose_b);
   return Overlap(*AsConvex(a), pose_a, *AsConvex(b), pose_b);
 }
 
-absl::StatusOr<ContactResult<3>> Contact(const Shape3& a, const Pose3& pose_a,
-                                         const Shape3& b, const Pose3& pose_b) {
+absl::StatusOr<ContactResult<3>> Contact(const Shape3& a,
+                                         const Pose3& pose_a_in,
+                                         const Shape3& b,
+                                         const Pose3& pose_b_in) {
   const absl::StatusOr<int> side = MeshSide(a, b);
   if (!side.ok()) return side.status();
+  const absl::StatusOr<Pose3> pa = CheckPose(pose_a_in, "A");
+  if (!pa.ok()) return pa.status();
+  const absl::StatusOr<Pose3> pb = CheckPose(pose_b_in, "B");
+  if (!pb.ok()) return pb.status();
+  const Pose3& pose_a = *pa;
+  const Pose3& pose_b = *pb;
   if (*side == 1) {
     return FlipContact(Contact(*AsConvex(b), pose_b, *AsMesh(a), pose_a));
   }
@@ -95,11 +154,24 @@ absl::StatusOr<ContactResult<3>> Contact(const Shape3& a, const Pose3& pose_a,
   return Contact(*AsConvex(a), pose_a, *AsConvex(b), pose_b);
 }
 
-absl::StatusOr<SweepResult<3>> Sweep(const Shape3& a, const Pose3& pose_a,
+absl::StatusOr<SweepResult<3>> Sweep(const Shape3& a, const Pose3& pose_a_in,
                                      Vec3 displacement_a, const Shape3& b,
-                                     const Pose3& pose_b, Vec3 displacement_b) {
+                                     const Pose3& pose_b_in,
+                                     Vec3 displacement_b) {
   const absl::StatusOr<int> side = MeshSide(a, b);
   if (!side.ok()) return side.status();
+  const absl::StatusOr<Pose3> pa = CheckPose(pose_a_in, "A");
+  if (!pa.ok()) return pa.status();
+  const absl::StatusOr<Pose3> pb = CheckPose(pose_b_in, "B");
+  if (!pb.ok()) return pb.status();
+  if (absl::Status s = CheckDisplacement(displacement_a, "A"); !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = CheckDisplacement(displacement_b, "B"); !s.ok()) {
+    return s;
+  }
+  const Pose3& pose_a = *pa;
+  const Pose3& pose_b = *pb;
   if (*side == 1) {
     return FlipSweep(Sweep(*AsConvex(b), pose_b, displacement_b, *AsMesh(a),
                            pose_a, displacement_a));
@@ -112,17 +184,24 @@ absl::StatusOr<SweepResult<3>> Sweep(const Shape3& a, const Pose3& pose_a,
                displacement_b);
 }
 
-absl::StatusOr<RayResult<3>> RayCast(const Shape3& shape, const Pose3& pose,
+absl::StatusOr<RayResult<3>> RayCast(const Shape3& shape, const Pose3& pose_in,
                                      const Ray<3>& ray) {
-  if (absl::Status s = CheckNotNull(shape, "A"); !s.ok()) return s;
+  if (absl::Status s = CheckShape(shape, "A"); !s.ok()) return s;
+  const absl::StatusOr<Pose3> p = CheckPose(pose_in, "A");
+  if (!p.ok()) return p.status();
+  if (absl::Status s = CheckRay(ray); !s.ok()) return s;
+  const Pose3& pose = *p;
   if (const TriangleMesh* mesh = AsMesh(shape)) {
     return RayCast(*mesh, pose, ray);
   }
   return RayCast(*AsConvex(shape), pose, ray);
 }
 
-absl::StatusOr<Aabb3> ComputeAabb(const Shape3& shape, const Pose3& pose) {
-  if (absl::Status s = CheckNotNull(shape, "A"); !s.ok()) return s;
+absl::StatusOr<Aabb3> ComputeAabb(const Shape3& shape, const Pose3& pose_in) {
+  if (absl::Status s = CheckShape(shape, "A"); !s.ok()) return s;
+  const absl::StatusOr<Pose3> p = CheckPose(pose_in, "A");
+  if (!p.ok()) return p.status();
+  const Pose3& pose = *p;
   const TriangleMesh* mesh = AsMesh(shape);
   if (mesh == nullptr) return ComputeAabb(*AsConvex(shape), pose);
   // The local box's centre and half extents mapped through the rotation

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "core/geometry3d_casts/mesh_test_util.h"
 #include "core/geometry3d_casts/shape_gen.h"
@@ -191,6 +192,38 @@ TEST(Shape3Queries, DispatchFlipsAndRefuses) {
   const auto ray = RayCast(mesh, id, Ray<3>{{0.1f, 2, 0.1f}, {0, -1, 0}, 5});
   ASSERT_TRUE(ray.ok());
   EXPECT_NEAR(ray->distance, 2.0f, 1e-5f);
+}
+
+TEST(Shape3Queries, RefusesInvalidInputNamingIt) {
+  const Shape3 ball = Sphere{1};
+  const Pose3 id{};
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  struct Case {
+    absl::Status status;
+    const char* message;
+  };
+  const Case cases[] = {
+      {Overlap(Shape3{Sphere{-1}}, id, ball, id).status(), "shape A"},
+      {Contact(ball, id, Shape3{Box3{{1, 0, 1}}}, id).status(), "shape B"},
+      {Overlap(ball, Pose3{{nan, 0, 0}, {}}, ball, id).status(), "pose A"},
+      // A rotation of length 2 is far from unit: refused, not normalised.
+      {Contact(ball, id, ball, Pose3{{}, {0, 0, 0, 2}}).status(), "pose B"},
+      {Sweep(ball, id, {inf, 0, 0}, ball, id, {}).status(), "displacement A"},
+      {Sweep(ball, id, {}, ball, id, {0, nan, 0}).status(), "displacement B"},
+      {RayCast(ball, id, Ray<3>{{}, {0, 2, 0}, 1}).status(), "unit vector"},
+      {RayCast(ball, id, Ray<3>{{}, {0, 1, 0}, -1}).status(), "max_distance"},
+      {RayCast(ball, id, Ray<3>{{nan, 0, 0}, {0, 1, 0}, 1}).status(), "origin"},
+      {ComputeAabb(Shape3{Capsule3{{}, {1, 0, 0}, 0}}, id).status(), "shape A"},
+  };
+  for (const Case& c : cases) {
+    EXPECT_EQ(c.status.code(), absl::StatusCode::kInvalidArgument) << c.message;
+    EXPECT_THAT(c.status.message(), ::testing::HasSubstr(c.message));
+  }
+  // A rotation slightly off unit length is renormalised and accepted.
+  const auto ok = Overlap(ball, Pose3{{}, {0, 0, 0, 1.0005f}}, ball, id);
+  ASSERT_TRUE(ok.ok()) << ok.status();
+  EXPECT_TRUE(*ok);
 }
 
 TEST(Shape3Queries, MeshAabbContainsEveryVertex) {

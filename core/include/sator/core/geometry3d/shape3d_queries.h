@@ -4,10 +4,16 @@
 // either side of a pair: with the mesh as A the mesh query (mesh_queries.h,
 // where the mesh is B) runs with the roles swapped and its answer is flipped
 // (normals negated), so results always follow query_types.h for (A, B).
-// Mesh against mesh is not supported: those calls return kUnimplemented. A
-// null hull or mesh pointer returns kInvalidArgument. Everything else is
-// delegated: convex pairs to overlap3d.h / contact3d.h / sweep3d.h, rays to
-// raycast3d.h, boxes to aabb3d.h.
+// Mesh against mesh is not supported: those calls return kUnimplemented.
+// These are the validating entry points: kInvalidArgument, naming the
+// problem and the side (A or B), for a null hull or mesh pointer, a convex
+// shape that fails ValidateShape (shape3d_validation.h), a pose that
+// NormalizePose refuses (non-finite, or a rotation far from unit length;
+// others are renormalised), a non-finite displacement, and a ray whose
+// origin is not finite, whose direction is not unit length (within
+// kRotationLengthTolerance) or whose max_distance is negative or not
+// finite. Everything else is delegated: convex pairs to overlap3d.h /
+// contact3d.h / sweep3d.h, rays to raycast3d.h, boxes to aabb3d.h.
 //
 // Pass Shape3 values (not bare shape records, which would also convert to
 // ConvexShape3 and make the call ambiguous).
@@ -43,8 +49,8 @@ absl::StatusOr<SweepResult<3>> Sweep(const Shape3& a, const Pose3& pose_a,
                                      const Pose3& pose_b, Vec3 displacement_b);
 absl::StatusOr<RayResult<3>> RayCast(const Shape3& shape, const Pose3& pose,
                                      const Ray<3>& ray);
-// The world AABB; for a mesh, the box of its local bounds' eight corners
-// (not tight under rotation, never too small).
+// The world AABB; for a mesh, the AABB of its rotated local box (Arvo's
+// method: not tight under rotation, never too small).
 absl::StatusOr<Aabb3> ComputeAabb(const Shape3& shape, const Pose3& pose);
 
 }  // namespace sator
