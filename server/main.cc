@@ -33,6 +33,12 @@ ABSL_FLAG(absl::Duration, drain_deadline, absl::Seconds(10),
 ABSL_FLAG(int, max_message_bytes, 4 << 20,
           "The largest gRPC message accepted or sent, in bytes.");
 ABSL_FLAG(bool, reflection, true, "Serve gRPC server reflection.");
+ABSL_FLAG(uint32_t, max_hull_points, 1024,
+          "Most input points of one convex hull shape.");
+ABSL_FLAG(uint32_t, max_mesh_triangles, 1u << 20,
+          "Most triangles of one triangle mesh shape.");
+ABSL_FLAG(uint32_t, max_mesh_vertices, 1u << 21,
+          "Most vertices of one triangle mesh shape.");
 ABSL_FLAG(std::string, port_file, "",
           "If set, once serving, write the bound ports to this file as "
           "{\"grpc_port\":N,\"metrics_port\":M} (for tests and tools that "
@@ -91,6 +97,11 @@ int main(int argc, char** argv) {
   options.drain_deadline = absl::GetFlag(FLAGS_drain_deadline);
   options.max_message_bytes = absl::GetFlag(FLAGS_max_message_bytes);
   options.enable_reflection = absl::GetFlag(FLAGS_reflection);
+  options.shape_limits.max_hull_points = absl::GetFlag(FLAGS_max_hull_points);
+  options.shape_limits.max_mesh_triangles =
+      absl::GetFlag(FLAGS_max_mesh_triangles);
+  options.shape_limits.max_mesh_vertices =
+      absl::GetFlag(FLAGS_max_mesh_vertices);
   if (options.max_message_bytes <= 0) {
     std::fprintf(stderr, "satord: --max_message_bytes must be positive\n");
     return 1;

@@ -33,10 +33,14 @@ std::vector<std::string> ReadinessServiceNames() {
 
 class Server::Impl {
  public:
+  explicit Impl(const ServerOptions& server_options)
+      : options(server_options),
+        query_service(drain_gate, server_options.shape_limits) {}
+
   ServerOptions options;
   std::unique_ptr<Metrics> metrics;
   DrainGate drain_gate;
-  QueryService query_service{drain_gate};
+  QueryService query_service;
   std::unique_ptr<grpc::Server> grpc_server;
   int grpc_port = 0;
   std::once_flag shutdown_once;
@@ -48,8 +52,7 @@ Server::~Server() { Shutdown(); }
 
 absl::StatusOr<std::unique_ptr<Server>> Server::Start(
     const ServerOptions& options) {
-  auto impl = std::make_unique<Impl>();
-  impl->options = options;
+  auto impl = std::make_unique<Impl>(options);
 
   absl::StatusOr<std::unique_ptr<Metrics>> metrics =
       Metrics::Start(options.metrics_address);

@@ -8,6 +8,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "proto/convert/geometry_convert.h"
 
 namespace sator::server {
 
@@ -21,6 +22,7 @@ struct ServerOptions {
   // The largest request or response message, in bytes.
   int max_message_bytes = 4 << 20;
   bool enable_reflection = true;
+  convert::ShapeLimits shape_limits;
 };
 
 class Server {

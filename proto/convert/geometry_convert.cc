@@ -1,0 +1,376 @@
+#include "proto/convert/geometry_convert.h"
+
+#include <array>
+#include <cmath>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "proto/convert/field_path.h"
+#include "sator/core/geometry3d/convex_hull.h"
+#include "sator/core/geometry3d/shape3d_validation.h"
+
+namespace sator::convert {
+namespace {
+
+using sator::v1::Shape;
+
+absl::Status CheckFinite(absl::string_view field, float value) {
+  if (!std::isfinite(value)) return FieldError(field, "not finite");
+  return absl::OkStatus();
+}
+
+absl::Status CheckPositive(absl::string_view field, float value) {
+  if (!std::isfinite(value)) return FieldError(field, "not finite");
+  if (!(value > 0.0f)) {
+    return FieldError(field, absl::StrCat("must be positive, got ", value));
+  }
+  return absl::OkStatus();
+}
+
+// Wraps a core validation error (whose message names the problem but not
+// the field) with the field it concerns.
+absl::Status CoreError(absl::string_view field, const absl::Status& status) {
+  if (status.ok()) return status;
+  return absl::Status(status.code(),
+                      absl::StrCat(field, ": ", status.message()));
+}
+
+const char* KindName(Shape::KindCase kind) {
+  switch (kind) {
+    case Shape::kCircle:
+      return "circle";
+    case Shape::kBox2D:
+      return "box2d";
+    case Shape::kPolygon:
+      return "polygon";
+    case Shape::kCapsule2D:
+      return "capsule2d";
+    case Shape::kSegment2D:
+      return "segment2d";
+    case Shape::kSphere:
+      return "sphere";
+    case Shape::kBox3D:
+      return "box3d";
+    case Shape::kCapsule3D:
+      return "capsule3d";
+    case Shape::kTriangle:
+      return "triangle";
+    case Shape::kHull:
+      return "hull";
+    case Shape::kMesh:
+      return "mesh";
+    case Shape::KIND_NOT_SET:
+      break;
+  }
+  return "kind";
+}
+
+absl::StatusOr<Vec2> PositiveExtents2(const sator::v1::Vector& message) {
+  absl::StatusOr<Vec2> extents = ToVec2(message);
+  if (!extents.ok()) return extents.status();
+  if (absl::Status s = CheckPositive("x", extents->x); !s.ok()) return s;
+  if (absl::Status s = CheckPositive("y", extents->y); !s.ok()) return s;
+  return extents;
+}
+
+absl::StatusOr<Vec3> PositiveExtents3(const sator::v1::Vector& message) {
+  absl::StatusOr<Vec3> extents = ToVec3(message);
+  if (!extents.ok()) return extents.status();
+  if (absl::Status s = CheckPositive("x", extents->x); !s.ok()) return s;
+  if (absl::Status s = CheckPositive("y", extents->y); !s.ok()) return s;
+  if (absl::Status s = CheckPositive("z", extents->z); !s.ok()) return s;
+  return extents;
+}
+
+absl::StatusOr<Shape2> ToShape2Unchecked(const Shape& shape) {
+  switch (shape.kind_case()) {
+    case Shape::kCircle: {
+      const float radius = shape.circle().radius();
+      if (absl::Status s = CheckPositive("radius", radius); !s.ok()) {
+        return PrefixField("circle", s);
+      }
+      return Shape2(Circle{radius});
+    }
+    case Shape::kBox2D: {
+      absl::StatusOr<Vec2> extents =
+          PositiveExtents2(shape.box2d().half_extents());
+      if (!extents.ok()) {
+        return PrefixField("box2d.half_extents", extents.status());
+      }
+      return Shape2(Box2{*extents});
+    }
+    case Shape::kPolygon: {
+      const auto& vertices = shape.polygon().vertices();
+      if (vertices.size() < 3 || vertices.size() > kMaxPolygonVertices) {
+        return FieldError("polygon.vertices",
+                          absl::StrCat("needs 3 to ", kMaxPolygonVertices,
+                                       " vertices, got ", vertices.size()));
+      }
+      std::array<Vec2, kMaxPolygonVertices> points;
+      for (int i = 0; i < vertices.size(); ++i) {
+        absl::StatusOr<Vec2> point = ToVec2(vertices[i]);
+        if (!point.ok()) {
+          return PrefixIndex("polygon.vertices", i, point.status());
+        }
+        points[static_cast<size_t>(i)] = *point;
+      }
+      absl::StatusOr<ConvexPolygon> polygon =
+          MakeConvexPolygon(absl::MakeConstSpan(
+              points.data(), static_cast<size_t>(vertices.size())));
+      if (!polygon.ok()) return CoreError("polygon", polygon.status());
+      return Shape2(*std::move(polygon));
+    }
+    case Shape::kCapsule2D: {
+      const auto& capsule = shape.capsule2d();
+      absl::StatusOr<Vec2> a = ToVec2(capsule.a());
+      if (!a.ok()) return PrefixField("capsule2d.a", a.status());
+      absl::StatusOr<Vec2> b = ToVec2(capsule.b());
+      if (!b.ok()) return PrefixField("capsule2d.b", b.status());
+      if (absl::Status s = CheckPositive("radius", capsule.radius()); !s.ok()) {
+        return PrefixField("capsule2d", s);
+      }
+      return Shape2(Capsule2{*a, *b, capsule.radius()});
+    }
+    case Shape::kSegment2D: {
+      absl::StatusOr<Vec2> a = ToVec2(shape.segment2d().a());
+      if (!a.ok()) return PrefixField("segment2d.a", a.status());
+      absl::StatusOr<Vec2> b = ToVec2(shape.segment2d().b());
+      if (!b.ok()) return PrefixField("segment2d.b", b.status());
+      return Shape2(Segment2{*a, *b});
+    }
+    case Shape::KIND_NOT_SET:
+      return FieldError("kind", "no shape kind is set");
+    default:
+      return FieldError(KindName(shape.kind_case()),
+                        "a 3D shape cannot be used in a 2D scene");
+  }
+}
+
+absl::StatusOr<std::vector<Vec3>> ToPoints3(
+    const google::protobuf::RepeatedPtrField<sator::v1::Vector>& messages,
+    absl::string_view field) {
+  std::vector<Vec3> points;
+  points.reserve(static_cast<size_t>(messages.size()));
+  for (int i = 0; i < messages.size(); ++i) {
+    absl::StatusOr<Vec3> point = ToVec3(messages[i]);
+    if (!point.ok()) return PrefixIndex(field, i, point.status());
+    points.push_back(*point);
+  }
+  return points;
+}
+
+absl::StatusOr<Shape3> ToShape3Unchecked(const Shape& shape,
+                                         const ShapeLimits& limits) {
+  switch (shape.kind_case()) {
+    case Shape::kSphere: {
+      const float radius = shape.sphere().radius();
+      if (absl::Status s = CheckPositive("radius", radius); !s.ok()) {
+        return PrefixField("sphere", s);
+      }
+      return Shape3(Sphere{radius});
+    }
+    case Shape::kBox3D: {
+      absl::StatusOr<Vec3> extents =
+          PositiveExtents3(shape.box3d().half_extents());
+      if (!extents.ok()) {
+        return PrefixField("box3d.half_extents", extents.status());
+      }
+      return Shape3(Box3{*extents});
+    }
+    case Shape::kCapsule3D: {
+      const auto& capsule = shape.capsule3d();
+      absl::StatusOr<Vec3> a = ToVec3(capsule.a());
+      if (!a.ok()) return PrefixField("capsule3d.a", a.status());
+      absl::StatusOr<Vec3> b = ToVec3(capsule.b());
+      if (!b.ok()) return PrefixField("capsule3d.b", b.status());
+      if (absl::Status s = CheckPositive("radius", capsule.radius()); !s.ok()) {
+        return PrefixField("capsule3d", s);
+      }
+      return Shape3(Capsule3{*a, *b, capsule.radius()});
+    }
+    case Shape::kTriangle: {
+      const auto& triangle = shape.triangle();
+      absl::StatusOr<Vec3> a = ToVec3(triangle.a());
+      if (!a.ok()) return PrefixField("triangle.a", a.status());
+      absl::StatusOr<Vec3> b = ToVec3(triangle.b());
+      if (!b.ok()) return PrefixField("triangle.b", b.status());
+      absl::StatusOr<Vec3> c = ToVec3(triangle.c());
+      if (!c.ok()) return PrefixField("triangle.c", c.status());
+      return Shape3(Triangle3{*a, *b, *c});
+    }
+    case Shape::kHull: {
+      const auto& messages = shape.hull().points();
+      if (static_cast<std::uint32_t>(messages.size()) >
+          limits.max_hull_points) {
+        return absl::ResourceExhaustedError(
+            absl::StrCat("hull.points: at most ", limits.max_hull_points,
+                         " points, got ", messages.size()));
+      }
+      absl::StatusOr<std::vector<Vec3>> points =
+          ToPoints3(messages, "hull.points");
+      if (!points.ok()) return points.status();
+      absl::StatusOr<std::shared_ptr<const ConvexHull>> hull =
+          MakeConvexHull(*points);
+      if (!hull.ok()) return CoreError("hull", hull.status());
+      return Shape3(*std::move(hull));
+    }
+    case Shape::kMesh: {
+      const auto& mesh = shape.mesh();
+      if (static_cast<std::uint32_t>(mesh.vertices_size()) >
+          limits.max_mesh_vertices) {
+        return absl::ResourceExhaustedError(
+            absl::StrCat("mesh.vertices: at most ", limits.max_mesh_vertices,
+                         " vertices, got ", mesh.vertices_size()));
+      }
+      if (mesh.indices_size() % 3 != 0) {
+        return FieldError("mesh.indices",
+                          absl::StrCat("count must be a multiple of 3, got ",
+                                       mesh.indices_size()));
+      }
+      const std::uint32_t triangles =
+          static_cast<std::uint32_t>(mesh.indices_size() / 3);
+      if (triangles > limits.max_mesh_triangles) {
+        return absl::ResourceExhaustedError(
+            absl::StrCat("mesh.indices: at most ", limits.max_mesh_triangles,
+                         " triangles, got ", triangles));
+      }
+      absl::StatusOr<std::vector<Vec3>> vertices =
+          ToPoints3(mesh.vertices(), "mesh.vertices");
+      if (!vertices.ok()) return vertices.status();
+      std::vector<std::uint32_t> indices(mesh.indices().begin(),
+                                         mesh.indices().end());
+      absl::StatusOr<std::shared_ptr<const TriangleMesh>> made =
+          MakeTriangleMesh(*std::move(vertices), std::move(indices));
+      if (!made.ok()) return CoreError("mesh", made.status());
+      return Shape3(*std::move(made));
+    }
+    case Shape::KIND_NOT_SET:
+      return FieldError("kind", "no shape kind is set");
+    default:
+      return FieldError(KindName(shape.kind_case()),
+                        "a 2D shape cannot be used in a 3D scene");
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<Vec2> ToVec2(const sator::v1::Vector& vector) {
+  if (absl::Status s = CheckFinite("x", vector.x()); !s.ok()) return s;
+  if (absl::Status s = CheckFinite("y", vector.y()); !s.ok()) return s;
+  if (vector.z() != 0.0f) return FieldError("z", "must be 0 in 2D");
+  return Vec2{vector.x(), vector.y()};
+}
+
+absl::StatusOr<Vec3> ToVec3(const sator::v1::Vector& vector) {
+  if (absl::Status s = CheckFinite("x", vector.x()); !s.ok()) return s;
+  if (absl::Status s = CheckFinite("y", vector.y()); !s.ok()) return s;
+  if (absl::Status s = CheckFinite("z", vector.z()); !s.ok()) return s;
+  return Vec3{vector.x(), vector.y(), vector.z()};
+}
+
+absl::StatusOr<Pose2> ToPose2(const sator::v1::Pose& pose) {
+  absl::StatusOr<Vec2> position = ToVec2(pose.position());
+  if (!position.ok()) return PrefixField("position", position.status());
+  switch (pose.rotation_case()) {
+    case sator::v1::Pose::kAngle:
+      if (absl::Status s = CheckFinite("angle", pose.angle()); !s.ok()) {
+        return s;
+      }
+      return Pose2::FromAngle(*position, pose.angle());
+    case sator::v1::Pose::kOrientation:
+      return FieldError("orientation",
+                        "a 2D pose takes an angle, not a quaternion");
+    case sator::v1::Pose::ROTATION_NOT_SET:
+      break;
+  }
+  return Pose2{*position, Rot2{}};
+}
+
+absl::StatusOr<Pose3> ToPose3(const sator::v1::Pose& pose) {
+  absl::StatusOr<Vec3> position = ToVec3(pose.position());
+  if (!position.ok()) return PrefixField("position", position.status());
+  switch (pose.rotation_case()) {
+    case sator::v1::Pose::kOrientation: {
+      const sator::v1::Quaternion& q = pose.orientation();
+      for (const auto& [name, value] :
+           {std::pair{"x", q.x()}, std::pair{"y", q.y()}, std::pair{"z", q.z()},
+            std::pair{"w", q.w()}}) {
+        if (absl::Status s = CheckFinite(name, value); !s.ok()) {
+          return PrefixField("orientation", s);
+        }
+      }
+      absl::StatusOr<Quat> rotation =
+          NormalizeRotation(Quat{q.x(), q.y(), q.z(), q.w()});
+      if (!rotation.ok()) return CoreError("orientation", rotation.status());
+      return Pose3{*position, *rotation};
+    }
+    case sator::v1::Pose::kAngle:
+      return FieldError("angle",
+                        "a 3D pose takes an orientation quaternion, not an "
+                        "angle");
+    case sator::v1::Pose::ROTATION_NOT_SET:
+      break;
+  }
+  return Pose3{*position, Quat{}};
+}
+
+absl::StatusOr<Shape2> ToShape2(const sator::v1::Shape& shape,
+                                const ShapeLimits& /*limits*/) {
+  absl::StatusOr<Shape2> converted = ToShape2Unchecked(shape);
+  if (!converted.ok()) return converted;
+  // The core's own validation backs up the field checks above (minimum
+  // sizes, coordinate range).
+  if (absl::Status valid = ValidateShape(*converted); !valid.ok()) {
+    return CoreError(KindName(shape.kind_case()), valid);
+  }
+  return converted;
+}
+
+absl::StatusOr<Shape3> ToShape3(const sator::v1::Shape& shape,
+                                const ShapeLimits& limits) {
+  absl::StatusOr<Shape3> converted = ToShape3Unchecked(shape, limits);
+  if (!converted.ok()) return converted;
+  if (std::optional<ConvexShape3> convex = AsConvex(*converted)) {
+    if (absl::Status valid = ValidateShape(*convex); !valid.ok()) {
+      return CoreError(KindName(shape.kind_case()), valid);
+    }
+  }
+  return converted;
+}
+
+int ShapeDimension(const sator::v1::Shape& shape) {
+  switch (shape.kind_case()) {
+    case Shape::kCircle:
+    case Shape::kBox2D:
+    case Shape::kPolygon:
+    case Shape::kCapsule2D:
+    case Shape::kSegment2D:
+      return 2;
+    case Shape::kSphere:
+    case Shape::kBox3D:
+    case Shape::kCapsule3D:
+    case Shape::kTriangle:
+    case Shape::kHull:
+    case Shape::kMesh:
+      return 3;
+    case Shape::KIND_NOT_SET:
+      break;
+  }
+  return 0;
+}
+
+void FromVec2(Vec2 vector, sator::v1::Vector* out) {
+  out->set_x(vector.x);
+  out->set_y(vector.y);
+  out->set_z(0.0f);
+}
+
+void FromVec3(Vec3 vector, sator::v1::Vector* out) {
+  out->set_x(vector.x);
+  out->set_y(vector.y);
+  out->set_z(vector.z);
+}
+
+}  // namespace sator::convert

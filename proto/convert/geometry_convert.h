@@ -1,0 +1,48 @@
+// sator.v1 geometry messages to and from core types, validating every field.
+//
+// Every function that reads a request returns INVALID_ARGUMENT (or
+// RESOURCE_EXHAUSTED for a server limit) with the path of the offending field
+// relative to the message it was given; see field_path.h.
+#ifndef SATOR_PROTO_CONVERT_GEOMETRY_CONVERT_H_
+#define SATOR_PROTO_CONVERT_GEOMETRY_CONVERT_H_
+
+#include <cstdint>
+
+#include "absl/status/statusor.h"
+#include "sator/core/geometry2d/shapes2d.h"
+#include "sator/core/geometry3d/shape3d_queries.h"
+#include "sator/core/pose.h"
+#include "sator/core/vec.h"
+#include "sator/v1/geometry.pb.h"
+
+namespace sator::convert {
+
+// Server limits on shape sizes (flags of satord); exceeding one is
+// RESOURCE_EXHAUSTED.
+struct ShapeLimits {
+  // Input points of a convex hull (the hull itself has at most
+  // kMaxHullVertices vertices).
+  std::uint32_t max_hull_points = 1024;
+  std::uint32_t max_mesh_triangles = 1u << 20;
+  std::uint32_t max_mesh_vertices = 1u << 21;
+};
+
+absl::StatusOr<Vec2> ToVec2(const sator::v1::Vector& vector);
+absl::StatusOr<Vec3> ToVec3(const sator::v1::Vector& vector);
+absl::StatusOr<Pose2> ToPose2(const sator::v1::Pose& pose);
+// Normalises the quaternion; refuses one far from unit length.
+absl::StatusOr<Pose3> ToPose3(const sator::v1::Pose& pose);
+absl::StatusOr<Shape2> ToShape2(const sator::v1::Shape& shape,
+                                const ShapeLimits& limits);
+absl::StatusOr<Shape3> ToShape3(const sator::v1::Shape& shape,
+                                const ShapeLimits& limits);
+
+// The dimension a shape message belongs to (2 or 3), or 0 if none is set.
+int ShapeDimension(const sator::v1::Shape& shape);
+
+void FromVec2(Vec2 vector, sator::v1::Vector* out);
+void FromVec3(Vec3 vector, sator::v1::Vector* out);
+
+}  // namespace sator::convert
+
+#endif  // SATOR_PROTO_CONVERT_GEOMETRY_CONVERT_H_
