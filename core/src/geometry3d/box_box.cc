@@ -110,6 +110,39 @@ bool OverlapBoxBox(const Box3& a, const Box3& b, const Pose3& b_in_a) {
 
 namespace {
 
+struct EdgeBest {
+  float sep;
+  float dist;
+  float inv_len;
+  int index;  // 6 + 3 i + j once an edge axis wins.
+};
+
+// The edge axis A_i x B_j (Ericson's table, see the top of the file).
+template <int I, int J>
+[[gnu::always_inline]] inline void TryEdge(const float* ha, const float* hb,
+                                           const Frame& f, EdgeBest* best) {
+  constexpr int kI1 = (I + 1) % 3;
+  constexpr int kI2 = (I + 2) % 3;
+  constexpr int kJ1 = (J + 1) % 3;
+  constexpr int kJ2 = (J + 2) % 3;
+  constexpr float kMinLenSq = internal::kParallelSine * internal::kParallelSine;
+  const float len_sq = f.r[kI1][J] * f.r[kI1][J] + f.r[kI2][J] * f.r[kI2][J];
+  // Nearly parallel edges give no axis (Ericson 4.4.1).
+  if (!(len_sq > kMinLenSq)) return;
+  const float ra = ha[kI1] * f.abs_r[kI2][J] + ha[kI2] * f.abs_r[kI1][J];
+  const float rb = hb[kJ1] * f.abs_r[I][kJ2] + hb[kJ2] * f.abs_r[I][kJ1];
+  const float dist = f.t[kI2] * f.r[kI1][J] - f.t[kI1] * f.r[kI2][J];
+  const float num = std::fabs(dist) - (ra + rb);
+  const float s = best->sep;
+  const float bound = s * s * len_sq;
+  const bool better = s >= 0.0f ? (num > 0.0f && num * num > bound)
+                                : (num >= 0.0f || num * num < bound);
+  if (better) {
+    const float inv_len = 1.0f / std::sqrt(len_sq);
+    *best = {num * inv_len, dist, inv_len, 6 + 3 * I + J};
+  }
+}
+
 // The axis of greatest separation among the 15: the 6 face separations are
 // computed without branches and the largest picked; the 9 edge pairs
 // A_i x B_j (numbered 6 + 3 i + j) are compared against it without square
@@ -136,36 +169,24 @@ internal::SatAxis AxisFromFrame(const Box3& a, const Box3& b, const Frame& f) {
     if (sep[k] > sep[best]) best = k;
   }
   float best_sep = sep[best];
-  float best_dist = 0.0f;
-  float best_inv_len = 0.0f;
   // Edge axes, unnormalised: (|dist| - (ra + rb)) / |L| beats best_sep iff
   // the comparison holds after multiplying by |L| > 0, which squaring
-  // decides without a square root; only a winner is normalised.
-  constexpr float kMinLenSq = internal::kParallelSine * internal::kParallelSine;
-  for (int i = 0; i < 3; ++i) {
-    const int i1 = i == 2 ? 0 : i + 1;
-    const int i2 = i == 0 ? 2 : i - 1;
-    for (int j = 0; j < 3; ++j) {
-      const int j1 = j == 2 ? 0 : j + 1;
-      const int j2 = j == 0 ? 2 : j - 1;
-      const float len_sq = f.r[i1][j] * f.r[i1][j] + f.r[i2][j] * f.r[i2][j];
-      // Nearly parallel edges give no axis (Ericson 4.4.1).
-      if (!(len_sq > kMinLenSq)) continue;
-      const float ra = ha[i1] * f.abs_r[i2][j] + ha[i2] * f.abs_r[i1][j];
-      const float rb = hb[j1] * f.abs_r[i][j2] + hb[j2] * f.abs_r[i][j1];
-      const float dist = f.t[i2] * f.r[i1][j] - f.t[i1] * f.r[i2][j];
-      const float num = std::fabs(dist) - (ra + rb);
-      const float bound = best_sep * best_sep * len_sq;
-      const bool better = best_sep >= 0.0f ? (num > 0.0f && num * num > bound)
-                                           : (num >= 0.0f || num * num < bound);
-      if (better) {
-        best_inv_len = 1.0f / std::sqrt(len_sq);
-        best_sep = num * best_inv_len;
-        best_dist = dist;
-        best = 6 + 3 * i + j;
-      }
-    }
-  }
+  // decides without a square root; only a winner is normalised. Unrolled
+  // (TryEdge<i, j>) so every index is a constant.
+  EdgeBest edge{best_sep, 0.0f, 0.0f, best};
+  TryEdge<0, 0>(ha, hb, f, &edge);
+  TryEdge<0, 1>(ha, hb, f, &edge);
+  TryEdge<0, 2>(ha, hb, f, &edge);
+  TryEdge<1, 0>(ha, hb, f, &edge);
+  TryEdge<1, 1>(ha, hb, f, &edge);
+  TryEdge<1, 2>(ha, hb, f, &edge);
+  TryEdge<2, 0>(ha, hb, f, &edge);
+  TryEdge<2, 1>(ha, hb, f, &edge);
+  TryEdge<2, 2>(ha, hb, f, &edge);
+  best_sep = edge.sep;
+  best = edge.index;
+  const float best_dist = edge.dist;
+  const float best_inv_len = edge.inv_len;
   internal::SatAxis axis;
   axis.separation = best_sep;
   if (best < 3) {
