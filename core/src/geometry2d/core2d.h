@@ -123,19 +123,14 @@ inline void MakeBoxCore(const Box2& box, Core& core) {
 }
 
 inline void MakePolygonCore(const ConvexPolygon& polygon, Core& core) {
-  const int n = polygon.count();
-  core.count = n;
+  // Same padded structure-of-arrays layout: whole-array copies.
+  std::memcpy(core.vx, polygon.xs(), sizeof(core.vx));
+  std::memcpy(core.vy, polygon.ys(), sizeof(core.vy));
+  std::memcpy(core.nx, polygon.normal_xs(), sizeof(core.nx));
+  std::memcpy(core.ny, polygon.normal_ys(), sizeof(core.ny));
+  core.count = polygon.count();
   core.radius = 0.0f;
   core.extent = polygon.extent();
-  for (int i = 0; i < n; ++i) {
-    const Vec2 v = polygon.vertex(i);
-    const Vec2 m = polygon.normal(i);
-    core.vx[i] = v.x;
-    core.vy[i] = v.y;
-    core.nx[i] = m.x;
-    core.ny[i] = m.y;
-  }
-  core.Pad();
 }
 
 // Builds the core of any shape in its own frame.

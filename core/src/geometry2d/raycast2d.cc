@@ -135,11 +135,9 @@ RayResult<2> RaySegment(Vec2 a, Vec2 b, const Ray<2>& ray, float tolerance) {
 RayResult<2> RayCastConvexPolygon(const ConvexPolygon& polygon,
                                   const Ray<2>& ray) {
   const float tolerance = TouchingTolerance(polygon.extent() + L1(ray.origin));
-  const Vec2* v = polygon.vertices().data();
-  const Vec2* n = polygon.normals().data();
   return RayConvex(
-      polygon.count(), [v](int i) { return v[i]; }, [n](int i) { return n[i]; },
-      ray, tolerance);
+      polygon.count(), [&](int i) { return polygon.vertex(i); },
+      [&](int i) { return polygon.normal(i); }, ray, tolerance);
 }
 
 RayResult<2> RayCastCore(const Core& core, const Ray<2>& ray) {

@@ -139,8 +139,12 @@ absl::StatusOr<ConvexPolygon> MakeConvexPolygon(absl::Span<const Vec2> points) {
     const auto k = static_cast<size_t>(i);
     const Vec2 v0 = p[k];
     const Vec2 v1 = p[static_cast<size_t>((i + 1) % n)];
-    polygon.vertices_[k] = v0 + origin;
-    polygon.normals_[k] = NormalizeOrZero(RightPerp(v1 - v0));
+    const Vec2 v = v0 + origin;
+    const Vec2 normal = NormalizeOrZero(RightPerp(v1 - v0));
+    polygon.vx_[k] = v.x;
+    polygon.vy_[k] = v.y;
+    polygon.nx_[k] = normal.x;
+    polygon.ny_[k] = normal.y;
     // Triangle (0, v0, v1) of the fan from the reference point (the
     // first input point, now at the origin): signed areas, so any
     // reference point works.
@@ -151,10 +155,18 @@ absl::StatusOr<ConvexPolygon> MakeConvexPolygon(absl::Span<const Vec2> points) {
   polygon.centroid_ = origin + centroid * (1.0f / (3.0f * area_sum));
   float extent = 0.0f;
   for (int i = 0; i < n; ++i) {
-    const Vec2 v = polygon.vertices_[static_cast<size_t>(i)];
+    const Vec2 v = polygon.vertex(i);
     extent = std::max(extent, std::fabs(v.x) + std::fabs(v.y));
   }
   polygon.extent_ = extent;
+  // SIMD padding: lanes up to the next multiple of 4 repeat vertex 0 and
+  // normal 0 (so they repeat edge 0).
+  for (int i = n; i < ((n + 3) & ~3); ++i) {
+    polygon.vx_[i] = polygon.vx_[0];
+    polygon.vy_[i] = polygon.vy_[0];
+    polygon.nx_[i] = polygon.nx_[0];
+    polygon.ny_[i] = polygon.ny_[0];
+  }
   return polygon;
 }
 

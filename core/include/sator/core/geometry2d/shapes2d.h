@@ -4,7 +4,6 @@
 #ifndef SATOR_CORE_GEOMETRY2D_SHAPES2D_H_
 #define SATOR_CORE_GEOMETRY2D_SHAPES2D_H_
 
-#include <array>
 #include <cstdint>
 #include <variant>
 
@@ -54,20 +53,22 @@ class ConvexPolygon;
 absl::StatusOr<ConvexPolygon> MakeConvexPolygon(absl::Span<const Vec2> points);
 
 // A strictly convex polygon of 3 to kMaxPolygonVertices vertices, stored
-// inline (no heap), counter-clockwise, with unit outward edge normals: edge i
-// goes from vertex i to vertex i + 1 (mod count) and normals()[i] is its
-// outward normal. sizeof(ConvexPolygon) is 272 bytes.
+// inline (no heap) as structure-of-arrays, counter-clockwise, with unit
+// outward edge normals: edge i goes from vertex i to vertex i + 1 (mod
+// count) and normal(i) is its outward normal. sizeof(ConvexPolygon) is 272
+// bytes.
 class ConvexPolygon {
  public:
   int count() const { return count_; }
-  absl::Span<const Vec2> vertices() const {
-    return {vertices_.data(), static_cast<size_t>(count_)};
-  }
-  absl::Span<const Vec2> normals() const {
-    return {normals_.data(), static_cast<size_t>(count_)};
-  }
-  Vec2 vertex(int i) const { return vertices_[static_cast<size_t>(i)]; }
-  Vec2 normal(int i) const { return normals_[static_cast<size_t>(i)]; }
+  Vec2 vertex(int i) const { return {vx_[i], vy_[i]}; }
+  Vec2 normal(int i) const { return {nx_[i], ny_[i]}; }
+  // Structure-of-arrays views for the SIMD loops: kMaxPolygonVertices
+  // floats each, lanes from count() up to the next multiple of 4 padded
+  // with copies of vertex 0 and normal 0 (the rest zero).
+  const float* xs() const { return vx_; }
+  const float* ys() const { return vy_; }
+  const float* normal_xs() const { return nx_; }
+  const float* normal_ys() const { return ny_; }
   // The area centroid, in the local frame.
   Vec2 centroid() const { return centroid_; }
   // max(|x| + |y|) over the vertices: the size that scales the touching
@@ -79,8 +80,10 @@ class ConvexPolygon {
       absl::Span<const Vec2> points);
   ConvexPolygon() = default;
 
-  std::array<Vec2, kMaxPolygonVertices> vertices_{};
-  std::array<Vec2, kMaxPolygonVertices> normals_{};
+  alignas(16) float vx_[kMaxPolygonVertices] = {};
+  alignas(16) float vy_[kMaxPolygonVertices] = {};
+  alignas(16) float nx_[kMaxPolygonVertices] = {};
+  alignas(16) float ny_[kMaxPolygonVertices] = {};
   Vec2 centroid_{};
   float extent_ = 0.0f;
   std::int32_t count_ = 0;
