@@ -9,7 +9,7 @@
 //    (1 - e) does not (for separated pairs: moving B back by (1 - e) of the
 //    gap does not make them touch; for round pairs, which report the exact
 //    distance, (1 + e) of the gap does);
-//  - Overlap agrees with Contact;
+//  - Overlap(A, B) and Overlap(B, A) agree with Contact;
 //  - symmetry: Contact(B, A) has the same depth and the opposite normal
 //    (or, when two axes tie, another normal with the same overlap);
 //  - contact points: 1 to 4 when overlapping, inside the overlap slab.
@@ -88,7 +88,8 @@ TEST_P(PropertyTest, OverlapAndMtv) {
     }
     // Overlap agrees with Contact away from touching.
     const bool ov = Overlap(a, pa, b, pb);
-    if (std::fabs(c.depth) > tol && ov != c.overlapping) {
+    if (std::fabs(c.depth) > tol &&
+        (ov != c.overlapping || Overlap(b, pb, a, pa) != c.overlapping)) {
       fail.Add(
           "Overlap disagrees with Contact, depth " + std::to_string(c.depth),
           i);
