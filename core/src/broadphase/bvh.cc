@@ -63,7 +63,9 @@ absl::Status Bvh<D>::Build(std::span<const Aabb<D>> boxes) {
   nodes_.clear();
   leaf_ids_.resize(n);
   leaf_boxes_.resize(n);
-  if (n == 0) return absl::OkStatus();
+  if (n == 0) {
+    return absl::OkStatus();
+  }
   nodes_.reserve(2 * static_cast<std::size_t>(n));
   prims_.resize(n);
   Aabb<D> bounds = boxes[0];
@@ -140,7 +142,9 @@ void Bvh<D>::BuildBinnedSah(const Aabb<D>& root_bounds,
     tasks.pop_back();
     const auto node_index = static_cast<std::uint32_t>(nodes_.size());
     nodes_.push_back({task.bounds, task.begin, 0});
-    if (task.parent != kNone) nodes_[task.parent].index = node_index;
+    if (task.parent != kNone) {
+      nodes_[task.parent].index = node_index;
+    }
     const std::uint32_t count = task.end - task.begin;
     if (count == 1) {
       nodes_[node_index].count = 1;
@@ -150,7 +154,9 @@ void Bvh<D>::BuildBinnedSah(const Aabb<D>& root_bounds,
     int axis = 0;
     const Vec<D> extent = task.centroid_bounds.max - task.centroid_bounds.min;
     for (int i = 1; i < D; ++i) {
-      if (extent[i] > extent[axis]) axis = i;
+      if (extent[i] > extent[axis]) {
+        axis = i;
+      }
     }
     std::uint32_t mid = task.begin;
     Task left_task{};
@@ -163,7 +169,9 @@ void Bvh<D>::BuildBinnedSah(const Aabb<D>& root_bounds,
             static_cast<int>((prim.centroid[axis] - axis_min) * scale);
         return std::min(bin, bin_count - 1);
       };
-      for (int i = 0; i < bin_count; ++i) bins[i] = {empty, empty, 0};
+      for (int i = 0; i < bin_count; ++i) {
+        bins[i] = {empty, empty, 0};
+      }
       for (std::uint32_t k = task.begin; k < task.end; ++k) {
         const BuildPrim& prim = prims[k];
         Bin& bin = bins[bin_of(prim)];
@@ -183,7 +191,9 @@ void Bvh<D>::BuildBinnedSah(const Aabb<D>& root_bounds,
       float best_cost = 0.0f;
       for (int i = 0; i < bin_count - 1; ++i) {
         merge(&accumulated, bins[i]);
-        if (accumulated.count == 0 || right[i].count == 0) continue;
+        if (accumulated.count == 0 || right[i].count == 0) {
+          continue;
+        }
         const float cost =
             SurfaceMeasure(accumulated.box) *
                 static_cast<float>(accumulated.count) +
@@ -271,9 +281,12 @@ void RadixSortHigh32(std::vector<std::uint64_t>* keys,
   swap->resize(keys->size());
   for (int shift = 32; shift < 64; shift += 8) {
     std::array<std::size_t, 257> offsets{};
-    for (const std::uint64_t key : *keys)
+    for (const std::uint64_t key : *keys) {
       ++offsets[((key >> shift) & 0xff) + 1];
-    for (int i = 0; i < 256; ++i) offsets[i + 1] += offsets[i];
+    }
+    for (int i = 0; i < 256; ++i) {
+      offsets[i + 1] += offsets[i];
+    }
     for (const std::uint64_t key : *keys) {
       (*swap)[offsets[(key >> shift) & 0xff]++] = key;
     }
@@ -287,7 +300,7 @@ template <int D>
 void Bvh<D>::BuildMorton(const Aabb<D>& centroid_bounds) {
   // 16 bits per axis in 2D, 10 in 3D: a 32-bit code.
   constexpr int kBits = D == 2 ? 16 : 10;
-  constexpr float kCells = static_cast<float>(1 << kBits);
+  constexpr auto kCells = static_cast<float>(1 << kBits);
   const auto n = static_cast<std::uint32_t>(prims_.size());
   Vec<D> scale{};
   for (int i = 0; i < D; ++i) {
@@ -329,7 +342,9 @@ void Bvh<D>::BuildMorton(const Aabb<D>& centroid_bounds) {
     tasks.pop_back();
     const auto node_index = static_cast<std::uint32_t>(nodes_.size());
     nodes_.push_back({Aabb<D>{}, task.begin, 0});
-    if (task.parent != kNone) nodes_[task.parent].index = node_index;
+    if (task.parent != kNone) {
+      nodes_[task.parent].index = node_index;
+    }
     const std::uint32_t count = task.end - task.begin;
     if (count <= max_leaf) {
       nodes_[node_index].count = count;
@@ -391,14 +406,18 @@ absl::Status Bvh<D>::Refit(std::span<const Aabb<D>> boxes) {
     }
   }
   const std::size_t n = leaf_ids_.size();
-  for (std::size_t k = 0; k < n; ++k) leaf_boxes_[k] = boxes[leaf_ids_[k]];
+  for (std::size_t k = 0; k < n; ++k) {
+    leaf_boxes_[k] = boxes[leaf_ids_[k]];
+  }
   RefitNodes();
   return absl::OkStatus();
 }
 
 template <int D>
 int Bvh<D>::Height() const {
-  if (nodes_.empty()) return 0;
+  if (nodes_.empty()) {
+    return 0;
+  }
   int height = 0;
   std::vector<std::pair<std::uint32_t, int>> stack = {{0u, 1}};
   while (!stack.empty()) {
@@ -406,7 +425,7 @@ int Bvh<D>::Height() const {
     stack.pop_back();
     height = std::max(height, depth);
     if (!nodes_[index].IsLeaf()) {
-      stack.push_back({index + 1, depth + 1});
+      stack.emplace_back(index + 1, depth + 1);
       stack.push_back({nodes_[index].index, depth + 1});
     }
   }
@@ -424,12 +443,18 @@ std::size_t Bvh<D>::MemoryBytes() const {
 
 template <int D>
 float Bvh<D>::AreaRatio() const {
-  if (nodes_.empty()) return 0.0f;
+  if (nodes_.empty()) {
+    return 0.0f;
+  }
   const float root_measure = SurfaceMeasure(nodes_[0].box);
-  if (!(root_measure > 0.0f)) return 0.0f;
+  if (!(root_measure > 0.0f)) {
+    return 0.0f;
+  }
   double total = 0.0;
   for (const Node& node : nodes_) {
-    if (!node.IsLeaf()) total += SurfaceMeasure(node.box);
+    if (!node.IsLeaf()) {
+      total += SurfaceMeasure(node.box);
+    }
   }
   return static_cast<float>(total / root_measure);
 }

@@ -25,8 +25,12 @@ absl::Status ValidateVector(const Vec<D>& v, const char* what) {
 
 template <int D>
 absl::Status ValidateBox(const Aabb<D>& box, const char* what) {
-  if (absl::Status s = ValidateVector<D>(box.min, what); !s.ok()) return s;
-  if (absl::Status s = ValidateVector<D>(box.max, what); !s.ok()) return s;
+  if (absl::Status s = ValidateVector<D>(box.min, what); !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = ValidateVector<D>(box.max, what); !s.ok()) {
+    return s;
+  }
   for (int i = 0; i < D; ++i) {
     if (box.min[i] > box.max[i]) {
       return absl::InvalidArgumentError(

@@ -101,7 +101,9 @@ Aabb<D> DynamicTree<D>::FatBox(const Aabb<D>& box, Vec<D> displacement) const {
 
 template <int D>
 absl::StatusOr<std::uint32_t> DynamicTree<D>::CreateProxy(const Aabb<D>& box) {
-  if (absl::Status s = ValidateBox<D>(box, "proxy box"); !s.ok()) return s;
+  if (absl::Status s = ValidateBox<D>(box, "proxy box"); !s.ok()) {
+    return s;
+  }
   if (nodes_.size() >= static_cast<std::size_t>(INT32_MAX / 2)) {
     return absl::ResourceExhaustedError("dynamic tree is full");
   }
@@ -133,7 +135,9 @@ absl::StatusOr<bool> DynamicTree<D>::MoveProxy(std::uint32_t proxy,
     return absl::NotFoundError(
         absl::StrFormat("proxy %u is not in the tree", proxy));
   }
-  if (absl::Status s = ValidateBox<D>(box, "proxy box"); !s.ok()) return s;
+  if (absl::Status s = ValidateBox<D>(box, "proxy box"); !s.ok()) {
+    return s;
+  }
   if (absl::Status s = ValidateVector<D>(displacement, "displacement");
       !s.ok()) {
     return s;
@@ -167,13 +171,17 @@ std::int32_t DynamicTree<D>::FindBestSibling(const Aabb<D>& box) const {
   const float leaf_measure = SurfaceMeasure(box);
   std::int32_t best = root_;
   float best_cost = SurfaceMeasure(Union(nodes_[root_].box, box));
-  if (nodes_[root_].IsLeaf()) return best;
+  if (nodes_[root_].IsLeaf()) {
+    return best;
+  }
   TraversalStack<Candidate> stack;
   stack.Push({root_, best_cost - SurfaceMeasure(nodes_[root_].box)});
   while (!stack.Empty()) {
     const Candidate candidate = stack.Pop();
     // The bound may have tightened since this entry was pushed.
-    if (leaf_measure + candidate.inherited >= best_cost) continue;
+    if (leaf_measure + candidate.inherited >= best_cost) {
+      continue;
+    }
     const Node& node = nodes_[candidate.index];
     const std::int32_t children[2] = {node.child1, node.child2};
     Candidate next[2];
@@ -186,7 +194,9 @@ std::int32_t DynamicTree<D>::FindBestSibling(const Aabb<D>& box) const {
         best_cost = cost;
         best = child;
       }
-      if (child_node.IsLeaf()) continue;
+      if (child_node.IsLeaf()) {
+        continue;
+      }
       const float inherited = cost - SurfaceMeasure(child_node.box);
       if (leaf_measure + inherited < best_cost) {
         next[next_count++] = {child, inherited};
@@ -197,9 +207,13 @@ std::int32_t DynamicTree<D>::FindBestSibling(const Aabb<D>& box) const {
       std::swap(next[0], next[1]);
     }
     if (options_.sibling_search == SiblingSearch::kGreedy) {
-      if (next_count > 0) stack.Push(next[next_count - 1]);
+      if (next_count > 0) {
+        stack.Push(next[next_count - 1]);
+      }
     } else {
-      for (int k = 0; k < next_count; ++k) stack.Push(next[k]);
+      for (int k = 0; k < next_count; ++k) {
+        stack.Push(next[k]);
+      }
     }
   }
   return best;
@@ -311,7 +325,9 @@ void DynamicTree<D>::Rotate(std::int32_t a) {
     consider(d, b, e, c);
     consider(e, b, d, c);
   }
-  if (up == kNull) return;
+  if (up == kNull) {
+    return;
+  }
 
   Node& node_a = nodes_[a];
   if (node_a.child1 == down) {
@@ -337,12 +353,18 @@ void DynamicTree<D>::Rotate(std::int32_t a) {
 
 template <int D>
 float DynamicTree<D>::AreaRatio() const {
-  if (root_ == kNull) return 0.0f;
+  if (root_ == kNull) {
+    return 0.0f;
+  }
   const float root_measure = SurfaceMeasure(nodes_[root_].box);
-  if (!(root_measure > 0.0f)) return 0.0f;
+  if (!(root_measure > 0.0f)) {
+    return 0.0f;
+  }
   double total = 0.0;
   for (const Node& node : nodes_) {
-    if (node.height > 0) total += SurfaceMeasure(node.box);
+    if (node.height > 0) {
+      total += SurfaceMeasure(node.box);
+    }
   }
   return static_cast<float>(total / root_measure);
 }

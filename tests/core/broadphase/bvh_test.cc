@@ -74,7 +74,7 @@ TYPED_TEST(BvhTest, RefusesInvalidBoxesAndKeepsThePreviousBuild) {
 
 TYPED_TEST(BvhTest, EmptyAndSingle) {
   constexpr int D = TypeParam::value;
-  auto bvh = *Bvh<D>::Create();
+  Bvh<D> bvh;
   ASSERT_TRUE(bvh.Build({}).ok());
   EXPECT_EQ(bvh.Height(), 0);
   EXPECT_TRUE(bvh.Validate().ok());

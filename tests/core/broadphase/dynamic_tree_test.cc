@@ -90,7 +90,7 @@ TYPED_TEST(DynamicTreeTest, RefusesInvalidBoxesAndHandles) {
 
 TYPED_TEST(DynamicTreeTest, EmptyTreeAnswersNothing) {
   constexpr int D = TypeParam::value;
-  const auto tree = *DynamicTree<D>::Create();
+  const DynamicTree<D> tree;
   EXPECT_EQ(tree.Height(), 0);
   EXPECT_TRUE(tree.Validate().ok());
   int calls = 0;

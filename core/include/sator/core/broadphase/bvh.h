@@ -59,6 +59,8 @@ class Bvh {
  public:
   // The validating factory: refuses options out of range.
   static absl::StatusOr<Bvh> Create(const BvhOptions& options = {});
+  // An empty hierarchy with the default options (always valid).
+  Bvh() : Bvh(BvhOptions{}) {}
 
   // Builds over `boxes`; proxy i is boxes[i]. Refuses invalid boxes (the
   // previous hierarchy is then left as it was).
@@ -67,14 +69,18 @@ class Bvh {
   // have as many entries as the last Build had.
   absl::Status Refit(std::span<const Aabb<D>> boxes);
 
-  int ProxyCount() const { return static_cast<int>(leaf_ids_.size()); }
-  int NodeCount() const { return static_cast<int>(nodes_.size()); }
+  [[nodiscard]] int ProxyCount() const {
+    return static_cast<int>(leaf_ids_.size());
+  }
+  [[nodiscard]] int NodeCount() const {
+    return static_cast<int>(nodes_.size());
+  }
   // Levels of nodes: 0 when empty, 1 for a single leaf node.
-  int Height() const;
+  [[nodiscard]] int Height() const;
   // Bytes held: nodes, reordered boxes and ids (capacities).
-  std::size_t MemoryBytes() const;
+  [[nodiscard]] std::size_t MemoryBytes() const;
   // As DynamicTree::AreaRatio.
-  float AreaRatio() const;
+  [[nodiscard]] float AreaRatio() const;
   // Checks that every node contains its children and proxies, the leaf
   // ranges cover each proxy exactly once and the links are in range.
   absl::Status Validate() const;
@@ -94,7 +100,7 @@ class Bvh {
     std::uint32_t index;
     // Proxies in a leaf; 0 for an internal node.
     std::uint32_t count;
-    bool IsLeaf() const { return count != 0; }
+    [[nodiscard]] bool IsLeaf() const { return count != 0; }
   };
 
   // A proxy during a build: its box, centroid and handle, moved as one.
@@ -136,14 +142,18 @@ template <int D>
 template <typename Visitor>
 TreeStats Bvh<D>::Query(const Aabb<D>& box, Visitor&& visitor) const {
   TreeStats stats;
-  if (nodes_.empty()) return stats;
+  if (nodes_.empty()) {
+    return stats;
+  }
   TraversalStack<std::uint32_t> stack;
   stack.Push(0);
   while (!stack.Empty()) {
     const std::uint32_t index = stack.Pop();
     const Node& node = nodes_[index];
     ++stats.node_visits;
-    if (!Overlaps(node.box, box)) continue;
+    if (!Overlaps(node.box, box)) {
+      continue;
+    }
     if (!node.IsLeaf()) {
       stack.Push(node.index);
       stack.Push(index + 1);
@@ -152,9 +162,13 @@ TreeStats Bvh<D>::Query(const Aabb<D>& box, Visitor&& visitor) const {
     const std::uint32_t end = node.index + node.count;
     for (std::uint32_t slot = node.index; slot < end; ++slot) {
       ++stats.node_visits;
-      if (!Overlaps(leaf_boxes_[slot], box)) continue;
+      if (!Overlaps(leaf_boxes_[slot], box)) {
+        continue;
+      }
       ++stats.leaf_visits;
-      if (!visitor(leaf_ids_[slot])) return stats;
+      if (!visitor(leaf_ids_[slot])) {
+        return stats;
+      }
     }
   }
   return stats;
@@ -196,16 +210,22 @@ TreeStats Bvh<D>::Cast(Vec<D> origin, Vec<D> translation, Vec<D> grow,
     float entry;
   };
   TreeStats stats;
-  if (nodes_.empty()) return stats;
+  if (nodes_.empty()) {
+    return stats;
+  }
   const Segment<D> segment(origin, translation);
   float entry = 0.0f;
   ++stats.node_visits;
-  if (!segment.Hits(nodes_[0].box, grow, max_fraction, &entry)) return stats;
+  if (!segment.Hits(nodes_[0].box, grow, max_fraction, &entry)) {
+    return stats;
+  }
   TraversalStack<Entry> stack;
   stack.Push({0, entry});
   while (!stack.Empty()) {
     const Entry top = stack.Pop();
-    if (top.entry > max_fraction) continue;
+    if (top.entry > max_fraction) {
+      continue;
+    }
     const Node& node = nodes_[top.index];
     if (node.IsLeaf()) {
       const std::uint32_t end = node.index + node.count;
@@ -217,8 +237,12 @@ TreeStats Bvh<D>::Cast(Vec<D> origin, Vec<D> translation, Vec<D> grow,
         }
         ++stats.leaf_visits;
         const float value = leaf(leaf_ids_[slot], max_fraction);
-        if (value == 0.0f) return stats;
-        if (value > 0.0f) max_fraction = std::min(max_fraction, value);
+        if (value == 0.0f) {
+          return stats;
+        }
+        if (value > 0.0f) {
+          max_fraction = std::min(max_fraction, value);
+        }
       }
       continue;
     }

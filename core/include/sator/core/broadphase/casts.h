@@ -77,7 +77,9 @@ absl::StatusOr<RayCastInput<D>> MakeRayCastInput(Vec<D> origin,
                                                  Vec<D> translation,
                                                  float max_fraction = 1.0f) {
   RayCastInput<D> input{origin, translation, max_fraction};
-  if (absl::Status status = ValidateRayCast(input); !status.ok()) return status;
+  if (absl::Status status = ValidateRayCast(input); !status.ok()) {
+    return status;
+  }
   return input;
 }
 template <int D>
@@ -85,7 +87,9 @@ absl::StatusOr<BoxCastInput<D>> MakeBoxCastInput(const Aabb<D>& box,
                                                  Vec<D> translation,
                                                  float max_fraction = 1.0f) {
   BoxCastInput<D> input{box, translation, max_fraction};
-  if (absl::Status status = ValidateBoxCast(input); !status.ok()) return status;
+  if (absl::Status status = ValidateBoxCast(input); !status.ok()) {
+    return status;
+  }
   return input;
 }
 
@@ -113,15 +117,21 @@ class Segment {
       const float lo = box.min[i] - grow[i];
       const float hi = box.max[i] + grow[i];
       if (parallel_[i]) {
-        if (hi_[i] < lo || lo_[i] > hi) return false;
+        if (hi_[i] < lo || lo_[i] > hi) {
+          return false;
+        }
         continue;
       }
       float ta = (lo - origin_[i]) * inv_[i];
       float tb = (hi - origin_[i]) * inv_[i];
-      if (inv_[i] < 0.0f) std::swap(ta, tb);
+      if (inv_[i] < 0.0f) {
+        std::swap(ta, tb);
+      }
       t0 = std::max(t0, ta);
       t1 = std::min(t1, tb);
-      if (t0 > t1) return false;
+      if (t0 > t1) {
+        return false;
+      }
     }
     *entry = t0;
     return true;

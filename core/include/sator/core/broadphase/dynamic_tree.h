@@ -56,6 +56,8 @@ class DynamicTree {
   // multiplier.
   static absl::StatusOr<DynamicTree> Create(
       const DynamicTreeOptions& options = {});
+  // An empty tree with the default options (always valid).
+  DynamicTree() : DynamicTree(DynamicTreeOptions{}) {}
 
   // Inserts a proxy for the tight box `box`; returns its handle.
   absl::StatusOr<std::uint32_t> CreateProxy(const Aabb<D>& box);
@@ -68,21 +70,25 @@ class DynamicTree {
                                  Vec<D> displacement);
   void Clear();
 
-  bool IsProxy(std::uint32_t proxy) const {
+  [[nodiscard]] bool IsProxy(std::uint32_t proxy) const {
     return proxy < nodes_.size() && nodes_[proxy].height == 0;
   }
   // The fat box of a live proxy (check IsProxy first).
-  const Aabb<D>& FatAabb(std::uint32_t proxy) const {
+  [[nodiscard]] const Aabb<D>& FatAabb(std::uint32_t proxy) const {
     return nodes_[proxy].box;
   }
-  int ProxyCount() const { return proxy_count_; }
+  [[nodiscard]] int ProxyCount() const { return proxy_count_; }
   // 0 for an empty tree, 1 for a single leaf.
-  int Height() const { return root_ == kNull ? 0 : nodes_[root_].height + 1; }
+  [[nodiscard]] int Height() const {
+    return root_ == kNull ? 0 : nodes_[root_].height + 1;
+  }
   // Bytes held by the node pool (its capacity, not just the live nodes).
-  std::size_t MemoryBytes() const { return nodes_.capacity() * sizeof(Node); }
+  [[nodiscard]] std::size_t MemoryBytes() const {
+    return nodes_.capacity() * sizeof(Node);
+  }
   // Sum of the internal nodes' surface measures over the root's: the SAH
   // quality figure (lower is better).
-  float AreaRatio() const;
+  [[nodiscard]] float AreaRatio() const;
 
   // Checks every invariant: parents contain their children, parent links
   // match, heights are 1 + the children's maximum, leaf count matches, every
@@ -117,7 +123,7 @@ class DynamicTree {
     std::int32_t child1;  // kNull for a leaf.
     std::int32_t child2;
     std::int32_t height;  // 0 for a leaf, -1 while free.
-    bool IsLeaf() const { return child1 == kNull; }
+    [[nodiscard]] bool IsLeaf() const { return child1 == kNull; }
   };
 
   explicit DynamicTree(const DynamicTreeOptions& options) : options_(options) {}
@@ -152,17 +158,23 @@ template <int D>
 template <typename Visitor>
 TreeStats DynamicTree<D>::Query(const Aabb<D>& box, Visitor&& visitor) const {
   TreeStats stats;
-  if (root_ == kNull) return stats;
+  if (root_ == kNull) {
+    return stats;
+  }
   TraversalStack<std::int32_t> stack;
   stack.Push(root_);
   while (!stack.Empty()) {
     const std::int32_t index = stack.Pop();
     const Node& node = nodes_[index];
     ++stats.node_visits;
-    if (!Overlaps(node.box, box)) continue;
+    if (!Overlaps(node.box, box)) {
+      continue;
+    }
     if (node.IsLeaf()) {
       ++stats.leaf_visits;
-      if (!visitor(static_cast<std::uint32_t>(index))) return stats;
+      if (!visitor(static_cast<std::uint32_t>(index))) {
+        return stats;
+      }
     } else {
       stack.Push(node.child2);
       stack.Push(node.child1);
@@ -209,7 +221,9 @@ TreeStats DynamicTree<D>::Cast(Vec<D> origin, Vec<D> translation, Vec<D> grow,
     float entry;
   };
   TreeStats stats;
-  if (root_ == kNull) return stats;
+  if (root_ == kNull) {
+    return stats;
+  }
   const Segment<D> segment(origin, translation);
   float entry = 0.0f;
   ++stats.node_visits;
@@ -220,14 +234,20 @@ TreeStats DynamicTree<D>::Cast(Vec<D> origin, Vec<D> translation, Vec<D> grow,
   stack.Push({root_, entry});
   while (!stack.Empty()) {
     const Entry top = stack.Pop();
-    if (top.entry > max_fraction) continue;
+    if (top.entry > max_fraction) {
+      continue;
+    }
     const Node& node = nodes_[top.index];
     if (node.IsLeaf()) {
       ++stats.leaf_visits;
       const float value =
           leaf(static_cast<std::uint32_t>(top.index), max_fraction);
-      if (value == 0.0f) return stats;
-      if (value > 0.0f) max_fraction = std::min(max_fraction, value);
+      if (value == 0.0f) {
+        return stats;
+      }
+      if (value > 0.0f) {
+        max_fraction = std::min(max_fraction, value);
+      }
       continue;
     }
     float entry1 = 0.0f;

@@ -19,11 +19,13 @@ class TraversalStack {
   TraversalStack& operator=(const TraversalStack&) = delete;
 
   void Push(const T& value) {
-    if (size_ == capacity_) Grow();
+    if (size_ == capacity_) {
+      Grow();
+    }
     data_[size_++] = value;
   }
   T Pop() { return data_[--size_]; }
-  bool Empty() const { return size_ == 0; }
+  [[nodiscard]] bool Empty() const { return size_ == 0; }
 
  private:
   void Grow() {
