@@ -13,7 +13,9 @@
 //     pop nodes whose entry distance is beyond best
 //
 // The slab test uses a clamped reciprocal direction (|d| >= 1e-20), so a ray
-// parallel to a slab never makes 0 * inf.
+// parallel to a slab never makes 0 * inf, and a far distance scaled up by
+// the rounding bound (Ize 2013), so that with the watertight triangle test
+// (Woop et al. 2013) no ray slips through a shared edge or vertex.
 #include <algorithm>
 #include <cmath>
 
@@ -53,7 +55,12 @@ inline bool EnterBox(const Aabb3& box, const SlabRay& ray, float t_max,
   const float t1 = std::min(
       {std::max(tx1, tx2), std::max(ty1, ty2), std::max(tz1, tz2), t_max});
   *t_entry = t0;
-  return t0 <= t1;
+  // Ize, "Robust BVH Ray Traversal", JCGT 2(2), 2013: the far distance is
+  // scaled up by 1 + 2 gamma(3) to cover the rounding of the slab products,
+  // so a ray through a box's edge or corner (a mesh vertex on the bounds)
+  // is not culled.
+  constexpr float kRobust = 1.0f + 2.0f * 3.0f * 6e-8f / (1.0f - 3.0f * 6e-8f);
+  return t0 <= t1 * kRobust;
 }
 
 }  // namespace
@@ -63,6 +70,8 @@ RayResult<3> RayCastMesh(const TriangleMesh& mesh, const Ray<3>& ray,
   RayResult<3> result;
   if (!(ray.max_distance >= 0.0f)) return result;
   const SlabRay slab = MakeSlabRay(ray);
+  const internal::TriangleRay tri_ray =
+      internal::MakeTriangleRay(ray.origin, ray.direction);
   const std::vector<MeshBvhNode>& nodes = mesh.nodes();
   const std::vector<MeshTriangle>& tris = mesh.leaf_triangles();
   float best = ray.max_distance;
@@ -86,7 +95,7 @@ RayResult<3> RayCastMesh(const TriangleMesh& mesh, const Ray<3>& ray,
         for (std::uint32_t i = n.index; i < n.index + n.count; ++i) {
           ++triangle_tests;
           internal::PrimitiveHit hit;
-          if (internal::RayTriangle(ray.origin, ray.direction, best, tris[i],
+          if (internal::RayTriangle(tri_ray, ray.direction, best, tris[i],
                                     &hit) == internal::RayStatus::kHit) {
             best = hit.t;
             best_hit = hit;

@@ -143,30 +143,69 @@ RayStatus RayBox(Vec3 origin, Vec3 dir, float t_max, Vec3 half_extents,
   return RayStatus::kHit;
 }
 
-RayStatus RayTriangle(Vec3 origin, Vec3 dir, float t_max,
+TriangleRay MakeTriangleRay(Vec3 origin, Vec3 dir) {
+  TriangleRay r;
+  r.origin = origin;
+  const Vec3 ad = Abs(dir);
+  r.kz = ad.x > ad.y ? (ad.x > ad.z ? 0 : 2) : (ad.y > ad.z ? 1 : 2);
+  if (!(ad[r.kz] > 0.0f)) return r;  // Zero direction: valid stays false.
+  r.kx = r.kz == 2 ? 0 : r.kz + 1;
+  r.ky = r.kx == 2 ? 0 : r.kx + 1;
+  // Keep the winding: swap x and y when the dominant component is negative.
+  if (dir[r.kz] < 0.0f) std::swap(r.kx, r.ky);
+  // |dir[kz]| is the largest component, so these quotients are at most 1.
+  r.sx = dir[r.kx] / dir[r.kz];
+  r.sy = dir[r.ky] / dir[r.kz];
+  r.sz = 1.0f / dir[r.kz];
+  r.valid = true;
+  return r;
+}
+
+RayStatus RayTriangle(const TriangleRay& ray, Vec3 dir, float t_max,
                       const MeshTriangle& tri, PrimitiveHit* hit) {
-  // Barycentric (u, v) and t by Cramer's rule on
-  //   origin + t dir = a + u ab + v ac,
-  // all scaled by det = ab . (dir x ac), so the only division is the last.
-  const Vec3 p = Cross(dir, tri.ac);
-  float det = Dot(tri.ab, p);
-  if (det == 0.0f) return RayStatus::kMiss;  // Parallel to the plane.
-  const Vec3 s = origin - tri.a;
-  float u = Dot(s, p);
-  const Vec3 qv = Cross(s, tri.ab);
-  float v = Dot(dir, qv);
-  float t = Dot(tri.ac, qv);
-  if (det < 0.0f) {
-    det = -det;
-    u = -u;
-    v = -v;
-    t = -t;
+  if (!ray.valid) return RayStatus::kMiss;
+  // Vertices relative to the origin, sheared so the ray runs along +z.
+  const Vec3 a = tri.a - ray.origin;
+  const Vec3 b = tri.b - ray.origin;
+  const Vec3 c = tri.c - ray.origin;
+  const float ax = a[ray.kx] - ray.sx * a[ray.kz];
+  const float ay = a[ray.ky] - ray.sy * a[ray.kz];
+  const float bx = b[ray.kx] - ray.sx * b[ray.kz];
+  const float by = b[ray.ky] - ray.sy * b[ray.kz];
+  const float cx = c[ray.kx] - ray.sx * c[ray.kz];
+  const float cy = c[ray.ky] - ray.sy * c[ray.kz];
+  // Scaled barycentrics: the 2D edge functions at the sheared origin.
+  float u = cx * by - cy * bx;
+  float v = ax * cy - ay * cx;
+  float w = bx * ay - by * ax;
+  if (u == 0.0f || v == 0.0f || w == 0.0f) {
+    // On an edge within float precision: decide in double, as the paper
+    // does, so that the sign is exact.
+    u = static_cast<float>(static_cast<double>(cx) * by -
+                           static_cast<double>(cy) * bx);
+    v = static_cast<float>(static_cast<double>(ax) * cy -
+                           static_cast<double>(ay) * cx);
+    w = static_cast<float>(static_cast<double>(bx) * ay -
+                           static_cast<double>(by) * ax);
   }
-  if (u < 0.0f || v < 0.0f || u + v > det || t < 0.0f || t > t_max * det) {
+  if ((u < 0.0f || v < 0.0f || w < 0.0f) &&
+      (u > 0.0f || v > 0.0f || w > 0.0f)) {
     return RayStatus::kMiss;
   }
+  float det = u + v + w;
+  if (det == 0.0f) return RayStatus::kMiss;  // In the triangle's plane.
+  const float az = ray.sz * a[ray.kz];
+  const float bz = ray.sz * b[ray.kz];
+  const float cz = ray.sz * c[ray.kz];
+  float t = u * az + v * bz + w * cz;
+  if (det < 0.0f) {
+    det = -det;
+    t = -t;
+  }
+  // t / det in [0, t_max], compared before dividing.
+  if (t < 0.0f || t > t_max * det) return RayStatus::kMiss;
   hit->t = std::min(t / det, t_max);
-  Vec3 n = NormalizeOrZero(Cross(tri.ab, tri.ac));
+  Vec3 n = NormalizeOrZero(Cross(tri.b - tri.a, tri.c - tri.a));
   if (Dot(n, dir) > 0.0f) n = -n;
   hit->normal = n;
   hit->feature = 0;

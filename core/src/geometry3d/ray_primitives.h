@@ -49,11 +49,28 @@ RayStatus RayCapsule(Vec3 origin, Vec3 dir, float t_max, Vec3 p, Vec3 q,
 RayStatus RayBox(Vec3 origin, Vec3 dir, float t_max, Vec3 half_extents,
                  PrimitiveHit* hit);
 
-// Two-sided triangle (a, a + ab, a + ac), Moller and Trumbore, "Fast,
-// Minimum Storage Ray/Triangle Intersection", JGT 1997, with inclusive edges
-// and without dividing until the hit is known to be in range. Never kInside
-// (a triangle has no interior). The normal faces the ray's origin.
-RayStatus RayTriangle(Vec3 origin, Vec3 dir, float t_max,
+// A ray prepared for the watertight triangle test: Woop, Benthin and Wald,
+// "Watertight Ray/Triangle Intersection", JCGT 2(1), 2013. The ray's
+// dominant axis becomes z and a shear maps the direction to +z, so each
+// edge test is a 2D cross product of translated vertices; the two
+// triangles sharing an edge compute exactly negated values for it, so a ray
+// through an edge or a vertex never slips between triangles.
+struct TriangleRay {
+  Vec3 origin;
+  int kx = 0;
+  int ky = 1;
+  int kz = 2;
+  float sx = 0.0f;
+  float sy = 0.0f;
+  float sz = 1.0f;
+  bool valid = false;  // False for a zero direction.
+};
+TriangleRay MakeTriangleRay(Vec3 origin, Vec3 dir);
+
+// Two-sided triangle, never kInside (a triangle has no interior); edges and
+// vertices count as hits; a ray in the triangle's plane misses. The normal
+// faces the ray's origin. t in [0, t_max].
+RayStatus RayTriangle(const TriangleRay& ray, Vec3 dir, float t_max,
                       const MeshTriangle& tri, PrimitiveHit* hit);
 
 // Solid convex hull by clipping the ray against the face planes (Haines,

@@ -61,10 +61,10 @@ RayResult<3> RayCastCapsule(const Capsule3& capsule, const Ray<3>& ray) {
 RayResult<3> RayCastTriangle(const Triangle3& triangle, const Ray<3>& ray) {
   if (!Usable(ray)) return {};
   PrimitiveHit hit;
-  const MeshTriangle tri{triangle.a, triangle.b - triangle.a,
-                         triangle.c - triangle.a};
-  const RayStatus status = internal::RayTriangle(ray.origin, ray.direction,
-                                                 ray.max_distance, tri, &hit);
+  const MeshTriangle tri{triangle.a, triangle.b, triangle.c};
+  const RayStatus status = internal::RayTriangle(
+      internal::MakeTriangleRay(ray.origin, ray.direction), ray.direction,
+      ray.max_distance, tri, &hit);
   return ToResult(status, hit, ray);
 }
 

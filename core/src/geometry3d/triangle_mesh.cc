@@ -97,9 +97,9 @@ absl::StatusOr<std::shared_ptr<const TriangleMesh>> MakeTriangleMesh(
   std::vector<MeshTriangle> leaf_triangles;
   leaf_triangles.reserve(triangle_count);
   for (const std::uint32_t t : bvh.order) {
-    const Vec3 a = vertices[indices[3 * t]];
-    leaf_triangles.push_back({a, vertices[indices[3 * t + 1]] - a,
-                              vertices[indices[3 * t + 2]] - a});
+    leaf_triangles.push_back({vertices[indices[3 * t]],
+                              vertices[indices[3 * t + 1]],
+                              vertices[indices[3 * t + 2]]});
   }
   bvh.nodes.shrink_to_fit();
   return std::make_shared<const TriangleMesh>(

@@ -95,8 +95,9 @@ void CheckBvh(const TriangleMesh& m) {
         // The leaf-order copy is the same triangle.
         const MeshTriangle& lt = m.leaf_triangles()[k];
         ASSERT_EQ(lt.a, t.a);
-        ASSERT_LE(Length(lt.a + lt.ab - t.b), 1e-5f * (1 + Length(t.b)));
-        ASSERT_LE(Length(lt.a + lt.ac - t.c), 1e-5f * (1 + Length(t.c)));
+        ASSERT_EQ(lt.a, t.a);
+        ASSERT_EQ(lt.b, t.b);
+        ASSERT_EQ(lt.c, t.c);
       }
     }
   }

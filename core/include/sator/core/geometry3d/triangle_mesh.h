@@ -7,7 +7,7 @@
 // Booth 1990), and stores it as one flat, depth-first array of 32-byte nodes
 // (the left child of an interior node is the next node; Ericson, "Real-Time
 // Collision Detection", 6.6.2). Triangles are stored again in leaf order,
-// as (a, b - a, c - a), so a leaf visit reads contiguous memory.
+// so a leaf visit reads contiguous memory.
 //
 // A mesh is a surface, not a solid: a ray or shape inside a closed mesh does
 // not "start inside" it. Triangles are two-sided. Mesh queries live in
@@ -47,11 +47,13 @@ struct MeshBvhNode {
   std::uint32_t count = 0;
 };
 
-// A triangle in leaf order, ready for ray and overlap tests.
+// A triangle in leaf order: the input's vertices, copied unchanged (the
+// watertight ray test needs a shared edge's two triangles to see exactly the
+// same vertex values).
 struct MeshTriangle {
   Vec3 a;
-  Vec3 ab;  // b - a
-  Vec3 ac;  // c - a
+  Vec3 b;
+  Vec3 c;
 };
 
 class TriangleMesh {
