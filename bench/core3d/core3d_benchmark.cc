@@ -14,6 +14,7 @@
 //   HullHullMtv/{sator,ccd,bullet}  16-point hulls: ContactHullHull vs
 //                                   libccd ccdMPRPenetration vs Bullet
 //                                   btGjkPairDetector with GJK-EPA.
+//   HullHullMtvDispatch/sator       the same through Contact(ConvexShape3).
 //
 // Run: core3d_benchmark --benchmark_repetitions=5
 //        --benchmark_report_aggregates_only=true
@@ -332,6 +333,19 @@ void BM_HullHullMtvSator(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_HullHullMtvSator)->Name("HullHullMtv/sator");
+
+void BM_HullHullMtvDispatchSator(benchmark::State& state) {
+  const std::vector<HullPair>& pairs = HullPairs();
+  std::vector<ConvexShape3> shapes(Hulls().begin(), Hulls().end());
+  int i = 0;
+  for (auto _ : state) {
+    const HullPair& p = pairs[i];
+    const ContactResult<3> c = Contact(shapes[p.a], p.pa, shapes[p.b], p.pb);
+    benchmark::DoNotOptimize(c);
+    i = (i + 1) & (kPairs - 1);
+  }
+}
+BENCHMARK(BM_HullHullMtvDispatchSator)->Name("HullHullMtvDispatch/sator");
 
 // libccd objects: a hull and its world pose; support and centre in world.
 struct CcdHull {
