@@ -3,40 +3,18 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "client_impl.h"
 #include "grpc/health/v1/health.grpc.pb.h"
 #include "grpcpp/client_context.h"
 #include "grpcpp/create_channel.h"
-#include "sator/v1/query_service.grpc.pb.h"
 #include "status_conversion.h"
 
 namespace sator {
 
 using client_internal::FromGrpcStatus;
 
-class Client::Impl {
- public:
-  Impl(const ClientOptions& options, std::shared_ptr<grpc::Channel> channel)
-      : options_(options),
-        query_stub_(sator::v1::QueryService::NewStub(channel)),
-        health_stub_(grpc::health::v1::Health::NewStub(channel)) {}
-
-  void PrepareContext(grpc::ClientContext& context,
-                      const CallOptions& call_options) const {
-    const absl::Duration timeout =
-        call_options.deadline.value_or(options_.default_deadline);
-    context.set_deadline(absl::ToChronoTime(absl::Now() + timeout));
-  }
-
-  sator::v1::QueryService::Stub& query_stub() { return *query_stub_; }
-  grpc::health::v1::Health::Stub& health_stub() { return *health_stub_; }
-
- private:
-  ClientOptions options_;
-  std::unique_ptr<sator::v1::QueryService::Stub> query_stub_;
-  std::unique_ptr<grpc::health::v1::Health::Stub> health_stub_;
-};
-
-Client::Client(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Client::Client(std::unique_ptr<client_internal::ClientState> impl)
+    : impl_(std::move(impl)) {}
 Client::~Client() = default;
 
 absl::StatusOr<std::unique_ptr<Client>> Client::Create(
@@ -51,7 +29,8 @@ absl::StatusOr<std::unique_ptr<Client>> Client::Create(
   std::shared_ptr<grpc::Channel> channel =
       grpc::CreateChannel(options.target, grpc::InsecureChannelCredentials());
   return std::unique_ptr<Client>(
-      new Client(std::make_unique<Impl>(options, std::move(channel))));
+      new Client(std::make_unique<client_internal::ClientState>(
+          options, std::move(channel))));
 }
 
 absl::StatusOr<PingResult> Client::Ping(absl::string_view payload,

@@ -373,4 +373,94 @@ void FromVec3(Vec3 vector, sator::v1::Vector* out) {
   out->set_z(vector.z);
 }
 
+void FromPose2(const Pose2& pose, sator::v1::Pose* out) {
+  FromVec2(pose.position, out->mutable_position());
+  out->set_angle(pose.rotation.Angle());
+}
+
+void FromPose3(const Pose3& pose, sator::v1::Pose* out) {
+  FromVec3(pose.position, out->mutable_position());
+  sator::v1::Quaternion* q = out->mutable_orientation();
+  q->set_x(pose.rotation.x);
+  q->set_y(pose.rotation.y);
+  q->set_z(pose.rotation.z);
+  q->set_w(pose.rotation.w);
+}
+
+namespace {
+
+struct Shape2Writer {
+  sator::v1::Shape* out;
+  void operator()(const Circle& circle) const {
+    out->mutable_circle()->set_radius(circle.radius);
+  }
+  void operator()(const Box2& box) const {
+    FromVec2(box.half_extents, out->mutable_box2d()->mutable_half_extents());
+  }
+  void operator()(const ConvexPolygon& polygon) const {
+    sator::v1::ConvexPolygon* message = out->mutable_polygon();
+    for (int i = 0; i < polygon.count(); ++i) {
+      FromVec2(polygon.vertex(i), message->add_vertices());
+    }
+  }
+  void operator()(const Capsule2& capsule) const {
+    sator::v1::Capsule2D* message = out->mutable_capsule2d();
+    FromVec2(capsule.a, message->mutable_a());
+    FromVec2(capsule.b, message->mutable_b());
+    message->set_radius(capsule.radius);
+  }
+  void operator()(const Segment2& segment) const {
+    FromVec2(segment.a, out->mutable_segment2d()->mutable_a());
+    FromVec2(segment.b, out->mutable_segment2d()->mutable_b());
+  }
+};
+
+struct Shape3Writer {
+  sator::v1::Shape* out;
+  void operator()(const Sphere& sphere) const {
+    out->mutable_sphere()->set_radius(sphere.radius);
+  }
+  void operator()(const Box3& box) const {
+    FromVec3(box.half_extents, out->mutable_box3d()->mutable_half_extents());
+  }
+  void operator()(const Capsule3& capsule) const {
+    sator::v1::Capsule3D* message = out->mutable_capsule3d();
+    FromVec3(capsule.a, message->mutable_a());
+    FromVec3(capsule.b, message->mutable_b());
+    message->set_radius(capsule.radius);
+  }
+  void operator()(const Triangle3& triangle) const {
+    sator::v1::Triangle* message = out->mutable_triangle();
+    FromVec3(triangle.a, message->mutable_a());
+    FromVec3(triangle.b, message->mutable_b());
+    FromVec3(triangle.c, message->mutable_c());
+  }
+  void operator()(const std::shared_ptr<const ConvexHull>& hull) const {
+    sator::v1::ConvexHull* message = out->mutable_hull();
+    if (hull == nullptr) return;
+    for (const Vec3& vertex : hull->vertices) {
+      FromVec3(vertex, message->add_points());
+    }
+  }
+  void operator()(const std::shared_ptr<const TriangleMesh>& mesh) const {
+    sator::v1::TriangleMesh* message = out->mutable_mesh();
+    if (mesh == nullptr) return;
+    for (const Vec3& vertex : mesh->vertices()) {
+      FromVec3(vertex, message->add_vertices());
+    }
+    message->mutable_indices()->Add(mesh->indices().begin(),
+                                    mesh->indices().end());
+  }
+};
+
+}  // namespace
+
+void FromShape2(const Shape2& shape, sator::v1::Shape* out) {
+  std::visit(Shape2Writer{out}, shape);
+}
+
+void FromShape3(const Shape3& shape, sator::v1::Shape* out) {
+  std::visit(Shape3Writer{out}, shape);
+}
+
 }  // namespace sator::convert

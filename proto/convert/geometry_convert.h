@@ -42,6 +42,12 @@ int ShapeDimension(const sator::v1::Shape& shape);
 
 void FromVec2(Vec2 vector, sator::v1::Vector* out);
 void FromVec3(Vec3 vector, sator::v1::Vector* out);
+void FromPose2(const Pose2& pose, sator::v1::Pose* out);
+void FromPose3(const Pose3& pose, sator::v1::Pose* out);
+// A hull is sent as its vertices (the server rebuilds the same hull from
+// them); a mesh as its vertices and indices.
+void FromShape2(const Shape2& shape, sator::v1::Shape* out);
+void FromShape3(const Shape3& shape, sator::v1::Shape* out);
 
 }  // namespace sator::convert
 
