@@ -1,0 +1,185 @@
+// The records a Scene takes and gives: options, bodies, filters, queries and
+// the one result schema every query kind shares.
+//
+// Frames and units follow sator/core/query_types.h: world frame, the caller's
+// length unit. Normals in a QueryHit always point out of the scene body (for
+// contacts and sweeps: the direction in which moving the query shape
+// separates it from the body; for rays: the body's outward surface normal).
+#ifndef SATOR_CORE_SCENE_SCENE_TYPES_H_
+#define SATOR_CORE_SCENE_SCENE_TYPES_H_
+
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <type_traits>
+#include <vector>
+
+#include "sator/core/broadphase/tree_stats.h"
+#include "sator/core/geometry2d/shapes2d.h"
+#include "sator/core/geometry3d/shape3d_queries.h"
+#include "sator/core/pose.h"
+#include "sator/core/vec.h"
+
+namespace sator::scene {
+
+// SceneShape<2> is Shape2 and SceneShape<3> is Shape3 (meshes included; a
+// mesh may only be the shape of a static body).
+template <int D>
+using SceneShape = std::conditional_t<D == 2, Shape2, Shape3>;
+
+// Shapes are immutable and may be shared by many bodies (and by readers of
+// old snapshots): a body holds a pointer, never a copy.
+template <int D>
+using ShapePtr = std::shared_ptr<const SceneShape<D>>;
+
+// The limits a scene enforces; checked by Scene<D>::Create.
+struct SceneOptions {
+  // H: how many ticks of poses a scene keeps (the current tick included), in
+  // [1, kMaxHistoryTicks]. A query may rewind to any of them.
+  int history_ticks = 64;
+  // A body whose position jumps by more than this between two consecutive
+  // ticks teleported: a rewound query between those ticks uses the earlier
+  // pose instead of interpolating. Positive; +infinity turns it off.
+  float teleport_distance = std::numeric_limits<float>::infinity();
+  // The most bodies alive at once (RESOURCE_EXHAUSTED beyond), in
+  // [1, kMaxBodies].
+  int max_bodies = 1'000'000;
+  // The most hits a query may ask for (QueryOptions::max_hits).
+  int max_hits = 4096;
+};
+
+inline constexpr int kMaxHistoryTicks = 4096;
+inline constexpr int kMaxBodies = 1 << 24;
+
+enum class MotionType : std::uint8_t { kStatic = 0, kDynamic = 1 };
+
+// One body as the caller gives it to UpsertBodies.
+template <int D>
+struct BodyDesc {
+  std::uint64_t id = 0;
+  ShapePtr<D> shape;
+  Pose<D> pose{};
+  MotionType motion = MotionType::kDynamic;
+  // What the body is (layer) and what it collides with (mask); see
+  // QueryFilter for the test.
+  std::uint64_t layer = 1;
+  std::uint64_t mask = ~std::uint64_t{0};
+  std::uint64_t user_data = 0;
+};
+
+template <int D>
+struct PoseUpdate {
+  std::uint64_t id = 0;
+  Pose<D> pose{};
+};
+
+enum class MotionSelection : std::uint8_t {
+  kAll = 0,
+  kStaticOnly,
+  kDynamicOnly
+};
+
+// Which bodies a query considers. A body passes when:
+//   (body.layer & filter.mask) != 0, and
+//   if two_way: (filter.layer & body.mask) != 0 as well
+// (the query is an object of layer `filter.layer` that collides with
+// `filter.mask`; two_way also asks the body to want to collide with it),
+// its id is not in excluded_ids, and its motion type is selected. The
+// defaults pass every body.
+struct QueryFilter {
+  std::uint64_t layer = ~std::uint64_t{0};
+  std::uint64_t mask = ~std::uint64_t{0};
+  bool two_way = true;
+  std::vector<std::uint64_t> excluded_ids;
+  MotionSelection motion = MotionSelection::kAll;
+};
+
+enum class ResultMode : std::uint8_t {
+  // At most one hit, any of them (the first the traversal finds): the
+  // cheapest "is there anything?" test.
+  kAny = 0,
+  // At most one hit: the one with the smallest key (see QueryHit).
+  kClosest,
+  // Every hit, ordered by key, the first max_hits of them.
+  kAllUpToN,
+  // The closest hit of each body, ordered by key, the first max_hits. A body
+  // gives at most one hit to every query kind here, so this equals kAllUpToN;
+  // the mode exists so that the service contract does not change when a
+  // multi-hit narrow phase arrives.
+  kClosestPerBody,
+};
+
+// Run the query against the scene as it was at `tick` + `fraction` (tick
+// must be within the scene's history, fraction in [0, 1); a fraction above 0
+// needs tick + 1 to exist too).
+struct Rewind {
+  std::int64_t tick = 0;
+  float fraction = 0.0f;
+};
+
+struct QueryOptions {
+  QueryFilter filter;
+  ResultMode mode = ResultMode::kAllUpToN;
+  int max_hits = 64;
+  std::optional<Rewind> rewind;
+};
+
+// Which fields of a QueryHit hold a value.
+enum HitFlags : std::uint32_t {
+  kHitPoint = 1u << 0,
+  kHitNormal = 1u << 1,
+  kHitDistance = 1u << 2,
+  kHitFraction = 1u << 3,
+  kHitDepth = 1u << 4,
+  kHitFeature = 1u << 5,
+  // The query shape (sweep) or ray origin was already touching the body at
+  // the start; for a sweep `depth` and `normal` are then the initial MTV.
+  kHitStartedInside = 1u << 6,
+};
+
+// One hit, the same record for every query kind. The ordering key of each
+// kind (ties broken by ascending body id):
+//   overlap, point: 0 (so hits come out by body id);
+//   contacts: -depth (deepest first);
+//   sweep: fraction (time of impact; 0 when started inside);
+//   raycast: distance (0 when started inside).
+template <int D>
+struct QueryHit {
+  std::uint64_t body_id = 0;
+  std::uint64_t user_data = 0;
+  Vec<D> point{};
+  Vec<D> normal{};
+  float distance = 0.0f;
+  float fraction = 0.0f;
+  float depth = 0.0f;
+  std::int32_t feature = -1;
+  std::uint32_t flags = 0;
+};
+
+template <int D>
+struct QueryResult {
+  // The tick and fraction the query ran at (the current tick when it did not
+  // rewind).
+  std::int64_t tick = 0;
+  float fraction = 0.0f;
+  std::vector<QueryHit<D>> hits;
+  // Contacts only: the combined depenetration vector (see Scene::Contacts).
+  Vec<D> depenetration{};
+  // Broad-phase cost, summed over the scene's trees.
+  broadphase::TreeStats stats;
+};
+
+// Memory held by a scene's newest state, for metrics and the targets of
+// docs/core/scene.md (shape data is counted apart: shapes are shared).
+struct SceneMemory {
+  std::size_t body_bytes = 0;     // Records, id index, per-body writer state.
+  std::size_t tree_bytes = 0;     // Broad-phase trees.
+  std::size_t history_bytes = 0;  // Pose arrays of the ticks kept.
+  std::size_t body_count = 0;
+  std::size_t history_ticks = 0;
+};
+
+}  // namespace sator::scene
+
+#endif  // SATOR_CORE_SCENE_SCENE_TYPES_H_

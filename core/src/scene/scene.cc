@@ -1,0 +1,496 @@
+// Scene<D>: the writer side (bodies, ticks, history, window boxes, trees,
+// publication). Queries live in scene_snapshot.cc.
+//
+// Window boxes (docs/core/scene.md): a body's box in the broad phase must
+// contain it at every tick of the history window and at every pose a
+// rewound query interpolates between two ticks. Position interpolation stays
+// inside the box of the two positions; rotation interpolation can sweep a
+// corner outside both tick's tight boxes, so between two ticks whose
+// rotations differ we use the box of the bounding sphere (centre = the pose's
+// position, radius = the farthest point of the shape), which contains the
+// shape at any rotation, at both ends. The union of these per-tick boxes is
+// convex, so it also contains every interpolated position.
+// Boxes only grow when a tick arrives (O(1) per moved body); each update
+// recomputes exactly the boxes of 1/H of the slots (a fixed residue class of
+// slot index mod H), so stale growth is dropped within H updates at O(N)
+// total cost per update.
+#include "sator/core/scene/scene.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <unordered_map>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "scene/shape_ops.h"
+#include "scene/snapshot_data.h"
+
+namespace sator::scene {
+
+using internal::BodyRecord;
+using internal::BodyTable;
+using internal::Frame;
+using internal::ShapeOps;
+using internal::SlotState;
+using internal::SlotTree;
+using internal::SnapshotData;
+using internal::WriterState;
+
+namespace {
+
+template <int D>
+bool SameRotation(const Pose<D>& a, const Pose<D>& b) {
+  if constexpr (D == 2) {
+    return a.rotation.c == b.rotation.c && a.rotation.s == b.rotation.s;
+  } else {
+    return a.rotation.x == b.rotation.x && a.rotation.y == b.rotation.y &&
+           a.rotation.z == b.rotation.z && a.rotation.w == b.rotation.w;
+  }
+}
+
+// The box that covers a body at pose `pose` (record `record`), and at every
+// pose interpolated towards the pose of the same body at a neighbouring tick
+// (`other`, null when there is none).
+template <int D>
+Aabb<D> TickBox(const BodyRecord<D>& record, const Pose<D>& pose,
+                const BodyRecord<D>* other_record, const Pose<D>* other) {
+  Aabb<D> box = ShapeOps<D>::Bounds(*record.shape, pose);
+  if (other != nullptr && !SameRotation<D>(pose, *other)) {
+    box = Union(box, internal::SphereBox<D>(pose.position, record.radius));
+    box = Union(box,
+                internal::SphereBox<D>(other->position, other_record->radius));
+  }
+  return box;
+}
+
+template <int D>
+const BodyRecord<D>* RecordAt(const Frame<D>& frame, std::uint32_t slot) {
+  if (slot >= frame.table->size()) return nullptr;
+  const BodyRecord<D>& record = (*frame.table)[slot];
+  return record.incarnation == 0 ? nullptr : &record;
+}
+
+// The exact window box of `slot` over `frames`.
+template <int D>
+bool ExactWindowBox(const std::deque<Frame<D>>& frames, std::uint32_t slot,
+                    Aabb<D>* out) {
+  bool any = false;
+  Aabb<D> box{};
+  for (std::size_t i = 0; i < frames.size(); ++i) {
+    const BodyRecord<D>* record = RecordAt(frames[i], slot);
+    if (record == nullptr) continue;
+    const Pose<D>& pose = (*frames[i].poses)[slot];
+    const BodyRecord<D>* next_record = nullptr;
+    const Pose<D>* next = nullptr;
+    if (i + 1 < frames.size()) {
+      next_record = RecordAt(frames[i + 1], slot);
+      if (next_record != nullptr &&
+          next_record->incarnation == record->incarnation) {
+        next = &(*frames[i + 1].poses)[slot];
+      } else {
+        next_record = nullptr;
+      }
+    }
+    const Aabb<D> tick_box = TickBox<D>(*record, pose, next_record, next);
+    box = any ? Union(box, tick_box) : tick_box;
+    any = true;
+  }
+  if (any) *out = box;
+  return any;
+}
+
+}  // namespace
+
+template <int D>
+absl::StatusOr<std::unique_ptr<Scene<D>>> Scene<D>::Create(
+    const SceneOptions& options) {
+  if (options.history_ticks < 1 || options.history_ticks > kMaxHistoryTicks) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("history_ticks: must be in [1, ", kMaxHistoryTicks,
+                     "], got ", options.history_ticks));
+  }
+  // isnan first: an ordered comparison with a NaN raises FE_INVALID.
+  if (std::isnan(options.teleport_distance) ||
+      options.teleport_distance <= 0.0f) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("teleport_distance: must be positive (or +infinity), got ",
+                     options.teleport_distance));
+  }
+  if (options.max_bodies < 1 || options.max_bodies > kMaxBodies) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("max_bodies: must be in [1, ", kMaxBodies, "], got ",
+                     options.max_bodies));
+  }
+  if (options.max_hits < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("max_hits: must be positive, got ", options.max_hits));
+  }
+  return std::unique_ptr<Scene<D>>(new Scene<D>(options));
+}
+
+template <int D>
+Scene<D>::Scene(const SceneOptions& options)
+    : options_(options), writer_(std::make_unique<WriterState<D>>()) {
+  Frame<D> first;
+  first.tick = 0;
+  first.table = std::make_shared<const BodyTable<D>>();
+  first.poses = std::make_shared<const std::vector<Pose<D>>>();
+  writer_->frames.push_back(first);
+  Publish();
+}
+
+template <int D>
+Scene<D>::~Scene() = default;
+
+template <int D>
+SceneSnapshot<D> Scene<D>::Snapshot() const {
+  std::lock_guard<std::mutex> lock(snapshot_mutex_);
+  return SceneSnapshot<D>(snapshot_);
+}
+
+template <int D>
+absl::Status Scene<D>::UpsertBodies(absl::Span<const BodyDesc<D>> bodies) {
+  std::lock_guard<std::mutex> writer_lock(writer_mutex_);
+  WriterState<D>& w = *writer_;
+  // ---- Validate everything first.
+  std::vector<Pose<D>> poses(bodies.size());
+  std::unordered_map<std::uint64_t, std::size_t> seen;
+  std::size_t new_count = 0;
+  for (std::size_t i = 0; i < bodies.size(); ++i) {
+    const BodyDesc<D>& body = bodies[i];
+    const std::string where = absl::StrCat("bodies[", i, "]");
+    if (auto [it, inserted] = seen.emplace(body.id, i); !inserted) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          where, ".id: body ", body.id, " is also bodies[", it->second, "]"));
+    }
+    if (body.shape == nullptr) {
+      return absl::InvalidArgumentError(absl::StrCat(where, ".shape: is null"));
+    }
+    if (absl::Status status = ShapeOps<D>::ValidateBodyShape(
+            *body.shape, body.motion == MotionType::kStatic);
+        !status.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, ".shape: ", status.message()));
+    }
+    absl::StatusOr<Pose<D>> pose = ShapeOps<D>::CheckPose(body.pose);
+    if (!pose.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, ".pose: ", pose.status().message()));
+    }
+    poses[i] = *pose;
+    if (body.motion != MotionType::kStatic &&
+        body.motion != MotionType::kDynamic) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, ".motion: unknown motion type"));
+    }
+    if (!w.id_to_slot.contains(body.id)) ++new_count;
+  }
+  if (w.id_to_slot.size() + new_count >
+      static_cast<std::size_t>(options_.max_bodies)) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "bodies: the scene would hold ", w.id_to_slot.size() + new_count,
+        " bodies, above its limit of ", options_.max_bodies));
+  }
+  if (bodies.empty()) return absl::OkStatus();
+  // Exact growth: the slot array is per-body memory that stays.
+  if (w.slots.capacity() < w.slots.size() + new_count) {
+    w.slots.reserve(w.slots.size() + new_count);
+  }
+
+  // ---- Apply: a new table and pose array for the current tick.
+  const Frame<D>& current = w.frames.back();
+  auto table = std::make_shared<BodyTable<D>>(*current.table);
+  auto pose_array = std::make_shared<std::vector<Pose<D>>>(*current.poses);
+  const Frame<D>* previous =
+      w.frames.size() >= 2 ? &w.frames[w.frames.size() - 2] : nullptr;
+  for (std::size_t i = 0; i < bodies.size(); ++i) {
+    const BodyDesc<D>& body = bodies[i];
+    std::uint32_t slot = 0;
+    std::uint64_t incarnation = 0;
+    bool is_new = false;
+    if (auto it = w.id_to_slot.find(body.id); it != w.id_to_slot.end()) {
+      slot = it->second;
+      incarnation = (*table)[slot].incarnation;
+    } else {
+      if (!w.free_slots.empty()) {
+        slot = w.free_slots.back();
+        w.free_slots.pop_back();
+      } else {
+        slot = static_cast<std::uint32_t>(w.slots.size());
+        w.slots.emplace_back();
+      }
+      if (slot >= table->size()) {
+        table->resize(slot + 1);
+        pose_array->resize(slot + 1);
+      }
+      incarnation = w.next_incarnation++;
+      is_new = true;
+      w.id_to_slot.emplace(body.id, slot);
+      SlotState<D>& state = w.slots[slot];
+      state = SlotState<D>{};
+      state.in_use = true;
+    }
+    BodyRecord<D>& record = (*table)[slot];
+    record.id = body.id;
+    record.user_data = body.user_data;
+    record.layer = body.layer;
+    record.mask = body.mask;
+    record.incarnation = incarnation;
+    record.shape = body.shape;
+    record.radius = ShapeOps<D>::BoundRadius(*body.shape);
+    record.motion = body.motion;
+    (*pose_array)[slot] = poses[i];
+    SlotState<D>& state = w.slots[slot];
+    if (state.motion != body.motion) w.static_dirty = true;
+    if (body.motion == MotionType::kStatic) w.static_dirty = true;
+    state.motion = body.motion;
+    // Grow the window box by the new tick box.
+    const BodyRecord<D>* prev_record =
+        previous != nullptr ? RecordAt(*previous, slot) : nullptr;
+    const Pose<D>* prev_pose = nullptr;
+    if (prev_record != nullptr && prev_record->incarnation == incarnation) {
+      prev_pose = &(*previous->poses)[slot];
+    } else {
+      prev_record = nullptr;
+    }
+    const Aabb<D> box = TickBox<D>(record, poses[i], prev_record, prev_pose);
+    if (is_new) {
+      state.window_box = box;
+      state.grown = false;
+    } else {
+      state.window_box = Union(state.window_box, box);
+      state.grown = true;
+    }
+  }
+  w.frames.back().table = std::move(table);
+  w.frames.back().poses = std::move(pose_array);
+  Publish();
+  return absl::OkStatus();
+}
+
+template <int D>
+absl::Status Scene<D>::RemoveBodies(absl::Span<const std::uint64_t> ids) {
+  std::lock_guard<std::mutex> writer_lock(writer_mutex_);
+  WriterState<D>& w = *writer_;
+  std::unordered_map<std::uint64_t, std::size_t> seen;
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    if (auto [it, inserted] = seen.emplace(ids[i], i); !inserted) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "ids[", i, "]: body ", ids[i], " is also ids[", it->second, "]"));
+    }
+    if (!w.id_to_slot.contains(ids[i])) {
+      return absl::NotFoundError(
+          absl::StrCat("ids[", i, "]: no body ", ids[i], " in the scene"));
+    }
+  }
+  if (ids.empty()) return absl::OkStatus();
+  Frame<D>& current = w.frames.back();
+  auto table = std::make_shared<BodyTable<D>>(*current.table);
+  for (const std::uint64_t id : ids) {
+    const auto it = w.id_to_slot.find(id);
+    const std::uint32_t slot = it->second;
+    (*table)[slot] = BodyRecord<D>{};
+    w.slots[slot].removed_tick = current.tick;
+    if (w.slots[slot].motion == MotionType::kStatic) w.static_dirty = true;
+    w.id_to_slot.erase(it);
+  }
+  current.table = std::move(table);
+  Publish();
+  return absl::OkStatus();
+}
+
+template <int D>
+absl::Status Scene<D>::UpdatePoses(std::int64_t tick,
+                                   absl::Span<const PoseUpdate<D>> updates) {
+  std::lock_guard<std::mutex> writer_lock(writer_mutex_);
+  WriterState<D>& w = *writer_;
+  const std::int64_t current_tick = w.frames.back().tick;
+  if (tick < current_tick) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "tick: ", tick, " is older than the current tick ", current_tick));
+  }
+  std::vector<std::pair<std::uint32_t, Pose<D>>> moves(updates.size());
+  for (std::size_t i = 0; i < updates.size(); ++i) {
+    const auto it = w.id_to_slot.find(updates[i].id);
+    if (it == w.id_to_slot.end()) {
+      return absl::NotFoundError(absl::StrCat("updates[", i, "].id: no body ",
+                                              updates[i].id, " in the scene"));
+    }
+    if (w.slots[it->second].motion != MotionType::kDynamic) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("updates[", i, "].id: body ", updates[i].id,
+                       " is static (move it with UpsertBodies)"));
+    }
+    absl::StatusOr<Pose<D>> pose = ShapeOps<D>::CheckPose(updates[i].pose);
+    if (!pose.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("updates[", i, "].pose: ", pose.status().message()));
+    }
+    moves[i] = {it->second, *pose};
+  }
+
+  const std::size_t history = static_cast<std::size_t>(options_.history_ticks);
+  if (tick > current_tick) {
+    // Skipped ticks repeat the last state (only the last H - 1 can matter).
+    const Frame<D> last = w.frames.back();
+    const std::int64_t gap = tick - current_tick - 1;
+    const std::int64_t kept =
+        std::min<std::int64_t>(gap, static_cast<std::int64_t>(history) - 1);
+    if (gap > kept) w.frames.clear();
+    for (std::int64_t t = tick - kept; t < tick; ++t) {
+      Frame<D> copy = last;
+      copy.tick = t;
+      w.frames.push_back(std::move(copy));
+    }
+    Frame<D> next = last;
+    next.tick = tick;
+    w.frames.push_back(std::move(next));
+    while (w.frames.size() > history) w.frames.pop_front();
+  }
+  Frame<D>& frame = w.frames.back();
+  if (!moves.empty()) {
+    auto pose_array = std::make_shared<std::vector<Pose<D>>>(*frame.poses);
+    for (const auto& [slot, pose] : moves) (*pose_array)[slot] = pose;
+    frame.poses = std::move(pose_array);
+  }
+  const Frame<D>* previous =
+      w.frames.size() >= 2 ? &w.frames[w.frames.size() - 2] : nullptr;
+  for (const auto& [slot, unused] : moves) {
+    const BodyRecord<D>& record = (*frame.table)[slot];
+    const Pose<D>& pose = (*frame.poses)[slot];
+    const BodyRecord<D>* prev_record =
+        previous != nullptr ? RecordAt(*previous, slot) : nullptr;
+    const Pose<D>* prev_pose = nullptr;
+    if (prev_record != nullptr &&
+        prev_record->incarnation == record.incarnation) {
+      prev_pose = &(*previous->poses)[slot];
+    } else {
+      prev_record = nullptr;
+    }
+    SlotState<D>& state = w.slots[slot];
+    state.window_box = Union(state.window_box,
+                             TickBox<D>(record, pose, prev_record, prev_pose));
+    state.grown = true;
+  }
+
+  // Free the slots of bodies removed before the window, and recompute the
+  // window boxes of one residue class of slots.
+  const std::int64_t oldest = w.frames.front().tick;
+  const std::uint64_t residue = w.update_count % history;
+  ++w.update_count;
+  for (std::uint32_t slot = 0; slot < w.slots.size(); ++slot) {
+    SlotState<D>& state = w.slots[slot];
+    if (!state.in_use) continue;
+    if (state.removed_tick >= 0 && state.removed_tick <= oldest) {
+      state = SlotState<D>{};
+      w.free_slots.push_back(slot);
+      w.static_dirty = true;  // Cheap to be conservative: removals are rare.
+      continue;
+    }
+    if (state.grown && slot % history == residue) {
+      Aabb<D> box{};
+      if (ExactWindowBox<D>(w.frames, slot, &box)) {
+        if (state.motion == MotionType::kStatic &&
+            !(box.min == state.window_box.min &&
+              box.max == state.window_box.max)) {
+          w.static_dirty = true;
+        }
+        state.window_box = box;
+        // Nothing left to shrink once the box is the newest tick's own.
+        const Frame<D>& newest = w.frames.back();
+        const BodyRecord<D>* record = RecordAt(newest, slot);
+        if (record == nullptr) {
+          state.grown = false;
+        } else {
+          const Aabb<D> own =
+              ShapeOps<D>::Bounds(*record->shape, (*newest.poses)[slot]);
+          state.grown = !(own.min == box.min && own.max == box.max);
+        }
+      }
+    }
+  }
+  Publish();
+  return absl::OkStatus();
+}
+
+template <int D>
+void Scene<D>::Publish() {
+  WriterState<D>& w = *writer_;
+  auto build = [&](MotionType motion) {
+    std::vector<Aabb<D>> boxes;
+    auto slots = std::make_shared<std::vector<std::uint32_t>>();
+    for (std::uint32_t slot = 0; slot < w.slots.size(); ++slot) {
+      const SlotState<D>& state = w.slots[slot];
+      if (!state.in_use || state.motion != motion) continue;
+      boxes.push_back(internal::Pad(state.window_box));
+      slots->push_back(slot);
+    }
+    broadphase::BvhOptions bvh_options;
+    bvh_options.method = motion == MotionType::kStatic
+                             ? broadphase::BvhBuildMethod::kBinnedSah
+                             : broadphase::BvhBuildMethod::kMorton;
+    auto bvh = std::make_shared<broadphase::Bvh<D>>(
+        std::move(broadphase::Bvh<D>::Create(bvh_options).value()));
+    // The boxes are finite and ordered by construction (validated poses and
+    // shapes), so Build cannot refuse them.
+    (void)bvh->Build(boxes);
+    return SlotTree<D>{std::move(bvh), std::move(slots)};
+  };
+  if (w.static_dirty || w.static_tree.bvh == nullptr) {
+    w.static_tree = build(MotionType::kStatic);
+    w.static_dirty = false;
+  }
+  w.dynamic_tree = build(MotionType::kDynamic);
+
+  auto data = std::make_shared<SnapshotData<D>>();
+  data->frames.assign(w.frames.begin(), w.frames.end());
+  data->static_tree = w.static_tree;
+  data->dynamic_tree = w.dynamic_tree;
+  data->teleport_distance = options_.teleport_distance;
+  data->max_hits = options_.max_hits;
+  data->body_count = w.id_to_slot.size();
+  std::shared_ptr<const SnapshotData<D>> published = std::move(data);
+  {
+    std::lock_guard<std::mutex> lock(snapshot_mutex_);
+    snapshot_.swap(published);
+  }
+  // The previous snapshot (now in `published`) is released outside the lock.
+}
+
+template <int D>
+SceneMemory Scene<D>::Memory() const {
+  std::lock_guard<std::mutex> writer_lock(writer_mutex_);
+  const WriterState<D>& w = *writer_;
+  SceneMemory memory;
+  memory.body_count = w.id_to_slot.size();
+  memory.history_ticks = w.frames.size();
+  const Frame<D>& current = w.frames.back();
+  memory.body_bytes = current.table->capacity() * sizeof(BodyRecord<D>) +
+                      w.slots.capacity() * sizeof(SlotState<D>) +
+                      // A node-based map: a heap node (next pointer + key +
+                      // value, 32 bytes after malloc rounding and its 16-byte
+                      // header) per body, plus the bucket array.
+                      w.id_to_slot.size() * 48 +
+                      w.id_to_slot.bucket_count() * sizeof(void*) +
+                      w.free_slots.capacity() * sizeof(std::uint32_t);
+  for (const SlotTree<D>* tree : {&w.static_tree, &w.dynamic_tree}) {
+    if (tree->bvh != nullptr) {
+      memory.tree_bytes += tree->bvh->MemoryBytes() +
+                           tree->slots->capacity() * sizeof(std::uint32_t);
+    }
+  }
+  // Distinct pose arrays (skipped ticks share one).
+  const std::vector<Pose<D>>* last = nullptr;
+  for (const Frame<D>& frame : w.frames) {
+    if (frame.poses.get() == last) continue;
+    last = frame.poses.get();
+    memory.history_bytes += frame.poses->capacity() * sizeof(Pose<D>);
+  }
+  return memory;
+}
+
+template class Scene<2>;
+template class Scene<3>;
+
+}  // namespace sator::scene

@@ -1,0 +1,569 @@
+// SceneSnapshot<D>: the queries.
+//
+// Every query runs the same way (the query/collector/filter split of Jolt's
+// NarrowPhaseQuery):
+//  1. validate the input and resolve the tick (current, or a rewind);
+//  2. traverse both trees (static, dynamic) with the query's box, ray or
+//     moving box against the padded window boxes;
+//  3. for each candidate slot, find the body at the query tick (interpolated
+//     between T and T + 1 unless it teleported or did not exist at both),
+//     apply the filter, run the narrow phase;
+//  4. hand each hit to the collector of the result mode. Casts (ray, sweep)
+//     in modes kAny and kClosest clip the traversal to the best hit so far.
+// Hits are ordered by (key, body id), so a result does not depend on the
+// traversal order and equals a brute-force scan's.
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "sator/core/scene/pose_interpolation.h"
+#include "sator/core/scene/scene.h"
+#include "scene/shape_ops.h"
+#include "scene/snapshot_data.h"
+
+namespace sator::scene {
+
+using internal::BodyRecord;
+using internal::Frame;
+using internal::MaxAbs;
+using internal::ShapeOps;
+using internal::SlotTree;
+using internal::SnapshotData;
+
+namespace {
+
+// Casts clip the tree traversal at the best hit's fraction plus this, so
+// round-off between the narrow phase's distance and the tree's fraction can
+// never prune a tie.
+constexpr float kClipSlack = 1e-5f;
+
+// The point query: a ray this long (relative to the point's scale) from the
+// point; the point is inside a body when the ray starts inside it.
+constexpr float kPointRayLength = 1e-6f;
+
+template <int D>
+struct BodyAtTick {
+  const BodyRecord<D>* record = nullptr;
+  Pose<D> pose{};
+};
+
+template <int D>
+class QueryRunner {
+ public:
+  QueryRunner(const SnapshotData<D>& data, const QueryOptions& options,
+              std::size_t frame, float fraction)
+      : data_(data), options_(options), frame_(frame), fraction_(fraction) {
+    excluded_ = options.filter.excluded_ids;
+    std::sort(excluded_.begin(), excluded_.end());
+  }
+
+  // The body in `slot` at the query's tick, or a null record when the slot
+  // holds none then or the filter refuses it.
+  BodyAtTick<D> Resolve(std::uint32_t slot) const {
+    BodyAtTick<D> out;
+    const Frame<D>& f0 = data_.frames[frame_];
+    if (slot >= f0.table->size()) return out;
+    const BodyRecord<D>& record = (*f0.table)[slot];
+    if (record.incarnation == 0 || !Accept(record)) return out;
+    out.record = &record;
+    out.pose = (*f0.poses)[slot];
+    if (fraction_ > 0.0f) {
+      const Frame<D>& f1 = data_.frames[frame_ + 1];
+      if (slot < f1.table->size() &&
+          (*f1.table)[slot].incarnation == record.incarnation) {
+        const Pose<D>& next = (*f1.poses)[slot];
+        if (!IsTeleport(out.pose, next, data_.teleport_distance)) {
+          out.pose = InterpolatePose(out.pose, next, fraction_);
+        }
+      }
+    }
+    return out;
+  }
+
+  bool Accept(const BodyRecord<D>& record) const {
+    const QueryFilter& filter = options_.filter;
+    if ((record.layer & filter.mask) == 0) return false;
+    if (filter.two_way && (filter.layer & record.mask) == 0) return false;
+    if (filter.motion == MotionSelection::kStaticOnly &&
+        record.motion != MotionType::kStatic) {
+      return false;
+    }
+    if (filter.motion == MotionSelection::kDynamicOnly &&
+        record.motion != MotionType::kDynamic) {
+      return false;
+    }
+    return !std::binary_search(excluded_.begin(), excluded_.end(), record.id);
+  }
+
+  // Both trees, always: a body sits in the tree of its newest motion type,
+  // and a rewound query filters on the type it had at the query's tick.
+  template <typename Fn>
+  void ForEachTree(Fn&& fn) const {
+    fn(data_.static_tree);
+    fn(data_.dynamic_tree);
+  }
+
+  // ---- The collector.
+  // Returns false when the query is done (kAny found a hit).
+  bool Add(const QueryHit<D>& hit, float key) {
+    switch (options_.mode) {
+      case ResultMode::kAny:
+        hits_.push_back({key, hit});
+        return false;
+      case ResultMode::kClosest:
+        if (hits_.empty()) {
+          hits_.push_back({key, hit});
+        } else if (Less({key, hit}, hits_[0])) {
+          hits_[0] = {key, hit};
+        }
+        return true;
+      case ResultMode::kAllUpToN:
+      case ResultMode::kClosestPerBody:
+        hits_.push_back({key, hit});
+        return true;
+    }
+    return true;
+  }
+  bool done() const {
+    return options_.mode == ResultMode::kAny && !hits_.empty();
+  }
+  // The best key so far, for clipping casts (kAny and kClosest only).
+  std::optional<float> clip_key() const {
+    if (options_.mode == ResultMode::kClosest && !hits_.empty()) {
+      return hits_[0].key;
+    }
+    return std::nullopt;
+  }
+
+  void Finish(QueryResult<D>* result) {
+    std::sort(hits_.begin(), hits_.end(), Less);
+    const std::size_t limit = static_cast<std::size_t>(options_.max_hits);
+    if (hits_.size() > limit) hits_.resize(limit);
+    result->hits.reserve(hits_.size());
+    for (const Keyed& keyed : hits_) result->hits.push_back(keyed.hit);
+  }
+
+  broadphase::TreeStats stats;
+
+ private:
+  struct Keyed {
+    float key;
+    QueryHit<D> hit;
+  };
+  static bool Less(const Keyed& a, const Keyed& b) {
+    if (a.key != b.key) return a.key < b.key;
+    return a.hit.body_id < b.hit.body_id;
+  }
+
+  const SnapshotData<D>& data_;
+  const QueryOptions& options_;
+  std::size_t frame_;
+  float fraction_;
+  std::vector<std::uint64_t> excluded_;
+  std::vector<Keyed> hits_;
+};
+
+struct TickChoice {
+  std::size_t frame = 0;
+  std::int64_t tick = 0;
+  float fraction = 0.0f;
+};
+
+template <int D>
+absl::StatusOr<TickChoice> ChooseTick(const SnapshotData<D>& data,
+                                      const QueryOptions& options) {
+  if (options.max_hits < 1 || options.max_hits > data.max_hits) {
+    return absl::InvalidArgumentError(absl::StrCat("max_hits: must be in [1, ",
+                                                   data.max_hits, "], got ",
+                                                   options.max_hits));
+  }
+  TickChoice choice;
+  choice.frame = data.frames.size() - 1;
+  choice.tick = data.tick();
+  if (!options.rewind.has_value()) return choice;
+  const Rewind& rewind = *options.rewind;
+  if (std::isnan(rewind.fraction) || rewind.fraction < 0.0f ||
+      rewind.fraction >= 1.0f) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "rewind.fraction: must be in [0, 1), got ", rewind.fraction));
+  }
+  if (rewind.tick < data.oldest_tick()) {
+    return absl::OutOfRangeError(
+        absl::StrCat("rewind.tick: ", rewind.tick,
+                     " is older than the history, which starts at tick ",
+                     data.oldest_tick()));
+  }
+  if (rewind.tick > data.tick()) {
+    return absl::OutOfRangeError(
+        absl::StrCat("rewind.tick: ", rewind.tick,
+                     " is newer than the current tick ", data.tick()));
+  }
+  if (rewind.tick == data.tick() && rewind.fraction > 0.0f) {
+    return absl::OutOfRangeError(absl::StrCat(
+        "rewind.fraction: ", rewind.fraction, " at tick ", rewind.tick,
+        " needs tick ", rewind.tick + 1, ", which does not exist yet"));
+  }
+  choice.frame = static_cast<std::size_t>(rewind.tick - data.oldest_tick());
+  choice.tick = rewind.tick;
+  choice.fraction = rewind.fraction;
+  return choice;
+}
+
+template <int D>
+absl::StatusOr<Pose<D>> CheckQueryShape(const SceneShape<D>& shape,
+                                        const Pose<D>& pose) {
+  if (absl::Status status = ShapeOps<D>::ValidateQueryShape(shape);
+      !status.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("shape: ", status.message()));
+  }
+  absl::StatusOr<Pose<D>> checked = ShapeOps<D>::CheckPose(pose);
+  if (!checked.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("pose: ", checked.status().message()));
+  }
+  return checked;
+}
+
+template <int D>
+absl::Status CheckVector(Vec<D> v, const char* name) {
+  if (!IsFinite(v) || MaxAbs(Aabb<D>{v, v}) > broadphase::kMaxCoordinate) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(name, ": must be finite and within 1e15"));
+  }
+  return absl::OkStatus();
+}
+
+// Box queries (overlap, contacts, point): every candidate whose padded
+// window box meets `box`.
+template <int D, typename Narrow>
+absl::Status RunBoxQuery(QueryRunner<D>& runner, const Aabb<D>& box,
+                         Narrow&& narrow) {
+  absl::Status status;
+  runner.ForEachTree([&](const SlotTree<D>& tree) {
+    if (!status.ok() || runner.done()) return;
+    const std::vector<std::uint32_t>& slots = *tree.slots;
+    runner.stats += tree.bvh->Query(box, [&](std::uint32_t proxy) {
+      const BodyAtTick<D> body = runner.Resolve(slots[proxy]);
+      if (body.record == nullptr) return true;
+      absl::Status s = narrow(body);
+      if (!s.ok()) {
+        status = s;
+        return false;
+      }
+      return !runner.done();
+    });
+  });
+  return status;
+}
+
+// Cast queries (ray, sweep): `narrow(body)` returns the hit's fraction of
+// the cast (for clipping) or nullopt for a miss.
+template <int D, typename Narrow>
+absl::Status RunCastQuery(QueryRunner<D>& runner, const Aabb<D>& box,
+                          Vec<D> translation, Narrow&& narrow) {
+  absl::Status status;
+  runner.ForEachTree([&](const SlotTree<D>& tree) {
+    if (!status.ok() || runner.done()) return;
+    const std::vector<std::uint32_t>& slots = *tree.slots;
+    broadphase::BoxCastInput<D> input{box, translation, 1.0f};
+    if (std::optional<float> clip = runner.clip_key()) {
+      input.max_fraction = std::min(1.0f, *clip + kClipSlack);
+    }
+    runner.stats += tree.bvh->BoxCast(
+        input,
+        [&](std::uint32_t proxy, const broadphase::BoxCastInput<D>&) -> float {
+          const BodyAtTick<D> body = runner.Resolve(slots[proxy]);
+          if (body.record == nullptr) return -1.0f;
+          absl::StatusOr<std::optional<float>> hit = narrow(body);
+          if (!hit.ok()) {
+            status = hit.status();
+            return 0.0f;
+          }
+          if (runner.done()) return 0.0f;
+          if (std::optional<float> clip = runner.clip_key()) {
+            return std::min(1.0f, *clip + kClipSlack);
+          }
+          return -1.0f;
+        });
+  });
+  return status;
+}
+
+template <int D>
+QueryHit<D> BaseHit(const BodyRecord<D>& record) {
+  QueryHit<D> hit;
+  hit.body_id = record.id;
+  hit.user_data = record.user_data;
+  return hit;
+}
+
+}  // namespace
+
+template <int D>
+std::int64_t SceneSnapshot<D>::tick() const {
+  return data_->tick();
+}
+
+template <int D>
+std::int64_t SceneSnapshot<D>::oldest_tick() const {
+  return data_->oldest_tick();
+}
+
+template <int D>
+std::size_t SceneSnapshot<D>::body_count() const {
+  return data_->body_count;
+}
+
+template <int D>
+absl::StatusOr<QueryResult<D>> SceneSnapshot<D>::Overlap(
+    const SceneShape<D>& shape, const Pose<D>& pose,
+    const QueryOptions& options) const {
+  absl::StatusOr<Pose<D>> checked = CheckQueryShape<D>(shape, pose);
+  if (!checked.ok()) return checked.status();
+  absl::StatusOr<TickChoice> tick = ChooseTick(*data_, options);
+  if (!tick.ok()) return tick.status();
+  QueryRunner<D> runner(*data_, options, tick->frame, tick->fraction);
+  const Aabb<D> box = internal::Pad(ShapeOps<D>::Bounds(shape, *checked));
+  absl::Status status =
+      RunBoxQuery<D>(runner, box, [&](const BodyAtTick<D>& body) {
+        absl::StatusOr<bool> overlap = ShapeOps<D>::Overlap(
+            shape, *checked, *body.record->shape, body.pose);
+        if (!overlap.ok()) return overlap.status();
+        if (*overlap) runner.Add(BaseHit(*body.record), 0.0f);
+        return absl::OkStatus();
+      });
+  if (!status.ok()) return status;
+  QueryResult<D> result;
+  result.tick = tick->tick;
+  result.fraction = tick->fraction;
+  result.stats = runner.stats;
+  runner.Finish(&result);
+  return result;
+}
+
+template <int D>
+absl::StatusOr<QueryResult<D>> SceneSnapshot<D>::Contacts(
+    const SceneShape<D>& shape, const Pose<D>& pose,
+    const QueryOptions& options) const {
+  absl::StatusOr<Pose<D>> checked = CheckQueryShape<D>(shape, pose);
+  if (!checked.ok()) return checked.status();
+  absl::StatusOr<TickChoice> tick = ChooseTick(*data_, options);
+  if (!tick.ok()) return tick.status();
+  QueryRunner<D> runner(*data_, options, tick->frame, tick->fraction);
+  const Aabb<D> box = internal::Pad(ShapeOps<D>::Bounds(shape, *checked));
+  absl::Status status =
+      RunBoxQuery<D>(runner, box, [&](const BodyAtTick<D>& body) {
+        absl::StatusOr<ContactResult<D>> contact = ShapeOps<D>::Contact(
+            shape, *checked, *body.record->shape, body.pose);
+        if (!contact.ok()) return contact.status();
+        if (!contact->overlapping) return absl::OkStatus();
+        QueryHit<D> hit = BaseHit(*body.record);
+        // The core's normal goes from the query shape (A) to the body (B);
+        // ours points out of the body.
+        hit.normal = -contact->normal;
+        hit.depth = contact->depth;
+        hit.flags = kHitNormal | kHitDepth;
+        if (contact->point_count > 0) {
+          Vec<D> sum{};
+          for (int i = 0; i < contact->point_count; ++i) {
+            sum += contact->points[static_cast<std::size_t>(i)];
+          }
+          hit.point = sum * (1.0f / static_cast<float>(contact->point_count));
+          hit.flags |= kHitPoint;
+        }
+        runner.Add(hit, -contact->depth);
+        return absl::OkStatus();
+      });
+  if (!status.ok()) return status;
+  QueryResult<D> result;
+  result.tick = tick->tick;
+  result.fraction = tick->fraction;
+  result.stats = runner.stats;
+  runner.Finish(&result);
+  // The combined depenetration vector: one projection pass, deepest first.
+  Vec<D> v{};
+  for (const QueryHit<D>& hit : result.hits) {
+    const float remaining = hit.depth - Dot(v, hit.normal);
+    if (remaining > 0.0f) v += hit.normal * remaining;
+  }
+  result.depenetration = v;
+  return result;
+}
+
+template <int D>
+absl::StatusOr<QueryResult<D>> SceneSnapshot<D>::Sweep(
+    const SceneShape<D>& shape, const Pose<D>& pose, Vec<D> displacement,
+    const QueryOptions& options) const {
+  absl::StatusOr<Pose<D>> checked = CheckQueryShape<D>(shape, pose);
+  if (!checked.ok()) return checked.status();
+  if (absl::Status s = CheckVector<D>(displacement, "displacement"); !s.ok()) {
+    return s;
+  }
+  absl::StatusOr<TickChoice> tick = ChooseTick(*data_, options);
+  if (!tick.ok()) return tick.status();
+  QueryRunner<D> runner(*data_, options, tick->frame, tick->fraction);
+  const Aabb<D> start = ShapeOps<D>::Bounds(shape, *checked);
+  // Padded by the scale of the whole swept region.
+  const Aabb<D> box =
+      Inflate(start, internal::PadMargin(sator::Sweep(start, displacement)));
+  absl::Status status = RunCastQuery<D>(
+      runner, box, displacement,
+      [&](const BodyAtTick<D>& body) -> absl::StatusOr<std::optional<float>> {
+        absl::StatusOr<SweepResult<D>> sweep = ShapeOps<D>::Sweep(
+            shape, *checked, displacement, *body.record->shape, body.pose);
+        if (!sweep.ok()) return sweep.status();
+        QueryHit<D> hit = BaseHit(*body.record);
+        switch (sweep->outcome) {
+          case SweepOutcome::kMiss:
+            return std::optional<float>();
+          case SweepOutcome::kHit:
+            hit.fraction = sweep->fraction;
+            hit.normal = -sweep->normal;
+            hit.point = sweep->point;
+            hit.flags = kHitFraction | kHitNormal | kHitPoint;
+            break;
+          case SweepOutcome::kStartedOverlapping:
+            hit.fraction = 0.0f;
+            hit.normal = -sweep->initial.normal;
+            hit.depth = sweep->initial.depth;
+            hit.flags =
+                kHitFraction | kHitNormal | kHitDepth | kHitStartedInside;
+            break;
+        }
+        runner.Add(hit, hit.fraction);
+        return std::optional<float>(hit.fraction);
+      });
+  if (!status.ok()) return status;
+  QueryResult<D> result;
+  result.tick = tick->tick;
+  result.fraction = tick->fraction;
+  result.stats = runner.stats;
+  runner.Finish(&result);
+  return result;
+}
+
+template <int D>
+absl::StatusOr<QueryResult<D>> SceneSnapshot<D>::RayCast(
+    Vec<D> origin, Vec<D> direction, float max_distance,
+    const QueryOptions& options) const {
+  if (absl::Status s = CheckVector<D>(origin, "origin"); !s.ok()) return s;
+  if (absl::Status s = CheckVector<D>(direction, "direction"); !s.ok()) {
+    return s;
+  }
+  const Vec<D> unit = NormalizeOrZero(direction, 1e-12f);
+  if (unit == Vec<D>{}) {
+    return absl::InvalidArgumentError("direction: must not be zero");
+  }
+  if (std::isnan(max_distance) || max_distance <= 0.0f ||
+      max_distance > broadphase::kMaxCoordinate) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("max_distance: must be in (0, 1e15], got ", max_distance));
+  }
+  absl::StatusOr<TickChoice> tick = ChooseTick(*data_, options);
+  if (!tick.ok()) return tick.status();
+  QueryRunner<D> runner(*data_, options, tick->frame, tick->fraction);
+  const Ray<D> ray{origin, unit, max_distance};
+  const Vec<D> translation = unit * max_distance;
+  const Aabb<D> box{origin, origin};
+  absl::Status status = RunCastQuery<D>(
+      runner, box, translation,
+      [&](const BodyAtTick<D>& body) -> absl::StatusOr<std::optional<float>> {
+        absl::StatusOr<RayResult<D>> cast =
+            ShapeOps<D>::RayCast(*body.record->shape, body.pose, ray);
+        if (!cast.ok()) return cast.status();
+        if (!cast->hit) return std::optional<float>();
+        QueryHit<D> hit = BaseHit(*body.record);
+        hit.distance = cast->distance;
+        hit.fraction = cast->distance / max_distance;
+        hit.point = cast->point;
+        hit.flags = kHitDistance | kHitFraction | kHitPoint;
+        if (cast->started_inside) {
+          hit.flags |= kHitStartedInside;
+        } else {
+          hit.normal = cast->normal;
+          hit.flags |= kHitNormal;
+        }
+        if (cast->feature >= 0) {
+          hit.feature = cast->feature;
+          hit.flags |= kHitFeature;
+        }
+        // The key is the fraction, so clipping compares like with like.
+        runner.Add(hit, hit.fraction);
+        return std::optional<float>(hit.fraction);
+      });
+  if (!status.ok()) return status;
+  QueryResult<D> result;
+  result.tick = tick->tick;
+  result.fraction = tick->fraction;
+  result.stats = runner.stats;
+  runner.Finish(&result);
+  return result;
+}
+
+template <int D>
+absl::StatusOr<QueryResult<D>> SceneSnapshot<D>::PointQuery(
+    Vec<D> point, const QueryOptions& options) const {
+  if (absl::Status s = CheckVector<D>(point, "point"); !s.ok()) return s;
+  absl::StatusOr<TickChoice> tick = ChooseTick(*data_, options);
+  if (!tick.ok()) return tick.status();
+  QueryRunner<D> runner(*data_, options, tick->frame, tick->fraction);
+  Vec<D> direction{};
+  direction[0] = 1.0f;
+  const Aabb<D> box = internal::Pad(Aabb<D>{point, point});
+  const Ray<D> ray{point, direction,
+                   kPointRayLength * (1.0f + MaxAbs(Aabb<D>{point, point}))};
+  absl::Status status =
+      RunBoxQuery<D>(runner, box, [&](const BodyAtTick<D>& body) {
+        absl::StatusOr<RayResult<D>> cast =
+            ShapeOps<D>::RayCast(*body.record->shape, body.pose, ray);
+        if (!cast.ok()) return cast.status();
+        if (cast->hit && cast->started_inside) {
+          QueryHit<D> hit = BaseHit(*body.record);
+          hit.point = point;
+          hit.flags = kHitPoint | kHitStartedInside;
+          runner.Add(hit, 0.0f);
+        }
+        return absl::OkStatus();
+      });
+  if (!status.ok()) return status;
+  QueryResult<D> result;
+  result.tick = tick->tick;
+  result.fraction = tick->fraction;
+  result.stats = runner.stats;
+  runner.Finish(&result);
+  return result;
+}
+
+template <int D>
+absl::StatusOr<QueryResult<D>> SceneSnapshot<D>::Run(
+    const SceneQuery<D>& query) const {
+  auto shape_of = [](const ShapePtr<D>& shape) -> absl::Status {
+    if (shape == nullptr) return absl::InvalidArgumentError("shape: is null");
+    return absl::OkStatus();
+  };
+  if (const auto* q = std::get_if<OverlapRequest<D>>(&query)) {
+    if (absl::Status s = shape_of(q->shape); !s.ok()) return s;
+    return Overlap(*q->shape, q->pose, q->options);
+  }
+  if (const auto* q = std::get_if<ContactsRequest<D>>(&query)) {
+    if (absl::Status s = shape_of(q->shape); !s.ok()) return s;
+    return Contacts(*q->shape, q->pose, q->options);
+  }
+  if (const auto* q = std::get_if<SweepRequest<D>>(&query)) {
+    if (absl::Status s = shape_of(q->shape); !s.ok()) return s;
+    return Sweep(*q->shape, q->pose, q->displacement, q->options);
+  }
+  if (const auto* q = std::get_if<RayRequest<D>>(&query)) {
+    return RayCast(q->origin, q->direction, q->max_distance, q->options);
+  }
+  const auto& q = std::get<PointRequest<D>>(query);
+  return PointQuery(q.point, q.options);
+}
+
+template class SceneSnapshot<2>;
+template class SceneSnapshot<3>;
+
+}  // namespace sator::scene

@@ -1,0 +1,173 @@
+// ShapeOps: the scene's adapter over the 2D and 3D cores.
+#include "scene/shape_ops.h"
+
+#include <algorithm>
+#include <cmath>
+#include <variant>
+
+#include "sator/core/geometry2d/queries2d.h"
+#include "sator/core/geometry3d/shape3d_validation.h"
+
+namespace sator::scene::internal {
+namespace {
+
+// Bound radii grow by this relative amount, so round-off in a rotated
+// vertex never puts it outside the sphere box.
+constexpr float kRadiusSlack = 1e-5f;
+
+}  // namespace
+
+// ---- 2D ------------------------------------------------------------------
+
+absl::Status ShapeOps<2>::ValidateBodyShape(const Shape2& shape,
+                                            bool /*is_static*/) {
+  return ValidateShape(shape);
+}
+
+absl::Status ShapeOps<2>::ValidateQueryShape(const Shape2& shape) {
+  return ValidateShape(shape);
+}
+
+absl::StatusOr<Pose2> ShapeOps<2>::CheckPose(const Pose2& pose) {
+  if (absl::Status status = ValidatePose(pose); !status.ok()) return status;
+  return pose;
+}
+
+float ShapeOps<2>::BoundRadius(const Shape2& shape) {
+  float r = 0.0f;
+  if (const auto* circle = std::get_if<Circle>(&shape)) {
+    r = circle->radius;
+  } else if (const auto* box = std::get_if<Box2>(&shape)) {
+    r = Length(box->half_extents);
+  } else if (const auto* polygon = std::get_if<ConvexPolygon>(&shape)) {
+    for (int i = 0; i < polygon->count(); ++i) {
+      r = std::max(r, Length(polygon->vertex(i)));
+    }
+  } else if (const auto* capsule = std::get_if<Capsule2>(&shape)) {
+    r = std::max(Length(capsule->a), Length(capsule->b)) + capsule->radius;
+  } else if (const auto* segment = std::get_if<Segment2>(&shape)) {
+    r = std::max(Length(segment->a), Length(segment->b));
+  }
+  return r * (1.0f + kRadiusSlack);
+}
+
+Aabb2 ShapeOps<2>::Bounds(const Shape2& shape, const Pose2& pose) {
+  return ComputeAabb(shape, pose);
+}
+
+absl::StatusOr<bool> ShapeOps<2>::Overlap(const Shape2& a, const Pose2& pa,
+                                          const Shape2& b, const Pose2& pb) {
+  return sator::Overlap(a, pa, b, pb);
+}
+
+absl::StatusOr<ContactResult<2>> ShapeOps<2>::Contact(const Shape2& a,
+                                                      const Pose2& pa,
+                                                      const Shape2& b,
+                                                      const Pose2& pb) {
+  return sator::Contact(a, pa, b, pb);
+}
+
+absl::StatusOr<SweepResult<2>> ShapeOps<2>::Sweep(const Shape2& a,
+                                                  const Pose2& pa,
+                                                  Vec2 displacement,
+                                                  const Shape2& b,
+                                                  const Pose2& pb) {
+  return sator::Sweep(a, pa, displacement, b, pb, Vec2{});
+}
+
+absl::StatusOr<RayResult<2>> ShapeOps<2>::RayCast(const Shape2& shape,
+                                                  const Pose2& pose,
+                                                  const Ray<2>& ray) {
+  return sator::RayCast(shape, pose, ray);
+}
+
+// ---- 3D ------------------------------------------------------------------
+
+absl::Status ShapeOps<3>::ValidateBodyShape(const Shape3& shape,
+                                            bool is_static) {
+  if (const auto* mesh =
+          std::get_if<std::shared_ptr<const TriangleMesh>>(&shape)) {
+    if (*mesh == nullptr) {
+      return absl::InvalidArgumentError("the mesh pointer is null");
+    }
+    if (!is_static) {
+      return absl::InvalidArgumentError(
+          "a triangle mesh can only be the shape of a static body");
+    }
+    return absl::OkStatus();
+  }
+  return ValidateShape(*AsConvex(shape));
+}
+
+absl::Status ShapeOps<3>::ValidateQueryShape(const Shape3& shape) {
+  const std::optional<ConvexShape3> convex = AsConvex(shape);
+  if (!convex.has_value()) {
+    return absl::InvalidArgumentError(
+        "a triangle mesh cannot be a query shape");
+  }
+  return ValidateShape(*convex);
+}
+
+absl::StatusOr<Pose3> ShapeOps<3>::CheckPose(const Pose3& pose) {
+  return NormalizePose(pose);
+}
+
+float ShapeOps<3>::BoundRadius(const Shape3& shape) {
+  float r = 0.0f;
+  if (const auto* sphere = std::get_if<Sphere>(&shape)) {
+    r = sphere->radius;
+  } else if (const auto* box = std::get_if<Box3>(&shape)) {
+    r = Length(box->half_extents);
+  } else if (const auto* capsule = std::get_if<Capsule3>(&shape)) {
+    r = std::max(Length(capsule->a), Length(capsule->b)) + capsule->radius;
+  } else if (const auto* triangle = std::get_if<Triangle3>(&shape)) {
+    r = std::max(
+        {Length(triangle->a), Length(triangle->b), Length(triangle->c)});
+  } else if (const auto* hull =
+                 std::get_if<std::shared_ptr<const ConvexHull>>(&shape)) {
+    for (const Vec3& v : (*hull)->vertices) r = std::max(r, Length(v));
+  } else if (const auto* mesh =
+                 std::get_if<std::shared_ptr<const TriangleMesh>>(&shape)) {
+    // The farthest corner of the local bounds.
+    const Aabb3& b = (*mesh)->local_bounds();
+    const Vec3 far = Max(Abs(b.min), Abs(b.max));
+    r = Length(far);
+  }
+  return r * (1.0f + kRadiusSlack);
+}
+
+Aabb3 ShapeOps<3>::Bounds(const Shape3& shape, const Pose3& pose) {
+  absl::StatusOr<Aabb3> box = ComputeAabb(shape, pose);
+  if (box.ok()) return *box;
+  // Only a null pointer fails, and validation refuses those: fall back to
+  // the sphere box, which is never too small.
+  return SphereBox<3>(pose.position, BoundRadius(shape));
+}
+
+absl::StatusOr<bool> ShapeOps<3>::Overlap(const Shape3& a, const Pose3& pa,
+                                          const Shape3& b, const Pose3& pb) {
+  return sator::Overlap(a, pa, b, pb);
+}
+
+absl::StatusOr<ContactResult<3>> ShapeOps<3>::Contact(const Shape3& a,
+                                                      const Pose3& pa,
+                                                      const Shape3& b,
+                                                      const Pose3& pb) {
+  return sator::Contact(a, pa, b, pb);
+}
+
+absl::StatusOr<SweepResult<3>> ShapeOps<3>::Sweep(const Shape3& a,
+                                                  const Pose3& pa,
+                                                  Vec3 displacement,
+                                                  const Shape3& b,
+                                                  const Pose3& pb) {
+  return sator::Sweep(a, pa, displacement, b, pb, Vec3{});
+}
+
+absl::StatusOr<RayResult<3>> ShapeOps<3>::RayCast(const Shape3& shape,
+                                                  const Pose3& pose,
+                                                  const Ray<3>& ray) {
+  return sator::RayCast(shape, pose, ray);
+}
+
+}  // namespace sator::scene::internal
