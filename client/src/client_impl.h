@@ -17,6 +17,7 @@ class ClientState {
   ClientState(const ClientOptions& options,
               std::shared_ptr<grpc::Channel> channel)
       : options_(options),
+        channel_(channel),
         query_stub_(sator::v1::QueryService::NewStub(channel)),
         health_stub_(grpc::health::v1::Health::NewStub(channel)) {}
 
@@ -27,11 +28,13 @@ class ClientState {
     context.set_deadline(absl::ToChronoTime(absl::Now() + timeout));
   }
 
+  const std::shared_ptr<grpc::Channel>& channel() const { return channel_; }
   sator::v1::QueryService::Stub& query_stub() { return *query_stub_; }
   grpc::health::v1::Health::Stub& health_stub() { return *health_stub_; }
 
  private:
   ClientOptions options_;
+  std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<sator::v1::QueryService::Stub> query_stub_;
   std::unique_ptr<grpc::health::v1::Health::Stub> health_stub_;
 };

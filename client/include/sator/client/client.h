@@ -72,6 +72,16 @@ class Client {
   absl::StatusOr<HealthStatus> CheckHealth(
       absl::string_view service = "", const CallOptions& call_options = {});
 
+  // Calls any unary RPC of the sator.v1 API by name ("sator.v1.QueryService/
+  // PairQuery" or "sator.v1.QueryService.PairQuery") with a request in
+  // protobuf's JSON mapping, and returns the response in the same mapping.
+  // For operators' tools (satorctl); programs should use the typed calls.
+  // NOT_FOUND for an unknown method, INVALID_ARGUMENT for JSON that does not
+  // parse as the request message, UNIMPLEMENTED for streaming methods.
+  absl::StatusOr<std::string> CallJson(absl::string_view method,
+                                       absl::string_view request_json,
+                                       const CallOptions& call_options = {});
+
   // Pair queries, answered by the server (QueryService/PairQuery) between two
   // given shapes, with no scene. They give the answers of the core functions
   // of the same names (queries2d.h, shape3d_queries.h). INVALID_ARGUMENT
