@@ -80,30 +80,103 @@ bool OverlapBoxBox(const Box3& a, const Box3& b, const Pose3& b_in_a) {
   const float rb_sq = LengthSquared(hb);
   const float excess = t_sq - ra_sq - rb_sq;
   if (excess > 0.0f && excess * excess > 4.0f * ra_sq * rb_sq) return false;
-  const Frame f = MakeFrame(b_in_a, 1e-6f);
-  for (int i = 0; i < 3; ++i) {
-    const float rb =
-        hb.x * f.abs_r[i][0] + hb.y * f.abs_r[i][1] + hb.z * f.abs_r[i][2];
-    if (std::fabs(f.t[i]) > ha[i] + rb) return false;
+  // R row by row (the quaternion-to-matrix formula), each of A's face axes
+  // tested as soon as its row exists: pairs separated along A's axes skip
+  // the rest. |R| carries Ericson's epsilon.
+  constexpr float kEps = 1e-6f;
+  const Quat q = b_in_a.rotation;
+  const Vec3 t = b_in_a.position;
+  const float x2 = q.x + q.x;
+  const float y2 = q.y + q.y;
+  const float z2 = q.z + q.z;
+  const float xx = q.x * x2;
+  const float yy = q.y * y2;
+  const float zz = q.z * z2;
+  const float xy = q.x * y2;
+  const float xz = q.x * z2;
+  const float yz = q.y * z2;
+  const float wx = q.w * x2;
+  const float wy = q.w * y2;
+  const float wz = q.w * z2;
+  const float r00 = 1.0f - (yy + zz);
+  const float r01 = xy - wz;
+  const float r02 = xz + wy;
+  const float a00 = std::fabs(r00) + kEps;
+  const float a01 = std::fabs(r01) + kEps;
+  const float a02 = std::fabs(r02) + kEps;
+  if (std::fabs(t.x) > ha.x + hb.x * a00 + hb.y * a01 + hb.z * a02) {
+    return false;
   }
-  for (int j = 0; j < 3; ++j) {
-    const float ra =
-        ha.x * f.abs_r[0][j] + ha.y * f.abs_r[1][j] + ha.z * f.abs_r[2][j];
-    const float tj =
-        f.t[0] * f.r[0][j] + f.t[1] * f.r[1][j] + f.t[2] * f.r[2][j];
-    if (std::fabs(tj) > ra + hb[j]) return false;
+  const float r10 = xy + wz;
+  const float r11 = 1.0f - (xx + zz);
+  const float r12 = yz - wx;
+  const float a10 = std::fabs(r10) + kEps;
+  const float a11 = std::fabs(r11) + kEps;
+  const float a12 = std::fabs(r12) + kEps;
+  if (std::fabs(t.y) > ha.y + hb.x * a10 + hb.y * a11 + hb.z * a12) {
+    return false;
   }
-  for (int i = 0; i < 3; ++i) {
-    const int i1 = (i + 1) % 3;
-    const int i2 = (i + 2) % 3;
-    for (int j = 0; j < 3; ++j) {
-      const int j1 = (j + 1) % 3;
-      const int j2 = (j + 2) % 3;
-      const float ra = ha[i1] * f.abs_r[i2][j] + ha[i2] * f.abs_r[i1][j];
-      const float rb = hb[j1] * f.abs_r[i][j2] + hb[j2] * f.abs_r[i][j1];
-      const float dist = f.t[i2] * f.r[i1][j] - f.t[i1] * f.r[i2][j];
-      if (std::fabs(dist) > ra + rb) return false;
-    }
+  const float r20 = xz - wy;
+  const float r21 = yz + wx;
+  const float r22 = 1.0f - (xx + yy);
+  const float a20 = std::fabs(r20) + kEps;
+  const float a21 = std::fabs(r21) + kEps;
+  const float a22 = std::fabs(r22) + kEps;
+  if (std::fabs(t.z) > ha.z + hb.x * a20 + hb.y * a21 + hb.z * a22) {
+    return false;
+  }
+  // B's face axes.
+  if (std::fabs(t.x * r00 + t.y * r10 + t.z * r20) >
+      ha.x * a00 + ha.y * a10 + ha.z * a20 + hb.x) {
+    return false;
+  }
+  if (std::fabs(t.x * r01 + t.y * r11 + t.z * r21) >
+      ha.x * a01 + ha.y * a11 + ha.z * a21 + hb.y) {
+    return false;
+  }
+  if (std::fabs(t.x * r02 + t.y * r12 + t.z * r22) >
+      ha.x * a02 + ha.y * a12 + ha.z * a22 + hb.z) {
+    return false;
+  }
+  // A_i x B_j, Ericson's table written out (see the top of the file).
+  // L = A0 x B0, A0 x B1, A0 x B2.
+  if (std::fabs(t.z * r10 - t.y * r20) >
+      ha.y * a20 + ha.z * a10 + hb.y * a02 + hb.z * a01) {
+    return false;
+  }
+  if (std::fabs(t.z * r11 - t.y * r21) >
+      ha.y * a21 + ha.z * a11 + hb.x * a02 + hb.z * a00) {
+    return false;
+  }
+  if (std::fabs(t.z * r12 - t.y * r22) >
+      ha.y * a22 + ha.z * a12 + hb.x * a01 + hb.y * a00) {
+    return false;
+  }
+  // L = A1 x B0, A1 x B1, A1 x B2.
+  if (std::fabs(t.x * r20 - t.z * r00) >
+      ha.x * a20 + ha.z * a00 + hb.y * a12 + hb.z * a11) {
+    return false;
+  }
+  if (std::fabs(t.x * r21 - t.z * r01) >
+      ha.x * a21 + ha.z * a01 + hb.x * a12 + hb.z * a10) {
+    return false;
+  }
+  if (std::fabs(t.x * r22 - t.z * r02) >
+      ha.x * a22 + ha.z * a02 + hb.x * a11 + hb.y * a10) {
+    return false;
+  }
+  // L = A2 x B0, A2 x B1, A2 x B2.
+  if (std::fabs(t.y * r00 - t.x * r10) >
+      ha.x * a10 + ha.y * a00 + hb.y * a22 + hb.z * a21) {
+    return false;
+  }
+  if (std::fabs(t.y * r01 - t.x * r11) >
+      ha.x * a11 + ha.y * a01 + hb.x * a22 + hb.z * a20) {
+    return false;
+  }
+  if (std::fabs(t.y * r02 - t.x * r12) >
+      ha.x * a12 + ha.y * a02 + hb.x * a21 + hb.y * a20) {
+    return false;
   }
   return true;
 }
