@@ -93,8 +93,9 @@ RoundHit SegmentSegment(Vec3 p, Vec3 q, Vec3 c1, Vec3 c2, Vec3 d,
                         float radius) {
   const Vec3 ua = q - p;
   const Vec3 ub = c2 - c1;
-  // Vertices (c1 - p), (c2 - p), (c2 - q), (c1 - q): counter-clockwise about
-  // ub x (-ua)... = ua x ub (checked: the edges run +ub, -ua, -ub, +ua).
+  // Vertices (c1 - p), (c2 - p), (c2 - q), (c1 - q): the edges run +ub,
+  // -ua, -ub, +ua, so the loop is counter-clockwise about ub x (-ua).
+  // Parallel segments collapse it to a segment: no faces, edges only.
   Vec3 n = Cross(ub, -ua);
   const float nn = LengthSquared(n);
   n = nn > 1e-12f * LengthSquared(ua) * LengthSquared(ub) && nn > 0.0f
