@@ -3,7 +3,7 @@
 JOBS ?= $(shell nproc)
 RUN_ARGS ?=
 
-.PHONY: all build bootstrap configure run test test-asan test-tsan bench format tidy clean
+.PHONY: all build bootstrap configure run test test-asan test-tsan bench fuzz format tidy clean
 
 all: build
 
@@ -46,4 +46,15 @@ tidy: configure
 	  xargs clang-tidy -p build --quiet
 
 clean:
-	rm -rf build build-dev build-asan build-tsan
+	rm -rf build build-dev build-asan build-tsan build-fuzz
+
+# Fuzzing (clang + libFuzzer, ASan+UBSan): builds every fuzz target and runs
+# each for FUZZ_SECONDS from its seed corpus; crashes land in build-fuzz/.
+FUZZ_SECONDS ?= 60
+fuzz: bootstrap
+	@CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja \
+	  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSATOR_FUZZ=ON \
+	  "-DSATOR_SANITIZE=address;undefined" -DSATOR_BUILD_BENCHMARKS=OFF \
+	  -DSATOR_WITH_ORACLES=OFF -DSATOR_ONLY_DIRS=tests/fuzz >/dev/null
+	@cmake --build build-fuzz -j $(JOBS) --target sator_fuzzers
+	@scripts/run-fuzzers build-fuzz $(FUZZ_SECONDS)
