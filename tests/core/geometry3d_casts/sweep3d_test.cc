@@ -157,6 +157,36 @@ TEST(Sweep, StartedOverlappingAndMisses) {
   EXPECT_NEAR(end.fraction, 1.0f, kTol);
 }
 
+TEST(Sweep, NoMotionIsOverlapOrMiss) {
+  // Without relative motion a sweep is the static test: started overlapping
+  // exactly when part A's Contact says the shapes touch, a miss otherwise
+  // (never a hit). Both moving by the same vector is no relative motion.
+  Rng rng(99);
+  for (int ka = 0; ka < 5; ++ka) {
+    for (int kb = 0; kb < 5; ++kb) {
+      for (int i = 0; i < 400; ++i) {
+        const ConvexShape3 a = testing_util::RandomShape(ka, rng);
+        const ConvexShape3 b = testing_util::RandomShape(kb, rng);
+        const Pose3 pa = rng.Pose(1.0f);
+        const Pose3 pb{pa.position + rng.InBox(2.5f), rng.Rotation()};
+        const Vec3 d = (i % 2 == 0) ? Vec3{} : rng.InBox(3.0f);
+        const SweepResult<3> r = Sweep(a, pa, d, b, pb, d);
+        const float depth = Contact(a, pa, b, pb).depth;
+        SCOPED_TRACE(::testing::Message()
+                     << testing_util::KindName(ka) << "-"
+                     << testing_util::KindName(kb) << " case " << i);
+        ASSERT_NE(r.outcome, SweepOutcome::kHit);
+        if (depth > 1e-4f) {
+          ASSERT_EQ(r.outcome, SweepOutcome::kStartedOverlapping);
+        }
+        if (depth < -1e-4f) {
+          ASSERT_EQ(r.outcome, SweepOutcome::kMiss);
+        }
+      }
+    }
+  }
+}
+
 // ---- Properties --------------------------------------------------------
 
 struct Stats {
