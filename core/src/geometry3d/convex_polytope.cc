@@ -1,3 +1,6 @@
+// The core view of each convex shape (see convex_polytope.h): box corners,
+// faces and edges as fixed tables, triangles as two-sided flat polytopes,
+// spheres and capsules as point and segment cores.
 #include "convex_polytope.h"
 
 #include <cmath>

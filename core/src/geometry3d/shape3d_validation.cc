@@ -1,3 +1,5 @@
+// Validation of the simple 3D shapes and of rotations: every refusal is an
+// absl::InvalidArgumentError that names the field and the limit.
 #include "sator/core/geometry3d/shape3d_validation.h"
 
 #include <algorithm>

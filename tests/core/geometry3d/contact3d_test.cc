@@ -255,6 +255,21 @@ TEST(Contact3dTest, HullBox) {
   }
 }
 
+// Flip answers the reversed pair: same depth, opposite normal.
+TEST(Contact3dTest, FlipMatchesReversedPair) {
+  const ContactResult<3> ab =
+      Contact(Sphere{1}, At({}), Box3{{1, 1, 1}}, At({0, 1.5f, 0}));
+  const ContactResult<3> ba =
+      Contact(Box3{{1, 1, 1}}, At({0, 1.5f, 0}), Sphere{1}, At({}));
+  const ContactResult<3> flipped = Flip(ab);
+  EXPECT_NEAR(flipped.depth, ba.depth, kTol);
+  ExpectVec(flipped.normal, ba.normal);
+  // The sphere's centre is 1.5 from the box centre, 0.5 outside its face:
+  // depth 1 - 0.5 = 0.5 along +y from the sphere to the box.
+  EXPECT_NEAR(ab.depth, 0.5f, kTol);
+  ExpectVec(ab.normal, {0, 1, 0});
+}
+
 // The world frame: rotating and moving both shapes together rotates the
 // normal and the points with them.
 TEST(Contact3dTest, WorldFrame) {

@@ -1,7 +1,7 @@
 // The 3D shapes. Plain records, each in its own local frame; a Pose3 places
 // them in the world. Construct convex hulls and meshes through their
 // validating factories (convex_hull.h, triangle_mesh.h); the simple shapes
-// are validated by ValidateShape3 (shape3d_validation.h).
+// are validated by ValidateShape (shape3d_validation.h).
 #ifndef SATOR_CORE_GEOMETRY3D_SHAPES3D_H_
 #define SATOR_CORE_GEOMETRY3D_SHAPES3D_H_
 
