@@ -16,6 +16,7 @@
 #include "benchmark/benchmark.h"
 #include "btBulletCollisionCommon.h"
 #include "fcl/narrowphase/continuous_collision.h"
+#include "sator/core/geometry3d/mesh_queries.h"
 #include "sator/core/geometry3d/raycast3d.h"
 #include "sator/core/geometry3d/sweep3d.h"
 #include "sator/core/geometry3d/triangle_mesh.h"
@@ -214,6 +215,42 @@ void BM_MeshRay100k_Sator(benchmark::State& state) {
       static_cast<double>((*mesh)->MemoryBytes()) / (1024.0 * 1024.0);
 }
 BENCHMARK(BM_MeshRay100k_Sator)->Name("MeshRay100k/sator");
+
+// A sphere (radius 0.5) or a box (half size 0.5) swept 5 to 20 units over
+// the same height field, from 2 to 6 units above it (Sator only: no peer
+// sweeps a convex shape against a mesh exactly).
+void BM_MeshSweep100k_Sator(benchmark::State& state) {
+  const MeshInput& m = Terrain();
+  const auto mesh = MakeTriangleMesh(m.vertices, m.indices);
+  if (!mesh.ok()) {
+    state.SkipWithError("mesh refused");
+    return;
+  }
+  struct Case {
+    ConvexShape3 shape;
+    Pose3 pose;
+    Vec3 displacement;
+  };
+  std::vector<Case> cases;
+  Rng rng(9);
+  for (int k = 0; k < kCases; ++k) {
+    const Vec3 p{rng.Uniform(-80, 80), rng.Uniform(6, 10),
+                 rng.Uniform(-80, 80)};
+    const Vec3 d{rng.Uniform(-8, 8), rng.Uniform(-12, -2), rng.Uniform(-8, 8)};
+    ConvexShape3 shape = (k % 2 == 0) ? ConvexShape3{Sphere{0.5f}}
+                                      : ConvexShape3{Box3{{0.5f, 0.5f, 0.5f}}};
+    cases.push_back({shape, {p, rng.Rotation()}, d});
+  }
+  const Pose3 pose{};
+  std::size_t i = 0;
+  for (auto _ : state) {
+    const Case& c = cases[i++ & (kCases - 1)];
+    const SweepResult<3> r =
+        Sweep(c.shape, c.pose, c.displacement, **mesh, pose, Vec3{});
+    benchmark::DoNotOptimize(r);
+  }
+}
+BENCHMARK(BM_MeshSweep100k_Sator)->Name("MeshSweep100k/sator");
 
 struct ClosestHit : public btTriangleRaycastCallback {
   ClosestHit(const btVector3& from, const btVector3& to)

@@ -3,6 +3,8 @@
 #include "sator/core/geometry3d/mesh_queries.h"
 
 #include <algorithm>
+#include <cmath>
+#include <utility>
 
 #include "geometry3d/mesh_bvh_query.h"
 #include "sator/core/geometry3d/aabb3d.h"
@@ -20,6 +22,27 @@ constexpr float kBoxSlack = 1e-5f;
 Aabb3 Grown(const Aabb3& box) {
   const Vec3 e = box.max - box.min;
   return Inflate(box, kBoxSlack * std::max({e.x, e.y, e.z, 1.0f}));
+}
+
+// The entry time in [0, 1] of the point origin + t d into `box`, if any
+// (slabs; a component below 1e-20 is parallel, so nothing overflows).
+bool BoxEntry(Vec3 origin, Vec3 d, const Aabb3& box, float* t_enter) {
+  float t0 = 0.0f;
+  float t1 = 1.0f;
+  for (int i = 0; i < 3; ++i) {
+    if (std::fabs(d[i]) < 1e-20f) {
+      if (origin[i] < box.min[i] || origin[i] > box.max[i]) return false;
+      continue;
+    }
+    float lo = (box.min[i] - origin[i]) / d[i];
+    float hi = (box.max[i] - origin[i]) / d[i];
+    if (lo > hi) std::swap(lo, hi);
+    t0 = std::max(t0, lo);
+    t1 = std::min(t1, hi);
+    if (t0 > t1) return false;
+  }
+  *t_enter = t0;
+  return true;
 }
 
 }  // namespace
@@ -81,24 +104,34 @@ SweepResult<3> Sweep(const ConvexShape3& a, const Pose3& pose_a,
       InvRotate(pose_mesh.rotation, displacement_a - displacement_mesh);
   const Aabb3 start_box = ComputeAabb(a, a_in_mesh);
   const Aabb3 swept = Grown(sator::Sweep(start_box, d));
-  std::vector<std::uint32_t> candidates;
+  // Candidates in order of the time the shape's box reaches theirs (a ray
+  // from the box centre against the triangle's box grown by the half
+  // extents); once that time passes the best hit, no later one can win.
+  const Vec3 center = Center(start_box);
+  const Vec3 half = HalfExtents(start_box);
+  struct Candidate {
+    float t;
+    std::uint32_t id;
+  };
+  std::vector<Candidate> candidates;
   internal::QueryMeshBox(mesh, swept, [&](std::uint32_t k) {
-    candidates.push_back(k);
-    return true;
-  });
-  SweepResult<3> best;
-  bool started = false;
-  for (const std::uint32_t k : candidates) {
     const std::uint32_t id = mesh.leaf_triangle_ids()[k];
     const Triangle3 t = mesh.triangle(id);
-    if (best.outcome == SweepOutcome::kHit) {
-      // Only triangles the box can reach before the best hit so far.
-      const Aabb3 reach = Grown(sator::Sweep(start_box, best.fraction * d));
-      const Aabb3 tri_box{Min(t.a, Min(t.b, t.c)), Max(t.a, Max(t.b, t.c))};
-      if (!Overlaps(reach, tri_box)) continue;
-    }
-    const SweepResult<3> r =
-        Sweep(a, a_in_mesh, d, ConvexShape3{t}, Pose3{}, Vec3{});
+    const Aabb3 grown = Grown(
+        Aabb3{Min(t.a, Min(t.b, t.c)) - half, Max(t.a, Max(t.b, t.c)) + half});
+    float t_enter = 0.0f;
+    if (BoxEntry(center, d, grown, &t_enter))
+      candidates.push_back({t_enter, id});
+    return true;
+  });
+  std::sort(candidates.begin(), candidates.end(),
+            [](const Candidate& x, const Candidate& y) { return x.t < y.t; });
+  SweepResult<3> best;
+  bool started = false;
+  for (const Candidate& c : candidates) {
+    if (best.outcome == SweepOutcome::kHit && c.t > best.fraction) break;
+    const SweepResult<3> r = Sweep(
+        a, a_in_mesh, d, ConvexShape3{mesh.triangle(c.id)}, Pose3{}, Vec3{});
     if (r.outcome == SweepOutcome::kStartedOverlapping) {
       started = true;
       break;
