@@ -5,6 +5,7 @@
 #include "broadphase_test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "sator/core/broadphase/traversal_stack.h"
 
 namespace sator::broadphase {
 namespace {
@@ -105,6 +106,18 @@ TEST(CastInputTest, FactoriesRefuseBadInput) {
           .status()
           .message(),
       HasSubstr("cast translation"));
+}
+
+// Deeper than the inline buffer: the stack spills to the heap and keeps its
+// contents and order.
+TEST(TraversalStackTest, SpillsToTheHeapInOrder) {
+  TraversalStack<int, 4> stack;
+  for (int i = 0; i < 1000; ++i) stack.Push(i);
+  for (int i = 999; i >= 500; --i) ASSERT_EQ(stack.Pop(), i);
+  for (int i = 0; i < 10; ++i) stack.Push(-i);
+  for (int i = 9; i >= 0; --i) ASSERT_EQ(stack.Pop(), -i);
+  for (int i = 499; i >= 0; --i) ASSERT_EQ(stack.Pop(), i);
+  EXPECT_TRUE(stack.Empty());
 }
 
 }  // namespace
