@@ -46,7 +46,7 @@ Pose2 Inverse(const Pose2& pose) {
 
 // Circle B (centre c, radius r) against polygon A, both in A's frame.
 ContactResult<2> PolygonCircle(const ConvexPolygon& a, Vec2 c, float r,
-                               float tolerance, bool overlap_only,
+                               float extent, bool overlap_only,
                                bool* overlaps) {
   ContactResult<2> result;
   int best = 0;
@@ -54,37 +54,57 @@ ContactResult<2> PolygonCircle(const ConvexPolygon& a, Vec2 c, float r,
   const int n = a.count();
   for (int i = 0; i < n; ++i) {
     const float si = Dot(a.normal(i), c - a.vertex(i));
-    if (si > s) {
-      s = si;
-      best = i;
-    }
+    best = si > s ? i : best;
+    s = std::max(s, si);
   }
-  if (s > r + tolerance) {
+  // The pair's tolerance needs |c| (a square root); |c.x| + |c.y| >= |c|
+  // bounds it from above, enough to decide most separated pairs.
+  const float loose = TouchingTolerance(extent + internal2d::L1(c));
+  const Vec2 normal_best = a.normal(best);
+  if (s > r + loose) {
     // Separated along this edge's normal; as Box2D does, stop here and
     // report the gap along that axis (a lower bound on the distance).
     *overlaps = false;
-    result.normal = a.normal(best);
+    result.normal = normal_best;
+    result.depth = r - s;
+    return result;
+  }
+  const float tolerance = TouchingTolerance(extent + Length(c));
+  if (s > r + tolerance) {
+    *overlaps = false;
+    result.normal = normal_best;
     result.depth = r - s;
     return result;
   }
   if (s <= 0.0f) {
     // Centre inside: the MTV is along the least-deep edge normal.
-    const Vec2 normal = a.normal(best);
     result.overlapping = true;
-    result.normal = normal;
+    result.normal = normal_best;
     result.depth = r - s;
     result.point_count = 1;
-    result.points[0] = c - (0.5f * (s + r)) * normal;
+    result.points[0] = c - (0.5f * (s + r)) * normal_best;
     *overlaps = true;
     return result;
   }
-  const Vec2 q = internal2d::ClosestPointOnSegment(
-      c, a.vertex(best), a.vertex(best + 1 == n ? 0 : best + 1));
-  const Vec2 dv = c - q;
-  const float distance = Length(dv);
+  // Outside: the closest feature is edge `best` or one of its end points
+  // (Voronoi regions by two dot products; no division on the edge).
+  const Vec2 v1 = a.vertex(best);
+  const Vec2 v2 = a.vertex(best + 1 == n ? 0 : best + 1);
+  Vec2 q;
+  Vec2 normal;
+  float distance;
+  if (Dot(c - v1, v2 - v1) <= 0.0f || Dot(c - v2, v1 - v2) <= 0.0f) {
+    q = Dot(c - v1, v2 - v1) <= 0.0f ? v1 : v2;
+    const Vec2 dv = c - q;
+    distance = Length(dv);
+    normal = distance > 0.0f ? (1.0f / distance) * dv : normal_best;
+  } else {
+    distance = s;
+    normal = normal_best;
+    q = c - s * normal_best;
+  }
   *overlaps = distance <= r + tolerance;
   if (overlap_only) return result;
-  const Vec2 normal = distance > 0.0f ? (1.0f / distance) * dv : a.normal(best);
   result.normal = normal;
   result.depth = r - distance;
   result.overlapping = *overlaps;
@@ -93,11 +113,6 @@ ContactResult<2> PolygonCircle(const ConvexPolygon& a, Vec2 c, float r,
     result.points[0] = 0.5f * (q + c - r * normal);
   }
   return result;
-}
-
-float PolygonCircleTolerance(const ConvexPolygon& a, const Circle& b,
-                             const Pose2& b_in_a) {
-  return TouchingTolerance(a.extent() + b.radius + Length(b_in_a.position));
 }
 
 // In place (no copies of the result: copying a struct just written field
@@ -160,8 +175,8 @@ bool OverlapPolygons(const ConvexPolygon& a, const ConvexPolygon& b,
 bool OverlapPolygonCircle(const ConvexPolygon& a, const Circle& b,
                           const Pose2& b_in_a) {
   bool overlaps = false;
-  PolygonCircle(a, b_in_a.position, b.radius,
-                PolygonCircleTolerance(a, b, b_in_a), true, &overlaps);
+  PolygonCircle(a, b_in_a.position, b.radius, a.extent() + b.radius, true,
+                &overlaps);
   return overlaps;
 }
 
@@ -179,8 +194,8 @@ ContactResult<2> ContactPolygons(const ConvexPolygon& a, const ConvexPolygon& b,
 ContactResult<2> ContactPolygonCircle(const ConvexPolygon& a, const Circle& b,
                                       const Pose2& b_in_a) {
   bool overlaps = false;
-  return PolygonCircle(a, b_in_a.position, b.radius,
-                       PolygonCircleTolerance(a, b, b_in_a), false, &overlaps);
+  return PolygonCircle(a, b_in_a.position, b.radius, a.extent() + b.radius,
+                       false, &overlaps);
 }
 
 SweepResult<2> SweepPolygons(const ConvexPolygon& a, const ConvexPolygon& b,
