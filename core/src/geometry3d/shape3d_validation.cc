@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <type_traits>
 
 #include "absl/strings/str_format.h"
@@ -21,6 +22,51 @@ absl::Status CheckRadius(const char* kind, float radius) {
   if (!(radius > kMinShapeExtent)) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "%s radius %g must be greater than %g", kind, radius, kMinShapeExtent));
+  }
+  return absl::OkStatus();
+}
+
+// A ConvexHull is a public record: one not made by the factories could
+// exceed the bounds the queries' fixed buffers rely on or index out of range.
+absl::Status CheckHullRecord(const ConvexHull& h) {
+  const size_t v = h.vertices.size();
+  if (v < 4 || v > static_cast<size_t>(kMaxHullVertices)) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "convex hull has %d vertices; it needs 4 to %d (build it with "
+        "MakeConvexHull)",
+        v, kMaxHullVertices));
+  }
+  if (h.faces.size() < 4 || h.faces.size() > 2 * v - 4 ||
+      h.edges.size() > 3 * v - 6) {
+    return absl::InvalidArgumentError(
+        "convex hull has more faces or edges than a convex polytope with its "
+        "vertices can have (build it with MakeConvexHull)");
+  }
+  for (const Vec3& p : h.vertices) {
+    if (!IsFinite(p)) {
+      return absl::InvalidArgumentError("convex hull vertex is not finite");
+    }
+  }
+  for (const ConvexHull::Face& f : h.faces) {
+    if (f.vertex_count < 3 ||
+        static_cast<size_t>(f.first_index) + f.vertex_count >
+            h.face_vertex_indices.size()) {
+      return absl::InvalidArgumentError(
+          "convex hull face indices are out of range");
+    }
+  }
+  for (std::uint16_t i : h.face_vertex_indices) {
+    if (i >= v) {
+      return absl::InvalidArgumentError(
+          "convex hull face vertex index is out of range");
+    }
+  }
+  for (const ConvexHull::Edge& e : h.edges) {
+    if (e.a >= v || e.b >= v || e.face_left >= h.faces.size() ||
+        e.face_right >= h.faces.size()) {
+      return absl::InvalidArgumentError(
+          "convex hull edge index is out of range");
+    }
   }
   return absl::OkStatus();
 }
@@ -73,7 +119,7 @@ absl::Status ValidateShape(const ConvexShape3& shape) {
           if (s == nullptr) {
             return absl::InvalidArgumentError("convex hull is null");
           }
-          return absl::OkStatus();
+          return CheckHullRecord(*s);
         }
       },
       shape);

@@ -48,6 +48,22 @@ TEST(ValidateShapeTest, RefusesBadShapes) {
   ExpectInvalid(ValidateShape(Triangle3{{0, 0, 0}, {0, 0, 0}, {0, 0, 0}}),
                 "degenerate");
   ExpectInvalid(ValidateShape(std::shared_ptr<const ConvexHull>()), "null");
+  // A hand-made hull record with too many vertices, and one whose edge
+  // names a face that does not exist.
+  auto big = std::make_shared<ConvexHull>();
+  big->vertices.resize(kMaxHullVertices + 1);
+  ExpectInvalid(ValidateShape(std::shared_ptr<const ConvexHull>(big)),
+                "vertices");
+  std::vector<Vec3> corners;
+  for (int c = 0; c < 8; ++c) {
+    corners.push_back({(c & 1) ? 1.0f : -1.0f, (c & 2) ? 1.0f : -1.0f,
+                       (c & 4) ? 1.0f : -1.0f});
+  }
+  auto cube = std::make_shared<ConvexHull>(**MakeConvexHull(corners));
+  EXPECT_TRUE(ValidateShape(std::shared_ptr<const ConvexHull>(cube)).ok());
+  cube->edges[0].face_left = 99;
+  ExpectInvalid(ValidateShape(std::shared_ptr<const ConvexHull>(cube)),
+                "edge index");
 }
 
 TEST(NormalizeRotationTest, NormalisesNearUnitAndRefusesFar) {

@@ -26,7 +26,9 @@ inline constexpr float kMinTriangleAreaRatio = 1e-6f;
 // kOk for a usable shape; kInvalidArgument naming the problem otherwise:
 // non-finite numbers; a sphere or capsule radius <= kMinShapeExtent; a box
 // half extent <= kMinShapeExtent; a degenerate triangle (area below
-// kMinTriangleAreaRatio times its longest edge squared); a null hull.
+// kMinTriangleAreaRatio times its longest edge squared); a null hull, or a
+// hull record not made by the factories whose sizes or indices are out of
+// range (more than kMaxHullVertices vertices, say): the queries rely on them.
 // A capsule whose segment has zero length is accepted: it is a sphere, and
 // every query treats it as one.
 absl::Status ValidateShape(const ConvexShape3& shape);
