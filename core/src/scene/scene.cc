@@ -11,9 +11,9 @@
 // shape at any rotation, at both ends. The union of these per-tick boxes is
 // convex, so it also contains every interpolated position.
 // Boxes only grow when a tick arrives (O(1) per moved body); each update
-// recomputes exactly the boxes of 1/H of the slots (a fixed residue class of
-// slot index mod H), so stale growth is dropped within H updates at O(N)
-// total cost per update.
+// recomputes exactly the boxes of 1/H of the slots (block number
+// update_count mod H of H contiguous blocks), so stale growth is dropped within
+// H updates at O(N) total cost per update.
 #include "sator/core/scene/scene.h"
 
 #include <algorithm>
@@ -71,12 +71,19 @@ const BodyRecord<D>* RecordAt(const Frame<D>& frame, std::uint32_t slot) {
   return record.incarnation == 0 ? nullptr : &record;
 }
 
-// The exact window box of `slot` over `frames`.
+// The exact window box of `slot` over `frames`. While a body keeps its shape
+// and rotation, its tight box is one local box translated by the position,
+// so the bounds are computed once per run of equal rotations (the
+// translated box differs from ComputeAabb's by round-off far below Pad's
+// margin).
 template <int D>
 bool ExactWindowBox(const std::deque<Frame<D>>& frames, std::uint32_t slot,
                     Aabb<D>* out) {
   bool any = false;
   Aabb<D> box{};
+  const BodyRecord<D>* run_record = nullptr;
+  Pose<D> run_pose{};
+  Aabb<D> local{};
   for (std::size_t i = 0; i < frames.size(); ++i) {
     const BodyRecord<D>* record = RecordAt(frames[i], slot);
     if (record == nullptr) continue;
@@ -92,7 +99,20 @@ bool ExactWindowBox(const std::deque<Frame<D>>& frames, std::uint32_t slot,
         next_record = nullptr;
       }
     }
-    const Aabb<D> tick_box = TickBox<D>(*record, pose, next_record, next);
+    Aabb<D> tick_box{};
+    if (next == nullptr || SameRotation<D>(pose, *next)) {
+      if (run_record == nullptr || run_record->shape != record->shape ||
+          !SameRotation<D>(run_pose, pose)) {
+        run_record = record;
+        run_pose = pose;
+        Pose<D> at_origin = pose;
+        at_origin.position = Vec<D>{};
+        local = ShapeOps<D>::Bounds(*record->shape, at_origin);
+      }
+      tick_box = {local.min + pose.position, local.max + pose.position};
+    } else {
+      tick_box = TickBox<D>(*record, pose, next_record, next);
+    }
     box = any ? Union(box, tick_box) : tick_box;
     any = true;
   }
@@ -375,9 +395,12 @@ absl::Status Scene<D>::UpdatePoses(std::int64_t tick,
   }
 
   // Free the slots of bodies removed before the window, and recompute the
-  // window boxes of one residue class of slots.
+  // window boxes of one block of 1/H of the slots (contiguous, so the reads
+  // of each tick's pose array share cache lines).
   const std::int64_t oldest = w.frames.front().tick;
   const std::uint64_t residue = w.update_count % history;
+  const std::size_t block =
+      std::max<std::size_t>(1, (w.slots.size() + history - 1) / history);
   ++w.update_count;
   for (std::uint32_t slot = 0; slot < w.slots.size(); ++slot) {
     SlotState<D>& state = w.slots[slot];
@@ -388,7 +411,7 @@ absl::Status Scene<D>::UpdatePoses(std::int64_t tick,
       w.static_dirty = true;  // Cheap to be conservative: removals are rare.
       continue;
     }
-    if (state.grown && slot % history == residue) {
+    if (state.grown && slot / block == residue) {
       Aabb<D> box{};
       if (ExactWindowBox<D>(w.frames, slot, &box)) {
         if (state.motion == MotionType::kStatic &&
