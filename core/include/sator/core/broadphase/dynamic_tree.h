@@ -101,8 +101,9 @@ class DynamicTree {
   TreeStats Query(const Aabb<D>& box, Visitor&& visitor) const;
 
   // Calls visitor(std::uint32_t proxy, const RayCastInput<D>& clipped) ->
-  // float for every proxy whose fat box the segment meets, nearest entry
-  // first. The visitor returns the new max fraction: 0 stops, a negative
+  // float for every proxy whose fat box the segment meets, the nearer
+  // subtree first (so usually, not strictly, in order of entry). The
+  // visitor returns the new max fraction: 0 stops, a negative
   // value ignores the proxy, a positive value clips the segment (a value
   // above the current max fraction does not lengthen it).
   template <typename Visitor>
@@ -110,7 +111,7 @@ class DynamicTree {
 
   // The same for a moving box: visitor(std::uint32_t proxy,
   // const BoxCastInput<D>& clipped) -> float for every proxy whose fat box
-  // the moving box touches, earliest contact first.
+  // the moving box touches, the earlier-touched subtree first.
   template <typename Visitor>
   TreeStats BoxCast(const BoxCastInput<D>& input, Visitor&& visitor) const;
 
