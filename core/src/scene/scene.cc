@@ -316,6 +316,7 @@ absl::Status Scene<D>::RemoveBodies(absl::Span<const std::uint64_t> ids) {
     w.id_to_slot.erase(it);
   }
   current.table = std::move(table);
+  w.order_valid = false;  // A removed id must not be found any more.
   Publish();
   return absl::OkStatus();
 }
@@ -331,13 +332,23 @@ absl::Status Scene<D>::UpdatePoses(std::int64_t tick,
         "tick: ", tick, " is older than the current tick ", current_tick));
   }
   std::vector<std::pair<std::uint32_t, Pose<D>>> moves(updates.size());
+  // Games send the same bodies in the same order every tick: the previous
+  // batch's (id, slot) pairs answer most lookups without hashing.
+  bool order_hit = w.order_valid && w.order_ids.size() == updates.size();
   for (std::size_t i = 0; i < updates.size(); ++i) {
-    const auto it = w.id_to_slot.find(updates[i].id);
-    if (it == w.id_to_slot.end()) {
-      return absl::NotFoundError(absl::StrCat("updates[", i, "].id: no body ",
-                                              updates[i].id, " in the scene"));
+    std::uint32_t slot = 0;
+    if (order_hit && w.order_ids[i] == updates[i].id) {
+      slot = w.order_slots[i];
+    } else {
+      order_hit = false;
+      const auto it = w.id_to_slot.find(updates[i].id);
+      if (it == w.id_to_slot.end()) {
+        return absl::NotFoundError(absl::StrCat(
+            "updates[", i, "].id: no body ", updates[i].id, " in the scene"));
+      }
+      slot = it->second;
     }
-    if (w.slots[it->second].motion != MotionType::kDynamic) {
+    if (w.slots[slot].motion != MotionType::kDynamic) {
       return absl::FailedPreconditionError(
           absl::StrCat("updates[", i, "].id: body ", updates[i].id,
                        " is static (move it with UpsertBodies)"));
@@ -347,7 +358,16 @@ absl::Status Scene<D>::UpdatePoses(std::int64_t tick,
       return absl::InvalidArgumentError(
           absl::StrCat("updates[", i, "].pose: ", pose.status().message()));
     }
-    moves[i] = {it->second, *pose};
+    moves[i] = {slot, *pose};
+  }
+  if (!order_hit) {
+    w.order_ids.resize(updates.size());
+    w.order_slots.resize(updates.size());
+    for (std::size_t i = 0; i < updates.size(); ++i) {
+      w.order_ids[i] = updates[i].id;
+      w.order_slots[i] = moves[i].first;
+    }
+    w.order_valid = true;
   }
 
   const std::size_t history = static_cast<std::size_t>(options_.history_ticks);
@@ -496,7 +516,9 @@ SceneMemory Scene<D>::Memory() const {
                       // header) per body, plus the bucket array.
                       w.id_to_slot.size() * 48 +
                       w.id_to_slot.bucket_count() * sizeof(void*) +
-                      w.free_slots.capacity() * sizeof(std::uint32_t);
+                      w.free_slots.capacity() * sizeof(std::uint32_t) +
+      w.order_ids.capacity() * sizeof(std::uint64_t) +
+      w.order_slots.capacity() * sizeof(std::uint32_t);
   for (const SlotTree<D>* tree : {&w.static_tree, &w.dynamic_tree}) {
     if (tree->bvh != nullptr) {
       memory.tree_bytes += tree->bvh->MemoryBytes() +

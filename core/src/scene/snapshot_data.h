@@ -87,6 +87,11 @@ struct WriterState {
   std::uint64_t next_incarnation = 1;
   std::uint64_t update_count = 0;
   bool static_dirty = true;
+  // The ids and slots of the last UpdatePoses batch (see UpdatePoses);
+  // cleared by removals.
+  std::vector<std::uint64_t> order_ids;
+  std::vector<std::uint32_t> order_slots;
+  bool order_valid = false;
   SlotTree<D> static_tree;
   SlotTree<D> dynamic_tree;
 };

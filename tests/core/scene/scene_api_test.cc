@@ -529,7 +529,7 @@ TEST(SceneMemoryTest, WithinTargets) {
         "tick\n",
         dim, memory.body_bytes / kBodies, memory.tree_bytes / kBodies, per_body,
         per_body_tick);
-    EXPECT_LE(per_body, dim == 2 ? 320.0 : 370.0);
+    EXPECT_LE(per_body, dim == 2 ? 330.0 : 375.0);
     EXPECT_LE(per_body_tick, 32.0);
   }
 }
