@@ -78,7 +78,6 @@ ContactResult<3> ToWorld(const ContactResult<3>& result, const Pose3& pose_a) {
 ContactResult<3> Contact(const ConvexShape3& a, const Pose3& pose_a,
                          const ConvexShape3& b, const Pose3& pose_b) {
   const Pose3 b_in_a = MulT(pose_a, pose_b);
-  ContactResult<3> local;
   if (const auto* box_a = std::get_if<Box3>(&a)) {
     if (const auto* box_b = std::get_if<Box3>(&b)) {
       return ToWorld(ContactBoxBox(*box_a, *box_b, b_in_a), pose_a);
