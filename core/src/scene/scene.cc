@@ -51,15 +51,19 @@ bool SameRotation(const Pose<D>& a, const Pose<D>& b) {
 
 // The box that covers a body at pose `pose` (record `record`), and at every
 // pose interpolated towards the pose of the same body at a neighbouring tick
-// (`other`, null when there is none).
+// (`other`, null when there is none). When the rotation or the shape differs
+// between the two ticks, the interpolated body (with the earlier tick's
+// shape) can leave both tight boxes: the sphere boxes of the larger bounding
+// radius at both positions contain it.
 template <int D>
 Aabb<D> TickBox(const BodyRecord<D>& record, const Pose<D>& pose,
                 const BodyRecord<D>* other_record, const Pose<D>* other) {
   Aabb<D> box = ShapeOps<D>::Bounds(*record.shape, pose);
-  if (other != nullptr && !SameRotation<D>(pose, *other)) {
-    box = Union(box, internal::SphereBox<D>(pose.position, record.radius));
-    box = Union(box,
-                internal::SphereBox<D>(other->position, other_record->radius));
+  if (other != nullptr &&
+      (!SameRotation<D>(pose, *other) || record.shape != other_record->shape)) {
+    const float radius = std::max(record.radius, other_record->radius);
+    box = Union(box, internal::SphereBox<D>(pose.position, radius));
+    box = Union(box, internal::SphereBox<D>(other->position, radius));
   }
   return box;
 }
@@ -100,7 +104,8 @@ bool ExactWindowBox(const std::deque<Frame<D>>& frames, std::uint32_t slot,
       }
     }
     Aabb<D> tick_box{};
-    if (next == nullptr || SameRotation<D>(pose, *next)) {
+    if (next == nullptr ||
+        (SameRotation<D>(pose, *next) && next_record->shape == record->shape)) {
       if (run_record == nullptr || run_record->shape != record->shape ||
           !SameRotation<D>(run_pose, pose)) {
         run_record = record;
@@ -517,8 +522,8 @@ SceneMemory Scene<D>::Memory() const {
                       w.id_to_slot.size() * 48 +
                       w.id_to_slot.bucket_count() * sizeof(void*) +
                       w.free_slots.capacity() * sizeof(std::uint32_t) +
-      w.order_ids.capacity() * sizeof(std::uint64_t) +
-      w.order_slots.capacity() * sizeof(std::uint32_t);
+                      w.order_ids.capacity() * sizeof(std::uint64_t) +
+                      w.order_slots.capacity() * sizeof(std::uint32_t);
   for (const SlotTree<D>* tree : {&w.static_tree, &w.dynamic_tree}) {
     if (tree->bvh != nullptr) {
       memory.tree_bytes += tree->bvh->MemoryBytes() +

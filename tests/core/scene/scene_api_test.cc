@@ -272,6 +272,27 @@ TEST(SceneRewindTest, CreationAndRemovalAreNotInterpolated) {
   EXPECT_TRUE(snapshot.PointQuery({0, 0}, {})->hits.empty());
 }
 
+// A body whose shape changes: a 10 x 1 box at x = 0 (tick 1) is replaced at
+// tick 2 by a small circle at x = 10. At tick 1.9 the body is still the box
+// (shapes come from tick T), centred at x = 9, so it covers x in [4, 14]:
+// the point (13, 0) is inside although it lies outside both ticks' boxes
+// ([-5, 5] and [9.5, 10.5]).
+TEST(SceneRewindTest, ShapeChangeKeepsTheEarlierShapeBetweenTicks) {
+  auto scene = MakeScene();
+  BodyDesc<2> body = CircleBody(1, {0, 0});
+  body.shape = std::make_shared<const Shape2>(Box2{{5.0f, 0.5f}});
+  ASSERT_TRUE(scene->UpsertBodies({&body, 1}).ok());
+  ASSERT_TRUE(scene->UpdatePoses(1, std::vector<PoseUpdate<2>>{}).ok());
+  ASSERT_TRUE(scene->UpdatePoses(2, std::vector<PoseUpdate<2>>{}).ok());
+  body = CircleBody(1, {10, 0}, 0.5f);
+  ASSERT_TRUE(scene->UpsertBodies({&body, 1}).ok());
+  QueryOptions query;
+  query.rewind = Rewind{1, 0.9f};
+  EXPECT_EQ(Ids(*scene->Snapshot().PointQuery({13, 0}, query)),
+            std::vector<std::uint64_t>{1});
+  EXPECT_TRUE(scene->Snapshot().PointQuery({13, 0}, {})->hits.empty());
+}
+
 TEST(PoseInterpolationTest, HandDerivedValues) {
   const Pose2 a = Pose2::FromAngle({0, 0}, 0.0f);
   const Pose2 b = Pose2::FromAngle({2, 4}, 1.5707964f);
