@@ -4,8 +4,7 @@
 // SIGINT, on which it reports NOT_SERVING, drains in-flight calls within
 // --drain_deadline and exits 0. Exits 1 if it cannot start (for example, a
 // port in use).
-#include <signal.h>
-
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>

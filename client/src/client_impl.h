@@ -3,6 +3,7 @@
 #define SATOR_CLIENT_SRC_CLIENT_IMPL_H_
 
 #include <memory>
+#include <utility>
 
 #include "grpc/health/v1/health.grpc.pb.h"
 #include "grpcpp/channel.h"
@@ -14,12 +15,11 @@ namespace sator::client_internal {
 
 class ClientState {
  public:
-  ClientState(const ClientOptions& options,
-              std::shared_ptr<grpc::Channel> channel)
-      : options_(options),
-        channel_(channel),
-        query_stub_(sator::v1::QueryService::NewStub(channel)),
-        health_stub_(grpc::health::v1::Health::NewStub(channel)) {}
+  ClientState(ClientOptions options, std::shared_ptr<grpc::Channel> channel)
+      : options_(std::move(options)),
+        channel_(std::move(channel)),
+        query_stub_(sator::v1::QueryService::NewStub(channel_)),
+        health_stub_(grpc::health::v1::Health::NewStub(channel_)) {}
 
   void PrepareContext(grpc::ClientContext& context,
                       const CallOptions& call_options) const {

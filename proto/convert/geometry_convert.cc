@@ -229,7 +229,7 @@ absl::StatusOr<Shape3> ToShape3Unchecked(const Shape& shape,
                           absl::StrCat("count must be a multiple of 3, got ",
                                        mesh.indices_size()));
       }
-      const std::uint32_t triangles =
+      const auto triangles =
           static_cast<std::uint32_t>(mesh.indices_size() / 3);
       if (triangles > limits.max_mesh_triangles) {
         return absl::ResourceExhaustedError(

@@ -72,8 +72,9 @@ class TriangleMesh {
   }
   // Triangle `id` (0 <= id < triangle_count()) in the mesh's local frame.
   Triangle3 triangle(std::uint32_t id) const {
-    return {vertices_[indices_[3 * id]], vertices_[indices_[3 * id + 1]],
-            vertices_[indices_[3 * id + 2]]};
+    const std::size_t first = 3 * static_cast<std::size_t>(id);
+    return {vertices_[indices_[first]], vertices_[indices_[first + 1]],
+            vertices_[indices_[first + 2]]};
   }
   // The mesh's AABB in its local frame (the BVH root's box).
   const Aabb3& local_bounds() const { return nodes_.front().bounds; }
