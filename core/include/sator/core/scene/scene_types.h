@@ -143,7 +143,8 @@ enum HitFlags : std::uint32_t {
 //   overlap, point: 0 (so hits come out by body id);
 //   contacts: -depth (deepest first);
 //   sweep: fraction (time of impact; 0 when started inside);
-//   raycast: distance (0 when started inside).
+//   raycast: distance (0 when started inside), compared as the fraction
+//   distance / max_distance (the same order; the broad phase clips on it).
 template <int D>
 struct QueryHit {
   std::uint64_t body_id = 0;
