@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# promtool check config / check rules on deploy/prometheus, then the alert
+# unit tests (alerts_test.yml), then the same tests against copies of the
+# rules with a threshold moved, which must fail (Debian package prometheus).
+# Usage: promtool_test.sh <repo> <out dir>
+source "$(dirname "$0")/lib.sh"
+repo=$1
+out=$2
+here=$(cd "$(dirname "$0")" && pwd)
+command -v promtool >/dev/null ||
+  Skip "promtool not installed (Debian package prometheus)"
+mkdir -p "${out}"
+prom="${repo}/deploy/prometheus"
+
+timeout 60 promtool check config "${prom}/prometheus.yml" || Fail "check config"
+timeout 60 promtool check rules "${prom}/alerts.yml" || Fail "check rules"
+timeout 120 promtool test rules "${here}/alerts_test.yml" || Fail "test rules"
+
+# Each broken copy must make the unit tests fail.
+mutations=(
+  's/) > 0.050$/) > 0.2/'          # latency threshold above the slow case
+  's/) > 0.05$/) > 0.2/'           # error threshold above the failing case
+  's/grpc_code!="OK"/grpc_code!="Internal"/'
+  's/for: 2m$/for: 30m/'
+)
+i=0
+for mutation in "${mutations[@]}"; do
+  i=$((i + 1))
+  dir="${out}/broken-${i}"
+  mkdir -p "${dir}/deploy/prometheus" "${dir}/tests/deploy"
+  sed "${mutation}" "${prom}/alerts.yml" >"${dir}/deploy/prometheus/alerts.yml"
+  cmp -s "${prom}/alerts.yml" "${dir}/deploy/prometheus/alerts.yml" &&
+    Fail "mutation ${i} (${mutation}) changed nothing"
+  cp "${here}/alerts_test.yml" "${dir}/tests/deploy/"
+  if timeout 120 promtool test rules "${dir}/tests/deploy/alerts_test.yml" \
+      >"${dir}/log" 2>&1; then
+    Fail "mutation ${i} (${mutation}) passed the alert tests"
+  fi
+done
+echo "ok: ${#mutations[@]} broken rule files caught"
