@@ -6,13 +6,15 @@
 
 #include "absl/strings/str_cat.h"
 #include "grpc/grpc.h"
+#include "grpc/health/v1/health.pb.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/health_check_service_interface.h"
 #include "grpcpp/server.h"
 #include "grpcpp/server_builder.h"
 #include "sator/v1/query_service.grpc.pb.h"
 #include "server/logging.h"
-#include "server/metrics.h"
+#include "server/metrics/grpc_metrics.h"
+#include "server/metrics/registry.h"
 #include "server/query_service.h"
 
 namespace sator::server {
@@ -39,6 +41,7 @@ class Server::Impl {
 
   ServerOptions options;
   std::unique_ptr<Metrics> metrics;
+  std::unique_ptr<GrpcServerMetrics> grpc_metrics;
   DrainGate drain_gate;
   QueryService query_service;
   std::unique_ptr<grpc::Server> grpc_server;
@@ -72,6 +75,21 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(
   builder.AddListeningPort(options.grpc_address,
                            grpc::InsecureServerCredentials(), &impl->grpc_port);
   builder.RegisterService(&impl->query_service);
+  if (options.enable_grpc_metrics) {
+    impl->grpc_metrics = std::make_unique<GrpcServerMetrics>(
+        impl->metrics->registry(),
+        std::vector<const google::protobuf::ServiceDescriptor*>{
+            sator::v1::PingRequest::descriptor()->file()->FindServiceByName(
+                "QueryService"),
+            grpc::health::v1::HealthCheckRequest::descriptor()
+                ->file()
+                ->FindServiceByName("Health")});
+    std::vector<
+        std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>>
+        interceptors;
+    interceptors.push_back(impl->grpc_metrics->MakeInterceptorFactory());
+    builder.experimental().SetInterceptorCreators(std::move(interceptors));
+  }
   impl->grpc_server = builder.BuildAndStart();
   if (impl->grpc_server == nullptr || impl->grpc_port == 0) {
     return absl::UnavailableError(

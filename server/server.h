@@ -22,6 +22,8 @@ struct ServerOptions {
   // The largest request or response message, in bytes.
   int max_message_bytes = 4 << 20;
   bool enable_reflection = true;
+  // Record grpc_server_* metrics (off only to measure their cost).
+  bool enable_grpc_metrics = true;
   convert::ShapeLimits shape_limits;
 };
 

@@ -1,9 +1,11 @@
-#include "server/metrics.h"
+#include "server/metrics/registry.h"
 
 #include <exception>
 
 #include "absl/strings/str_cat.h"
 #include "prometheus/gauge.h"
+#include "prometheus/text_serializer.h"
+#include "server/metrics/process_metrics.h"
 #include "server/version.h"
 
 namespace sator::server {
@@ -18,6 +20,7 @@ absl::StatusOr<std::unique_ptr<Metrics>> Metrics::Start(
       .Register(*metrics->registry_)
       .Add({{"version", kVersion}, {"revision", kRevision}})
       .Set(1);
+  metrics->process_metrics_ = std::make_shared<ProcessMetrics>();
   if (address.empty()) return metrics;
   try {
     // One civetweb worker thread is plenty for a scrape every few seconds.
@@ -28,9 +31,18 @@ absl::StatusOr<std::unique_ptr<Metrics>> Metrics::Start(
         absl::StrCat("cannot serve metrics on ", address, ": ", error.what()));
   }
   metrics->exposer_->RegisterCollectable(metrics->registry_);
+  metrics->exposer_->RegisterCollectable(metrics->process_metrics_);
   const std::vector<int> ports = metrics->exposer_->GetListeningPorts();
   metrics->port_ = ports.empty() ? 0 : ports.front();
   return metrics;
+}
+
+std::string Metrics::Serialize() const {
+  std::vector<prometheus::MetricFamily> families = registry_->Collect();
+  for (prometheus::MetricFamily& family : process_metrics_->Collect()) {
+    families.push_back(std::move(family));
+  }
+  return prometheus::TextSerializer().Serialize(families);
 }
 
 }  // namespace sator::server

@@ -1,0 +1,165 @@
+// satord's /metrics after known traffic: the gRPC counters count exactly the
+// calls made, histograms are cumulative and end in +Inf, and the exposition
+// passes `promtool check metrics` (Debian package prometheus).
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "sator/client/client.h"
+#include "support/satord_process.h"
+
+namespace sator {
+namespace {
+
+using ::sator::testing::HttpGet;
+using ::sator::testing::SatordProcess;
+
+constexpr int kPings = 37;
+constexpr int kBadPairQueries = 5;
+
+// The samples of the exposition: "name{labels}" -> value.
+std::map<std::string, double> ParseSamples(const std::string& text) {
+  std::map<std::string, double> samples;
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    if (line.empty() || line.front() == '#') continue;
+    const size_t space = line.rfind(' ');
+    if (space == absl::string_view::npos) continue;
+    double value = 0;
+    if (absl::SimpleAtod(line.substr(space + 1), &value)) {
+      samples[std::string(line.substr(0, space))] = value;
+    }
+  }
+  return samples;
+}
+
+class MetricsEndToEnd : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(satord_.Start({}).ok()) << satord_.ReadLog();
+    absl::StatusOr<std::unique_ptr<Client>> client =
+        Client::Create({.target = satord_.grpc_target()});
+    ASSERT_TRUE(client.ok());
+    for (int i = 0; i < kPings; ++i) {
+      ASSERT_TRUE((*client)->Ping("metrics").ok());
+    }
+    for (int i = 0; i < kBadPairQueries; ++i) {
+      EXPECT_EQ((*client)
+                    ->Overlap(Circle{-1.0f}, Pose2{}, Circle{1.0f}, Pose2{})
+                    .status()
+                    .code(),
+                absl::StatusCode::kInvalidArgument);
+    }
+    absl::StatusOr<std::string> response =
+        HttpGet(satord_.metrics_port(), "/metrics");
+    ASSERT_TRUE(response.ok()) << response.status();
+    const size_t body = response->find("\r\n\r\n");
+    ASSERT_NE(body, std::string::npos);
+    exposition_ = response->substr(body + 4);
+  }
+
+  SatordProcess satord_;
+  std::string exposition_;
+};
+
+TEST_F(MetricsEndToEnd, CountersCountTheCallsMade) {
+  const std::map<std::string, double> samples = ParseSamples(exposition_);
+  const std::string ping =
+      "grpc_method=\"Ping\",grpc_service=\"sator.v1.QueryService\","
+      "grpc_type=\"unary\"";
+  const std::string pair =
+      "grpc_method=\"PairQuery\",grpc_service=\"sator.v1.QueryService\","
+      "grpc_type=\"unary\"";
+  EXPECT_EQ(samples.at("grpc_server_started_total{" + ping + "}"), kPings);
+  EXPECT_EQ(
+      samples.at("grpc_server_handled_total{grpc_code=\"OK\"," + ping + "}"),
+      kPings);
+  EXPECT_EQ(samples.at("grpc_server_handled_total{grpc_code="
+                       "\"INVALID_ARGUMENT\"," +
+                       pair + "}"),
+            kBadPairQueries);
+  EXPECT_EQ(samples.at("grpc_server_handling_seconds_count{" + ping + "}"),
+            kPings);
+  EXPECT_EQ(
+      samples.count("grpc_server_handled_total{grpc_code=\"OK\"," + pair + "}"),
+      0u);
+  EXPECT_GT(samples.at("process_resident_memory_bytes"), 0);
+  EXPECT_GT(samples.at("process_open_fds"), 0);
+  int build_info_series = 0;
+  for (const auto& [key, value] : samples) {
+    if (absl::StartsWith(key, "sator_build_info{")) {
+      ++build_info_series;
+      EXPECT_EQ(value, 1.0) << key;
+    }
+  }
+  EXPECT_EQ(build_info_series, 1);
+}
+
+TEST_F(MetricsEndToEnd, HistogramBucketsAreCumulativeAndEndInInf) {
+  // For each histogram series, bucket counts in increasing `le` order never
+  // decrease and the +Inf bucket equals _count.
+  std::map<std::string, std::vector<std::pair<double, double>>> buckets;
+  std::map<std::string, double> counts;
+  for (const auto& [key, value] : ParseSamples(exposition_)) {
+    if (absl::StartsWith(key, "grpc_server_handling_seconds_bucket{")) {
+      const size_t le = key.find("le=\"");
+      ASSERT_NE(le, std::string::npos) << key;
+      const std::string bound =
+          key.substr(le + 4, key.find('"', le + 4) - (le + 4));
+      double upper = 0;
+      if (bound == "+Inf") {
+        upper = std::numeric_limits<double>::infinity();
+      } else {
+        ASSERT_TRUE(absl::SimpleAtod(bound, &upper)) << bound;
+      }
+      std::string series =
+          key.substr(0, le) + key.substr(key.find('"', le + 4) + 1);
+      buckets[series].emplace_back(upper, value);
+    } else if (absl::StartsWith(key, "grpc_server_handling_seconds_count{")) {
+      counts[key.substr(
+          std::string("grpc_server_handling_seconds_count").size())] = value;
+    }
+  }
+  ASSERT_FALSE(buckets.empty());
+  for (auto& [series, points] : buckets) {
+    std::sort(points.begin(), points.end());
+    ASSERT_EQ(points.back().first, std::numeric_limits<double>::infinity())
+        << series;
+    EXPECT_EQ(points.size(), 21u) << series;  // 20 bounds and +Inf.
+    for (size_t i = 1; i < points.size(); ++i) {
+      EXPECT_LE(points[i - 1].second, points[i].second) << series;
+    }
+  }
+}
+
+TEST_F(MetricsEndToEnd, ExpositionPassesPromtool) {
+  if (std::system("command -v promtool >/dev/null 2>&1") != 0) {
+    GTEST_SKIP() << "promtool not installed (Debian package prometheus)";
+  }
+  const std::string dir = testing::MakeTempDir("metrics");
+  const std::string path = dir + "/metrics.txt";
+  std::ofstream(path) << exposition_;
+  const std::string command = absl::StrCat("promtool check metrics < ", path,
+                                           " > ", dir, "/promtool.txt 2>&1");
+  const int status = std::system(command.c_str());
+  std::ifstream findings(dir + "/promtool.txt");
+  std::stringstream text;
+  text << findings.rdbuf();
+  EXPECT_EQ(status, 0) << text.str();
+  EXPECT_EQ(text.str(), "") << "promtool findings";
+}
+
+}  // namespace
+}  // namespace sator
