@@ -4,6 +4,10 @@
 //
 // Besides Google Benchmark's mean time per call, each run reports the median
 // (p50_us) and p99 (p99_us) of the individual call latencies.
+//
+// BM_PingUnary/<payload>/metrics:1 runs against a server recording the
+// grpc_server_* metrics (satord's default), metrics:0 against one that does
+// not, side by side in one binary: their ratio is the metrics' cost.
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -24,19 +28,23 @@ struct Fixture {
   std::unique_ptr<sator::Client> client;
 };
 
-Fixture& SharedFixture() {
-  static Fixture* fixture = [] {
-    sator::server::SetMinLogLevel(sator::server::LogLevel::kWarning);
-    auto* made = new Fixture();
-    sator::server::ServerOptions options;
-    options.grpc_address = "127.0.0.1:0";
-    options.metrics_address = "";
-    made->server = *sator::server::Server::Start(options);
-    made->client = *sator::Client::Create(
-        {.target = absl::StrCat("127.0.0.1:", made->server->grpc_port())});
-    return made;
-  }();
-  return *fixture;
+Fixture* MakeFixture(bool grpc_metrics) {
+  sator::server::SetMinLogLevel(sator::server::LogLevel::kWarning);
+  auto* made = new Fixture();
+  sator::server::ServerOptions options;
+  options.grpc_address = "127.0.0.1:0";
+  options.metrics_address = "";
+  options.enable_grpc_metrics = grpc_metrics;
+  made->server = *sator::server::Server::Start(options);
+  made->client = *sator::Client::Create(
+      {.target = absl::StrCat("127.0.0.1:", made->server->grpc_port())});
+  return made;
+}
+
+Fixture& SharedFixture(bool grpc_metrics) {
+  static Fixture* with_metrics = MakeFixture(true);
+  static Fixture* without_metrics = MakeFixture(false);
+  return grpc_metrics ? *with_metrics : *without_metrics;
 }
 
 double Percentile(std::vector<double>& values, double fraction) {
@@ -49,7 +57,7 @@ double Percentile(std::vector<double>& values, double fraction) {
 }
 
 void BM_PingUnary(benchmark::State& state) {
-  Fixture& fixture = SharedFixture();
+  Fixture& fixture = SharedFixture(state.range(1) != 0);
   const std::string payload(static_cast<size_t>(state.range(0)), 'x');
   // Warm the connection up before timing.
   for (int i = 0; i < 50; ++i) {
@@ -77,7 +85,10 @@ void BM_PingUnary(benchmark::State& state) {
   state.counters["p99_us"] = Percentile(latencies_us, 0.99);
   state.SetBytesProcessed(state.iterations() * state.range(0) * 2);
 }
-BENCHMARK(BM_PingUnary)->Arg(0)->Arg(64)->Arg(1024)->UseRealTime();
+BENCHMARK(BM_PingUnary)
+    ->ArgNames({"payload", "metrics"})
+    ->ArgsProduct({{0, 64, 1024}, {0, 1}})
+    ->UseRealTime();
 
 }  // namespace
 
