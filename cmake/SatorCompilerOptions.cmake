@@ -28,3 +28,9 @@ if(SATOR_SANITIZE)
     add_compile_options(-Wno-tsan)
   endif()
 endif()
+
+# In a fuzzing build every target gets libFuzzer's coverage instrumentation
+# (the fuzz targets themselves also link libFuzzer's main).
+if(SATOR_FUZZ)
+  add_compile_options(-fsanitize=fuzzer-no-link)
+endif()

@@ -50,4 +50,11 @@ void DrainGate::Leave() {
   if (--in_flight_ == 0) emptied_.notify_all();
 }
 
+grpc::ServerUnaryReactor* FinishGated(DrainGate::Pass pass,
+                                      const grpc::Status& status) {
+  auto* reactor = new GatedUnaryReactor(std::move(pass));
+  reactor->Finish(status);
+  return reactor;
+}
+
 }  // namespace sator::server

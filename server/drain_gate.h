@@ -12,9 +12,11 @@
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "absl/time/time.h"
+#include "grpcpp/support/server_callback.h"
 
 namespace sator::server {
 
@@ -62,6 +64,23 @@ class DrainGate {
   bool closed_ = false;         // Guarded by mutex_.
   std::int64_t in_flight_ = 0;  // Guarded by mutex_.
 };
+
+// A unary reactor that holds the call's pass until gRPC is done with the call
+// (the response sent, or the call cancelled), so a drain waits for the
+// response to leave and not only for the handler to return.
+class GatedUnaryReactor final : public grpc::ServerUnaryReactor {
+ public:
+  explicit GatedUnaryReactor(DrainGate::Pass pass) : pass_(std::move(pass)) {}
+  void OnDone() override { delete this; }
+
+ private:
+  DrainGate::Pass pass_;
+};
+
+// Finishes a unary call with `status` through a GatedUnaryReactor that keeps
+// `pass` until the call is done.
+grpc::ServerUnaryReactor* FinishGated(DrainGate::Pass pass,
+                                      const grpc::Status& status);
 
 }  // namespace sator::server
 

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cmath>
 #include <cstdio>
 
 #include "absl/strings/ascii.h"
@@ -51,6 +52,11 @@ struct ValueAppender {
   void operator()(absl::string_view text) const { AppendJsonString(out, text); }
   void operator()(std::int64_t number) const { absl::StrAppend(&out, number); }
   void operator()(double number) const {
+    // JSON has no NaN or infinity.
+    if (!std::isfinite(number)) {
+      out += "null";
+      return;
+    }
     absl::StrAppendFormat(&out, "%.9g", number);
   }
   void operator()(bool flag) const { out += flag ? "true" : "false"; }

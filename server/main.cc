@@ -5,10 +5,12 @@
 // --drain_deadline and exits 0. Exits 1 if it cannot start (for example, a
 // port in use).
 #include <csignal>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <string>
+#include <thread>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
@@ -131,6 +133,14 @@ int main(int argc, char** argv) {
   sigwait(&stop_signals, &signal_number);
   Log(LogLevel::kInfo, "signal",
       {{"signal", signal_number == SIGTERM ? "SIGTERM" : "SIGINT"}});
+  // A second signal during the drain (an impatient Ctrl-C) stops at once.
+  std::thread([stop_signals] {
+    int second = 0;
+    sigwait(&stop_signals, &second);
+    Log(LogLevel::kWarning, "drain_interrupted",
+        {{"signal", second == SIGTERM ? "SIGTERM" : "SIGINT"}});
+    std::_Exit(1);
+  }).detach();
   (*server)->Shutdown();
   return 0;
 }

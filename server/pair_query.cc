@@ -1,5 +1,6 @@
 #include "server/pair_query.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "absl/strings/str_cat.h"

@@ -126,11 +126,11 @@ void Server::Shutdown() {
     // once (which also closes idle client connections).
     impl_->drain_gate.Close();
     const bool drained = impl_->drain_gate.WaitUntilEmpty(deadline);
+    const std::int64_t cancelled = impl_->drain_gate.in_flight();
     impl_->grpc_server->Shutdown(absl::ToChronoTime(absl::Now()));
     impl_->grpc_server->Wait();
     Log(drained ? LogLevel::kInfo : LogLevel::kWarning, "stopped",
-        {{"drained", drained},
-         {"cancelled_calls", impl_->drain_gate.in_flight()}});
+        {{"drained", drained}, {"cancelled_calls", cancelled}});
   });
 }
 

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <string>
 
@@ -34,7 +35,8 @@ double OpenFileDescriptors() {
        !error && it != end; it.increment(error)) {
     ++count;
   }
-  return count;
+  // Less the descriptor the listing itself held open.
+  return count > 0 ? count - 1 : 0;
 }
 
 }  // namespace

@@ -108,28 +108,30 @@ TEST_F(MetricsEndToEnd, CountersCountTheCallsMade) {
 }
 
 TEST_F(MetricsEndToEnd, HistogramBucketsAreCumulativeAndEndInInf) {
-  // For each histogram series, bucket counts in increasing `le` order never
-  // decrease and the +Inf bucket equals _count.
+  // For each histogram series (its labels without `le`), bucket counts in
+  // increasing `le` order never decrease, the last bucket is +Inf, and it
+  // equals the series' _count.
   std::map<std::string, std::vector<std::pair<double, double>>> buckets;
   std::map<std::string, double> counts;
+  const std::string bucket_prefix = "grpc_server_handling_seconds_bucket";
+  const std::string count_prefix = "grpc_server_handling_seconds_count";
   for (const auto& [key, value] : ParseSamples(exposition_)) {
-    if (absl::StartsWith(key, "grpc_server_handling_seconds_bucket{")) {
-      const size_t le = key.find("le=\"");
+    if (absl::StartsWith(key, bucket_prefix + "{")) {
+      // Labels are sorted by name, so `le` comes last: `...,le="X"}`.
+      const size_t le = key.rfind(",le=\"");
       ASSERT_NE(le, std::string::npos) << key;
-      const std::string bound =
-          key.substr(le + 4, key.find('"', le + 4) - (le + 4));
+      const std::string bound = key.substr(le + 5, key.size() - (le + 5) - 2);
       double upper = 0;
       if (bound == "+Inf") {
         upper = std::numeric_limits<double>::infinity();
       } else {
         ASSERT_TRUE(absl::SimpleAtod(bound, &upper)) << bound;
       }
-      std::string series =
-          key.substr(0, le) + key.substr(key.find('"', le + 4) + 1);
+      const std::string series =
+          key.substr(bucket_prefix.size(), le - bucket_prefix.size()) + "}";
       buckets[series].emplace_back(upper, value);
-    } else if (absl::StartsWith(key, "grpc_server_handling_seconds_count{")) {
-      counts[key.substr(
-          std::string("grpc_server_handling_seconds_count").size())] = value;
+    } else if (absl::StartsWith(key, count_prefix + "{")) {
+      counts[key.substr(count_prefix.size())] = value;
     }
   }
   ASSERT_FALSE(buckets.empty());
@@ -141,7 +143,13 @@ TEST_F(MetricsEndToEnd, HistogramBucketsAreCumulativeAndEndInInf) {
     for (size_t i = 1; i < points.size(); ++i) {
       EXPECT_LE(points[i - 1].second, points[i].second) << series;
     }
+    ASSERT_EQ(counts.count(series), 1u) << series;
+    EXPECT_EQ(points.back().second, counts.at(series)) << series;
   }
+  const std::string ping =
+      "{grpc_method=\"Ping\",grpc_service=\"sator.v1.QueryService\","
+      "grpc_type=\"unary\"}";
+  EXPECT_EQ(buckets.at(ping).back().second, kPings);
 }
 
 TEST_F(MetricsEndToEnd, ExpositionPassesPromtool) {

@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "gmock/gmock.h"
@@ -104,6 +105,7 @@ TEST(SatordEndToEnd, PortInUseIsAClearErrorAndExitOne) {
   // Hold a loopback port with a listening socket (no SO_REUSEPORT).
   const int holder = socket(AF_INET, SOCK_STREAM, 0);
   ASSERT_GE(holder, 0);
+  absl::Cleanup close_holder = [holder] { close(holder); };
   sockaddr_in address{};
   address.sin_family = AF_INET;
   address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
@@ -122,7 +124,6 @@ TEST(SatordEndToEnd, PortInUseIsAClearErrorAndExitOne) {
                           "--metrics_address="})
                   .ok());
   absl::StatusOr<int> exit_code = satord.WaitForExit(kExitTimeout);
-  close(holder);
   ASSERT_TRUE(exit_code.ok()) << exit_code.status();
   EXPECT_EQ(*exit_code, 1);
   EXPECT_THAT(

@@ -1,5 +1,7 @@
 #include "server/logging.h"
 
+#include <cmath>
+
 #include "gtest/gtest.h"
 
 namespace sator::server {
@@ -36,6 +38,15 @@ TEST(FormatLogLine, EscapesControlCharacters) {
   const std::string line =
       FormatLogLine("t", LogLevel::kInfo, "e", {{"k", "\x01"}});
   EXPECT_NE(line.find("\\u0001"), std::string::npos);
+}
+
+TEST(FormatLogLine, WritesNonFiniteNumbersAsNull) {
+  const std::string line = FormatLogLine(
+      "t", LogLevel::kInfo, "e",
+      {{"nan", std::nan("")}, {"inf", HUGE_VAL}, {"ok", 2.0}});
+  EXPECT_EQ(line,
+            "{\"ts\":\"t\",\"level\":\"info\",\"event\":\"e\","
+            "\"nan\":null,\"inf\":null,\"ok\":2}");
 }
 
 TEST(LogEnabled, FollowsTheMinimumLevel) {

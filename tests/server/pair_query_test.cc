@@ -150,11 +150,21 @@ INSTANTIATE_TEST_SUITE_P(
                    "shape_b { circle { radius: 1 } } overlap {}",
                    absl::StatusCode::kInvalidArgument,
                    "shape_a.circle.radius: not finite"},
-        BadRequest{"NegativeRadius",
+        BadRequest{"MixedDimensions",
                    "shape_a { circle { radius: 1 } } "
-                   "shape_b { sphere { radius: -1 } } overlap {}",
+                   "shape_b { sphere { radius: 1 } } overlap {}",
                    absl::StatusCode::kInvalidArgument,
                    "shape_b: a 3D shape against a 2D shape_a"},
+        BadRequest{"NegativeRadius",
+                   "shape_a { circle { radius: -1 } } "
+                   "shape_b { circle { radius: 1 } } overlap {}",
+                   absl::StatusCode::kInvalidArgument,
+                   "shape_a.circle.radius: must be positive, got -1"},
+        BadRequest{"ZeroSphereRadius",
+                   "shape_a { sphere { radius: 1 } } "
+                   "shape_b { sphere { radius: 0 } } contact {}",
+                   absl::StatusCode::kInvalidArgument,
+                   "shape_b.sphere.radius: must be positive, got 0"},
         BadRequest{"ZeroHalfExtent",
                    "shape_a { box2d { half_extents { x: 1 y: 0 } } } "
                    "shape_b { circle { radius: 1 } } overlap {}",

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -81,15 +82,23 @@ absl::Status SatordProcess::Spawn(const std::vector<std::string>& args) {
   for (std::string& arg : argv_storage) argv.push_back(arg.data());
   argv.push_back(nullptr);
 
+  const pid_t parent = getpid();
   const pid_t pid = fork();
   if (pid < 0) return absl::InternalError(absl::StrCat("fork: ", errno));
   if (pid == 0) {
+    // Only async-signal-safe calls from here to execv. If the test process
+    // dies (an ASan abort, a crash), satord is killed with it instead of
+    // waiting for a SIGTERM that never comes.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(127);
     const int log_fd =
         open(log_path_.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
     if (log_fd >= 0) {
       dup2(log_fd, STDOUT_FILENO);
       dup2(log_fd, STDERR_FILENO);
     }
+    // Leave the test's own sockets and files behind.
+    close_range(3, ~0U, 0);
     execv(argv[0], argv.data());
     _exit(127);
   }
@@ -177,8 +186,10 @@ absl::StatusOr<std::string> HttpGet(int port, const std::string& path,
   const int fd = socket(AF_INET, SOCK_STREAM, 0);
   if (fd < 0) return absl::InternalError("socket");
   timeval tv{};
-  tv.tv_sec = static_cast<time_t>(absl::ToInt64Seconds(timeout));
-  tv.tv_usec = 0;
+  const absl::Duration whole_seconds = absl::Trunc(timeout, absl::Seconds(1));
+  tv.tv_sec = static_cast<time_t>(absl::ToInt64Seconds(whole_seconds));
+  tv.tv_usec = static_cast<suseconds_t>(
+      absl::ToInt64Microseconds(timeout - whole_seconds));
   setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
   setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
   sockaddr_in address{};
