@@ -147,8 +147,11 @@ absl::Status RunRaycast(const PairQueryRequest& request,
     return FieldError("raycast.direction", "must be a non-zero vector");
   }
   const float max_distance = query.max_distance();
-  if (!std::isfinite(max_distance) || !(max_distance > 0.0f)) {
-    return FieldError("raycast.max_distance", "must be positive and finite");
+  if (!std::isfinite(max_distance) || !(max_distance > 0.0f) ||
+      max_distance > convert::kMaxRayDistance) {
+    return FieldError("raycast.max_distance",
+                      absl::StrCat("must be positive and at most ",
+                                   convert::kMaxRayDistance));
   }
   const Ray<D> ray{*origin, *direction * (1.0f / length), max_distance};
   absl::StatusOr<RayResult<D>> hit = Dim<D>::RayCast(shape_a, pose_a, ray);

@@ -21,6 +21,16 @@ absl::Status CheckFinite(absl::string_view field, float value) {
   return absl::OkStatus();
 }
 
+// Finite and within the coordinate range.
+absl::Status CheckCoordinate(absl::string_view field, float value) {
+  if (!std::isfinite(value)) return FieldError(field, "not finite");
+  if (std::fabs(value) > kMaxCoordinate) {
+    return FieldError(field, absl::StrCat("out of range: |", value, "| > ",
+                                          kMaxCoordinate));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status CheckPositive(absl::string_view field, float value) {
   if (!std::isfinite(value)) return FieldError(field, "not finite");
   if (!(value > 0.0f)) {
@@ -257,16 +267,16 @@ absl::StatusOr<Shape3> ToShape3Unchecked(const Shape& shape,
 }  // namespace
 
 absl::StatusOr<Vec2> ToVec2(const sator::v1::Vector& vector) {
-  if (absl::Status s = CheckFinite("x", vector.x()); !s.ok()) return s;
-  if (absl::Status s = CheckFinite("y", vector.y()); !s.ok()) return s;
+  if (absl::Status s = CheckCoordinate("x", vector.x()); !s.ok()) return s;
+  if (absl::Status s = CheckCoordinate("y", vector.y()); !s.ok()) return s;
   if (vector.z() != 0.0f) return FieldError("z", "must be 0 in 2D");
   return Vec2{vector.x(), vector.y()};
 }
 
 absl::StatusOr<Vec3> ToVec3(const sator::v1::Vector& vector) {
-  if (absl::Status s = CheckFinite("x", vector.x()); !s.ok()) return s;
-  if (absl::Status s = CheckFinite("y", vector.y()); !s.ok()) return s;
-  if (absl::Status s = CheckFinite("z", vector.z()); !s.ok()) return s;
+  if (absl::Status s = CheckCoordinate("x", vector.x()); !s.ok()) return s;
+  if (absl::Status s = CheckCoordinate("y", vector.y()); !s.ok()) return s;
+  if (absl::Status s = CheckCoordinate("z", vector.z()); !s.ok()) return s;
   return Vec3{vector.x(), vector.y(), vector.z()};
 }
 

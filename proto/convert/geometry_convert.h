@@ -17,6 +17,14 @@
 
 namespace sator::convert {
 
+// The largest magnitude of any coordinate or displacement component a request
+// may carry. Beyond it float spacing exceeds 0.06, and products in the
+// queries could overflow; the core's shapes have the same bound
+// (kMaxShapeCoordinate).
+inline constexpr float kMaxCoordinate = 1e6f;
+// The longest ray: enough to cross the whole coordinate range.
+inline constexpr float kMaxRayDistance = 1e7f;
+
 // Server limits on shape sizes (flags of satord); exceeding one is
 // RESOURCE_EXHAUSTED.
 struct ShapeLimits {

@@ -256,7 +256,19 @@ INSTANTIATE_TEST_SUITE_P(
                    "shape_a { circle { radius: 1 } } "
                    "raycast { direction { x: 1 } max_distance: -1 }",
                    absl::StatusCode::kInvalidArgument,
-                   "raycast.max_distance: must be positive and finite"},
+                   "raycast.max_distance: must be positive and at most 1e+07"},
+        BadRequest{"HugeDisplacement",
+                   "shape_a { circle { radius: 1 } } "
+                   "shape_b { circle { radius: 1 } } "
+                   "sweep { displacement_b { x: -1.8e24 } }",
+                   absl::StatusCode::kInvalidArgument,
+                   "sweep.displacement_b.x: out of range"},
+        BadRequest{"FarPosition",
+                   "shape_a { sphere { radius: 1 } } "
+                   "pose_a { position { z: 2e6 } } "
+                   "shape_b { sphere { radius: 1 } } overlap {}",
+                   absl::StatusCode::kInvalidArgument,
+                   "pose_a.position.z: out of range"},
         BadRequest{"InfiniteDisplacement",
                    "shape_a { circle { radius: 1 } } "
                    "shape_b { circle { radius: 1 } } "

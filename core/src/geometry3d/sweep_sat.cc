@@ -463,25 +463,6 @@ SatSweepResult Dispatch(const ConvexShape3& a, const ConvexShape3& b,
   });
 }
 
-// The interval logic of TestAxis with the projections given: A on the axis
-// is [-ra, ra], B is [c - rb, c + rb] at t = 0, s = dot(v, axis).
-inline bool TestProjected(Vec3 axis, float ra, float c, float rb, float s,
-                          SatState* st) {
-  float a0 = -ra;
-  float a1 = ra;
-  float b0 = c - rb;
-  float b1 = c + rb;
-  if (s < 0.0f) {
-    axis = -axis;
-    s = -s;
-    a0 = -ra;
-    a1 = ra;
-    b0 = -c - rb;
-    b1 = -c + rb;
-  }
-  return Update(axis, a0 - b1, a1 - b0, s, st);
-}
-
 }  // namespace
 
 namespace {
