@@ -25,8 +25,8 @@ absl::Status CheckFinite(absl::string_view field, float value) {
 absl::Status CheckCoordinate(absl::string_view field, float value) {
   if (!std::isfinite(value)) return FieldError(field, "not finite");
   if (std::fabs(value) > kMaxCoordinate) {
-    return FieldError(field, absl::StrCat("out of range: |", value, "| > ",
-                                          kMaxCoordinate));
+    return FieldError(
+        field, absl::StrCat("out of range: |", value, "| > ", kMaxCoordinate));
   }
   return absl::OkStatus();
 }

@@ -41,9 +41,9 @@ TEST(FormatLogLine, EscapesControlCharacters) {
 }
 
 TEST(FormatLogLine, WritesNonFiniteNumbersAsNull) {
-  const std::string line = FormatLogLine(
-      "t", LogLevel::kInfo, "e",
-      {{"nan", std::nan("")}, {"inf", HUGE_VAL}, {"ok", 2.0}});
+  const std::string line =
+      FormatLogLine("t", LogLevel::kInfo, "e",
+                    {{"nan", std::nan("")}, {"inf", HUGE_VAL}, {"ok", 2.0}});
   EXPECT_EQ(line,
             "{\"ts\":\"t\",\"level\":\"info\",\"event\":\"e\","
             "\"nan\":null,\"inf\":null,\"ok\":2}");

@@ -50,8 +50,8 @@ inline constexpr int kMaxHullVertices = 64;
 // counter-clockwise seen from outside, unit outward face normals.
 struct ConvexHull {
   struct Face {
-    Vec3 normal;               // Unit, outward.
-    float offset;              // Plane: dot(normal, x) == offset on the face.
+    Vec3 normal;                // Unit, outward.
+    float offset;               // Plane: dot(normal, x) == offset on the face.
     std::uint16_t first_index;  // Into face_vertex_indices.
     std::uint16_t vertex_count;
   };
