@@ -76,14 +76,22 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(
                            grpc::InsecureServerCredentials(), &impl->grpc_port);
   builder.RegisterService(&impl->query_service);
   if (options.enable_grpc_metrics) {
+    std::vector<const google::protobuf::ServiceDescriptor*> services = {
+        sator::v1::PingRequest::descriptor()->file()->FindServiceByName(
+            "QueryService"),
+        grpc::health::v1::HealthCheckRequest::descriptor()
+            ->file()
+            ->FindServiceByName("Health")};
+    // The reflection service's generated code lives in grpc++_reflection,
+    // which registers it in the same descriptor pool.
+    if (const google::protobuf::ServiceDescriptor* reflection =
+            google::protobuf::DescriptorPool::generated_pool()
+                ->FindServiceByName("grpc.reflection.v1alpha.ServerReflection");
+        options.enable_reflection && reflection != nullptr) {
+      services.push_back(reflection);
+    }
     impl->grpc_metrics = std::make_unique<GrpcServerMetrics>(
-        impl->metrics->registry(),
-        std::vector<const google::protobuf::ServiceDescriptor*>{
-            sator::v1::PingRequest::descriptor()->file()->FindServiceByName(
-                "QueryService"),
-            grpc::health::v1::HealthCheckRequest::descriptor()
-                ->file()
-                ->FindServiceByName("Health")});
+        impl->metrics->registry(), services);
     std::vector<
         std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>>
         interceptors;

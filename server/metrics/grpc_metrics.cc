@@ -189,6 +189,7 @@ GrpcServerMetrics::GrpcServerMetrics(
                        .Help("Messages sent to clients.")
                        .Register(registry)) {
   for (const google::protobuf::ServiceDescriptor* service : services) {
+    if (service == nullptr) continue;
     for (int i = 0; i < service->method_count(); ++i) {
       const google::protobuf::MethodDescriptor& method = *service->method(i);
       methods_.emplace(

@@ -95,6 +95,17 @@ TEST_F(MetricsEndToEnd, CountersCountTheCallsMade) {
   EXPECT_EQ(
       samples.count("grpc_server_handled_total{grpc_code=\"OK\"," + pair + "}"),
       0u);
+  // Every method of every served service has its series from the start, so
+  // dashboards see zeros rather than gaps; reflection included.
+  EXPECT_EQ(samples.at("grpc_server_started_total{grpc_method="
+                       "\"ServerReflectionInfo\",grpc_service=\"grpc."
+                       "reflection.v1alpha.ServerReflection\",grpc_type="
+                       "\"bidi_stream\"}"),
+            0);
+  EXPECT_EQ(samples.at("grpc_server_started_total{grpc_method=\"Sweep\","
+                       "grpc_service=\"sator.v1.QueryService\",grpc_type="
+                       "\"unary\"}"),
+            0);
   EXPECT_GT(samples.at("process_resident_memory_bytes"), 0);
   EXPECT_GT(samples.at("process_open_fds"), 0);
   int build_info_series = 0;
