@@ -179,11 +179,7 @@ template <typename Visitor>
 TreeStats Bvh<D>::RayCast(const RayCastInput<D>& input,
                           Visitor&& visitor) const {
   return Cast(input.origin, input.translation, Vec<D>{}, input.max_fraction,
-              [&](std::uint32_t proxy, float max_fraction) -> float {
-                const RayCastInput<D> clipped{input.origin, input.translation,
-                                              max_fraction};
-                return visitor(proxy, clipped);
-              });
+              ClippedRayVisitor(input, visitor));
 }
 
 template <int D>
@@ -191,12 +187,7 @@ template <typename Visitor>
 TreeStats Bvh<D>::BoxCast(const BoxCastInput<D>& input,
                           Visitor&& visitor) const {
   return Cast(Center(input.box), input.translation, HalfExtents(input.box),
-              input.max_fraction,
-              [&](std::uint32_t proxy, float max_fraction) -> float {
-                BoxCastInput<D> clipped = input;
-                clipped.max_fraction = max_fraction;
-                return visitor(proxy, clipped);
-              });
+              input.max_fraction, ClippedBoxVisitor(input, visitor));
 }
 
 // Nearest-first, as DynamicTree::Cast. Inside a leaf the proxies are visited

@@ -28,6 +28,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -144,6 +145,28 @@ class Segment {
   Vec<D> hi_;
   bool parallel_[D];
 };
+
+// Both trees implement RayCast and BoxCast on one nearest-first Cast over a
+// leaf callback (proxy, clipped max fraction) -> new max fraction. These turn
+// a caller's RayCast / BoxCast visitor into that callback by handing it the
+// input clipped to the current max fraction.
+template <int D, typename Visitor>
+auto ClippedRayVisitor(const RayCastInput<D>& input, Visitor& visitor) {
+  return [&input, &visitor](std::uint32_t proxy, float max_fraction) -> float {
+    const RayCastInput<D> clipped{input.origin, input.translation,
+                                  max_fraction};
+    return visitor(proxy, clipped);
+  };
+}
+
+template <int D, typename Visitor>
+auto ClippedBoxVisitor(const BoxCastInput<D>& input, Visitor& visitor) {
+  return [&input, &visitor](std::uint32_t proxy, float max_fraction) -> float {
+    BoxCastInput<D> clipped = input;
+    clipped.max_fraction = max_fraction;
+    return visitor(proxy, clipped);
+  };
+}
 
 }  // namespace sator::broadphase
 

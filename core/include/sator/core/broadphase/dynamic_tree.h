@@ -189,11 +189,7 @@ template <typename Visitor>
 TreeStats DynamicTree<D>::RayCast(const RayCastInput<D>& input,
                                   Visitor&& visitor) const {
   return Cast(input.origin, input.translation, Vec<D>{}, input.max_fraction,
-              [&](std::uint32_t proxy, float max_fraction) -> float {
-                const RayCastInput<D> clipped{input.origin, input.translation,
-                                              max_fraction};
-                return visitor(proxy, clipped);
-              });
+              ClippedRayVisitor(input, visitor));
 }
 
 template <int D>
@@ -201,12 +197,7 @@ template <typename Visitor>
 TreeStats DynamicTree<D>::BoxCast(const BoxCastInput<D>& input,
                                   Visitor&& visitor) const {
   return Cast(Center(input.box), input.translation, HalfExtents(input.box),
-              input.max_fraction,
-              [&](std::uint32_t proxy, float max_fraction) -> float {
-                BoxCastInput<D> clipped = input;
-                clipped.max_fraction = max_fraction;
-                return visitor(proxy, clipped);
-              });
+              input.max_fraction, ClippedBoxVisitor(input, visitor));
 }
 
 // Nearest-first traversal: both children are tested when their parent is
