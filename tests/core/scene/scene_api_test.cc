@@ -129,6 +129,38 @@ TEST(SceneBodiesTest, RemoveIsAllOrNothing) {
   EXPECT_EQ(scene->Snapshot().body_count(), 1u);
 }
 
+TEST(SceneBodiesTest, BodiesListsTheNewestTickInIdOrder) {
+  auto scene = MakeScene();
+  BodyDesc<2> wall = CircleBody(9, {1, 2}, 3.0f, MotionType::kStatic);
+  wall.layer = 4;
+  wall.mask = 6;
+  ASSERT_TRUE(scene
+                  ->UpsertBodies(std::vector{CircleBody(5, {0, 0}), wall,
+                                             CircleBody(2, {5, 0})})
+                  .ok());
+  std::vector<PoseUpdate<2>> moves{{5, {{7, 8}, {}}}};
+  ASSERT_TRUE(scene->UpdatePoses(3, moves).ok());
+  std::vector<std::uint64_t> removed{2};
+  ASSERT_TRUE(scene->RemoveBodies(removed).ok());
+
+  const SceneSnapshot<2> snapshot = scene->Snapshot();
+  const std::vector<BodyDesc<2>> bodies = snapshot.Bodies();
+  ASSERT_EQ(bodies.size(), 2u);
+  EXPECT_EQ(bodies[0].id, 5u);
+  EXPECT_EQ(bodies[0].pose.position.x, 7.0f);
+  EXPECT_EQ(bodies[0].pose.position.y, 8.0f);
+  EXPECT_EQ(bodies[0].motion, MotionType::kDynamic);
+  EXPECT_EQ(bodies[0].user_data, 105u);
+  EXPECT_EQ(bodies[1].id, 9u);
+  EXPECT_EQ(bodies[1].layer, 4u);
+  EXPECT_EQ(bodies[1].mask, 6u);
+  EXPECT_EQ(bodies[1].motion, MotionType::kStatic);
+  EXPECT_EQ(std::get<Circle>(*bodies[1].shape).radius, 3.0f);
+  const BodyCounts counts = snapshot.CountBodies();
+  EXPECT_EQ(counts.static_bodies, 1u);
+  EXPECT_EQ(counts.dynamic_bodies, 1u);
+}
+
 TEST(SceneBodiesTest, MeshesOnlyStatic) {
   auto scene = Scene3::Create({}).value();
   auto mesh = MakeTriangleMesh({{0, 0, 0}, {1, 0, 0}, {0, 0, 1}}, {0, 1, 2});

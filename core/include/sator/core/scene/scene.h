@@ -32,6 +32,7 @@
 #include <memory>
 #include <mutex>
 #include <variant>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -102,6 +103,12 @@ class SceneSnapshot {
   std::int64_t oldest_tick() const;
   // Bodies alive at the newest tick.
   std::size_t body_count() const;
+
+  // Every body alive at the newest tick, with its pose at that tick, in
+  // ascending id order (for export, snapshots and the debug viewer). O(n).
+  std::vector<BodyDesc<D>> Bodies() const;
+  // How many of those bodies are static and how many dynamic. O(n).
+  BodyCounts CountBodies() const;
 
   // Bodies that overlap or touch `shape` at `pose`.
   absl::StatusOr<QueryResult<D>> Overlap(const SceneShape<D>& shape,

@@ -171,6 +171,11 @@ struct QueryResult {
   broadphase::TreeStats stats;
 };
 
+struct BodyCounts {
+  std::size_t static_bodies = 0;
+  std::size_t dynamic_bodies = 0;
+};
+
 // Memory held by a scene's newest state, for metrics and the targets of
 // docs/core/scene.md (shape data is counted apart: shapes are shared).
 struct SceneMemory {

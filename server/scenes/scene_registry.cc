@@ -1,0 +1,185 @@
+#include "server/scenes/scene_registry.h"
+
+#include <cmath>
+#include <limits>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+
+namespace sator::server {
+namespace {
+
+constexpr std::size_t kMaxSceneIdLength = 128;
+
+bool IsSceneIdChar(char c) {
+  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+         (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
+}
+
+template <int D>
+absl::StatusOr<std::unique_ptr<scene::Scene<D>>> MakeCoreScene(
+    const HostedSceneSettings& settings, int max_hits) {
+  scene::SceneOptions options;
+  options.history_ticks = settings.history_ticks;
+  options.teleport_distance = settings.teleport_distance > 0.0f
+                                  ? settings.teleport_distance
+                                  : std::numeric_limits<float>::infinity();
+  options.max_bodies = settings.max_bodies;
+  options.max_hits = max_hits;
+  return scene::Scene<D>::Create(options);
+}
+
+}  // namespace
+
+HostedScene::HostedScene(std::string id, const HostedSceneSettings& settings,
+                         std::unique_ptr<scene::Scene2> scene)
+    : id_(std::move(id)), settings_(settings), scene_(std::move(scene)) {}
+
+HostedScene::HostedScene(std::string id, const HostedSceneSettings& settings,
+                         std::unique_ptr<scene::Scene3> scene)
+    : id_(std::move(id)), settings_(settings), scene_(std::move(scene)) {}
+
+scene::Scene2* HostedScene::scene2() const {
+  const auto* scene = std::get_if<std::unique_ptr<scene::Scene2>>(&scene_);
+  return scene == nullptr ? nullptr : scene->get();
+}
+
+scene::Scene3* HostedScene::scene3() const {
+  const auto* scene = std::get_if<std::unique_ptr<scene::Scene3>>(&scene_);
+  return scene == nullptr ? nullptr : scene->get();
+}
+
+absl::Status SceneRegistry::ValidateSceneId(const std::string& id) {
+  if (id.empty() || id.size() > kMaxSceneIdLength) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("scene_id: must be 1 to ", kMaxSceneIdLength,
+                     " characters, got ", id.size()));
+  }
+  for (std::size_t i = 0; i < id.size(); ++i) {
+    if (!IsSceneIdChar(id[i])) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "scene_id: character ", i, " is not one of [A-Za-z0-9._-]"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<HostedSceneSettings> SceneRegistry::ResolveSettings(
+    const HostedSceneSettings& requested) const {
+  HostedSceneSettings settings = requested;
+  if (settings.dimension != 2 && settings.dimension != 3) {
+    return absl::InvalidArgumentError(
+        "settings.dimension: must be DIMENSION_2D or DIMENSION_3D");
+  }
+  if (settings.history_ticks == 0) {
+    settings.history_ticks = limits_.default_history_ticks;
+  }
+  if (settings.history_ticks < 1 ||
+      settings.history_ticks > limits_.max_history_ticks) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "settings.history_ticks: must be at most ", limits_.max_history_ticks,
+        ", got ", settings.history_ticks));
+  }
+  if (!std::isfinite(settings.teleport_distance) ||
+      settings.teleport_distance < 0.0f) {
+    return absl::InvalidArgumentError(
+        "settings.teleport_distance: must be finite and >= 0");
+  }
+  if (settings.max_bodies == 0) {
+    settings.max_bodies = limits_.max_bodies_per_scene;
+  }
+  if (settings.max_bodies < 1 ||
+      settings.max_bodies > limits_.max_bodies_per_scene) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "settings.max_bodies: must be at most ", limits_.max_bodies_per_scene,
+        ", got ", settings.max_bodies));
+  }
+  return settings;
+}
+
+absl::StatusOr<std::shared_ptr<HostedScene>> SceneRegistry::Create(
+    const std::string& id, const HostedSceneSettings& settings) {
+  if (!id.empty()) {
+    if (absl::Status status = ValidateSceneId(id); !status.ok()) return status;
+  }
+  // An empty core scene is cheap to build, so it is built under the lock,
+  // once the id is known to be free.
+  std::shared_ptr<HostedScene> hosted;
+  auto make = [&](const std::string& final_id) -> absl::Status {
+    if (settings.dimension == 2) {
+      auto scene = MakeCoreScene<2>(settings, limits_.max_hits);
+      if (!scene.ok()) return scene.status();
+      hosted =
+          std::make_shared<HostedScene>(final_id, settings, *std::move(scene));
+    } else {
+      auto scene = MakeCoreScene<3>(settings, limits_.max_hits);
+      if (!scene.ok()) return scene.status();
+      hosted =
+          std::make_shared<HostedScene>(final_id, settings, *std::move(scene));
+    }
+    return absl::OkStatus();
+  };
+  if (settings.dimension != 2 && settings.dimension != 3) {
+    return absl::InvalidArgumentError(
+        "settings.dimension: must be DIMENSION_2D or DIMENSION_3D");
+  }
+
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (scenes_.size() >= static_cast<std::size_t>(limits_.max_scenes)) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("this server already hosts its limit of ",
+                     limits_.max_scenes, " scenes (--max_scenes)"));
+  }
+  std::string final_id = id;
+  if (final_id.empty()) {
+    do {
+      final_id = absl::StrCat("scene-", next_assigned_++);
+    } while (scenes_.contains(final_id));
+  } else if (scenes_.contains(final_id)) {
+    return absl::AlreadyExistsError(
+        absl::StrCat("scene_id: scene '", final_id, "' already exists"));
+  }
+  if (absl::Status status = make(final_id); !status.ok()) return status;
+  scenes_.emplace(final_id, hosted);
+  return hosted;
+}
+
+absl::StatusOr<std::shared_ptr<HostedScene>> SceneRegistry::Find(
+    const std::string& id) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = scenes_.find(id);
+  if (it == scenes_.end()) {
+    return absl::NotFoundError(absl::StrCat("scene_id: no scene '", id, "'"));
+  }
+  return it->second;
+}
+
+absl::Status SceneRegistry::Delete(const std::string& id) {
+  std::shared_ptr<HostedScene> doomed;  // Released outside the lock.
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = scenes_.find(id);
+  if (it == scenes_.end()) {
+    return absl::NotFoundError(absl::StrCat("scene_id: no scene '", id, "'"));
+  }
+  doomed = std::move(it->second);
+  scenes_.erase(it);
+  return absl::OkStatus();
+}
+
+std::vector<std::shared_ptr<HostedScene>> SceneRegistry::List(
+    const std::string& after, std::size_t limit) const {
+  std::vector<std::shared_ptr<HostedScene>> page;
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (auto it = scenes_.upper_bound(after);
+       it != scenes_.end() && page.size() < limit; ++it) {
+    page.push_back(it->second);
+  }
+  return page;
+}
+
+std::size_t SceneRegistry::size() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return scenes_.size();
+}
+
+}  // namespace sator::server

@@ -1,0 +1,117 @@
+// The scenes a satord instance hosts: a map from scene id to a core Scene of
+// dimension 2 or 3, with the server-wide limits on how many and how large.
+//
+// Thread safety: every method may be called from any thread. The map is
+// guarded by a mutex held only to find, insert or erase an entry; queries and
+// writes run on the HostedScene the caller holds (a shared_ptr), so a scene
+// deleted while a query runs on it stays alive until that query ends.
+#ifndef SATOR_SERVER_SCENES_SCENE_REGISTRY_H_
+#define SATOR_SERVER_SCENES_SCENE_REGISTRY_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "sator/core/scene/scene.h"
+
+namespace sator::server {
+
+// Server-wide limits on scenes (flags of satord; see server/main.cc).
+struct SceneLimits {
+  // Scenes hosted at once (RESOURCE_EXHAUSTED beyond).
+  int max_scenes = 1000;
+  // Bodies in one scene; a scene may ask for fewer, never more.
+  int max_bodies_per_scene = 1'000'000;
+  // Ticks of history a scene may ask for.
+  int max_history_ticks = 1024;
+  // History a scene gets when it asks for 0.
+  int default_history_ticks = 64;
+  // Hits one query may ask for.
+  int max_hits = 4096;
+};
+
+// What a scene was created with, after defaults were filled in.
+struct HostedSceneSettings {
+  int dimension = 3;  // 2 or 3.
+  int history_ticks = 64;
+  // 0: bodies never count as teleporting.
+  float teleport_distance = 0.0f;
+  int max_bodies = 1'000'000;
+};
+
+// One hosted scene. The core scene does its own locking (one writer at a
+// time, readers on immutable snapshots); `write_mutex` additionally lets a
+// caller keep a sequence of steps together, such as logging a mutation and
+// applying it in the same order as every other mutation of this scene.
+class HostedScene {
+ public:
+  HostedScene(std::string id, const HostedSceneSettings& settings,
+              std::unique_ptr<scene::Scene2> scene);
+  HostedScene(std::string id, const HostedSceneSettings& settings,
+              std::unique_ptr<scene::Scene3> scene);
+
+  const std::string& id() const { return id_; }
+  const HostedSceneSettings& settings() const { return settings_; }
+  int dimension() const { return settings_.dimension; }
+
+  // The core scene: exactly one of these is non-null, per dimension().
+  scene::Scene2* scene2() const;
+  scene::Scene3* scene3() const;
+
+  std::mutex& write_mutex() const { return write_mutex_; }
+
+ private:
+  std::string id_;
+  HostedSceneSettings settings_;
+  std::variant<std::unique_ptr<scene::Scene2>, std::unique_ptr<scene::Scene3>>
+      scene_;
+  mutable std::mutex write_mutex_;
+};
+
+class SceneRegistry {
+ public:
+  explicit SceneRegistry(const SceneLimits& limits) : limits_(limits) {}
+
+  const SceneLimits& limits() const { return limits_; }
+
+  // Checks a scene id: 1 to 128 characters from [A-Za-z0-9._-].
+  static absl::Status ValidateSceneId(const std::string& id);
+
+  // Fills in defaults and checks `requested` against the limits:
+  // INVALID_ARGUMENT naming the setting ("settings.history_ticks: ...").
+  absl::StatusOr<HostedSceneSettings> ResolveSettings(
+      const HostedSceneSettings& requested) const;
+
+  // Creates an empty scene. An empty id asks for a server-assigned one.
+  // INVALID_ARGUMENT for a bad id or settings (resolve them first),
+  // ALREADY_EXISTS for a taken id, RESOURCE_EXHAUSTED at max_scenes.
+  absl::StatusOr<std::shared_ptr<HostedScene>> Create(
+      const std::string& id, const HostedSceneSettings& settings);
+
+  // NOT_FOUND for an unknown id.
+  absl::StatusOr<std::shared_ptr<HostedScene>> Find(
+      const std::string& id) const;
+  absl::Status Delete(const std::string& id);
+
+  // Up to `limit` scenes with ids greater than `after`, in id order.
+  std::vector<std::shared_ptr<HostedScene>> List(const std::string& after,
+                                                 std::size_t limit) const;
+  std::size_t size() const;
+
+ private:
+  const SceneLimits limits_;
+  mutable std::mutex mutex_;
+  std::map<std::string, std::shared_ptr<HostedScene>> scenes_;
+  std::uint64_t next_assigned_ = 1;
+};
+
+}  // namespace sator::server
+
+#endif  // SATOR_SERVER_SCENES_SCENE_REGISTRY_H_

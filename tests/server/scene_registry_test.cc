@@ -1,0 +1,161 @@
+// SceneRegistry: ids, settings, limits, paging, and concurrent use.
+#include "server/scenes/scene_registry.h"
+
+#include <atomic>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace sator::server {
+namespace {
+
+using ::testing::HasSubstr;
+
+HostedSceneSettings Settings(int dimension) {
+  HostedSceneSettings settings;
+  settings.dimension = dimension;
+  return settings;
+}
+
+TEST(SceneRegistryTest, SceneIdRules) {
+  EXPECT_TRUE(SceneRegistry::ValidateSceneId("arena-1.b_2").ok());
+  EXPECT_EQ(SceneRegistry::ValidateSceneId("").code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(SceneRegistry::ValidateSceneId(std::string(129, 'a')).code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(SceneRegistry::ValidateSceneId(std::string(128, 'a')).ok());
+  absl::Status slash = SceneRegistry::ValidateSceneId("a/b");
+  EXPECT_EQ(slash.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(slash.message(), HasSubstr("character 1"));
+}
+
+TEST(SceneRegistryTest, ResolveSettingsFillsDefaultsAndChecksLimits) {
+  SceneLimits limits;
+  limits.default_history_ticks = 32;
+  limits.max_history_ticks = 100;
+  limits.max_bodies_per_scene = 500;
+  SceneRegistry registry(limits);
+
+  absl::StatusOr<HostedSceneSettings> resolved =
+      registry.ResolveSettings({.dimension = 2,
+                                .history_ticks = 0,
+                                .teleport_distance = 0.0f,
+                                .max_bodies = 0});
+  ASSERT_TRUE(resolved.ok()) << resolved.status();
+  EXPECT_EQ(resolved->history_ticks, 32);
+  EXPECT_EQ(resolved->max_bodies, 500);
+
+  HostedSceneSettings bad = Settings(3);
+  bad.history_ticks = 101;
+  EXPECT_THAT(registry.ResolveSettings(bad).status().message(),
+              HasSubstr("settings.history_ticks"));
+  bad = Settings(3);
+  bad.max_bodies = 501;
+  EXPECT_THAT(registry.ResolveSettings(bad).status().message(),
+              HasSubstr("settings.max_bodies"));
+  bad = Settings(4);
+  EXPECT_THAT(registry.ResolveSettings(bad).status().message(),
+              HasSubstr("settings.dimension"));
+  bad = Settings(2);
+  bad.teleport_distance = -1.0f;
+  EXPECT_THAT(registry.ResolveSettings(bad).status().message(),
+              HasSubstr("settings.teleport_distance"));
+}
+
+TEST(SceneRegistryTest, CreateFindDeleteAndErrors) {
+  SceneRegistry registry(SceneLimits{});
+  absl::StatusOr<std::shared_ptr<HostedScene>> created =
+      registry.Create("arena", Settings(2));
+  ASSERT_TRUE(created.ok()) << created.status();
+  EXPECT_EQ((*created)->dimension(), 2);
+  EXPECT_NE((*created)->scene2(), nullptr);
+  EXPECT_EQ((*created)->scene3(), nullptr);
+
+  EXPECT_EQ(registry.Create("arena", Settings(3)).status().code(),
+            absl::StatusCode::kAlreadyExists);
+  absl::StatusOr<std::shared_ptr<HostedScene>> found = registry.Find("arena");
+  ASSERT_TRUE(found.ok());
+  EXPECT_EQ(found->get(), created->get());
+  EXPECT_EQ(registry.Find("nope").status().code(), absl::StatusCode::kNotFound);
+
+  ASSERT_TRUE(registry.Delete("arena").ok());
+  EXPECT_EQ(registry.Delete("arena").code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(registry.Find("arena").status().code(),
+            absl::StatusCode::kNotFound);
+  // A holder of the deleted scene can still use it.
+  EXPECT_EQ((*created)->scene2()->Snapshot().body_count(), 0u);
+}
+
+TEST(SceneRegistryTest, AssignedIdsSkipTakenOnes) {
+  SceneRegistry registry(SceneLimits{});
+  ASSERT_TRUE(registry.Create("scene-1", Settings(3)).ok());
+  absl::StatusOr<std::shared_ptr<HostedScene>> assigned =
+      registry.Create("", Settings(3));
+  ASSERT_TRUE(assigned.ok());
+  EXPECT_EQ((*assigned)->id(), "scene-2");
+  EXPECT_TRUE(SceneRegistry::ValidateSceneId((*assigned)->id()).ok());
+}
+
+TEST(SceneRegistryTest, SceneLimitIsResourceExhausted) {
+  SceneLimits limits;
+  limits.max_scenes = 2;
+  SceneRegistry registry(limits);
+  ASSERT_TRUE(registry.Create("a", Settings(2)).ok());
+  ASSERT_TRUE(registry.Create("b", Settings(2)).ok());
+  absl::Status full = registry.Create("c", Settings(2)).status();
+  EXPECT_EQ(full.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(full.message(), HasSubstr("--max_scenes"));
+  ASSERT_TRUE(registry.Delete("a").ok());
+  EXPECT_TRUE(registry.Create("c", Settings(2)).ok());
+}
+
+TEST(SceneRegistryTest, ListPagesInIdOrder) {
+  SceneRegistry registry(SceneLimits{});
+  for (const char* id : {"d", "b", "a", "c", "e"}) {
+    ASSERT_TRUE(registry.Create(id, Settings(3)).ok());
+  }
+  std::vector<std::string> seen;
+  std::string after;
+  for (int page = 0; page < 10; ++page) {
+    auto scenes = registry.List(after, 2);
+    if (scenes.empty()) break;
+    for (const auto& scene : scenes) seen.push_back(scene->id());
+    after = scenes.back()->id();
+  }
+  EXPECT_THAT(seen, ::testing::ElementsAre("a", "b", "c", "d", "e"));
+  EXPECT_EQ(registry.size(), 5u);
+}
+
+TEST(SceneRegistryTest, ConcurrentCreatesGetDistinctIdsWithinTheLimit) {
+  SceneLimits limits;
+  limits.max_scenes = 50;
+  SceneRegistry registry(limits);
+  std::atomic<int> created{0};
+  std::atomic<int> refused{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < 20; ++i) {
+        auto scene = registry.Create("", Settings(2));
+        if (scene.ok()) {
+          ++created;
+          (void)registry.Find((*scene)->id());
+        } else {
+          EXPECT_EQ(scene.status().code(),
+                    absl::StatusCode::kResourceExhausted);
+          ++refused;
+        }
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  EXPECT_EQ(created.load(), 50);
+  EXPECT_EQ(refused.load(), 30);
+  EXPECT_EQ(registry.List("", 1000).size(), 50u);
+}
+
+}  // namespace
+}  // namespace sator::server
