@@ -40,6 +40,14 @@ ABSL_FLAG(uint32_t, max_mesh_triangles, 1u << 20,
           "Most triangles of one triangle mesh shape.");
 ABSL_FLAG(uint32_t, max_mesh_vertices, 1u << 21,
           "Most vertices of one triangle mesh shape.");
+ABSL_FLAG(int, max_scenes, 1000, "Most scenes hosted at once.");
+ABSL_FLAG(int, max_bodies_per_scene, 1'000'000,
+          "Most bodies in one scene (a scene may ask for fewer).");
+ABSL_FLAG(int, max_history_ticks, 1024,
+          "Most ticks of history a scene may keep.");
+ABSL_FLAG(int, default_history_ticks, 64,
+          "Ticks of history for a scene that does not say.");
+ABSL_FLAG(int, max_hits, 4096, "Most hits one query may ask for.");
 ABSL_FLAG(std::string, port_file, "",
           "If set, once serving, write the bound ports to this file as "
           "{\"grpc_port\":N,\"metrics_port\":M} (for tests and tools that "
@@ -103,6 +111,20 @@ int main(int argc, char** argv) {
       absl::GetFlag(FLAGS_max_mesh_triangles);
   options.shape_limits.max_mesh_vertices =
       absl::GetFlag(FLAGS_max_mesh_vertices);
+  options.scene_limits.max_scenes = absl::GetFlag(FLAGS_max_scenes);
+  options.scene_limits.max_bodies_per_scene =
+      absl::GetFlag(FLAGS_max_bodies_per_scene);
+  options.scene_limits.max_history_ticks =
+      absl::GetFlag(FLAGS_max_history_ticks);
+  options.scene_limits.default_history_ticks =
+      absl::GetFlag(FLAGS_default_history_ticks);
+  options.scene_limits.max_hits = absl::GetFlag(FLAGS_max_hits);
+  if (absl::Status limits =
+          sator::server::ValidateSceneLimits(options.scene_limits);
+      !limits.ok()) {
+    std::fprintf(stderr, "satord: %s\n", std::string(limits.message()).c_str());
+    return 1;
+  }
   if (options.max_message_bytes <= 0) {
     std::fprintf(stderr, "satord: --max_message_bytes must be positive\n");
     return 1;

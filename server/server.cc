@@ -11,7 +11,9 @@
 #include "grpcpp/health_check_service_interface.h"
 #include "grpcpp/server.h"
 #include "grpcpp/server_builder.h"
+#include "sator/v1/body_service.pb.h"
 #include "sator/v1/query_service.grpc.pb.h"
+#include "sator/v1/scene_service.pb.h"
 #include "server/logging.h"
 #include "server/metrics/grpc_metrics.h"
 #include "server/metrics/registry.h"
@@ -37,9 +39,11 @@ class Server::Impl {
  public:
   explicit Impl(const ServerOptions& server_options)
       : options(server_options),
+        scenes(server_options.scene_limits),
         query_service(drain_gate, server_options.shape_limits) {}
 
   ServerOptions options;
+  SceneRegistry scenes;
   std::unique_ptr<Metrics> metrics;
   std::unique_ptr<GrpcServerMetrics> grpc_metrics;
   DrainGate drain_gate;
@@ -79,6 +83,10 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(
     std::vector<const google::protobuf::ServiceDescriptor*> services = {
         sator::v1::PingRequest::descriptor()->file()->FindServiceByName(
             "QueryService"),
+        sator::v1::CreateSceneRequest::descriptor()->file()->FindServiceByName(
+            "SceneService"),
+        sator::v1::UpsertBodiesRequest::descriptor()->file()->FindServiceByName(
+            "BodyService"),
         grpc::health::v1::HealthCheckRequest::descriptor()
             ->file()
             ->FindServiceByName("Health")};
@@ -117,6 +125,8 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(
 int Server::grpc_port() const { return impl_->grpc_port; }
 
 int Server::metrics_port() const { return impl_->metrics->port(); }
+
+SceneRegistry& Server::scenes() { return impl_->scenes; }
 
 void Server::Shutdown() {
   std::call_once(impl_->shutdown_once, [this] {

@@ -9,6 +9,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "proto/convert/geometry_convert.h"
+#include "server/scenes/scene_registry.h"
 
 namespace sator::server {
 
@@ -25,6 +26,7 @@ struct ServerOptions {
   // Record grpc_server_* metrics (off only to measure their cost).
   bool enable_grpc_metrics = true;
   convert::ShapeLimits shape_limits;
+  SceneLimits scene_limits;
 };
 
 class Server {
@@ -40,6 +42,9 @@ class Server {
 
   int grpc_port() const;
   int metrics_port() const;
+
+  // The hosted scenes (for in-process tools and tests).
+  SceneRegistry& scenes();
 
   // Reports NOT_SERVING on every health service name, stops accepting calls,
   // lets in-flight calls finish until the drain deadline, then cancels the

@@ -31,6 +31,28 @@ absl::StatusOr<std::unique_ptr<scene::Scene<D>>> MakeCoreScene(
 
 }  // namespace
 
+absl::Status ValidateSceneLimits(const SceneLimits& limits) {
+  auto check = [](const char* flag, int value, int most) -> absl::Status {
+    if (value < 1 || value > most) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--", flag, " must be in [1, ", most, "], got ", value));
+    }
+    return absl::OkStatus();
+  };
+  for (const absl::Status& status :
+       {check("max_scenes", limits.max_scenes, 1 << 20),
+        check("max_bodies_per_scene", limits.max_bodies_per_scene,
+              scene::kMaxBodies),
+        check("max_history_ticks", limits.max_history_ticks,
+              scene::kMaxHistoryTicks),
+        check("default_history_ticks", limits.default_history_ticks,
+              limits.max_history_ticks),
+        check("max_hits", limits.max_hits, 1 << 20)}) {
+    if (!status.ok()) return status;
+  }
+  return absl::OkStatus();
+}
+
 HostedScene::HostedScene(std::string id, const HostedSceneSettings& settings,
                          std::unique_ptr<scene::Scene2> scene)
     : id_(std::move(id)), settings_(settings), scene_(std::move(scene)) {}

@@ -37,6 +37,10 @@ struct SceneLimits {
   int max_hits = 4096;
 };
 
+// INVALID_ARGUMENT naming the flag when a limit is out of range (each must be
+// positive; the history and body limits within the core's own bounds).
+absl::Status ValidateSceneLimits(const SceneLimits& limits);
+
 // What a scene was created with, after defaults were filled in.
 struct HostedSceneSettings {
   int dimension = 3;  // 2 or 3.

@@ -20,6 +20,17 @@ HostedSceneSettings Settings(int dimension) {
   return settings;
 }
 
+TEST(SceneRegistryTest, LimitsAreChecked) {
+  EXPECT_TRUE(ValidateSceneLimits(SceneLimits{}).ok());
+  SceneLimits limits;
+  limits.max_scenes = 0;
+  EXPECT_THAT(ValidateSceneLimits(limits).message(), HasSubstr("--max_scenes"));
+  limits = SceneLimits{};
+  limits.default_history_ticks = limits.max_history_ticks + 1;
+  EXPECT_THAT(ValidateSceneLimits(limits).message(),
+              HasSubstr("--default_history_ticks"));
+}
+
 TEST(SceneRegistryTest, SceneIdRules) {
   EXPECT_TRUE(SceneRegistry::ValidateSceneId("arena-1.b_2").ok());
   EXPECT_EQ(SceneRegistry::ValidateSceneId("").code(),
