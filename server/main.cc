@@ -52,6 +52,9 @@ ABSL_FLAG(int, max_history_ticks, 1024,
 ABSL_FLAG(int, default_history_ticks, 64,
           "Ticks of history for a scene that does not say.");
 ABSL_FLAG(int, max_hits, 4096, "Most hits one query may ask for.");
+ABSL_FLAG(uint32_t, max_batch_bodies, 100000,
+          "Most bodies, ids or poses in one UpsertBodies, RemoveBodies, "
+          "UpdatePoses or ImportScene request.");
 ABSL_FLAG(std::string, tls_cert_file, "",
           "PEM certificate chain to serve gRPC over TLS (with "
           "--tls_key_file); empty serves plaintext.");
@@ -138,6 +141,7 @@ int main(int argc, char** argv) {
   options.scene_limits.default_history_ticks =
       absl::GetFlag(FLAGS_default_history_ticks);
   options.scene_limits.max_hits = absl::GetFlag(FLAGS_max_hits);
+  options.max_batch_bodies = absl::GetFlag(FLAGS_max_batch_bodies);
   options.security.tls_cert_file = absl::GetFlag(FLAGS_tls_cert_file);
   options.security.tls_key_file = absl::GetFlag(FLAGS_tls_key_file);
   options.security.tls_client_ca_file = absl::GetFlag(FLAGS_tls_client_ca_file);

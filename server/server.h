@@ -3,6 +3,7 @@
 #ifndef SATOR_SERVER_SERVER_H_
 #define SATOR_SERVER_SERVER_H_
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -31,6 +32,8 @@ struct ServerOptions {
   bool enable_grpc_metrics = true;
   convert::ShapeLimits shape_limits;
   SceneLimits scene_limits;
+  // Bodies, ids or poses in one batch (RESOURCE_EXHAUSTED beyond).
+  std::uint32_t max_batch_bodies = 100'000;
   // TLS, mutual TLS and bearer tokens (server/auth/); all off by default.
   auth::SecurityOptions security;
 };
