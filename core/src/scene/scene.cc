@@ -587,7 +587,9 @@ SceneMemory Scene<D>::Memory() const {
   memory.body_count = w.id_to_slot.size();
   memory.history_ticks = w.frames.size();
   const Frame<D>& current = w.frames.back();
-  memory.body_bytes = current.table->capacity() * sizeof(BodyRecord<D>) +
+  // The writer's own fixed state (so an empty scene does not report 0).
+  memory.body_bytes = sizeof(WriterState<D>) +
+                      current.table->capacity() * sizeof(BodyRecord<D>) +
                       w.slots.capacity() * sizeof(SlotState<D>) +
                       w.id_to_slot.MemoryBytes() +
                       w.free_slots.capacity() * sizeof(std::uint32_t) +
