@@ -51,6 +51,12 @@ ABSL_FLAG(int, max_hits, 4096, "Most hits one query may ask for.");
 ABSL_FLAG(uint32_t, max_batch_bodies, 100000,
           "Most bodies, ids or poses in one UpsertBodies, RemoveBodies, "
           "UpdatePoses or ImportScene request.");
+ABSL_FLAG(std::string, data_dir, "",
+          "Directory where scenes persist (write-ahead log and snapshots; "
+          "see docs/OPERATIONS.md). Empty keeps them in memory only.");
+ABSL_FLAG(absl::Duration, snapshot_interval, absl::Seconds(30),
+          "With --data_dir, time between snapshots of every scene (poses "
+          "included); 0 writes one only on SIGTERM.");
 ABSL_FLAG(std::string, port_file, "",
           "If set, once serving, write the bound ports to this file as "
           "{\"grpc_port\":N,\"metrics_port\":M} (for tests and tools that "
@@ -123,6 +129,8 @@ int main(int argc, char** argv) {
       absl::GetFlag(FLAGS_default_history_ticks);
   options.scene_limits.max_hits = absl::GetFlag(FLAGS_max_hits);
   options.max_batch_bodies = absl::GetFlag(FLAGS_max_batch_bodies);
+  options.data_dir = absl::GetFlag(FLAGS_data_dir);
+  options.snapshot_interval = absl::GetFlag(FLAGS_snapshot_interval);
   if (absl::Status limits =
           sator::server::ValidateSceneLimits(options.scene_limits);
       !limits.ok()) {
@@ -146,7 +154,8 @@ int main(int argc, char** argv) {
        {"grpc_address", options.grpc_address},
        {"grpc_port", static_cast<std::int64_t>((*server)->grpc_port())},
        {"metrics_address", options.metrics_address},
-       {"metrics_port", static_cast<std::int64_t>((*server)->metrics_port())}});
+       {"metrics_port", static_cast<std::int64_t>((*server)->metrics_port())},
+       {"data_dir", options.data_dir}});
 
   const std::string port_file = absl::GetFlag(FLAGS_port_file);
   if (!port_file.empty() && !WritePortFile(port_file, (*server)->grpc_port(),
