@@ -179,7 +179,6 @@ int main(int argc, char** argv) {
        {"metrics_address", options.metrics_address},
        {"metrics_port", static_cast<std::int64_t>((*server)->metrics_port())},
        {"data_dir", options.data_dir},
-
        {"health_port", static_cast<std::int64_t>((*server)->health_port())}});
 
   const std::string port_file = absl::GetFlag(FLAGS_port_file);
