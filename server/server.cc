@@ -60,10 +60,10 @@ class Server::Impl {
     if (impl != nullptr) {
       // `persistence` is set before gRPC starts and kept until it stops.
       ops.on_mutation = [impl](const std::string& scene_id,
-                               const google::protobuf::Message& request) {
-        if (impl->persistence != nullptr) {
-          impl->persistence->OnMutation(scene_id, request);
-        }
+                               const google::protobuf::Message& request,
+                               absl::FunctionRef<absl::Status()> apply) {
+        if (impl->persistence == nullptr) return apply();
+        return impl->persistence->OnMutation(scene_id, request, apply);
       };
     }
     return ops;

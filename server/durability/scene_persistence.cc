@@ -2,7 +2,6 @@
 // of the registry (see scene_persistence.h).
 #include "server/durability/scene_persistence.h"
 
-#include <cstdlib>
 #include <limits>
 #include <utility>
 #include <vector>
@@ -50,8 +49,8 @@ absl::StatusOr<Request> Parse(absl::string_view payload) {
 }
 
 // A create or import of an id that exists replaces the scene (see the
-// header: only a snapshot that caught the mutation before it was logged can
-// hold it).
+// header: only a snapshot that caught the new scene before its record was
+// logged can hold it).
 template <typename Request, typename Apply>
 absl::Status CreateReplacing(SceneRegistry& registry, const std::string& id,
                              const Request& request, const Apply& apply) {
@@ -126,10 +125,7 @@ absl::StatusOr<std::unique_ptr<ScenePersistence>> ScenePersistence::Open(
       case RecordType::kDeleteScene: {
         auto request = Parse<sator::v1::DeleteSceneRequest>(payload);
         if (!request.ok()) return request.status();
-        absl::Status status = DeleteScene(registry, replay, *request).status();
-        if (status.code() == absl::StatusCode::kNotFound)
-          return absl::OkStatus();
-        return status;
+        return DeleteScene(registry, replay, *request).status();
       }
       case RecordType::kUpsertBodies: {
         auto request = Parse<sator::v1::UpsertBodiesRequest>(payload);
@@ -139,24 +135,7 @@ absl::StatusOr<std::unique_ptr<ScenePersistence>> ScenePersistence::Open(
       case RecordType::kRemoveBodies: {
         auto request = Parse<sator::v1::RemoveBodiesRequest>(payload);
         if (!request.ok()) return request.status();
-        if (!registry.Find(request->scene_id()).ok()) {
-          return absl::NotFoundError(absl::StrCat(
-              "scene_id: scene '", request->scene_id(), "' not found"));
-        }
-        absl::Status status = RemoveBodies(registry, replay, *request).status();
-        if (status.code() != absl::StatusCode::kNotFound) return status;
-        // Some bodies are already gone (the snapshot caught this removal, or
-        // a damaged record lost their creation): remove the others.
-        for (std::uint64_t id : request->body_ids()) {
-          sator::v1::RemoveBodiesRequest one;
-          one.set_scene_id(request->scene_id());
-          one.add_body_ids(id);
-          status = RemoveBodies(registry, replay, one).status();
-          if (!status.ok() && status.code() != absl::StatusCode::kNotFound) {
-            return status;
-          }
-        }
-        return absl::OkStatus();
+        return RemoveBodies(registry, replay, *request).status();
       }
       default:
         return absl::InvalidArgumentError(absl::StrCat(
@@ -174,25 +153,35 @@ absl::StatusOr<std::unique_ptr<ScenePersistence>> ScenePersistence::Open(
   return persistence;
 }
 
-void ScenePersistence::OnMutation(const std::string& scene_id,
-                                  const google::protobuf::Message& request) {
+absl::Status ScenePersistence::OnMutation(
+    const std::string& scene_id, const google::protobuf::Message& request,
+    absl::FunctionRef<absl::Status()> apply) {
   RecordType type;
-  if (!RecordTypeOf(request, &type)) return;
+  if (!RecordTypeOf(request, &type)) return apply();
   std::string payload;
-  absl::Status logged;
   if (!request.SerializeToString(&payload)) {
-    logged = absl::InternalError("request does not serialize");
-  } else {
-    DurableStore::MutationScope scope(*store_);
-    logged = store_->LogMutation(type, payload);
+    return absl::InternalError("write-ahead log: request does not serialize");
   }
-  if (!logged.ok()) {
+  DurableStore::MutationScope scope(*store_);
+  absl::StatusOr<std::uint64_t> lsn = store_->LogMutation(type, payload);
+  if (!lsn.ok()) {
     Log(LogLevel::kError, "wal_append_failed",
         {{"scene_id", scene_id},
          {"type", durability::RecordTypeName(type)},
-         {"error", logged.message()}});
-    std::abort();
+         {"error", lsn.status().message()}});
+    return absl::Status(
+        lsn.status().code(),
+        absl::StrCat("write-ahead log: ", lsn.status().message()));
   }
+  absl::Status applied = apply();
+  if (!applied.ok()) {
+    // Replay will refuse it the same way; say that this is expected.
+    if (absl::Status marked = store_->LogRefusal(*lsn); !marked.ok()) {
+      Log(LogLevel::kWarning, "wal_refusal_not_logged",
+          {{"scene_id", scene_id}, {"error", marked.message()}});
+    }
+  }
+  return applied;
 }
 
 absl::Status ScenePersistence::SnapshotNow() {

@@ -5,24 +5,23 @@
 // Glue between the scene operations (server/scenes/scene_ops.h) and the
 // storage layer (durable_store.h):
 // - Logging: `OnMutation` is SceneOpsOptions::on_mutation. scene_ops calls it
-//   under the scene's write lock, after the core applied the change and
-//   before the RPC answers; it appends the request to the log and returns
-//   once the record is on disk. UpdatePoses is not logged (see
-//   docs/DESIGN.md, Durability). If the log cannot be written, satord stops
-//   (fail-stop, as databases do on a failed fsync): the change is already
-//   visible in memory and must not be acknowledged, and the hook cannot
-//   refuse it.
+//   under the scene's write lock with the validated request and the `apply`
+//   step; it appends the request to the log, waits until the record is on
+//   disk, then applies (all inside a MutationScope, so a snapshot sees a
+//   mutation if and only if it precedes the snapshot's LSN). If the core
+//   refuses the logged mutation, a kRefused record says so. If the log cannot
+//   be written, the mutation is refused with the log's error and not
+//   applied (the log's failure is sticky: later writes are refused too until
+//   a restart; queries go on). UpdatePoses is applied without logging (see
+//   docs/DESIGN.md, Durability).
 // - Replay: snapshot scenes go through ImportScene, log records through the
 //   scene_ops function of their kind, with no batch limit (what was accepted
 //   once is accepted again) and no hook.
-// - Because the hook runs after the change is applied, a snapshot taken
-//   while a mutation waits to be logged may already contain it, and the
-//   record then follows the snapshot. At most one such mutation per scene
-//   exists (the scene's write lock is held from apply to log), and replay
-//   tolerates exactly that case: a create or import of a scene that exists
-//   replaces it (the record is the truth: the id was free when it was
-//   logged), a delete of a missing scene and a removal of missing bodies are
-//   already applied, and an upsert is idempotent.
+// - The registry creates a scene's id before CreateScene's and ImportScene's
+//   hook runs, so a snapshot can hold a new, still empty scene whose record
+//   follows the snapshot. Replay therefore lets a create or import of an id
+//   that exists replace that scene (the record is the truth: the id was free
+//   when it was logged).
 #ifndef SATOR_SERVER_DURABILITY_SCENE_PERSISTENCE_H_
 #define SATOR_SERVER_DURABILITY_SCENE_PERSISTENCE_H_
 
@@ -32,6 +31,7 @@
 #include <string>
 #include <thread>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
@@ -65,8 +65,9 @@ class ScenePersistence {
   ScenePersistence& operator=(const ScenePersistence&) = delete;
 
   // The durability hook (SceneOpsOptions::on_mutation).
-  void OnMutation(const std::string& scene_id,
-                  const google::protobuf::Message& request);
+  absl::Status OnMutation(const std::string& scene_id,
+                          const google::protobuf::Message& request,
+                          absl::FunctionRef<absl::Status()> apply);
 
   // Writes a snapshot of every scene now.
   absl::Status SnapshotNow();
