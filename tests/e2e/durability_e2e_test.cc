@@ -650,5 +650,43 @@ TEST(DurabilityEndToEnd, CorruptMiddleRecordIsSkippedAndLaterOnesRecovered) {
   std::filesystem::remove_all(data_dir);
 }
 
+// ---- the data directory itself ----------------------------------------------
+
+TEST(DurabilityEndToEnd, SecondSatordOnTheSameDataDirectoryExitsOne) {
+  const std::string data_dir = testing::MakeTempDir("durability-locked");
+  Instance first;
+  ASSERT_TRUE(StartInstance(data_dir, {}, &first).ok())
+      << first.process->ReadLog();
+  SatordProcess second;
+  ASSERT_TRUE(second
+                  .Spawn({"--grpc_address=127.0.0.1:0",
+                          "--metrics_address=", "--data_dir=" + data_dir})
+                  .ok());
+  absl::StatusOr<int> exit = second.WaitForExit(absl::Seconds(20));
+  ASSERT_TRUE(exit.ok());
+  EXPECT_EQ(*exit, 1);
+  EXPECT_NE(second.ReadLog().find("in use by another process"),
+            std::string::npos)
+      << second.ReadLog();
+  std::filesystem::remove_all(data_dir);
+}
+
+TEST(DurabilityEndToEnd, DataDirectoryThatIsAFileExitsOne) {
+  const std::string dir = testing::MakeTempDir("durability-file");
+  const std::string file = dir + "/not-a-directory";
+  std::ofstream(file) << "x";
+  SatordProcess satord;
+  ASSERT_TRUE(satord
+                  .Spawn({"--grpc_address=127.0.0.1:0",
+                          "--metrics_address=", "--data_dir=" + file})
+                  .ok());
+  absl::StatusOr<int> exit = satord.WaitForExit(absl::Seconds(20));
+  ASSERT_TRUE(exit.ok());
+  EXPECT_EQ(*exit, 1);
+  EXPECT_NE(satord.ReadLog().find("not-a-directory"), std::string::npos)
+      << satord.ReadLog();
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace sator
