@@ -241,12 +241,7 @@ class SessionState {
       orphans.swap(waiting_);
       open_ = false;
       last_stream_status_ = protocol_error_.ok() ? finished : protocol_error_;
-      orphan_status =
-          cancelled_by_close_
-              ? absl::CancelledError("session closed before the reply came")
-              : absl::UnavailableError(
-                    absl::StrCat("session stream ended before the reply: ",
-                                 last_stream_status_.ToString()));
+      orphan_status = OrphanStatus(last_stream_status_, cancelled_by_close_);
     }
     for (PendingReply& pending : orphans) pending.Fail(orphan_status);
     {
@@ -254,6 +249,26 @@ class SessionState {
       reader_done_ = true;
     }
     reader_ended_.notify_all();
+  }
+
+  // What a message still waiting for its reply gets when the stream ends: a
+  // refusal of the whole stream (NOT_FOUND for an unknown scene,
+  // RESOURCE_EXHAUSTED for too many sessions...) as the server said it;
+  // anything else (the server went away, drained, the network broke) as
+  // UNAVAILABLE, which says "try again".
+  static absl::Status OrphanStatus(const absl::Status& ended,
+                                   bool cancelled_by_close) {
+    if (cancelled_by_close) {
+      return absl::CancelledError("session closed before the reply came");
+    }
+    if (!ended.ok() && ended.code() != absl::StatusCode::kUnavailable &&
+        ended.code() != absl::StatusCode::kCancelled &&
+        ended.code() != absl::StatusCode::kUnknown &&
+        ended.code() != absl::StatusCode::kInternal) {
+      return ended;
+    }
+    return absl::UnavailableError(absl::StrCat(
+        "session stream ended before the reply: ", ended.ToString()));
   }
 
   void JoinReader() {
