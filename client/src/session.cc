@@ -2,9 +2,10 @@
 // replies to futures by sequence, and re-opening after the stream breaks.
 //
 // Locking: `submit_mutex_` serialises submissions, (re-)opening and closing,
-// so messages reach the stream in sequence order; `mutex_` guards the queue
-// of waiting replies and the stream's state, shared with the reader thread.
-// No lock is held while a future is fulfilled.
+// so messages reach the stream in sequence order; `write_mutex_` keeps the
+// reader's Finish apart from writes; `mutex_` guards the queue of waiting
+// replies and the stream's state, shared with the reader thread. No lock is
+// held while a future is fulfilled.
 #include "sator/client/session.h"
 
 #include <condition_variable>
@@ -147,7 +148,10 @@ class SessionState {
       open = open_;
     }
     if (open) {
-      stream_->WritesDone();
+      {
+        std::lock_guard<std::mutex> write(write_mutex_);
+        stream_->WritesDone();
+      }
       std::unique_lock<std::mutex> lock(mutex_);
       if (!reader_ended_.wait_for(
               lock, absl::ToChronoNanoseconds(options_.close_timeout),
@@ -210,6 +214,7 @@ class SessionState {
       std::lock_guard<std::mutex> lock(mutex_);
       waiting_.push_back(std::move(pending));
     }
+    std::lock_guard<std::mutex> write(write_mutex_);
     stream_->Write(
         SessionRequest{.sequence = sequence, .kind = std::move(message)});
   }
@@ -233,7 +238,13 @@ class SessionState {
       }
       matched->Deliver(*std::move(reply));
     }
-    const absl::Status finished = stream->Finish();
+    absl::Status finished;
+    {
+      // gRPC's stream allows one reader and one writer at a time, and
+      // Finish belongs with neither: never while a write is under way.
+      std::lock_guard<std::mutex> write(write_mutex_);
+      finished = stream->Finish();
+    }
     std::deque<PendingReply> orphans;
     absl::Status orphan_status;
     {
@@ -288,6 +299,9 @@ class SessionState {
   bool closed_ = false;
   absl::Status close_status_;
   absl::Status protocol_error_;  // Reader thread only.
+
+  // Held around every call that writes to the stream, and around Finish.
+  std::mutex write_mutex_;
 
   std::mutex mutex_;
   std::condition_variable reader_ended_;
