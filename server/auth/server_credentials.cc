@@ -6,6 +6,7 @@
 #include <openssl/err.h>
 #include <openssl/pem.h>
 #include <openssl/x509.h>
+#include <sys/stat.h>
 
 #include <cerrno>
 #include <cstring>
@@ -248,6 +249,13 @@ absl::StatusOr<ListeningCredentials> MakeListeningCredentials(
     absl::StatusOr<TokenStore> tokens =
         TokenStore::Load(options.auth_token_file);
     if (!tokens.ok()) return tokens.status();
+    struct stat file_status {};
+    if (stat(options.auth_token_file.c_str(), &file_status) == 0 &&
+        (file_status.st_mode & S_IROTH) != 0) {
+      Log(LogLevel::kWarning, "auth_token_file_world_readable",
+          {{"path", options.auth_token_file},
+           {"message", "any local user can read the tokens: chmod o-r"}});
+    }
     result.tokens = static_cast<int>(tokens->entries().size());
     authorizer = std::make_unique<Authorizer>(*std::move(tokens));
   }
