@@ -183,6 +183,8 @@ absl::Status Scene<D>::UpsertBodies(absl::Span<const BodyDesc<D>> bodies) {
   WriterState<D>& w = *writer_;
   // ---- Validate everything first.
   std::vector<Pose<D>> poses(bodies.size());
+  // The slot of each body already in the scene, or kNone.
+  std::vector<std::uint32_t> existing_slots(bodies.size());
   internal::IdIndex seen;  // id -> its first index in `bodies`.
   seen.Reserve(bodies.size());
   std::size_t new_count = 0;
@@ -190,12 +192,12 @@ absl::Status Scene<D>::UpsertBodies(absl::Span<const BodyDesc<D>> bodies) {
     const BodyDesc<D>& body = bodies[i];
     // Formatted only for an error (it costs more than the checks).
     auto where = [i] { return absl::StrCat("bodies[", i, "]"); };
-    if (const std::uint32_t first = seen.Find(body.id);
+    if (const std::uint32_t first =
+            seen.FindOrInsert(body.id, static_cast<std::uint32_t>(i));
         first != internal::IdIndex::kNone) {
       return absl::InvalidArgumentError(absl::StrCat(
           where(), ".id: body ", body.id, " is also bodies[", first, "]"));
     }
-    seen.Insert(body.id, static_cast<std::uint32_t>(i));
     if (body.shape == nullptr) {
       return absl::InvalidArgumentError(
           absl::StrCat(where(), ".shape: is null"));
@@ -217,7 +219,8 @@ absl::Status Scene<D>::UpsertBodies(absl::Span<const BodyDesc<D>> bodies) {
       return absl::InvalidArgumentError(
           absl::StrCat(where(), ".motion: unknown motion type"));
     }
-    if (!w.id_to_slot.Contains(body.id)) ++new_count;
+    existing_slots[i] = w.id_to_slot.Find(body.id);
+    if (existing_slots[i] == internal::IdIndex::kNone) ++new_count;
   }
   if (w.id_to_slot.size() + new_count >
       static_cast<std::size_t>(options_.max_bodies)) {
@@ -250,9 +253,8 @@ absl::Status Scene<D>::UpsertBodies(absl::Span<const BodyDesc<D>> bodies) {
     std::uint32_t slot = 0;
     std::uint64_t incarnation = 0;
     bool is_new = false;
-    if (const std::uint32_t found = w.id_to_slot.Find(body.id);
-        found != internal::IdIndex::kNone) {
-      slot = found;
+    if (existing_slots[i] != internal::IdIndex::kNone) {
+      slot = existing_slots[i];
       incarnation = (*table)[slot].incarnation;
     } else {
       if (!w.free_slots.empty()) {
@@ -318,12 +320,12 @@ absl::Status Scene<D>::RemoveBodies(absl::Span<const std::uint64_t> ids) {
   internal::IdIndex seen;  // id -> its first index in `ids`.
   seen.Reserve(ids.size());
   for (std::size_t i = 0; i < ids.size(); ++i) {
-    if (const std::uint32_t first = seen.Find(ids[i]);
+    if (const std::uint32_t first =
+            seen.FindOrInsert(ids[i], static_cast<std::uint32_t>(i));
         first != internal::IdIndex::kNone) {
       return absl::InvalidArgumentError(absl::StrCat(
           "ids[", i, "]: body ", ids[i], " is also ids[", first, "]"));
     }
-    seen.Insert(ids[i], static_cast<std::uint32_t>(i));
     if (!w.id_to_slot.Contains(ids[i])) {
       return absl::NotFoundError(
           absl::StrCat("ids[", i, "]: no body ", ids[i], " in the scene"));
