@@ -38,6 +38,13 @@ class IdIndex {
     return Find(id) != kNone;
   }
 
+  // Starts loading the bucket where the search for `id` begins (call a few
+  // ids ahead of a batch of lookups: at 100k entries every probe is a cache
+  // miss, and prefetches let them overlap).
+  void Prefetch(std::uint64_t id) const {
+    if (!buckets_.empty()) __builtin_prefetch(buckets_.data() + Home(id));
+  }
+
   // Maps `id` to `slot` (slot != kNone). `id` must not be in the index.
   void Insert(std::uint64_t id, std::uint32_t slot) {
     Reserve(size_ + 1);

@@ -188,8 +188,14 @@ absl::Status Scene<D>::UpsertBodies(absl::Span<const BodyDesc<D>> bodies) {
   internal::IdIndex seen;  // id -> its first index in `bodies`.
   seen.Reserve(bodies.size());
   std::size_t new_count = 0;
+  // Lookups run kPrefetchAhead ids ahead of their use (IdIndex::Prefetch).
+  constexpr std::size_t kPrefetchAhead = 8;
   for (std::size_t i = 0; i < bodies.size(); ++i) {
     const BodyDesc<D>& body = bodies[i];
+    if (i + kPrefetchAhead < bodies.size()) {
+      seen.Prefetch(bodies[i + kPrefetchAhead].id);
+      w.id_to_slot.Prefetch(bodies[i + kPrefetchAhead].id);
+    }
     // Formatted only for an error (it costs more than the checks).
     auto where = [i] { return absl::StrCat("bodies[", i, "]"); };
     if (const std::uint32_t first =
@@ -250,6 +256,9 @@ absl::Status Scene<D>::UpsertBodies(absl::Span<const BodyDesc<D>> bodies) {
       w.frames.size() >= 2 ? &w.frames[w.frames.size() - 2] : nullptr;
   for (std::size_t i = 0; i < bodies.size(); ++i) {
     const BodyDesc<D>& body = bodies[i];
+    if (i + kPrefetchAhead < bodies.size()) {
+      w.id_to_slot.Prefetch(bodies[i + kPrefetchAhead].id);
+    }
     std::uint32_t slot = 0;
     std::uint64_t incarnation = 0;
     bool is_new = false;
