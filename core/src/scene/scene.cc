@@ -346,8 +346,7 @@ absl::Status Scene<D>::RemoveBodies(absl::Span<const std::uint64_t> ids) {
   for (const std::uint64_t id : ids) {
     const std::uint32_t slot = w.id_to_slot.Find(id);
     (*table)[slot] = BodyRecord<D>{};
-    w.slots[slot].removed_tick = current.tick;
-    ++w.pending_removals;
+    w.pending_removals.push_back({slot, current.tick});
     if (w.slots[slot].motion == MotionType::kStatic) w.static_dirty = true;
     w.id_to_slot.Erase(id);
   }
@@ -453,19 +452,25 @@ absl::Status Scene<D>::UpdatePoses(std::int64_t tick,
     state.grown = true;
   }
 
-  // Free the slots of bodies removed before the window (a pass over the
-  // slots only while some removal is pending).
+  // Free the slots of bodies removed before the window, in ascending slot
+  // order (as a scan of the slots would).
   const std::int64_t oldest = w.frames.front().tick;
-  if (w.pending_removals > 0) {
-    for (std::uint32_t slot = 0; slot < w.slots.size(); ++slot) {
-      SlotState<D>& state = w.slots[slot];
-      if (state.in_use && state.removed_tick >= 0 &&
-          state.removed_tick <= oldest) {
-        state = SlotState<D>{};
-        w.free_slots.push_back(slot);
-        w.static_dirty = true;  // Cheap to be conservative: removals are rare.
-        --w.pending_removals;
+  if (!w.pending_removals.empty()) {
+    std::vector<std::uint32_t> freed;
+    std::size_t kept = 0;
+    for (const auto& [slot, removed_tick] : w.pending_removals) {
+      if (removed_tick <= oldest) {
+        freed.push_back(slot);
+      } else {
+        w.pending_removals[kept++] = {slot, removed_tick};
       }
+    }
+    w.pending_removals.resize(kept);
+    std::sort(freed.begin(), freed.end());
+    for (const std::uint32_t slot : freed) {
+      w.slots[slot] = SlotState<D>{};
+      w.free_slots.push_back(slot);
+      w.static_dirty = true;  // Cheap to be conservative: removals are rare.
     }
   }
   // Recompute the window boxes of one block of 1/H of the slots
@@ -605,6 +610,8 @@ SceneMemory Scene<D>::Memory() const {
                       w.id_to_slot.MemoryBytes() +
                       w.free_slots.capacity() * sizeof(std::uint32_t) +
                       w.order_slots.capacity() * sizeof(std::uint32_t) +
+                      w.pending_removals.capacity() *
+                          sizeof(std::pair<std::uint32_t, std::int64_t>) +
                       // Scratch for the trees' input, kept between batches.
                       w.tree_boxes.capacity() * sizeof(Aabb<D>) +
                       w.tree_slots.capacity() * sizeof(std::uint32_t);
