@@ -48,6 +48,12 @@ ABSL_FLAG(int, max_history_ticks, 1024,
 ABSL_FLAG(int, default_history_ticks, 64,
           "Ticks of history for a scene that does not say.");
 ABSL_FLAG(int, max_hits, 4096, "Most hits one query may ask for.");
+ABSL_FLAG(absl::Duration, slow_query_threshold, absl::ZeroDuration(),
+          "Log every scene query slower than this as one JSON line at "
+          "warning level (event slow_query); 0 turns the log off.");
+ABSL_FLAG(bool, debug_pages, false,
+          "Serve the read-only scene viewer (/debug/scenes) on the metrics "
+          "address and record the last queries it draws.");
 ABSL_FLAG(std::string, port_file, "",
           "If set, once serving, write the bound ports to this file as "
           "{\"grpc_port\":N,\"metrics_port\":M} (for tests and tools that "
@@ -106,6 +112,8 @@ int main(int argc, char** argv) {
   options.drain_deadline = absl::GetFlag(FLAGS_drain_deadline);
   options.max_message_bytes = absl::GetFlag(FLAGS_max_message_bytes);
   options.enable_reflection = absl::GetFlag(FLAGS_reflection);
+  options.slow_query_threshold = absl::GetFlag(FLAGS_slow_query_threshold);
+  options.debug_pages = absl::GetFlag(FLAGS_debug_pages);
   options.shape_limits.max_hull_points = absl::GetFlag(FLAGS_max_hull_points);
   options.shape_limits.max_mesh_triangles =
       absl::GetFlag(FLAGS_max_mesh_triangles);
@@ -123,6 +131,10 @@ int main(int argc, char** argv) {
           sator::server::ValidateSceneLimits(options.scene_limits);
       !limits.ok()) {
     std::fprintf(stderr, "satord: %s\n", std::string(limits.message()).c_str());
+    return 1;
+  }
+  if (options.slow_query_threshold < absl::ZeroDuration()) {
+    std::fprintf(stderr, "satord: --slow_query_threshold must be >= 0\n");
     return 1;
   }
   if (options.max_message_bytes <= 0) {

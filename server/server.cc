@@ -14,6 +14,8 @@
 #include "sator/v1/body_service.pb.h"
 #include "sator/v1/query_service.grpc.pb.h"
 #include "sator/v1/scene_service.pb.h"
+#include "server/debug/recent_queries.h"
+#include "server/debug/scene_pages.h"
 #include "server/logging.h"
 #include "server/metrics/grpc_metrics.h"
 #include "server/metrics/registry.h"
@@ -44,6 +46,9 @@ class Server::Impl {
 
   ServerOptions options;
   SceneRegistry scenes;
+  // Declared before `metrics`, whose HTTP handlers use them.
+  std::unique_ptr<RecentQueries> recent_queries;
+  std::shared_ptr<QueryMetrics> query_metrics;
   std::unique_ptr<Metrics> metrics;
   std::unique_ptr<GrpcServerMetrics> grpc_metrics;
   DrainGate drain_gate;
@@ -65,6 +70,14 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(
       Metrics::Start(options.metrics_address);
   if (!metrics.ok()) return metrics.status();
   impl->metrics = *std::move(metrics);
+  impl->query_metrics = std::make_shared<QueryMetrics>(
+      &impl->scenes, options.slow_query_threshold);
+  impl->metrics->AddCollectable(impl->query_metrics);
+  if (options.debug_pages) {
+    impl->recent_queries = std::make_unique<RecentQueries>();
+    impl->query_metrics->set_recent_queries(impl->recent_queries.get());
+    AddScenePages(*impl->metrics, impl->scenes, impl->recent_queries.get());
+  }
 
   grpc::EnableDefaultHealthCheckService(true);
   if (options.enable_reflection) {
@@ -127,6 +140,8 @@ int Server::grpc_port() const { return impl_->grpc_port; }
 int Server::metrics_port() const { return impl_->metrics->port(); }
 
 SceneRegistry& Server::scenes() { return impl_->scenes; }
+
+QueryMetrics& Server::query_metrics() { return *impl_->query_metrics; }
 
 void Server::Shutdown() {
   std::call_once(impl_->shutdown_once, [this] {
