@@ -48,6 +48,9 @@ ABSL_FLAG(int, max_history_ticks, 1024,
 ABSL_FLAG(int, default_history_ticks, 64,
           "Ticks of history for a scene that does not say.");
 ABSL_FLAG(int, max_hits, 4096, "Most hits one query may ask for.");
+ABSL_FLAG(uint32_t, max_batch_bodies, 100000,
+          "Most bodies, ids or poses in one UpsertBodies, RemoveBodies, "
+          "UpdatePoses or ImportScene request.");
 ABSL_FLAG(absl::Duration, slow_query_threshold, absl::ZeroDuration(),
           "Log every scene query slower than this as one JSON line at "
           "warning level (event slow_query); 0 turns the log off.");
@@ -127,6 +130,7 @@ int main(int argc, char** argv) {
   options.scene_limits.default_history_ticks =
       absl::GetFlag(FLAGS_default_history_ticks);
   options.scene_limits.max_hits = absl::GetFlag(FLAGS_max_hits);
+  options.max_batch_bodies = absl::GetFlag(FLAGS_max_batch_bodies);
   if (absl::Status limits =
           sator::server::ValidateSceneLimits(options.scene_limits);
       !limits.ok()) {

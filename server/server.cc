@@ -11,15 +11,17 @@
 #include "grpcpp/health_check_service_interface.h"
 #include "grpcpp/server.h"
 #include "grpcpp/server_builder.h"
-#include "sator/v1/body_service.pb.h"
+#include "sator/v1/body_service.grpc.pb.h"
 #include "sator/v1/query_service.grpc.pb.h"
-#include "sator/v1/scene_service.pb.h"
+#include "sator/v1/scene_service.grpc.pb.h"
+#include "server/body_service.h"
 #include "server/debug/recent_queries.h"
 #include "server/debug/scene_pages.h"
 #include "server/logging.h"
 #include "server/metrics/grpc_metrics.h"
 #include "server/metrics/registry.h"
 #include "server/query_service.h"
+#include "server/scene_service.h"
 
 namespace sator::server {
 namespace {
@@ -32,7 +34,9 @@ constexpr char kReadinessService[] = "sator.readiness";
 
 std::vector<std::string> ReadinessServiceNames() {
   return {"", kReadinessService,
-          std::string(sator::v1::QueryService::service_full_name())};
+          std::string(sator::v1::QueryService::service_full_name()),
+          std::string(sator::v1::SceneService::service_full_name()),
+          std::string(sator::v1::BodyService::service_full_name())};
 }
 
 }  // namespace
@@ -42,7 +46,21 @@ class Server::Impl {
   explicit Impl(const ServerOptions& server_options)
       : options(server_options),
         scenes(server_options.scene_limits),
-        query_service(drain_gate, server_options.shape_limits) {}
+        query_metrics(std::make_shared<QueryMetrics>(
+            &scenes, server_options.slow_query_threshold)),
+        query_service(drain_gate, server_options.shape_limits),
+        scene_service(drain_gate, scenes, SceneOps(server_options)),
+        body_service(drain_gate, scenes, SceneOps(server_options)) {}
+
+  SceneOpsOptions SceneOps(const ServerOptions& server_options) const {
+    SceneOpsOptions ops;
+    ops.shape_limits = server_options.shape_limits;
+    ops.max_batch_bodies = server_options.max_batch_bodies;
+    ops.on_poses_applied = [metrics = query_metrics](std::int64_t count) {
+      metrics->AddPoseUpdates(count);
+    };
+    return ops;
+  }
 
   ServerOptions options;
   SceneRegistry scenes;
@@ -53,6 +71,8 @@ class Server::Impl {
   std::unique_ptr<GrpcServerMetrics> grpc_metrics;
   DrainGate drain_gate;
   QueryService query_service;
+  SceneService scene_service;
+  BodyService body_service;
   std::unique_ptr<grpc::Server> grpc_server;
   int grpc_port = 0;
   std::once_flag shutdown_once;
@@ -70,8 +90,6 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(
       Metrics::Start(options.metrics_address);
   if (!metrics.ok()) return metrics.status();
   impl->metrics = *std::move(metrics);
-  impl->query_metrics = std::make_shared<QueryMetrics>(
-      &impl->scenes, options.slow_query_threshold);
   impl->metrics->AddCollectable(impl->query_metrics);
   if (options.debug_pages) {
     impl->recent_queries = std::make_unique<RecentQueries>();
@@ -92,6 +110,8 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(
   builder.AddListeningPort(options.grpc_address,
                            grpc::InsecureServerCredentials(), &impl->grpc_port);
   builder.RegisterService(&impl->query_service);
+  builder.RegisterService(&impl->scene_service);
+  builder.RegisterService(&impl->body_service);
   if (options.enable_grpc_metrics) {
     std::vector<const google::protobuf::ServiceDescriptor*> services = {
         sator::v1::PingRequest::descriptor()->file()->FindServiceByName(
