@@ -282,11 +282,11 @@ void AppendBody(const BodyDrawing& body, const PixelMap& map,
   }
   for (const Stadium& s : body.stadiums) {
     // A round-capped line as wide as the capsule is its exact outline.
-    absl::StrAppend(&svg, "<line class=\"shape capsule\" x1=\"",
-                    Num(map.X(s.a.x)), "\" y1=\"", Num(map.Y(s.a.y)),
-                    "\" x2=\"", Num(map.X(s.b.x)), "\" y2=\"",
-                    Num(map.Y(s.b.y)), "\" stroke-width=\"",
-                    Num(2 * map.Length(s.radius)), "\"/>");
+    absl::StrAppend(
+        &svg, "<line class=\"shape capsule\" x1=\"", Num(map.X(s.a.x)),
+        "\" y1=\"", Num(map.Y(s.a.y)), "\" x2=\"", Num(map.X(s.b.x)),
+        "\" y2=\"", Num(map.Y(s.b.y)),
+        "\" style=\"stroke-width:", Num(2 * map.Length(s.radius)), "px\"/>");
   }
   for (const auto& [a, b] : body.lines) {
     absl::StrAppend(&svg, "<line class=\"shape segment\" x1=\"",
@@ -370,7 +370,9 @@ constexpr char kStyle[] =
     ".body .shape{fill:#4a90d9;fill-opacity:.35;stroke:#1f4e86;"
     "stroke-width:1.5}"
     ".body.static .shape{fill:#888;stroke:#444}"
-    ".body .shape.capsule{fill:none;stroke-opacity:.45;stroke-linecap:round}"
+    ".body .shape.capsule{fill:none;stroke:#4a90d9;stroke-opacity:.5;"
+    "stroke-linecap:round}"
+    ".body.static .shape.capsule{stroke:#888}"
     ".body .shape.segment{fill:none}"
     ".body .shape.mesh{fill:none;stroke-width:.5}"
     ".aabb{fill:none;stroke:#e08a00;stroke-width:.75;stroke-dasharray:3 3}"
