@@ -106,19 +106,37 @@ sator::v1::SceneInfo DescribeWithoutStats(const HostedScene& scene) {
   return info;
 }
 
+// Under the scene's write lock, for a caller that found the scene in
+// `registry` (null: a caller holding the scene, such as a Session): NOT_FOUND
+// if the scene was deleted, or deleted and re-created under the same id,
+// since it was found, so that no mutation lands on, or is logged for, a
+// scene that is gone.
+absl::Status CheckStillHosted(const SceneRegistry* registry,
+                              const HostedScene& scene) {
+  if (registry == nullptr) return absl::OkStatus();
+  absl::StatusOr<std::shared_ptr<HostedScene>> found =
+      registry->Find(scene.id());
+  if (!found.ok() || found->get() != &scene) {
+    return absl::NotFoundError(
+        absl::StrCat("scene_id: scene '", scene.id(), "' was deleted"));
+  }
+  return absl::OkStatus();
+}
+
 template <int D>
 absl::StatusOr<sator::v1::UpsertBodiesResponse> UpsertInto(
-    scene::Scene<D>& core, const std::string& scene_id, std::mutex& write_mutex,
+    scene::Scene<D>& core, HostedScene& scene, const SceneRegistry* registry,
     const SceneOpsOptions& options,
     const sator::v1::UpsertBodiesRequest& request) {
   absl::StatusOr<std::vector<scene::BodyDesc<D>>> bodies =
       convert::ToBodyDescs<D>(request.bodies(), options.shape_limits);
   if (!bodies.ok()) return bodies.status();
-  std::lock_guard<std::mutex> lock(write_mutex);
+  std::lock_guard<std::mutex> lock(scene.write_mutex());
+  if (absl::Status s = CheckStillHosted(registry, scene); !s.ok()) return s;
   const std::size_t before = core.Snapshot().body_count();
   if (absl::Status s = core.UpsertBodies(*bodies); !s.ok()) return s;
   const std::size_t after = core.Snapshot().body_count();
-  NotifyMutation(options, scene_id, request);
+  NotifyMutation(options, scene.id(), request);
   // Ids are unique within a batch (the core refuses repeats), so the growth
   // is the number of new bodies and the rest replaced existing ones.
   sator::v1::UpsertBodiesResponse response;
@@ -130,17 +148,18 @@ absl::StatusOr<sator::v1::UpsertBodiesResponse> UpsertInto(
 
 template <int D>
 absl::StatusOr<sator::v1::UpdatePosesResponse> UpdatePosesOf(
-    scene::Scene<D>& core, const std::string& scene_id, std::mutex& write_mutex,
+    scene::Scene<D>& core, HostedScene& scene, const SceneRegistry* registry,
     const SceneOpsOptions& options,
     const sator::v1::UpdatePosesRequest& request) {
   absl::StatusOr<std::vector<scene::PoseUpdate<D>>> updates =
       convert::ToPoseUpdates<D>(request.poses());
   if (!updates.ok()) return convert::PrefixField("poses", updates.status());
-  std::lock_guard<std::mutex> lock(write_mutex);
+  std::lock_guard<std::mutex> lock(scene.write_mutex());
+  if (absl::Status s = CheckStillHosted(registry, scene); !s.ok()) return s;
   if (absl::Status s = core.UpdatePoses(request.tick(), *updates); !s.ok()) {
     return RenameIndexedField(s, "updates", ".id", "poses.body_ids");
   }
-  NotifyMutation(options, scene_id, request);
+  NotifyMutation(options, scene.id(), request);
   if (options.on_poses_applied) {
     options.on_poses_applied(static_cast<std::int64_t>(updates->size()));
   }
@@ -199,6 +218,63 @@ absl::StatusOr<sator::v1::SceneInfo> ImportAs(
     return convert::PrefixField("snapshot", populated);
   }
   return DescribeScene(**hosted);
+}
+
+absl::StatusOr<sator::v1::UpsertBodiesResponse> UpsertBodiesIn(
+    HostedScene& scene, const SceneRegistry* registry,
+    const SceneOpsOptions& options,
+    const sator::v1::UpsertBodiesRequest& request) {
+  if (absl::Status s = CheckBatchSize("bodies", request.bodies_size(), options);
+      !s.ok()) {
+    return s;
+  }
+  return VisitScene(scene, [&](auto& core) {
+    return UpsertInto(core, scene, registry, options, request);
+  });
+}
+
+absl::StatusOr<sator::v1::RemoveBodiesResponse> RemoveBodiesIn(
+    HostedScene& scene, const SceneRegistry* registry,
+    const SceneOpsOptions& options,
+    const sator::v1::RemoveBodiesRequest& request) {
+  if (absl::Status s =
+          CheckBatchSize("body_ids", request.body_ids_size(), options);
+      !s.ok()) {
+    return s;
+  }
+  const absl::Span<const std::uint64_t> ids(request.body_ids().data(),
+                                            request.body_ids().size());
+  std::lock_guard<std::mutex> lock(scene.write_mutex());
+  if (absl::Status s = CheckStillHosted(registry, scene); !s.ok()) return s;
+  absl::Status removed =
+      VisitScene(scene, [&](auto& core) { return core.RemoveBodies(ids); });
+  if (!removed.ok()) return RenameIndexedField(removed, "ids", "", "body_ids");
+  NotifyMutation(options, scene.id(), request);
+  sator::v1::RemoveBodiesResponse response;
+  response.set_removed(static_cast<std::uint32_t>(ids.size()));
+  return response;
+}
+
+absl::StatusOr<sator::v1::UpdatePosesResponse> UpdatePosesIn(
+    HostedScene& scene, const SceneRegistry* registry,
+    const SceneOpsOptions& options,
+    const sator::v1::UpdatePosesRequest& request) {
+  if (absl::Status s = CheckBatchSize("poses.body_ids",
+                                      request.poses().body_ids_size(), options);
+      !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = convert::CheckTick("tick", request.tick()); !s.ok()) {
+    // A negative tick is older than any scene's current tick.
+    if (request.tick() < 0) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "tick: ", request.tick(), " is older than the current tick"));
+    }
+    return s;
+  }
+  return VisitScene(scene, [&](auto& core) {
+    return UpdatePosesOf(core, scene, registry, options, request);
+  });
 }
 
 }  // namespace
@@ -387,19 +463,13 @@ absl::StatusOr<sator::v1::UpsertBodiesResponse> UpsertBodies(
   absl::StatusOr<std::shared_ptr<HostedScene>> hosted =
       FindScene(registry, request.scene_id());
   if (!hosted.ok()) return hosted.status();
-  return UpsertBodies(**hosted, options, request);
+  return UpsertBodiesIn(**hosted, &registry, options, request);
 }
 
 absl::StatusOr<sator::v1::UpsertBodiesResponse> UpsertBodies(
     HostedScene& scene, const SceneOpsOptions& options,
     const sator::v1::UpsertBodiesRequest& request) {
-  if (absl::Status s = CheckBatchSize("bodies", request.bodies_size(), options);
-      !s.ok()) {
-    return s;
-  }
-  return VisitScene(scene, [&](auto& core) {
-    return UpsertInto(core, scene.id(), scene.write_mutex(), options, request);
-  });
+  return UpsertBodiesIn(scene, nullptr, options, request);
 }
 
 absl::StatusOr<sator::v1::RemoveBodiesResponse> RemoveBodies(
@@ -413,27 +483,13 @@ absl::StatusOr<sator::v1::RemoveBodiesResponse> RemoveBodies(
   absl::StatusOr<std::shared_ptr<HostedScene>> hosted =
       FindScene(registry, request.scene_id());
   if (!hosted.ok()) return hosted.status();
-  return RemoveBodies(**hosted, options, request);
+  return RemoveBodiesIn(**hosted, &registry, options, request);
 }
 
 absl::StatusOr<sator::v1::RemoveBodiesResponse> RemoveBodies(
     HostedScene& scene, const SceneOpsOptions& options,
     const sator::v1::RemoveBodiesRequest& request) {
-  if (absl::Status s =
-          CheckBatchSize("body_ids", request.body_ids_size(), options);
-      !s.ok()) {
-    return s;
-  }
-  const absl::Span<const std::uint64_t> ids(request.body_ids().data(),
-                                            request.body_ids().size());
-  std::lock_guard<std::mutex> lock(scene.write_mutex());
-  absl::Status removed =
-      VisitScene(scene, [&](auto& core) { return core.RemoveBodies(ids); });
-  if (!removed.ok()) return RenameIndexedField(removed, "ids", "", "body_ids");
-  NotifyMutation(options, scene.id(), request);
-  sator::v1::RemoveBodiesResponse response;
-  response.set_removed(static_cast<std::uint32_t>(ids.size()));
-  return response;
+  return RemoveBodiesIn(scene, nullptr, options, request);
 }
 
 absl::StatusOr<sator::v1::UpdatePosesResponse> UpdatePoses(
@@ -447,29 +503,13 @@ absl::StatusOr<sator::v1::UpdatePosesResponse> UpdatePoses(
   absl::StatusOr<std::shared_ptr<HostedScene>> hosted =
       FindScene(registry, request.scene_id());
   if (!hosted.ok()) return hosted.status();
-  return UpdatePoses(**hosted, options, request);
+  return UpdatePosesIn(**hosted, &registry, options, request);
 }
 
 absl::StatusOr<sator::v1::UpdatePosesResponse> UpdatePoses(
     HostedScene& scene, const SceneOpsOptions& options,
     const sator::v1::UpdatePosesRequest& request) {
-  if (absl::Status s = CheckBatchSize("poses.body_ids",
-                                      request.poses().body_ids_size(), options);
-      !s.ok()) {
-    return s;
-  }
-  if (absl::Status s = convert::CheckTick("tick", request.tick()); !s.ok()) {
-    // A negative tick is older than any scene's current tick.
-    if (request.tick() < 0) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "tick: ", request.tick(), " is older than the current tick"));
-    }
-    return s;
-  }
-  return VisitScene(scene, [&](auto& core) {
-    return UpdatePosesOf(core, scene.id(), scene.write_mutex(), options,
-                         request);
-  });
+  return UpdatePosesIn(scene, nullptr, options, request);
 }
 
 }  // namespace sator::server

@@ -91,7 +91,11 @@ absl::StatusOr<sator::v1::SceneInfo> ImportScene(
 // ---- BodyService -----------------------------------------------------------
 // Each has a form that finds the scene by request.scene_id and one for a
 // caller that already holds the scene (a Session stream), which ignores
-// request.scene_id.
+// request.scene_id. The first form re-checks under the write lock that the
+// scene is still the one registered under its id (NOT_FOUND "... was
+// deleted" otherwise), so a mutation racing DeleteScene is neither applied
+// to the deleted scene nor logged after its deletion; a caller of the second
+// form that outlives a DeleteScene must check that itself.
 
 absl::StatusOr<sator::v1::UpsertBodiesResponse> UpsertBodies(
     SceneRegistry& registry, const SceneOpsOptions& options,
