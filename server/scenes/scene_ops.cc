@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -75,9 +76,12 @@ absl::Status RenameIndexedField(const absl::Status& status,
   return absl::Status(status.code(), absl::StrCat(to, "[", index, "]", rest));
 }
 
-void NotifyMutation(const SceneOpsOptions& options, const std::string& id,
-                    const google::protobuf::Message& request) {
-  if (options.on_mutation) options.on_mutation(id, request);
+// Applies one mutation through the hook, if there is one (see MutationHook).
+absl::Status RunMutation(const SceneOpsOptions& options, const std::string& id,
+                         const google::protobuf::Message& request,
+                         absl::FunctionRef<absl::Status()> apply) {
+  if (!options.on_mutation) return apply();
+  return options.on_mutation(id, request, apply);
 }
 
 std::string EncodePageToken(const std::string& last_id) {
@@ -134,9 +138,12 @@ absl::StatusOr<sator::v1::UpsertBodiesResponse> UpsertInto(
   std::lock_guard<std::mutex> lock(scene.write_mutex());
   if (absl::Status s = CheckStillHosted(registry, scene); !s.ok()) return s;
   const std::size_t before = core.Snapshot().body_count();
-  if (absl::Status s = core.UpsertBodies(*bodies); !s.ok()) return s;
+  if (absl::Status s = RunMutation(options, scene.id(), request,
+                                   [&] { return core.UpsertBodies(*bodies); });
+      !s.ok()) {
+    return s;
+  }
   const std::size_t after = core.Snapshot().body_count();
-  NotifyMutation(options, scene.id(), request);
   // Ids are unique within a batch (the core refuses repeats), so the growth
   // is the number of new bodies and the rest replaced existing ones.
   sator::v1::UpsertBodiesResponse response;
@@ -156,10 +163,12 @@ absl::StatusOr<sator::v1::UpdatePosesResponse> UpdatePosesOf(
   if (!updates.ok()) return convert::PrefixField("poses", updates.status());
   std::lock_guard<std::mutex> lock(scene.write_mutex());
   if (absl::Status s = CheckStillHosted(registry, scene); !s.ok()) return s;
-  if (absl::Status s = core.UpdatePoses(request.tick(), *updates); !s.ok()) {
+  if (absl::Status s = RunMutation(
+          options, scene.id(), request,
+          [&] { return core.UpdatePoses(request.tick(), *updates); });
+      !s.ok()) {
     return RenameIndexedField(s, "updates", ".id", "poses.body_ids");
   }
-  NotifyMutation(options, scene.id(), request);
   if (options.on_poses_applied) {
     options.on_poses_applied(static_cast<std::int64_t>(updates->size()));
   }
@@ -198,25 +207,25 @@ absl::StatusOr<sator::v1::SceneInfo> ImportAs(
   absl::Status populated;
   {
     std::lock_guard<std::mutex> lock((*hosted)->write_mutex());
-    populated = VisitScene(**hosted, [&](auto& core) {
-      if constexpr (SceneDimension<std::decay_t<decltype(core)>>::value == D) {
-        return Populate<D>(core, *content);
-      } else {
-        return absl::InternalError("scene dimension changed");
-      }
+    sator::v1::ImportSceneRequest effective = request;
+    effective.mutable_snapshot()->set_scene_id((*hosted)->id());
+    populated = RunMutation(options, (*hosted)->id(), effective, [&] {
+      return VisitScene(**hosted, [&](auto& core) {
+        if constexpr (SceneDimension<std::decay_t<decltype(core)>>::value ==
+                      D) {
+          return Populate<D>(core, *content);
+        } else {
+          return absl::InternalError("scene dimension changed");
+        }
+      });
     });
-    if (populated.ok()) {
-      sator::v1::ImportSceneRequest effective = request;
-      effective.mutable_snapshot()->set_scene_id((*hosted)->id());
-      NotifyMutation(options, (*hosted)->id(), effective);
+    if (!populated.ok()) {
+      // Everything the core could refuse was checked above; should it (or
+      // the hook) refuse anyway, the import leaves nothing behind.
+      (void)registry.Delete((*hosted)->id());
     }
   }
-  if (!populated.ok()) {
-    // Everything the core could refuse was checked above; should it refuse
-    // anyway, the import leaves nothing behind.
-    (void)registry.Delete((*hosted)->id());
-    return convert::PrefixField("snapshot", populated);
-  }
+  if (!populated.ok()) return convert::PrefixField("snapshot", populated);
   return DescribeScene(**hosted);
 }
 
@@ -246,10 +255,11 @@ absl::StatusOr<sator::v1::RemoveBodiesResponse> RemoveBodiesIn(
                                             request.body_ids().size());
   std::lock_guard<std::mutex> lock(scene.write_mutex());
   if (absl::Status s = CheckStillHosted(registry, scene); !s.ok()) return s;
-  absl::Status removed =
-      VisitScene(scene, [&](auto& core) { return core.RemoveBodies(ids); });
+  absl::Status removed = RunMutation(options, scene.id(), request, [&] {
+    return VisitScene(scene,
+                      [&](auto& core) { return core.RemoveBodies(ids); });
+  });
   if (!removed.ok()) return RenameIndexedField(removed, "ids", "", "body_ids");
-  NotifyMutation(options, scene.id(), request);
   sator::v1::RemoveBodiesResponse response;
   response.set_removed(static_cast<std::uint32_t>(ids.size()));
   return response;
@@ -350,10 +360,17 @@ absl::StatusOr<sator::v1::SceneInfo> CreateScene(
       registry.Create(request.scene_id(), *settings);
   if (!hosted.ok()) return hosted.status();
   {
+    // The scene exists once the registry made it; the hook sees the request
+    // with the id it got, and a hook's error undoes the creation.
     std::lock_guard<std::mutex> lock((*hosted)->write_mutex());
     sator::v1::CreateSceneRequest effective = request;
     effective.set_scene_id((*hosted)->id());
-    NotifyMutation(options, (*hosted)->id(), effective);
+    if (absl::Status s = RunMutation(options, (*hosted)->id(), effective,
+                                     [] { return absl::OkStatus(); });
+        !s.ok()) {
+      (void)registry.Delete((*hosted)->id());
+      return s;
+    }
   }
   return DescribeScene(**hosted);
 }
@@ -365,8 +382,14 @@ absl::StatusOr<sator::v1::DeleteSceneResponse> DeleteScene(
       FindScene(registry, request.scene_id());
   if (!hosted.ok()) return hosted.status();
   std::lock_guard<std::mutex> lock((*hosted)->write_mutex());
-  if (absl::Status s = registry.Delete(request.scene_id()); !s.ok()) return s;
-  NotifyMutation(options, request.scene_id(), request);
+  // Not a scene re-created under the same id since it was found.
+  if (absl::Status s = CheckStillHosted(&registry, **hosted); !s.ok()) return s;
+  if (absl::Status s =
+          RunMutation(options, request.scene_id(), request,
+                      [&] { return registry.Delete(request.scene_id()); });
+      !s.ok()) {
+    return s;
+  }
   return sator::v1::DeleteSceneResponse();
 }
 

@@ -26,11 +26,13 @@ TEST(SceneOpsConcurrency, ReadersSeeWholeTicksAndTheHookSeesThemInOrder) {
   std::vector<std::int64_t> hooked_ticks;  // Written inside the write lock.
   SceneOpsOptions options;
   options.on_mutation = [&](const std::string&,
-                            const google::protobuf::Message& request) {
+                            const google::protobuf::Message& request,
+                            absl::FunctionRef<absl::Status()> apply) {
     if (const auto* update =
             dynamic_cast<const sator::v1::UpdatePosesRequest*>(&request)) {
       hooked_ticks.push_back(update->tick());
     }
+    return apply();
   };
 
   sator::v1::CreateSceneRequest create;
