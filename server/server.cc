@@ -84,6 +84,9 @@ class Server::Impl {
   std::unique_ptr<ScenePersistence> persistence;
   std::unique_ptr<Metrics> metrics;
   std::unique_ptr<GrpcServerMetrics> grpc_metrics;
+  // What the listening credentials need while gRPC serves (declared before
+  // grpc_server, so it outlives it).
+  std::shared_ptr<void> credentials_keep_alive;
   DrainGate drain_gate;
   QueryService query_service;
   SceneService scene_service;
@@ -105,6 +108,7 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(
   absl::StatusOr<auth::ListeningCredentials> credentials =
       auth::MakeListeningCredentials(options.security);
   if (!credentials.ok()) return credentials.status();
+  impl->credentials_keep_alive = credentials->keep_alive;
   if (credentials->tokens > 0 && !credentials->tls) {
     Log(LogLevel::kWarning, "auth_without_tls",
         {{"message",
