@@ -100,6 +100,60 @@ TEST(SceneRegistryTest, CreateFindDeleteAndErrors) {
   EXPECT_EQ((*created)->scene2()->Snapshot().body_count(), 0u);
 }
 
+TEST(SceneRegistryTest, InitRunsUnderTheWriteLockBeforeTheSceneIsVisible) {
+  SceneRegistry registry(SceneLimits{});
+  bool ran = false;
+  absl::StatusOr<std::shared_ptr<HostedScene>> created =
+      registry.Create("filled", Settings(2), [&](HostedScene& scene) {
+        ran = true;
+        // The write lock is held: another writer could not take it now.
+        EXPECT_FALSE(scene.write_mutex().try_lock());
+        // Not yet visible, though the id is taken.
+        EXPECT_EQ(registry.Find("filled").status().code(),
+                  absl::StatusCode::kNotFound);
+        EXPECT_TRUE(registry.List("", 10).empty());
+        EXPECT_EQ(registry.Create("filled", Settings(2)).status().code(),
+                  absl::StatusCode::kAlreadyExists);
+        return absl::OkStatus();
+      });
+  ASSERT_TRUE(created.ok()) << created.status();
+  EXPECT_TRUE(ran);
+  EXPECT_TRUE(registry.Find("filled").ok());
+  // The lock was released.
+  ASSERT_TRUE((*created)->write_mutex().try_lock());
+  (*created)->write_mutex().unlock();
+}
+
+TEST(SceneRegistryTest, FailedInitLeavesNothingAndMarksTheSceneDeleted) {
+  SceneRegistry registry(SceneLimits{});
+  HostedScene* seen = nullptr;
+  absl::StatusOr<std::shared_ptr<HostedScene>> created =
+      registry.Create("doomed", Settings(3), [&](HostedScene& scene) {
+        seen = &scene;
+        return absl::DataLossError("log refused it");
+      });
+  EXPECT_EQ(created.status().code(), absl::StatusCode::kDataLoss);
+  ASSERT_NE(seen, nullptr);
+  EXPECT_EQ(registry.Find("doomed").status().code(),
+            absl::StatusCode::kNotFound);
+  EXPECT_EQ(registry.size(), 0u);
+  EXPECT_TRUE(registry.Create("doomed", Settings(3)).ok());
+}
+
+TEST(SceneRegistryTest, DeleteMarksTheSceneForItsHolders) {
+  SceneRegistry registry(SceneLimits{});
+  absl::StatusOr<std::shared_ptr<HostedScene>> created =
+      registry.Create("held", Settings(2));
+  ASSERT_TRUE(created.ok());
+  EXPECT_FALSE((*created)->deleted());
+  ASSERT_TRUE(registry.Delete("held").ok());
+  EXPECT_TRUE((*created)->deleted());
+  absl::StatusOr<std::shared_ptr<HostedScene>> again =
+      registry.Create("held", Settings(2));
+  ASSERT_TRUE(again.ok());
+  EXPECT_FALSE((*again)->deleted());
+}
+
 TEST(SceneRegistryTest, AssignedIdsSkipTakenOnes) {
   SceneRegistry registry(SceneLimits{});
   ASSERT_TRUE(registry.Create("scene-1", Settings(3)).ok());
