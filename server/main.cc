@@ -48,6 +48,8 @@ ABSL_FLAG(int, max_history_ticks, 1024,
 ABSL_FLAG(int, default_history_ticks, 64,
           "Ticks of history for a scene that does not say.");
 ABSL_FLAG(int, max_hits, 4096, "Most hits one query may ask for.");
+ABSL_FLAG(int, max_batch_queries, 10000, "Most queries in one QueryBatch.");
+ABSL_FLAG(int, max_sessions, 1000, "Most Session streams open at once.");
 ABSL_FLAG(std::string, port_file, "",
           "If set, once serving, write the bound ports to this file as "
           "{\"grpc_port\":N,\"metrics_port\":M} (for tests and tools that "
@@ -119,6 +121,16 @@ int main(int argc, char** argv) {
   options.scene_limits.default_history_ticks =
       absl::GetFlag(FLAGS_default_history_ticks);
   options.scene_limits.max_hits = absl::GetFlag(FLAGS_max_hits);
+  options.query_limits.max_batch_queries =
+      absl::GetFlag(FLAGS_max_batch_queries);
+  options.query_limits.max_sessions = absl::GetFlag(FLAGS_max_sessions);
+  if (options.query_limits.max_batch_queries < 1 ||
+      options.query_limits.max_sessions < 1) {
+    std::fprintf(stderr,
+                 "satord: --max_batch_queries and --max_sessions must be "
+                 "positive\n");
+    return 1;
+  }
   if (absl::Status limits =
           sator::server::ValidateSceneLimits(options.scene_limits);
       !limits.ok()) {

@@ -40,7 +40,8 @@ class Server::Impl {
   explicit Impl(const ServerOptions& server_options)
       : options(server_options),
         scenes(server_options.scene_limits),
-        query_service(drain_gate, server_options.shape_limits) {}
+        query_service(drain_gate, scenes, server_options.shape_limits,
+                      server_options.query_limits) {}
 
   ServerOptions options;
   SceneRegistry scenes;

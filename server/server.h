@@ -9,6 +9,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "proto/convert/geometry_convert.h"
+#include "server/query_service.h"
 #include "server/scenes/scene_registry.h"
 
 namespace sator::server {
@@ -27,6 +28,7 @@ struct ServerOptions {
   bool enable_grpc_metrics = true;
   convert::ShapeLimits shape_limits;
   SceneLimits scene_limits;
+  QueryServiceLimits query_limits;
 };
 
 class Server {
