@@ -50,6 +50,9 @@ ABSL_FLAG(int, default_history_ticks, 64,
 ABSL_FLAG(int, max_hits, 4096, "Most hits one query may ask for.");
 ABSL_FLAG(int, max_batch_queries, 10000, "Most queries in one QueryBatch.");
 ABSL_FLAG(int, max_sessions, 1000, "Most Session streams open at once.");
+ABSL_FLAG(uint32_t, max_batch_bodies, 100000,
+          "Most bodies, ids or poses in one UpsertBodies, RemoveBodies, "
+          "UpdatePoses or ImportScene request.");
 ABSL_FLAG(std::string, port_file, "",
           "If set, once serving, write the bound ports to this file as "
           "{\"grpc_port\":N,\"metrics_port\":M} (for tests and tools that "
@@ -131,6 +134,7 @@ int main(int argc, char** argv) {
                  "positive\n");
     return 1;
   }
+  options.max_batch_bodies = absl::GetFlag(FLAGS_max_batch_bodies);
   if (absl::Status limits =
           sator::server::ValidateSceneLimits(options.scene_limits);
       !limits.ok()) {

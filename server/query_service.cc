@@ -122,7 +122,8 @@ grpc::ServerUnaryReactor* QueryService::QueryBatch(
 
 grpc::ServerBidiReactor<sator::v1::SessionRequest, sator::v1::SessionResponse>*
 QueryService::Session(grpc::CallbackServerContext* /*context*/) {
-  return new SessionReactor(scene_queries_, sessions_, drain_gate_.Enter());
+  return new SessionReactor(scene_queries_, ops_, sessions_,
+                            drain_gate_.Enter());
 }
 
 }  // namespace sator::server

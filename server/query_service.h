@@ -9,6 +9,7 @@
 #include "sator/v1/query_service.grpc.pb.h"
 #include "server/drain_gate.h"
 #include "server/scene_queries.h"
+#include "server/scenes/scene_ops.h"
 #include "server/scenes/scene_registry.h"
 #include "server/session.h"
 
@@ -24,12 +25,15 @@ struct QueryServiceLimits {
 
 class QueryService final : public sator::v1::QueryService::CallbackService {
  public:
+  // `ops` are the options of BodyService's operations, which Session pose
+  // updates share.
   QueryService(DrainGate& drain_gate, const SceneRegistry& scenes,
                const convert::ShapeLimits& shape_limits,
-               const QueryServiceLimits& limits)
+               const QueryServiceLimits& limits, const SceneOpsOptions& ops)
       : drain_gate_(drain_gate),
         shape_limits_(shape_limits),
         limits_(limits),
+        ops_(ops),
         scene_queries_(scenes, shape_limits),
         sessions_(limits.max_sessions) {
     // Open sessions would otherwise hold a drain up until their clients
@@ -95,6 +99,7 @@ class QueryService final : public sator::v1::QueryService::CallbackService {
   DrainGate& drain_gate_;
   const convert::ShapeLimits shape_limits_;
   const QueryServiceLimits limits_;
+  const SceneOpsOptions ops_;
   SceneQueries scene_queries_;
   SessionTracker sessions_;
 };

@@ -11,13 +11,15 @@
 #include "grpcpp/health_check_service_interface.h"
 #include "grpcpp/server.h"
 #include "grpcpp/server_builder.h"
-#include "sator/v1/body_service.pb.h"
+#include "sator/v1/body_service.grpc.pb.h"
 #include "sator/v1/query_service.grpc.pb.h"
-#include "sator/v1/scene_service.pb.h"
+#include "sator/v1/scene_service.grpc.pb.h"
+#include "server/body_service.h"
 #include "server/logging.h"
 #include "server/metrics/grpc_metrics.h"
 #include "server/metrics/registry.h"
 #include "server/query_service.h"
+#include "server/scene_service.h"
 
 namespace sator::server {
 namespace {
@@ -30,7 +32,9 @@ constexpr char kReadinessService[] = "sator.readiness";
 
 std::vector<std::string> ReadinessServiceNames() {
   return {"", kReadinessService,
-          std::string(sator::v1::QueryService::service_full_name())};
+          std::string(sator::v1::QueryService::service_full_name()),
+          std::string(sator::v1::SceneService::service_full_name()),
+          std::string(sator::v1::BodyService::service_full_name())};
 }
 
 }  // namespace
@@ -41,7 +45,16 @@ class Server::Impl {
       : options(server_options),
         scenes(server_options.scene_limits),
         query_service(drain_gate, scenes, server_options.shape_limits,
-                      server_options.query_limits) {}
+                      server_options.query_limits, SceneOps(server_options)),
+        scene_service(drain_gate, scenes, SceneOps(server_options)),
+        body_service(drain_gate, scenes, SceneOps(server_options)) {}
+
+  static SceneOpsOptions SceneOps(const ServerOptions& server_options) {
+    SceneOpsOptions ops;
+    ops.shape_limits = server_options.shape_limits;
+    ops.max_batch_bodies = server_options.max_batch_bodies;
+    return ops;
+  }
 
   ServerOptions options;
   SceneRegistry scenes;
@@ -49,6 +62,8 @@ class Server::Impl {
   std::unique_ptr<GrpcServerMetrics> grpc_metrics;
   DrainGate drain_gate;
   QueryService query_service;
+  SceneService scene_service;
+  BodyService body_service;
   std::unique_ptr<grpc::Server> grpc_server;
   int grpc_port = 0;
   std::once_flag shutdown_once;
@@ -80,6 +95,8 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(
   builder.AddListeningPort(options.grpc_address,
                            grpc::InsecureServerCredentials(), &impl->grpc_port);
   builder.RegisterService(&impl->query_service);
+  builder.RegisterService(&impl->scene_service);
+  builder.RegisterService(&impl->body_service);
   if (options.enable_grpc_metrics) {
     std::vector<const google::protobuf::ServiceDescriptor*> services = {
         sator::v1::PingRequest::descriptor()->file()->FindServiceByName(

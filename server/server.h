@@ -3,6 +3,7 @@
 #ifndef SATOR_SERVER_SERVER_H_
 #define SATOR_SERVER_SERVER_H_
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -29,6 +30,8 @@ struct ServerOptions {
   convert::ShapeLimits shape_limits;
   SceneLimits scene_limits;
   QueryServiceLimits query_limits;
+  // Bodies, ids or poses in one batch (RESOURCE_EXHAUSTED beyond).
+  std::uint32_t max_batch_bodies = 100'000;
 };
 
 class Server {

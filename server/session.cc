@@ -158,7 +158,7 @@ sator::v1::SessionResponse SessionHandler::UpdatePoses(
     return reply;
   }
   absl::StatusOr<sator::v1::UpdatePosesResponse> updated =
-      ApplySessionPoses(**scene, request.poses());
+      ApplySessionPoses(**scene, ops_, request.poses());
   if (!updated.ok()) {
     SetStatus(convert::PrefixField("poses", updated.status()), &reply);
     return reply;
@@ -171,8 +171,9 @@ sator::v1::SessionResponse SessionHandler::UpdatePoses(
 // ---- SessionReactor ---------------------------------------------------------
 
 SessionReactor::SessionReactor(const SceneQueries& queries,
+                               const SceneOpsOptions& ops,
                                SessionTracker& tracker, DrainGate::Pass pass)
-    : handler_(queries), tracker_(tracker), pass_(std::move(pass)) {
+    : handler_(queries, ops), tracker_(tracker), pass_(std::move(pass)) {
   absl::Status admitted =
       pass_.admitted() ? tracker_.Add(this) : DrainGate::DrainingStatus();
   if (!admitted.ok()) {

@@ -33,6 +33,7 @@
 #include "sator/v1/query_service.pb.h"
 #include "server/drain_gate.h"
 #include "server/scene_queries.h"
+#include "server/scenes/scene_ops.h"
 
 namespace sator::server {
 
@@ -62,7 +63,8 @@ class SessionTracker {
 // id once opened.
 class SessionHandler {
  public:
-  explicit SessionHandler(const SceneQueries& queries) : queries_(queries) {}
+  SessionHandler(const SceneQueries& queries, const SceneOpsOptions& ops)
+      : queries_(queries), ops_(ops) {}
 
   // What to do with a message: reply, or end the stream with a status.
   struct Outcome {
@@ -79,14 +81,16 @@ class SessionHandler {
       const sator::v1::SessionRequest& request);
 
   const SceneQueries& queries_;
+  const SceneOpsOptions& ops_;
   std::string scene_id_;
 };
 
-// Applies a session's pose update to the scene (the body of BodyService's
-// UpdatePoses, on one scene). Errors name fields relative to the
+// Applies a session's pose update to the scene with BodyService's
+// UpdatePoses operation (scene_ops.h). Errors name fields relative to the
 // SessionPoseUpdate ("poses.positions: ...").
 absl::StatusOr<sator::v1::UpdatePosesResponse> ApplySessionPoses(
-    HostedScene& scene, const sator::v1::SessionPoseUpdate& update);
+    HostedScene& scene, const SceneOpsOptions& options,
+    const sator::v1::SessionPoseUpdate& update);
 
 class SessionReactor final
     : public grpc::ServerBidiReactor<sator::v1::SessionRequest,
@@ -97,8 +101,9 @@ class SessionReactor final
 
   // Starts the stream: refuses it at once (UNAVAILABLE without a pass,
   // RESOURCE_EXHAUSTED beyond the limit) or starts reading.
-  SessionReactor(const SceneQueries& queries, SessionTracker& tracker,
-                 DrainGate::Pass pass);
+  // `queries` and `ops` must outlive the session.
+  SessionReactor(const SceneQueries& queries, const SceneOpsOptions& ops,
+                 SessionTracker& tracker, DrainGate::Pass pass);
 
   // The drain: end with UNAVAILABLE once the message in hand is answered.
   // Returns true when the caller must call FinishClosed() (the session was

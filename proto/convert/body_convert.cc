@@ -1,0 +1,232 @@
+// sator.v1 bodies and pose batches to and from scene::BodyDesc and
+// scene::PoseUpdate (see body_convert.h for the rules).
+#include "proto/convert/body_convert.h"
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "proto/convert/field_path.h"
+#include "sator/core/geometry3d/shape3d_validation.h"
+
+namespace sator::convert {
+namespace {
+
+constexpr std::uint64_t kAllBits = ~std::uint64_t{0};
+
+template <int D>
+absl::StatusOr<scene::SceneShape<D>> ToSceneShape(const sator::v1::Shape& shape,
+                                                  const ShapeLimits& limits) {
+  if constexpr (D == 2) {
+    return ToShape2(shape, limits);
+  } else {
+    return ToShape3(shape, limits);
+  }
+}
+
+template <int D>
+absl::StatusOr<Pose<D>> ToScenePose(const sator::v1::Pose& pose) {
+  if constexpr (D == 2) {
+    return ToPose2(pose);
+  } else {
+    return ToPose3(pose);
+  }
+}
+
+// A coordinate of a packed position: finite and within kMaxCoordinate (the
+// bound ToVec2 and ToVec3 apply).
+absl::Status CheckPackedCoordinate(int index, float value) {
+  if (!std::isfinite(value)) {
+    return FieldError(absl::StrCat("positions[", index, "]"), "not finite");
+  }
+  if (std::fabs(value) > kMaxCoordinate) {
+    return FieldError(
+        absl::StrCat("positions[", index, "]"),
+        absl::StrCat("out of range: |", value, "| > ", kMaxCoordinate));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+template <int D>
+absl::StatusOr<scene::BodyDesc<D>> ToBodyDesc(const sator::v1::Body& body,
+                                              const ShapeLimits& limits) {
+  scene::BodyDesc<D> desc;
+  if (body.body_id() == 0) {
+    return FieldError("body_id", "must be set (0 is not a body id)");
+  }
+  desc.id = body.body_id();
+  switch (body.motion_type()) {
+    case sator::v1::MOTION_TYPE_STATIC:
+      desc.motion = scene::MotionType::kStatic;
+      break;
+    case sator::v1::MOTION_TYPE_DYNAMIC:
+      desc.motion = scene::MotionType::kDynamic;
+      break;
+    default:
+      return FieldError("motion_type",
+                        "must be MOTION_TYPE_STATIC or MOTION_TYPE_DYNAMIC");
+  }
+  if (!body.has_shape()) return FieldError("shape", "must be set");
+  absl::StatusOr<scene::SceneShape<D>> shape =
+      ToSceneShape<D>(body.shape(), limits);
+  if (!shape.ok()) return PrefixField("shape", shape.status());
+  if constexpr (D == 3) {
+    if (desc.motion == scene::MotionType::kDynamic &&
+        std::holds_alternative<std::shared_ptr<const TriangleMesh>>(*shape)) {
+      return FieldError("shape.mesh",
+                        "a mesh may only be the shape of a static body");
+    }
+  }
+  desc.shape = std::make_shared<const scene::SceneShape<D>>(*std::move(shape));
+  absl::StatusOr<Pose<D>> pose = ToScenePose<D>(body.pose());
+  if (!pose.ok()) return PrefixField("pose", pose.status());
+  desc.pose = *pose;
+  desc.layer = body.has_layer() ? body.layer() : kAllBits;
+  desc.mask = body.has_mask() ? body.mask() : kAllBits;
+  desc.user_data = body.user_data();
+  return desc;
+}
+
+template <int D>
+absl::StatusOr<std::vector<scene::BodyDesc<D>>> ToBodyDescs(
+    const google::protobuf::RepeatedPtrField<sator::v1::Body>& bodies,
+    const ShapeLimits& limits, absl::string_view field) {
+  std::vector<scene::BodyDesc<D>> descs;
+  descs.reserve(static_cast<std::size_t>(bodies.size()));
+  for (int i = 0; i < bodies.size(); ++i) {
+    absl::StatusOr<scene::BodyDesc<D>> desc = ToBodyDesc<D>(bodies[i], limits);
+    if (!desc.ok()) return PrefixIndex(field, i, desc.status());
+    descs.push_back(*std::move(desc));
+  }
+  return descs;
+}
+
+template <int D>
+void FromBodyDesc(const scene::BodyDesc<D>& body, sator::v1::Body* out) {
+  out->set_body_id(body.id);
+  if (body.shape != nullptr) {
+    if constexpr (D == 2) {
+      FromShape2(*body.shape, out->mutable_shape());
+    } else {
+      FromShape3(*body.shape, out->mutable_shape());
+    }
+  }
+  if constexpr (D == 2) {
+    FromPose2(body.pose, out->mutable_pose());
+  } else {
+    FromPose3(body.pose, out->mutable_pose());
+  }
+  out->set_motion_type(body.motion == scene::MotionType::kStatic
+                           ? sator::v1::MOTION_TYPE_STATIC
+                           : sator::v1::MOTION_TYPE_DYNAMIC);
+  out->set_layer(body.layer);
+  out->set_mask(body.mask);
+  out->set_user_data(body.user_data);
+}
+
+template <int D>
+absl::StatusOr<std::vector<scene::PoseUpdate<D>>> ToPoseUpdates(
+    const sator::v1::PoseBatch& batch) {
+  constexpr int kRotationFloats = D == 2 ? 1 : 4;
+  const std::size_t count = static_cast<std::size_t>(batch.body_ids_size());
+  if (static_cast<std::size_t>(batch.positions_size()) != count * D) {
+    return FieldError(
+        "positions",
+        absl::StrCat("has ", batch.positions_size(), " floats; ", count,
+                     " body ids need ", count * D, " (", D, " per body)"));
+  }
+  if (static_cast<std::size_t>(batch.rotations_size()) !=
+      count * kRotationFloats) {
+    return FieldError(
+        "rotations",
+        absl::StrCat("has ", batch.rotations_size(), " floats; ", count,
+                     " body ids need ", count * kRotationFloats, " (",
+                     kRotationFloats, " per body)"));
+  }
+  std::vector<scene::PoseUpdate<D>> updates(count);
+  const float* positions = batch.positions().data();
+  const float* rotations = batch.rotations().data();
+  for (std::size_t i = 0; i < count; ++i) {
+    scene::PoseUpdate<D>& update = updates[i];
+    update.id = batch.body_ids(static_cast<int>(i));
+    for (int axis = 0; axis < D; ++axis) {
+      const int index = static_cast<int>(i) * D + axis;
+      if (absl::Status s = CheckPackedCoordinate(index, positions[index]);
+          !s.ok()) {
+        return s;
+      }
+      update.pose.position[axis] = positions[index];
+    }
+    const int first = static_cast<int>(i) * kRotationFloats;
+    for (int k = 0; k < kRotationFloats; ++k) {
+      if (!std::isfinite(rotations[first + k])) {
+        return FieldError(absl::StrCat("rotations[", first + k, "]"),
+                          "not finite");
+      }
+    }
+    if constexpr (D == 2) {
+      update.pose.rotation = Rot2::FromAngle(rotations[first]);
+    } else {
+      absl::StatusOr<Quat> rotation =
+          NormalizeRotation(Quat{rotations[first], rotations[first + 1],
+                                 rotations[first + 2], rotations[first + 3]});
+      if (!rotation.ok()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("rotations[", first, "..", first + 3,
+                         "]: ", rotation.status().message()));
+      }
+      update.pose.rotation = *rotation;
+    }
+  }
+  return updates;
+}
+
+template <int D>
+void FromPoseUpdates(const std::vector<scene::PoseUpdate<D>>& updates,
+                     sator::v1::PoseBatch* out) {
+  out->Clear();
+  for (const scene::PoseUpdate<D>& update : updates) {
+    out->add_body_ids(update.id);
+    for (int axis = 0; axis < D; ++axis) {
+      out->add_positions(update.pose.position[axis]);
+    }
+    if constexpr (D == 2) {
+      out->add_rotations(update.pose.rotation.Angle());
+    } else {
+      out->add_rotations(update.pose.rotation.x);
+      out->add_rotations(update.pose.rotation.y);
+      out->add_rotations(update.pose.rotation.z);
+      out->add_rotations(update.pose.rotation.w);
+    }
+  }
+}
+
+template absl::StatusOr<scene::BodyDesc<2>> ToBodyDesc<2>(
+    const sator::v1::Body&, const ShapeLimits&);
+template absl::StatusOr<scene::BodyDesc<3>> ToBodyDesc<3>(
+    const sator::v1::Body&, const ShapeLimits&);
+template absl::StatusOr<std::vector<scene::BodyDesc<2>>> ToBodyDescs<2>(
+    const google::protobuf::RepeatedPtrField<sator::v1::Body>&,
+    const ShapeLimits&, absl::string_view);
+template absl::StatusOr<std::vector<scene::BodyDesc<3>>> ToBodyDescs<3>(
+    const google::protobuf::RepeatedPtrField<sator::v1::Body>&,
+    const ShapeLimits&, absl::string_view);
+template void FromBodyDesc<2>(const scene::BodyDesc<2>&, sator::v1::Body*);
+template void FromBodyDesc<3>(const scene::BodyDesc<3>&, sator::v1::Body*);
+template absl::StatusOr<std::vector<scene::PoseUpdate<2>>> ToPoseUpdates<2>(
+    const sator::v1::PoseBatch&);
+template absl::StatusOr<std::vector<scene::PoseUpdate<3>>> ToPoseUpdates<3>(
+    const sator::v1::PoseBatch&);
+template void FromPoseUpdates<2>(const std::vector<scene::PoseUpdate<2>>&,
+                                 sator::v1::PoseBatch*);
+template void FromPoseUpdates<3>(const std::vector<scene::PoseUpdate<3>>&,
+                                 sator::v1::PoseBatch*);
+
+}  // namespace sator::convert

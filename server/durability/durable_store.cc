@@ -1,0 +1,333 @@
+// The data directory: recovery, logging under the mutation/snapshot
+// exclusion, snapshots and compaction (see durable_store.h).
+#include "server/durability/durable_store.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <utility>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "server/durability/file_io.h"
+#include "server/durability/snapshot_file.h"
+#include "server/logging.h"
+
+namespace sator::server::durability {
+namespace {
+
+constexpr char kLockFileName[] = "LOCK";
+
+std::int64_t AsInt(std::uint64_t value) {
+  return static_cast<std::int64_t>(value);
+}
+
+struct NamedFile {
+  std::uint64_t lsn;
+  std::string name;
+};
+
+// The files of `names` that parse with `parse`, in LSN order.
+std::vector<NamedFile> Select(const std::vector<std::string>& names,
+                              bool (*parse)(absl::string_view,
+                                            std::uint64_t*)) {
+  std::vector<NamedFile> files;
+  for (const std::string& name : names) {
+    std::uint64_t lsn = 0;
+    if (parse(name, &lsn)) files.push_back({lsn, name});
+  }
+  std::sort(
+      files.begin(), files.end(),
+      [](const NamedFile& a, const NamedFile& b) { return a.lsn < b.lsn; });
+  return files;
+}
+
+// FAILED_PRECONDITION for a file of a format version this build cannot read
+// (refusing to start is better than skipping and later compacting it away);
+// OK otherwise, including damaged headers (their records are still tried).
+absl::Status CheckVersion(absl::string_view bytes, FileKind kind,
+                          const std::string& path) {
+  absl::Status header = CheckFileHeader(bytes, kind);
+  if (absl::StrContains(header.message(), "version")) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        path, ": ", header.message(), "; written by another satord version?"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+DurableStore::DurableStore(const DurableStoreOptions& options, int lock_fd)
+    : options_(options), lock_fd_(lock_fd) {}
+
+DurableStore::~DurableStore() {
+  wal_.reset();
+  if (lock_fd_ >= 0) close(lock_fd_);  // Also releases the flock.
+}
+
+absl::StatusOr<std::unique_ptr<DurableStore>> DurableStore::Open(
+    const DurableStoreOptions& options, const SceneHandler& on_scene,
+    const RecordHandler& on_record, RecoveryReport* report) {
+  if (options.dir.empty()) {
+    return absl::InvalidArgumentError("data directory: empty path");
+  }
+  if (options.snapshots_kept < 1) {
+    return absl::InvalidArgumentError("snapshots_kept must be at least 1");
+  }
+  if (absl::Status made = MakeDirectories(options.dir); !made.ok()) {
+    return made;
+  }
+  const std::string lock_path = absl::StrCat(options.dir, "/", kLockFileName);
+  const int lock_fd =
+      open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (lock_fd < 0) return ErrnoStatus("open", lock_path, errno);
+  if (flock(lock_fd, LOCK_EX | LOCK_NB) != 0) {
+    const int error_number = errno;
+    close(lock_fd);
+    if (error_number == EWOULDBLOCK) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "data directory ", options.dir, " is in use by another process"));
+    }
+    return ErrnoStatus("flock", lock_path, error_number);
+  }
+  std::unique_ptr<DurableStore> store(new DurableStore(options, lock_fd));
+  RecoveryReport local_report;
+  if (report == nullptr) report = &local_report;
+  if (absl::Status recovered = store->Recover(on_scene, on_record, report);
+      !recovered.ok()) {
+    return recovered;
+  }
+  absl::StatusOr<std::unique_ptr<WalWriter>> wal =
+      WalWriter::Open(options.dir, report->next_lsn, options.wal);
+  if (!wal.ok()) return wal.status();
+  store->wal_ = *std::move(wal);
+  return store;
+}
+
+absl::Status DurableStore::Recover(const SceneHandler& on_scene,
+                                   const RecordHandler& on_record,
+                                   RecoveryReport* report) {
+  const std::string& dir = options_.dir;
+  absl::StatusOr<std::vector<std::string>> names = ListFiles(dir);
+  if (!names.ok()) return names.status();
+  // Leftovers of snapshots that never committed.
+  for (const std::string& name : *names) {
+    if (absl::EndsWith(name, ".tmp")) {
+      unlink(absl::StrCat(dir, "/", name).c_str());
+    }
+  }
+
+  // The newest snapshot that is whole.
+  std::vector<NamedFile> snapshots = Select(*names, &ParseSnapshotFileName);
+  std::uint64_t snapshot_lsn = 0;
+  for (auto it = snapshots.rbegin(); it != snapshots.rend(); ++it) {
+    const std::string path = absl::StrCat(dir, "/", it->name);
+    absl::StatusOr<std::string> bytes = ReadWholeFile(path);
+    if (bytes.ok()) {
+      if (absl::Status version =
+              CheckVersion(*bytes, FileKind::kSnapshot, path);
+          !version.ok()) {
+        return version;
+      }
+    }
+    absl::StatusOr<SnapshotContents> contents = ReadSnapshotFile(path);
+    if (!contents.ok() || contents->lsn != it->lsn) {
+      ++report->snapshots_rejected;
+      Log(LogLevel::kError, "snapshot_rejected",
+          {{"path", path},
+           {"error", contents.ok() ? absl::string_view("LSN differs from name")
+                                   : contents.status().message()}});
+      continue;
+    }
+    report->snapshot_found = true;
+    snapshot_lsn = contents->lsn;
+    for (const std::string& scene : contents->scenes) {
+      if (absl::Status applied = on_scene(scene); applied.ok()) {
+        ++report->scenes_restored;
+      } else {
+        ++report->scenes_failed;
+        Log(LogLevel::kError, "snapshot_scene_failed",
+            {{"path", path}, {"error", applied.message()}});
+      }
+    }
+    break;
+  }
+  report->snapshot_lsn = snapshot_lsn;
+
+  // The log after it, in LSN order.
+  std::uint64_t last_lsn = snapshot_lsn;  // Newest LSN applied or covered.
+  std::uint64_t max_lsn_seen = snapshot_lsn;
+  for (const NamedFile& segment : Select(*names, &ParseWalSegmentName)) {
+    const std::string path = absl::StrCat(dir, "/", segment.name);
+    absl::StatusOr<std::string> bytes = ReadWholeFile(path);
+    if (!bytes.ok()) return bytes.status();
+    ++report->segments_read;
+    if (absl::Status version =
+            CheckVersion(*bytes, FileKind::kWalSegment, path);
+        !version.ok()) {
+      return version;
+    }
+    absl::string_view records(*bytes);
+    if (absl::Status header = CheckFileHeader(records, FileKind::kWalSegment);
+        !header.ok()) {
+      // The records are checksummed on their own: try them anyway.
+      Log(LogLevel::kWarning, "wal_segment_bad_header",
+          {{"path", path}, {"error", header.message()}});
+    }
+    records.remove_prefix(std::min(records.size(), kFileHeaderBytes));
+    const ParseStats stats = ParseRecords(
+        records,
+        [&](const Record& record) {
+          max_lsn_seen = std::max(max_lsn_seen, record.lsn);
+          if (record.lsn <= snapshot_lsn) return;  // In the snapshot.
+          const bool mutation = static_cast<int>(record.type) <
+                                static_cast<int>(RecordType::kSnapshotBegin);
+          if (record.lsn <= last_lsn || !mutation) {
+            ++report->records_skipped;
+            Log(LogLevel::kWarning, "wal_record_skipped",
+                {{"path", path},
+                 {"offset", AsInt(kFileHeaderBytes + record.offset)},
+                 {"lsn", AsInt(record.lsn)},
+                 {"type", RecordTypeName(record.type)},
+                 {"reason", mutation ? "out of order" : "not a mutation"}});
+            return;
+          }
+          last_lsn = record.lsn;
+          if (absl::Status applied = on_record(record.type, record.payload);
+              applied.ok()) {
+            ++report->records_replayed;
+          } else {
+            ++report->records_failed;
+            Log(LogLevel::kError, "wal_replay_failed",
+                {{"path", path},
+                 {"lsn", AsInt(record.lsn)},
+                 {"type", RecordTypeName(record.type)},
+                 {"error", applied.message()}});
+          }
+        },
+        [&](const DamagedRegion& damage) {
+          Log(LogLevel::kWarning, "wal_damaged_region_skipped",
+              {{"path", path},
+               {"offset", AsInt(kFileHeaderBytes + damage.offset)},
+               {"bytes", AsInt(damage.bytes)},
+               {"at_tail", damage.at_tail}});
+        });
+    report->damaged_regions += stats.damaged_regions;
+    report->damaged_bytes += stats.damaged_bytes;
+  }
+  report->next_lsn = max_lsn_seen + 1;
+  Log(LogLevel::kInfo, "recovered",
+      {{"data_dir", dir},
+       {"snapshot_lsn", AsInt(snapshot_lsn)},
+       {"scenes_restored", AsInt(report->scenes_restored)},
+       {"scenes_failed", AsInt(report->scenes_failed)},
+       {"records_replayed", AsInt(report->records_replayed)},
+       {"records_failed", AsInt(report->records_failed)},
+       {"records_skipped", AsInt(report->records_skipped)},
+       {"damaged_regions", AsInt(report->damaged_regions)},
+       {"damaged_bytes", AsInt(report->damaged_bytes)},
+       {"next_lsn", AsInt(report->next_lsn)}});
+  return absl::OkStatus();
+}
+
+DurableStore::MutationScope::MutationScope(DurableStore& store)
+    : store_(store) {
+  store_.EnterMutation();
+}
+
+DurableStore::MutationScope::~MutationScope() { store_.ExitMutation(); }
+
+void DurableStore::EnterMutation() {
+  std::unique_lock<std::mutex> lock(barrier_mutex_);
+  barrier_changed_.wait(lock, [this] { return !capture_pending_; });
+  ++active_mutations_;
+}
+
+void DurableStore::ExitMutation() {
+  std::lock_guard<std::mutex> lock(barrier_mutex_);
+  if (--active_mutations_ == 0) barrier_changed_.notify_all();
+}
+
+absl::Status DurableStore::LogMutation(RecordType type,
+                                       absl::string_view payload) {
+  absl::StatusOr<std::uint64_t> lsn = wal_->Append(type, payload);
+  return lsn.status();
+}
+
+std::uint64_t DurableStore::snapshots_written() const {
+  return snapshots_written_.load();
+}
+
+absl::Status DurableStore::WriteSnapshot(const Capture& capture) {
+  std::lock_guard<std::mutex> one_at_a_time(snapshot_mutex_);
+  std::uint64_t lsn = 0;
+  std::vector<SceneSerializer> scenes;
+  absl::Status rotated;
+  {
+    std::unique_lock<std::mutex> lock(barrier_mutex_);
+    capture_pending_ = true;
+    barrier_changed_.wait(lock, [this] { return active_mutations_ == 0; });
+    lsn = wal_->last_lsn();
+    // Later records go to a new segment, so the older ones can be deleted
+    // once this snapshot is on disk.
+    rotated = wal_->Rotate().status();
+    if (rotated.ok()) scenes = capture();
+    capture_pending_ = false;
+    barrier_changed_.notify_all();
+  }
+  if (!rotated.ok()) return rotated;
+
+  absl::StatusOr<std::unique_ptr<SnapshotFileWriter>> file =
+      SnapshotFileWriter::Create(options_.dir, lsn, scenes.size());
+  if (!file.ok()) return file.status();
+  for (const SceneSerializer& serialize : scenes) {
+    absl::StatusOr<std::string> serialized = serialize();
+    if (!serialized.ok()) return serialized.status();
+    if (absl::Status added = (*file)->AddScene(*serialized); !added.ok()) {
+      return added;
+    }
+  }
+  if (absl::Status committed = (*file)->Commit(); !committed.ok()) {
+    return committed;
+  }
+  snapshots_written_.fetch_add(1);
+  Log(LogLevel::kInfo, "snapshot_written",
+      {{"lsn", AsInt(lsn)}, {"scenes", AsInt(scenes.size())}});
+  return Compact();
+}
+
+absl::Status DurableStore::Compact() {
+  absl::StatusOr<std::vector<std::string>> names = ListFiles(options_.dir);
+  if (!names.ok()) return names.status();
+  const std::vector<NamedFile> snapshots =
+      Select(*names, &ParseSnapshotFileName);
+  const std::size_t kept = static_cast<std::size_t>(options_.snapshots_kept);
+  if (snapshots.empty()) return absl::OkStatus();
+  const std::size_t first_kept =
+      snapshots.size() > kept ? snapshots.size() - kept : 0;
+  for (std::size_t i = 0; i < first_kept; ++i) {
+    unlink(absl::StrCat(options_.dir, "/", snapshots[i].name).c_str());
+  }
+  // A segment's records all precede the next segment's first LSN.
+  const std::uint64_t oldest_kept = snapshots[first_kept].lsn;
+  const std::vector<NamedFile> segments = Select(*names, &ParseWalSegmentName);
+  std::size_t deleted = 0;
+  for (std::size_t i = 0; i + 1 < segments.size(); ++i) {
+    if (segments[i + 1].lsn <= oldest_kept + 1) {
+      unlink(absl::StrCat(options_.dir, "/", segments[i].name).c_str());
+      ++deleted;
+    }
+  }
+  if (first_kept > 0 || deleted > 0) {
+    Log(LogLevel::kDebug, "compacted",
+        {{"snapshots_deleted", AsInt(first_kept)},
+         {"segments_deleted", AsInt(deleted)}});
+    return SyncDirectory(options_.dir);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace sator::server::durability

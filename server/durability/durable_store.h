@@ -1,0 +1,143 @@
+// The data directory of a satord run with --data_dir: write-ahead log,
+// snapshots, recovery and compaction, independent of gRPC and of the scene
+// types (payloads are serialized sator.v1 messages; the caller applies them).
+//
+// Layout of the directory (docs/OPERATIONS.md):
+//   LOCK                                   flock(2)ed while a satord uses it
+//   wal-<first LSN>.log                    log segments (wal_writer.h)
+//   snapshot-<LSN>.snap                    snapshots (snapshot_file.h)
+//
+// Consistency between the log and snapshots: every logged mutation runs
+// inside a MutationScope (log, then apply), and a snapshot captures the
+// scenes while no scope is open, so the snapshot at LSN S contains exactly
+// the mutations with LSN <= S. Recovery = the newest valid snapshot, then the
+// log records with LSN > S, in LSN order. Scenes are captured cheaply under
+// the exclusion (the core hands out immutable snapshots) and serialized and
+// written after it, so mutations wait only for the capture, not the I/O.
+//
+// Compaction: after a snapshot is written, snapshots older than the newest
+// `snapshots_kept` are deleted, and so are the log segments whose records
+// all precede the oldest snapshot kept, so recovery can fall back to the
+// older snapshot if the newest one is damaged.
+#ifndef SATOR_SERVER_DURABILITY_DURABLE_STORE_H_
+#define SATOR_SERVER_DURABILITY_DURABLE_STORE_H_
+
+#include <atomic>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "server/durability/record_format.h"
+#include "server/durability/wal_writer.h"
+
+namespace sator::server::durability {
+
+struct DurableStoreOptions {
+  std::string dir;
+  WalWriterOptions wal;
+  // Snapshots kept after a new one is written (at least 1).
+  int snapshots_kept = 2;
+};
+
+// What recovery found and did; every count is also logged.
+struct RecoveryReport {
+  bool snapshot_found = false;
+  std::uint64_t snapshot_lsn = 0;
+  std::size_t snapshots_rejected = 0;  // Damaged newer snapshots passed over.
+  std::size_t scenes_restored = 0;
+  std::size_t scenes_failed = 0;
+  std::size_t records_replayed = 0;
+  std::size_t records_failed = 0;   // Valid records the handler refused.
+  std::size_t records_skipped = 0;  // Out of order or of a snapshot type.
+  std::size_t damaged_regions = 0;  // Torn or corrupt stretches skipped.
+  std::size_t damaged_bytes = 0;
+  std::size_t segments_read = 0;
+  std::uint64_t next_lsn = 1;
+};
+
+class DurableStore {
+ public:
+  // Applies one scene of the snapshot / one log record during recovery.
+  using SceneHandler = std::function<absl::Status(absl::string_view)>;
+  using RecordHandler =
+      std::function<absl::Status(RecordType, absl::string_view)>;
+
+  // Creates `options.dir` if needed, takes its lock (FAILED_PRECONDITION if
+  // another process holds it), recovers through the handlers (a handler's
+  // error is logged and counted, never fatal) and starts a new log segment.
+  // Fails only for I/O errors and for files of an unknown format version.
+  static absl::StatusOr<std::unique_ptr<DurableStore>> Open(
+      const DurableStoreOptions& options, const SceneHandler& on_scene,
+      const RecordHandler& on_record, RecoveryReport* report = nullptr);
+
+  ~DurableStore();
+  DurableStore(const DurableStore&) = delete;
+  DurableStore& operator=(const DurableStore&) = delete;
+
+  // Held around logging a mutation and applying it (RAII). Snapshots wait
+  // for open scopes to close; new scopes wait while a snapshot captures.
+  class MutationScope {
+   public:
+    explicit MutationScope(DurableStore& store);
+    ~MutationScope();
+    MutationScope(const MutationScope&) = delete;
+    MutationScope& operator=(const MutationScope&) = delete;
+
+   private:
+    DurableStore& store_;
+  };
+
+  // Appends one record and returns once it is on disk (group commit).
+  // Call inside a MutationScope, before applying the mutation.
+  absl::Status LogMutation(RecordType type, absl::string_view payload);
+
+  // Produces one scene's serialized sator.v1.SceneSnapshot; called after
+  // the exclusion ends.
+  using SceneSerializer = std::function<absl::StatusOr<std::string>()>;
+  // Returns a serializer per hosted scene; called with no mutation in
+  // progress, so it must only take cheap references.
+  using Capture = std::function<std::vector<SceneSerializer>()>;
+
+  // Writes a snapshot of what `capture` returns, then compacts. One at a
+  // time (concurrent calls queue).
+  absl::Status WriteSnapshot(const Capture& capture);
+
+  const std::string& dir() const { return options_.dir; }
+  WalWriter& wal() { return *wal_; }
+  std::uint64_t snapshots_written() const;
+
+ private:
+  DurableStore(const DurableStoreOptions& options, int lock_fd);
+  absl::Status Recover(const SceneHandler& on_scene,
+                       const RecordHandler& on_record, RecoveryReport* report);
+  absl::Status Compact();
+
+  void EnterMutation();
+  void ExitMutation();
+
+  const DurableStoreOptions options_;
+  const int lock_fd_;
+  std::unique_ptr<WalWriter> wal_;
+
+  // The mutation/snapshot exclusion: writers (snapshots) take precedence so
+  // a steady stream of mutations cannot starve a snapshot.
+  std::mutex barrier_mutex_;
+  std::condition_variable barrier_changed_;
+  int active_mutations_ = 0;
+  bool capture_pending_ = false;
+
+  std::mutex snapshot_mutex_;  // One WriteSnapshot at a time.
+  std::atomic<std::uint64_t> snapshots_written_{0};
+};
+
+}  // namespace sator::server::durability
+
+#endif  // SATOR_SERVER_DURABILITY_DURABLE_STORE_H_

@@ -1,0 +1,472 @@
+// The SceneService and BodyService operations (see scene_ops.h).
+#include "server/scenes/scene_ops.h"
+
+#include <climits>
+#include <cstddef>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "proto/convert/body_convert.h"
+#include "proto/convert/field_path.h"
+#include "proto/convert/scene_convert.h"
+
+namespace sator::server {
+namespace {
+
+constexpr absl::string_view kPageTokenPrefix = "v1:";
+
+template <typename T>
+struct SceneDimension;
+template <int D>
+struct SceneDimension<scene::Scene<D>> {
+  static constexpr int value = D;
+};
+
+// Calls `visit(scene)` with the hosted scene's core Scene<2> or Scene<3>.
+template <typename Visitor>
+auto VisitScene(const HostedScene& hosted, Visitor&& visit) {
+  if (hosted.dimension() == 2) return visit(*hosted.scene2());
+  return visit(*hosted.scene3());
+}
+
+absl::Status CheckBatchSize(absl::string_view field, int size,
+                            const SceneOpsOptions& options) {
+  if (static_cast<std::uint64_t>(size) > options.max_batch_bodies) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat(field, ": ", size, " in one batch, above the limit of ",
+                     options.max_batch_bodies, " (--max_batch_bodies)"));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::shared_ptr<HostedScene>> FindScene(
+    const SceneRegistry& registry, const std::string& scene_id) {
+  if (absl::Status s = SceneRegistry::ValidateSceneId(scene_id); !s.ok()) {
+    return s;
+  }
+  return registry.Find(scene_id);
+}
+
+// The core names the fields of its own arguments ("updates[4].id: ...",
+// "ids[2]: ..."); a request names them differently. Rewrites a message that
+// starts with `from` "[i]" `suffix` into `to` "[i]", keeping the rest.
+absl::Status RenameIndexedField(const absl::Status& status,
+                                absl::string_view from,
+                                absl::string_view suffix,
+                                absl::string_view to) {
+  if (status.ok()) return status;
+  absl::string_view message = status.message();
+  const std::string opening = absl::StrCat(from, "[");
+  if (!absl::StartsWith(message, opening)) return status;
+  const std::size_t close = message.find(']');
+  if (close == absl::string_view::npos) return status;
+  const absl::string_view index =
+      message.substr(opening.size(), close - opening.size());
+  absl::string_view rest = message.substr(close + 1);
+  if (!absl::StartsWith(rest, suffix)) return status;
+  rest.remove_prefix(suffix.size());
+  return absl::Status(status.code(), absl::StrCat(to, "[", index, "]", rest));
+}
+
+void NotifyMutation(const SceneOpsOptions& options, const std::string& id,
+                    const google::protobuf::Message& request) {
+  if (options.on_mutation) options.on_mutation(id, request);
+}
+
+std::string EncodePageToken(const std::string& last_id) {
+  std::string token;
+  absl::WebSafeBase64Escape(absl::StrCat(kPageTokenPrefix, last_id), &token);
+  return token;
+}
+
+absl::StatusOr<std::string> DecodePageToken(const std::string& token) {
+  if (token.empty()) return std::string();
+  std::string decoded;
+  if (!absl::WebSafeBase64Unescape(token, &decoded) ||
+      !absl::StartsWith(decoded, kPageTokenPrefix) ||
+      !SceneRegistry::ValidateSceneId(decoded.substr(kPageTokenPrefix.size()))
+           .ok()) {
+    return convert::FieldError(
+        "page_token", "not a next_page_token from a ListScenes response");
+  }
+  return decoded.substr(kPageTokenPrefix.size());
+}
+
+sator::v1::SceneInfo DescribeWithoutStats(const HostedScene& scene) {
+  sator::v1::SceneInfo info;
+  info.set_scene_id(scene.id());
+  FromHostedSettings(scene.settings(), info.mutable_settings());
+  return info;
+}
+
+template <int D>
+absl::StatusOr<sator::v1::UpsertBodiesResponse> UpsertInto(
+    scene::Scene<D>& core, const std::string& scene_id, std::mutex& write_mutex,
+    const SceneOpsOptions& options,
+    const sator::v1::UpsertBodiesRequest& request) {
+  absl::StatusOr<std::vector<scene::BodyDesc<D>>> bodies =
+      convert::ToBodyDescs<D>(request.bodies(), options.shape_limits);
+  if (!bodies.ok()) return bodies.status();
+  std::lock_guard<std::mutex> lock(write_mutex);
+  const std::size_t before = core.Snapshot().body_count();
+  if (absl::Status s = core.UpsertBodies(*bodies); !s.ok()) return s;
+  const std::size_t after = core.Snapshot().body_count();
+  NotifyMutation(options, scene_id, request);
+  // Ids are unique within a batch (the core refuses repeats), so the growth
+  // is the number of new bodies and the rest replaced existing ones.
+  sator::v1::UpsertBodiesResponse response;
+  response.set_created(static_cast<std::uint32_t>(after - before));
+  response.set_replaced(
+      static_cast<std::uint32_t>(bodies->size() - (after - before)));
+  return response;
+}
+
+template <int D>
+absl::StatusOr<sator::v1::UpdatePosesResponse> UpdatePosesOf(
+    scene::Scene<D>& core, const std::string& scene_id, std::mutex& write_mutex,
+    const SceneOpsOptions& options,
+    const sator::v1::UpdatePosesRequest& request) {
+  absl::StatusOr<std::vector<scene::PoseUpdate<D>>> updates =
+      convert::ToPoseUpdates<D>(request.poses());
+  if (!updates.ok()) return convert::PrefixField("poses", updates.status());
+  std::lock_guard<std::mutex> lock(write_mutex);
+  if (absl::Status s = core.UpdatePoses(request.tick(), *updates); !s.ok()) {
+    return RenameIndexedField(s, "updates", ".id", "poses.body_ids");
+  }
+  NotifyMutation(options, scene_id, request);
+  sator::v1::UpdatePosesResponse response;
+  response.set_current_tick(core.Snapshot().tick());
+  return response;
+}
+
+// Fills a freshly created, still empty scene from a validated snapshot.
+template <int D>
+absl::Status Populate(scene::Scene<D>& core,
+                      const convert::SceneContent<D>& content) {
+  if (content.tick > 0) {
+    if (absl::Status s = core.UpdatePoses(content.tick, {}); !s.ok()) return s;
+  }
+  return core.UpsertBodies(content.bodies);
+}
+
+template <int D>
+absl::StatusOr<sator::v1::SceneInfo> ImportAs(
+    SceneRegistry& registry, const SceneOpsOptions& options,
+    const HostedSceneSettings& settings,
+    const sator::v1::ImportSceneRequest& request) {
+  const sator::v1::SceneSnapshot& snapshot = request.snapshot();
+  absl::StatusOr<convert::SceneContent<D>> content =
+      convert::ToSceneContent<D>(snapshot, options.shape_limits);
+  if (!content.ok()) return convert::PrefixField("snapshot", content.status());
+  if (content->bodies.size() > static_cast<std::size_t>(settings.max_bodies)) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "snapshot.bodies: ", content->bodies.size(),
+        " bodies, above the scene's limit of ", settings.max_bodies));
+  }
+  absl::StatusOr<std::shared_ptr<HostedScene>> hosted =
+      registry.Create(snapshot.scene_id(), settings);
+  if (!hosted.ok()) return convert::PrefixField("snapshot", hosted.status());
+  absl::Status populated;
+  {
+    std::lock_guard<std::mutex> lock((*hosted)->write_mutex());
+    populated = VisitScene(**hosted, [&](auto& core) {
+      if constexpr (SceneDimension<std::decay_t<decltype(core)>>::value == D) {
+        return Populate<D>(core, *content);
+      } else {
+        return absl::InternalError("scene dimension changed");
+      }
+    });
+    if (populated.ok()) {
+      sator::v1::ImportSceneRequest effective = request;
+      effective.mutable_snapshot()->set_scene_id((*hosted)->id());
+      NotifyMutation(options, (*hosted)->id(), effective);
+    }
+  }
+  if (!populated.ok()) {
+    // Everything the core could refuse was checked above; should it refuse
+    // anyway, the import leaves nothing behind.
+    (void)registry.Delete((*hosted)->id());
+    return convert::PrefixField("snapshot", populated);
+  }
+  return DescribeScene(**hosted);
+}
+
+}  // namespace
+
+absl::StatusOr<HostedSceneSettings> ToHostedSettings(
+    const sator::v1::SceneSettings& settings) {
+  HostedSceneSettings hosted;
+  switch (settings.dimension()) {
+    case sator::v1::DIMENSION_2D:
+      hosted.dimension = 2;
+      break;
+    case sator::v1::DIMENSION_3D:
+      hosted.dimension = 3;
+      break;
+    default:
+      return convert::FieldError("settings.dimension",
+                                 "must be DIMENSION_2D or DIMENSION_3D");
+  }
+  if (settings.history_ticks() > static_cast<std::uint32_t>(INT_MAX)) {
+    return convert::FieldError(
+        "settings.history_ticks",
+        absl::StrCat("too large: ", settings.history_ticks()));
+  }
+  if (settings.max_bodies() > static_cast<std::uint32_t>(INT_MAX)) {
+    return convert::FieldError(
+        "settings.max_bodies",
+        absl::StrCat("too large: ", settings.max_bodies()));
+  }
+  hosted.history_ticks = static_cast<int>(settings.history_ticks());
+  hosted.teleport_distance = settings.teleport_distance();
+  hosted.max_bodies = static_cast<int>(settings.max_bodies());
+  return hosted;
+}
+
+void FromHostedSettings(const HostedSceneSettings& settings,
+                        sator::v1::SceneSettings* out) {
+  out->set_dimension(settings.dimension == 2 ? sator::v1::DIMENSION_2D
+                                             : sator::v1::DIMENSION_3D);
+  out->set_history_ticks(static_cast<std::uint32_t>(settings.history_ticks));
+  out->set_teleport_distance(settings.teleport_distance);
+  out->set_max_bodies(static_cast<std::uint32_t>(settings.max_bodies));
+}
+
+sator::v1::SceneInfo DescribeScene(const HostedScene& scene) {
+  sator::v1::SceneInfo info = DescribeWithoutStats(scene);
+  sator::v1::SceneStats& stats = *info.mutable_stats();
+  VisitScene(scene, [&](const auto& core) {
+    const auto snapshot = core.Snapshot();
+    const scene::BodyCounts counts = snapshot.CountBodies();
+    stats.set_body_count(snapshot.body_count());
+    stats.set_static_body_count(counts.static_bodies);
+    stats.set_dynamic_body_count(counts.dynamic_bodies);
+    stats.set_current_tick(snapshot.tick());
+    stats.set_oldest_tick(snapshot.oldest_tick());
+    const scene::SceneMemory memory = core.Memory();
+    stats.set_memory_bytes(memory.body_bytes + memory.tree_bytes +
+                           memory.history_bytes);
+    return 0;
+  });
+  return info;
+}
+
+absl::StatusOr<sator::v1::SceneInfo> CreateScene(
+    SceneRegistry& registry, const SceneOpsOptions& options,
+    const sator::v1::CreateSceneRequest& request) {
+  absl::StatusOr<HostedSceneSettings> requested =
+      ToHostedSettings(request.settings());
+  if (!requested.ok()) return requested.status();
+  absl::StatusOr<HostedSceneSettings> settings =
+      registry.ResolveSettings(*requested);
+  if (!settings.ok()) return settings.status();
+  absl::StatusOr<std::shared_ptr<HostedScene>> hosted =
+      registry.Create(request.scene_id(), *settings);
+  if (!hosted.ok()) return hosted.status();
+  {
+    std::lock_guard<std::mutex> lock((*hosted)->write_mutex());
+    sator::v1::CreateSceneRequest effective = request;
+    effective.set_scene_id((*hosted)->id());
+    NotifyMutation(options, (*hosted)->id(), effective);
+  }
+  return DescribeScene(**hosted);
+}
+
+absl::StatusOr<sator::v1::DeleteSceneResponse> DeleteScene(
+    SceneRegistry& registry, const SceneOpsOptions& options,
+    const sator::v1::DeleteSceneRequest& request) {
+  absl::StatusOr<std::shared_ptr<HostedScene>> hosted =
+      FindScene(registry, request.scene_id());
+  if (!hosted.ok()) return hosted.status();
+  std::lock_guard<std::mutex> lock((*hosted)->write_mutex());
+  if (absl::Status s = registry.Delete(request.scene_id()); !s.ok()) return s;
+  NotifyMutation(options, request.scene_id(), request);
+  return sator::v1::DeleteSceneResponse();
+}
+
+absl::StatusOr<sator::v1::ListScenesResponse> ListScenes(
+    const SceneRegistry& registry,
+    const sator::v1::ListScenesRequest& request) {
+  absl::StatusOr<std::string> after = DecodePageToken(request.page_token());
+  if (!after.ok()) return after.status();
+  std::uint32_t page_size = request.page_size();
+  if (page_size == 0) page_size = kDefaultListPageSize;
+  if (page_size > kMaxListPageSize) page_size = kMaxListPageSize;
+  // One more than the page: whether it exists says if there is a next page.
+  std::vector<std::shared_ptr<HostedScene>> scenes =
+      registry.List(*after, page_size + 1);
+  sator::v1::ListScenesResponse response;
+  const bool more = scenes.size() > page_size;
+  if (more) scenes.resize(page_size);
+  for (const std::shared_ptr<HostedScene>& scene : scenes) {
+    *response.add_scenes() = DescribeWithoutStats(*scene);
+  }
+  if (more) response.set_next_page_token(EncodePageToken(scenes.back()->id()));
+  return response;
+}
+
+absl::StatusOr<sator::v1::SceneInfo> GetScene(
+    const SceneRegistry& registry, const sator::v1::GetSceneRequest& request) {
+  absl::StatusOr<std::shared_ptr<HostedScene>> hosted =
+      FindScene(registry, request.scene_id());
+  if (!hosted.ok()) return hosted.status();
+  return DescribeScene(**hosted);
+}
+
+absl::StatusOr<sator::v1::SceneSnapshot> ExportScene(
+    const SceneRegistry& registry,
+    const sator::v1::ExportSceneRequest& request) {
+  absl::StatusOr<std::shared_ptr<HostedScene>> hosted =
+      FindScene(registry, request.scene_id());
+  if (!hosted.ok()) return hosted.status();
+  sator::v1::SceneSnapshot snapshot;
+  snapshot.set_scene_id((*hosted)->id());
+  FromHostedSettings((*hosted)->settings(), snapshot.mutable_settings());
+  VisitScene(**hosted, [&](const auto& core) {
+    constexpr int kDim = SceneDimension<std::decay_t<decltype(core)>>::value;
+    // One published state gives both the tick and the bodies.
+    const auto published = core.Snapshot();
+    convert::FromSceneContent<kDim>(published.tick(), published.Bodies(),
+                                    &snapshot);
+    return 0;
+  });
+  return snapshot;
+}
+
+absl::StatusOr<sator::v1::SceneInfo> ImportScene(
+    SceneRegistry& registry, const SceneOpsOptions& options,
+    const sator::v1::ImportSceneRequest& request) {
+  const sator::v1::SceneSnapshot& snapshot = request.snapshot();
+  if (!request.has_snapshot()) {
+    return convert::FieldError("snapshot", "must be set");
+  }
+  if (!snapshot.scene_id().empty()) {
+    if (absl::Status s = SceneRegistry::ValidateSceneId(snapshot.scene_id());
+        !s.ok()) {
+      return convert::PrefixField("snapshot", s);
+    }
+  }
+  if (absl::Status s =
+          CheckBatchSize("snapshot.bodies", snapshot.bodies_size(), options);
+      !s.ok()) {
+    return s;
+  }
+  absl::StatusOr<HostedSceneSettings> requested =
+      ToHostedSettings(snapshot.settings());
+  if (!requested.ok()) {
+    return convert::PrefixField("snapshot", requested.status());
+  }
+  absl::StatusOr<HostedSceneSettings> settings =
+      registry.ResolveSettings(*requested);
+  if (!settings.ok()) {
+    return convert::PrefixField("snapshot", settings.status());
+  }
+  if (settings->dimension == 2) {
+    return ImportAs<2>(registry, options, *settings, request);
+  }
+  return ImportAs<3>(registry, options, *settings, request);
+}
+
+absl::StatusOr<sator::v1::UpsertBodiesResponse> UpsertBodies(
+    SceneRegistry& registry, const SceneOpsOptions& options,
+    const sator::v1::UpsertBodiesRequest& request) {
+  if (absl::Status s = CheckBatchSize("bodies", request.bodies_size(), options);
+      !s.ok()) {
+    return s;
+  }
+  absl::StatusOr<std::shared_ptr<HostedScene>> hosted =
+      FindScene(registry, request.scene_id());
+  if (!hosted.ok()) return hosted.status();
+  return UpsertBodies(**hosted, options, request);
+}
+
+absl::StatusOr<sator::v1::UpsertBodiesResponse> UpsertBodies(
+    HostedScene& scene, const SceneOpsOptions& options,
+    const sator::v1::UpsertBodiesRequest& request) {
+  if (absl::Status s = CheckBatchSize("bodies", request.bodies_size(), options);
+      !s.ok()) {
+    return s;
+  }
+  return VisitScene(scene, [&](auto& core) {
+    return UpsertInto(core, scene.id(), scene.write_mutex(), options, request);
+  });
+}
+
+absl::StatusOr<sator::v1::RemoveBodiesResponse> RemoveBodies(
+    SceneRegistry& registry, const SceneOpsOptions& options,
+    const sator::v1::RemoveBodiesRequest& request) {
+  if (absl::Status s =
+          CheckBatchSize("body_ids", request.body_ids_size(), options);
+      !s.ok()) {
+    return s;
+  }
+  absl::StatusOr<std::shared_ptr<HostedScene>> hosted =
+      FindScene(registry, request.scene_id());
+  if (!hosted.ok()) return hosted.status();
+  return RemoveBodies(**hosted, options, request);
+}
+
+absl::StatusOr<sator::v1::RemoveBodiesResponse> RemoveBodies(
+    HostedScene& scene, const SceneOpsOptions& options,
+    const sator::v1::RemoveBodiesRequest& request) {
+  if (absl::Status s =
+          CheckBatchSize("body_ids", request.body_ids_size(), options);
+      !s.ok()) {
+    return s;
+  }
+  const absl::Span<const std::uint64_t> ids(request.body_ids().data(),
+                                            request.body_ids().size());
+  std::lock_guard<std::mutex> lock(scene.write_mutex());
+  absl::Status removed =
+      VisitScene(scene, [&](auto& core) { return core.RemoveBodies(ids); });
+  if (!removed.ok()) return RenameIndexedField(removed, "ids", "", "body_ids");
+  NotifyMutation(options, scene.id(), request);
+  sator::v1::RemoveBodiesResponse response;
+  response.set_removed(static_cast<std::uint32_t>(ids.size()));
+  return response;
+}
+
+absl::StatusOr<sator::v1::UpdatePosesResponse> UpdatePoses(
+    SceneRegistry& registry, const SceneOpsOptions& options,
+    const sator::v1::UpdatePosesRequest& request) {
+  if (absl::Status s = CheckBatchSize("poses.body_ids",
+                                      request.poses().body_ids_size(), options);
+      !s.ok()) {
+    return s;
+  }
+  absl::StatusOr<std::shared_ptr<HostedScene>> hosted =
+      FindScene(registry, request.scene_id());
+  if (!hosted.ok()) return hosted.status();
+  return UpdatePoses(**hosted, options, request);
+}
+
+absl::StatusOr<sator::v1::UpdatePosesResponse> UpdatePoses(
+    HostedScene& scene, const SceneOpsOptions& options,
+    const sator::v1::UpdatePosesRequest& request) {
+  if (absl::Status s = CheckBatchSize("poses.body_ids",
+                                      request.poses().body_ids_size(), options);
+      !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = convert::CheckTick("tick", request.tick()); !s.ok()) {
+    // A negative tick is older than any scene's current tick.
+    if (request.tick() < 0) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "tick: ", request.tick(), " is older than the current tick"));
+    }
+    return s;
+  }
+  return VisitScene(scene, [&](auto& core) {
+    return UpdatePosesOf(core, scene.id(), scene.write_mutex(), options,
+                         request);
+  });
+}
+
+}  // namespace sator::server

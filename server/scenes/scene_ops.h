@@ -1,0 +1,130 @@
+// The scene and body operations of sator.v1.SceneService and BodyService, one
+// function per RPC, free of gRPC types: the gRPC handlers, the Session stream
+// and the write-ahead log's replay all call these, so every path validates
+// and applies a request the same way.
+//
+// Rules every mutating operation follows:
+// - The whole request is validated before any state changes; an error leaves
+//   the registry and every scene exactly as they were.
+// - A mutation of a scene runs under HostedScene::write_mutex(), and
+//   SceneOpsOptions::on_mutation (the durability hook) is called inside that
+//   lock, once, after the core accepted the mutation, so the hook sees the
+//   mutations of one scene in the order they were applied.
+// - Errors name the request's field path (`bodies[3].shape.circle.radius:
+//   not finite`). Codes: INVALID_ARGUMENT (a malformed request), NOT_FOUND
+//   (unknown scene or body), ALREADY_EXISTS (scene id taken),
+//   FAILED_PRECONDITION (a tick older than the current one, a pose for a
+//   static body), RESOURCE_EXHAUSTED (scenes per server, bodies per scene,
+//   bodies per batch).
+#ifndef SATOR_SERVER_SCENES_SCENE_OPS_H_
+#define SATOR_SERVER_SCENES_SCENE_OPS_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "google/protobuf/message.h"
+#include "proto/convert/geometry_convert.h"
+#include "sator/v1/body_service.pb.h"
+#include "sator/v1/scene_service.pb.h"
+#include "server/scenes/scene_registry.h"
+
+namespace sator::server {
+
+// Called with a scene id and the request that changed it (for CreateScene
+// and ImportScene, the request with the assigned scene id filled in).
+using MutationHook = std::function<void(
+    const std::string& scene_id, const google::protobuf::Message& request)>;
+
+struct SceneOpsOptions {
+  convert::ShapeLimits shape_limits;
+  // Bodies in UpsertBodies, ids in RemoveBodies, poses in UpdatePoses and
+  // bodies in an ImportScene snapshot (RESOURCE_EXHAUSTED beyond;
+  // --max_batch_bodies).
+  std::uint32_t max_batch_bodies = 100'000;
+  // Empty: no hook.
+  MutationHook on_mutation;
+};
+
+// The largest page ListScenes returns, and the page size it uses for 0.
+inline constexpr std::uint32_t kMaxListPageSize = 1000;
+inline constexpr std::uint32_t kDefaultListPageSize = 100;
+
+// ---- SceneService ----------------------------------------------------------
+
+absl::StatusOr<sator::v1::SceneInfo> CreateScene(
+    SceneRegistry& registry, const SceneOpsOptions& options,
+    const sator::v1::CreateSceneRequest& request);
+
+absl::StatusOr<sator::v1::DeleteSceneResponse> DeleteScene(
+    SceneRegistry& registry, const SceneOpsOptions& options,
+    const sator::v1::DeleteSceneRequest& request);
+
+// Scenes in id order. The page token is opaque to callers: the web-safe
+// base64 of "v1:" and the last id of the previous page (so a scene created
+// or deleted between pages neither repeats nor shifts the others). A token
+// that does not decode is INVALID_ARGUMENT naming `page_token`.
+absl::StatusOr<sator::v1::ListScenesResponse> ListScenes(
+    const SceneRegistry& registry, const sator::v1::ListScenesRequest& request);
+
+absl::StatusOr<sator::v1::SceneInfo> GetScene(
+    const SceneRegistry& registry, const sator::v1::GetSceneRequest& request);
+
+// Settings, current tick and every body with its pose at that tick.
+absl::StatusOr<sator::v1::SceneSnapshot> ExportScene(
+    const SceneRegistry& registry,
+    const sator::v1::ExportSceneRequest& request);
+
+// Creates a scene from a snapshot, all or nothing: its settings, its bodies,
+// at its current tick (the history before it is empty; advancing a scene to
+// any tick costs O(history), not O(tick)). An empty snapshot.scene_id asks
+// for a server-assigned id.
+absl::StatusOr<sator::v1::SceneInfo> ImportScene(
+    SceneRegistry& registry, const SceneOpsOptions& options,
+    const sator::v1::ImportSceneRequest& request);
+
+// ---- BodyService -----------------------------------------------------------
+// Each has a form that finds the scene by request.scene_id and one for a
+// caller that already holds the scene (a Session stream), which ignores
+// request.scene_id.
+
+absl::StatusOr<sator::v1::UpsertBodiesResponse> UpsertBodies(
+    SceneRegistry& registry, const SceneOpsOptions& options,
+    const sator::v1::UpsertBodiesRequest& request);
+absl::StatusOr<sator::v1::UpsertBodiesResponse> UpsertBodies(
+    HostedScene& scene, const SceneOpsOptions& options,
+    const sator::v1::UpsertBodiesRequest& request);
+
+absl::StatusOr<sator::v1::RemoveBodiesResponse> RemoveBodies(
+    SceneRegistry& registry, const SceneOpsOptions& options,
+    const sator::v1::RemoveBodiesRequest& request);
+absl::StatusOr<sator::v1::RemoveBodiesResponse> RemoveBodies(
+    HostedScene& scene, const SceneOpsOptions& options,
+    const sator::v1::RemoveBodiesRequest& request);
+
+// `tick` must be in [current tick, convert::kMaxTick].
+absl::StatusOr<sator::v1::UpdatePosesResponse> UpdatePoses(
+    SceneRegistry& registry, const SceneOpsOptions& options,
+    const sator::v1::UpdatePosesRequest& request);
+absl::StatusOr<sator::v1::UpdatePosesResponse> UpdatePoses(
+    HostedScene& scene, const SceneOpsOptions& options,
+    const sator::v1::UpdatePosesRequest& request);
+
+// ---- Shared pieces ---------------------------------------------------------
+
+// SceneSettings (as requested) to HostedSceneSettings before defaults are
+// filled in (SceneRegistry::ResolveSettings does that); INVALID_ARGUMENT
+// naming `settings.*` for a value that does not fit.
+absl::StatusOr<HostedSceneSettings> ToHostedSettings(
+    const sator::v1::SceneSettings& settings);
+void FromHostedSettings(const HostedSceneSettings& settings,
+                        sator::v1::SceneSettings* out);
+
+// The SceneInfo GetScene returns: id, resolved settings and statistics.
+sator::v1::SceneInfo DescribeScene(const HostedScene& scene);
+
+}  // namespace sator::server
+
+#endif  // SATOR_SERVER_SCENES_SCENE_OPS_H_

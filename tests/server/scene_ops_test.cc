@@ -1,0 +1,674 @@
+// The scene and body operations: each RPC's result, each error code with
+// its field path, state left unchanged by every refused request, paging,
+// export/import round trips, and the durability hook's calls.
+#include "server/scenes/scene_ops.h"
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "google/protobuf/text_format.h"
+#include "google/protobuf/util/message_differencer.h"
+#include "gtest/gtest.h"
+
+namespace sator::server {
+namespace {
+
+using ::google::protobuf::util::MessageDifferencer;
+using ::testing::HasSubstr;
+
+template <typename Message>
+Message Parse(const std::string& text) {
+  Message message;
+  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &message))
+      << text;
+  return message;
+}
+
+void ExpectError(const absl::Status& status, absl::StatusCode code,
+                 const std::string& message_part) {
+  EXPECT_EQ(status.code(), code) << status;
+  EXPECT_THAT(std::string(status.message()), HasSubstr(message_part));
+}
+
+class SceneOpsTest : public ::testing::Test {
+ protected:
+  SceneOpsTest() : registry_(Limits()) {}
+
+  static SceneLimits Limits() {
+    SceneLimits limits;
+    limits.max_scenes = 8;
+    limits.max_bodies_per_scene = 100;
+    return limits;
+  }
+
+  void Create(const std::string& id, const std::string& dimension) {
+    absl::StatusOr<sator::v1::SceneInfo> info = CreateScene(
+        registry_, options_,
+        Parse<sator::v1::CreateSceneRequest>(absl::StrCat(
+            "scene_id: '", id, "' settings { dimension: ", dimension, " }")));
+    ASSERT_TRUE(info.ok()) << info.status();
+  }
+
+  // A 2D scene "arena" with static body 1 and dynamic bodies 2 and 3.
+  void MakeArena() {
+    Create("arena", "DIMENSION_2D");
+    absl::StatusOr<sator::v1::UpsertBodiesResponse> upserted = UpsertBodies(
+        registry_, options_, Parse<sator::v1::UpsertBodiesRequest>(R"pb(
+          scene_id: "arena"
+          bodies {
+            body_id: 1
+            motion_type: MOTION_TYPE_STATIC
+            shape { box2d { half_extents { x: 5 y: 1 } } }
+          }
+          bodies {
+            body_id: 2
+            motion_type: MOTION_TYPE_DYNAMIC
+            shape { circle { radius: 0.5 } }
+            pose {
+              position { x: 1 y: 2 }
+              angle: 0.5
+            }
+          }
+          bodies {
+            body_id: 3
+            motion_type: MOTION_TYPE_DYNAMIC
+            shape { circle { radius: 0.5 } }
+            layer: 2
+          }
+        )pb"));
+    ASSERT_TRUE(upserted.ok()) << upserted.status();
+  }
+
+  sator::v1::SceneSnapshot Export(const std::string& id) {
+    sator::v1::ExportSceneRequest request;
+    request.set_scene_id(id);
+    absl::StatusOr<sator::v1::SceneSnapshot> snapshot =
+        ExportScene(registry_, request);
+    EXPECT_TRUE(snapshot.ok()) << snapshot.status();
+    return snapshot.ok() ? *snapshot : sator::v1::SceneSnapshot();
+  }
+
+  sator::v1::SceneStats Stats(const std::string& id) {
+    sator::v1::GetSceneRequest request;
+    request.set_scene_id(id);
+    absl::StatusOr<sator::v1::SceneInfo> info = GetScene(registry_, request);
+    EXPECT_TRUE(info.ok()) << info.status();
+    return info.ok() ? info->stats() : sator::v1::SceneStats();
+  }
+
+  SceneRegistry registry_;
+  SceneOpsOptions options_;
+};
+
+TEST_F(SceneOpsTest, CreateResolvesDefaultsAndAssignsIds) {
+  absl::StatusOr<sator::v1::SceneInfo> info =
+      CreateScene(registry_, options_,
+                  Parse<sator::v1::CreateSceneRequest>(
+                      "settings { dimension: DIMENSION_3D }"));
+  ASSERT_TRUE(info.ok()) << info.status();
+  EXPECT_EQ(info->scene_id(), "scene-1");
+  EXPECT_EQ(info->settings().dimension(), sator::v1::DIMENSION_3D);
+  EXPECT_EQ(info->settings().history_ticks(), 64u);
+  EXPECT_EQ(info->settings().max_bodies(), 100u);
+  EXPECT_EQ(info->stats().body_count(), 0u);
+  EXPECT_EQ(info->stats().current_tick(), 0);
+  EXPECT_GT(info->stats().memory_bytes(), 0u);
+}
+
+TEST_F(SceneOpsTest, CreateErrors) {
+  Create("taken", "DIMENSION_2D");
+  ExpectError(CreateScene(registry_, options_,
+                          Parse<sator::v1::CreateSceneRequest>(
+                              "scene_id: 'taken' settings { dimension: "
+                              "DIMENSION_3D }"))
+                  .status(),
+              absl::StatusCode::kAlreadyExists, "scene_id: scene 'taken'");
+  ExpectError(CreateScene(registry_, options_,
+                          Parse<sator::v1::CreateSceneRequest>("scene_id: 'x'"))
+                  .status(),
+              absl::StatusCode::kInvalidArgument, "settings.dimension: ");
+  ExpectError(CreateScene(registry_, options_,
+                          Parse<sator::v1::CreateSceneRequest>(
+                              "scene_id: 'a b' settings { dimension: "
+                              "DIMENSION_2D }"))
+                  .status(),
+              absl::StatusCode::kInvalidArgument, "scene_id: character 1");
+  ExpectError(CreateScene(registry_, options_,
+                          Parse<sator::v1::CreateSceneRequest>(
+                              "settings { dimension: DIMENSION_2D "
+                              "max_bodies: 101 }"))
+                  .status(),
+              absl::StatusCode::kInvalidArgument, "settings.max_bodies: ");
+  for (int i = 1; i < 8; ++i) Create(absl::StrCat("s", i), "DIMENSION_2D");
+  ExpectError(CreateScene(registry_, options_,
+                          Parse<sator::v1::CreateSceneRequest>(
+                              "settings { dimension: DIMENSION_2D }"))
+                  .status(),
+              absl::StatusCode::kResourceExhausted, "--max_scenes");
+  EXPECT_EQ(registry_.size(), 8u);
+}
+
+TEST_F(SceneOpsTest, UpsertCountsCreatedAndReplacedAndStatsFollow) {
+  MakeArena();
+  sator::v1::SceneStats stats = Stats("arena");
+  EXPECT_EQ(stats.body_count(), 3u);
+  EXPECT_EQ(stats.static_body_count(), 1u);
+  EXPECT_EQ(stats.dynamic_body_count(), 2u);
+  absl::StatusOr<sator::v1::UpsertBodiesResponse> upserted = UpsertBodies(
+      registry_, options_, Parse<sator::v1::UpsertBodiesRequest>(R"pb(
+        scene_id: "arena"
+        bodies {
+          body_id: 3
+          motion_type: MOTION_TYPE_STATIC
+          shape { circle { radius: 2 } }
+        }
+        bodies {
+          body_id: 4
+          motion_type: MOTION_TYPE_DYNAMIC
+          shape { circle { radius: 1 } }
+        }
+      )pb"));
+  ASSERT_TRUE(upserted.ok()) << upserted.status();
+  EXPECT_EQ(upserted->created(), 1u);
+  EXPECT_EQ(upserted->replaced(), 1u);
+  stats = Stats("arena");
+  EXPECT_EQ(stats.body_count(), 4u);
+  EXPECT_EQ(stats.static_body_count(), 2u);
+}
+
+TEST_F(SceneOpsTest, UpdatePosesAdvancesAndAmendsTicks) {
+  MakeArena();
+  absl::StatusOr<sator::v1::UpdatePosesResponse> updated = UpdatePoses(
+      registry_, options_, Parse<sator::v1::UpdatePosesRequest>(R"pb(
+        scene_id: "arena"
+        tick: 3
+        poses {
+          body_ids: [ 2, 3 ]
+          positions: [ 4, 5, 6, 7 ]
+          rotations: [ 0.25, 0 ]
+        }
+      )pb"));
+  ASSERT_TRUE(updated.ok()) << updated.status();
+  EXPECT_EQ(updated->current_tick(), 3);
+  // The same tick again amends it.
+  updated = UpdatePoses(registry_, options_,
+                        Parse<sator::v1::UpdatePosesRequest>(R"pb(
+                          scene_id: "arena"
+                          tick: 3
+                          poses {
+                            body_ids: [ 3 ]
+                            positions: [ -1, -2 ]
+                            rotations: [ 0 ]
+                          }
+                        )pb"));
+  ASSERT_TRUE(updated.ok()) << updated.status();
+  EXPECT_EQ(updated->current_tick(), 3);
+  const sator::v1::SceneSnapshot snapshot = Export("arena");
+  EXPECT_EQ(snapshot.current_tick(), 3);
+  ASSERT_EQ(snapshot.bodies_size(), 3);
+  EXPECT_EQ(snapshot.bodies(1).pose().position().x(), 4.0f);
+  EXPECT_NEAR(snapshot.bodies(1).pose().angle(), 0.25f, 1e-6f);
+  EXPECT_EQ(snapshot.bodies(2).pose().position().y(), -2.0f);
+  EXPECT_EQ(Stats("arena").oldest_tick(), 0);
+}
+
+// Every refused body request: its code, its message, and no change.
+TEST_F(SceneOpsTest, RefusedBodyRequestsChangeNothing) {
+  MakeArena();
+  options_.max_batch_bodies = 3;
+  const sator::v1::SceneSnapshot before = Export("arena");
+  struct Case {
+    std::string request;  // UpsertBodies, RemoveBodies or UpdatePoses.
+    std::string kind;
+    absl::StatusCode code;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {R"pb(scene_id: "nope")pb", "upsert", absl::StatusCode::kNotFound,
+       "scene_id: no scene 'nope'"},
+      {R"pb(scene_id: "")pb", "upsert", absl::StatusCode::kInvalidArgument,
+       "scene_id: must be 1 to 128 characters"},
+      {R"pb(scene_id: "arena"
+            bodies {
+              body_id: 9
+              motion_type: MOTION_TYPE_STATIC
+              shape { circle { radius: 1 } }
+            }
+            bodies {
+              body_id: 10
+              motion_type: MOTION_TYPE_STATIC
+              shape { circle { radius: -1 } }
+            })pb",
+       "upsert", absl::StatusCode::kInvalidArgument,
+       "bodies[1].shape.circle.radius: "},
+      {R"pb(scene_id: "arena"
+            bodies {
+              body_id: 9
+              motion_type: MOTION_TYPE_STATIC
+              shape { circle { radius: 1 } }
+            }
+            bodies {
+              body_id: 9
+              motion_type: MOTION_TYPE_STATIC
+              shape { circle { radius: 1 } }
+            })pb",
+       "upsert", absl::StatusCode::kInvalidArgument,
+       "bodies[1].id: body 9 is also bodies[0]"},
+      {R"pb(scene_id: "arena"
+            bodies {
+              body_id: 9
+              motion_type: MOTION_TYPE_STATIC
+              shape { circle { radius: 1 } }
+            }
+            bodies {
+              body_id: 10
+              motion_type: MOTION_TYPE_STATIC
+              shape { circle { radius: 1 } }
+            }
+            bodies {
+              body_id: 11
+              motion_type: MOTION_TYPE_STATIC
+              shape { circle { radius: 1 } }
+            }
+            bodies {
+              body_id: 12
+              motion_type: MOTION_TYPE_STATIC
+              shape { circle { radius: 1 } }
+            })pb",
+       "upsert", absl::StatusCode::kResourceExhausted,
+       "bodies: 4 in one batch, above the limit of 3 (--max_batch_bodies)"},
+      {R"pb(scene_id: "arena"
+            body_ids: [ 2, 77 ])pb",
+       "remove", absl::StatusCode::kNotFound, "body_ids[1]: no body 77"},
+      {R"pb(scene_id: "arena"
+            body_ids: [ 2, 2 ])pb",
+       "remove", absl::StatusCode::kInvalidArgument,
+       "body_ids[1]: body 2 is also"},
+      {R"pb(scene_id: "arena"
+            body_ids: [ 1, 2, 3, 4 ])pb",
+       "remove", absl::StatusCode::kResourceExhausted,
+       "body_ids: 4 in one batch"},
+      {R"pb(scene_id: "arena"
+            tick: 1
+            poses {
+              body_ids: [ 2, 77 ]
+              positions: [ 0, 0, 0, 0 ]
+              rotations: [ 0, 0 ]
+            })pb",
+       "poses", absl::StatusCode::kNotFound, "poses.body_ids[1]: no body 77"},
+      {R"pb(scene_id: "arena"
+            tick: 1
+            poses {
+              body_ids: [ 1 ]
+              positions: [ 0, 0 ]
+              rotations: [ 0 ]
+            })pb",
+       "poses", absl::StatusCode::kFailedPrecondition,
+       "poses.body_ids[0]: body 1 is static"},
+      {R"pb(scene_id: "arena"
+            tick: -1
+            poses {
+              body_ids: [ 2 ]
+              positions: [ 0, 0 ]
+              rotations: [ 0 ]
+            })pb",
+       "poses", absl::StatusCode::kFailedPrecondition,
+       "tick: -1 is older than the current tick"},
+      {R"pb(scene_id: "arena"
+            tick: 1
+            poses {
+              body_ids: [ 2 ]
+              positions: [ 0 ]
+              rotations: [ 0 ]
+            })pb",
+       "poses", absl::StatusCode::kInvalidArgument,
+       "poses.positions: has 1 floats; 1 body ids need 2"},
+      {R"pb(scene_id: "arena"
+            tick: 1
+            poses {
+              body_ids: [ 2 ]
+              positions: [ 0, nan ]
+              rotations: [ 0 ]
+            })pb",
+       "poses", absl::StatusCode::kInvalidArgument,
+       "poses.positions[1]: not finite"},
+      {R"pb(scene_id: "arena" tick: 4611686018427387905)pb", "poses",
+       absl::StatusCode::kInvalidArgument, "tick: must be in [0, "},
+      {R"pb(scene_id: "arena"
+            tick: 1
+            poses { body_ids: [ 1, 2, 3, 4 ] })pb",
+       "poses", absl::StatusCode::kResourceExhausted,
+       "poses.body_ids: 4 in one batch"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.request);
+    absl::Status status;
+    if (c.kind == "upsert") {
+      status = UpsertBodies(registry_, options_,
+                            Parse<sator::v1::UpsertBodiesRequest>(c.request))
+                   .status();
+    } else if (c.kind == "remove") {
+      status = RemoveBodies(registry_, options_,
+                            Parse<sator::v1::RemoveBodiesRequest>(c.request))
+                   .status();
+    } else {
+      status = UpdatePoses(registry_, options_,
+                           Parse<sator::v1::UpdatePosesRequest>(c.request))
+                   .status();
+    }
+    ExpectError(status, c.code, c.message);
+    EXPECT_TRUE(MessageDifferencer::Equals(Export("arena"), before));
+  }
+  // A stale tick once the scene has moved on.
+  ASSERT_TRUE(
+      UpdatePoses(registry_, options_,
+                  Parse<sator::v1::UpdatePosesRequest>(R"pb(scene_id: "arena"
+                                                            tick: 5)pb"))
+          .ok());
+  ExpectError(UpdatePoses(registry_, options_,
+                          Parse<sator::v1::UpdatePosesRequest>(R"pb(
+                            scene_id: "arena"
+                            tick: 4
+                            poses {
+                              body_ids: [ 2 ]
+                              positions: [ 0, 0 ]
+                              rotations: [ 0 ]
+                            }
+                          )pb"))
+                  .status(),
+              absl::StatusCode::kFailedPrecondition,
+              "tick: 4 is older than the current tick 5");
+}
+
+TEST_F(SceneOpsTest, SceneBodyLimitIsResourceExhausted) {
+  ASSERT_TRUE(CreateScene(registry_, options_,
+                          Parse<sator::v1::CreateSceneRequest>(
+                              "scene_id: 'small' settings { dimension: "
+                              "DIMENSION_2D max_bodies: 1 }"))
+                  .ok());
+  ExpectError(UpsertBodies(registry_, options_,
+                           Parse<sator::v1::UpsertBodiesRequest>(R"pb(
+                             scene_id: "small"
+                             bodies {
+                               body_id: 1
+                               motion_type: MOTION_TYPE_STATIC
+                               shape { circle { radius: 1 } }
+                             }
+                             bodies {
+                               body_id: 2
+                               motion_type: MOTION_TYPE_STATIC
+                               shape { circle { radius: 1 } }
+                             }
+                           )pb"))
+                  .status(),
+              absl::StatusCode::kResourceExhausted, "bodies: the scene would");
+  EXPECT_EQ(Stats("small").body_count(), 0u);
+}
+
+TEST_F(SceneOpsTest, RemoveAndDelete) {
+  MakeArena();
+  absl::StatusOr<sator::v1::RemoveBodiesResponse> removed = RemoveBodies(
+      registry_, options_,
+      Parse<sator::v1::RemoveBodiesRequest>(R"pb(scene_id: "arena"
+                                                 body_ids: [ 1, 3 ])pb"));
+  ASSERT_TRUE(removed.ok()) << removed.status();
+  EXPECT_EQ(removed->removed(), 2u);
+  EXPECT_EQ(Stats("arena").body_count(), 1u);
+
+  sator::v1::DeleteSceneRequest request;
+  request.set_scene_id("arena");
+  ASSERT_TRUE(DeleteScene(registry_, options_, request).ok());
+  ExpectError(DeleteScene(registry_, options_, request).status(),
+              absl::StatusCode::kNotFound, "scene_id: no scene 'arena'");
+  EXPECT_EQ(registry_.size(), 0u);
+}
+
+TEST_F(SceneOpsTest, ListScenesPagesInIdOrder) {
+  for (const char* id : {"e", "a", "d", "b", "c"}) Create(id, "DIMENSION_2D");
+  sator::v1::ListScenesRequest request;
+  request.set_page_size(2);
+  std::vector<std::string> seen;
+  int pages = 0;
+  do {
+    absl::StatusOr<sator::v1::ListScenesResponse> page =
+        ListScenes(registry_, request);
+    ASSERT_TRUE(page.ok()) << page.status();
+    ASSERT_LE(page->scenes_size(), 2);
+    for (const sator::v1::SceneInfo& info : page->scenes()) {
+      seen.push_back(info.scene_id());
+      EXPECT_EQ(info.settings().dimension(), sator::v1::DIMENSION_2D);
+    }
+    request.set_page_token(page->next_page_token());
+    ++pages;
+  } while (!request.page_token().empty() && pages < 10);
+  EXPECT_EQ(pages, 3);
+  EXPECT_EQ(seen, (std::vector<std::string>{"a", "b", "c", "d", "e"}));
+
+  sator::v1::ListScenesRequest all;
+  absl::StatusOr<sator::v1::ListScenesResponse> page =
+      ListScenes(registry_, all);
+  ASSERT_TRUE(page.ok());
+  EXPECT_EQ(page->scenes_size(), 5);
+  EXPECT_TRUE(page->next_page_token().empty());
+
+  for (const char* token : {"!!!", "YWJj", "djE6IGE"}) {  // abc, "v1: a"
+    sator::v1::ListScenesRequest bad;
+    bad.set_page_token(token);
+    ExpectError(ListScenes(registry_, bad).status(),
+                absl::StatusCode::kInvalidArgument, "page_token: ");
+  }
+}
+
+TEST_F(SceneOpsTest, ExportImportRoundTripsBothDimensions) {
+  MakeArena();
+  ASSERT_TRUE(UpdatePoses(registry_, options_,
+                          Parse<sator::v1::UpdatePosesRequest>(R"pb(
+                            scene_id: "arena"
+                            tick: 7
+                            poses {
+                              body_ids: [ 2 ]
+                              positions: [ 3, 3 ]
+                              rotations: [ 1 ]
+                            }
+                          )pb"))
+                  .ok());
+  Create("world", "DIMENSION_3D");
+  ASSERT_TRUE(UpsertBodies(registry_, options_,
+                           Parse<sator::v1::UpsertBodiesRequest>(R"pb(
+                             scene_id: "world"
+                             bodies {
+                               body_id: 1
+                               motion_type: MOTION_TYPE_STATIC
+                               shape {
+                                 mesh {
+                                   vertices { x: 0 y: 0 z: 0 }
+                                   vertices { x: 4 y: 0 z: 0 }
+                                   vertices { x: 0 y: 4 z: 0 }
+                                   indices: [ 0, 1, 2 ]
+                                 }
+                               }
+                             }
+                             bodies {
+                               body_id: 2
+                               motion_type: MOTION_TYPE_DYNAMIC
+                               shape {
+                                 hull {
+                                   points { x: 0 y: 0 z: 0 }
+                                   points { x: 1 y: 0 z: 0 }
+                                   points { x: 0 y: 1 z: 0 }
+                                   points { x: 0 y: 0 z: 1 }
+                                 }
+                               }
+                               pose {
+                                 position { x: 1 y: 1 z: 1 }
+                                 orientation { z: 0.6 w: 0.8 }
+                               }
+                             }
+                           )pb"))
+                  .ok());
+  for (const std::string id : {"arena", "world"}) {
+    SCOPED_TRACE(id);
+    sator::v1::ImportSceneRequest request;
+    *request.mutable_snapshot() = Export(id);
+    request.mutable_snapshot()->set_scene_id(absl::StrCat(id, "-copy"));
+    absl::StatusOr<sator::v1::SceneInfo> info =
+        ImportScene(registry_, options_, request);
+    ASSERT_TRUE(info.ok()) << info.status();
+    EXPECT_EQ(info->scene_id(), absl::StrCat(id, "-copy"));
+    sator::v1::SceneSnapshot copy = Export(absl::StrCat(id, "-copy"));
+    copy.set_scene_id(id);
+    EXPECT_TRUE(MessageDifferencer::ApproximatelyEquals(copy, Export(id)))
+        << copy.DebugString() << "\n"
+        << Export(id).DebugString();
+  }
+  EXPECT_EQ(Stats("arena-copy").current_tick(), 7);
+}
+
+TEST_F(SceneOpsTest, ImportAtAHugeTickDoesNotWalkEveryTick) {
+  sator::v1::ImportSceneRequest request = Parse<sator::v1::ImportSceneRequest>(
+      R"pb(snapshot {
+             scene_id: "late"
+             settings { dimension: DIMENSION_2D history_ticks: 4 }
+             current_tick: 1000000000000
+             bodies {
+               body_id: 5
+               motion_type: MOTION_TYPE_DYNAMIC
+               shape { circle { radius: 1 } }
+             }
+           })pb");
+  absl::StatusOr<sator::v1::SceneInfo> info =
+      ImportScene(registry_, options_, request);
+  ASSERT_TRUE(info.ok()) << info.status();
+  EXPECT_EQ(info->stats().current_tick(), 1'000'000'000'000);
+  EXPECT_EQ(info->stats().oldest_tick(), 1'000'000'000'000 - 3);
+  EXPECT_EQ(info->stats().body_count(), 1u);
+  // The scene goes on from there.
+  ASSERT_TRUE(UpdatePoses(registry_, options_,
+                          Parse<sator::v1::UpdatePosesRequest>(R"pb(
+                            scene_id: "late"
+                            tick: 1000000000001
+                            poses {
+                              body_ids: [ 5 ]
+                              positions: [ 1, 1 ]
+                              rotations: [ 0 ]
+                            }
+                          )pb"))
+                  .ok());
+}
+
+TEST_F(SceneOpsTest, RefusedImportsLeaveNothingBehind) {
+  MakeArena();
+  const sator::v1::SceneSnapshot arena = Export("arena");
+  struct Case {
+    std::string snapshot;
+    absl::StatusCode code;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {R"pb(scene_id: "arena"
+            settings { dimension: DIMENSION_2D })pb",
+       absl::StatusCode::kAlreadyExists, "snapshot.scene_id: scene 'arena'"},
+      {R"pb(scene_id: "new"
+            settings {})pb",
+       absl::StatusCode::kInvalidArgument, "snapshot.settings.dimension: "},
+      {R"pb(scene_id: "new"
+            settings { dimension: DIMENSION_2D }
+            current_tick: -3)pb",
+       absl::StatusCode::kInvalidArgument, "snapshot.current_tick: "},
+      {R"pb(scene_id: "new"
+            settings { dimension: DIMENSION_2D }
+            bodies {
+              body_id: 1
+              motion_type: MOTION_TYPE_STATIC
+              shape { circle { radius: 1 } }
+            }
+            bodies {
+              body_id: 1
+              motion_type: MOTION_TYPE_STATIC
+              shape { circle { radius: 1 } }
+            })pb",
+       absl::StatusCode::kInvalidArgument,
+       "snapshot.bodies[1].body_id: body 1 is also bodies[0]"},
+      {R"pb(scene_id: "new"
+            settings { dimension: DIMENSION_3D }
+            bodies {
+              body_id: 1
+              motion_type: MOTION_TYPE_STATIC
+              shape { circle { radius: 1 } }
+            })pb",
+       absl::StatusCode::kInvalidArgument, "snapshot.bodies[0].shape.circle"},
+      {R"pb(scene_id: "new"
+            settings { dimension: DIMENSION_2D max_bodies: 1 }
+            bodies {
+              body_id: 1
+              motion_type: MOTION_TYPE_STATIC
+              shape { circle { radius: 1 } }
+            }
+            bodies {
+              body_id: 2
+              motion_type: MOTION_TYPE_STATIC
+              shape { circle { radius: 1 } }
+            })pb",
+       absl::StatusCode::kResourceExhausted,
+       "snapshot.bodies: 2 bodies, above the scene's limit of 1"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.snapshot);
+    sator::v1::ImportSceneRequest request;
+    *request.mutable_snapshot() = Parse<sator::v1::SceneSnapshot>(c.snapshot);
+    ExpectError(ImportScene(registry_, options_, request).status(), c.code,
+                c.message);
+    EXPECT_EQ(registry_.size(), 1u);
+    EXPECT_TRUE(MessageDifferencer::Equals(Export("arena"), arena));
+  }
+  ExpectError(ImportScene(registry_, options_, {}).status(),
+              absl::StatusCode::kInvalidArgument, "snapshot: must be set");
+}
+
+TEST_F(SceneOpsTest, HookSeesEachAppliedMutationOnceAndNoRefusedOnes) {
+  std::vector<std::pair<std::string, std::string>> calls;
+  options_.on_mutation = [&](const std::string& scene_id,
+                             const google::protobuf::Message& request) {
+    calls.emplace_back(scene_id, request.GetDescriptor()->name());
+  };
+  ASSERT_TRUE(CreateScene(registry_, options_,
+                          Parse<sator::v1::CreateSceneRequest>(
+                              "settings { dimension: DIMENSION_2D }"))
+                  .ok());
+  ASSERT_TRUE(UpsertBodies(registry_, options_,
+                           Parse<sator::v1::UpsertBodiesRequest>(R"pb(
+                             scene_id: "scene-1"
+                             bodies {
+                               body_id: 1
+                               motion_type: MOTION_TYPE_DYNAMIC
+                               shape { circle { radius: 1 } }
+                             }
+                           )pb"))
+                  .ok());
+  EXPECT_FALSE(RemoveBodies(registry_, options_,
+                            Parse<sator::v1::RemoveBodiesRequest>(
+                                R"pb(scene_id: "scene-1"
+                                     body_ids: [ 9 ])pb"))
+                   .ok());
+  ASSERT_TRUE(
+      UpdatePoses(registry_, options_,
+                  Parse<sator::v1::UpdatePosesRequest>(R"pb(scene_id: "scene-1"
+                                                            tick: 2)pb"))
+          .ok());
+  sator::v1::DeleteSceneRequest remove;
+  remove.set_scene_id("scene-1");
+  ASSERT_TRUE(DeleteScene(registry_, options_, remove).ok());
+  const std::vector<std::pair<std::string, std::string>> expected = {
+      {"scene-1", "CreateSceneRequest"},
+      {"scene-1", "UpsertBodiesRequest"},
+      {"scene-1", "UpdatePosesRequest"},
+      {"scene-1", "DeleteSceneRequest"}};
+  EXPECT_EQ(calls, expected);
+}
+
+}  // namespace
+}  // namespace sator::server

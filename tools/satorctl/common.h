@@ -1,0 +1,62 @@
+// What every satorctl command group shares: the global flags, reading a
+// request as JSON, connecting, and printing answers and errors.
+//
+// A command group is a function taking the words after its name (for
+// `satorctl scene get arena`: {"get", "arena"}) and returning the exit
+// status; main.cc's table maps group names to these functions.
+#ifndef SATOR_TOOLS_SATORCTL_COMMON_H_
+#define SATOR_TOOLS_SATORCTL_COMMON_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/flags/declare.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+#include "google/protobuf/message.h"
+#include "sator/client/client.h"
+
+ABSL_DECLARE_FLAG(std::string, target);
+ABSL_DECLARE_FLAG(absl::Duration, deadline);
+ABSL_DECLARE_FLAG(std::string, json);
+ABSL_DECLARE_FLAG(std::string, file);
+ABSL_DECLARE_FLAG(std::string, f);
+
+namespace sator::satorctl {
+
+using Args = std::vector<std::string>;
+using CommandGroup = int (*)(const Args& args);
+
+// Exit statuses: 0 success, 1 the call failed, 2 a usage error.
+inline constexpr int kExitFailed = 1;
+inline constexpr int kExitUsage = 2;
+
+// The request JSON from --json, or --file / -f (a path, or '-' for stdin);
+// "{}" when none is given.
+absl::StatusOr<std::string> ReadRequestJson();
+
+// `message` from ReadRequestJson() in protobuf's JSON mapping
+// (INVALID_ARGUMENT naming the message type when it does not parse).
+absl::Status ReadRequest(google::protobuf::Message* message);
+
+// A client for --target with --deadline.
+absl::StatusOr<std::unique_ptr<Client>> Connect();
+
+// Calls `method` with `request` as JSON and prints the response JSON.
+int CallAndPrint(absl::string_view method,
+                 const google::protobuf::Message& request);
+
+// "text" as a JSON string literal.
+std::string JsonString(absl::string_view text);
+
+// Prints "satorctl: CODE: message" to stderr; returns kExitFailed.
+int Fail(const absl::Status& status);
+// Prints "satorctl: message" and `usage` to stderr; returns kExitUsage.
+int UsageError(absl::string_view message, absl::string_view usage);
+
+}  // namespace sator::satorctl
+
+#endif  // SATOR_TOOLS_SATORCTL_COMMON_H_
