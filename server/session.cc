@@ -185,9 +185,9 @@ SessionReactor::SessionReactor(const SceneQueries& queries,
     Finish(ToGrpcStatus(admitted));
     return;
   }
-  tracked_ = true;
   {
     const std::lock_guard<std::mutex> lock(mutex_);
+    tracked_ = true;
     reading_ = true;
   }
   StartRead(&request_);
@@ -297,7 +297,15 @@ void SessionReactor::OnCancel() {
 }
 
 void SessionReactor::OnDone() {
-  if (tracked_) tracker_.Remove(this);
+  bool tracked = false;
+  {
+    // Under the lock: gRPC may call OnDone on another thread than the one
+    // that constructed the session, through synchronisation ThreadSanitizer
+    // cannot see (gRPC is not instrumented).
+    const std::lock_guard<std::mutex> lock(mutex_);
+    tracked = tracked_;
+  }
+  if (tracked) tracker_.Remove(this);
   delete this;
 }
 

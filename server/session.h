@@ -132,7 +132,6 @@ class SessionReactor final
   SessionHandler handler_;
   SessionTracker& tracker_;
   DrainGate::Pass pass_;
-  bool tracked_ = false;
   sator::v1::SessionRequest request_;
 
   std::mutex mutex_;
@@ -150,6 +149,8 @@ class SessionReactor final
   bool finished_ = false;
   // What Close decided to finish with, for FinishClosed.
   grpc::Status close_status_;
+  // Registered with tracker_. Guarded by mutex_.
+  bool tracked_ = false;
   // A status to end with once the queued replies are written.
   std::optional<absl::Status> end_status_;  // Guarded by mutex_.
 };
