@@ -24,6 +24,10 @@
 
 ABSL_FLAG(std::string, grpc_address, "127.0.0.1:50051",
           "host:port to serve gRPC on; port 0 picks a free port.");
+ABSL_FLAG(std::string, health_address, "",
+          "host:port of an extra plaintext port that serves grpc.health.v1 "
+          "only, for Kubernetes probes when --tls_cert_file is set; empty: "
+          "none.");
 ABSL_FLAG(std::string, metrics_address, "127.0.0.1:9464",
           "host:port to serve Prometheus /metrics on; empty disables it.");
 ABSL_FLAG(std::string, log_level, "info",
@@ -53,23 +57,37 @@ ABSL_FLAG(int, max_sessions, 1000, "Most Session streams open at once.");
 ABSL_FLAG(uint32_t, max_batch_bodies, 100000,
           "Most bodies, ids or poses in one UpsertBodies, RemoveBodies, "
           "UpdatePoses or ImportScene request.");
+ABSL_FLAG(std::string, tls_cert_file, "",
+          "PEM certificate chain to serve gRPC over TLS (with "
+          "--tls_key_file); empty serves plaintext.");
+ABSL_FLAG(std::string, tls_key_file, "",
+          "PEM private key of --tls_cert_file (unencrypted).");
+ABSL_FLAG(std::string, tls_client_ca_file, "",
+          "PEM CA certificates; if set, every client must present a "
+          "certificate one of them signed (mutual TLS).");
+ABSL_FLAG(std::string, auth_token_file, "",
+          "Bearer tokens with roles, one '<role> <token> [<name>]' per line "
+          "(roles: read, write, admin); if set, every sator.v1 call needs "
+          "'authorization: Bearer <token>' metadata. See docs/OPERATIONS.md.");
 ABSL_FLAG(std::string, port_file, "",
           "If set, once serving, write the bound ports to this file as "
-          "{\"grpc_port\":N,\"metrics_port\":M} (for tests and tools that "
-          "start satord on port 0).");
+          "{\"grpc_port\":N,\"metrics_port\":M,\"health_port\":H} (for "
+          "tests and tools that start satord on port 0).");
 
 namespace {
 
 using sator::server::Log;
 using sator::server::LogLevel;
 
-bool WritePortFile(const std::string& path, int grpc_port, int metrics_port) {
+bool WritePortFile(const std::string& path, int grpc_port, int metrics_port,
+                   int health_port) {
   // Write then rename, so a reader never sees half a file.
   const std::string temporary = path + ".tmp";
   {
     std::ofstream out(temporary, std::ios::trunc);
     out << "{\"grpc_port\":" << grpc_port
-        << ",\"metrics_port\":" << metrics_port << "}\n";
+        << ",\"metrics_port\":" << metrics_port
+        << ",\"health_port\":" << health_port << "}\n";
     if (!out.good()) return false;
   }
   return std::rename(temporary.c_str(), path.c_str()) == 0;
@@ -108,6 +126,7 @@ int main(int argc, char** argv) {
   sator::server::ServerOptions options;
   options.grpc_address = absl::GetFlag(FLAGS_grpc_address);
   options.metrics_address = absl::GetFlag(FLAGS_metrics_address);
+  options.health_address = absl::GetFlag(FLAGS_health_address);
   options.drain_deadline = absl::GetFlag(FLAGS_drain_deadline);
   options.max_message_bytes = absl::GetFlag(FLAGS_max_message_bytes);
   options.enable_reflection = absl::GetFlag(FLAGS_reflection);
@@ -135,6 +154,10 @@ int main(int argc, char** argv) {
     return 1;
   }
   options.max_batch_bodies = absl::GetFlag(FLAGS_max_batch_bodies);
+  options.security.tls_cert_file = absl::GetFlag(FLAGS_tls_cert_file);
+  options.security.tls_key_file = absl::GetFlag(FLAGS_tls_key_file);
+  options.security.tls_client_ca_file = absl::GetFlag(FLAGS_tls_client_ca_file);
+  options.security.auth_token_file = absl::GetFlag(FLAGS_auth_token_file);
   if (absl::Status limits =
           sator::server::ValidateSceneLimits(options.scene_limits);
       !limits.ok()) {
@@ -158,11 +181,13 @@ int main(int argc, char** argv) {
        {"grpc_address", options.grpc_address},
        {"grpc_port", static_cast<std::int64_t>((*server)->grpc_port())},
        {"metrics_address", options.metrics_address},
-       {"metrics_port", static_cast<std::int64_t>((*server)->metrics_port())}});
+       {"metrics_port", static_cast<std::int64_t>((*server)->metrics_port())},
+       {"health_port", static_cast<std::int64_t>((*server)->health_port())}});
 
   const std::string port_file = absl::GetFlag(FLAGS_port_file);
-  if (!port_file.empty() && !WritePortFile(port_file, (*server)->grpc_port(),
-                                           (*server)->metrics_port())) {
+  if (!port_file.empty() &&
+      !WritePortFile(port_file, (*server)->grpc_port(),
+                     (*server)->metrics_port(), (*server)->health_port())) {
     Log(LogLevel::kError, "port_file_failed", {{"path", port_file}});
     return 1;
   }

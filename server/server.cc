@@ -1,5 +1,6 @@
 #include "server/server.h"
 
+#include <cstdint>
 #include <mutex>
 #include <utility>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "sator/v1/body_service.grpc.pb.h"
 #include "sator/v1/query_service.grpc.pb.h"
 #include "sator/v1/scene_service.grpc.pb.h"
+#include "server/auth/reflection_switch.h"
 #include "server/body_service.h"
 #include "server/logging.h"
 #include "server/metrics/grpc_metrics.h"
@@ -66,6 +68,7 @@ class Server::Impl {
   BodyService body_service;
   std::unique_ptr<grpc::Server> grpc_server;
   int grpc_port = 0;
+  int health_port = 0;
   std::once_flag shutdown_once;
 };
 
@@ -76,6 +79,16 @@ Server::~Server() { Shutdown(); }
 absl::StatusOr<std::unique_ptr<Server>> Server::Start(
     const ServerOptions& options) {
   auto impl = std::make_unique<Impl>(options);
+
+  absl::StatusOr<auth::ListeningCredentials> credentials =
+      auth::MakeListeningCredentials(options.security);
+  if (!credentials.ok()) return credentials.status();
+  if (credentials->tokens > 0 && !credentials->tls) {
+    Log(LogLevel::kWarning, "auth_without_tls",
+        {{"message",
+          "bearer tokens are checked but travel in clear text: serve TLS "
+          "(--tls_cert_file, --tls_key_file) or terminate TLS in front"}});
+  }
 
   absl::StatusOr<std::unique_ptr<Metrics>> metrics =
       Metrics::Start(options.metrics_address);
@@ -90,10 +103,16 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(
   // gRPC sets SO_REUSEPORT by default, which would let a second satord bind
   // the same port silently; a port in use must be an error instead.
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
+  if (!options.enable_reflection) builder.SetOption(auth::WithoutReflection());
   builder.SetMaxReceiveMessageSize(options.max_message_bytes);
   builder.SetMaxSendMessageSize(options.max_message_bytes);
-  builder.AddListeningPort(options.grpc_address,
-                           grpc::InsecureServerCredentials(), &impl->grpc_port);
+  builder.AddListeningPort(options.grpc_address, credentials->credentials,
+                           &impl->grpc_port);
+  if (!options.health_address.empty()) {
+    builder.AddListeningPort(options.health_address,
+                             auth::MakeHealthOnlyCredentials(),
+                             &impl->health_port);
+  }
   builder.RegisterService(&impl->query_service);
   builder.RegisterService(&impl->scene_service);
   builder.RegisterService(&impl->body_service);
@@ -131,16 +150,29 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(
                      " (address in use or not valid)"));
   }
 
+  if (!options.health_address.empty() && impl->health_port == 0) {
+    return absl::UnavailableError(
+        absl::StrCat("cannot listen for health checks on ",
+                     options.health_address, " (address in use or not valid)"));
+  }
+
   grpc::HealthCheckServiceInterface* health =
       impl->grpc_server->GetHealthCheckService();
   health->SetServingStatus(kLivenessService, true);
   for (const std::string& name : ReadinessServiceNames()) {
     health->SetServingStatus(name, true);
   }
+  Log(LogLevel::kInfo, "security",
+      {{"tls", credentials->tls},
+       {"mutual_tls", credentials->mutual_tls},
+       {"tokens", static_cast<std::int64_t>(credentials->tokens)},
+       {"reflection", options.enable_reflection}});
   return std::unique_ptr<Server>(new Server(std::move(impl)));
 }
 
 int Server::grpc_port() const { return impl_->grpc_port; }
+
+int Server::health_port() const { return impl_->health_port; }
 
 int Server::metrics_port() const { return impl_->metrics->port(); }
 

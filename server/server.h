@@ -11,6 +11,7 @@
 #include "absl/time/time.h"
 #include "proto/convert/geometry_convert.h"
 #include "server/query_service.h"
+#include "server/auth/server_credentials.h"
 #include "server/scenes/scene_registry.h"
 
 namespace sator::server {
@@ -18,6 +19,9 @@ namespace sator::server {
 struct ServerOptions {
   // host:port for gRPC; port 0 picks a free port (see Server::grpc_port).
   std::string grpc_address = "127.0.0.1:50051";
+  // host:port of an extra plaintext port serving grpc.health.v1 only (for
+  // Kubernetes probes when the main port needs TLS); empty: none.
+  std::string health_address;
   // host:port for /metrics; empty disables the endpoint.
   std::string metrics_address = "127.0.0.1:9464";
   // How long Shutdown waits for in-flight RPCs before cancelling them.
@@ -32,12 +36,15 @@ struct ServerOptions {
   QueryServiceLimits query_limits;
   // Bodies, ids or poses in one batch (RESOURCE_EXHAUSTED beyond).
   std::uint32_t max_batch_bodies = 100'000;
+  // TLS, mutual TLS and bearer tokens (server/auth/); all off by default.
+  auth::SecurityOptions security;
 };
 
 class Server {
  public:
   // Binds both ports and starts serving. A port already in use is an
-  // UNAVAILABLE error naming the address.
+  // UNAVAILABLE error naming the address; a bad TLS or token file is an error
+  // naming the flag and file (see auth::MakeListeningCredentials).
   static absl::StatusOr<std::unique_ptr<Server>> Start(
       const ServerOptions& options);
 
@@ -46,6 +53,8 @@ class Server {
   Server& operator=(const Server&) = delete;
 
   int grpc_port() const;
+  // The --health_address port; 0 if there is none.
+  int health_port() const;
   int metrics_port() const;
 
   // The hosted scenes (for in-process tools and tests).

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -75,9 +76,12 @@ absl::Status RenameIndexedField(const absl::Status& status,
   return absl::Status(status.code(), absl::StrCat(to, "[", index, "]", rest));
 }
 
-void NotifyMutation(const SceneOpsOptions& options, const std::string& id,
-                    const google::protobuf::Message& request) {
-  if (options.on_mutation) options.on_mutation(id, request);
+// Applies one mutation through the hook, if there is one (see MutationHook).
+absl::Status RunMutation(const SceneOpsOptions& options, const std::string& id,
+                         const google::protobuf::Message& request,
+                         absl::FunctionRef<absl::Status()> apply) {
+  if (!options.on_mutation) return apply();
+  return options.on_mutation(id, request, apply);
 }
 
 std::string EncodePageToken(const std::string& last_id) {
@@ -106,19 +110,40 @@ sator::v1::SceneInfo DescribeWithoutStats(const HostedScene& scene) {
   return info;
 }
 
+// Under the scene's write lock, for a caller that found the scene in
+// `registry` (null: a caller holding the scene, such as a Session): NOT_FOUND
+// if the scene was deleted, or deleted and re-created under the same id,
+// since it was found, so that no mutation lands on, or is logged for, a
+// scene that is gone.
+absl::Status CheckStillHosted(const SceneRegistry* registry,
+                              const HostedScene& scene) {
+  if (registry == nullptr) return absl::OkStatus();
+  absl::StatusOr<std::shared_ptr<HostedScene>> found =
+      registry->Find(scene.id());
+  if (!found.ok() || found->get() != &scene) {
+    return absl::NotFoundError(
+        absl::StrCat("scene_id: scene '", scene.id(), "' was deleted"));
+  }
+  return absl::OkStatus();
+}
+
 template <int D>
 absl::StatusOr<sator::v1::UpsertBodiesResponse> UpsertInto(
-    scene::Scene<D>& core, const std::string& scene_id, std::mutex& write_mutex,
+    scene::Scene<D>& core, HostedScene& scene, const SceneRegistry* registry,
     const SceneOpsOptions& options,
     const sator::v1::UpsertBodiesRequest& request) {
   absl::StatusOr<std::vector<scene::BodyDesc<D>>> bodies =
       convert::ToBodyDescs<D>(request.bodies(), options.shape_limits);
   if (!bodies.ok()) return bodies.status();
-  std::lock_guard<std::mutex> lock(write_mutex);
+  std::lock_guard<std::mutex> lock(scene.write_mutex());
+  if (absl::Status s = CheckStillHosted(registry, scene); !s.ok()) return s;
   const std::size_t before = core.Snapshot().body_count();
-  if (absl::Status s = core.UpsertBodies(*bodies); !s.ok()) return s;
+  if (absl::Status s = RunMutation(options, scene.id(), request,
+                                   [&] { return core.UpsertBodies(*bodies); });
+      !s.ok()) {
+    return s;
+  }
   const std::size_t after = core.Snapshot().body_count();
-  NotifyMutation(options, scene_id, request);
   // Ids are unique within a batch (the core refuses repeats), so the growth
   // is the number of new bodies and the rest replaced existing ones.
   sator::v1::UpsertBodiesResponse response;
@@ -130,17 +155,20 @@ absl::StatusOr<sator::v1::UpsertBodiesResponse> UpsertInto(
 
 template <int D>
 absl::StatusOr<sator::v1::UpdatePosesResponse> UpdatePosesOf(
-    scene::Scene<D>& core, const std::string& scene_id, std::mutex& write_mutex,
+    scene::Scene<D>& core, HostedScene& scene, const SceneRegistry* registry,
     const SceneOpsOptions& options,
     const sator::v1::UpdatePosesRequest& request) {
   absl::StatusOr<std::vector<scene::PoseUpdate<D>>> updates =
       convert::ToPoseUpdates<D>(request.poses());
   if (!updates.ok()) return convert::PrefixField("poses", updates.status());
-  std::lock_guard<std::mutex> lock(write_mutex);
-  if (absl::Status s = core.UpdatePoses(request.tick(), *updates); !s.ok()) {
+  std::lock_guard<std::mutex> lock(scene.write_mutex());
+  if (absl::Status s = CheckStillHosted(registry, scene); !s.ok()) return s;
+  if (absl::Status s = RunMutation(
+          options, scene.id(), request,
+          [&] { return core.UpdatePoses(request.tick(), *updates); });
+      !s.ok()) {
     return RenameIndexedField(s, "updates", ".id", "poses.body_ids");
   }
-  NotifyMutation(options, scene_id, request);
   sator::v1::UpdatePosesResponse response;
   response.set_current_tick(core.Snapshot().tick());
   return response;
@@ -176,26 +204,84 @@ absl::StatusOr<sator::v1::SceneInfo> ImportAs(
   absl::Status populated;
   {
     std::lock_guard<std::mutex> lock((*hosted)->write_mutex());
-    populated = VisitScene(**hosted, [&](auto& core) {
-      if constexpr (SceneDimension<std::decay_t<decltype(core)>>::value == D) {
-        return Populate<D>(core, *content);
-      } else {
-        return absl::InternalError("scene dimension changed");
-      }
+    sator::v1::ImportSceneRequest effective = request;
+    effective.mutable_snapshot()->set_scene_id((*hosted)->id());
+    populated = RunMutation(options, (*hosted)->id(), effective, [&] {
+      return VisitScene(**hosted, [&](auto& core) {
+        if constexpr (SceneDimension<std::decay_t<decltype(core)>>::value ==
+                      D) {
+          return Populate<D>(core, *content);
+        } else {
+          return absl::InternalError("scene dimension changed");
+        }
+      });
     });
-    if (populated.ok()) {
-      sator::v1::ImportSceneRequest effective = request;
-      effective.mutable_snapshot()->set_scene_id((*hosted)->id());
-      NotifyMutation(options, (*hosted)->id(), effective);
+    if (!populated.ok()) {
+      // Everything the core could refuse was checked above; should it (or
+      // the hook) refuse anyway, the import leaves nothing behind.
+      (void)registry.Delete((*hosted)->id());
     }
   }
-  if (!populated.ok()) {
-    // Everything the core could refuse was checked above; should it refuse
-    // anyway, the import leaves nothing behind.
-    (void)registry.Delete((*hosted)->id());
-    return convert::PrefixField("snapshot", populated);
-  }
+  if (!populated.ok()) return convert::PrefixField("snapshot", populated);
   return DescribeScene(**hosted);
+}
+
+absl::StatusOr<sator::v1::UpsertBodiesResponse> UpsertBodiesIn(
+    HostedScene& scene, const SceneRegistry* registry,
+    const SceneOpsOptions& options,
+    const sator::v1::UpsertBodiesRequest& request) {
+  if (absl::Status s = CheckBatchSize("bodies", request.bodies_size(), options);
+      !s.ok()) {
+    return s;
+  }
+  return VisitScene(scene, [&](auto& core) {
+    return UpsertInto(core, scene, registry, options, request);
+  });
+}
+
+absl::StatusOr<sator::v1::RemoveBodiesResponse> RemoveBodiesIn(
+    HostedScene& scene, const SceneRegistry* registry,
+    const SceneOpsOptions& options,
+    const sator::v1::RemoveBodiesRequest& request) {
+  if (absl::Status s =
+          CheckBatchSize("body_ids", request.body_ids_size(), options);
+      !s.ok()) {
+    return s;
+  }
+  const absl::Span<const std::uint64_t> ids(request.body_ids().data(),
+                                            request.body_ids().size());
+  std::lock_guard<std::mutex> lock(scene.write_mutex());
+  if (absl::Status s = CheckStillHosted(registry, scene); !s.ok()) return s;
+  absl::Status removed = RunMutation(options, scene.id(), request, [&] {
+    return VisitScene(scene,
+                      [&](auto& core) { return core.RemoveBodies(ids); });
+  });
+  if (!removed.ok()) return RenameIndexedField(removed, "ids", "", "body_ids");
+  sator::v1::RemoveBodiesResponse response;
+  response.set_removed(static_cast<std::uint32_t>(ids.size()));
+  return response;
+}
+
+absl::StatusOr<sator::v1::UpdatePosesResponse> UpdatePosesIn(
+    HostedScene& scene, const SceneRegistry* registry,
+    const SceneOpsOptions& options,
+    const sator::v1::UpdatePosesRequest& request) {
+  if (absl::Status s = CheckBatchSize("poses.body_ids",
+                                      request.poses().body_ids_size(), options);
+      !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = convert::CheckTick("tick", request.tick()); !s.ok()) {
+    // A negative tick is older than any scene's current tick.
+    if (request.tick() < 0) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "tick: ", request.tick(), " is older than the current tick"));
+    }
+    return s;
+  }
+  return VisitScene(scene, [&](auto& core) {
+    return UpdatePosesOf(core, scene, registry, options, request);
+  });
 }
 
 }  // namespace
@@ -271,10 +357,17 @@ absl::StatusOr<sator::v1::SceneInfo> CreateScene(
       registry.Create(request.scene_id(), *settings);
   if (!hosted.ok()) return hosted.status();
   {
+    // The scene exists once the registry made it; the hook sees the request
+    // with the id it got, and a hook's error undoes the creation.
     std::lock_guard<std::mutex> lock((*hosted)->write_mutex());
     sator::v1::CreateSceneRequest effective = request;
     effective.set_scene_id((*hosted)->id());
-    NotifyMutation(options, (*hosted)->id(), effective);
+    if (absl::Status s = RunMutation(options, (*hosted)->id(), effective,
+                                     [] { return absl::OkStatus(); });
+        !s.ok()) {
+      (void)registry.Delete((*hosted)->id());
+      return s;
+    }
   }
   return DescribeScene(**hosted);
 }
@@ -286,8 +379,14 @@ absl::StatusOr<sator::v1::DeleteSceneResponse> DeleteScene(
       FindScene(registry, request.scene_id());
   if (!hosted.ok()) return hosted.status();
   std::lock_guard<std::mutex> lock((*hosted)->write_mutex());
-  if (absl::Status s = registry.Delete(request.scene_id()); !s.ok()) return s;
-  NotifyMutation(options, request.scene_id(), request);
+  // Not a scene re-created under the same id since it was found.
+  if (absl::Status s = CheckStillHosted(&registry, **hosted); !s.ok()) return s;
+  if (absl::Status s =
+          RunMutation(options, request.scene_id(), request,
+                      [&] { return registry.Delete(request.scene_id()); });
+      !s.ok()) {
+    return s;
+  }
   return sator::v1::DeleteSceneResponse();
 }
 
@@ -384,19 +483,13 @@ absl::StatusOr<sator::v1::UpsertBodiesResponse> UpsertBodies(
   absl::StatusOr<std::shared_ptr<HostedScene>> hosted =
       FindScene(registry, request.scene_id());
   if (!hosted.ok()) return hosted.status();
-  return UpsertBodies(**hosted, options, request);
+  return UpsertBodiesIn(**hosted, &registry, options, request);
 }
 
 absl::StatusOr<sator::v1::UpsertBodiesResponse> UpsertBodies(
     HostedScene& scene, const SceneOpsOptions& options,
     const sator::v1::UpsertBodiesRequest& request) {
-  if (absl::Status s = CheckBatchSize("bodies", request.bodies_size(), options);
-      !s.ok()) {
-    return s;
-  }
-  return VisitScene(scene, [&](auto& core) {
-    return UpsertInto(core, scene.id(), scene.write_mutex(), options, request);
-  });
+  return UpsertBodiesIn(scene, nullptr, options, request);
 }
 
 absl::StatusOr<sator::v1::RemoveBodiesResponse> RemoveBodies(
@@ -410,27 +503,13 @@ absl::StatusOr<sator::v1::RemoveBodiesResponse> RemoveBodies(
   absl::StatusOr<std::shared_ptr<HostedScene>> hosted =
       FindScene(registry, request.scene_id());
   if (!hosted.ok()) return hosted.status();
-  return RemoveBodies(**hosted, options, request);
+  return RemoveBodiesIn(**hosted, &registry, options, request);
 }
 
 absl::StatusOr<sator::v1::RemoveBodiesResponse> RemoveBodies(
     HostedScene& scene, const SceneOpsOptions& options,
     const sator::v1::RemoveBodiesRequest& request) {
-  if (absl::Status s =
-          CheckBatchSize("body_ids", request.body_ids_size(), options);
-      !s.ok()) {
-    return s;
-  }
-  const absl::Span<const std::uint64_t> ids(request.body_ids().data(),
-                                            request.body_ids().size());
-  std::lock_guard<std::mutex> lock(scene.write_mutex());
-  absl::Status removed =
-      VisitScene(scene, [&](auto& core) { return core.RemoveBodies(ids); });
-  if (!removed.ok()) return RenameIndexedField(removed, "ids", "", "body_ids");
-  NotifyMutation(options, scene.id(), request);
-  sator::v1::RemoveBodiesResponse response;
-  response.set_removed(static_cast<std::uint32_t>(ids.size()));
-  return response;
+  return RemoveBodiesIn(scene, nullptr, options, request);
 }
 
 absl::StatusOr<sator::v1::UpdatePosesResponse> UpdatePoses(
@@ -444,29 +523,13 @@ absl::StatusOr<sator::v1::UpdatePosesResponse> UpdatePoses(
   absl::StatusOr<std::shared_ptr<HostedScene>> hosted =
       FindScene(registry, request.scene_id());
   if (!hosted.ok()) return hosted.status();
-  return UpdatePoses(**hosted, options, request);
+  return UpdatePosesIn(**hosted, &registry, options, request);
 }
 
 absl::StatusOr<sator::v1::UpdatePosesResponse> UpdatePoses(
     HostedScene& scene, const SceneOpsOptions& options,
     const sator::v1::UpdatePosesRequest& request) {
-  if (absl::Status s = CheckBatchSize("poses.body_ids",
-                                      request.poses().body_ids_size(), options);
-      !s.ok()) {
-    return s;
-  }
-  if (absl::Status s = convert::CheckTick("tick", request.tick()); !s.ok()) {
-    // A negative tick is older than any scene's current tick.
-    if (request.tick() < 0) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "tick: ", request.tick(), " is older than the current tick"));
-    }
-    return s;
-  }
-  return VisitScene(scene, [&](auto& core) {
-    return UpdatePosesOf(core, scene.id(), scene.write_mutex(), options,
-                         request);
-  });
+  return UpdatePosesIn(scene, nullptr, options, request);
 }
 
 }  // namespace sator::server

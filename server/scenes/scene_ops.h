@@ -6,10 +6,10 @@
 // Rules every mutating operation follows:
 // - The whole request is validated before any state changes; an error leaves
 //   the registry and every scene exactly as they were.
-// - A mutation of a scene runs under HostedScene::write_mutex(), and
-//   SceneOpsOptions::on_mutation (the durability hook) is called inside that
-//   lock, once, after the core accepted the mutation, so the hook sees the
-//   mutations of one scene in the order they were applied.
+// - A mutation of a scene runs under HostedScene::write_mutex(), through
+//   SceneOpsOptions::on_mutation (the durability hook, see MutationHook)
+//   when one is set, so the hook sees the mutations of one scene in the
+//   order they are applied.
 // - Errors name the request's field path (`bodies[3].shape.circle.radius:
 //   not finite`). Codes: INVALID_ARGUMENT (a malformed request), NOT_FOUND
 //   (unknown scene or body), ALREADY_EXISTS (scene id taken),
@@ -23,6 +23,7 @@
 #include <functional>
 #include <string>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "google/protobuf/message.h"
@@ -33,10 +34,22 @@
 
 namespace sator::server {
 
-// Called with a scene id and the request that changed it (for CreateScene
-// and ImportScene, the request with the assigned scene id filled in).
-using MutationHook = std::function<void(
-    const std::string& scene_id, const google::protobuf::Message& request)>;
+// Wraps every mutation once its request passed validation: called inside the
+// scene's write lock with the scene id, the request (for CreateScene and
+// ImportScene with the assigned scene id filled in) and `apply`, which
+// performs the mutation and returns its status. The hook calls `apply` at
+// most once and returns its status, or refuses the mutation by returning an
+// error without calling it (the caller gets that error, and a CreateScene or
+// ImportScene is undone). A write-ahead log logs, then applies: the core can
+// still refuse a logged mutation (an unknown body id, a stale tick), and
+// replaying the log refuses it the same way.
+//
+// `apply` is a no-op for CreateScene: the registry has already made the
+// (empty) scene when the hook runs. For ImportScene it
+// fills that scene; for DeleteScene it removes the scene from the registry.
+using MutationHook = std::function<absl::Status(
+    const std::string& scene_id, const google::protobuf::Message& request,
+    absl::FunctionRef<absl::Status()> apply)>;
 
 struct SceneOpsOptions {
   convert::ShapeLimits shape_limits;
@@ -88,7 +101,11 @@ absl::StatusOr<sator::v1::SceneInfo> ImportScene(
 // ---- BodyService -----------------------------------------------------------
 // Each has a form that finds the scene by request.scene_id and one for a
 // caller that already holds the scene (a Session stream), which ignores
-// request.scene_id.
+// request.scene_id. The first form re-checks under the write lock that the
+// scene is still the one registered under its id (NOT_FOUND "... was
+// deleted" otherwise), so a mutation racing DeleteScene is neither applied
+// to the deleted scene nor logged after its deletion; a caller of the second
+// form that outlives a DeleteScene must check that itself.
 
 absl::StatusOr<sator::v1::UpsertBodiesResponse> UpsertBodies(
     SceneRegistry& registry, const SceneOpsOptions& options,

@@ -45,7 +45,8 @@ class SceneBodyEndToEnd : public ::testing::Test {
   void SetUp() override {
     ASSERT_TRUE(satord_
                     .Start({"--max_scenes=2", "--max_bodies_per_scene=5",
-                            "--max_batch_bodies=10", "--max_hull_points=8"})
+                            "--max_batch_bodies=10", "--max_hull_points=8",
+                            "--max_message_bytes=65536"})
                     .ok())
         << satord_.ReadLog();
     std::shared_ptr<grpc::Channel> channel = grpc::CreateChannel(
@@ -431,6 +432,38 @@ TEST_F(SceneBodyEndToEnd, BadRequestsGetTheirCodeAndChangeNothing) {
                      body_id: 7
                      shape { circle { radius: 1 } }
                    })pb")},
+      {{"import more than a batch", grpc::StatusCode::RESOURCE_EXHAUSTED,
+        "snapshot.bodies: 11 in one batch, above the limit of 10"},
+       [&, eleven_bodies] {
+         sator::v1::UpsertBodiesRequest bodies =
+             Parse<sator::v1::UpsertBodiesRequest>(eleven_bodies);
+         sator::v1::ImportSceneRequest request;
+         request.mutable_snapshot()->set_scene_id("new");
+         request.mutable_snapshot()->mutable_settings()->set_dimension(
+             sator::v1::DIMENSION_2D);
+         *request.mutable_snapshot()->mutable_bodies() = bodies.bodies();
+         sator::v1::SceneInfo out;
+         return scenes_->ImportScene(Context().get(), request, &out);
+       }},
+      {{"a request above --max_message_bytes",
+        grpc::StatusCode::RESOURCE_EXHAUSTED, ""},
+       [&] {
+         sator::v1::UpsertBodiesRequest request;
+         request.set_scene_id("arena");
+         sator::v1::Body& body = *request.add_bodies();
+         body.set_body_id(7);
+         body.set_motion_type(sator::v1::MOTION_TYPE_STATIC);
+         // 10000 points of 12 bytes and more: above 64 KiB.
+         for (int i = 0; i < 10000; ++i) {
+           sator::v1::Vector& point =
+               *body.mutable_shape()->mutable_hull()->add_points();
+           point.set_x(static_cast<float>(i));
+           point.set_y(1.0f);
+           point.set_z(2.0f);
+         }
+         sator::v1::UpsertBodiesResponse out;
+         return bodies_->UpsertBodies(Context().get(), request, &out);
+       }},
       {{"upsert into an unknown scene", grpc::StatusCode::NOT_FOUND,
         "scene_id: no scene 'ghost'"},
        upsert(R"pb(scene_id: "ghost")pb")},

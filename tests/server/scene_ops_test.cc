@@ -629,11 +629,17 @@ TEST_F(SceneOpsTest, RefusedImportsLeaveNothingBehind) {
               absl::StatusCode::kInvalidArgument, "snapshot: must be set");
 }
 
-TEST_F(SceneOpsTest, HookSeesEachAppliedMutationOnceAndNoRefusedOnes) {
-  std::vector<std::pair<std::string, std::string>> calls;
+// The hook wraps each mutation that passed validation, once, in order, with
+// the outcome of applying it; requests refused by validation never reach it.
+TEST_F(SceneOpsTest, HookWrapsEachValidatedMutationOnceInOrder) {
+  std::vector<std::string> calls;
   options_.on_mutation = [&](const std::string& scene_id,
-                             const google::protobuf::Message& request) {
-    calls.emplace_back(scene_id, request.GetDescriptor()->name());
+                             const google::protobuf::Message& request,
+                             absl::FunctionRef<absl::Status()> apply) {
+    const absl::Status status = apply();
+    calls.push_back(absl::StrCat(scene_id, " ", request.GetDescriptor()->name(),
+                                 " ", absl::StatusCodeToString(status.code())));
+    return status;
   };
   ASSERT_TRUE(CreateScene(registry_, options_,
                           Parse<sator::v1::CreateSceneRequest>(
@@ -649,11 +655,20 @@ TEST_F(SceneOpsTest, HookSeesEachAppliedMutationOnceAndNoRefusedOnes) {
                              }
                            )pb"))
                   .ok());
-  EXPECT_FALSE(RemoveBodies(registry_, options_,
-                            Parse<sator::v1::RemoveBodiesRequest>(
-                                R"pb(scene_id: "scene-1"
-                                     body_ids: [ 9 ])pb"))
+  // Refused by validation: never reaches the hook.
+  EXPECT_FALSE(UpsertBodies(registry_, options_,
+                            Parse<sator::v1::UpsertBodiesRequest>(R"pb(
+                              scene_id: "scene-1"
+                              bodies { body_id: 2 }
+                            )pb"))
                    .ok());
+  // Refused by the core when applied: the hook sees the refusal.
+  ExpectError(RemoveBodies(registry_, options_,
+                           Parse<sator::v1::RemoveBodiesRequest>(
+                               R"pb(scene_id: "scene-1"
+                                    body_ids: [ 9 ])pb"))
+                  .status(),
+              absl::StatusCode::kNotFound, "body_ids[0]: no body 9");
   ASSERT_TRUE(
       UpdatePoses(registry_, options_,
                   Parse<sator::v1::UpdatePosesRequest>(R"pb(scene_id: "scene-1"
@@ -662,12 +677,63 @@ TEST_F(SceneOpsTest, HookSeesEachAppliedMutationOnceAndNoRefusedOnes) {
   sator::v1::DeleteSceneRequest remove;
   remove.set_scene_id("scene-1");
   ASSERT_TRUE(DeleteScene(registry_, options_, remove).ok());
-  const std::vector<std::pair<std::string, std::string>> expected = {
-      {"scene-1", "CreateSceneRequest"},
-      {"scene-1", "UpsertBodiesRequest"},
-      {"scene-1", "UpdatePosesRequest"},
-      {"scene-1", "DeleteSceneRequest"}};
+  const std::vector<std::string> expected = {
+      "scene-1 CreateSceneRequest OK", "scene-1 UpsertBodiesRequest OK",
+      "scene-1 RemoveBodiesRequest NOT_FOUND", "scene-1 UpdatePosesRequest OK",
+      "scene-1 DeleteSceneRequest OK"};
   EXPECT_EQ(calls, expected);
+}
+
+// A hook that refuses (a log that cannot be written) leaves everything as it
+// was: no body changed, no scene created or imported, none deleted.
+TEST_F(SceneOpsTest, HookErrorRefusesTheMutation) {
+  MakeArena();
+  const sator::v1::SceneSnapshot before = Export("arena");
+  options_.on_mutation = [](const std::string&,
+                            const google::protobuf::Message&,
+                            absl::FunctionRef<absl::Status()>) {
+    return absl::UnavailableError("log: disk full");
+  };
+  ExpectError(UpsertBodies(registry_, options_,
+                           Parse<sator::v1::UpsertBodiesRequest>(R"pb(
+                             scene_id: "arena"
+                             bodies {
+                               body_id: 9
+                               motion_type: MOTION_TYPE_STATIC
+                               shape { circle { radius: 1 } }
+                             }
+                           )pb"))
+                  .status(),
+              absl::StatusCode::kUnavailable, "log: disk full");
+  ExpectError(
+      UpdatePoses(registry_, options_,
+                  Parse<sator::v1::UpdatePosesRequest>(R"pb(scene_id: "arena"
+                                                            tick: 9)pb"))
+          .status(),
+      absl::StatusCode::kUnavailable, "log: disk full");
+  ExpectError(RemoveBodies(registry_, options_,
+                           Parse<sator::v1::RemoveBodiesRequest>(
+                               R"pb(scene_id: "arena"
+                                    body_ids: [ 2 ])pb"))
+                  .status(),
+              absl::StatusCode::kUnavailable, "log: disk full");
+  ExpectError(CreateScene(registry_, options_,
+                          Parse<sator::v1::CreateSceneRequest>(
+                              "scene_id: 'b' settings { dimension: "
+                              "DIMENSION_2D }"))
+                  .status(),
+              absl::StatusCode::kUnavailable, "log: disk full");
+  sator::v1::ImportSceneRequest import;
+  *import.mutable_snapshot() = before;
+  import.mutable_snapshot()->set_scene_id("c");
+  ExpectError(ImportScene(registry_, options_, import).status(),
+              absl::StatusCode::kUnavailable, "log: disk full");
+  sator::v1::DeleteSceneRequest remove;
+  remove.set_scene_id("arena");
+  ExpectError(DeleteScene(registry_, options_, remove).status(),
+              absl::StatusCode::kUnavailable, "log: disk full");
+  EXPECT_EQ(registry_.size(), 1u);
+  EXPECT_TRUE(MessageDifferencer::Equals(Export("arena"), before));
 }
 
 }  // namespace

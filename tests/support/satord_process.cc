@@ -138,6 +138,7 @@ absl::Status SatordProcess::Start(const std::vector<std::string>& args,
       const std::string ports = ReadFile(port_file_);
       grpc_port_ = JsonInt(ports, "grpc_port");
       metrics_port_ = JsonInt(ports, "metrics_port");
+      health_port_ = JsonInt(ports, "health_port");
       if (grpc_port_ > 0) return absl::OkStatus();
     }
     absl::SleepFor(kPollInterval);

@@ -47,6 +47,8 @@ class SatordProcess {
   bool running() const { return pid_ > 0; }
   int grpc_port() const { return grpc_port_; }
   int metrics_port() const { return metrics_port_; }
+  // The --health_address port; 0 without one.
+  int health_port() const { return health_port_; }
   std::string grpc_target() const;
   // Everything satord wrote to stdout and stderr so far.
   std::string ReadLog() const;
@@ -58,6 +60,7 @@ class SatordProcess {
   std::string port_file_;
   int grpc_port_ = 0;
   int metrics_port_ = 0;
+  int health_port_ = 0;
 };
 
 // Sends "GET path" to 127.0.0.1:port and returns the whole response (status

@@ -19,6 +19,7 @@
 
 #include <array>
 #include <bit>
+#include <cmath>
 #include <limits>
 
 #include "absl/strings/str_format.h"
@@ -47,13 +48,38 @@ absl::StatusOr<Bvh<D>> Bvh<D>::Create(const BvhOptions& options) {
   return Bvh(options);
 }
 
+namespace {
+
+// True when `box` passes ValidateBox. Quiet comparisons (islessequal) are
+// false for a NaN without raising FE_INVALID, so this is the whole check;
+// ValidateBox runs only to word the error of a box that fails it.
+template <int D>
+bool IsValidBox(const Aabb<D>& box) {
+  bool ok = true;
+  for (int i = 0; i < D; ++i) {
+    ok &= std::islessequal(std::fabs(box.min[i]), kMaxCoordinate) &
+          std::islessequal(std::fabs(box.max[i]), kMaxCoordinate) &
+          std::islessequal(box.min[i], box.max[i]);
+  }
+  return ok;
+}
+
+}  // namespace
+
 template <int D>
 absl::Status Bvh<D>::Build(std::span<const Aabb<D>> boxes) {
+  return Build(boxes, &scratch_);
+}
+
+template <int D>
+absl::Status Bvh<D>::Build(std::span<const Aabb<D>> boxes,
+                           BuildScratch* scratch) {
   if (boxes.size() > std::size_t{1} << 30) {
     return absl::ResourceExhaustedError(absl::StrFormat(
         "%d boxes exceed the BVH's limit of 2^30", boxes.size()));
   }
   for (std::size_t i = 0; i < boxes.size(); ++i) {
+    if (IsValidBox<D>(boxes[i])) continue;
     if (absl::Status s = ValidateBox<D>(boxes[i], "proxy box"); !s.ok()) {
       return absl::InvalidArgumentError(
           absl::StrFormat("box %d: %s", i, s.message()));
@@ -66,29 +92,39 @@ absl::Status Bvh<D>::Build(std::span<const Aabb<D>> boxes) {
   if (n == 0) {
     return absl::OkStatus();
   }
-  nodes_.reserve(2 * static_cast<std::size_t>(n));
-  prims_.resize(n);
-  Aabb<D> bounds = boxes[0];
   const Vec<D> first_centroid = Center(boxes[0]);
   Aabb<D> centroid_bounds{first_centroid, first_centroid};
+  if (options_.method == BvhBuildMethod::kMorton) {
+    // The Morton builder reads the boxes directly (no BuildPrim copies), and
+    // grows its node array as it goes: a tree of n proxies in leaves of up
+    // to max_leaf_size has between n / max_leaf_size and 2n - 1 nodes.
+    for (std::uint32_t i = 1; i < n; ++i) {
+      const Vec<D> c = Center(boxes[i]);
+      centroid_bounds.min = Min(centroid_bounds.min, c);
+      centroid_bounds.max = Max(centroid_bounds.max, c);
+    }
+    BuildMorton(boxes, centroid_bounds, scratch);
+    return absl::OkStatus();
+  }
+  nodes_.reserve(2 * static_cast<std::size_t>(n));
+  std::vector<BuildPrim>& prims = scratch->prims_;
+  prims.resize(n);
+  Aabb<D> bounds = boxes[0];
   for (std::uint32_t i = 0; i < n; ++i) {
     const Vec<D> c = Center(boxes[i]);
-    prims_[i] = {boxes[i], c, i};
+    prims[i] = {boxes[i], c, i};
     bounds = Union(bounds, boxes[i]);
     centroid_bounds.min = Min(centroid_bounds.min, c);
     centroid_bounds.max = Max(centroid_bounds.max, c);
   }
-  if (options_.method == BvhBuildMethod::kMorton) {
-    BuildMorton(centroid_bounds);
-  } else {
-    BuildBinnedSah(bounds, centroid_bounds);
-  }
+  BuildBinnedSah(bounds, centroid_bounds, &prims);
   return absl::OkStatus();
 }
 
 template <int D>
 void Bvh<D>::BuildBinnedSah(const Aabb<D>& root_bounds,
-                            const Aabb<D>& root_centroid_bounds) {
+                            const Aabb<D>& root_centroid_bounds,
+                            std::vector<BuildPrim>* prim_array) {
   struct Task {
     std::uint32_t begin;
     std::uint32_t end;
@@ -104,10 +140,10 @@ void Bvh<D>::BuildBinnedSah(const Aabb<D>& root_bounds,
     std::uint32_t count;
   };
   constexpr std::uint32_t kNone = UINT32_MAX;
-  const auto n = static_cast<std::uint32_t>(prims_.size());
+  const auto n = static_cast<std::uint32_t>(prim_array->size());
   const int bin_count = options_.bin_count;
   const auto max_leaf = static_cast<std::uint32_t>(options_.max_leaf_size);
-  BuildPrim* prims = prims_.data();
+  BuildPrim* prims = prim_array->data();
   std::vector<Task> tasks = {{0, n, kNone, root_bounds, root_centroid_bounds}};
   std::array<Bin, kMaxBins> bins;
   // right[i]: the union of bins i + 1 and up, for the boundary after bin i.
@@ -275,20 +311,38 @@ std::uint32_t SpreadBits3(std::uint32_t x) {
 
 // LSD radix sort of 64-bit keys on their high 32 bits (the Morton code; the
 // low 32 bits, the proxy index, ride along). Stable, so equal codes keep
-// index order and the build is deterministic.
+// index order and the build is deterministic. Three passes of 11, 11 and 10
+// bits whose histograms are all counted in one read of the keys; a pass whose
+// digit is the same for every key (high bits unused by 3D's 30-bit codes, or
+// a small world) is skipped.
 void RadixSortHigh32(std::vector<std::uint64_t>* keys,
                      std::vector<std::uint64_t>* swap) {
-  swap->resize(keys->size());
-  for (int shift = 32; shift < 64; shift += 8) {
-    std::array<std::size_t, 257> offsets{};
-    for (const std::uint64_t key : *keys) {
-      ++offsets[((key >> shift) & 0xff) + 1];
+  constexpr int kDigitBits = 11;
+  constexpr int kPasses = 3;
+  constexpr std::size_t kBuckets = std::size_t{1} << kDigitBits;
+  constexpr std::uint64_t kDigitMask = kBuckets - 1;
+  const std::size_t n = keys->size();
+  swap->resize(n);
+  std::vector<std::array<std::uint32_t, kBuckets>> counts(kPasses);
+  for (auto& count : counts) count.fill(0);
+  for (const std::uint64_t key : *keys) {
+    for (int pass = 0; pass < kPasses; ++pass) {
+      ++counts[pass][(key >> (32 + pass * kDigitBits)) & kDigitMask];
     }
-    for (int i = 0; i < 256; ++i) {
-      offsets[i + 1] += offsets[i];
+  }
+  for (int pass = 0; pass < kPasses; ++pass) {
+    const int shift = 32 + pass * kDigitBits;
+    std::array<std::uint32_t, kBuckets>& offsets = counts[pass];
+    if (offsets[((*keys)[0] >> shift) & kDigitMask] == n) continue;
+    std::uint32_t sum = 0;
+    for (std::uint32_t& offset : offsets) {
+      const std::uint32_t count = offset;
+      offset = sum;
+      sum += count;
     }
+    std::uint64_t* out = swap->data();
     for (const std::uint64_t key : *keys) {
-      (*swap)[offsets[(key >> shift) & 0xff]++] = key;
+      out[offsets[(key >> shift) & kDigitMask]++] = key;
     }
     keys->swap(*swap);
   }
@@ -297,33 +351,36 @@ void RadixSortHigh32(std::vector<std::uint64_t>* keys,
 }  // namespace
 
 template <int D>
-void Bvh<D>::BuildMorton(const Aabb<D>& centroid_bounds) {
+void Bvh<D>::BuildMorton(std::span<const Aabb<D>> boxes,
+                         const Aabb<D>& centroid_bounds,
+                         BuildScratch* scratch) {
+  std::vector<std::uint64_t>& keys = scratch->keys_;
   // 16 bits per axis in 2D, 10 in 3D: a 32-bit code.
   constexpr int kBits = D == 2 ? 16 : 10;
   constexpr auto kCells = static_cast<float>(1 << kBits);
-  const auto n = static_cast<std::uint32_t>(prims_.size());
+  const auto n = static_cast<std::uint32_t>(boxes.size());
   Vec<D> scale{};
   for (int i = 0; i < D; ++i) {
     const float extent = centroid_bounds.max[i] - centroid_bounds.min[i];
     scale[i] = extent > kMinCentroidExtent ? kCells / extent : 0.0f;
   }
-  keys_.resize(n);
+  keys.resize(n);
   for (std::uint32_t k = 0; k < n; ++k) {
+    const Vec<D> centroid = Center(boxes[k]);
     std::uint32_t code = 0;
     for (int i = 0; i < D; ++i) {
-      const float cell =
-          std::min(kCells - 1.0f,
-                   (prims_[k].centroid[i] - centroid_bounds.min[i]) * scale[i]);
+      const float cell = std::min(
+          kCells - 1.0f, (centroid[i] - centroid_bounds.min[i]) * scale[i]);
       const auto q = static_cast<std::uint32_t>(cell);
       code |= (D == 2 ? SpreadBits2(q) : SpreadBits3(q)) << i;
     }
-    keys_[k] = (std::uint64_t{code} << 32) | k;
+    keys[k] = (std::uint64_t{code} << 32) | k;
   }
-  RadixSortHigh32(&keys_, &keys_swap_);
+  RadixSortHigh32(&keys, &scratch->keys_swap_);
   for (std::uint32_t k = 0; k < n; ++k) {
-    const auto id = static_cast<std::uint32_t>(keys_[k]);
+    const auto id = static_cast<std::uint32_t>(keys[k]);
     leaf_ids_[k] = id;
-    leaf_boxes_[k] = prims_[id].box;
+    leaf_boxes_[k] = boxes[id];
   }
 
   struct Task {
@@ -334,7 +391,7 @@ void Bvh<D>::BuildMorton(const Aabb<D>& centroid_bounds) {
   constexpr std::uint32_t kNone = UINT32_MAX;
   const auto max_leaf = static_cast<std::uint32_t>(options_.max_leaf_size);
   auto code_at = [&](std::uint32_t k) {
-    return static_cast<std::uint32_t>(keys_[k] >> 32);
+    return static_cast<std::uint32_t>(keys[k] >> 32);
   };
   std::vector<Task> tasks = {{0, n, kNone}};
   while (!tasks.empty()) {
@@ -414,6 +471,35 @@ absl::Status Bvh<D>::Refit(std::span<const Aabb<D>> boxes) {
 }
 
 template <int D>
+absl::Status Bvh<D>::RefitFrom(const Bvh& source,
+                               std::span<const Aabb<D>> boxes) {
+  if (boxes.size() != source.leaf_ids_.size()) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("refit got %d boxes, the BVH was built over %d",
+                        boxes.size(), source.leaf_ids_.size()));
+  }
+  for (std::size_t i = 0; i < boxes.size(); ++i) {
+    if (IsValidBox<D>(boxes[i])) continue;
+    if (absl::Status s = ValidateBox<D>(boxes[i], "proxy box"); !s.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("box %d: %s", i, s.message()));
+    }
+  }
+  if (&source != this) {
+    options_ = source.options_;
+    nodes_.assign(source.nodes_.begin(), source.nodes_.end());
+    leaf_ids_.assign(source.leaf_ids_.begin(), source.leaf_ids_.end());
+  }
+  const std::size_t n = leaf_ids_.size();
+  leaf_boxes_.resize(n);
+  for (std::size_t k = 0; k < n; ++k) {
+    leaf_boxes_[k] = boxes[leaf_ids_[k]];
+  }
+  RefitNodes();
+  return absl::OkStatus();
+}
+
+template <int D>
 int Bvh<D>::Height() const {
   if (nodes_.empty()) {
     return 0;
@@ -436,9 +522,7 @@ template <int D>
 std::size_t Bvh<D>::MemoryBytes() const {
   return nodes_.capacity() * sizeof(Node) +
          leaf_boxes_.capacity() * sizeof(Aabb<D>) +
-         leaf_ids_.capacity() * sizeof(std::uint32_t) +
-         prims_.capacity() * sizeof(BuildPrim) +
-         (keys_.capacity() + keys_swap_.capacity()) * sizeof(std::uint64_t);
+         leaf_ids_.capacity() * sizeof(std::uint32_t) + scratch_.MemoryBytes();
 }
 
 template <int D>

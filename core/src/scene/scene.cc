@@ -18,11 +18,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <string>
-#include <unordered_map>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "scene/id_index.h"
 #include "scene/shape_ops.h"
 #include "scene/snapshot_data.h"
 
@@ -38,6 +37,10 @@ using internal::SnapshotData;
 using internal::WriterState;
 
 namespace {
+
+// The dynamic tree is rebuilt (Morton sort) at least once per this many
+// publications and refitted in between (see Publish).
+constexpr int kDynamicRebuildInterval = 8;
 
 template <int D>
 bool SameRotation(const Pose<D>& a, const Pose<D>& b) {
@@ -81,24 +84,24 @@ const BodyRecord<D>* RecordAt(const Frame<D>& frame, std::uint32_t slot) {
 // translated box differs from ComputeAabb's by round-off far below Pad's
 // margin).
 template <int D>
-bool ExactWindowBox(const std::deque<Frame<D>>& frames, std::uint32_t slot,
-                    Aabb<D>* out) {
+bool ExactWindowBox(const std::vector<const Frame<D>*>& frames,
+                    std::uint32_t slot, Aabb<D>* out) {
   bool any = false;
   Aabb<D> box{};
   const BodyRecord<D>* run_record = nullptr;
   Pose<D> run_pose{};
   Aabb<D> local{};
   for (std::size_t i = 0; i < frames.size(); ++i) {
-    const BodyRecord<D>* record = RecordAt(frames[i], slot);
+    const BodyRecord<D>* record = RecordAt(*frames[i], slot);
     if (record == nullptr) continue;
-    const Pose<D>& pose = (*frames[i].poses)[slot];
+    const Pose<D>& pose = (*frames[i]->poses)[slot];
     const BodyRecord<D>* next_record = nullptr;
     const Pose<D>* next = nullptr;
     if (i + 1 < frames.size()) {
-      next_record = RecordAt(frames[i + 1], slot);
+      next_record = RecordAt(*frames[i + 1], slot);
       if (next_record != nullptr &&
           next_record->incarnation == record->incarnation) {
-        next = &(*frames[i + 1].poses)[slot];
+        next = &(*frames[i + 1]->poses)[slot];
       } else {
         next_record = nullptr;
       }
@@ -180,36 +183,41 @@ absl::Status Scene<D>::UpsertBodies(absl::Span<const BodyDesc<D>> bodies) {
   WriterState<D>& w = *writer_;
   // ---- Validate everything first.
   std::vector<Pose<D>> poses(bodies.size());
-  std::unordered_map<std::uint64_t, std::size_t> seen;
+  internal::IdIndex seen;  // id -> its first index in `bodies`.
+  seen.Reserve(bodies.size());
   std::size_t new_count = 0;
   for (std::size_t i = 0; i < bodies.size(); ++i) {
     const BodyDesc<D>& body = bodies[i];
-    const std::string where = absl::StrCat("bodies[", i, "]");
-    if (auto [it, inserted] = seen.emplace(body.id, i); !inserted) {
+    // Formatted only for an error (it costs more than the checks).
+    auto where = [i] { return absl::StrCat("bodies[", i, "]"); };
+    if (const std::uint32_t first = seen.Find(body.id);
+        first != internal::IdIndex::kNone) {
       return absl::InvalidArgumentError(absl::StrCat(
-          where, ".id: body ", body.id, " is also bodies[", it->second, "]"));
+          where(), ".id: body ", body.id, " is also bodies[", first, "]"));
     }
+    seen.Insert(body.id, static_cast<std::uint32_t>(i));
     if (body.shape == nullptr) {
-      return absl::InvalidArgumentError(absl::StrCat(where, ".shape: is null"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(where(), ".shape: is null"));
     }
     if (absl::Status status = ShapeOps<D>::ValidateBodyShape(
             *body.shape, body.motion == MotionType::kStatic);
         !status.ok()) {
       return absl::InvalidArgumentError(
-          absl::StrCat(where, ".shape: ", status.message()));
+          absl::StrCat(where(), ".shape: ", status.message()));
     }
     absl::StatusOr<Pose<D>> pose = ShapeOps<D>::CheckPose(body.pose);
     if (!pose.ok()) {
       return absl::InvalidArgumentError(
-          absl::StrCat(where, ".pose: ", pose.status().message()));
+          absl::StrCat(where(), ".pose: ", pose.status().message()));
     }
     poses[i] = *pose;
     if (body.motion != MotionType::kStatic &&
         body.motion != MotionType::kDynamic) {
       return absl::InvalidArgumentError(
-          absl::StrCat(where, ".motion: unknown motion type"));
+          absl::StrCat(where(), ".motion: unknown motion type"));
     }
-    if (!w.id_to_slot.contains(body.id)) ++new_count;
+    if (!w.id_to_slot.Contains(body.id)) ++new_count;
   }
   if (w.id_to_slot.size() + new_count >
       static_cast<std::size_t>(options_.max_bodies)) {
@@ -222,11 +230,19 @@ absl::Status Scene<D>::UpsertBodies(absl::Span<const BodyDesc<D>> bodies) {
   if (w.slots.capacity() < w.slots.size() + new_count) {
     w.slots.reserve(w.slots.size() + new_count);
   }
+  w.id_to_slot.Reserve(w.id_to_slot.size() + new_count);
 
-  // ---- Apply: a new table and pose array for the current tick.
+  // ---- Apply: a new table and pose array for the current tick, sized once
+  // (new bodies take free slots first, then slots past the end).
   const Frame<D>& current = w.frames.back();
-  auto table = std::make_shared<BodyTable<D>>(*current.table);
-  auto pose_array = std::make_shared<std::vector<Pose<D>>>(*current.poses);
+  const std::size_t table_size =
+      std::max(current.table->size(), w.slots.size() + new_count);
+  auto table = std::make_shared<BodyTable<D>>();
+  table->reserve(table_size);
+  table->assign(current.table->begin(), current.table->end());
+  auto pose_array = std::make_shared<std::vector<Pose<D>>>();
+  pose_array->reserve(table_size);
+  pose_array->assign(current.poses->begin(), current.poses->end());
   const Frame<D>* previous =
       w.frames.size() >= 2 ? &w.frames[w.frames.size() - 2] : nullptr;
   for (std::size_t i = 0; i < bodies.size(); ++i) {
@@ -234,8 +250,9 @@ absl::Status Scene<D>::UpsertBodies(absl::Span<const BodyDesc<D>> bodies) {
     std::uint32_t slot = 0;
     std::uint64_t incarnation = 0;
     bool is_new = false;
-    if (auto it = w.id_to_slot.find(body.id); it != w.id_to_slot.end()) {
-      slot = it->second;
+    if (const std::uint32_t found = w.id_to_slot.Find(body.id);
+        found != internal::IdIndex::kNone) {
+      slot = found;
       incarnation = (*table)[slot].incarnation;
     } else {
       if (!w.free_slots.empty()) {
@@ -251,7 +268,7 @@ absl::Status Scene<D>::UpsertBodies(absl::Span<const BodyDesc<D>> bodies) {
       }
       incarnation = w.next_incarnation++;
       is_new = true;
-      w.id_to_slot.emplace(body.id, slot);
+      w.id_to_slot.Insert(body.id, slot);
       SlotState<D>& state = w.slots[slot];
       state = SlotState<D>{};
       state.in_use = true;
@@ -298,13 +315,16 @@ template <int D>
 absl::Status Scene<D>::RemoveBodies(absl::Span<const std::uint64_t> ids) {
   std::lock_guard<std::mutex> writer_lock(writer_mutex_);
   WriterState<D>& w = *writer_;
-  std::unordered_map<std::uint64_t, std::size_t> seen;
+  internal::IdIndex seen;  // id -> its first index in `ids`.
+  seen.Reserve(ids.size());
   for (std::size_t i = 0; i < ids.size(); ++i) {
-    if (auto [it, inserted] = seen.emplace(ids[i], i); !inserted) {
+    if (const std::uint32_t first = seen.Find(ids[i]);
+        first != internal::IdIndex::kNone) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "ids[", i, "]: body ", ids[i], " is also ids[", it->second, "]"));
+          "ids[", i, "]: body ", ids[i], " is also ids[", first, "]"));
     }
-    if (!w.id_to_slot.contains(ids[i])) {
+    seen.Insert(ids[i], static_cast<std::uint32_t>(i));
+    if (!w.id_to_slot.Contains(ids[i])) {
       return absl::NotFoundError(
           absl::StrCat("ids[", i, "]: no body ", ids[i], " in the scene"));
     }
@@ -313,15 +333,14 @@ absl::Status Scene<D>::RemoveBodies(absl::Span<const std::uint64_t> ids) {
   Frame<D>& current = w.frames.back();
   auto table = std::make_shared<BodyTable<D>>(*current.table);
   for (const std::uint64_t id : ids) {
-    const auto it = w.id_to_slot.find(id);
-    const std::uint32_t slot = it->second;
+    const std::uint32_t slot = w.id_to_slot.Find(id);
     (*table)[slot] = BodyRecord<D>{};
     w.slots[slot].removed_tick = current.tick;
+    ++w.pending_removals;
     if (w.slots[slot].motion == MotionType::kStatic) w.static_dirty = true;
-    w.id_to_slot.erase(it);
+    w.id_to_slot.Erase(id);
   }
   current.table = std::move(table);
-  w.order_valid = false;  // A removed id must not be found any more.
   Publish();
   return absl::OkStatus();
 }
@@ -336,43 +355,48 @@ absl::Status Scene<D>::UpdatePoses(std::int64_t tick,
     return absl::FailedPreconditionError(absl::StrCat(
         "tick: ", tick, " is older than the current tick ", current_tick));
   }
-  std::vector<std::pair<std::uint32_t, Pose<D>>> moves(updates.size());
+  // Validate every update while writing it into a copy of the newest pose
+  // array (recycled memory; the copy is simply dropped if an update is
+  // refused, so nothing is applied). A new tick starts from the same poses
+  // (the new frame shares the newest array until it is replaced here).
+  std::shared_ptr<std::vector<Pose<D>>> pose_array;
+  if (!updates.empty()) {
+    pose_array = std::const_pointer_cast<std::vector<Pose<D>>>(
+        internal::RecycleBin<D>::CopyPoses(w.recycle_bin,
+                                           *w.frames.back().poses));
+  }
   // Games send the same bodies in the same order every tick: the previous
-  // batch's (id, slot) pairs answer most lookups without hashing.
-  bool order_hit = w.order_valid && w.order_ids.size() == updates.size();
+  // batch's slots answer most lookups without hashing. A cached slot is
+  // right exactly when the newest table holds a live body with that id
+  // there (ids are unique among live bodies, and a removal clears its
+  // record), so the cache needs no invalidation. order_slots[i] is the
+  // slot of updates[i] once the loop has passed i.
+  const BodyTable<D>& newest_table = *w.frames.back().table;
+  if (w.order_slots.size() != updates.size()) {
+    w.order_slots.assign(updates.size(), 0);
+  }
   for (std::size_t i = 0; i < updates.size(); ++i) {
-    std::uint32_t slot = 0;
-    if (order_hit && w.order_ids[i] == updates[i].id) {
-      slot = w.order_slots[i];
-    } else {
-      order_hit = false;
-      const auto it = w.id_to_slot.find(updates[i].id);
-      if (it == w.id_to_slot.end()) {
-        return absl::NotFoundError(absl::StrCat(
-            "updates[", i, "].id: no body ", updates[i].id, " in the scene"));
+    std::uint32_t slot = w.order_slots[i];
+    if (slot >= newest_table.size() || newest_table[slot].incarnation == 0 ||
+        newest_table[slot].id != updates[i].id) {
+      slot = w.id_to_slot.Find(updates[i].id);
+      if (slot == internal::IdIndex::kNone) {
+        return (absl::NotFoundError(absl::StrCat(
+            "updates[", i, "].id: no body ", updates[i].id, " in the scene")));
       }
-      slot = it->second;
+      w.order_slots[i] = slot;
     }
     if (w.slots[slot].motion != MotionType::kDynamic) {
-      return absl::FailedPreconditionError(
+      return (absl::FailedPreconditionError(
           absl::StrCat("updates[", i, "].id: body ", updates[i].id,
-                       " is static (move it with UpsertBodies)"));
+                       " is static (move it with UpsertBodies)")));
     }
     absl::StatusOr<Pose<D>> pose = ShapeOps<D>::CheckPose(updates[i].pose);
     if (!pose.ok()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("updates[", i, "].pose: ", pose.status().message()));
+      return (absl::InvalidArgumentError(
+          absl::StrCat("updates[", i, "].pose: ", pose.status().message())));
     }
-    moves[i] = {slot, *pose};
-  }
-  if (!order_hit) {
-    w.order_ids.resize(updates.size());
-    w.order_slots.resize(updates.size());
-    for (std::size_t i = 0; i < updates.size(); ++i) {
-      w.order_ids[i] = updates[i].id;
-      w.order_slots[i] = moves[i].first;
-    }
-    w.order_valid = true;
+    (*pose_array)[slot] = *pose;
   }
 
   const std::size_t history = static_cast<std::size_t>(options_.history_ticks);
@@ -394,16 +418,15 @@ absl::Status Scene<D>::UpdatePoses(std::int64_t tick,
     while (w.frames.size() > history) w.frames.pop_front();
   }
   Frame<D>& frame = w.frames.back();
-  if (!moves.empty()) {
-    auto pose_array = std::make_shared<std::vector<Pose<D>>>(*frame.poses);
-    for (const auto& [slot, pose] : moves) (*pose_array)[slot] = pose;
-    frame.poses = std::move(pose_array);
-  }
+  if (pose_array != nullptr) frame.poses = std::move(pose_array);
   const Frame<D>* previous =
       w.frames.size() >= 2 ? &w.frames[w.frames.size() - 2] : nullptr;
-  for (const auto& [slot, unused] : moves) {
-    const BodyRecord<D>& record = (*frame.table)[slot];
-    const Pose<D>& pose = (*frame.poses)[slot];
+  const BodyTable<D>& table = *frame.table;
+  const std::vector<Pose<D>>& poses = *frame.poses;
+  for (std::size_t i = 0; i < updates.size(); ++i) {
+    const std::uint32_t slot = w.order_slots[i];
+    const BodyRecord<D>& record = table[slot];
+    const Pose<D>& pose = poses[slot];
     const BodyRecord<D>* prev_record =
         previous != nullptr ? RecordAt(*previous, slot) : nullptr;
     const Pose<D>* prev_pose = nullptr;
@@ -419,42 +442,55 @@ absl::Status Scene<D>::UpdatePoses(std::int64_t tick,
     state.grown = true;
   }
 
-  // Free the slots of bodies removed before the window, and recompute the
-  // window boxes of one block of 1/H of the slots (contiguous, so the reads
-  // of each tick's pose array share cache lines).
+  // Free the slots of bodies removed before the window (a pass over the
+  // slots only while some removal is pending).
   const std::int64_t oldest = w.frames.front().tick;
+  if (w.pending_removals > 0) {
+    for (std::uint32_t slot = 0; slot < w.slots.size(); ++slot) {
+      SlotState<D>& state = w.slots[slot];
+      if (state.in_use && state.removed_tick >= 0 &&
+          state.removed_tick <= oldest) {
+        state = SlotState<D>{};
+        w.free_slots.push_back(slot);
+        w.static_dirty = true;  // Cheap to be conservative: removals are rare.
+        --w.pending_removals;
+      }
+    }
+  }
+  // Recompute the window boxes of one block of 1/H of the slots
+  // (contiguous, so the reads of each tick's pose array share cache lines).
   const std::uint64_t residue = w.update_count % history;
   const std::size_t block =
       std::max<std::size_t>(1, (w.slots.size() + history - 1) / history);
   ++w.update_count;
-  for (std::uint32_t slot = 0; slot < w.slots.size(); ++slot) {
+  const std::size_t block_begin = std::min(w.slots.size(), residue * block);
+  const std::size_t block_end = std::min(w.slots.size(), block_begin + block);
+  std::vector<const Frame<D>*> window;
+  if (block_begin < block_end) {
+    window.reserve(w.frames.size());
+    for (const Frame<D>& f : w.frames) window.push_back(&f);
+  }
+  const Frame<D>& newest = w.frames.back();
+  for (std::size_t s = block_begin; s < block_end; ++s) {
+    const auto slot = static_cast<std::uint32_t>(s);
     SlotState<D>& state = w.slots[slot];
-    if (!state.in_use) continue;
-    if (state.removed_tick >= 0 && state.removed_tick <= oldest) {
-      state = SlotState<D>{};
-      w.free_slots.push_back(slot);
-      w.static_dirty = true;  // Cheap to be conservative: removals are rare.
-      continue;
-    }
-    if (state.grown && slot / block == residue) {
-      Aabb<D> box{};
-      if (ExactWindowBox<D>(w.frames, slot, &box)) {
-        if (state.motion == MotionType::kStatic &&
-            !(box.min == state.window_box.min &&
-              box.max == state.window_box.max)) {
-          w.static_dirty = true;
-        }
-        state.window_box = box;
-        // Nothing left to shrink once the box is the newest tick's own.
-        const Frame<D>& newest = w.frames.back();
-        const BodyRecord<D>* record = RecordAt(newest, slot);
-        if (record == nullptr) {
-          state.grown = false;
-        } else {
-          const Aabb<D> own =
-              ShapeOps<D>::Bounds(*record->shape, (*newest.poses)[slot]);
-          state.grown = !(own.min == box.min && own.max == box.max);
-        }
+    if (!state.in_use || !state.grown) continue;
+    Aabb<D> box{};
+    if (ExactWindowBox<D>(window, slot, &box)) {
+      if (state.motion == MotionType::kStatic &&
+          !(box.min == state.window_box.min &&
+            box.max == state.window_box.max)) {
+        w.static_dirty = true;
+      }
+      state.window_box = box;
+      // Nothing left to shrink once the box is the newest tick's own.
+      const BodyRecord<D>* record = RecordAt(newest, slot);
+      if (record == nullptr) {
+        state.grown = false;
+      } else {
+        const Aabb<D> own =
+            ShapeOps<D>::Bounds(*record->shape, (*newest.poses)[slot]);
+        state.grown = !(own.min == box.min && own.max == box.max);
       }
     }
   }
@@ -465,31 +501,68 @@ absl::Status Scene<D>::UpdatePoses(std::int64_t tick,
 template <int D>
 void Scene<D>::Publish() {
   WriterState<D>& w = *writer_;
-  auto build = [&](MotionType motion) {
-    std::vector<Aabb<D>> boxes;
-    auto slots = std::make_shared<std::vector<std::uint32_t>>();
+  // The tree input (padded window boxes, slots) goes through writer-owned
+  // scratch; the slot list is shared with the previous tree when it did not
+  // change (the usual case: a pose update moves bodies, it does not add or
+  // remove them), and the dynamic tree is built into recycled memory.
+  auto build = [&](MotionType motion, const SlotTree<D>& previous) {
+    std::vector<Aabb<D>>& boxes = w.tree_boxes;
+    std::vector<std::uint32_t>& slots = w.tree_slots;
+    boxes.clear();
+    slots.clear();
+    // Exact capacity: the scratch is per-body memory that stays.
+    boxes.reserve(w.slots.size());
+    slots.reserve(w.slots.size());
     for (std::uint32_t slot = 0; slot < w.slots.size(); ++slot) {
       const SlotState<D>& state = w.slots[slot];
       if (!state.in_use || state.motion != motion) continue;
       boxes.push_back(internal::Pad(state.window_box));
-      slots->push_back(slot);
+      slots.push_back(slot);
     }
+    std::shared_ptr<const std::vector<std::uint32_t>> slot_list =
+        previous.slots != nullptr && *previous.slots == slots
+            ? previous.slots
+            : std::make_shared<const std::vector<std::uint32_t>>(slots);
     broadphase::BvhOptions bvh_options;
     bvh_options.method = motion == MotionType::kStatic
                              ? broadphase::BvhBuildMethod::kBinnedSah
                              : broadphase::BvhBuildMethod::kMorton;
-    auto bvh = std::make_shared<broadphase::Bvh<D>>(
-        std::move(broadphase::Bvh<D>::Create(bvh_options).value()));
-    // The boxes are finite and ordered by construction (validated poses and
-    // shapes), so Build cannot refuse them.
-    (void)bvh->Build(boxes);
-    return SlotTree<D>{std::move(bvh), std::move(slots)};
+    auto make_tree = [&bvh_options] {
+      return std::make_unique<broadphase::Bvh<D>>(
+          std::move(broadphase::Bvh<D>::Create(bvh_options).value()));
+    };
+    if (motion == MotionType::kStatic) {
+      std::shared_ptr<broadphase::Bvh<D>> bvh(make_tree());
+      // The boxes are finite and ordered by construction (validated poses
+      // and shapes), so Build cannot refuse them.
+      (void)bvh->Build(boxes, &w.build_scratch);
+      // Static trees are rebuilt rarely: do not keep the SAH builder's
+      // proxy copies.
+      w.build_scratch.ReleasePrims();
+      return SlotTree<D>{std::move(bvh), std::move(slot_list)};
+    }
+    std::shared_ptr<broadphase::Bvh<D>> bvh =
+        internal::RecycleBin<D>::TakeTree(w.recycle_bin, make_tree);
+    // Same proxies as the previous tree: refit its topology to the new
+    // boxes (one pass, no sort) on most ticks; rebuild every
+    // kDynamicRebuildInterval publications so the topology follows the
+    // bodies (a refitted tree answers exactly the same queries, only its
+    // boxes overlap more as bodies drift from where it was built).
+    if (slot_list == previous.slots && previous.bvh != nullptr &&
+        w.publications_since_rebuild + 1 < kDynamicRebuildInterval) {
+      (void)bvh->RefitFrom(*previous.bvh, boxes);
+      ++w.publications_since_rebuild;
+    } else {
+      (void)bvh->Build(boxes, &w.build_scratch);
+      w.publications_since_rebuild = 0;
+    }
+    return SlotTree<D>{std::move(bvh), std::move(slot_list)};
   };
   if (w.static_dirty || w.static_tree.bvh == nullptr) {
-    w.static_tree = build(MotionType::kStatic);
+    w.static_tree = build(MotionType::kStatic, w.static_tree);
     w.static_dirty = false;
   }
-  w.dynamic_tree = build(MotionType::kDynamic);
+  w.dynamic_tree = build(MotionType::kDynamic, w.dynamic_tree);
 
   auto data = std::make_shared<SnapshotData<D>>();
   data->frames.assign(w.frames.begin(), w.frames.end());
@@ -514,22 +587,28 @@ SceneMemory Scene<D>::Memory() const {
   memory.body_count = w.id_to_slot.size();
   memory.history_ticks = w.frames.size();
   const Frame<D>& current = w.frames.back();
-  memory.body_bytes = current.table->capacity() * sizeof(BodyRecord<D>) +
+  // The writer's own fixed state (so an empty scene does not report 0).
+  memory.body_bytes = sizeof(WriterState<D>) +
+                      current.table->capacity() * sizeof(BodyRecord<D>) +
                       w.slots.capacity() * sizeof(SlotState<D>) +
-                      // A node-based map: a heap node (next pointer + key +
-                      // value, 32 bytes after malloc rounding and its 16-byte
-                      // header) per body, plus the bucket array.
-                      w.id_to_slot.size() * 48 +
-                      w.id_to_slot.bucket_count() * sizeof(void*) +
+                      w.id_to_slot.MemoryBytes() +
                       w.free_slots.capacity() * sizeof(std::uint32_t) +
-                      w.order_ids.capacity() * sizeof(std::uint64_t) +
-                      w.order_slots.capacity() * sizeof(std::uint32_t);
+                      w.order_slots.capacity() * sizeof(std::uint32_t) +
+                      // Scratch for the trees' input, kept between batches.
+                      w.tree_boxes.capacity() * sizeof(Aabb<D>) +
+                      w.tree_slots.capacity() * sizeof(std::uint32_t);
+  memory.tree_bytes += w.build_scratch.MemoryBytes();
   for (const SlotTree<D>* tree : {&w.static_tree, &w.dynamic_tree}) {
     if (tree->bvh != nullptr) {
       memory.tree_bytes += tree->bvh->MemoryBytes() +
                            tree->slots->capacity() * sizeof(std::uint32_t);
     }
   }
+  // Buffers waiting for reuse (at most one dynamic tree and two pose
+  // arrays; in steady state one of each) stay allocated: the tree counts
+  // with the trees, the pose array with the history.
+  memory.tree_bytes += w.recycle_bin->PooledTreeBytes();
+  memory.history_bytes += w.recycle_bin->PooledPoseBytes();
   // Distinct pose arrays (skipped ticks share one).
   const std::vector<Pose<D>>* last = nullptr;
   for (const Frame<D>& frame : w.frames) {

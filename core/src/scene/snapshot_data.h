@@ -5,12 +5,13 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
-#include <unordered_map>
+#include <mutex>
 #include <vector>
 
 #include "sator/core/aabb.h"
 #include "sator/core/broadphase/bvh.h"
 #include "sator/core/scene/scene_types.h"
+#include "scene/id_index.h"
 
 namespace sator::scene::internal {
 
@@ -63,6 +64,94 @@ struct SnapshotData {
   std::int64_t oldest_tick() const { return frames.front().tick; }
 };
 
+// Keeps the per-tick buffers (pose arrays, dynamic trees) that no snapshot
+// holds any more, so the next tick reuses their memory instead of asking
+// the allocator for megabytes (fresh pages fault and are zeroed by the
+// kernel). A buffer comes back through its shared_ptr's deleter, in
+// whichever thread drops the last reference, hence the mutex; the writer
+// takes buffers out under the same mutex, which orders the reader's last
+// reads before the writer's new writes. The bin keeps at most a few
+// buffers; any surplus is freed.
+template <int D>
+class RecycleBin {
+ public:
+  using PoseArray = std::vector<Pose<D>>;
+  static constexpr std::size_t kMaxPoseArrays = 2;
+  static constexpr std::size_t kMaxTrees = 1;
+
+  // A pose array holding a copy of `source` (reused memory when possible).
+  static std::shared_ptr<const PoseArray> CopyPoses(
+      const std::shared_ptr<RecycleBin>& bin, const PoseArray& source) {
+    std::unique_ptr<PoseArray> array;
+    {
+      std::lock_guard<std::mutex> lock(bin->mutex_);
+      if (!bin->pose_arrays_.empty()) {
+        array = std::move(bin->pose_arrays_.back());
+        bin->pose_arrays_.pop_back();
+      }
+    }
+    if (array == nullptr) {
+      array = std::make_unique<PoseArray>(source);
+    } else {
+      array->assign(source.begin(), source.end());
+    }
+    return std::shared_ptr<PoseArray>(
+        array.release(), [bin](PoseArray* returned) { bin->Return(returned); });
+  }
+
+  // A dynamic tree to build into: a returned one, or `fresh` when none.
+  template <typename MakeFresh>
+  static std::shared_ptr<broadphase::Bvh<D>> TakeTree(
+      const std::shared_ptr<RecycleBin>& bin, MakeFresh&& make_fresh) {
+    std::unique_ptr<broadphase::Bvh<D>> tree;
+    {
+      std::lock_guard<std::mutex> lock(bin->mutex_);
+      if (!bin->trees_.empty()) {
+        tree = std::move(bin->trees_.back());
+        bin->trees_.pop_back();
+      }
+    }
+    if (tree == nullptr) tree = make_fresh();
+    return std::shared_ptr<broadphase::Bvh<D>>(
+        tree.release(),
+        [bin](broadphase::Bvh<D>* returned) { bin->Return(returned); });
+  }
+
+  // Bytes held by the pose arrays and by the trees waiting in the bin.
+  std::size_t PooledPoseBytes() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::size_t bytes = 0;
+    for (const auto& array : pose_arrays_) {
+      bytes += array->capacity() * sizeof(Pose<D>);
+    }
+    return bytes;
+  }
+  std::size_t PooledTreeBytes() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::size_t bytes = 0;
+    for (const auto& tree : trees_) bytes += tree->MemoryBytes();
+    return bytes;
+  }
+
+ private:
+  void Return(PoseArray* array) {
+    std::unique_ptr<PoseArray> owned(array);
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (pose_arrays_.size() < kMaxPoseArrays) {
+      pose_arrays_.push_back(std::move(owned));
+    }
+  }
+  void Return(broadphase::Bvh<D>* tree) {
+    std::unique_ptr<broadphase::Bvh<D>> owned(tree);
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (trees_.size() < kMaxTrees) trees_.push_back(std::move(owned));
+  }
+
+  mutable std::mutex mutex_;
+  std::vector<std::unique_ptr<PoseArray>> pose_arrays_;
+  std::vector<std::unique_ptr<broadphase::Bvh<D>>> trees_;
+};
+
 // Per slot, known only to the writer.
 template <int D>
 struct SlotState {
@@ -80,20 +169,30 @@ struct SlotState {
 
 template <int D>
 struct WriterState {
-  std::unordered_map<std::uint64_t, std::uint32_t> id_to_slot;
+  IdIndex id_to_slot;
   std::vector<SlotState<D>> slots;
   std::vector<std::uint32_t> free_slots;
   std::deque<Frame<D>> frames;  // Oldest first.
   std::uint64_t next_incarnation = 1;
   std::uint64_t update_count = 0;
   bool static_dirty = true;
-  // The ids and slots of the last UpdatePoses batch (see UpdatePoses);
-  // cleared by removals.
-  std::vector<std::uint64_t> order_ids;
+  // The slots of the last UpdatePoses batch, in its order (a cache checked
+  // against the newest table; see UpdatePoses).
   std::vector<std::uint32_t> order_slots;
-  bool order_valid = false;
   SlotTree<D> static_tree;
   SlotTree<D> dynamic_tree;
+  // Slots whose body was removed and that are not free yet.
+  std::size_t pending_removals = 0;
+  // Scratch reused by every batch (capacity kept between calls).
+  std::vector<Aabb<D>> tree_boxes;
+  std::vector<std::uint32_t> tree_slots;
+  // One build scratch for every tree the writer builds (the trees then
+  // hold only nodes, boxes and ids).
+  typename broadphase::Bvh<D>::BuildScratch build_scratch;
+  // Publications whose dynamic tree was refitted since the last rebuild.
+  int publications_since_rebuild = 0;
+  std::shared_ptr<RecycleBin<D>> recycle_bin =
+      std::make_shared<RecycleBin<D>>();
 };
 
 }  // namespace sator::scene::internal

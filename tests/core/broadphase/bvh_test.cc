@@ -1,6 +1,7 @@
 #include "sator/core/broadphase/bvh.h"
 
 #include <cstdint>
+#include <limits>
 #include <random>
 #include <utility>
 #include <vector>
@@ -199,6 +200,67 @@ TYPED_TEST(BvhTest, RandomSetsMatchBruteForce) {
       }
     }
   }
+}
+
+// RefitFrom copies another hierarchy's topology and refits it to new boxes
+// without touching the source; Build with a shared scratch builds the same
+// hierarchy as Build with the tree's own. Both checked against brute force
+// (the source still answers for its old boxes, the copy for the new ones).
+TYPED_TEST(BvhTest, RefitFromAndSharedScratch) {
+  constexpr int D = TypeParam::value;
+  constexpr float kWorld = 100.0f;
+  std::mt19937 rng(17);
+  typename Bvh<D>::BuildScratch scratch;
+  for (const BvhBuildMethod method :
+       {BvhBuildMethod::kMorton, BvhBuildMethod::kBinnedSah}) {
+    for (const int size : {0, 1, 5, 300}) {
+      std::vector<Aabb<D>> boxes;
+      for (int i = 0; i < size; ++i) {
+        boxes.push_back(RandomBox<D>(rng, kWorld, 0.0f, 2.0f));
+      }
+      auto source = *Bvh<D>::Create({.method = method});
+      auto own = *Bvh<D>::Create({.method = method});
+      ASSERT_TRUE(source.Build(boxes, &scratch).ok());
+      ASSERT_TRUE(own.Build(boxes).ok());
+      EXPECT_EQ(source.NodeCount(), own.NodeCount());
+      EXPECT_EQ(source.Height(), own.Height());
+      ASSERT_TRUE(source.Validate().ok());
+      std::vector<Aabb<D>> moved = boxes;
+      for (Aabb<D>& box : moved) {
+        const Vec<D> d = RandomVec<D>(rng, -5.0f, 5.0f);
+        box = {box.min + d, box.max + d};
+      }
+      // Into a tree built with other options over other boxes.
+      auto copy = *Bvh<D>::Create(
+          {.method = BvhBuildMethod::kBinnedSah, .max_leaf_size = 1});
+      ASSERT_TRUE(copy.Build(moved).ok());
+      ASSERT_TRUE(copy.RefitFrom(source, moved).ok());
+      EXPECT_EQ(copy.NodeCount(), source.NodeCount());
+      EXPECT_EQ(copy.ProxyCount(), size);
+      ASSERT_TRUE(copy.Validate().ok());
+      ASSERT_TRUE(source.Validate().ok());
+      const int max_visits = 2 * source.NodeCount() + size;
+      CheckQueries<D>(
+          copy, Indexed<D>(moved), rng,
+          {.queries = 20, .world = kWorld, .max_node_visits = max_visits});
+      CheckQueries<D>(
+          source, Indexed<D>(boxes), rng,
+          {.queries = 20, .world = kWorld, .max_node_visits = max_visits});
+      if (::testing::Test::HasFatalFailure()) return;
+      if (size > 0) {
+        std::vector<Aabb<D>> bad = moved;
+        bad.back().max[0] = std::numeric_limits<float>::infinity();
+        const absl::Status status = copy.RefitFrom(source, bad);
+        EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+        EXPECT_THAT(status.message(), HasSubstr("not finite"));
+        const std::vector<Aabb<D>> fewer(moved.begin(), moved.end() - 1);
+        EXPECT_THAT(copy.RefitFrom(source, fewer).message(),
+                    HasSubstr("boxes"));
+      }
+    }
+  }
+  EXPECT_GT(scratch.MemoryBytes(), 0u);
+  scratch.ReleasePrims();
 }
 
 // A binned SAH build of well spread boxes is close to balanced: with leaves

@@ -1,10 +1,27 @@
 // sator::Client: the C++ client that game servers link to talk to satord.
 //
-// Every call has a deadline (the call's own, or the client's default) and
-// returns absl::Status or absl::StatusOr; gRPC status codes map one to one to
-// absl status codes. No gRPC or protobuf type appears in this header: shapes,
-// poses and results are sator::core's own value types, so code written
-// against the in-process core moves to the service unchanged.
+// Every RPC of the sator.v1 API is a synchronous call returning absl::Status
+// or absl::StatusOr<T>, and an Async* twin returning a std::future of the
+// same. Every call has a deadline (the call's own, or the client's default)
+// that bounds all its attempts together; idempotent calls are retried on
+// UNAVAILABLE and on RESOURCE_EXHAUSTED that carries retry information, with
+// jittered exponential backoff (retry.h says exactly when). Errors keep the
+// gRPC code and the server's message, e.g. INVALID_ARGUMENT
+// "bodies[3].shape.polygon.vertices[2].x: not finite".
+//
+// No gRPC or protobuf type appears here: shapes, poses and results are
+// sator::core's value types and the records of types.h. The transport is a
+// sator::client::Connection (connection.h); tests of game code can give
+// Create() a MockConnection (mocks/mock_connection.h) instead of a server.
+//
+// Why futures for the async calls: a game loop submits its queries during a
+// tick and collects the answers at a point of its choosing (future::get, or
+// wait_for(0) to poll), on its own thread, so its state needs no locks. A
+// callback would run on a library thread, in the middle of the game's state.
+// The async calls run the synchronous ones (retries included) on a small
+// pool of client threads (ClientOptions::async_threads), so at most that many
+// are in flight at once; the per-tick hot path is a Session (session.h) or a
+// QueryBatch, which need no threads of their own.
 //
 //   absl::StatusOr<std::unique_ptr<sator::Client>> client =
 //       sator::Client::Create({.target = "127.0.0.1:50051"});
@@ -12,13 +29,23 @@
 #ifndef SATOR_CLIENT_CLIENT_H_
 #define SATOR_CLIENT_CLIENT_H_
 
+#include <cstdint>
+#include <functional>
+#include <future>
+#include <iterator>
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "sator/client/connection.h"
+#include "sator/client/retry.h"
+#include "sator/client/session.h"
+#include "sator/client/types.h"
 #include "sator/core/geometry2d/shapes2d.h"
 #include "sator/core/geometry3d/shape3d_queries.h"
 #include "sator/core/pose.h"
@@ -28,44 +55,121 @@ namespace sator {
 
 namespace client_internal {
 class ClientState;
+class ClientFactory;
 }  // namespace client_internal
 
+using client::HealthStatus;
+using client::PingResult;
+
 struct ClientOptions {
-  // A gRPC target: "host:port", "dns:///name:port", "unix:/path"...
+  // A gRPC target: "host:port", "dns:///name:port", "unix:/path"... Ignored
+  // by Create(connection, options).
   std::string target = "127.0.0.1:50051";
-  // The deadline of a call whose CallOptions name none.
+  // The deadline of a call whose CallOptions name none; it bounds all the
+  // attempts of the call together.
   absl::Duration default_deadline = absl::Seconds(5);
+  // Retries of idempotent calls (retry.h).
+  client::RetryPolicy retry{};
+  // Channel settings (see ConnectionOptions).
+  absl::Duration keepalive_time = absl::Seconds(330);
+  absl::Duration keepalive_timeout = absl::Seconds(20);
+  int max_message_bytes = 4 * 1024 * 1024;
+  absl::Duration max_reconnect_backoff = absl::Seconds(5);
+  // Threads that run the Async* calls (at most this many in flight).
+  int async_threads = 2;
 };
 
 struct CallOptions {
   // Overrides ClientOptions::default_deadline for this call.
-  std::optional<absl::Duration> deadline;
+  std::optional<absl::Duration> deadline{};
+  // Scene queries only: run at this past tick and fraction, overriding the
+  // query's own QueryOptions::rewind (per QueryBatch entry too).
+  std::optional<client::Rewind> rewind{};
+  // Overrides ClientOptions::retry for this call ({.max_attempts = 1}: no
+  // retry).
+  std::optional<client::RetryPolicy> retry{};
 };
 
-struct PingResult {
-  std::string payload;
-  std::string server_version;
-};
+// All scenes, fetched a page at a time as the loop advances:
+//   for (const absl::StatusOr<client::SceneInfo>& scene :
+//        client->ListAllScenes()) {
+//     if (!scene.ok()) return scene.status();  // the last element
+//     ...
+//   }
+class SceneRange {
+ public:
+  using PageFetcher = std::function<absl::StatusOr<client::ListScenesPage>(
+      const std::string& page_token)>;
 
-enum class HealthStatus {
-  kUnknown,
-  kServing,
-  kNotServing,
+  class iterator {
+   public:
+    using iterator_category = std::input_iterator_tag;
+    using value_type = absl::StatusOr<client::SceneInfo>;
+    using difference_type = std::ptrdiff_t;
+    using pointer = const value_type*;
+    using reference = const value_type&;
+
+    iterator() = default;
+    reference operator*() const { return range_->current_; }
+    pointer operator->() const { return &range_->current_; }
+    iterator& operator++() {
+      if (!range_->Advance()) range_ = nullptr;
+      return *this;
+    }
+    bool operator==(const iterator& other) const {
+      return range_ == other.range_;
+    }
+
+   private:
+    friend class SceneRange;
+    explicit iterator(SceneRange* range) : range_(range) {}
+    SceneRange* range_ = nullptr;
+  };
+
+  explicit SceneRange(PageFetcher fetch) : fetch_(std::move(fetch)) {}
+  // Starts the walk (single pass: call once).
+  iterator begin() { return iterator(Advance() ? this : nullptr); }
+  iterator end() { return iterator(); }
+
+ private:
+  // Moves to the next scene (fetching a page if needed); false at the end.
+  bool Advance();
+
+  PageFetcher fetch_;
+  std::vector<client::SceneInfo> page_;
+  std::size_t next_in_page_ = 0;
+  std::string next_token_;
+  bool fetched_any_ = false;
+  bool done_ = false;
+  absl::StatusOr<client::SceneInfo> current_;
 };
 
 class Client {
  public:
-  // Creates a client; the connection is made lazily on the first call.
+  // Creates a client over a new gRPC connection to options.target; the
+  // connection is made lazily on the first call. INVALID_ARGUMENT names a bad
+  // option.
   static absl::StatusOr<std::unique_ptr<Client>> Create(
       const ClientOptions& options);
+  // Creates a client over a given connection: a sharded one, or a
+  // MockConnection in tests.
+  static absl::StatusOr<std::unique_ptr<Client>> Create(
+      std::shared_ptr<client::Connection> connection,
+      const ClientOptions& options = {});
 
+  // Waits for the async calls already started to finish.
   ~Client();
   Client(const Client&) = delete;
   Client& operator=(const Client&) = delete;
 
+  const std::shared_ptr<client::Connection>& connection() const;
+
+  // ---- Service ----
   // Echoes `payload` through the server's Ping RPC.
   absl::StatusOr<PingResult> Ping(absl::string_view payload,
                                   const CallOptions& call_options = {});
+  std::future<absl::StatusOr<PingResult>> AsyncPing(
+      std::string payload, const CallOptions& call_options = {});
 
   // Asks grpc.health.v1.Health/Check about `service` ("" is the whole
   // server). NOT_FOUND when the server does not know the service name.
@@ -77,15 +181,134 @@ class Client {
   // protobuf's JSON mapping, and returns the response in the same mapping.
   // For operators' tools (satorctl); programs should use the typed calls.
   // NOT_FOUND for an unknown method, INVALID_ARGUMENT for JSON that does not
-  // parse as the request message, UNIMPLEMENTED for streaming methods.
+  // parse as the request message, UNIMPLEMENTED for streaming methods. Never
+  // retried (the method may be a mutation).
   absl::StatusOr<std::string> CallJson(absl::string_view method,
                                        absl::string_view request_json,
                                        const CallOptions& call_options = {});
 
-  // Pair queries, answered by the server (QueryService/PairQuery) between two
-  // given shapes, with no scene. They give the answers of the core functions
-  // of the same names (queries2d.h, shape3d_queries.h). INVALID_ARGUMENT
-  // names the offending field, e.g. "shape_a.circle.radius: not finite".
+  // ---- Scenes ----
+  // An empty `scene_id` asks the server to choose one (returned in the
+  // SceneInfo). ALREADY_EXISTS if the id is taken.
+  absl::StatusOr<client::SceneInfo> CreateScene(
+      const std::string& scene_id, const client::SceneSettings& settings,
+      const CallOptions& call_options = {});
+  std::future<absl::StatusOr<client::SceneInfo>> AsyncCreateScene(
+      std::string scene_id, client::SceneSettings settings,
+      const CallOptions& call_options = {});
+  absl::Status DeleteScene(const std::string& scene_id,
+                           const CallOptions& call_options = {});
+  std::future<absl::Status> AsyncDeleteScene(
+      std::string scene_id, const CallOptions& call_options = {});
+  // One page of scenes in id order (page_size 0: the server's default).
+  absl::StatusOr<client::ListScenesPage> ListScenes(
+      std::uint32_t page_size = 0, const std::string& page_token = "",
+      const CallOptions& call_options = {});
+  std::future<absl::StatusOr<client::ListScenesPage>> AsyncListScenes(
+      std::uint32_t page_size = 0, std::string page_token = "",
+      const CallOptions& call_options = {});
+  // Every scene, page after page (each page a call with `call_options`).
+  SceneRange ListAllScenes(std::uint32_t page_size = 0,
+                           const CallOptions& call_options = {});
+  absl::StatusOr<client::SceneInfo> GetScene(
+      const std::string& scene_id, const CallOptions& call_options = {});
+  std::future<absl::StatusOr<client::SceneInfo>> AsyncGetScene(
+      std::string scene_id, const CallOptions& call_options = {});
+  absl::StatusOr<client::SceneSnapshot> ExportScene(
+      const std::string& scene_id, const CallOptions& call_options = {});
+  std::future<absl::StatusOr<client::SceneSnapshot>> AsyncExportScene(
+      std::string scene_id, const CallOptions& call_options = {});
+  absl::StatusOr<client::SceneInfo> ImportScene(
+      const client::SceneSnapshot& snapshot,
+      const CallOptions& call_options = {});
+  std::future<absl::StatusOr<client::SceneInfo>> AsyncImportScene(
+      client::SceneSnapshot snapshot, const CallOptions& call_options = {});
+
+  // ---- Bodies (never retried) ----
+  absl::StatusOr<client::UpsertBodiesResult> UpsertBodies(
+      const std::string& scene_id, const std::vector<client::Body>& bodies,
+      const CallOptions& call_options = {});
+  std::future<absl::StatusOr<client::UpsertBodiesResult>> AsyncUpsertBodies(
+      std::string scene_id, std::vector<client::Body> bodies,
+      const CallOptions& call_options = {});
+  // Returns how many were removed; NOT_FOUND (none removed) for an unknown id.
+  absl::StatusOr<std::uint32_t> RemoveBodies(
+      const std::string& scene_id, const std::vector<std::uint64_t>& body_ids,
+      const CallOptions& call_options = {});
+  std::future<absl::StatusOr<std::uint32_t>> AsyncRemoveBodies(
+      std::string scene_id, std::vector<std::uint64_t> body_ids,
+      const CallOptions& call_options = {});
+  // The poses of `tick`; returns the scene's current tick after the update.
+  // FAILED_PRECONDITION for a tick older than the current one.
+  absl::StatusOr<std::int64_t> UpdatePoses(
+      const std::string& scene_id, std::int64_t tick,
+      const client::PoseBatch& poses, const CallOptions& call_options = {});
+  std::future<absl::StatusOr<std::int64_t>> AsyncUpdatePoses(
+      std::string scene_id, std::int64_t tick, client::PoseBatch poses,
+      const CallOptions& call_options = {});
+
+  // ---- Scene queries ----
+  // CallOptions::rewind overrides options.rewind.
+  absl::StatusOr<client::QueryResult> Overlap(
+      const std::string& scene_id, const client::OverlapQuery& query,
+      const client::QueryOptions& options = {},
+      const CallOptions& call_options = {});
+  std::future<absl::StatusOr<client::QueryResult>> AsyncOverlap(
+      std::string scene_id, client::OverlapQuery query,
+      client::QueryOptions options = {}, const CallOptions& call_options = {});
+  absl::StatusOr<client::QueryResult> Contacts(
+      const std::string& scene_id, const client::ContactsQuery& query,
+      const client::QueryOptions& options = {},
+      const CallOptions& call_options = {});
+  std::future<absl::StatusOr<client::QueryResult>> AsyncContacts(
+      std::string scene_id, client::ContactsQuery query,
+      client::QueryOptions options = {}, const CallOptions& call_options = {});
+  absl::StatusOr<client::QueryResult> Sweep(
+      const std::string& scene_id, const client::SweepQuery& query,
+      const client::QueryOptions& options = {},
+      const CallOptions& call_options = {});
+  std::future<absl::StatusOr<client::QueryResult>> AsyncSweep(
+      std::string scene_id, client::SweepQuery query,
+      client::QueryOptions options = {}, const CallOptions& call_options = {});
+  absl::StatusOr<client::QueryResult> Raycast(
+      const std::string& scene_id, const client::RaycastQuery& query,
+      const client::QueryOptions& options = {},
+      const CallOptions& call_options = {});
+  std::future<absl::StatusOr<client::QueryResult>> AsyncRaycast(
+      std::string scene_id, client::RaycastQuery query,
+      client::QueryOptions options = {}, const CallOptions& call_options = {});
+  absl::StatusOr<client::QueryResult> PointQuery(
+      const std::string& scene_id, const client::PointQuery& query,
+      const client::QueryOptions& options = {},
+      const CallOptions& call_options = {});
+  std::future<absl::StatusOr<client::QueryResult>> AsyncPointQuery(
+      std::string scene_id, client::PointQuery query,
+      client::QueryOptions options = {}, const CallOptions& call_options = {});
+  // Many queries of mixed kinds, answered in order, each entry with its own
+  // status.
+  absl::StatusOr<std::vector<client::BatchEntry>> QueryBatch(
+      const std::string& scene_id, const std::vector<client::Query>& queries,
+      const CallOptions& call_options = {});
+  std::future<absl::StatusOr<std::vector<client::BatchEntry>>> AsyncQueryBatch(
+      std::string scene_id, std::vector<client::Query> queries,
+      const CallOptions& call_options = {});
+
+  // ---- Sessions ----
+  // Opens a Session on `scene_id` over this client's connection.
+  absl::StatusOr<std::unique_ptr<client::Session>> OpenSession(
+      const std::string& scene_id, const client::SessionOptions& options = {});
+
+  // ---- Pair queries (no scene) ----
+  absl::StatusOr<client::PairQueryResult> PairQuery(
+      const client::PairQueryRequest& request,
+      const CallOptions& call_options = {});
+  std::future<absl::StatusOr<client::PairQueryResult>> AsyncPairQuery(
+      client::PairQueryRequest request, const CallOptions& call_options = {});
+
+  // Typed pair queries over PairQuery. They give the answers of the core
+  // functions of the same names (queries2d.h, shape3d_queries.h).
+  // INVALID_ARGUMENT names the offending field, e.g.
+  // "shape_a.circle.radius: not finite".
   absl::StatusOr<bool> Overlap(const Shape2& a, const Pose2& pose_a,
                                const Shape2& b, const Pose2& pose_b,
                                const CallOptions& call_options = {});
@@ -115,6 +338,7 @@ class Client {
                                        const CallOptions& call_options = {});
 
  private:
+  friend class client_internal::ClientFactory;
   explicit Client(std::unique_ptr<client_internal::ClientState> impl);
   std::unique_ptr<client_internal::ClientState> impl_;
 };

@@ -56,7 +56,32 @@ struct BvhOptions {
 
 template <int D>
 class Bvh {
+  struct BuildPrim;
+
  public:
+  // The memory a build works in (copies of the proxies for the SAH builder,
+  // Morton keys for the LBVH). Every Bvh owns one for Build(boxes); a caller
+  // that builds many hierarchies, one at a time, can share one through
+  // Build(boxes, scratch) so that each hierarchy holds only its nodes, boxes
+  // and ids.
+  class BuildScratch {
+   public:
+    // Bytes held (capacities).
+    [[nodiscard]] std::size_t MemoryBytes() const {
+      return prims_.capacity() * sizeof(BuildPrim) +
+             (keys_.capacity() + keys_swap_.capacity()) * sizeof(std::uint64_t);
+    }
+    // Frees the SAH builder's proxy copies (kept otherwise for the next
+    // build).
+    void ReleasePrims() { std::vector<BuildPrim>().swap(prims_); }
+
+   private:
+    friend class Bvh;
+    std::vector<BuildPrim> prims_;
+    std::vector<std::uint64_t> keys_;
+    std::vector<std::uint64_t> keys_swap_;
+  };
+
   // The validating factory: refuses options out of range.
   static absl::StatusOr<Bvh> Create(const BvhOptions& options = {});
   // An empty hierarchy with the default options (always valid).
@@ -65,9 +90,16 @@ class Bvh {
   // Builds over `boxes`; proxy i is boxes[i]. Refuses invalid boxes (the
   // previous hierarchy is then left as it was).
   absl::Status Build(std::span<const Aabb<D>> boxes);
+  // The same, working in `scratch` instead of this hierarchy's own.
+  absl::Status Build(std::span<const Aabb<D>> boxes, BuildScratch* scratch);
   // Gives every proxy a new box, keeping the hierarchy's shape. `boxes` must
   // have as many entries as the last Build had.
   absl::Status Refit(std::span<const Aabb<D>> boxes);
+  // Becomes `source`'s hierarchy (its options, topology and proxy order)
+  // refitted to `boxes`, leaving `source` as it is: a refit of an immutable
+  // hierarchy into this one's memory. `boxes` must have as many entries as
+  // `source` has proxies.
+  absl::Status RefitFrom(const Bvh& source, std::span<const Aabb<D>> boxes);
 
   [[nodiscard]] int ProxyCount() const {
     return static_cast<int>(leaf_ids_.size());
@@ -112,8 +144,10 @@ class Bvh {
 
   explicit Bvh(const BvhOptions& options) : options_(options) {}
 
-  void BuildBinnedSah(const Aabb<D>& bounds, const Aabb<D>& centroid_bounds);
-  void BuildMorton(const Aabb<D>& centroid_bounds);
+  void BuildBinnedSah(const Aabb<D>& bounds, const Aabb<D>& centroid_bounds,
+                      std::vector<BuildPrim>* prims);
+  void BuildMorton(std::span<const Aabb<D>> boxes,
+                   const Aabb<D>& centroid_bounds, BuildScratch* scratch);
   // Recomputes every node's box from leaf_boxes_.
   void RefitNodes();
 
@@ -126,9 +160,7 @@ class Bvh {
   std::vector<Aabb<D>> leaf_boxes_;      // Proxy boxes in leaf order.
   std::vector<std::uint32_t> leaf_ids_;  // Proxy handle of each slot.
   // Build scratch, kept to reuse its memory on the next build.
-  std::vector<BuildPrim> prims_;
-  std::vector<std::uint64_t> keys_;
-  std::vector<std::uint64_t> keys_swap_;
+  BuildScratch scratch_;
 };
 
 extern template class Bvh<2>;

@@ -1,0 +1,168 @@
+// sator::client::Connection: the transport under sator::Client, one virtual
+// method per RPC of the sator.v1 API (in the style of google-cloud-cpp's
+// *Connection classes).
+//
+// sator::Client adds defaults, deadlines, retries and the async calls on top;
+// a Connection makes exactly one attempt per call. Three kinds exist:
+// - MakeConnection(options): one gRPC channel to one satord (or to whatever
+//   the target resolves to); sends `x-scene-id` metadata on every call that
+//   names a scene, so that a proxy can route by scene.
+// - the sharded connection (sharding.h): one of the above per endpoint,
+//   choosing by scene id;
+// - MockConnection (mocks/mock_connection.h): for unit tests of game code
+//   without a server.
+//
+// Every method is safe to call from many threads at once. Errors are
+// absl::Status with the gRPC code and the server's message unchanged.
+#ifndef SATOR_CLIENT_CONNECTION_H_
+#define SATOR_CLIENT_CONNECTION_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+#include "sator/client/types.h"
+
+namespace sator::client {
+
+// The metadata key naming the scene of a call.
+inline constexpr absl::string_view kSceneIdMetadataKey = "x-scene-id";
+
+// What one attempt of a call carries besides its request.
+struct CallContext {
+  // The attempt fails with DEADLINE_EXCEEDED past this time.
+  absl::Time deadline = absl::InfiniteFuture();
+};
+
+// One bidirectional Session stream. Read() and one writer (Write, WritesDone)
+// may run on two threads at once; Cancel() may be called from any thread.
+class SessionStream {
+ public:
+  virtual ~SessionStream() = default;
+  // Sends one message; false when the stream is broken (Read then ends).
+  virtual bool Write(const SessionRequest& request) = 0;
+  // Tells the server no more messages come; it ends the stream once it has
+  // answered every message.
+  virtual bool WritesDone() = 0;
+  // Blocks for the next reply; nullopt when the stream has ended.
+  virtual std::optional<SessionReply> Read() = 0;
+  // After Read() gave nullopt: how the stream ended (OK for a clean close).
+  virtual absl::Status Finish() = 0;
+  // Ends the stream now; a blocked Read() returns nullopt.
+  virtual void Cancel() = 0;
+};
+
+class Connection {
+ public:
+  virtual ~Connection() = default;
+
+  // ---- QueryService: service ----
+  virtual absl::StatusOr<PingResult> Ping(const std::string& payload,
+                                          const CallContext& context) = 0;
+  // grpc.health.v1.Health/Check; NOT_FOUND for an unknown service name.
+  virtual absl::StatusOr<HealthStatus> CheckHealth(
+      const std::string& service, const CallContext& context) = 0;
+
+  // ---- SceneService ----
+  virtual absl::StatusOr<SceneInfo> CreateScene(const std::string& scene_id,
+                                                const SceneSettings& settings,
+                                                const CallContext& context) = 0;
+  virtual absl::Status DeleteScene(const std::string& scene_id,
+                                   const CallContext& context) = 0;
+  virtual absl::StatusOr<ListScenesPage> ListScenes(
+      std::uint32_t page_size, const std::string& page_token,
+      const CallContext& context) = 0;
+  virtual absl::StatusOr<SceneInfo> GetScene(const std::string& scene_id,
+                                             const CallContext& context) = 0;
+  virtual absl::StatusOr<SceneSnapshot> ExportScene(
+      const std::string& scene_id, const CallContext& context) = 0;
+  virtual absl::StatusOr<SceneInfo> ImportScene(const SceneSnapshot& snapshot,
+                                                const CallContext& context) = 0;
+
+  // ---- BodyService ----
+  virtual absl::StatusOr<UpsertBodiesResult> UpsertBodies(
+      const std::string& scene_id, const std::vector<Body>& bodies,
+      const CallContext& context) = 0;
+  // Returns how many bodies were removed.
+  virtual absl::StatusOr<std::uint32_t> RemoveBodies(
+      const std::string& scene_id, const std::vector<std::uint64_t>& body_ids,
+      const CallContext& context) = 0;
+  // Returns the scene's current tick after the update.
+  virtual absl::StatusOr<std::int64_t> UpdatePoses(
+      const std::string& scene_id, std::int64_t tick, const PoseBatch& poses,
+      const CallContext& context) = 0;
+
+  // ---- QueryService: scene queries ----
+  virtual absl::StatusOr<QueryResult> Overlap(const std::string& scene_id,
+                                              const OverlapQuery& query,
+                                              const QueryOptions& options,
+                                              const CallContext& context) = 0;
+  virtual absl::StatusOr<QueryResult> Contacts(const std::string& scene_id,
+                                               const ContactsQuery& query,
+                                               const QueryOptions& options,
+                                               const CallContext& context) = 0;
+  virtual absl::StatusOr<QueryResult> Sweep(const std::string& scene_id,
+                                            const SweepQuery& query,
+                                            const QueryOptions& options,
+                                            const CallContext& context) = 0;
+  virtual absl::StatusOr<QueryResult> Raycast(const std::string& scene_id,
+                                              const RaycastQuery& query,
+                                              const QueryOptions& options,
+                                              const CallContext& context) = 0;
+  virtual absl::StatusOr<QueryResult> PointQuery(
+      const std::string& scene_id, const client::PointQuery& query,
+      const QueryOptions& options, const CallContext& context) = 0;
+  // One entry per query, in order; the call fails as a whole only when the
+  // batch cannot be run at all (unknown scene, batch over the limit...).
+  virtual absl::StatusOr<std::vector<BatchEntry>> QueryBatch(
+      const std::string& scene_id, const std::vector<Query>& queries,
+      const CallContext& context) = 0;
+  virtual absl::StatusOr<PairQueryResult> PairQuery(
+      const PairQueryRequest& request, const CallContext& context) = 0;
+
+  // Opens a Session stream for `scene_id` (sent as metadata; the caller
+  // writes the SessionOpen message). The stream has no deadline.
+  virtual absl::StatusOr<std::unique_ptr<SessionStream>> OpenSession(
+      const std::string& scene_id) = 0;
+
+  // Any unary RPC by name with a request in protobuf's JSON mapping (for
+  // operators' tools). UNIMPLEMENTED where the connection cannot do it.
+  virtual absl::StatusOr<std::string> CallJson(const std::string& method,
+                                               const std::string& request_json,
+                                               const CallContext& context) = 0;
+};
+
+struct ConnectionOptions {
+  // A gRPC target: "host:port", "dns:///name:port", "unix:/path"...
+  std::string target = "127.0.0.1:50051";
+  // HTTP/2 keepalive: while calls or sessions are open, a ping after this
+  // long without traffic, and the connection is dropped (calls fail with
+  // UNAVAILABLE) if no answer comes within keepalive_timeout; a dead server
+  // behind an idle Session is noticed this way. The server must allow pings
+  // this often: satord keeps gRPC's default minimum of 5 minutes, and a
+  // server treats pings sent more often as abuse (GOAWAY "too_many_pings").
+  // Zero disables keepalive.
+  absl::Duration keepalive_time = absl::Seconds(330);
+  absl::Duration keepalive_timeout = absl::Seconds(20);
+  // The largest message sent or received (satord's default is 4 MiB).
+  int max_message_bytes = 4 * 1024 * 1024;
+  // The longest wait between two attempts to reconnect a lost connection
+  // (gRPC's default is 120 s; a game server wants its collision service back
+  // sooner).
+  absl::Duration max_reconnect_backoff = absl::Seconds(5);
+};
+
+// A Connection over one gRPC channel (insecure credentials). The channel
+// connects lazily, on the first call. INVALID_ARGUMENT names a bad option.
+absl::StatusOr<std::shared_ptr<Connection>> MakeConnection(
+    const ConnectionOptions& options);
+
+}  // namespace sator::client
+
+#endif  // SATOR_CLIENT_CONNECTION_H_

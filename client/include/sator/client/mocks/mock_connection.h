@@ -1,0 +1,115 @@
+// gMock mocks of sator::client::Connection and SessionStream, so game-server
+// code that uses sator::Client can be unit-tested without a server:
+//
+//   auto mock = std::make_shared<sator::client::MockConnection>();
+//   EXPECT_CALL(*mock, Raycast("arena", _, _, _))
+//       .WillOnce(Return(sator::client::QueryResult{.tick = 7, .hits =
+//       {...}}));
+//   auto client = sator::Client::Create(mock);
+//   // ... run the game code that holds *client ...
+//
+// The Client's retries and deadlines run on top of the mock as they do on top
+// of a real connection. Link sator::client_mocks (it brings GoogleTest's
+// gmock).
+#ifndef SATOR_CLIENT_MOCKS_MOCK_CONNECTION_H_
+#define SATOR_CLIENT_MOCKS_MOCK_CONNECTION_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "sator/client/connection.h"
+
+namespace sator::client {
+
+class MockConnection : public Connection {
+ public:
+  MOCK_METHOD(absl::StatusOr<PingResult>, Ping,
+              (const std::string& payload, const CallContext& context),
+              (override));
+  MOCK_METHOD(absl::StatusOr<HealthStatus>, CheckHealth,
+              (const std::string& service, const CallContext& context),
+              (override));
+  MOCK_METHOD(absl::StatusOr<SceneInfo>, CreateScene,
+              (const std::string& scene_id, const SceneSettings& settings,
+               const CallContext& context),
+              (override));
+  MOCK_METHOD(absl::Status, DeleteScene,
+              (const std::string& scene_id, const CallContext& context),
+              (override));
+  MOCK_METHOD(absl::StatusOr<ListScenesPage>, ListScenes,
+              (std::uint32_t page_size, const std::string& page_token,
+               const CallContext& context),
+              (override));
+  MOCK_METHOD(absl::StatusOr<SceneInfo>, GetScene,
+              (const std::string& scene_id, const CallContext& context),
+              (override));
+  MOCK_METHOD(absl::StatusOr<SceneSnapshot>, ExportScene,
+              (const std::string& scene_id, const CallContext& context),
+              (override));
+  MOCK_METHOD(absl::StatusOr<SceneInfo>, ImportScene,
+              (const SceneSnapshot& snapshot, const CallContext& context),
+              (override));
+  MOCK_METHOD(absl::StatusOr<UpsertBodiesResult>, UpsertBodies,
+              (const std::string& scene_id, const std::vector<Body>& bodies,
+               const CallContext& context),
+              (override));
+  MOCK_METHOD(absl::StatusOr<std::uint32_t>, RemoveBodies,
+              (const std::string& scene_id,
+               const std::vector<std::uint64_t>& body_ids,
+               const CallContext& context),
+              (override));
+  MOCK_METHOD(absl::StatusOr<std::int64_t>, UpdatePoses,
+              (const std::string& scene_id, std::int64_t tick,
+               const PoseBatch& poses, const CallContext& context),
+              (override));
+  MOCK_METHOD(absl::StatusOr<QueryResult>, Overlap,
+              (const std::string& scene_id, const OverlapQuery& query,
+               const QueryOptions& options, const CallContext& context),
+              (override));
+  MOCK_METHOD(absl::StatusOr<QueryResult>, Contacts,
+              (const std::string& scene_id, const ContactsQuery& query,
+               const QueryOptions& options, const CallContext& context),
+              (override));
+  MOCK_METHOD(absl::StatusOr<QueryResult>, Sweep,
+              (const std::string& scene_id, const SweepQuery& query,
+               const QueryOptions& options, const CallContext& context),
+              (override));
+  MOCK_METHOD(absl::StatusOr<QueryResult>, Raycast,
+              (const std::string& scene_id, const RaycastQuery& query,
+               const QueryOptions& options, const CallContext& context),
+              (override));
+  MOCK_METHOD(absl::StatusOr<QueryResult>, PointQuery,
+              (const std::string& scene_id, const client::PointQuery& query,
+               const QueryOptions& options, const CallContext& context),
+              (override));
+  MOCK_METHOD(absl::StatusOr<std::vector<BatchEntry>>, QueryBatch,
+              (const std::string& scene_id, const std::vector<Query>& queries,
+               const CallContext& context),
+              (override));
+  MOCK_METHOD(absl::StatusOr<PairQueryResult>, PairQuery,
+              (const PairQueryRequest& request, const CallContext& context),
+              (override));
+  MOCK_METHOD(absl::StatusOr<std::unique_ptr<SessionStream>>, OpenSession,
+              (const std::string& scene_id), (override));
+  MOCK_METHOD(absl::StatusOr<std::string>, CallJson,
+              (const std::string& method, const std::string& request_json,
+               const CallContext& context),
+              (override));
+};
+
+class MockSessionStream : public SessionStream {
+ public:
+  MOCK_METHOD(bool, Write, (const SessionRequest& request), (override));
+  MOCK_METHOD(bool, WritesDone, (), (override));
+  MOCK_METHOD(std::optional<SessionReply>, Read, (), (override));
+  MOCK_METHOD(absl::Status, Finish, (), (override));
+  MOCK_METHOD(void, Cancel, (), (override));
+};
+
+}  // namespace sator::client
+
+#endif  // SATOR_CLIENT_MOCKS_MOCK_CONNECTION_H_

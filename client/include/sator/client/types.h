@@ -1,0 +1,356 @@
+// The value types of the sator client: scenes, bodies, pose batches, queries
+// and their results, mirroring the sator.v1 messages one to one without
+// exposing protobuf. Shapes, poses and vectors are sator::core's own types,
+// so code written against the in-process core moves to the service unchanged.
+//
+// One schema serves 2D and 3D scenes, as in the proto: a shape is a Shape2 or
+// a Shape3, a pose a Pose2 or a Pose3 (AnyShape, AnyPose, AnyVector convert
+// implicitly from each). Results carry Vec3 points and normals; in a 2D scene
+// their z is 0 (Xy() gives the Vec2).
+//
+// Units and frames follow proto/sator/v1/geometry.proto: lengths in the
+// caller's unit, angles in radians, everything in the scene's world frame.
+#ifndef SATOR_CLIENT_TYPES_H_
+#define SATOR_CLIENT_TYPES_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "sator/core/geometry2d/shapes2d.h"
+#include "sator/core/geometry3d/shape3d_queries.h"
+#include "sator/core/pose.h"
+#include "sator/core/query_types.h"
+#include "sator/core/vec.h"
+
+namespace sator::client {
+
+// ---- Geometry
+// ----------------------------------------------------------------
+
+// A 2D or a 3D shape; hulls and meshes are shared, immutable core objects.
+using AnyShape = std::variant<Shape2, Shape3>;
+using AnyPose = std::variant<Pose2, Pose3>;
+using AnyVector = std::variant<Vec2, Vec3>;
+
+// The x and y of a result vector from a 2D scene.
+inline Vec2 Xy(Vec3 v) { return {v.x, v.y}; }
+
+enum class Dimension : std::uint8_t {
+  kUnspecified = 0,
+  k2D = 2,
+  k3D = 3,
+};
+
+// ---- Scenes
+// ------------------------------------------------------------------
+
+struct SceneSettings {
+  Dimension dimension = Dimension::kUnspecified;
+  // Past ticks kept for rewound queries; 0 means the server default.
+  std::uint32_t history_ticks = 0;
+  // A position jump longer than this between two ticks is a teleport (never
+  // interpolated); 0 means never.
+  float teleport_distance = 0.0f;
+  // The most bodies the scene may hold; 0 means the server's limit.
+  std::uint32_t max_bodies = 0;
+};
+
+struct SceneStats {
+  std::uint64_t body_count = 0;
+  std::uint64_t static_body_count = 0;
+  std::uint64_t dynamic_body_count = 0;
+  // The newest tick applied and the oldest one still in the history.
+  std::int64_t current_tick = 0;
+  std::int64_t oldest_tick = 0;
+  std::uint64_t memory_bytes = 0;
+};
+
+struct SceneInfo {
+  std::string scene_id{};
+  SceneSettings settings{};
+  SceneStats stats{};
+};
+
+struct ListScenesPage {
+  std::vector<SceneInfo> scenes{};
+  // Empty on the last page.
+  std::string next_page_token{};
+};
+
+// ---- Bodies
+// ------------------------------------------------------------------
+
+enum class MotionType : std::uint8_t {
+  kUnspecified = 0,
+  // Never moves after creation (level geometry); meshes must be static.
+  kStatic = 1,
+  // Moves every tick through pose updates.
+  kDynamic = 2,
+};
+
+struct Body {
+  // Unique within its scene; chosen by the caller.
+  std::uint64_t id = 0;
+  AnyShape shape{};
+  AnyPose pose{};
+  MotionType motion = MotionType::kDynamic;
+  // A query with layer L and mask M hits this body when (M & layer) != 0 and
+  // (mask & L) != 0. Unset means all 64 bits; 0 collides with nothing.
+  std::optional<std::uint64_t> layer{};
+  std::optional<std::uint64_t> mask{};
+  // Opaque to Sator; returned with every hit on this body.
+  std::uint64_t user_data = 0;
+};
+
+// Everything a scene holds, as ExportScene gives it and ImportScene takes it.
+struct SceneSnapshot {
+  std::string scene_id{};
+  SceneSettings settings{};
+  std::int64_t current_tick = 0;
+  std::vector<Body> bodies{};
+};
+
+struct UpsertBodiesResult {
+  std::uint32_t created = 0;
+  std::uint32_t replaced = 0;
+};
+
+// The poses of many dynamic bodies for one tick, packed as on the wire:
+// positions holds 2 floats per body in 2D (x, y) or 3 in 3D; rotations 1 per
+// body in 2D (the angle) or 4 in 3D (quaternion x, y, z, w). Fill it with
+// Add(); do not mix 2D and 3D poses in one batch.
+struct PoseBatch {
+  std::vector<std::uint64_t> body_ids{};
+  std::vector<float> positions{};
+  std::vector<float> rotations{};
+
+  void Add(std::uint64_t body_id, const Pose2& pose) {
+    body_ids.push_back(body_id);
+    positions.insert(positions.end(), {pose.position.x, pose.position.y});
+    rotations.push_back(pose.rotation.Angle());
+  }
+  void Add(std::uint64_t body_id, const Pose3& pose) {
+    body_ids.push_back(body_id);
+    positions.insert(positions.end(),
+                     {pose.position.x, pose.position.y, pose.position.z});
+    rotations.insert(rotations.end(), {pose.rotation.x, pose.rotation.y,
+                                       pose.rotation.z, pose.rotation.w});
+  }
+  std::size_t size() const { return body_ids.size(); }
+  void Clear() {
+    body_ids.clear();
+    positions.clear();
+    rotations.clear();
+  }
+};
+
+// ---- Queries
+// -----------------------------------------------------------------
+
+enum class MotionFilter : std::uint8_t {
+  kAll = 0,
+  kStaticOnly = 1,
+  kDynamicOnly = 2,
+};
+
+// Which bodies a query may hit: body B is a candidate when
+// (mask & B.layer) != 0 and (B.mask & layer) != 0 (unset: all 64 bits), its
+// id is not excluded and its motion type passes `motion`.
+struct QueryFilter {
+  std::optional<std::uint64_t> layer{};
+  std::optional<std::uint64_t> mask{};
+  std::vector<std::uint64_t> exclude_body_ids{};
+  MotionFilter motion = MotionFilter::kAll;
+};
+
+enum class ResultMode : std::uint8_t {
+  // The server's default: kClosest.
+  kUnspecified = 0,
+  // Any one hit: the cheapest "is anything there?".
+  kAny = 1,
+  // The nearest hit (for overlap and contacts, the deepest).
+  kClosest = 2,
+  // Every hit, nearest first, at most max_hits.
+  kAll = 3,
+  // The nearest hit on each body, nearest first, at most max_hits.
+  kClosestPerBody = 4,
+};
+
+// Runs a query against the scene as it was between `tick` and `tick + 1`,
+// interpolated at `fraction` in [0, 1) (lag compensation).
+struct Rewind {
+  std::int64_t tick = 0;
+  float fraction = 0.0f;
+};
+
+struct QueryOptions {
+  QueryFilter filter{};
+  ResultMode mode = ResultMode::kUnspecified;
+  // For kAll and kClosestPerBody: at most this many hits (0 means 64).
+  std::uint32_t max_hits = 0;
+  // Unset: the scene's current tick.
+  std::optional<Rewind> rewind{};
+};
+
+// Which bodies intersect `shape` at `pose`.
+struct OverlapQuery {
+  AnyShape shape{};
+  AnyPose pose{};
+};
+
+// For each body overlapping `shape` at `pose`, the minimum translation vector
+// that pushes the query shape out of it.
+struct ContactsQuery {
+  AnyShape shape{};
+  AnyPose pose{};
+};
+
+// Where `shape`, moving from `pose` by `displacement` without rotating, first
+// touches each body.
+struct SweepQuery {
+  AnyShape shape{};
+  AnyPose pose{};
+  AnyVector displacement{};
+};
+
+// Where a ray first meets each body. `direction` need not be unit length.
+struct RaycastQuery {
+  AnyVector origin{};
+  AnyVector direction{};
+  float max_distance = 0.0f;
+};
+
+// Which bodies contain `point`.
+struct PointQuery {
+  AnyVector point{};
+};
+
+// One query of any kind, for QueryBatch and sessions.
+struct Query {
+  std::variant<OverlapQuery, ContactsQuery, SweepQuery, RaycastQuery,
+               PointQuery>
+      kind{};
+  QueryOptions options{};
+};
+
+// One hit, the same record for every query kind (see proto/sator/v1/
+// query.proto, message Hit, for which fields each kind fills):
+// contacts: normal from the body towards the query shape, distance = depth;
+// sweep: distance = time of impact in [0, 1]; raycast: distance along the
+// ray, outward normal, feature.
+struct Hit {
+  std::uint64_t body_id = 0;
+  std::uint64_t user_data = 0;
+  Vec3 point{};
+  Vec3 normal{};
+  float distance = 0.0f;
+  // An edge or face index (the triangle index for a mesh), or -1.
+  std::int32_t feature = -1;
+  bool started_inside = false;
+};
+
+// The broad phase's work for one query.
+struct QueryStats {
+  std::uint32_t node_visits = 0;
+  std::uint32_t leaf_visits = 0;
+};
+
+struct QueryResult {
+  // The tick the answer describes (the current one, or the rewound one).
+  std::int64_t tick = 0;
+  std::vector<Hit> hits{};
+  // Contacts only: the summed, capped MTV that leaves every body at once.
+  Vec3 depenetration{};
+  QueryStats stats{};
+};
+
+// One answer of a QueryBatch: its own status (one bad query does not fail the
+// others) or its result.
+using BatchEntry = absl::StatusOr<QueryResult>;
+
+// ---- Pair queries (no scene)
+// -------------------------------------------------
+
+struct PairOverlap {};
+struct PairContact {};
+// A and B move linearly by these over t in [0, 1], without rotating.
+struct PairSweep {
+  AnyVector displacement_a{};
+  AnyVector displacement_b{};
+};
+// A ray against shape A alone (shape B is ignored).
+struct PairRaycast {
+  AnyVector origin{};
+  AnyVector direction{};
+  float max_distance = 0.0f;
+};
+
+struct PairQueryRequest {
+  AnyShape shape_a{};
+  AnyPose pose_a{};
+  AnyShape shape_b{};
+  AnyPose pose_b{};
+  std::variant<PairOverlap, PairContact, PairSweep, PairRaycast> kind{};
+};
+
+// The answer of the core function of the same kind (overlap: a bool).
+using PairQueryResult =
+    std::variant<bool, ContactResult<2>, ContactResult<3>, SweepResult<2>,
+                 SweepResult<3>, RayResult<2>, RayResult<3>>;
+
+// ---- Sessions
+// ----------------------------------------------------------------
+
+struct SessionOpen {
+  std::string scene_id{};
+};
+
+struct SessionPoseUpdate {
+  std::int64_t tick = 0;
+  PoseBatch poses{};
+};
+
+// One message a session sends. `sequence` is echoed in its reply.
+struct SessionRequest {
+  std::uint64_t sequence = 0;
+  std::variant<SessionOpen, SessionPoseUpdate, Query> kind{};
+};
+
+// Replies to a SessionOpen.
+struct SessionOpened {
+  std::int64_t current_tick = 0;
+};
+// Replies to a SessionPoseUpdate.
+struct SessionPosesApplied {
+  std::int64_t current_tick = 0;
+};
+
+struct SessionReply {
+  std::uint64_t sequence = 0;
+  absl::Status status{};
+  // Empty when status is not OK.
+  std::variant<std::monostate, SessionOpened, SessionPosesApplied, QueryResult>
+      kind{};
+};
+
+// ---- Service ---------------------------------------------------------------
+
+struct PingResult {
+  std::string payload{};
+  std::string server_version{};
+};
+
+enum class HealthStatus {
+  kUnknown,
+  kServing,
+  kNotServing,
+};
+
+}  // namespace sator::client
+
+#endif  // SATOR_CLIENT_TYPES_H_

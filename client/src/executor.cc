@@ -1,0 +1,42 @@
+// The Async* calls' thread pool (see executor.h).
+#include "executor.h"
+
+namespace sator::client_internal {
+
+Executor::~Executor() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+  }
+  ready_.notify_all();
+  for (std::thread& thread : threads_) thread.join();
+}
+
+void Executor::Post(std::function<void()> task) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    queue_.push_back(std::move(task));
+    if (threads_.empty()) {
+      for (int i = 0; i < thread_count_; ++i) {
+        threads_.emplace_back([this] { Work(); });
+      }
+    }
+  }
+  ready_.notify_one();
+}
+
+void Executor::Work() {
+  for (;;) {
+    std::function<void()> task;
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      ready_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+      if (queue_.empty()) return;  // Stopping, and nothing left to run.
+      task = std::move(queue_.front());
+      queue_.pop_front();
+    }
+    task();
+  }
+}
+
+}  // namespace sator::client_internal

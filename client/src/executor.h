@@ -1,0 +1,50 @@
+// A small fixed pool of threads for sator::Client's Async* calls, started on
+// the first call. The destructor runs what was submitted, then joins.
+#ifndef SATOR_CLIENT_SRC_EXECUTOR_H_
+#define SATOR_CLIENT_SRC_EXECUTOR_H_
+
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <future>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <utility>
+#include <vector>
+
+namespace sator::client_internal {
+
+class Executor {
+ public:
+  explicit Executor(int threads) : thread_count_(threads) {}
+  ~Executor();
+  Executor(const Executor&) = delete;
+  Executor& operator=(const Executor&) = delete;
+
+  // Runs `task` on a pool thread; the future gives its result.
+  template <typename F>
+  auto Submit(F task) -> std::future<decltype(task())> {
+    using Result = decltype(task());
+    auto packaged =
+        std::make_shared<std::packaged_task<Result()>>(std::move(task));
+    std::future<Result> future = packaged->get_future();
+    Post([packaged] { (*packaged)(); });
+    return future;
+  }
+
+ private:
+  void Post(std::function<void()> task);
+  void Work();
+
+  const int thread_count_;
+  std::mutex mutex_;
+  std::condition_variable ready_;
+  std::deque<std::function<void()>> queue_;
+  bool stopping_ = false;
+  std::vector<std::thread> threads_;
+};
+
+}  // namespace sator::client_internal
+
+#endif  // SATOR_CLIENT_SRC_EXECUTOR_H_

@@ -1,0 +1,64 @@
+// The retry loop behind every sator::Client call, with its clock, sleep and
+// random source injectable so that tests run it deterministically.
+#ifndef SATOR_CLIENT_SRC_RETRY_LOOP_H_
+#define SATOR_CLIENT_SRC_RETRY_LOOP_H_
+
+#include <algorithm>
+#include <functional>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "sator/client/connection.h"
+#include "sator/client/retry.h"
+
+namespace sator::client_internal {
+
+struct RetryEnvironment {
+  std::function<absl::Time()> now;
+  std::function<void(absl::Duration)> sleep;
+  // Uniform in [0, 1).
+  std::function<double()> uniform01;
+};
+
+// The real clock, absl::SleepFor and a thread-safe random source.
+RetryEnvironment DefaultRetryEnvironment();
+
+inline const absl::Status& StatusOf(const absl::Status& status) {
+  return status;
+}
+template <typename T>
+const absl::Status& StatusOf(const absl::StatusOr<T>& result) {
+  return result.status();
+}
+
+// Runs `attempt` until it succeeds, fails in a way not to retry (retry.h),
+// the attempts run out, or the next backoff would end past `deadline`; then
+// returns its last result unchanged. Non-idempotent calls get one attempt.
+template <typename Result>
+Result RunWithRetries(
+    const client::RetryPolicy& policy, bool idempotent, absl::Time deadline,
+    const RetryEnvironment& environment,
+    const std::function<Result(const client::CallContext&)>& attempt) {
+  const client::CallContext context{.deadline = deadline};
+  for (int attempts = 1;; ++attempts) {
+    Result result = attempt(context);
+    const absl::Status& status = StatusOf(result);
+    if (status.ok() || !idempotent || attempts >= policy.max_attempts ||
+        !client::IsRetryable(status)) {
+      return result;
+    }
+    absl::Duration delay =
+        client::BackoffCeiling(policy, attempts) * environment.uniform01();
+    if (const std::optional<absl::Duration> after =
+            client::RetryAfter(status)) {
+      delay = std::max(delay, *after);
+    }
+    if (environment.now() + delay >= deadline) return result;
+    environment.sleep(delay);
+  }
+}
+
+}  // namespace sator::client_internal
+
+#endif  // SATOR_CLIENT_SRC_RETRY_LOOP_H_

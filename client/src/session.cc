@@ -1,0 +1,325 @@
+// sator::client::Session: one stream at a time, a reader thread that matches
+// replies to futures by sequence, and re-opening after the stream breaks.
+//
+// Locking: `submit_mutex_` serialises submissions, (re-)opening and closing,
+// so messages reach the stream in sequence order; `mutex_` guards the queue
+// of waiting replies and the stream's state, shared with the reader thread.
+// No lock is held while a future is fulfilled.
+#include "sator/client/session.h"
+
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <thread>
+#include <utility>
+#include <variant>
+
+#include "absl/strings/str_cat.h"
+
+namespace sator::client {
+
+// One message waiting for its reply.
+struct PendingReply {
+  std::uint64_t sequence = 0;
+  // Open and pose updates answer a tick; queries a result.
+  bool is_query = false;
+  std::promise<absl::StatusOr<std::int64_t>> tick;
+  std::promise<absl::StatusOr<QueryResult>> query;
+
+  void Fail(const absl::Status& status) {
+    if (is_query) {
+      query.set_value(status);
+    } else {
+      tick.set_value(status);
+    }
+  }
+
+  void Deliver(SessionReply reply) {
+    if (!reply.status.ok()) {
+      Fail(reply.status);
+      return;
+    }
+    if (is_query) {
+      if (QueryResult* result = std::get_if<QueryResult>(&reply.kind)) {
+        query.set_value(std::move(*result));
+        return;
+      }
+    } else if (const auto* opened = std::get_if<SessionOpened>(&reply.kind)) {
+      tick.set_value(opened->current_tick);
+      return;
+    } else if (const auto* applied =
+                   std::get_if<SessionPosesApplied>(&reply.kind)) {
+      tick.set_value(applied->current_tick);
+      return;
+    }
+    Fail(absl::InternalError(absl::StrCat("session reply ", reply.sequence,
+                                          " is of the wrong kind")));
+  }
+};
+
+class SessionState {
+ public:
+  SessionState(std::shared_ptr<Connection> connection, std::string scene_id,
+               SessionOptions options)
+      : connection_(std::move(connection)),
+        scene_id_(std::move(scene_id)),
+        options_(options) {}
+
+  ~SessionState() { (void)Close(); }
+
+  absl::Status OpenForTheFirstTime() {
+    std::lock_guard<std::mutex> submit(submit_mutex_);
+    return EnsureOpen();
+  }
+
+  // Opens the stream if it is not open. Holds submit_mutex_.
+  absl::Status EnsureOpen() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (open_) return absl::OkStatus();
+    }
+    JoinReader();
+    absl::StatusOr<std::unique_ptr<SessionStream>> stream =
+        connection_->OpenSession(scene_id_);
+    if (!stream.ok()) return stream.status();
+    stream_ = *std::move(stream);
+    protocol_error_ = absl::OkStatus();
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      open_ = true;
+      reader_done_ = false;
+    }
+    reader_ = std::thread([this, stream = stream_.get()] { ReadLoop(stream); });
+    std::future<absl::StatusOr<std::int64_t>> opened =
+        SendTickMessage(SessionOpen{.scene_id = scene_id_});
+    const bool answered =
+        opened.wait_for(absl::ToChronoNanoseconds(options_.open_timeout)) ==
+        std::future_status::ready;
+    if (!answered) {
+      stream_->Cancel();
+      JoinReader();
+      return absl::DeadlineExceededError(absl::StrCat(
+          "session on scene '", scene_id_, "': no answer to open in ",
+          absl::FormatDuration(options_.open_timeout)));
+    }
+    absl::StatusOr<std::int64_t> tick = opened.get();
+    if (!tick.ok()) {
+      stream_->Cancel();
+      JoinReader();
+      return tick.status();
+    }
+    opened_tick_ = *tick;
+    ++open_count_;
+    return absl::OkStatus();
+  }
+
+  std::future<absl::StatusOr<std::int64_t>> SubmitPoses(std::int64_t tick,
+                                                        PoseBatch poses) {
+    std::lock_guard<std::mutex> submit(submit_mutex_);
+    if (absl::Status status = Usable(); !status.ok()) {
+      return Ready<std::int64_t>(status);
+    }
+    return SendTickMessage(
+        SessionPoseUpdate{.tick = tick, .poses = std::move(poses)});
+  }
+
+  std::future<absl::StatusOr<QueryResult>> SubmitQuery(Query query) {
+    std::lock_guard<std::mutex> submit(submit_mutex_);
+    if (absl::Status status = Usable(); !status.ok()) {
+      return Ready<QueryResult>(status);
+    }
+    PendingReply pending;
+    pending.is_query = true;
+    std::future<absl::StatusOr<QueryResult>> future =
+        pending.query.get_future();
+    Send(std::move(pending), std::move(query));
+    return future;
+  }
+
+  absl::Status Close() {
+    std::lock_guard<std::mutex> submit(submit_mutex_);
+    if (closed_) return close_status_;
+    closed_ = true;
+    if (stream_ == nullptr) return close_status_;
+    bool open = false;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      open = open_;
+    }
+    if (open) {
+      stream_->WritesDone();
+      std::unique_lock<std::mutex> lock(mutex_);
+      if (!reader_ended_.wait_for(
+              lock, absl::ToChronoNanoseconds(options_.close_timeout),
+              [this] { return reader_done_; })) {
+        cancelled_by_close_ = true;
+        lock.unlock();
+        stream_->Cancel();
+      }
+    }
+    JoinReader();
+    std::lock_guard<std::mutex> lock(mutex_);
+    close_status_ = last_stream_status_;
+    return close_status_;
+  }
+
+  const std::string& scene_id() const { return scene_id_; }
+  std::int64_t opened_tick() const {
+    std::lock_guard<std::mutex> submit(submit_mutex_);
+    return opened_tick_;
+  }
+  int reopen_count() const {
+    std::lock_guard<std::mutex> submit(submit_mutex_);
+    return open_count_ > 0 ? open_count_ - 1 : 0;
+  }
+
+ private:
+  template <typename T>
+  static std::future<absl::StatusOr<T>> Ready(const absl::Status& status) {
+    std::promise<absl::StatusOr<T>> promise;
+    promise.set_value(status);
+    return promise.get_future();
+  }
+
+  // Closed, or broken and not re-openable: the error. Holds submit_mutex_.
+  absl::Status Usable() {
+    if (closed_) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("session on scene '", scene_id_, "' is closed"));
+    }
+    return EnsureOpen();
+  }
+
+  template <typename Message>
+  std::future<absl::StatusOr<std::int64_t>> SendTickMessage(Message message) {
+    PendingReply pending;
+    std::future<absl::StatusOr<std::int64_t>> future =
+        pending.tick.get_future();
+    Send(std::move(pending), std::move(message));
+    return future;
+  }
+
+  // Queues the reply slot, then writes. A failed write breaks the stream;
+  // the reader then fails every waiting slot, this one included. Holds
+  // submit_mutex_.
+  template <typename Message>
+  void Send(PendingReply pending, Message message) {
+    const std::uint64_t sequence = next_sequence_++;
+    pending.sequence = sequence;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      waiting_.push_back(std::move(pending));
+    }
+    stream_->Write(
+        SessionRequest{.sequence = sequence, .kind = std::move(message)});
+  }
+
+  void ReadLoop(SessionStream* stream) {
+    while (std::optional<SessionReply> reply = stream->Read()) {
+      std::optional<PendingReply> matched;
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (!waiting_.empty() && waiting_.front().sequence == reply->sequence) {
+          matched = std::move(waiting_.front());
+          waiting_.pop_front();
+        }
+      }
+      if (!matched.has_value()) {
+        // Out of order or unasked for: the stream cannot be trusted.
+        protocol_error_ = absl::InternalError(absl::StrCat(
+            "session reply with unexpected sequence ", reply->sequence));
+        stream->Cancel();
+        continue;
+      }
+      matched->Deliver(*std::move(reply));
+    }
+    const absl::Status finished = stream->Finish();
+    std::deque<PendingReply> orphans;
+    absl::Status orphan_status;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      orphans.swap(waiting_);
+      open_ = false;
+      last_stream_status_ = protocol_error_.ok() ? finished : protocol_error_;
+      orphan_status =
+          cancelled_by_close_
+              ? absl::CancelledError("session closed before the reply came")
+              : absl::UnavailableError(
+                    absl::StrCat("session stream ended before the reply: ",
+                                 last_stream_status_.ToString()));
+    }
+    for (PendingReply& pending : orphans) pending.Fail(orphan_status);
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      reader_done_ = true;
+    }
+    reader_ended_.notify_all();
+  }
+
+  void JoinReader() {
+    if (reader_.joinable()) reader_.join();
+  }
+
+  const std::shared_ptr<Connection> connection_;
+  const std::string scene_id_;
+  const SessionOptions options_;
+
+  mutable std::mutex submit_mutex_;
+  std::unique_ptr<SessionStream> stream_;  // Replaced only with no reader.
+  std::thread reader_;
+  std::uint64_t next_sequence_ = 1;
+  std::int64_t opened_tick_ = 0;
+  int open_count_ = 0;
+  bool closed_ = false;
+  absl::Status close_status_;
+  absl::Status protocol_error_;  // Reader thread only.
+
+  std::mutex mutex_;
+  std::condition_variable reader_ended_;
+  std::deque<PendingReply> waiting_;
+  bool open_ = false;
+  bool reader_done_ = true;
+  bool cancelled_by_close_ = false;
+  absl::Status last_stream_status_;
+};
+
+absl::StatusOr<std::unique_ptr<Session>> Session::Open(
+    std::shared_ptr<Connection> connection, const std::string& scene_id,
+    const SessionOptions& options) {
+  if (connection == nullptr) {
+    return absl::InvalidArgumentError("connection: null");
+  }
+  if (options.open_timeout <= absl::ZeroDuration()) {
+    return absl::InvalidArgumentError(
+        "SessionOptions.open_timeout: must be positive");
+  }
+  if (options.close_timeout < absl::ZeroDuration()) {
+    return absl::InvalidArgumentError("SessionOptions.close_timeout: negative");
+  }
+  auto state =
+      std::make_unique<SessionState>(std::move(connection), scene_id, options);
+  if (absl::Status status = state->OpenForTheFirstTime(); !status.ok()) {
+    return status;
+  }
+  return std::unique_ptr<Session>(new Session(std::move(state)));
+}
+
+Session::Session(std::unique_ptr<SessionState> state)
+    : state_(std::move(state)) {}
+Session::~Session() = default;
+
+std::future<absl::StatusOr<std::int64_t>> Session::SubmitPoses(
+    std::int64_t tick, PoseBatch poses) {
+  return state_->SubmitPoses(tick, std::move(poses));
+}
+
+std::future<absl::StatusOr<QueryResult>> Session::SubmitQuery(Query query) {
+  return state_->SubmitQuery(std::move(query));
+}
+
+absl::Status Session::Close() { return state_->Close(); }
+const std::string& Session::scene_id() const { return state_->scene_id(); }
+std::int64_t Session::opened_tick() const { return state_->opened_tick(); }
+int Session::reopen_count() const { return state_->reopen_count(); }
+
+}  // namespace sator::client

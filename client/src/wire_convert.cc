@@ -1,0 +1,435 @@
+// The client's value types to and from sator.v1 messages (see the header).
+#include "wire_convert.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <utility>
+#include <variant>
+
+#include "absl/strings/str_cat.h"
+#include "proto/convert/geometry_convert.h"
+
+namespace sator::client_internal {
+namespace {
+
+// Overload set for std::visit.
+template <typename... F>
+struct Overloaded : F... {
+  using F::operator()...;
+};
+template <typename... F>
+Overloaded(F...) -> Overloaded<F...>;
+
+Vec3 ReadVec3(const sator::v1::Vector& v) { return {v.x(), v.y(), v.z()}; }
+
+template <int D>
+Vec<D> ReadVec(const sator::v1::Vector& v) {
+  if constexpr (D == 2) {
+    return Vec2{v.x(), v.y()};
+  } else {
+    return ReadVec3(v);
+  }
+}
+
+template <int D>
+ContactResult<D> ReadContact(const sator::v1::PairContactResult& message) {
+  ContactResult<D> contact;
+  contact.overlapping = message.overlapping();
+  contact.normal = ReadVec<D>(message.normal());
+  contact.depth = message.depth();
+  contact.point_count = std::min(message.points_size(), kMaxContactPoints<D>);
+  for (int i = 0; i < contact.point_count; ++i) {
+    contact.points[static_cast<std::size_t>(i)] = ReadVec<D>(message.points(i));
+  }
+  return contact;
+}
+
+template <int D>
+absl::StatusOr<SweepResult<D>> ReadSweep(
+    const sator::v1::PairSweepResult& message) {
+  SweepResult<D> sweep;
+  switch (message.outcome()) {
+    case sator::v1::SWEEP_OUTCOME_HIT:
+      sweep.outcome = SweepOutcome::kHit;
+      sweep.fraction = message.fraction();
+      sweep.normal = ReadVec<D>(message.normal());
+      sweep.point = ReadVec<D>(message.point());
+      return sweep;
+    case sator::v1::SWEEP_OUTCOME_STARTED_OVERLAPPING:
+      sweep.outcome = SweepOutcome::kStartedOverlapping;
+      sweep.fraction = 0.0f;
+      sweep.initial = ReadContact<D>(message.initial());
+      return sweep;
+    case sator::v1::SWEEP_OUTCOME_MISS:
+      sweep.outcome = SweepOutcome::kMiss;
+      return sweep;
+    default:
+      return absl::InternalError("PairQuery sent no sweep outcome");
+  }
+}
+
+template <int D>
+RayResult<D> ReadRay(const sator::v1::PairRayResult& message) {
+  RayResult<D> result;
+  result.hit = message.hit();
+  result.started_inside = message.started_inside();
+  result.distance = message.distance();
+  result.point = ReadVec<D>(message.point());
+  result.normal = ReadVec<D>(message.normal());
+  result.feature = message.feature();
+  return result;
+}
+
+template <int D>
+absl::StatusOr<client::PairQueryResult> ReadPairResultIn(
+    const sator::v1::PairQueryResponse& response) {
+  switch (response.result_case()) {
+    case sator::v1::PairQueryResponse::kOverlap:
+      return client::PairQueryResult(response.overlap().overlapping());
+    case sator::v1::PairQueryResponse::kContact:
+      return client::PairQueryResult(ReadContact<D>(response.contact()));
+    case sator::v1::PairQueryResponse::kSweep: {
+      absl::StatusOr<SweepResult<D>> sweep = ReadSweep<D>(response.sweep());
+      if (!sweep.ok()) return sweep.status();
+      return client::PairQueryResult(*sweep);
+    }
+    case sator::v1::PairQueryResponse::kRaycast:
+      return client::PairQueryResult(ReadRay<D>(response.raycast()));
+    default:
+      return absl::InternalError("PairQuery sent no result");
+  }
+}
+
+// Shapes and poses coming back from the server: no size limits of our own.
+constexpr convert::ShapeLimits kNoLimits{
+    .max_hull_points = std::numeric_limits<std::uint32_t>::max(),
+    .max_mesh_triangles = std::numeric_limits<std::uint32_t>::max(),
+    .max_mesh_vertices = std::numeric_limits<std::uint32_t>::max()};
+
+absl::StatusOr<client::Body> ReadBody(const sator::v1::Body& message,
+                                      client::Dimension dimension) {
+  client::Body body;
+  body.id = message.body_id();
+  if (dimension == client::Dimension::k2D) {
+    absl::StatusOr<Shape2> shape =
+        convert::ToShape2(message.shape(), kNoLimits);
+    if (!shape.ok()) return shape.status();
+    absl::StatusOr<Pose2> pose = convert::ToPose2(message.pose());
+    if (!pose.ok()) return pose.status();
+    body.shape = std::move(*shape);
+    body.pose = *pose;
+  } else {
+    absl::StatusOr<Shape3> shape =
+        convert::ToShape3(message.shape(), kNoLimits);
+    if (!shape.ok()) return shape.status();
+    absl::StatusOr<Pose3> pose = convert::ToPose3(message.pose());
+    if (!pose.ok()) return pose.status();
+    body.shape = std::move(*shape);
+    body.pose = *pose;
+  }
+  body.motion = static_cast<client::MotionType>(
+      std::clamp(static_cast<int>(message.motion_type()), 0, 2));
+  if (message.has_layer()) body.layer = message.layer();
+  if (message.has_mask()) body.mask = message.mask();
+  body.user_data = message.user_data();
+  return body;
+}
+
+}  // namespace
+
+void WriteShape(const client::AnyShape& shape, sator::v1::Shape* out) {
+  std::visit(Overloaded{[&](const Shape2& s) { convert::FromShape2(s, out); },
+                        [&](const Shape3& s) { convert::FromShape3(s, out); }},
+             shape);
+}
+
+void WritePose(const client::AnyPose& pose, sator::v1::Pose* out) {
+  std::visit(Overloaded{[&](const Pose2& p) { convert::FromPose2(p, out); },
+                        [&](const Pose3& p) { convert::FromPose3(p, out); }},
+             pose);
+}
+
+void WriteVector(const client::AnyVector& vector, sator::v1::Vector* out) {
+  std::visit(Overloaded{[&](Vec2 v) { convert::FromVec2(v, out); },
+                        [&](Vec3 v) { convert::FromVec3(v, out); }},
+             vector);
+}
+
+void WriteSettings(const client::SceneSettings& settings,
+                   sator::v1::SceneSettings* out) {
+  out->set_dimension(static_cast<sator::v1::Dimension>(settings.dimension));
+  out->set_history_ticks(settings.history_ticks);
+  out->set_teleport_distance(settings.teleport_distance);
+  out->set_max_bodies(settings.max_bodies);
+}
+
+void WriteBody(const client::Body& body, sator::v1::Body* out) {
+  out->set_body_id(body.id);
+  WriteShape(body.shape, out->mutable_shape());
+  WritePose(body.pose, out->mutable_pose());
+  out->set_motion_type(static_cast<sator::v1::MotionType>(body.motion));
+  if (body.layer.has_value()) out->set_layer(*body.layer);
+  if (body.mask.has_value()) out->set_mask(*body.mask);
+  out->set_user_data(body.user_data);
+}
+
+void WriteSnapshot(const client::SceneSnapshot& snapshot,
+                   sator::v1::SceneSnapshot* out) {
+  out->set_scene_id(snapshot.scene_id);
+  WriteSettings(snapshot.settings, out->mutable_settings());
+  out->set_current_tick(snapshot.current_tick);
+  out->mutable_bodies()->Reserve(static_cast<int>(snapshot.bodies.size()));
+  for (const client::Body& body : snapshot.bodies) {
+    WriteBody(body, out->add_bodies());
+  }
+}
+
+void WritePoseBatch(const client::PoseBatch& poses, sator::v1::PoseBatch* out) {
+  out->mutable_body_ids()->Add(poses.body_ids.begin(), poses.body_ids.end());
+  out->mutable_positions()->Add(poses.positions.begin(), poses.positions.end());
+  out->mutable_rotations()->Add(poses.rotations.begin(), poses.rotations.end());
+}
+
+void WriteQueryOptions(const client::QueryOptions& options,
+                       sator::v1::QueryOptions* out) {
+  sator::v1::QueryFilter* filter = out->mutable_filter();
+  if (options.filter.layer.has_value())
+    filter->set_layer(*options.filter.layer);
+  if (options.filter.mask.has_value()) filter->set_mask(*options.filter.mask);
+  filter->mutable_exclude_body_ids()->Add(
+      options.filter.exclude_body_ids.begin(),
+      options.filter.exclude_body_ids.end());
+  filter->set_motion(
+      static_cast<sator::v1::MotionFilter>(options.filter.motion));
+  out->set_mode(static_cast<sator::v1::ResultMode>(options.mode));
+  out->set_max_hits(options.max_hits);
+  if (options.rewind.has_value()) {
+    out->mutable_rewind()->set_tick(options.rewind->tick);
+    out->mutable_rewind()->set_fraction(options.rewind->fraction);
+  }
+}
+
+void WriteOverlap(const client::OverlapQuery& query,
+                  sator::v1::OverlapQuery* out) {
+  WriteShape(query.shape, out->mutable_shape());
+  WritePose(query.pose, out->mutable_pose());
+}
+
+void WriteContacts(const client::ContactsQuery& query,
+                   sator::v1::ContactsQuery* out) {
+  WriteShape(query.shape, out->mutable_shape());
+  WritePose(query.pose, out->mutable_pose());
+}
+
+void WriteSweep(const client::SweepQuery& query, sator::v1::SweepQuery* out) {
+  WriteShape(query.shape, out->mutable_shape());
+  WritePose(query.pose, out->mutable_pose());
+  WriteVector(query.displacement, out->mutable_displacement());
+}
+
+void WriteRaycast(const client::RaycastQuery& query,
+                  sator::v1::RaycastQuery* out) {
+  WriteVector(query.origin, out->mutable_origin());
+  WriteVector(query.direction, out->mutable_direction());
+  out->set_max_distance(query.max_distance);
+}
+
+void WritePoint(const client::PointQuery& query, sator::v1::PointQuery* out) {
+  WriteVector(query.point, out->mutable_point());
+}
+
+void WriteQuery(const client::Query& query, sator::v1::Query* out) {
+  WriteQueryOptions(query.options, out->mutable_options());
+  std::visit(Overloaded{[&](const client::OverlapQuery& q) {
+                          WriteOverlap(q, out->mutable_overlap());
+                        },
+                        [&](const client::ContactsQuery& q) {
+                          WriteContacts(q, out->mutable_contacts());
+                        },
+                        [&](const client::SweepQuery& q) {
+                          WriteSweep(q, out->mutable_sweep());
+                        },
+                        [&](const client::RaycastQuery& q) {
+                          WriteRaycast(q, out->mutable_raycast());
+                        },
+                        [&](const client::PointQuery& q) {
+                          WritePoint(q, out->mutable_point());
+                        }},
+             query.kind);
+}
+
+void WritePairQuery(const client::PairQueryRequest& request,
+                    sator::v1::PairQueryRequest* out) {
+  WriteShape(request.shape_a, out->mutable_shape_a());
+  WritePose(request.pose_a, out->mutable_pose_a());
+  const bool ray = std::holds_alternative<client::PairRaycast>(request.kind);
+  if (!ray) {
+    WriteShape(request.shape_b, out->mutable_shape_b());
+    WritePose(request.pose_b, out->mutable_pose_b());
+  }
+  std::visit(
+      Overloaded{[&](const client::PairOverlap&) { out->mutable_overlap(); },
+                 [&](const client::PairContact&) { out->mutable_contact(); },
+                 [&](const client::PairSweep& sweep) {
+                   WriteVector(sweep.displacement_a,
+                               out->mutable_sweep()->mutable_displacement_a());
+                   WriteVector(sweep.displacement_b,
+                               out->mutable_sweep()->mutable_displacement_b());
+                 },
+                 [&](const client::PairRaycast& q) {
+                   sator::v1::RaycastQuery* raycast = out->mutable_raycast();
+                   WriteVector(q.origin, raycast->mutable_origin());
+                   WriteVector(q.direction, raycast->mutable_direction());
+                   raycast->set_max_distance(q.max_distance);
+                 }},
+      request.kind);
+}
+
+void WriteSessionRequest(const client::SessionRequest& request,
+                         sator::v1::SessionRequest* out) {
+  out->set_sequence(request.sequence);
+  std::visit(Overloaded{[&](const client::SessionOpen& open) {
+                          out->mutable_open()->set_scene_id(open.scene_id);
+                        },
+                        [&](const client::SessionPoseUpdate& update) {
+                          out->mutable_poses()->set_tick(update.tick);
+                          WritePoseBatch(update.poses,
+                                         out->mutable_poses()->mutable_poses());
+                        },
+                        [&](const client::Query& query) {
+                          WriteQuery(query, out->mutable_query());
+                        }},
+             request.kind);
+}
+
+absl::Status ReadStatus(const sator::v1::Status& status) {
+  if (status.code() == 0) return absl::OkStatus();
+  const absl::StatusCode code =
+      status.code() >= 1 && status.code() <= 16
+          ? static_cast<absl::StatusCode>(status.code())
+          : absl::StatusCode::kUnknown;
+  return absl::Status(code, status.message());
+}
+
+client::SceneSettings ReadSettings(const sator::v1::SceneSettings& settings) {
+  client::SceneSettings out;
+  switch (settings.dimension()) {
+    case sator::v1::DIMENSION_2D:
+      out.dimension = client::Dimension::k2D;
+      break;
+    case sator::v1::DIMENSION_3D:
+      out.dimension = client::Dimension::k3D;
+      break;
+    default:
+      out.dimension = client::Dimension::kUnspecified;
+      break;
+  }
+  out.history_ticks = settings.history_ticks();
+  out.teleport_distance = settings.teleport_distance();
+  out.max_bodies = settings.max_bodies();
+  return out;
+}
+
+client::SceneInfo ReadSceneInfo(const sator::v1::SceneInfo& info) {
+  client::SceneInfo out;
+  out.scene_id = info.scene_id();
+  out.settings = ReadSettings(info.settings());
+  const sator::v1::SceneStats& stats = info.stats();
+  out.stats = {.body_count = stats.body_count(),
+               .static_body_count = stats.static_body_count(),
+               .dynamic_body_count = stats.dynamic_body_count(),
+               .current_tick = stats.current_tick(),
+               .oldest_tick = stats.oldest_tick(),
+               .memory_bytes = stats.memory_bytes()};
+  return out;
+}
+
+client::QueryResult ReadQueryResult(const sator::v1::QueryResult& result) {
+  client::QueryResult out;
+  out.tick = result.tick();
+  out.hits.reserve(static_cast<std::size_t>(result.hits_size()));
+  for (const sator::v1::Hit& hit : result.hits()) {
+    out.hits.push_back({.body_id = hit.body_id(),
+                        .user_data = hit.user_data(),
+                        .point = ReadVec3(hit.point()),
+                        .normal = ReadVec3(hit.normal()),
+                        .distance = hit.distance(),
+                        .feature = hit.feature(),
+                        .started_inside = hit.started_inside()});
+  }
+  out.depenetration = ReadVec3(result.depenetration());
+  out.stats = {.node_visits = result.stats().node_visits(),
+               .leaf_visits = result.stats().leaf_visits()};
+  return out;
+}
+
+std::vector<client::BatchEntry> ReadBatch(
+    const sator::v1::QueryBatchResponse& response) {
+  std::vector<client::BatchEntry> entries;
+  entries.reserve(static_cast<std::size_t>(response.entries_size()));
+  for (const sator::v1::QueryBatchResponse::Entry& entry : response.entries()) {
+    absl::Status status = ReadStatus(entry.status());
+    if (status.ok()) {
+      entries.emplace_back(ReadQueryResult(entry.result()));
+    } else {
+      entries.emplace_back(std::move(status));
+    }
+  }
+  return entries;
+}
+
+absl::StatusOr<client::SceneSnapshot> ReadSnapshot(
+    const sator::v1::SceneSnapshot& snapshot) {
+  client::SceneSnapshot out;
+  out.scene_id = snapshot.scene_id();
+  out.settings = ReadSettings(snapshot.settings());
+  out.current_tick = snapshot.current_tick();
+  if (out.settings.dimension == client::Dimension::kUnspecified) {
+    return absl::InternalError(
+        "ExportScene: snapshot.settings.dimension: unspecified");
+  }
+  out.bodies.reserve(static_cast<std::size_t>(snapshot.bodies_size()));
+  for (int i = 0; i < snapshot.bodies_size(); ++i) {
+    absl::StatusOr<client::Body> body =
+        ReadBody(snapshot.bodies(i), out.settings.dimension);
+    if (!body.ok()) {
+      return absl::InternalError(absl::StrCat("ExportScene: bodies[", i, "].",
+                                              body.status().message()));
+    }
+    out.bodies.push_back(std::move(*body));
+  }
+  return out;
+}
+
+absl::StatusOr<client::PairQueryResult> ReadPairResult(
+    const sator::v1::PairQueryResponse& response, int dimension) {
+  if (dimension == 2) return ReadPairResultIn<2>(response);
+  return ReadPairResultIn<3>(response);
+}
+
+client::SessionReply ReadSessionReply(
+    const sator::v1::SessionResponse& response) {
+  client::SessionReply reply;
+  reply.sequence = response.sequence();
+  reply.status = ReadStatus(response.status());
+  switch (response.kind_case()) {
+    case sator::v1::SessionResponse::kOpened:
+      reply.kind = client::SessionOpened{.current_tick =
+                                             response.opened().current_tick()};
+      break;
+    case sator::v1::SessionResponse::kPoses:
+      reply.kind = client::SessionPosesApplied{
+          .current_tick = response.poses().current_tick()};
+      break;
+    case sator::v1::SessionResponse::kQuery:
+      reply.kind = ReadQueryResult(response.query());
+      break;
+    default:
+      break;
+  }
+  return reply;
+}
+
+}  // namespace sator::client_internal

@@ -1,0 +1,68 @@
+// The client's value types (types.h) to and from sator.v1 messages.
+//
+// Requests are written without validation: the server validates every field
+// and names the offending one. Answers are read trusting the server, except
+// where a core type must be rebuilt (shapes in an exported snapshot), which
+// can fail and then reports INTERNAL with the field path.
+#ifndef SATOR_CLIENT_SRC_WIRE_CONVERT_H_
+#define SATOR_CLIENT_SRC_WIRE_CONVERT_H_
+
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "sator/client/types.h"
+#include "sator/v1/body.pb.h"
+#include "sator/v1/body_service.pb.h"
+#include "sator/v1/geometry.pb.h"
+#include "sator/v1/query.pb.h"
+#include "sator/v1/query_service.pb.h"
+#include "sator/v1/scene_service.pb.h"
+
+namespace sator::client_internal {
+
+// ---- Requests ----
+void WriteShape(const client::AnyShape& shape, sator::v1::Shape* out);
+void WritePose(const client::AnyPose& pose, sator::v1::Pose* out);
+void WriteVector(const client::AnyVector& vector, sator::v1::Vector* out);
+void WriteSettings(const client::SceneSettings& settings,
+                   sator::v1::SceneSettings* out);
+void WriteBody(const client::Body& body, sator::v1::Body* out);
+void WriteSnapshot(const client::SceneSnapshot& snapshot,
+                   sator::v1::SceneSnapshot* out);
+void WritePoseBatch(const client::PoseBatch& poses, sator::v1::PoseBatch* out);
+void WriteQueryOptions(const client::QueryOptions& options,
+                       sator::v1::QueryOptions* out);
+void WriteOverlap(const client::OverlapQuery& query,
+                  sator::v1::OverlapQuery* out);
+void WriteContacts(const client::ContactsQuery& query,
+                   sator::v1::ContactsQuery* out);
+void WriteSweep(const client::SweepQuery& query, sator::v1::SweepQuery* out);
+void WriteRaycast(const client::RaycastQuery& query,
+                  sator::v1::RaycastQuery* out);
+void WritePoint(const client::PointQuery& query, sator::v1::PointQuery* out);
+void WriteQuery(const client::Query& query, sator::v1::Query* out);
+void WritePairQuery(const client::PairQueryRequest& request,
+                    sator::v1::PairQueryRequest* out);
+void WriteSessionRequest(const client::SessionRequest& request,
+                         sator::v1::SessionRequest* out);
+
+// ---- Answers ----
+// A google.rpc.Code in a batch entry or a session reply.
+absl::Status ReadStatus(const sator::v1::Status& status);
+client::SceneSettings ReadSettings(const sator::v1::SceneSettings& settings);
+client::SceneInfo ReadSceneInfo(const sator::v1::SceneInfo& info);
+client::QueryResult ReadQueryResult(const sator::v1::QueryResult& result);
+std::vector<client::BatchEntry> ReadBatch(
+    const sator::v1::QueryBatchResponse& response);
+absl::StatusOr<client::SceneSnapshot> ReadSnapshot(
+    const sator::v1::SceneSnapshot& snapshot);
+// `dimension` is the dimension of the request's shape A.
+absl::StatusOr<client::PairQueryResult> ReadPairResult(
+    const sator::v1::PairQueryResponse& response, int dimension);
+client::SessionReply ReadSessionReply(
+    const sator::v1::SessionResponse& response);
+
+}  // namespace sator::client_internal
+
+#endif  // SATOR_CLIENT_SRC_WIRE_CONVERT_H_

@@ -1,0 +1,421 @@
+// MakeConnection against an in-process fake of the sator.v1 services on
+// 127.0.0.1 (port 0): that every call naming a scene carries `x-scene-id`
+// metadata, that requests arrive with every field the client types carry,
+// that answers come back into the client types (hits, batch statuses,
+// snapshots with hulls and meshes), and that a `retry-after-ms` trailer on
+// RESOURCE_EXHAUSTED makes the Client retry while a bare one does not.
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "grpcpp/security/server_credentials.h"
+#include "grpcpp/server.h"
+#include "grpcpp/server_builder.h"
+#include "grpcpp/server_context.h"
+#include "gtest/gtest.h"
+#include "proto/convert/geometry_convert.h"
+#include "sator/client/client.h"
+#include "sator/client/connection.h"
+#include "sator/core/geometry3d/convex_hull.h"
+#include "sator/core/geometry3d/triangle_mesh.h"
+#include "sator/v1/body_service.grpc.pb.h"
+#include "sator/v1/query_service.grpc.pb.h"
+#include "sator/v1/scene_service.grpc.pb.h"
+
+namespace sator {
+namespace {
+
+using ::testing::ElementsAre;
+
+// Every x-scene-id value the fake services saw, by method.
+class SeenMetadata {
+ public:
+  void Record(const grpc::ServerContext& context, const std::string& method) {
+    std::string value = "<none>";
+    const auto& metadata = context.client_metadata();
+    if (auto it = metadata.find("x-scene-id"); it != metadata.end()) {
+      value = std::string(it->second.data(), it->second.size());
+    }
+    std::lock_guard<std::mutex> lock(mutex_);
+    seen_.push_back(absl::StrCat(method, "=", value));
+  }
+  std::vector<std::string> Get() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return seen_;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<std::string> seen_;
+};
+
+class FakeQueryService final : public sator::v1::QueryService::Service {
+ public:
+  explicit FakeQueryService(SeenMetadata& seen) : seen_(seen) {}
+
+  // Busy once with a retry-after, busy once without, then fine.
+  grpc::Status Ping(grpc::ServerContext* context,
+                    const sator::v1::PingRequest* request,
+                    sator::v1::PingResponse* response) override {
+    const int call = ping_calls_++;
+    if (request->payload() == "busy-with-retry-after" && call == 0) {
+      context->AddTrailingMetadata("retry-after-ms", "5");
+      return {grpc::StatusCode::RESOURCE_EXHAUSTED, "rate limited"};
+    }
+    if (request->payload() == "busy") {
+      return {grpc::StatusCode::RESOURCE_EXHAUSTED, "batch too large"};
+    }
+    response->set_payload(request->payload());
+    response->set_server_version("fake");
+    return grpc::Status::OK;
+  }
+
+  // Echoes the request into the result so the test can check each field.
+  grpc::Status Raycast(grpc::ServerContext* context,
+                       const sator::v1::RaycastRequest* request,
+                       sator::v1::QueryResult* response) override {
+    seen_.Record(*context, "Raycast");
+    const sator::v1::QueryOptions& options = request->options();
+    response->set_tick(options.rewind().tick());
+    sator::v1::Hit* hit = response->add_hits();
+    hit->set_body_id(options.filter().exclude_body_ids_size() > 0
+                         ? options.filter().exclude_body_ids(0)
+                         : 0);
+    hit->set_user_data(options.max_hits());
+    *hit->mutable_point() = request->query().origin();
+    *hit->mutable_normal() = request->query().direction();
+    hit->set_distance(request->query().max_distance() +
+                      options.rewind().fraction());
+    hit->set_feature(static_cast<int>(options.mode()));
+    hit->set_started_inside(options.filter().has_layer());
+    response->mutable_depenetration()->set_z(
+        static_cast<float>(options.filter().mask()));
+    response->mutable_stats()->set_node_visits(7);
+    response->mutable_stats()->set_leaf_visits(3);
+    return grpc::Status::OK;
+  }
+
+  grpc::Status QueryBatch(grpc::ServerContext* context,
+                          const sator::v1::QueryBatchRequest* request,
+                          sator::v1::QueryBatchResponse* response) override {
+    seen_.Record(*context, "QueryBatch");
+    for (int i = 0; i < request->queries_size(); ++i) {
+      sator::v1::QueryBatchResponse::Entry* entry = response->add_entries();
+      if (request->queries(i).has_point()) {
+        entry->mutable_result()->set_tick(
+            request->queries(i).options().rewind().tick());
+      } else {
+        entry->mutable_status()->set_code(3);
+        entry->mutable_status()->set_message(
+            absl::StrCat("queries[", i, "]: only point queries here"));
+      }
+    }
+    return grpc::Status::OK;
+  }
+
+ private:
+  SeenMetadata& seen_;
+  std::atomic<int> ping_calls_{0};
+};
+
+class FakeSceneService final : public sator::v1::SceneService::Service {
+ public:
+  explicit FakeSceneService(SeenMetadata& seen) : seen_(seen) {}
+
+  grpc::Status GetScene(grpc::ServerContext* context,
+                        const sator::v1::GetSceneRequest* request,
+                        sator::v1::SceneInfo* response) override {
+    seen_.Record(*context, "GetScene");
+    response->set_scene_id(request->scene_id());
+    response->mutable_settings()->set_dimension(sator::v1::DIMENSION_3D);
+    response->mutable_settings()->set_history_ticks(32);
+    response->mutable_stats()->set_body_count(5);
+    response->mutable_stats()->set_current_tick(99);
+    return grpc::Status::OK;
+  }
+
+  grpc::Status ListScenes(grpc::ServerContext* context,
+                          const sator::v1::ListScenesRequest*,
+                          sator::v1::ListScenesResponse* response) override {
+    seen_.Record(*context, "ListScenes");
+    response->add_scenes()->set_scene_id("a");
+    return grpc::Status::OK;
+  }
+
+  // A 3D scene with a box, a hull and a mesh.
+  grpc::Status ExportScene(grpc::ServerContext* context,
+                           const sator::v1::ExportSceneRequest* request,
+                           sator::v1::SceneSnapshot* response) override {
+    seen_.Record(*context, "ExportScene");
+    response->set_scene_id(request->scene_id());
+    response->mutable_settings()->set_dimension(sator::v1::DIMENSION_3D);
+    response->set_current_tick(12);
+    sator::v1::Body* box = response->add_bodies();
+    box->set_body_id(1);
+    convert::FromShape3(Box3{{1, 2, 3}}, box->mutable_shape());
+    convert::FromPose3(Pose3{{4, 5, 6}, {}}, box->mutable_pose());
+    box->set_motion_type(sator::v1::MOTION_TYPE_DYNAMIC);
+    box->set_layer(2);
+    box->set_user_data(77);
+    sator::v1::Body* hull = response->add_bodies();
+    hull->set_body_id(2);
+    for (Vec3 p :
+         {Vec3{0, 0, 0}, Vec3{1, 0, 0}, Vec3{0, 1, 0}, Vec3{0, 0, 1}}) {
+      convert::FromVec3(p, hull->mutable_shape()->mutable_hull()->add_points());
+    }
+    hull->set_motion_type(sator::v1::MOTION_TYPE_STATIC);
+    sator::v1::Body* mesh = response->add_bodies();
+    mesh->set_body_id(3);
+    sator::v1::TriangleMesh* triangles = mesh->mutable_shape()->mutable_mesh();
+    for (Vec3 p : {Vec3{0, 0, 0}, Vec3{1, 0, 0}, Vec3{0, 0, 1}}) {
+      convert::FromVec3(p, triangles->add_vertices());
+    }
+    for (std::uint32_t index : {0u, 2u, 1u}) triangles->add_indices(index);
+    mesh->set_motion_type(sator::v1::MOTION_TYPE_STATIC);
+    return grpc::Status::OK;
+  }
+
+ private:
+  SeenMetadata& seen_;
+};
+
+class FakeBodyService final : public sator::v1::BodyService::Service {
+ public:
+  explicit FakeBodyService(SeenMetadata& seen) : seen_(seen) {}
+
+  grpc::Status UpsertBodies(
+      grpc::ServerContext* context,
+      const sator::v1::UpsertBodiesRequest* request,
+      sator::v1::UpsertBodiesResponse* response) override {
+    seen_.Record(*context, "UpsertBodies");
+    std::lock_guard<std::mutex> lock(mutex_);
+    last_upsert_ = *request;
+    response->set_created(static_cast<std::uint32_t>(request->bodies_size()));
+    return grpc::Status::OK;
+  }
+
+  grpc::Status UpdatePoses(grpc::ServerContext* context,
+                           const sator::v1::UpdatePosesRequest* request,
+                           sator::v1::UpdatePosesResponse* response) override {
+    seen_.Record(*context, "UpdatePoses");
+    std::lock_guard<std::mutex> lock(mutex_);
+    last_poses_ = *request;
+    response->set_current_tick(request->tick());
+    return grpc::Status::OK;
+  }
+
+  sator::v1::UpsertBodiesRequest last_upsert() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return last_upsert_;
+  }
+  sator::v1::UpdatePosesRequest last_poses() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return last_poses_;
+  }
+
+ private:
+  SeenMetadata& seen_;
+  std::mutex mutex_;
+  sator::v1::UpsertBodiesRequest last_upsert_;
+  sator::v1::UpdatePosesRequest last_poses_;
+};
+
+class GrpcConnectionTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    grpc::ServerBuilder builder;
+    int port = 0;
+    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(),
+                             &port);
+    builder.RegisterService(&query_);
+    builder.RegisterService(&scenes_);
+    builder.RegisterService(&bodies_);
+    server_ = builder.BuildAndStart();
+    ASSERT_NE(server_, nullptr);
+    ASSERT_GT(port, 0);
+    ClientOptions options;
+    options.target = absl::StrCat("127.0.0.1:", port);
+    options.retry.initial_backoff = absl::Milliseconds(1);
+    absl::StatusOr<std::unique_ptr<Client>> client = Client::Create(options);
+    ASSERT_TRUE(client.ok()) << client.status();
+    client_ = *std::move(client);
+  }
+
+  void TearDown() override {
+    client_.reset();
+    if (server_ != nullptr) server_->Shutdown(absl::ToChronoTime(absl::Now()));
+  }
+
+  SeenMetadata seen_;
+  FakeQueryService query_{seen_};
+  FakeSceneService scenes_{seen_};
+  FakeBodyService bodies_{seen_};
+  std::unique_ptr<grpc::Server> server_;
+  std::unique_ptr<Client> client_;
+};
+
+TEST_F(GrpcConnectionTest, SceneCallsCarryTheSceneIdMetadata) {
+  ASSERT_TRUE(client_->GetScene("arena-7").ok());
+  ASSERT_TRUE(client_->ExportScene("arena-8").ok());
+  ASSERT_TRUE(client_->ListScenes().ok());
+  ASSERT_TRUE(client_->UpsertBodies("arena-9", {}).ok());
+  ASSERT_TRUE(client_->UpdatePoses("arena-9", 4, {}).ok());
+  ASSERT_TRUE(client_
+                  ->Raycast("arena-10", {.origin = Vec3{},
+                                         .direction = Vec3{1, 0, 0},
+                                         .max_distance = 1})
+                  .ok());
+  ASSERT_TRUE(client_->QueryBatch("arena-11", {}).ok());
+  // CallJson finds the scene in the request.
+  ASSERT_TRUE(client_
+                  ->CallJson("sator.v1.SceneService/GetScene",
+                             R"({"scene_id": "arena-12"})")
+                  .ok());
+  EXPECT_THAT(seen_.Get(),
+              ElementsAre("GetScene=arena-7", "ExportScene=arena-8",
+                          "ListScenes=<none>", "UpsertBodies=arena-9",
+                          "UpdatePoses=arena-9", "Raycast=arena-10",
+                          "QueryBatch=arena-11", "GetScene=arena-12"));
+}
+
+TEST_F(GrpcConnectionTest, QueryRequestAndResultKeepEveryField) {
+  client::QueryOptions options;
+  options.filter.layer = 4;
+  options.filter.mask = 6;
+  options.filter.exclude_body_ids = {41};
+  options.mode = client::ResultMode::kClosestPerBody;
+  options.max_hits = 9;
+  absl::StatusOr<client::QueryResult> result = client_->Raycast(
+      "s",
+      {.origin = Vec3{1, 2, 3},
+       .direction = Vec3{0, 0, -1},
+       .max_distance = 50},
+      options, {.rewind = client::Rewind{.tick = 33, .fraction = 0.5f}});
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->tick, 33);
+  ASSERT_EQ(result->hits.size(), 1u);
+  const client::Hit& hit = result->hits[0];
+  EXPECT_EQ(hit.body_id, 41u);
+  EXPECT_EQ(hit.user_data, 9u);
+  EXPECT_EQ(hit.point, (Vec3{1, 2, 3}));
+  EXPECT_EQ(hit.normal, (Vec3{0, 0, -1}));
+  EXPECT_EQ(hit.distance, 50.5f);
+  EXPECT_EQ(hit.feature, 4);
+  EXPECT_TRUE(hit.started_inside);
+  EXPECT_EQ(result->depenetration.z, 6.0f);
+  EXPECT_EQ(result->stats.node_visits, 7u);
+  EXPECT_EQ(result->stats.leaf_visits, 3u);
+}
+
+TEST_F(GrpcConnectionTest, BatchEntriesKeepTheirOwnStatus) {
+  absl::StatusOr<std::vector<client::BatchEntry>> entries = client_->QueryBatch(
+      "s",
+      {{.kind = client::PointQuery{.point = Vec2{1, 1}},
+        .options = {.rewind = client::Rewind{.tick = 5}}},
+       {.kind = client::OverlapQuery{.shape = Circle{1}, .pose = Pose2{}}}});
+  ASSERT_TRUE(entries.ok()) << entries.status();
+  ASSERT_EQ(entries->size(), 2u);
+  ASSERT_TRUE((*entries)[0].ok());
+  EXPECT_EQ((*entries)[0]->tick, 5);
+  EXPECT_EQ((*entries)[1].status(),
+            absl::InvalidArgumentError("queries[1]: only point queries here"));
+}
+
+TEST_F(GrpcConnectionTest, BodiesAndPosesArriveAsSent) {
+  std::vector<client::Body> bodies = {{.id = 1,
+                                       .shape = Circle{0.5f},
+                                       .pose = Pose2::FromAngle({1, 2}, 0.5f),
+                                       .motion = client::MotionType::kDynamic,
+                                       .layer = 3,
+                                       .user_data = 8},
+                                      {.id = 2,
+                                       .shape = Box2{{1, 1}},
+                                       .pose = Pose2{},
+                                       .motion = client::MotionType::kStatic,
+                                       .mask = 0}};
+  absl::StatusOr<client::UpsertBodiesResult> upserted =
+      client_->UpsertBodies("s", bodies);
+  ASSERT_TRUE(upserted.ok()) << upserted.status();
+  EXPECT_EQ(upserted->created, 2u);
+  const sator::v1::UpsertBodiesRequest request = bodies_.last_upsert();
+  ASSERT_EQ(request.bodies_size(), 2);
+  EXPECT_EQ(request.scene_id(), "s");
+  EXPECT_EQ(request.bodies(0).body_id(), 1u);
+  EXPECT_EQ(request.bodies(0).shape().circle().radius(), 0.5f);
+  EXPECT_EQ(request.bodies(0).pose().position().y(), 2.0f);
+  EXPECT_NEAR(request.bodies(0).pose().angle(), 0.5f, 1e-6f);
+  EXPECT_EQ(request.bodies(0).motion_type(), sator::v1::MOTION_TYPE_DYNAMIC);
+  EXPECT_TRUE(request.bodies(0).has_layer());
+  EXPECT_EQ(request.bodies(0).layer(), 3u);
+  EXPECT_FALSE(request.bodies(0).has_mask());
+  EXPECT_EQ(request.bodies(0).user_data(), 8u);
+  EXPECT_EQ(request.bodies(1).motion_type(), sator::v1::MOTION_TYPE_STATIC);
+  EXPECT_FALSE(request.bodies(1).has_layer());
+  EXPECT_TRUE(request.bodies(1).has_mask());
+  EXPECT_EQ(request.bodies(1).mask(), 0u);
+
+  client::PoseBatch poses;
+  poses.Add(7, Pose3{{1, 2, 3}, Quat{0, 0, 0, 1}});
+  poses.Add(8, Pose3{{4, 5, 6}, Quat{0, 1, 0, 0}});
+  absl::StatusOr<std::int64_t> tick = client_->UpdatePoses("s", 21, poses);
+  ASSERT_TRUE(tick.ok()) << tick.status();
+  EXPECT_EQ(*tick, 21);
+  const sator::v1::UpdatePosesRequest sent = bodies_.last_poses();
+  EXPECT_EQ(sent.tick(), 21);
+  EXPECT_THAT(sent.poses().body_ids(), ElementsAre(7u, 8u));
+  EXPECT_THAT(sent.poses().positions(), ElementsAre(1, 2, 3, 4, 5, 6));
+  EXPECT_THAT(sent.poses().rotations(), ElementsAre(0, 0, 0, 1, 0, 1, 0, 0));
+}
+
+TEST_F(GrpcConnectionTest, SceneInfoAndSnapshotsComeBackWithHullsAndMeshes) {
+  absl::StatusOr<client::SceneInfo> info = client_->GetScene("s");
+  ASSERT_TRUE(info.ok()) << info.status();
+  EXPECT_EQ(info->settings.dimension, client::Dimension::k3D);
+  EXPECT_EQ(info->settings.history_ticks, 32u);
+  EXPECT_EQ(info->stats.body_count, 5u);
+  EXPECT_EQ(info->stats.current_tick, 99);
+
+  absl::StatusOr<client::SceneSnapshot> snapshot = client_->ExportScene("s");
+  ASSERT_TRUE(snapshot.ok()) << snapshot.status();
+  EXPECT_EQ(snapshot->current_tick, 12);
+  ASSERT_EQ(snapshot->bodies.size(), 3u);
+  const client::Body& box = snapshot->bodies[0];
+  ASSERT_TRUE(std::holds_alternative<Shape3>(box.shape));
+  const auto* box3 = std::get_if<Box3>(&std::get<Shape3>(box.shape));
+  ASSERT_NE(box3, nullptr);
+  EXPECT_EQ(box3->half_extents, (Vec3{1, 2, 3}));
+  EXPECT_EQ(std::get<Pose3>(box.pose).position, (Vec3{4, 5, 6}));
+  EXPECT_EQ(box.layer, 2u);
+  EXPECT_EQ(box.mask, std::nullopt);
+  EXPECT_EQ(box.user_data, 77u);
+  const Shape3& hull = std::get<Shape3>(snapshot->bodies[1].shape);
+  ASSERT_TRUE(std::holds_alternative<std::shared_ptr<const ConvexHull>>(hull));
+  EXPECT_EQ(std::get<std::shared_ptr<const ConvexHull>>(hull)->vertices.size(),
+            4u);
+  EXPECT_EQ(snapshot->bodies[1].motion, client::MotionType::kStatic);
+  const Shape3& mesh = std::get<Shape3>(snapshot->bodies[2].shape);
+  EXPECT_TRUE(
+      std::holds_alternative<std::shared_ptr<const TriangleMesh>>(mesh));
+}
+
+TEST_F(GrpcConnectionTest, RetryAfterTrailerMakesResourceExhaustedRetryable) {
+  absl::StatusOr<PingResult> pong = client_->Ping("busy-with-retry-after");
+  ASSERT_TRUE(pong.ok()) << pong.status();
+  EXPECT_EQ(pong->payload, "busy-with-retry-after");
+
+  // Without the trailer the limit is final: one attempt, the server's words.
+  absl::StatusOr<PingResult> refused = client_->Ping("busy");
+  EXPECT_EQ(refused.status(), absl::ResourceExhaustedError("batch too large"));
+  EXPECT_EQ(client::RetryAfter(refused.status()), std::nullopt);
+}
+
+TEST_F(GrpcConnectionTest, UnimplementedCallsSayUnimplemented) {
+  EXPECT_EQ(client_->DeleteScene("s").code(), absl::StatusCode::kUnimplemented);
+}
+
+}  // namespace
+}  // namespace sator
