@@ -10,8 +10,8 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "proto/convert/geometry_convert.h"
-#include "server/query_service.h"
 #include "server/auth/server_credentials.h"
+#include "server/query_service.h"
 #include "server/scenes/scene_registry.h"
 
 namespace sator::server {
