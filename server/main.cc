@@ -69,6 +69,18 @@ ABSL_FLAG(std::string, auth_token_file, "",
           "Bearer tokens with roles, one '<role> <token> [<name>]' per line "
           "(roles: read, write, admin); if set, every sator.v1 call needs "
           "'authorization: Bearer <token>' metadata. See docs/OPERATIONS.md.");
+ABSL_FLAG(std::string, data_dir, "",
+          "Directory where scenes persist (write-ahead log and snapshots; "
+          "see docs/OPERATIONS.md). Empty keeps them in memory only.");
+ABSL_FLAG(absl::Duration, snapshot_interval, absl::Seconds(30),
+          "With --data_dir, time between snapshots of every scene (poses "
+          "included); 0 writes one only on SIGTERM.");
+ABSL_FLAG(absl::Duration, slow_query_threshold, absl::ZeroDuration(),
+          "Log every scene query slower than this as one JSON line at "
+          "warning level (event slow_query); 0 turns the log off.");
+ABSL_FLAG(bool, debug_pages, false,
+          "Serve the read-only scene viewer (/debug/scenes) on the metrics "
+          "address and record the last queries it draws.");
 ABSL_FLAG(std::string, port_file, "",
           "If set, once serving, write the bound ports to this file as "
           "{\"grpc_port\":N,\"metrics_port\":M,\"health_port\":H} (for "
@@ -130,6 +142,8 @@ int main(int argc, char** argv) {
   options.drain_deadline = absl::GetFlag(FLAGS_drain_deadline);
   options.max_message_bytes = absl::GetFlag(FLAGS_max_message_bytes);
   options.enable_reflection = absl::GetFlag(FLAGS_reflection);
+  options.slow_query_threshold = absl::GetFlag(FLAGS_slow_query_threshold);
+  options.debug_pages = absl::GetFlag(FLAGS_debug_pages);
   options.shape_limits.max_hull_points = absl::GetFlag(FLAGS_max_hull_points);
   options.shape_limits.max_mesh_triangles =
       absl::GetFlag(FLAGS_max_mesh_triangles);
@@ -158,10 +172,16 @@ int main(int argc, char** argv) {
   options.security.tls_key_file = absl::GetFlag(FLAGS_tls_key_file);
   options.security.tls_client_ca_file = absl::GetFlag(FLAGS_tls_client_ca_file);
   options.security.auth_token_file = absl::GetFlag(FLAGS_auth_token_file);
+  options.data_dir = absl::GetFlag(FLAGS_data_dir);
+  options.snapshot_interval = absl::GetFlag(FLAGS_snapshot_interval);
   if (absl::Status limits =
           sator::server::ValidateSceneLimits(options.scene_limits);
       !limits.ok()) {
     std::fprintf(stderr, "satord: %s\n", std::string(limits.message()).c_str());
+    return 1;
+  }
+  if (options.slow_query_threshold < absl::ZeroDuration()) {
+    std::fprintf(stderr, "satord: --slow_query_threshold must be >= 0\n");
     return 1;
   }
   if (options.max_message_bytes <= 0) {
@@ -182,6 +202,7 @@ int main(int argc, char** argv) {
        {"grpc_port", static_cast<std::int64_t>((*server)->grpc_port())},
        {"metrics_address", options.metrics_address},
        {"metrics_port", static_cast<std::int64_t>((*server)->metrics_port())},
+       {"data_dir", options.data_dir},
        {"health_port", static_cast<std::int64_t>((*server)->health_port())}});
 
   const std::string port_file = absl::GetFlag(FLAGS_port_file);

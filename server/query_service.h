@@ -87,6 +87,11 @@ class QueryService final : public sator::v1::QueryService::CallbackService {
   Session(grpc::CallbackServerContext* context) override;
 
   int open_sessions() const { return sessions_.open_sessions(); }
+  // Told of every session opened (true) and closed (false); set before
+  // serving starts.
+  void set_session_listener(SessionTracker::Listener listener) {
+    sessions_.set_listener(std::move(listener));
+  }
 
  private:
   // Admits the call, runs `run` (returning StatusOr<QueryResult>) unless the

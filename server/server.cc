@@ -17,6 +17,9 @@
 #include "sator/v1/scene_service.grpc.pb.h"
 #include "server/auth/reflection_switch.h"
 #include "server/body_service.h"
+#include "server/debug/recent_queries.h"
+#include "server/debug/scene_pages.h"
+#include "server/durability/scene_persistence.h"
 #include "server/logging.h"
 #include "server/metrics/grpc_metrics.h"
 #include "server/metrics/registry.h"
@@ -39,6 +42,37 @@ std::vector<std::string> ReadinessServiceNames() {
           std::string(sator::v1::BodyService::service_full_name())};
 }
 
+// The scene queries' kinds and modes as the metrics' labels.
+QueryKind MetricsKind(convert::QueryKind kind) {
+  switch (kind) {
+    case convert::QueryKind::kOverlap:
+      return QueryKind::kOverlap;
+    case convert::QueryKind::kContacts:
+      return QueryKind::kContacts;
+    case convert::QueryKind::kSweep:
+      return QueryKind::kSweep;
+    case convert::QueryKind::kRaycast:
+      return QueryKind::kRaycast;
+    case convert::QueryKind::kPoint:
+      break;
+  }
+  return QueryKind::kPoint;
+}
+
+QueryModeLabel MetricsMode(scene::ResultMode mode) {
+  switch (mode) {
+    case scene::ResultMode::kAny:
+      return QueryModeLabel::kAny;
+    case scene::ResultMode::kClosest:
+      return QueryModeLabel::kClosest;
+    case scene::ResultMode::kAllUpToN:
+      return QueryModeLabel::kAll;
+    case scene::ResultMode::kClosestPerBody:
+      break;
+  }
+  return QueryModeLabel::kClosestPerBody;
+}
+
 }  // namespace
 
 class Server::Impl {
@@ -46,22 +80,46 @@ class Server::Impl {
   explicit Impl(const ServerOptions& server_options)
       : options(server_options),
         scenes(server_options.scene_limits),
+        query_metrics(std::make_shared<QueryMetrics>(
+            &scenes, server_options.slow_query_threshold)),
         query_service(drain_gate, scenes, server_options.shape_limits,
-                      server_options.query_limits, SceneOps(server_options)),
-        scene_service(drain_gate, scenes, SceneOps(server_options)),
-        body_service(drain_gate, scenes, SceneOps(server_options)) {}
+                      server_options.query_limits,
+                      SceneOps(server_options, this)),
+        scene_service(drain_gate, scenes, SceneOps(server_options, this)),
+        body_service(drain_gate, scenes, SceneOps(server_options, this)) {}
 
-  static SceneOpsOptions SceneOps(const ServerOptions& server_options) {
+  // `impl` may be null (for replay: no hooks).
+  static SceneOpsOptions SceneOps(const ServerOptions& server_options,
+                                  Impl* impl) {
     SceneOpsOptions ops;
     ops.shape_limits = server_options.shape_limits;
     ops.max_batch_bodies = server_options.max_batch_bodies;
+    if (impl != nullptr) {
+      // `persistence` is set before gRPC starts and kept until it stops.
+      ops.on_mutation = [impl](const std::string& scene_id,
+                               const google::protobuf::Message& request,
+                               absl::FunctionRef<absl::Status()> apply) {
+        if (impl->persistence == nullptr) return apply();
+        return impl->persistence->OnMutation(scene_id, request, apply);
+      };
+      ops.on_poses_applied = [impl](std::int64_t count) {
+        impl->query_metrics->AddPoseUpdates(count);
+      };
+    }
     return ops;
   }
 
   ServerOptions options;
   SceneRegistry scenes;
+  // Declared before `metrics`, whose HTTP handlers use them.
+  std::unique_ptr<RecentQueries> recent_queries;
+  std::shared_ptr<QueryMetrics> query_metrics;
+  std::unique_ptr<ScenePersistence> persistence;
   std::unique_ptr<Metrics> metrics;
   std::unique_ptr<GrpcServerMetrics> grpc_metrics;
+  // What the listening credentials need while gRPC serves (declared before
+  // grpc_server, so it outlives it).
+  std::shared_ptr<void> credentials_keep_alive;
   DrainGate drain_gate;
   QueryService query_service;
   SceneService scene_service;
@@ -83,6 +141,7 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(
   absl::StatusOr<auth::ListeningCredentials> credentials =
       auth::MakeListeningCredentials(options.security);
   if (!credentials.ok()) return credentials.status();
+  impl->credentials_keep_alive = credentials->keep_alive;
   if (credentials->tokens > 0 && !credentials->tls) {
     Log(LogLevel::kWarning, "auth_without_tls",
         {{"message",
@@ -94,6 +153,23 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(
       Metrics::Start(options.metrics_address);
   if (!metrics.ok()) return metrics.status();
   impl->metrics = *std::move(metrics);
+  impl->metrics->AddCollectable(impl->query_metrics);
+  if (options.debug_pages) {
+    impl->recent_queries = std::make_unique<RecentQueries>();
+    impl->query_metrics->set_recent_queries(impl->recent_queries.get());
+    AddScenePages(*impl->metrics, impl->scenes, impl->recent_queries.get());
+  }
+
+  if (!options.data_dir.empty()) {
+    PersistenceOptions persistence_options;
+    persistence_options.data_dir = options.data_dir;
+    persistence_options.snapshot_interval = options.snapshot_interval;
+    absl::StatusOr<std::unique_ptr<ScenePersistence>> persistence =
+        ScenePersistence::Open(persistence_options, impl->scenes,
+                               Impl::SceneOps(options, nullptr));
+    if (!persistence.ok()) return persistence.status();
+    impl->persistence = *std::move(persistence);
+  }
 
   grpc::EnableDefaultHealthCheckService(true);
   if (options.enable_reflection) {
@@ -114,6 +190,23 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(
                              &impl->health_port);
   }
   builder.RegisterService(&impl->query_service);
+  // Every scene query and session reports to the sator_* series.
+  impl->query_service.scene_queries().set_observer(
+      [metrics = impl->query_metrics.get()](const QueryRecord& record) {
+        if (record.code == absl::StatusCode::kOk) {
+          metrics->Record(MetricsKind(record.kind), MetricsMode(record.mode),
+                          absl::ToDoubleSeconds(record.duration), record.hits,
+                          record.node_visits, record.rewound);
+        }
+      });
+  impl->query_service.set_session_listener(
+      [metrics = impl->query_metrics.get()](bool opened) {
+        if (opened) {
+          metrics->SessionOpened();
+        } else {
+          metrics->SessionClosed();
+        }
+      });
   builder.RegisterService(&impl->scene_service);
   builder.RegisterService(&impl->body_service);
   if (options.enable_grpc_metrics) {
@@ -167,6 +260,9 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(
        {"mutual_tls", credentials->mutual_tls},
        {"tokens", static_cast<std::int64_t>(credentials->tokens)},
        {"reflection", options.enable_reflection}});
+  if (impl->persistence != nullptr) {
+    impl->persistence->StartPeriodicSnapshots();
+  }
   return std::unique_ptr<Server>(new Server(std::move(impl)));
 }
 
@@ -177,6 +273,8 @@ int Server::health_port() const { return impl_->health_port; }
 int Server::metrics_port() const { return impl_->metrics->port(); }
 
 SceneRegistry& Server::scenes() { return impl_->scenes; }
+
+QueryMetrics& Server::query_metrics() { return *impl_->query_metrics; }
 
 void Server::Shutdown() {
   std::call_once(impl_->shutdown_once, [this] {
@@ -199,6 +297,16 @@ void Server::Shutdown() {
     impl_->grpc_server->Wait();
     Log(drained ? LogLevel::kInfo : LogLevel::kWarning, "stopped",
         {{"drained", drained}, {"cancelled_calls", cancelled}});
+    if (impl_->persistence != nullptr) {
+      // No call runs any more: this snapshot holds every acknowledged write
+      // and the latest poses.
+      impl_->persistence->StopPeriodicSnapshots();
+      if (absl::Status written = impl_->persistence->SnapshotNow();
+          !written.ok()) {
+        Log(LogLevel::kError, "final_snapshot_failed",
+            {{"error", written.message()}});
+      }
+    }
   });
 }
 

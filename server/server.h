@@ -11,6 +11,7 @@
 #include "absl/time/time.h"
 #include "proto/convert/geometry_convert.h"
 #include "server/auth/server_credentials.h"
+#include "server/metrics/query_metrics.h"
 #include "server/query_service.h"
 #include "server/scenes/scene_registry.h"
 
@@ -31,6 +32,11 @@ struct ServerOptions {
   bool enable_reflection = true;
   // Record grpc_server_* metrics (off only to measure their cost).
   bool enable_grpc_metrics = true;
+  // Log scene queries slower than this at warning level; 0 turns it off.
+  absl::Duration slow_query_threshold = absl::ZeroDuration();
+  // Serve the scene viewer (/debug/scenes) on the metrics port and record
+  // the recent queries it draws.
+  bool debug_pages = false;
   convert::ShapeLimits shape_limits;
   SceneLimits scene_limits;
   QueryServiceLimits query_limits;
@@ -38,13 +44,22 @@ struct ServerOptions {
   std::uint32_t max_batch_bodies = 100'000;
   // TLS, mutual TLS and bearer tokens (server/auth/); all off by default.
   auth::SecurityOptions security;
+  // Where scenes persist (write-ahead log and snapshots); empty keeps them in
+  // memory only. Start restores the scenes found there before serving.
+  std::string data_dir;
+  // Time between periodic snapshots with a data_dir; zero or less: only the
+  // one written on Shutdown.
+  absl::Duration snapshot_interval = absl::Seconds(30);
 };
 
 class Server {
  public:
-  // Binds both ports and starts serving. A port already in use is an
-  // UNAVAILABLE error naming the address; a bad TLS or token file is an error
-  // naming the flag and file (see auth::MakeListeningCredentials).
+  // Restores the scenes of options.data_dir (if set), then binds both ports
+  // and starts serving, so readiness means recovered. A port already in use
+  // is an UNAVAILABLE error naming the address; a bad TLS or token file is an
+  // error naming the flag and file (see auth::MakeListeningCredentials); a
+  // data directory that cannot be used (I/O error, held by another process,
+  // unknown format version) is the error recovery returned.
   static absl::StatusOr<std::unique_ptr<Server>> Start(
       const ServerOptions& options);
 
@@ -60,9 +75,14 @@ class Server {
   // The hosted scenes (for in-process tools and tests).
   SceneRegistry& scenes();
 
+  // The sator_* query, pose and session metrics (and slow-query log) that
+  // the query paths report to.
+  QueryMetrics& query_metrics();
+
   // Reports NOT_SERVING on every health service name, stops accepting calls,
   // lets in-flight calls finish until the drain deadline, then cancels the
-  // rest. Idempotent.
+  // rest; with a data_dir, then writes a final snapshot (poses included).
+  // Idempotent.
   void Shutdown();
 
   // Blocks until the server has shut down.

@@ -39,20 +39,26 @@ const char* MessageKindName(sator::v1::SessionRequest::KindCase kind) {
 // ---- SessionTracker ---------------------------------------------------------
 
 absl::Status SessionTracker::Add(SessionReactor* session) {
-  const std::lock_guard<std::mutex> lock(mutex_);
-  if (closed_) return ShuttingDown();
-  if (sessions_.size() >= static_cast<std::size_t>(max_sessions_)) {
-    return absl::ResourceExhaustedError(
-        absl::StrCat("this server already has its limit of ", max_sessions_,
-                     " open sessions (--max_sessions)"));
+  {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    if (closed_) return ShuttingDown();
+    if (sessions_.size() >= static_cast<std::size_t>(max_sessions_)) {
+      return absl::ResourceExhaustedError(
+          absl::StrCat("this server already has its limit of ", max_sessions_,
+                       " open sessions (--max_sessions)"));
+    }
+    sessions_.insert(session);
   }
-  sessions_.insert(session);
+  if (listener_) listener_(true);
   return absl::OkStatus();
 }
 
 void SessionTracker::Remove(SessionReactor* session) {
-  const std::lock_guard<std::mutex> lock(mutex_);
-  sessions_.erase(session);
+  {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    sessions_.erase(session);
+  }
+  if (listener_) listener_(false);
 }
 
 void SessionTracker::CloseAll() {

@@ -21,6 +21,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -44,6 +45,11 @@ class SessionTracker {
  public:
   explicit SessionTracker(int max_sessions) : max_sessions_(max_sessions) {}
 
+  // Called with true when a session is admitted and false when it ends (for
+  // the sessions gauge). Set before serving starts.
+  using Listener = std::function<void(bool opened)>;
+  void set_listener(Listener listener) { listener_ = std::move(listener); }
+
   // RESOURCE_EXHAUSTED when max_sessions are already open.
   absl::Status Add(SessionReactor* session);
   void Remove(SessionReactor* session);
@@ -54,6 +60,7 @@ class SessionTracker {
 
  private:
   const int max_sessions_;
+  Listener listener_;
   mutable std::mutex mutex_;
   std::set<SessionReactor*> sessions_;  // Guarded by mutex_.
   bool closed_ = false;                 // Guarded by mutex_.

@@ -1,20 +1,13 @@
-// TLS and token credentials for satord's listening port (see
+// TLS and token credentials for satord's listening ports (see
 // server_credentials.h).
 #include "server/auth/server_credentials.h"
 
-#include <openssl/bio.h>
-#include <openssl/err.h>
-#include <openssl/pem.h>
-#include <openssl/x509.h>
+#include <sys/stat.h>
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 #include <functional>
 #include <optional>
-#include <sstream>
+#include <string>
 #include <utility>
-#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
@@ -22,81 +15,15 @@
 #include "grpc/grpc_security.h"
 #include "grpc/slice.h"
 #include "server/auth/authorizer.h"
+#include "server/auth/certificate_reloader.h"
 #include "server/auth/roles.h"
 #include "server/logging.h"
 
 namespace sator::server::auth {
 namespace {
 
-absl::StatusOr<std::string> ReadFile(absl::string_view flag,
-                                     const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "cannot read --", flag, " ", path, ": ", std::strerror(errno)));
-  }
-  std::stringstream contents;
-  contents << in.rdbuf();
-  return contents.str();
-}
-
-struct BioDeleter {
-  void operator()(BIO* bio) const { BIO_free(bio); }
-};
-struct X509Deleter {
-  void operator()(X509* certificate) const { X509_free(certificate); }
-};
-struct KeyDeleter {
-  void operator()(EVP_PKEY* key) const { EVP_PKEY_free(key); }
-};
-using UniqueBio = std::unique_ptr<BIO, BioDeleter>;
-using UniqueX509 = std::unique_ptr<X509, X509Deleter>;
-using UniqueKey = std::unique_ptr<EVP_PKEY, KeyDeleter>;
-
-UniqueBio MemoryBio(const std::string& pem) {
-  return UniqueBio(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())));
-}
-
-// The first certificate in `pem`, or nullptr.
-UniqueX509 FirstCertificate(const std::string& pem) {
-  UniqueBio bio = MemoryBio(pem);
-  UniqueX509 certificate(
-      PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr));
-  ERR_clear_error();
-  return certificate;
-}
-
-absl::Status CheckCertificateAndKey(const SecurityOptions& options,
-                                    const std::string& cert_pem,
-                                    const std::string& key_pem) {
-  UniqueX509 certificate = FirstCertificate(cert_pem);
-  if (certificate == nullptr) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--tls_cert_file ", options.tls_cert_file,
-                     ": no PEM certificate in the file"));
-  }
-  UniqueBio key_bio = MemoryBio(key_pem);
-  UniqueKey key(
-      PEM_read_bio_PrivateKey(key_bio.get(), nullptr, nullptr, nullptr));
-  ERR_clear_error();
-  if (key == nullptr) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--tls_key_file ", options.tls_key_file,
-                     ": no unencrypted PEM private key in the file"));
-  }
-  if (X509_check_private_key(certificate.get(), key.get()) != 1) {
-    ERR_clear_error();
-    return absl::InvalidArgumentError(
-        absl::StrCat("--tls_key_file ", options.tls_key_file,
-                     " does not match the certificate in --tls_cert_file ",
-                     options.tls_cert_file));
-  }
-  if (X509_cmp_current_time(X509_get0_notAfter(certificate.get())) < 0) {
-    Log(LogLevel::kWarning, "tls_certificate_expired",
-        {{"tls_cert_file", options.tls_cert_file}});
-  }
-  return absl::OkStatus();
-}
+// How often, at most, satord looks for renewed TLS files.
+constexpr absl::Duration kCertificateCheckInterval = absl::Seconds(1);
 
 // Decides a call from its method and authorization header.
 using CallCheck = std::function<absl::Status(
@@ -127,7 +54,7 @@ void ProcessAuthMetadata(void* state, grpc_auth_context* /*context*/,
   }
   const absl::Status status = check(method, authorization);
   if (status.ok()) {
-    // Consumed: gRPC removes the header before any handler sees the call.
+    // Consumed: gRPC's auth filter drops the header from the call.
     done(user_data, authorization_entry, authorization_entry != nullptr ? 1 : 0,
          nullptr, 0, GRPC_STATUS_OK, nullptr);
     return;
@@ -139,25 +66,18 @@ void ProcessAuthMetadata(void* state, grpc_auth_context* /*context*/,
 
 void DestroyCallCheck(void* state) { delete static_cast<CallCheck*>(state); }
 
-// gRPC core credentials: TLS when `cert_pem` is not empty (requiring a client
-// certificate signed by `client_ca_pem` when that is not empty), plaintext
-// otherwise. nullptr if gRPC refuses them.
-grpc_server_credentials* MakeCoreCredentials(const std::string& cert_pem,
-                                             const std::string& key_pem,
-                                             const std::string& client_ca_pem) {
-  if (cert_pem.empty()) return grpc_insecure_server_credentials_create();
-  grpc_ssl_pem_key_cert_pair pair{key_pem.c_str(), cert_pem.c_str()};
-  // Copies the strings.
-  grpc_ssl_server_certificate_config* config =
-      grpc_ssl_server_certificate_config_create(
-          client_ca_pem.empty() ? nullptr : client_ca_pem.c_str(), &pair, 1);
-  // Takes ownership of config.
+// gRPC core credentials: TLS from `reloader` (requiring a client certificate
+// when there is a client CA), plaintext when it is null. nullptr if gRPC
+// refuses them.
+grpc_server_credentials* MakeCoreCredentials(CertificateReloader* reloader,
+                                             bool mutual_tls) {
+  if (reloader == nullptr) return grpc_insecure_server_credentials_create();
   grpc_ssl_server_credentials_options* options =
-      grpc_ssl_server_credentials_create_options_using_config(
-          client_ca_pem.empty()
-              ? GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE
-              : GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY,
-          config);
+      grpc_ssl_server_credentials_create_options_using_config_fetcher(
+          mutual_tls
+              ? GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY
+              : GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE,
+          &CertificateReloader::FetchCallback, reloader);
   // Takes ownership of options.
   return grpc_ssl_server_credentials_create_with_options(options);
 }
@@ -166,9 +86,8 @@ grpc_server_credentials* MakeCoreCredentials(const std::string& cert_pem,
 // The base class initializes gRPC before the core credentials are made.
 class CoreServerCredentials final : public grpc::ServerCredentials {
  public:
-  CoreServerCredentials(const std::string& cert_pem, const std::string& key_pem,
-                        const std::string& client_ca_pem)
-      : credentials_(MakeCoreCredentials(cert_pem, key_pem, client_ca_pem)) {}
+  CoreServerCredentials(CertificateReloader* reloader, bool mutual_tls)
+      : credentials_(MakeCoreCredentials(reloader, mutual_tls)) {}
   ~CoreServerCredentials() override {
     if (credentials_ != nullptr) grpc_server_credentials_release(credentials_);
   }
@@ -213,47 +132,33 @@ absl::StatusOr<ListeningCredentials> MakeListeningCredentials(
         "--tls_client_ca_file needs --tls_cert_file and --tls_key_file");
   }
 
-  std::string cert_pem;
-  std::string key_pem;
-  std::string client_ca_pem;
+  std::shared_ptr<CertificateReloader> reloader;
   if (!options.tls_cert_file.empty()) {
-    absl::StatusOr<std::string> cert =
-        ReadFile("tls_cert_file", options.tls_cert_file);
-    if (!cert.ok()) return cert.status();
-    absl::StatusOr<std::string> key =
-        ReadFile("tls_key_file", options.tls_key_file);
-    if (!key.ok()) return key.status();
-    if (absl::Status pair = CheckCertificateAndKey(options, *cert, *key);
-        !pair.ok()) {
-      return pair;
-    }
-    cert_pem = *std::move(cert);
-    key_pem = *std::move(key);
+    absl::StatusOr<std::unique_ptr<CertificateReloader>> made =
+        CertificateReloader::Create(options, kCertificateCheckInterval);
+    if (!made.ok()) return made.status();
+    reloader = *std::move(made);
     result.tls = true;
-  }
-  if (!options.tls_client_ca_file.empty()) {
-    absl::StatusOr<std::string> ca =
-        ReadFile("tls_client_ca_file", options.tls_client_ca_file);
-    if (!ca.ok()) return ca.status();
-    if (FirstCertificate(*ca) == nullptr) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("--tls_client_ca_file ", options.tls_client_ca_file,
-                       ": no PEM certificate in the file"));
-    }
-    client_ca_pem = *std::move(ca);
-    result.mutual_tls = true;
+    result.mutual_tls = !options.tls_client_ca_file.empty();
   }
   std::unique_ptr<Authorizer> authorizer;
   if (!options.auth_token_file.empty()) {
     absl::StatusOr<TokenStore> tokens =
         TokenStore::Load(options.auth_token_file);
     if (!tokens.ok()) return tokens.status();
+    struct stat file_status {};
+    if (stat(options.auth_token_file.c_str(), &file_status) == 0 &&
+        (file_status.st_mode & S_IROTH) != 0) {
+      Log(LogLevel::kWarning, "auth_token_file_world_readable",
+          {{"path", options.auth_token_file},
+           {"message", "any local user can read the tokens: chmod o-r"}});
+    }
     result.tokens = static_cast<int>(tokens->entries().size());
     authorizer = std::make_unique<Authorizer>(*std::move(tokens));
   }
 
-  auto credentials =
-      std::make_shared<CoreServerCredentials>(cert_pem, key_pem, client_ca_pem);
+  auto credentials = std::make_shared<CoreServerCredentials>(reloader.get(),
+                                                             result.mutual_tls);
   if (!credentials->ok()) {
     return absl::InvalidArgumentError(
         "gRPC refused the TLS certificate, key or client CA");
@@ -267,11 +172,12 @@ absl::StatusOr<ListeningCredentials> MakeListeningCredentials(
         });
   }
   result.credentials = std::move(credentials);
+  result.keep_alive = std::move(reloader);
   return result;
 }
 
 std::shared_ptr<grpc::ServerCredentials> MakeHealthOnlyCredentials() {
-  auto credentials = std::make_shared<CoreServerCredentials>("", "", "");
+  auto credentials = std::make_shared<CoreServerCredentials>(nullptr, false);
   credentials->SetCallCheck([](absl::string_view method,
                                std::optional<absl::string_view>) {
     if (!RequiredRole(method).has_value()) return absl::OkStatus();

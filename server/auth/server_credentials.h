@@ -1,6 +1,7 @@
 // The credentials satord listens with: TLS from --tls_cert_file and
 // --tls_key_file, mutual TLS when --tls_client_ca_file is also given, and
-// bearer-token authorization from --auth_token_file.
+// bearer-token authorization from --auth_token_file. Renewed TLS files are
+// picked up without a restart (certificate_reloader.h); tokens are read once.
 //
 // Token checks run in an auth metadata processor attached to the listening
 // credentials, not in a server interceptor: gRPC C++ server interceptors
@@ -40,6 +41,9 @@ struct ListeningCredentials {
   bool mutual_tls = false;
   // How many tokens were loaded; 0 if token checks are off.
   int tokens = 0;
+  // State gRPC uses for as long as the server runs (the TLS file reloader):
+  // keep it until the server has shut down.
+  std::shared_ptr<void> keep_alive;
 };
 
 // Reads and checks every file named in `options` and builds the credentials.

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <map>
 #include <utility>
 
 #include "absl/strings/match.h"
@@ -23,6 +24,23 @@ constexpr char kLockFileName[] = "LOCK";
 
 std::int64_t AsInt(std::uint64_t value) {
   return static_cast<std::int64_t>(value);
+}
+
+std::string EncodeU64(std::uint64_t value) {
+  std::string bytes;
+  for (int i = 0; i < 8; ++i) {
+    bytes.push_back(static_cast<char>((value >> (8 * i)) & 0xFFu));
+  }
+  return bytes;
+}
+
+bool DecodeU64(absl::string_view bytes, std::uint64_t* value) {
+  if (bytes.size() != 8) return false;
+  *value = 0;
+  for (int i = 7; i >= 0; --i) {
+    *value = (*value << 8) | static_cast<unsigned char>(bytes[i]);
+  }
+  return true;
 }
 
 struct NamedFile {
@@ -157,7 +175,15 @@ absl::Status DurableStore::Recover(const SceneHandler& on_scene,
   }
   report->snapshot_lsn = snapshot_lsn;
 
-  // The log after it, in LSN order.
+  // The log after it, in LSN order. A record the handler refuses is
+  // reported at the end unless a kRefused record says it was refused when
+  // first applied too.
+  struct Refusal {
+    std::string path;
+    RecordType type;
+    std::string error;
+  };
+  std::map<std::uint64_t, Refusal> unexplained;
   std::uint64_t last_lsn = snapshot_lsn;  // Newest LSN applied or covered.
   std::uint64_t max_lsn_seen = snapshot_lsn;
   for (const NamedFile& segment : Select(*names, &ParseWalSegmentName)) {
@@ -196,16 +222,25 @@ absl::Status DurableStore::Recover(const SceneHandler& on_scene,
             return;
           }
           last_lsn = record.lsn;
+          if (record.type == RecordType::kRefused) {
+            std::uint64_t refused = 0;
+            if (DecodeU64(record.payload, &refused) &&
+                unexplained.erase(refused) == 1) {
+              ++report->records_refused;
+            } else {
+              Log(LogLevel::kWarning, "wal_refusal_unmatched",
+                  {{"path", path},
+                   {"lsn", AsInt(record.lsn)},
+                   {"refused_lsn", AsInt(refused)}});
+            }
+            return;
+          }
           if (absl::Status applied = on_record(record.type, record.payload);
               applied.ok()) {
             ++report->records_replayed;
           } else {
-            ++report->records_failed;
-            Log(LogLevel::kError, "wal_replay_failed",
-                {{"path", path},
-                 {"lsn", AsInt(record.lsn)},
-                 {"type", RecordTypeName(record.type)},
-                 {"error", applied.message()}});
+            unexplained[record.lsn] =
+                Refusal{path, record.type, std::string(applied.message())};
           }
         },
         [&](const DamagedRegion& damage) {
@@ -218,6 +253,14 @@ absl::Status DurableStore::Recover(const SceneHandler& on_scene,
     report->damaged_regions += stats.damaged_regions;
     report->damaged_bytes += stats.damaged_bytes;
   }
+  for (const auto& [lsn, refusal] : unexplained) {
+    ++report->records_failed;
+    Log(LogLevel::kError, "wal_replay_failed",
+        {{"path", refusal.path},
+         {"lsn", AsInt(lsn)},
+         {"type", RecordTypeName(refusal.type)},
+         {"error", refusal.error}});
+  }
   report->next_lsn = max_lsn_seen + 1;
   Log(LogLevel::kInfo, "recovered",
       {{"data_dir", dir},
@@ -226,6 +269,7 @@ absl::Status DurableStore::Recover(const SceneHandler& on_scene,
        {"scenes_failed", AsInt(report->scenes_failed)},
        {"records_replayed", AsInt(report->records_replayed)},
        {"records_failed", AsInt(report->records_failed)},
+       {"records_refused", AsInt(report->records_refused)},
        {"records_skipped", AsInt(report->records_skipped)},
        {"damaged_regions", AsInt(report->damaged_regions)},
        {"damaged_bytes", AsInt(report->damaged_bytes)},
@@ -251,10 +295,13 @@ void DurableStore::ExitMutation() {
   if (--active_mutations_ == 0) barrier_changed_.notify_all();
 }
 
-absl::Status DurableStore::LogMutation(RecordType type,
-                                       absl::string_view payload) {
-  absl::StatusOr<std::uint64_t> lsn = wal_->Append(type, payload);
-  return lsn.status();
+absl::StatusOr<std::uint64_t> DurableStore::LogMutation(
+    RecordType type, absl::string_view payload) {
+  return wal_->Append(type, payload);
+}
+
+absl::Status DurableStore::LogRefusal(std::uint64_t lsn) {
+  return wal_->Append(RecordType::kRefused, EncodeU64(lsn)).status();
 }
 
 std::uint64_t DurableStore::snapshots_written() const {

@@ -8,7 +8,8 @@
 //   snapshot-<LSN>.snap                    snapshots (snapshot_file.h)
 //
 // Consistency between the log and snapshots: every logged mutation runs
-// inside a MutationScope (log, then apply), and a snapshot captures the
+// inside a MutationScope (log, then apply; a kRefused record if the apply
+// failed), and a snapshot captures the
 // scenes while no scope is open, so the snapshot at LSN S contains exactly
 // the mutations with LSN <= S. Recovery = the newest valid snapshot, then the
 // log records with LSN > S, in LSN order. Scenes are captured cheaply under
@@ -55,7 +56,8 @@ struct RecoveryReport {
   std::size_t scenes_restored = 0;
   std::size_t scenes_failed = 0;
   std::size_t records_replayed = 0;
-  std::size_t records_failed = 0;   // Valid records the handler refused.
+  std::size_t records_failed = 0;   // Refused on replay, not originally.
+  std::size_t records_refused = 0;  // Refused on replay as originally.
   std::size_t records_skipped = 0;  // Out of order or of a snapshot type.
   std::size_t damaged_regions = 0;  // Torn or corrupt stretches skipped.
   std::size_t damaged_bytes = 0;
@@ -95,9 +97,14 @@ class DurableStore {
     DurableStore& store_;
   };
 
-  // Appends one record and returns once it is on disk (group commit).
-  // Call inside a MutationScope, before applying the mutation.
-  absl::Status LogMutation(RecordType type, absl::string_view payload);
+  // Appends one record and returns its LSN once it is on disk (group
+  // commit). Call inside a MutationScope, before applying the mutation.
+  absl::StatusOr<std::uint64_t> LogMutation(RecordType type,
+                                            absl::string_view payload);
+  // Records that the mutation logged at `lsn` was refused when applied, so
+  // that recovery expects its refusal instead of reporting it. Call in the
+  // same MutationScope.
+  absl::Status LogRefusal(std::uint64_t lsn);
 
   // Produces one scene's serialized sator.v1.SceneSnapshot; called after
   // the exclusion ends.

@@ -73,7 +73,7 @@ bool ValidRecordAt(absl::string_view bytes, std::size_t offset,
 }  // namespace
 
 bool IsKnownRecordType(std::uint8_t type) {
-  return (type >= 1 && type <= 6) || (type >= 16 && type <= 18);
+  return (type >= 1 && type <= 7) || (type >= 16 && type <= 18);
 }
 
 const char* RecordTypeName(RecordType type) {
@@ -90,6 +90,8 @@ const char* RecordTypeName(RecordType type) {
       return "remove_bodies";
     case RecordType::kUpdatePoses:
       return "update_poses";
+    case RecordType::kRefused:
+      return "refused";
     case RecordType::kSnapshotBegin:
       return "snapshot_begin";
     case RecordType::kSnapshotScene:

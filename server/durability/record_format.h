@@ -34,7 +34,9 @@
 namespace sator::server::durability {
 
 // What a record holds. Mutation records carry the serialized, validated
-// sator.v1 request that was applied; snapshot records carry the snapshot's
+// sator.v1 request, logged before it is applied; a kRefused record marks one
+// the core then refused (so replay expects the same refusal). Snapshot
+// records carry the snapshot's
 // framing and one sator.v1.SceneSnapshot per scene. Values are on disk:
 // never renumber.
 enum class RecordType : std::uint8_t {
@@ -44,6 +46,7 @@ enum class RecordType : std::uint8_t {
   kUpsertBodies = 4,    // sator.v1.UpsertBodiesRequest.
   kRemoveBodies = 5,    // sator.v1.RemoveBodiesRequest.
   kUpdatePoses = 6,     // sator.v1.UpdatePosesRequest (not written; reserved).
+  kRefused = 7,         // u64 LSN of a logged mutation the scene refused.
   kSnapshotBegin = 16,  // u64 scene count.
   kSnapshotScene = 17,  // sator.v1.SceneSnapshot.
   kSnapshotEnd = 18,    // u64 scene count, again.

@@ -2,6 +2,7 @@
 // in tls_e2e_test.cc), health open to probes, reflection switched off, the
 // metrics port on localhost by default, a bad token file refused at start-up,
 // and no token in satord's log.
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <fstream>
@@ -283,6 +284,21 @@ TEST(AuthStartUp, BadTokenFileFailsNamingTheLineButNotTheToken) {
     EXPECT_THAT(log, HasSubstr(dir + "/tokens"));
     EXPECT_THAT(log, Not(HasSubstr(good)));
     EXPECT_THAT(log, Not(HasSubstr(weak)));
+  }
+}
+
+TEST(AuthStartUp, WarnsWhenTheTokenFileIsWorldReadable) {
+  const std::string dir = MakeTempDir("auth-mode");
+  const std::string path = dir + "/tokens";
+  WriteFile(path, absl::StrCat("read ", RandomToken(), "\n"));
+  for (const mode_t mode : {mode_t{0644}, mode_t{0600}}) {
+    ASSERT_EQ(chmod(path.c_str(), mode), 0);
+    SatordProcess satord;
+    ASSERT_TRUE(satord.Start({"--auth_token_file=" + path}, kStartTimeout).ok())
+        << satord.ReadLog();
+    const bool warned =
+        absl::StrContains(satord.ReadLog(), "auth_token_file_world_readable");
+    EXPECT_EQ(warned, mode == 0644) << std::oct << mode;
   }
 }
 

@@ -3,11 +3,14 @@
 // clear start-up errors for missing, unreadable and mismatched files.
 #include <signal.h>
 
+#include <cstdio>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <random>
 #include <string>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "gmock/gmock.h"
@@ -45,7 +48,11 @@ std::shared_ptr<grpc::Channel> TlsChannel(const std::string& target,
     options.pem_cert_chain = ReadTextFile(client_cert);
     options.pem_private_key = ReadTextFile(client_key);
   }
-  return grpc::CreateChannel(target, grpc::SslCredentials(options));
+  // A connection of its own, not one shared with an earlier channel.
+  grpc::ChannelArguments arguments;
+  arguments.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+  return grpc::CreateCustomChannel(target, grpc::SslCredentials(options),
+                                   arguments);
 }
 
 grpc::Status Ping(grpc::Channel& channel, const std::string& authorization) {
@@ -192,6 +199,86 @@ TEST_F(TlsEndToEnd, PlaintextHealthPortServesHealthOnly) {
   const grpc::Status ping = Ping(*probe, "");
   EXPECT_EQ(ping.error_code(), grpc::StatusCode::PERMISSION_DENIED);
   EXPECT_THAT(ping.error_message(), HasSubstr("grpc.health.v1 only"));
+}
+
+// Copies `from` over `to` the way a Secret update does: write aside, then
+// rename into place.
+void ReplaceFile(const std::string& from, const std::string& to) {
+  const std::string aside = to + ".new";
+  std::ofstream(aside, std::ios::trunc) << ReadTextFile(from);
+  ASSERT_EQ(std::rename(aside.c_str(), to.c_str()), 0);
+}
+
+// Polls with new connections until `channel_for()`'s Ping has `code`, for at
+// most `timeout`.
+bool EventuallyPings(
+    const std::function<std::shared_ptr<grpc::Channel>()>& channel_for,
+    grpc::StatusCode code, absl::Duration timeout) {
+  const absl::Time deadline = absl::Now() + timeout;
+  while (absl::Now() < deadline) {
+    if (Ping(*channel_for(), "").error_code() == code) return true;
+    absl::SleepFor(absl::Milliseconds(100));
+  }
+  return false;
+}
+
+TEST_F(TlsEndToEnd, RenewedCertificateIsServedWithoutARestart) {
+  const std::string live = MakeTempDir("tls-live");
+  ReplaceFile(certs_->server_cert, live + "/tls.crt");
+  ReplaceFile(certs_->server_key, live + "/tls.key");
+  SatordProcess satord;
+  ASSERT_TRUE(satord
+                  .Start({"--tls_cert_file=" + live + "/tls.crt",
+                          "--tls_key_file=" + live + "/tls.key"},
+                         kStartTimeout)
+                  .ok())
+      << satord.ReadLog();
+  auto old_ca = [&] {
+    return TlsChannel(satord.grpc_target(), certs_->ca_cert);
+  };
+  auto new_ca = [&] {
+    return TlsChannel(satord.grpc_target(), certs_->other_ca_cert);
+  };
+  ASSERT_TRUE(Ping(*old_ca(), "").ok());
+
+  // Renewed by another CA, certificate first, then key.
+  ReplaceFile(certs_->other_server_cert, live + "/tls.crt");
+  ReplaceFile(certs_->other_server_key, live + "/tls.key");
+  EXPECT_TRUE(EventuallyPings(new_ca, grpc::StatusCode::OK, kStartTimeout))
+      << satord.ReadLog();
+  EXPECT_EQ(Ping(*old_ca(), "").error_code(), grpc::StatusCode::UNAVAILABLE);
+  EXPECT_THAT(satord.ReadLog(), HasSubstr("\"event\":\"tls_reloaded\""));
+}
+
+TEST_F(TlsEndToEnd, BadRenewalKeepsTheLastGoodCertificate) {
+  const std::string live = MakeTempDir("tls-live");
+  ReplaceFile(certs_->server_cert, live + "/tls.crt");
+  ReplaceFile(certs_->server_key, live + "/tls.key");
+  SatordProcess satord;
+  ASSERT_TRUE(satord
+                  .Start({"--tls_cert_file=" + live + "/tls.crt",
+                          "--tls_key_file=" + live + "/tls.key"},
+                         kStartTimeout)
+                  .ok())
+      << satord.ReadLog();
+  auto channel = [&] {
+    return TlsChannel(satord.grpc_target(), certs_->ca_cert);
+  };
+  ASSERT_TRUE(Ping(*channel(), "").ok());
+
+  // A key that does not match the certificate.
+  ReplaceFile(certs_->client_key, live + "/tls.key");
+  const absl::Time deadline = absl::Now() + kStartTimeout;
+  while (absl::Now() < deadline &&
+         !absl::StrContains(satord.ReadLog(), "tls_reload_failed")) {
+    // Each new connection's handshake lets satord look at the files.
+    EXPECT_TRUE(Ping(*channel(), "").ok());
+    absl::SleepFor(absl::Milliseconds(100));
+  }
+  const std::string log = satord.ReadLog();
+  EXPECT_THAT(log, HasSubstr("tls_reload_failed"));
+  EXPECT_THAT(log, HasSubstr("does not match the certificate"));
+  EXPECT_TRUE(Ping(*channel(), "").ok());
 }
 
 TEST_F(TlsEndToEnd, KeyThatDoesNotMatchTheCertificateIsAClearError) {

@@ -371,6 +371,28 @@ TEST(DurableStore, HandlerErrorsAreCountedNotFatal) {
   EXPECT_EQ(second.report.records_replayed, 0u);
 }
 
+TEST(DurableStore, RefusalRecordsExplainRefusalsOnReplay) {
+  const std::string dir = TempDir();
+  {
+    Recovered first = OpenAndRecover(dir);
+    DurableStore::MutationScope scope(*first.store);
+    absl::StatusOr<std::uint64_t> refused =
+        first.store->LogMutation(RecordType::kRemoveBodies, "unknown body");
+    ASSERT_TRUE(refused.ok());
+    ASSERT_TRUE(first.store->LogRefusal(*refused).ok());
+    ASSERT_TRUE(
+        first.store->LogMutation(RecordType::kRemoveBodies, "refused later")
+            .ok());
+  }
+  // The handler refuses both: the first as expected, the second not.
+  Recovered second =
+      OpenAndRecover(dir, 2, absl::NotFoundError("body not found"));
+  EXPECT_EQ(second.records.size(), 2u);  // The refusal is not handed out.
+  EXPECT_EQ(second.report.records_refused, 1u);
+  EXPECT_EQ(second.report.records_failed, 1u);
+  EXPECT_EQ(second.report.next_lsn, 4u);
+}
+
 // Many threads log "key=value" mutations and apply them to a map inside
 // their MutationScope while another thread snapshots the map. Whatever the
 // interleaving, recovery (the newest snapshot plus the log after it) must

@@ -106,6 +106,14 @@ absl::StatusOr<TestCertificates> MakeTestCertificates(const std::string& dir) {
       !status.ok()) {
     return status;
   }
+  if (absl::Status status =
+          MakeLeaf(dir, "other-ca", "other-server",
+                   "subjectAltName=DNS:localhost,IP:127.0.0.1,IP:::1\n"
+                   "extendedKeyUsage=serverAuth\n",
+                   log);
+      !status.ok()) {
+    return status;
+  }
   if (absl::Status status = MakeLeaf(dir, "other-ca", "other-client",
                                      "extendedKeyUsage=clientAuth\n", log);
       !status.ok()) {
@@ -119,6 +127,8 @@ absl::StatusOr<TestCertificates> MakeTestCertificates(const std::string& dir) {
   files.client_cert = dir + "/client.pem";
   files.client_key = dir + "/client.key";
   files.other_ca_cert = dir + "/other-ca.pem";
+  files.other_server_cert = dir + "/other-server.pem";
+  files.other_server_key = dir + "/other-server.key";
   files.other_client_cert = dir + "/other-client.pem";
   files.other_client_key = dir + "/other-client.key";
   return files;

@@ -1,7 +1,7 @@
 // Test certificates made at test time with /usr/bin/openssl: a CA, a server
 // certificate for localhost / 127.0.0.1 / ::1 signed by it, a client
-// certificate signed by it, and a second, unrelated CA with its own client
-// certificate (for "signed by someone else" cases).
+// certificate signed by it, and a second, unrelated CA with its own server
+// and client certificates (for "signed by someone else" and renewal cases).
 #ifndef SATOR_TESTS_SUPPORT_TEST_CERTIFICATES_H_
 #define SATOR_TESTS_SUPPORT_TEST_CERTIFICATES_H_
 
@@ -20,6 +20,8 @@ struct TestCertificates {
   std::string client_cert;
   std::string client_key;
   std::string other_ca_cert;
+  std::string other_server_cert;
+  std::string other_server_key;
   std::string other_client_cert;
   std::string other_client_key;
 };

@@ -183,19 +183,27 @@ absl::Status Scene<D>::UpsertBodies(absl::Span<const BodyDesc<D>> bodies) {
   WriterState<D>& w = *writer_;
   // ---- Validate everything first.
   std::vector<Pose<D>> poses(bodies.size());
+  // The slot of each body already in the scene, or kNone.
+  std::vector<std::uint32_t> existing_slots(bodies.size());
   internal::IdIndex seen;  // id -> its first index in `bodies`.
   seen.Reserve(bodies.size());
   std::size_t new_count = 0;
+  // Lookups run kPrefetchAhead ids ahead of their use (IdIndex::Prefetch).
+  constexpr std::size_t kPrefetchAhead = 8;
   for (std::size_t i = 0; i < bodies.size(); ++i) {
     const BodyDesc<D>& body = bodies[i];
+    if (i + kPrefetchAhead < bodies.size()) {
+      seen.Prefetch(bodies[i + kPrefetchAhead].id);
+      w.id_to_slot.Prefetch(bodies[i + kPrefetchAhead].id);
+    }
     // Formatted only for an error (it costs more than the checks).
     auto where = [i] { return absl::StrCat("bodies[", i, "]"); };
-    if (const std::uint32_t first = seen.Find(body.id);
+    if (const std::uint32_t first =
+            seen.FindOrInsert(body.id, static_cast<std::uint32_t>(i));
         first != internal::IdIndex::kNone) {
       return absl::InvalidArgumentError(absl::StrCat(
           where(), ".id: body ", body.id, " is also bodies[", first, "]"));
     }
-    seen.Insert(body.id, static_cast<std::uint32_t>(i));
     if (body.shape == nullptr) {
       return absl::InvalidArgumentError(
           absl::StrCat(where(), ".shape: is null"));
@@ -217,7 +225,8 @@ absl::Status Scene<D>::UpsertBodies(absl::Span<const BodyDesc<D>> bodies) {
       return absl::InvalidArgumentError(
           absl::StrCat(where(), ".motion: unknown motion type"));
     }
-    if (!w.id_to_slot.Contains(body.id)) ++new_count;
+    existing_slots[i] = w.id_to_slot.Find(body.id);
+    if (existing_slots[i] == internal::IdIndex::kNone) ++new_count;
   }
   if (w.id_to_slot.size() + new_count >
       static_cast<std::size_t>(options_.max_bodies)) {
@@ -247,12 +256,14 @@ absl::Status Scene<D>::UpsertBodies(absl::Span<const BodyDesc<D>> bodies) {
       w.frames.size() >= 2 ? &w.frames[w.frames.size() - 2] : nullptr;
   for (std::size_t i = 0; i < bodies.size(); ++i) {
     const BodyDesc<D>& body = bodies[i];
+    if (i + kPrefetchAhead < bodies.size()) {
+      w.id_to_slot.Prefetch(bodies[i + kPrefetchAhead].id);
+    }
     std::uint32_t slot = 0;
     std::uint64_t incarnation = 0;
     bool is_new = false;
-    if (const std::uint32_t found = w.id_to_slot.Find(body.id);
-        found != internal::IdIndex::kNone) {
-      slot = found;
+    if (existing_slots[i] != internal::IdIndex::kNone) {
+      slot = existing_slots[i];
       incarnation = (*table)[slot].incarnation;
     } else {
       if (!w.free_slots.empty()) {
@@ -318,12 +329,12 @@ absl::Status Scene<D>::RemoveBodies(absl::Span<const std::uint64_t> ids) {
   internal::IdIndex seen;  // id -> its first index in `ids`.
   seen.Reserve(ids.size());
   for (std::size_t i = 0; i < ids.size(); ++i) {
-    if (const std::uint32_t first = seen.Find(ids[i]);
+    if (const std::uint32_t first =
+            seen.FindOrInsert(ids[i], static_cast<std::uint32_t>(i));
         first != internal::IdIndex::kNone) {
       return absl::InvalidArgumentError(absl::StrCat(
           "ids[", i, "]: body ", ids[i], " is also ids[", first, "]"));
     }
-    seen.Insert(ids[i], static_cast<std::uint32_t>(i));
     if (!w.id_to_slot.Contains(ids[i])) {
       return absl::NotFoundError(
           absl::StrCat("ids[", i, "]: no body ", ids[i], " in the scene"));
@@ -335,8 +346,7 @@ absl::Status Scene<D>::RemoveBodies(absl::Span<const std::uint64_t> ids) {
   for (const std::uint64_t id : ids) {
     const std::uint32_t slot = w.id_to_slot.Find(id);
     (*table)[slot] = BodyRecord<D>{};
-    w.slots[slot].removed_tick = current.tick;
-    ++w.pending_removals;
+    w.pending_removals.push_back({slot, current.tick});
     if (w.slots[slot].motion == MotionType::kStatic) w.static_dirty = true;
     w.id_to_slot.Erase(id);
   }
@@ -442,19 +452,25 @@ absl::Status Scene<D>::UpdatePoses(std::int64_t tick,
     state.grown = true;
   }
 
-  // Free the slots of bodies removed before the window (a pass over the
-  // slots only while some removal is pending).
+  // Free the slots of bodies removed before the window, in ascending slot
+  // order (as a scan of the slots would).
   const std::int64_t oldest = w.frames.front().tick;
-  if (w.pending_removals > 0) {
-    for (std::uint32_t slot = 0; slot < w.slots.size(); ++slot) {
-      SlotState<D>& state = w.slots[slot];
-      if (state.in_use && state.removed_tick >= 0 &&
-          state.removed_tick <= oldest) {
-        state = SlotState<D>{};
-        w.free_slots.push_back(slot);
-        w.static_dirty = true;  // Cheap to be conservative: removals are rare.
-        --w.pending_removals;
+  if (!w.pending_removals.empty()) {
+    std::vector<std::uint32_t> freed;
+    std::size_t kept = 0;
+    for (const auto& [slot, removed_tick] : w.pending_removals) {
+      if (removed_tick <= oldest) {
+        freed.push_back(slot);
+      } else {
+        w.pending_removals[kept++] = {slot, removed_tick};
       }
+    }
+    w.pending_removals.resize(kept);
+    std::sort(freed.begin(), freed.end());
+    for (const std::uint32_t slot : freed) {
+      w.slots[slot] = SlotState<D>{};
+      w.free_slots.push_back(slot);
+      w.static_dirty = true;  // Cheap to be conservative: removals are rare.
     }
   }
   // Recompute the window boxes of one block of 1/H of the slots
@@ -594,6 +610,8 @@ SceneMemory Scene<D>::Memory() const {
                       w.id_to_slot.MemoryBytes() +
                       w.free_slots.capacity() * sizeof(std::uint32_t) +
                       w.order_slots.capacity() * sizeof(std::uint32_t) +
+                      w.pending_removals.capacity() *
+                          sizeof(std::pair<std::uint32_t, std::int64_t>) +
                       // Scratch for the trees' input, kept between batches.
                       w.tree_boxes.capacity() * sizeof(Aabb<D>) +
                       w.tree_slots.capacity() * sizeof(std::uint32_t);

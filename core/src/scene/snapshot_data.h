@@ -6,6 +6,7 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <utility>
 #include <vector>
 
 #include "sator/core/aabb.h"
@@ -163,8 +164,6 @@ struct SlotState {
   bool in_use = false;
   // The body's motion type (the last one, once removed).
   MotionType motion = MotionType::kStatic;
-  // The tick the body was removed at, or -1 while it is alive.
-  std::int64_t removed_tick = -1;
 };
 
 template <int D>
@@ -181,8 +180,9 @@ struct WriterState {
   std::vector<std::uint32_t> order_slots;
   SlotTree<D> static_tree;
   SlotTree<D> dynamic_tree;
-  // Slots whose body was removed and that are not free yet.
-  std::size_t pending_removals = 0;
+  // Slots whose body was removed and that are not free yet, with the tick
+  // of the removal (the slot is freed once that tick leaves the window).
+  std::vector<std::pair<std::uint32_t, std::int64_t>> pending_removals;
   // Scratch reused by every batch (capacity kept between calls).
   std::vector<Aabb<D>> tree_boxes;
   std::vector<std::uint32_t> tree_slots;

@@ -49,9 +49,16 @@ TEST(IdIndexTest, MatchesUnorderedMapUnderChurn) {
     std::uint32_t next_slot = 0;
     for (int step = 0; step < 20000; ++step) {
       const std::uint64_t id = pool[pick(rng)];
-      const int op = static_cast<int>(rng() % 3);
+      int op = static_cast<int>(rng() % 4);
+      if (op == 3 && model.contains(id)) op = 0;
       if (op == 0 && !model.contains(id)) {
         index.Insert(id, next_slot);
+        model[id] = next_slot++;
+      } else if (op == 0) {
+        // Present: FindOrInsert returns the slot it has and changes nothing.
+        ASSERT_EQ(index.FindOrInsert(id, next_slot), model[id]);
+      } else if (op == 3) {
+        ASSERT_EQ(index.FindOrInsert(id, next_slot), IdIndex::kNone);
         model[id] = next_slot++;
       } else if (op == 1) {
         EXPECT_EQ(index.Erase(id), model.erase(id) == 1);
