@@ -343,5 +343,19 @@ TEST_F(QueryEndToEnd, BatchLimitAndDeadline) {
   EXPECT_TRUE(in_time.ok()) << in_time.status();
 }
 
+TEST_F(QueryEndToEnd, QueriesAreCountedInTheMetrics) {
+  ASSERT_TRUE(Query("PointQuery", R"({"scene_id": "space", "query": {},
+      "options": {"mode": "RESULT_MODE_ANY"}})")
+                  .ok());
+  absl::StatusOr<std::string> scrape =
+      ::sator::testing::HttpGet(satord_->metrics_port(), "/metrics");
+  ASSERT_TRUE(scrape.ok()) << scrape.status();
+  const std::string key =
+      "\nsator_query_seconds_count{kind=\"point\",mode=\"any\"} ";
+  const std::size_t at = scrape->find(key);
+  ASSERT_NE(at, std::string::npos) << *scrape;
+  EXPECT_GE(std::stoll(scrape->substr(at + key.size())), 1);
+}
+
 }  // namespace
 }  // namespace sator
