@@ -191,13 +191,23 @@ absl::StatusOr<std::shared_ptr<HostedScene>> SceneRegistry::Create(
 
 absl::StatusOr<std::shared_ptr<HostedScene>> SceneRegistry::Find(
     const std::string& id) const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  auto it = scenes_.find(id);
-  if (it == scenes_.end() ||
-      !it->second->ready_.load(std::memory_order_acquire)) {
+  std::shared_ptr<HostedScene> found;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = scenes_.find(id);
+    if (it != scenes_.end()) found = it->second;
+  }
+  if (found != nullptr && !found->ready_.load(std::memory_order_acquire)) {
+    // Still being created: its init holds the write lock until it is done,
+    // so taking the lock waits for the outcome. A caller that was told
+    // ALREADY_EXISTS thus finds the scene, never a NOT_FOUND in between.
+    { std::lock_guard<std::mutex> wait(found->write_mutex_); }
+    if (!found->ready_.load(std::memory_order_acquire)) found = nullptr;
+  }
+  if (found == nullptr || found->deleted()) {
     return absl::NotFoundError(absl::StrCat("scene_id: no scene '", id, "'"));
   }
-  return it->second;
+  return found;
 }
 
 absl::Status SceneRegistry::Delete(const std::string& id) {

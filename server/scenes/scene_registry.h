@@ -117,15 +117,17 @@ class SceneRegistry {
   //
   // With `init`: the new scene's write_mutex() is locked before the scene
   // joins the map, and `init` runs under it (not under the registry's lock)
-  // before Find or List can see the scene. So whatever `init` does (fill the
-  // scene from a snapshot, log its creation) happens before any other
+  // before List shows the scene (Find waits for it). So whatever `init` does
+  // (fill the scene from a snapshot, log its creation) happens before any other
   // mutation of the scene, and no reader sees it half made. If `init` fails,
   // the scene is removed and marked deleted, and its error is returned.
   absl::StatusOr<std::shared_ptr<HostedScene>> Create(
       const std::string& id, const HostedSceneSettings& settings,
       const SceneInit& init = nullptr);
 
-  // NOT_FOUND for an unknown id (or a scene still being created).
+  // NOT_FOUND for an unknown id. A scene still being created (its init
+  // running) is waited for: found if the init succeeds, NOT_FOUND if not.
+  // So never call Find for a scene from inside its own init.
   absl::StatusOr<std::shared_ptr<HostedScene>> Find(
       const std::string& id) const;
   // Drops the scene and marks it deleted(). Callers that must order the

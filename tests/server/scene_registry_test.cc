@@ -2,6 +2,8 @@
 #include "server/scenes/scene_registry.h"
 
 #include <atomic>
+#include <condition_variable>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -108,9 +110,7 @@ TEST(SceneRegistryTest, InitRunsUnderTheWriteLockBeforeTheSceneIsVisible) {
         ran = true;
         // The write lock is held: another writer could not take it now.
         EXPECT_FALSE(scene.write_mutex().try_lock());
-        // Not yet visible, though the id is taken.
-        EXPECT_EQ(registry.Find("filled").status().code(),
-                  absl::StatusCode::kNotFound);
+        // Not yet listed, though the id is taken.
         EXPECT_TRUE(registry.List("", 10).empty());
         EXPECT_EQ(registry.Create("filled", Settings(2)).status().code(),
                   absl::StatusCode::kAlreadyExists);
@@ -122,6 +122,40 @@ TEST(SceneRegistryTest, InitRunsUnderTheWriteLockBeforeTheSceneIsVisible) {
   // The lock was released.
   ASSERT_TRUE((*created)->write_mutex().try_lock());
   (*created)->write_mutex().unlock();
+}
+
+TEST(SceneRegistryTest, FindWaitsForASceneBeingCreated) {
+  SceneRegistry registry(SceneLimits{});
+  std::mutex mutex;
+  std::condition_variable changed;
+  bool init_started = false;
+  bool release_init = false;
+  std::thread creator([&] {
+    auto created = registry.Create("slow", Settings(2), [&](HostedScene&) {
+      std::unique_lock<std::mutex> lock(mutex);
+      init_started = true;
+      changed.notify_all();
+      changed.wait(lock, [&] { return release_init; });
+      return absl::OkStatus();
+    });
+    EXPECT_TRUE(created.ok());
+  });
+  {
+    std::unique_lock<std::mutex> lock(mutex);
+    changed.wait(lock, [&] { return init_started; });
+  }
+  EXPECT_EQ(registry.Create("slow", Settings(2)).status().code(),
+            absl::StatusCode::kAlreadyExists);
+  std::thread releaser([&] {
+    std::lock_guard<std::mutex> lock(mutex);
+    release_init = true;
+    changed.notify_all();
+  });
+  // Blocks until the init has finished, then finds the scene.
+  absl::StatusOr<std::shared_ptr<HostedScene>> found = registry.Find("slow");
+  EXPECT_TRUE(found.ok()) << found.status();
+  releaser.join();
+  creator.join();
 }
 
 TEST(SceneRegistryTest, FailedInitLeavesNothingAndMarksTheSceneDeleted) {
