@@ -17,10 +17,11 @@ build: configure
 	@cmake --build --preset release -j $(JOBS)
 
 # Builds Release and starts satord in the foreground, in memory:
-# gRPC on 127.0.0.1:50051, metrics on 127.0.0.1:9464.
+# gRPC on 127.0.0.1:50051, metrics and the scene viewer on 127.0.0.1:9464
+# (http://127.0.0.1:9464/debug/scenes).
 run: build
 	build/bin/satord --grpc_address=127.0.0.1:50051 \
-	  --metrics_address=127.0.0.1:9464 $(RUN_ARGS)
+	  --metrics_address=127.0.0.1:9464 --debug_pages $(RUN_ARGS)
 
 test: build
 	ctest --preset release -j $(JOBS)

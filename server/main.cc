@@ -73,6 +73,12 @@ ABSL_FLAG(std::string, data_dir, "",
 ABSL_FLAG(absl::Duration, snapshot_interval, absl::Seconds(30),
           "With --data_dir, time between snapshots of every scene (poses "
           "included); 0 writes one only on SIGTERM.");
+ABSL_FLAG(absl::Duration, slow_query_threshold, absl::ZeroDuration(),
+          "Log every scene query slower than this as one JSON line at "
+          "warning level (event slow_query); 0 turns the log off.");
+ABSL_FLAG(bool, debug_pages, false,
+          "Serve the read-only scene viewer (/debug/scenes) on the metrics "
+          "address and record the last queries it draws.");
 ABSL_FLAG(std::string, port_file, "",
           "If set, once serving, write the bound ports to this file as "
           "{\"grpc_port\":N,\"metrics_port\":M,\"health_port\":H} (for "
@@ -134,6 +140,8 @@ int main(int argc, char** argv) {
   options.drain_deadline = absl::GetFlag(FLAGS_drain_deadline);
   options.max_message_bytes = absl::GetFlag(FLAGS_max_message_bytes);
   options.enable_reflection = absl::GetFlag(FLAGS_reflection);
+  options.slow_query_threshold = absl::GetFlag(FLAGS_slow_query_threshold);
+  options.debug_pages = absl::GetFlag(FLAGS_debug_pages);
   options.shape_limits.max_hull_points = absl::GetFlag(FLAGS_max_hull_points);
   options.shape_limits.max_mesh_triangles =
       absl::GetFlag(FLAGS_max_mesh_triangles);
@@ -158,6 +166,10 @@ int main(int argc, char** argv) {
           sator::server::ValidateSceneLimits(options.scene_limits);
       !limits.ok()) {
     std::fprintf(stderr, "satord: %s\n", std::string(limits.message()).c_str());
+    return 1;
+  }
+  if (options.slow_query_threshold < absl::ZeroDuration()) {
+    std::fprintf(stderr, "satord: --slow_query_threshold must be >= 0\n");
     return 1;
   }
   if (options.max_message_bytes <= 0) {

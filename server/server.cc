@@ -18,6 +18,8 @@
 #include "server/auth/reflection_switch.h"
 #include "server/body_service.h"
 #include "server/durability/scene_persistence.h"
+#include "server/debug/recent_queries.h"
+#include "server/debug/scene_pages.h"
 #include "server/logging.h"
 #include "server/metrics/grpc_metrics.h"
 #include "server/metrics/registry.h"
@@ -47,11 +49,13 @@ class Server::Impl {
   explicit Impl(const ServerOptions& server_options)
       : options(server_options),
         scenes(server_options.scene_limits),
+        query_metrics(std::make_shared<QueryMetrics>(
+            &scenes, server_options.slow_query_threshold)),
         query_service(drain_gate, server_options.shape_limits),
         scene_service(drain_gate, scenes, SceneOps(server_options, this)),
         body_service(drain_gate, scenes, SceneOps(server_options, this)) {}
 
-  // `impl` may be null (for replay: no hook).
+  // `impl` may be null (for replay: no hooks).
   static SceneOpsOptions SceneOps(const ServerOptions& server_options,
                                   Impl* impl) {
     SceneOpsOptions ops;
@@ -65,12 +69,18 @@ class Server::Impl {
         if (impl->persistence == nullptr) return apply();
         return impl->persistence->OnMutation(scene_id, request, apply);
       };
+      ops.on_poses_applied = [impl](std::int64_t count) {
+        impl->query_metrics->AddPoseUpdates(count);
+      };
     }
     return ops;
   }
 
   ServerOptions options;
   SceneRegistry scenes;
+  // Declared before `metrics`, whose HTTP handlers use them.
+  std::unique_ptr<RecentQueries> recent_queries;
+  std::shared_ptr<QueryMetrics> query_metrics;
   std::unique_ptr<ScenePersistence> persistence;
   std::unique_ptr<Metrics> metrics;
   std::unique_ptr<GrpcServerMetrics> grpc_metrics;
@@ -110,6 +120,12 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(
       Metrics::Start(options.metrics_address);
   if (!metrics.ok()) return metrics.status();
   impl->metrics = *std::move(metrics);
+  impl->metrics->AddCollectable(impl->query_metrics);
+  if (options.debug_pages) {
+    impl->recent_queries = std::make_unique<RecentQueries>();
+    impl->query_metrics->set_recent_queries(impl->recent_queries.get());
+    AddScenePages(*impl->metrics, impl->scenes, impl->recent_queries.get());
+  }
 
   if (!options.data_dir.empty()) {
     PersistenceOptions persistence_options;
@@ -207,6 +223,8 @@ int Server::health_port() const { return impl_->health_port; }
 int Server::metrics_port() const { return impl_->metrics->port(); }
 
 SceneRegistry& Server::scenes() { return impl_->scenes; }
+
+QueryMetrics& Server::query_metrics() { return *impl_->query_metrics; }
 
 void Server::Shutdown() {
   std::call_once(impl_->shutdown_once, [this] {

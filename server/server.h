@@ -11,6 +11,7 @@
 #include "absl/time/time.h"
 #include "proto/convert/geometry_convert.h"
 #include "server/auth/server_credentials.h"
+#include "server/metrics/query_metrics.h"
 #include "server/scenes/scene_registry.h"
 
 namespace sator::server {
@@ -30,6 +31,11 @@ struct ServerOptions {
   bool enable_reflection = true;
   // Record grpc_server_* metrics (off only to measure their cost).
   bool enable_grpc_metrics = true;
+  // Log scene queries slower than this at warning level; 0 turns it off.
+  absl::Duration slow_query_threshold = absl::ZeroDuration();
+  // Serve the scene viewer (/debug/scenes) on the metrics port and record
+  // the recent queries it draws.
+  bool debug_pages = false;
   convert::ShapeLimits shape_limits;
   SceneLimits scene_limits;
   // Bodies, ids or poses in one batch (RESOURCE_EXHAUSTED beyond).
@@ -66,6 +72,10 @@ class Server {
 
   // The hosted scenes (for in-process tools and tests).
   SceneRegistry& scenes();
+
+  // The sator_* query, pose and session metrics (and slow-query log) that
+  // the query paths report to.
+  QueryMetrics& query_metrics();
 
   // Reports NOT_SERVING on every health service name, stops accepting calls,
   // lets in-flight calls finish until the drain deadline, then cancels the

@@ -169,6 +169,9 @@ absl::StatusOr<sator::v1::UpdatePosesResponse> UpdatePosesOf(
       !s.ok()) {
     return RenameIndexedField(s, "updates", ".id", "poses.body_ids");
   }
+  if (options.on_poses_applied) {
+    options.on_poses_applied(static_cast<std::int64_t>(updates->size()));
+  }
   sator::v1::UpdatePosesResponse response;
   response.set_current_tick(core.Snapshot().tick());
   return response;

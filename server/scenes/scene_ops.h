@@ -59,6 +59,9 @@ struct SceneOpsOptions {
   std::uint32_t max_batch_bodies = 100'000;
   // Empty: no hook.
   MutationHook on_mutation;
+  // Called with the number of poses an accepted UpdatePoses applied (for
+  // sator_pose_updates_total). Empty: no hook.
+  std::function<void(std::int64_t)> on_poses_applied;
 };
 
 // The largest page ListScenes returns, and the page size it uses for 0.

@@ -8,6 +8,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -62,6 +63,37 @@ class MetricsEndToEnd : public ::testing::Test {
                     .code(),
                 absl::StatusCode::kInvalidArgument);
     }
+    // A scene with two static and one dynamic body, and one pose batch of
+    // two poses (the second refused: a tick older than the current one).
+    ASSERT_TRUE((*client)
+                    ->CallJson("sator.v1.SceneService/CreateScene",
+                               R"({"scene_id":"arena","settings":{"dimension":)"
+                               R"("DIMENSION_2D"}})")
+                    .ok());
+    ASSERT_TRUE(
+        (*client)
+            ->CallJson(
+                "sator.v1.BodyService/UpsertBodies",
+                R"({"scene_id":"arena","bodies":[)"
+                R"({"body_id":1,"motion_type":"MOTION_TYPE_STATIC","shape":)"
+                R"({"circle":{"radius":1}}},)"
+                R"({"body_id":2,"motion_type":"MOTION_TYPE_STATIC","shape":)"
+                R"({"circle":{"radius":1}}},)"
+                R"({"body_id":3,"motion_type":"MOTION_TYPE_DYNAMIC","shape":)"
+                R"({"circle":{"radius":1}}}]})")
+            .ok());
+    const std::string poses =
+        R"({"body_ids":[3,3],"positions":[1,1,2,2],"rotations":[0,0]})";
+    ASSERT_TRUE((*client)
+                    ->CallJson("sator.v1.BodyService/UpdatePoses",
+                               absl::StrCat(R"({"scene_id":"arena","tick":5,)",
+                                            R"("poses":)", poses, "}"))
+                    .ok());
+    EXPECT_FALSE((*client)
+                     ->CallJson("sator.v1.BodyService/UpdatePoses",
+                                absl::StrCat(R"({"scene_id":"arena","tick":4,)",
+                                             R"("poses":)", poses, "}"))
+                     .ok());
     absl::StatusOr<std::string> response =
         HttpGet(satord_.metrics_port(), "/metrics");
     ASSERT_TRUE(response.ok()) << response.status();
@@ -106,6 +138,11 @@ TEST_F(MetricsEndToEnd, CountersCountTheCallsMade) {
                        "grpc_service=\"sator.v1.QueryService\",grpc_type="
                        "\"unary\"}"),
             0);
+  EXPECT_EQ(samples.at("sator_scenes"), 1);
+  EXPECT_EQ(samples.at("sator_bodies{motion=\"static\"}"), 2);
+  EXPECT_EQ(samples.at("sator_bodies{motion=\"dynamic\"}"), 1);
+  EXPECT_EQ(samples.at("sator_pose_updates_total"), 2);
+  EXPECT_EQ(samples.at("sator_sessions_active"), 0);
   EXPECT_GT(samples.at("process_resident_memory_bytes"), 0);
   EXPECT_GT(samples.at("process_open_fds"), 0);
   int build_info_series = 0;
@@ -119,47 +156,58 @@ TEST_F(MetricsEndToEnd, CountersCountTheCallsMade) {
 }
 
 TEST_F(MetricsEndToEnd, HistogramBucketsAreCumulativeAndEndInInf) {
-  // For each histogram series (its labels without `le`), bucket counts in
-  // increasing `le` order never decrease, the last bucket is +Inf, and it
-  // equals the series' _count.
+  // For each series of every histogram (its labels without `le`), bucket
+  // counts in increasing `le` order never decrease, the last bucket is +Inf,
+  // it equals the series' _count, and a _sum exists.
   std::map<std::string, std::vector<std::pair<double, double>>> buckets;
-  std::map<std::string, double> counts;
-  const std::string bucket_prefix = "grpc_server_handling_seconds_bucket";
-  const std::string count_prefix = "grpc_server_handling_seconds_count";
-  for (const auto& [key, value] : ParseSamples(exposition_)) {
-    if (absl::StartsWith(key, bucket_prefix + "{")) {
-      // Labels are sorted by name, so `le` comes last: `...,le="X"}`.
-      const size_t le = key.rfind(",le=\"");
-      ASSERT_NE(le, std::string::npos) << key;
-      const std::string bound = key.substr(le + 5, key.size() - (le + 5) - 2);
-      double upper = 0;
-      if (bound == "+Inf") {
-        upper = std::numeric_limits<double>::infinity();
-      } else {
-        ASSERT_TRUE(absl::SimpleAtod(bound, &upper)) << bound;
-      }
-      const std::string series =
-          key.substr(bucket_prefix.size(), le - bucket_prefix.size()) + "}";
-      buckets[series].emplace_back(upper, value);
-    } else if (absl::StartsWith(key, count_prefix + "{")) {
-      counts[key.substr(count_prefix.size())] = value;
+  const std::map<std::string, double> samples = ParseSamples(exposition_);
+  for (const auto& [key, value] : samples) {
+    const size_t bucket = key.find("_bucket{");
+    if (bucket == std::string::npos) continue;
+    // Labels are sorted by name, so `le` comes last: `...le="X"}`.
+    const size_t le = key.rfind("le=\"");
+    ASSERT_NE(le, std::string::npos) << key;
+    const std::string bound = key.substr(le + 4, key.size() - (le + 4) - 2);
+    double upper = 0;
+    if (bound == "+Inf") {
+      upper = std::numeric_limits<double>::infinity();
+    } else {
+      ASSERT_TRUE(absl::SimpleAtod(bound, &upper)) << bound;
     }
+    // "name_bucket{a="1",le="X"}" -> "name{a="1"}".
+    std::string labels = key.substr(bucket + 7, le - (bucket + 7));
+    if (absl::EndsWith(labels, ",")) labels.pop_back();
+    labels = labels == "{" ? "" : labels + "}";
+    buckets[key.substr(0, bucket) + labels].emplace_back(upper, value);
   }
-  ASSERT_FALSE(buckets.empty());
+  std::set<std::string> histograms;
   for (auto& [series, points] : buckets) {
     std::sort(points.begin(), points.end());
     ASSERT_EQ(points.back().first, std::numeric_limits<double>::infinity())
         << series;
-    EXPECT_EQ(points.size(), 21u) << series;  // 20 bounds and +Inf.
     for (size_t i = 1; i < points.size(); ++i) {
       EXPECT_LE(points[i - 1].second, points[i].second) << series;
     }
-    ASSERT_EQ(counts.count(series), 1u) << series;
-    EXPECT_EQ(points.back().second, counts.at(series)) << series;
+    const size_t brace = series.find('{');
+    const std::string name = series.substr(0, brace);
+    const std::string labels =
+        brace == std::string::npos ? "" : series.substr(brace);
+    histograms.insert(name);
+    ASSERT_EQ(samples.count(name + "_count" + labels), 1u) << series;
+    EXPECT_EQ(points.back().second, samples.at(name + "_count" + labels))
+        << series;
+    EXPECT_EQ(samples.count(name + "_sum" + labels), 1u) << series;
+    if (name == "grpc_server_handling_seconds") {
+      EXPECT_EQ(points.size(), 21u) << series;  // 20 bounds and +Inf.
+    }
   }
+  EXPECT_EQ(histograms,
+            (std::set<std::string>{"grpc_server_handling_seconds",
+                                   "sator_query_seconds", "sator_query_hits",
+                                   "sator_broadphase_node_visits"}));
   const std::string ping =
-      "{grpc_method=\"Ping\",grpc_service=\"sator.v1.QueryService\","
-      "grpc_type=\"unary\"}";
+      "grpc_server_handling_seconds{grpc_method=\"Ping\",grpc_service=\"sator."
+      "v1.QueryService\",grpc_type=\"unary\"}";
   EXPECT_EQ(buckets.at(ping).back().second, kPings);
 }
 

@@ -1,0 +1,365 @@
+// The sator_* series (see query_metrics.h): sharded lock-free recording,
+// merged into Prometheus families at scrape time.
+#include "server/metrics/query_metrics.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <utility>
+
+#include "server/debug/recent_queries.h"
+#include "server/logging.h"
+#include "server/scenes/scene_registry.h"
+
+namespace sator::server {
+namespace {
+
+constexpr std::array<double, 14> kSecondsBounds = {
+    5e-6, 1e-5,   2.5e-5, 5e-5, 1e-4,   2.5e-4, 5e-4,
+    1e-3, 2.5e-3, 5e-3,   1e-2, 2.5e-2, 5e-2,   0.1};
+constexpr std::array<double, 13> kHitsBounds = {
+    0, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000};
+constexpr std::array<double, 19> kVisitsBounds = {
+    1,    2,    5,     10,    20,    50,     100,    200,    500, 1000,
+    2000, 5000, 10000, 20000, 50000, 100000, 200000, 500000, 1e6};
+
+// One histogram's cells: a count per bucket (not cumulative), the +Inf
+// bucket, then the sum (nanoseconds for seconds, plain for counts).
+template <size_t kBounds>
+constexpr int HistogramCells() {
+  return static_cast<int>(kBounds) + 2;
+}
+constexpr int kSecondsCells = HistogramCells<kSecondsBounds.size()>();
+constexpr int kHitsCells = HistogramCells<kHitsBounds.size()>();
+constexpr int kVisitsCells = HistogramCells<kVisitsBounds.size()>();
+
+// Cell offsets within a shard.
+constexpr int kSecondsBase = 0;
+constexpr int kHitsBase =
+    kSecondsBase + kQueryKinds * kQueryModes * kSecondsCells;
+constexpr int kVisitsBase = kHitsBase + kQueryKinds * kHitsCells;
+constexpr int kRewoundBase = kVisitsBase + kQueryKinds * kVisitsCells;
+constexpr int kPoseUpdatesCell = kRewoundBase + kQueryKinds;
+constexpr int kCellsPerShard = kPoseUpdatesCell + 1;
+
+constexpr std::array<absl::string_view, kQueryKinds> kKindNames = {
+    "overlap", "contacts", "sweep", "raycast", "point"};
+constexpr std::array<absl::string_view, kQueryModes> kModeNames = {
+    "any", "closest", "all", "closest_per_body"};
+
+// The bucket of `value`: the first bound >= value (Prometheus' `le`), or
+// the +Inf bucket.
+template <size_t kBounds>
+int BucketOf(const std::array<double, kBounds>& bounds, double value) {
+  return static_cast<int>(
+      std::lower_bound(bounds.begin(), bounds.end(), value) - bounds.begin());
+}
+
+std::vector<double> ToVector(const double* first, size_t count) {
+  return std::vector<double>(first, first + count);
+}
+
+// Which shard this thread adds to: handed out round robin on first use.
+int ThisThreadShardIndex() {
+  static std::atomic<int> next{0};
+  thread_local const int index =
+      next.fetch_add(1, std::memory_order_relaxed) % QueryMetrics::kShards;
+  return index;
+}
+
+prometheus::ClientMetric::Label MakeLabel(absl::string_view name,
+                                          absl::string_view value) {
+  return {std::string(name), std::string(value)};
+}
+
+}  // namespace
+
+struct QueryMetrics::Shards {
+  struct alignas(64) Shard {
+    std::array<std::atomic<std::uint64_t>, kCellsPerShard> cells{};
+  };
+  std::array<Shard, kShards> shard;
+
+  std::atomic<std::uint64_t>& Cell(int shard_index, int cell) {
+    return shard[static_cast<size_t>(shard_index)]
+        .cells[static_cast<size_t>(cell)];
+  }
+  // The sum of one cell over the shards.
+  std::uint64_t Total(int cell) const {
+    std::uint64_t total = 0;
+    for (const Shard& one : shard) {
+      total +=
+          one.cells[static_cast<size_t>(cell)].load(std::memory_order_relaxed);
+    }
+    return total;
+  }
+};
+
+absl::string_view QueryKindName(QueryKind kind) {
+  return kKindNames[static_cast<size_t>(kind)];
+}
+
+absl::string_view QueryModeName(QueryModeLabel mode) {
+  return kModeNames[static_cast<size_t>(mode)];
+}
+
+bool QueryLabels(const v1::Query& query, QueryKind& kind,
+                 QueryModeLabel& mode) {
+  switch (query.kind_case()) {
+    case v1::Query::kOverlap:
+      kind = QueryKind::kOverlap;
+      break;
+    case v1::Query::kContacts:
+      kind = QueryKind::kContacts;
+      break;
+    case v1::Query::kSweep:
+      kind = QueryKind::kSweep;
+      break;
+    case v1::Query::kRaycast:
+      kind = QueryKind::kRaycast;
+      break;
+    case v1::Query::kPoint:
+      kind = QueryKind::kPoint;
+      break;
+    default:
+      return false;
+  }
+  switch (query.options().mode()) {
+    case v1::RESULT_MODE_ANY:
+      mode = QueryModeLabel::kAny;
+      break;
+    case v1::RESULT_MODE_ALL:
+      mode = QueryModeLabel::kAll;
+      break;
+    case v1::RESULT_MODE_CLOSEST_PER_BODY:
+      mode = QueryModeLabel::kClosestPerBody;
+      break;
+    default:  // UNSPECIFIED means closest (query.proto).
+      mode = QueryModeLabel::kClosest;
+      break;
+  }
+  return true;
+}
+
+std::vector<double> QuerySecondsBuckets() {
+  return ToVector(kSecondsBounds.data(), kSecondsBounds.size());
+}
+std::vector<double> QueryHitsBuckets() {
+  return ToVector(kHitsBounds.data(), kHitsBounds.size());
+}
+std::vector<double> NodeVisitsBuckets() {
+  return ToVector(kVisitsBounds.data(), kVisitsBounds.size());
+}
+
+QueryMetrics::QueryMetrics(const SceneRegistry* scenes,
+                           absl::Duration slow_query_threshold)
+    : scenes_(scenes),
+      slow_query_threshold_(slow_query_threshold),
+      slow_query_seconds_(slow_query_threshold > absl::ZeroDuration()
+                              ? absl::ToDoubleSeconds(slow_query_threshold)
+                              : std::numeric_limits<double>::infinity()),
+      shards_(std::make_unique<Shards>()) {}
+
+QueryMetrics::~QueryMetrics() = default;
+
+void QueryMetrics::Record(QueryKind kind, QueryModeLabel mode, double seconds,
+                          std::int64_t hits, std::int64_t node_visits,
+                          bool rewound) {
+  const int shard = ThisThreadShardIndex();
+  const int k = static_cast<int>(kind);
+  const int m = static_cast<int>(mode);
+  const auto add = [&](int cell, std::uint64_t amount) {
+    shards_->Cell(shard, cell).fetch_add(amount, std::memory_order_relaxed);
+  };
+  seconds = std::max(seconds, 0.0);
+  const int seconds_base = kSecondsBase + (k * kQueryModes + m) * kSecondsCells;
+  add(seconds_base + BucketOf(kSecondsBounds, seconds), 1);
+  add(seconds_base + kSecondsCells - 1,
+      static_cast<std::uint64_t>(std::llround(seconds * 1e9)));
+  const double hit_count = static_cast<double>(std::max<std::int64_t>(hits, 0));
+  const int hits_base = kHitsBase + k * kHitsCells;
+  add(hits_base + BucketOf(kHitsBounds, hit_count), 1);
+  add(hits_base + kHitsCells - 1, static_cast<std::uint64_t>(hit_count));
+  const double visits =
+      static_cast<double>(std::max<std::int64_t>(node_visits, 0));
+  const int visits_base = kVisitsBase + k * kVisitsCells;
+  add(visits_base + BucketOf(kVisitsBounds, visits), 1);
+  add(visits_base + kVisitsCells - 1, static_cast<std::uint64_t>(visits));
+  if (rewound) add(kRewoundBase + k, 1);
+}
+
+void QueryMetrics::OnQuery(absl::string_view scene_id, const v1::Query& query,
+                           const v1::QueryResult& result,
+                           absl::Duration elapsed) {
+  QueryKind kind;
+  QueryModeLabel mode;
+  if (!QueryLabels(query, kind, mode)) return;
+  const double seconds = absl::ToDoubleSeconds(elapsed);
+  const bool rewound = query.options().has_rewind();
+  Record(kind, mode, seconds, result.hits_size(), result.stats().node_visits(),
+         rewound);
+  if (seconds >= slow_query_seconds_) {
+    Log(LogLevel::kWarning, "slow_query",
+        {{"kind", QueryKindName(kind)},
+         {"mode", QueryModeName(mode)},
+         {"scene", scene_id},
+         {"tick", static_cast<std::int64_t>(result.tick())},
+         {"rewound", rewound},
+         {"duration_ms", seconds * 1e3},
+         {"hits", static_cast<std::int64_t>(result.hits_size())},
+         {"node_visits",
+          static_cast<std::int64_t>(result.stats().node_visits())}});
+  }
+  if (recent_ != nullptr) recent_->Add(scene_id, query, result);
+}
+
+void QueryMetrics::AddPoseUpdates(std::int64_t count) {
+  if (count <= 0) return;
+  shards_->Cell(ThisThreadShardIndex(), kPoseUpdatesCell)
+      .fetch_add(static_cast<std::uint64_t>(count), std::memory_order_relaxed);
+}
+
+namespace {
+
+// A cumulative histogram from per-bucket cells (bounds, +Inf, sum) summed
+// over the shards.
+template <size_t kBounds, typename Totals>
+prometheus::ClientMetric MakeHistogram(
+    const std::array<double, kBounds>& bounds, int base, double sum_scale,
+    const Totals& total, std::vector<prometheus::ClientMetric::Label> labels) {
+  prometheus::ClientMetric metric;
+  metric.label = std::move(labels);
+  std::uint64_t cumulative = 0;
+  for (size_t b = 0; b <= kBounds; ++b) {
+    cumulative += total(base + static_cast<int>(b));
+    metric.histogram.bucket.push_back(
+        {cumulative,
+         b < kBounds ? bounds[b] : std::numeric_limits<double>::infinity()});
+  }
+  metric.histogram.sample_count = cumulative;
+  metric.histogram.sample_sum =
+      static_cast<double>(total(base + static_cast<int>(kBounds) + 1)) *
+      sum_scale;
+  return metric;
+}
+
+prometheus::MetricFamily MakeFamily(std::string name, std::string help,
+                                    prometheus::MetricType type) {
+  prometheus::MetricFamily family;
+  family.name = std::move(name);
+  family.help = std::move(help);
+  family.type = type;
+  return family;
+}
+
+}  // namespace
+
+std::vector<prometheus::MetricFamily> QueryMetrics::Collect() const {
+  const auto total = [this](int cell) { return shards_->Total(cell); };
+  std::vector<prometheus::MetricFamily> families;
+
+  prometheus::MetricFamily seconds = MakeFamily(
+      "sator_query_seconds",
+      "Core work of one scene query (conversion and the scene query, not the "
+      "RPC around it), in seconds.",
+      prometheus::MetricType::Histogram);
+  prometheus::MetricFamily hits =
+      MakeFamily("sator_query_hits", "Hits one scene query returned.",
+                 prometheus::MetricType::Histogram);
+  prometheus::MetricFamily visits =
+      MakeFamily("sator_broadphase_node_visits",
+                 "Broad-phase bounding boxes one scene query tested.",
+                 prometheus::MetricType::Histogram);
+  prometheus::MetricFamily rewound =
+      MakeFamily("sator_rewound_queries_total",
+                 "Scene queries run against a past tick (rewind).",
+                 prometheus::MetricType::Counter);
+  for (int k = 0; k < kQueryKinds; ++k) {
+    const absl::string_view kind = kKindNames[static_cast<size_t>(k)];
+    for (int m = 0; m < kQueryModes; ++m) {
+      seconds.metric.push_back(MakeHistogram(
+          kSecondsBounds, kSecondsBase + (k * kQueryModes + m) * kSecondsCells,
+          1e-9, total,
+          {MakeLabel("kind", kind),
+           MakeLabel("mode", kModeNames[static_cast<size_t>(m)])}));
+    }
+    hits.metric.push_back(MakeHistogram(kHitsBounds, kHitsBase + k * kHitsCells,
+                                        1.0, total, {MakeLabel("kind", kind)}));
+    visits.metric.push_back(MakeHistogram(kVisitsBounds,
+                                          kVisitsBase + k * kVisitsCells, 1.0,
+                                          total, {MakeLabel("kind", kind)}));
+    prometheus::ClientMetric count;
+    count.label = {MakeLabel("kind", kind)};
+    count.counter.value = static_cast<double>(total(kRewoundBase + k));
+    rewound.metric.push_back(std::move(count));
+  }
+  families.push_back(std::move(seconds));
+  families.push_back(std::move(hits));
+  families.push_back(std::move(visits));
+  families.push_back(std::move(rewound));
+
+  prometheus::MetricFamily poses =
+      MakeFamily("sator_pose_updates_total",
+                 "Body poses applied by accepted pose-update batches.",
+                 prometheus::MetricType::Counter);
+  poses.metric.emplace_back();
+  poses.metric.back().counter.value =
+      static_cast<double>(total(kPoseUpdatesCell));
+  families.push_back(std::move(poses));
+
+  prometheus::MetricFamily sessions =
+      MakeFamily("sator_sessions_active", "Open Session streams.",
+                 prometheus::MetricType::Gauge);
+  sessions.metric.emplace_back();
+  sessions.metric.back().gauge.value =
+      static_cast<double>(sessions_active_.load(std::memory_order_relaxed));
+  families.push_back(std::move(sessions));
+
+  // Scenes and bodies, counted now: one pass over the registry, a page of
+  // scenes at a time, O(bodies) (SceneSnapshot::CountBodies).
+  std::size_t scene_count = 0;
+  std::size_t static_bodies = 0;
+  std::size_t dynamic_bodies = 0;
+  if (scenes_ != nullptr) {
+    std::string after;
+    while (true) {
+      const std::vector<std::shared_ptr<HostedScene>> page =
+          scenes_->List(after, 256);
+      for (const std::shared_ptr<HostedScene>& scene : page) {
+        scene::BodyCounts counts;
+        if (scene->scene2() != nullptr) {
+          counts = scene->scene2()->Snapshot().CountBodies();
+        } else if (scene->scene3() != nullptr) {
+          counts = scene->scene3()->Snapshot().CountBodies();
+        }
+        ++scene_count;
+        static_bodies += counts.static_bodies;
+        dynamic_bodies += counts.dynamic_bodies;
+      }
+      if (page.size() < 256) break;
+      after = page.back()->id();
+    }
+  }
+  prometheus::MetricFamily scenes_family = MakeFamily(
+      "sator_scenes", "Scenes hosted.", prometheus::MetricType::Gauge);
+  scenes_family.metric.emplace_back();
+  scenes_family.metric.back().gauge.value = static_cast<double>(scene_count);
+  families.push_back(std::move(scenes_family));
+
+  prometheus::MetricFamily bodies =
+      MakeFamily("sator_bodies", "Bodies in all hosted scenes, by motion type.",
+                 prometheus::MetricType::Gauge);
+  for (const auto& [motion, count] :
+       {std::pair<absl::string_view, std::size_t>{"static", static_bodies},
+        {"dynamic", dynamic_bodies}}) {
+    prometheus::ClientMetric metric;
+    metric.label = {MakeLabel("motion", motion)};
+    metric.gauge.value = static_cast<double>(count);
+    bodies.metric.push_back(std::move(metric));
+  }
+  families.push_back(std::move(bodies));
+  return families;
+}
+
+}  // namespace sator::server

@@ -1,0 +1,135 @@
+// The sator_* series: what the scene queries cost and what satord hosts.
+//
+//   sator_query_seconds{kind,mode}         histogram, core work of one query
+//   sator_query_hits{kind}                 histogram, hits one query returned
+//   sator_broadphase_node_visits{kind}     histogram, broad-phase boxes tested
+//   sator_rewound_queries_total{kind}      counter, queries run at a past tick
+//   sator_pose_updates_total               counter, body poses applied
+//   sator_sessions_active                  gauge, open Session streams
+//   sator_scenes                           gauge, hosted scenes (at scrape)
+//   sator_bodies{motion}                   gauge, bodies by motion (at scrape)
+//
+// No label ever names a scene or a body: every label value comes from a
+// fixed list, so the number of series is fixed at startup.
+//
+// The hot path looks nothing up and takes no lock. prometheus-cpp's
+// Histogram::Observe takes a mutex, which every query thread would contend
+// on; instead, each thread adds to one of kShards shards of relaxed atomic
+// cells (bucket counts and sums, non-cumulative), picked once per thread, and
+// Collect() merges the shards into cumulative histograms at scrape time. A
+// histogram's _count is the sum of its buckets as read, so the +Inf bucket
+// always equals _count even while queries run during a scrape.
+//
+// The same object writes the slow-query log (one JSON line at warning level
+// per query slower than a threshold; see docs/METRICS.md) and, when the
+// debug pages are on, hands each query to the viewer's ring of recent
+// queries.
+#ifndef SATOR_SERVER_METRICS_QUERY_METRICS_H_
+#define SATOR_SERVER_METRICS_QUERY_METRICS_H_
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+#include "prometheus/collectable.h"
+#include "prometheus/metric_family.h"
+#include "sator/v1/query.pb.h"
+
+namespace sator::server {
+
+class SceneRegistry;
+class RecentQueries;
+
+// The query kinds, as the `kind` label says them.
+enum class QueryKind : std::uint8_t {
+  kOverlap = 0,
+  kContacts,
+  kSweep,
+  kRaycast,
+  kPoint,
+};
+inline constexpr int kQueryKinds = 5;
+
+// The result modes, as the `mode` label says them (any, closest, all,
+// closest_per_body).
+enum class QueryModeLabel : std::uint8_t {
+  kAny = 0,
+  kClosest,
+  kAll,
+  kClosestPerBody,
+};
+inline constexpr int kQueryModes = 4;
+
+absl::string_view QueryKindName(QueryKind kind);
+absl::string_view QueryModeName(QueryModeLabel mode);
+
+// The label values of a v1 query; false for a query with no kind set.
+bool QueryLabels(const v1::Query& query, QueryKind& kind, QueryModeLabel& mode);
+
+// Bucket upper bounds (the +Inf bucket is implied).
+// Seconds: 5 us to 100 ms in a 1-2.5-5 series.
+std::vector<double> QuerySecondsBuckets();
+// Hits: 0, 1, 2, 5, 10, ... 5000.
+std::vector<double> QueryHitsBuckets();
+// Broad-phase node visits: 1, 2, 5, 10, ... 1e6.
+std::vector<double> NodeVisitsBuckets();
+
+class QueryMetrics final : public prometheus::Collectable {
+ public:
+  // `scenes` (may be null) is read at scrape time for sator_scenes and
+  // sator_bodies. `slow_query_threshold` <= 0 turns the slow-query log off.
+  QueryMetrics(const SceneRegistry* scenes,
+               absl::Duration slow_query_threshold);
+  ~QueryMetrics() override;
+  QueryMetrics(const QueryMetrics&) = delete;
+  QueryMetrics& operator=(const QueryMetrics&) = delete;
+
+  // Turns on recording the recent queries for the scene viewer (null: off).
+  // Call before serving.
+  void set_recent_queries(RecentQueries* recent) { recent_ = recent; }
+
+  // One answered scene query: `elapsed` is the core work (conversion to and
+  // from protobuf included, the RPC around it not). Records the metrics,
+  // logs it if slow and feeds the viewer's ring. Thread-safe, lock-free
+  // unless the query is slow or the debug pages are on.
+  void OnQuery(absl::string_view scene_id, const v1::Query& query,
+               const v1::QueryResult& result, absl::Duration elapsed);
+
+  // The metrics part of OnQuery alone, from plain values (for callers that
+  // have no protobuf at hand, and for the benchmark).
+  void Record(QueryKind kind, QueryModeLabel mode, double seconds,
+              std::int64_t hits, std::int64_t node_visits, bool rewound);
+
+  // `count` body poses were applied (one per PoseUpdate in an accepted
+  // batch).
+  void AddPoseUpdates(std::int64_t count);
+
+  void SessionOpened() { sessions_active_.fetch_add(1); }
+  void SessionClosed() { sessions_active_.fetch_sub(1); }
+
+  absl::Duration slow_query_threshold() const { return slow_query_threshold_; }
+
+  std::vector<prometheus::MetricFamily> Collect() const override;
+
+  // Threads share kShards shards (a thread keeps the one it first got).
+  static constexpr int kShards = 16;
+
+ private:
+  // The cells of every shard (query_metrics.cc).
+  struct Shards;
+
+  const SceneRegistry* scenes_;
+  const absl::Duration slow_query_threshold_;
+  const double slow_query_seconds_;
+  RecentQueries* recent_ = nullptr;
+  std::unique_ptr<Shards> shards_;
+  std::atomic<std::int64_t> sessions_active_{0};
+};
+
+}  // namespace sator::server
+
+#endif  // SATOR_SERVER_METRICS_QUERY_METRICS_H_

@@ -1,0 +1,202 @@
+// The scene viewer's pages in-process (server/debug): the list, projection
+// onto each plane (orientation, y up), the body cap and the mesh triangle
+// cap, recent queries drawn over the bodies, escaping, and the 400 and 404
+// answers. viewer_e2e_test.sh checks the same pages in Chromium.
+#include <memory>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "sator/core/geometry3d/triangle_mesh.h"
+#include "server/debug/recent_queries.h"
+#include "server/debug/scene_pages.h"
+#include "server/debug/scene_svg.h"
+#include "server/scenes/scene_registry.h"
+
+namespace sator::server {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+int Count(const std::string& text, const std::string& needle) {
+  int count = 0;
+  for (size_t at = text.find(needle); at != std::string::npos;
+       at = text.find(needle, at + needle.size())) {
+    ++count;
+  }
+  return count;
+}
+
+// The cx and cy of the circle drawn for body `id`.
+std::pair<double, double> CircleCentre(const std::string& svg, int id) {
+  const std::regex pattern(
+      absl::StrCat("id=\"body-", id,
+                   "\"[^>]*>.*?<circle class=\"shape\" cx=\"([-0-9.]+)\" "
+                   "cy=\"([-0-9.]+)\""));
+  std::smatch match;
+  if (!std::regex_search(svg, match, pattern)) return {-1, -1};
+  double x = 0;
+  double y = 0;
+  EXPECT_TRUE(absl::SimpleAtod(match[1].str(), &x));
+  EXPECT_TRUE(absl::SimpleAtod(match[2].str(), &y));
+  return {x, y};
+}
+
+class ViewerTest : public ::testing::Test {
+ protected:
+  std::shared_ptr<HostedScene> Make(const std::string& id, int dimension) {
+    absl::StatusOr<std::shared_ptr<HostedScene>> scene =
+        scenes_.Create(id, {.dimension = dimension});
+    EXPECT_TRUE(scene.ok()) << scene.status();
+    return scene.ok() ? *scene : nullptr;
+  }
+
+  HttpResponse Get(const std::string& path,
+                   std::map<std::string, std::string> params = {}) {
+    return ServeScenePage({.path = path, .params = std::move(params)}, scenes_,
+                          &recent_);
+  }
+
+  SceneRegistry scenes_{SceneLimits{}};
+  RecentQueries recent_;
+};
+
+TEST_F(ViewerTest, ListShowsEveryScene) {
+  std::shared_ptr<HostedScene> flat = Make("flat", 2);
+  Make("deep", 3);
+  const std::vector<scene::BodyDesc<2>> bodies = {
+      {.id = 1,
+       .shape = std::make_shared<const Shape2>(Circle{1.0f}),
+       .motion = scene::MotionType::kStatic},
+      {.id = 2, .shape = std::make_shared<const Shape2>(Circle{1.0f})}};
+  ASSERT_TRUE(flat->scene2()->UpsertBodies(bodies).ok());
+  ASSERT_TRUE(flat->scene2()->UpdatePoses(4, {}).ok());
+  const HttpResponse list = Get("/debug/scenes/");
+  EXPECT_EQ(list.status, 200);
+  EXPECT_THAT(list.body, HasSubstr("2 scenes hosted."));
+  EXPECT_THAT(list.body,
+              HasSubstr("<a href=\"/debug/scenes/flat\">flat</a></td><td>2D"
+                        "</td><td>4</td><td>1</td><td>1</td>"));
+  EXPECT_THAT(list.body, HasSubstr("<a href=\"/debug/scenes/deep\">deep</a>"));
+}
+
+TEST_F(ViewerTest, ProjectsOntoTheChosenPlaneWithYUp) {
+  std::shared_ptr<HostedScene> deep = Make("deep", 3);
+  const auto sphere = std::make_shared<const Shape3>(Sphere{1.0f});
+  const std::vector<scene::BodyDesc<3>> bodies = {
+      {.id = 1, .shape = sphere, .pose = {{0, 0, 0}, {}}},
+      {.id = 2, .shape = sphere, .pose = {{10, 0, 5}, {}}}};
+  ASSERT_TRUE(deep->scene3()->UpsertBodies(bodies).ok());
+  const std::string xy = Get("/debug/scenes/deep").body;
+  const std::string xz = Get("/debug/scenes/deep", {{"plane", "xz"}}).body;
+  const std::string yz = Get("/debug/scenes/deep", {{"plane", "yz"}}).body;
+  EXPECT_THAT(xz, HasSubstr("data-plane=\"xz\""));
+  // xy: both at y = 0, body 2 to the right.
+  EXPECT_GT(CircleCentre(xy, 2).first, CircleCentre(xy, 1).first);
+  EXPECT_DOUBLE_EQ(CircleCentre(xy, 2).second, CircleCentre(xy, 1).second);
+  // xz: body 2 right and higher (z up, so a smaller SVG y).
+  EXPECT_GT(CircleCentre(xz, 2).first, CircleCentre(xz, 1).first);
+  EXPECT_LT(CircleCentre(xz, 2).second, CircleCentre(xz, 1).second);
+  // yz: same y, so the same column; body 2 higher.
+  EXPECT_DOUBLE_EQ(CircleCentre(yz, 2).first, CircleCentre(yz, 1).first);
+  EXPECT_LT(CircleCentre(yz, 2).second, CircleCentre(yz, 1).second);
+}
+
+TEST_F(ViewerTest, CapsBodiesAndMeshTriangles) {
+  std::shared_ptr<HostedScene> flat = Make("many", 2);
+  std::vector<scene::BodyDesc<2>> bodies;
+  for (std::uint64_t id = 1; id <= 10; ++id) {
+    bodies.push_back(
+        {.id = id,
+         .shape = std::make_shared<const Shape2>(Box2{{1.0f, 1.0f}}),
+         .pose = {{static_cast<float>(3 * id), 0.0f}, {}}});
+  }
+  ASSERT_TRUE(flat->scene2()->UpsertBodies(bodies).ok());
+  const std::string page =
+      Get("/debug/scenes/many", {{"max_bodies", "3"}}).body;
+  EXPECT_EQ(Count(page, "<g class=\"body "), 3);
+  EXPECT_THAT(page, HasSubstr("10 bodies, 3 drawn"));
+
+  // A 100-triangle fan drawn with a budget of 40.
+  std::vector<Vec3> vertices = {{0, 0, 0}};
+  std::vector<std::uint32_t> indices;
+  for (std::uint32_t i = 0; i <= 100; ++i) {
+    const float angle = 0.06f * static_cast<float>(i);
+    vertices.push_back({10 * std::cos(angle), 10 * std::sin(angle), 0});
+    if (i > 0) indices.insert(indices.end(), {0, i, i + 1});
+  }
+  absl::StatusOr<std::shared_ptr<const TriangleMesh>> mesh =
+      MakeTriangleMesh(vertices, indices);
+  ASSERT_TRUE(mesh.ok()) << mesh.status();
+  std::shared_ptr<HostedScene> deep = Make("meshy", 3);
+  const std::vector<scene::BodyDesc<3>> mesh_body = {
+      {.id = 1,
+       .shape = std::make_shared<const Shape3>(*mesh),
+       .motion = scene::MotionType::kStatic}};
+  ASSERT_TRUE(deep->scene3()->UpsertBodies(mesh_body).ok());
+  SvgOptions options;
+  options.max_mesh_triangles = 40;
+  SvgStats stats;
+  const std::string svg = RenderSceneSvg(*deep, options, {}, stats);
+  EXPECT_TRUE(stats.triangles_capped);
+  EXPECT_EQ(stats.triangles_drawn, 40u);
+  EXPECT_EQ(Count(svg, "Z"), 40);
+  options.max_mesh_triangles = 1000;
+  RenderSceneSvg(*deep, options, {}, stats);
+  EXPECT_FALSE(stats.triangles_capped);
+  EXPECT_EQ(stats.triangles_drawn, 100u);
+}
+
+TEST_F(ViewerTest, DrawsTheRecentQueriesOfTheScene) {
+  std::shared_ptr<HostedScene> flat = Make("arena", 2);
+  Make("other", 2);
+  const std::vector<scene::BodyDesc<2>> bodies = {
+      {.id = 1, .shape = std::make_shared<const Shape2>(Circle{1.0f})}};
+  ASSERT_TRUE(flat->scene2()->UpsertBodies(bodies).ok());
+  v1::Query ray;
+  ray.mutable_raycast()->mutable_origin()->set_x(-5);
+  ray.mutable_raycast()->mutable_direction()->set_x(1);
+  ray.mutable_raycast()->set_max_distance(10);
+  v1::QueryResult hit;
+  hit.add_hits()->mutable_point()->set_x(-1);
+  hit.mutable_hits(0)->mutable_normal()->set_x(-1);
+  recent_.Add("arena", ray, hit);
+  v1::Query sweep;
+  sweep.mutable_sweep()->mutable_displacement()->set_y(3);
+  recent_.Add("arena", sweep, v1::QueryResult());
+  recent_.Add("other", ray, hit);
+  const std::string page = Get("/debug/scenes/arena").body;
+  EXPECT_EQ(Count(page, "<g class=\"query raycast\""), 1);
+  EXPECT_EQ(Count(page, "<g class=\"query sweep\""), 1);
+  EXPECT_EQ(Count(page, "<line class=\"path\""), 2);
+  EXPECT_EQ(Count(page, "<circle class=\"hit\""), 1);
+  EXPECT_EQ(Count(page, "<line class=\"normal\""), 1);
+  EXPECT_THAT(page, HasSubstr("2 recent queries"));
+  const std::string none = Get("/debug/scenes/arena", {{"queries", "0"}}).body;
+  EXPECT_EQ(Count(none, "<g class=\"query "), 0);
+  const std::string last = Get("/debug/scenes/arena", {{"queries", "1"}}).body;
+  EXPECT_EQ(Count(last, "<g class=\"query sweep\""), 1);
+  EXPECT_EQ(Count(last, "<g class=\"query raycast\""), 0);
+}
+
+TEST_F(ViewerTest, EscapesAndRefusesBadRequests) {
+  Make("deep", 3);
+  const HttpResponse missing = Get("/debug/scenes/<img src=x onerror=1>");
+  EXPECT_EQ(missing.status, 404);
+  EXPECT_THAT(missing.body, HasSubstr("&lt;img src=x onerror=1&gt;"));
+  EXPECT_THAT(missing.body, Not(HasSubstr("<img")));
+  EXPECT_EQ(Get("/debug/scenes/deep", {{"plane", "up"}}).status, 400);
+  EXPECT_EQ(Get("/debug/scenes/deep", {{"queries", "-1"}}).status, 400);
+  EXPECT_EQ(Get("/debug/scenes/deep", {{"max_bodies", "x"}}).status, 400);
+  EXPECT_EQ(Get("/debug/scenes/deep/more").status, 404);
+  EXPECT_EQ(Get("/debug/scenes/deep").status, 200);
+  EXPECT_EQ(HtmlEscape("a&b<c>\"d'"), "a&amp;b&lt;c&gt;&quot;d&#39;");
+}
+
+}  // namespace
+}  // namespace sator::server

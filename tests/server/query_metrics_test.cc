@@ -1,0 +1,376 @@
+// QueryMetrics and the /metrics exposition it joins: exact counts and bucket
+// placement for known observations, the structure Prometheus requires of
+// every family (cumulative buckets ending in +Inf equal to _count, _sum
+// present, base-unit names, _total counters, no id labels), counts that add
+// up under concurrent recording (also run under TSan), scene and body gauges
+// read from the registry at scrape time, and the slow-query log.
+#include "server/metrics/query_metrics.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <limits>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "server/debug/recent_queries.h"
+#include "server/logging.h"
+#include "server/metrics/registry.h"
+#include "server/scenes/scene_registry.h"
+
+namespace sator::server {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+// "name{labels}" -> value, for every sample line of an exposition.
+std::map<std::string, double> ParseSamples(const std::string& text) {
+  std::map<std::string, double> samples;
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    if (line.empty() || line.front() == '#') continue;
+    const size_t space = line.rfind(' ');
+    if (space == absl::string_view::npos) continue;
+    double value = 0;
+    if (absl::SimpleAtod(line.substr(space + 1), &value)) {
+      samples[std::string(line.substr(0, space))] = value;
+    }
+  }
+  return samples;
+}
+
+// "# TYPE name type" lines: name -> type.
+std::map<std::string, std::string> ParseTypes(const std::string& text) {
+  std::map<std::string, std::string> types;
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    if (!absl::StartsWith(line, "# TYPE ")) continue;
+    std::vector<std::string> parts = absl::StrSplit(line, ' ');
+    if (parts.size() == 4) types[parts[2]] = parts[3];
+  }
+  return types;
+}
+
+struct Exposition {
+  std::string text;
+  std::map<std::string, double> samples;
+  std::map<std::string, std::string> types;
+};
+
+class QueryMetricsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    absl::StatusOr<std::unique_ptr<Metrics>> made = Metrics::Start("");
+    ASSERT_TRUE(made.ok()) << made.status();
+    metrics_ = *std::move(made);
+  }
+
+  std::shared_ptr<QueryMetrics> Add(const SceneRegistry* scenes,
+                                    absl::Duration threshold) {
+    auto query_metrics = std::make_shared<QueryMetrics>(scenes, threshold);
+    metrics_->AddCollectable(query_metrics);
+    return query_metrics;
+  }
+
+  Exposition Scrape() const {
+    Exposition exposition;
+    exposition.text = metrics_->Serialize();
+    exposition.samples = ParseSamples(exposition.text);
+    exposition.types = ParseTypes(exposition.text);
+    return exposition;
+  }
+
+  std::unique_ptr<Metrics> metrics_;
+};
+
+TEST_F(QueryMetricsTest, ObservationsLandInTheirBuckets) {
+  std::shared_ptr<QueryMetrics> query_metrics =
+      Add(nullptr, absl::ZeroDuration());
+  for (int i = 0; i < 7; ++i) {
+    query_metrics->Record(QueryKind::kRaycast, QueryModeLabel::kClosest, 30e-6,
+                          /*hits=*/3, /*node_visits=*/40,
+                          /*rewound=*/i < 2);
+  }
+  query_metrics->Record(QueryKind::kRaycast, QueryModeLabel::kClosest, 0.5,
+                        /*hits=*/0, /*node_visits=*/2'000'000, false);
+  query_metrics->AddPoseUpdates(250);
+  query_metrics->AddPoseUpdates(0);
+  query_metrics->SessionOpened();
+  query_metrics->SessionOpened();
+  query_metrics->SessionClosed();
+  const Exposition scraped = Scrape();
+  const auto& s = scraped.samples;
+  const std::string ray = "kind=\"raycast\",mode=\"closest\"";
+  // 30 us is above 25 us and at most 50 us; 0.5 s is above every bound.
+  EXPECT_EQ(s.at("sator_query_seconds_bucket{" + ray + ",le=\"2.5e-05\"}"), 0);
+  EXPECT_EQ(s.at("sator_query_seconds_bucket{" + ray + ",le=\"5e-05\"}"), 7);
+  EXPECT_EQ(s.at("sator_query_seconds_bucket{" + ray + ",le=\"0.1\"}"), 7);
+  EXPECT_EQ(s.at("sator_query_seconds_bucket{" + ray + ",le=\"+Inf\"}"), 8);
+  EXPECT_EQ(s.at("sator_query_seconds_count{" + ray + "}"), 8);
+  EXPECT_NEAR(s.at("sator_query_seconds_sum{" + ray + "}"), 7 * 30e-6 + 0.5,
+              1e-9);
+  // Hits 3 fall in le=5 (above 2); visits 40 in le=50; 2e6 past 1e6.
+  EXPECT_EQ(s.at("sator_query_hits_bucket{kind=\"raycast\",le=\"2\"}"), 1);
+  EXPECT_EQ(s.at("sator_query_hits_bucket{kind=\"raycast\",le=\"0\"}"), 1);
+  EXPECT_EQ(s.at("sator_query_hits_bucket{kind=\"raycast\",le=\"5\"}"), 8);
+  EXPECT_EQ(s.at("sator_query_hits_sum{kind=\"raycast\"}"), 21);
+  EXPECT_EQ(
+      s.at("sator_broadphase_node_visits_bucket{kind=\"raycast\",le=\"20\"}"),
+      0);
+  EXPECT_EQ(
+      s.at("sator_broadphase_node_visits_bucket{kind=\"raycast\",le=\"50\"}"),
+      7);
+  EXPECT_EQ(s.at("sator_broadphase_node_visits_bucket{kind=\"raycast\",le="
+                 "\"1000000\"}"),
+            7);
+  EXPECT_EQ(s.at("sator_broadphase_node_visits_count{kind=\"raycast\"}"), 8);
+  EXPECT_EQ(s.at("sator_rewound_queries_total{kind=\"raycast\"}"), 2);
+  EXPECT_EQ(s.at("sator_rewound_queries_total{kind=\"overlap\"}"), 0);
+  EXPECT_EQ(s.at("sator_pose_updates_total"), 250);
+  EXPECT_EQ(s.at("sator_sessions_active"), 1);
+  // Every (kind, mode) has its series from the start.
+  EXPECT_EQ(s.at("sator_query_seconds_count{kind=\"sweep\",mode=\"any\"}"), 0);
+  EXPECT_EQ(s.at("sator_query_seconds_count{kind=\"point\",mode=\""
+                 "closest_per_body\"}"),
+            0);
+}
+
+TEST_F(QueryMetricsTest, OnQueryReadsKindModeRewindHitsAndVisitsFromProto) {
+  std::shared_ptr<QueryMetrics> query_metrics =
+      Add(nullptr, absl::ZeroDuration());
+  v1::Query query;
+  query.mutable_sweep()->mutable_displacement()->set_x(1);
+  query.mutable_options()->set_mode(v1::RESULT_MODE_ALL);
+  query.mutable_options()->mutable_rewind()->set_tick(3);
+  v1::QueryResult result;
+  result.add_hits();
+  result.add_hits();
+  result.mutable_stats()->set_node_visits(9);
+  query_metrics->OnQuery("arena", query, result, absl::Microseconds(200));
+  v1::Query unspecified;
+  unspecified.mutable_point();
+  query_metrics->OnQuery("arena", unspecified, v1::QueryResult(),
+                         absl::Microseconds(1));
+  query_metrics->OnQuery("arena", v1::Query(), result, absl::Microseconds(1));
+  const auto s = Scrape().samples;
+  EXPECT_EQ(s.at("sator_query_seconds_bucket{kind=\"sweep\",mode=\"all\","
+                 "le=\"0.00025\"}"),
+            1);
+  EXPECT_EQ(s.at("sator_query_seconds_bucket{kind=\"sweep\",mode=\"all\","
+                 "le=\"0.0001\"}"),
+            0);
+  EXPECT_EQ(s.at("sator_query_hits_sum{kind=\"sweep\"}"), 2);
+  EXPECT_EQ(s.at("sator_broadphase_node_visits_sum{kind=\"sweep\"}"), 9);
+  EXPECT_EQ(s.at("sator_rewound_queries_total{kind=\"sweep\"}"), 1);
+  // An unspecified mode is closest (query.proto); a query with no kind is
+  // not counted anywhere.
+  EXPECT_EQ(s.at("sator_query_seconds_count{kind=\"point\",mode=\"closest\"}"),
+            1);
+  double all_queries = 0;
+  for (const auto& [key, value] : s) {
+    if (absl::StartsWith(key, "sator_query_seconds_count{")) {
+      all_queries += value;
+    }
+  }
+  EXPECT_EQ(all_queries, 2);
+}
+
+TEST_F(QueryMetricsTest, EveryFamilyIsWellFormed) {
+  SceneRegistry scenes{SceneLimits{}};
+  std::shared_ptr<QueryMetrics> query_metrics =
+      Add(&scenes, absl::ZeroDuration());
+  query_metrics->Record(QueryKind::kOverlap, QueryModeLabel::kAny, 1e-3, 1, 5,
+                        false);
+  const Exposition scraped = Scrape();
+  ASSERT_FALSE(scraped.types.empty());
+  // Histograms: per series (labels without le), buckets in increasing le
+  // never decrease, the last is +Inf and equals _count; _sum exists.
+  std::map<std::string, std::vector<std::pair<double, double>>> buckets;
+  // Every label name is one of a fixed set whose values come from fixed
+  // lists (bounded cardinality): none can carry a scene or body id.
+  const std::set<std::string> allowed = {
+      "grpc_service", "grpc_method", "grpc_type", "grpc_code", "kind",
+      "mode",         "motion",      "le",        "version",   "revision"};
+  for (const auto& [key, value] : scraped.samples) {
+    const size_t brace = key.find('{');
+    if (brace == std::string::npos) continue;
+    for (absl::string_view pair : absl::StrSplit(
+             absl::string_view(key).substr(brace + 1, key.size() - brace - 2),
+             ',')) {
+      const std::string name(pair.substr(0, pair.find('=')));
+      EXPECT_EQ(allowed.count(name), 1u) << name << " in " << key;
+    }
+  }
+}
+
+TEST_F(QueryMetricsTest, ScenesAndBodiesAreCountedAtScrapeTime) {
+  SceneRegistry scenes{SceneLimits{}};
+  std::shared_ptr<QueryMetrics> query_metrics =
+      Add(&scenes, absl::ZeroDuration());
+  EXPECT_EQ(Scrape().samples.at("sator_scenes"), 0);
+  absl::StatusOr<std::shared_ptr<HostedScene>> flat =
+      scenes.Create("flat", {.dimension = 2});
+  absl::StatusOr<std::shared_ptr<HostedScene>> deep =
+      scenes.Create("deep", {.dimension = 3});
+  ASSERT_TRUE(flat.ok() && deep.ok());
+  std::vector<scene::BodyDesc<2>> flat_bodies;
+  for (std::uint64_t id = 1; id <= 5; ++id) {
+    flat_bodies.push_back(
+        {.id = id,
+         .shape = std::make_shared<const Shape2>(Circle{1.0f}),
+         .pose = {},
+         .motion = id <= 2 ? scene::MotionType::kStatic
+                           : scene::MotionType::kDynamic});
+  }
+  ASSERT_TRUE((*flat)->scene2()->UpsertBodies(flat_bodies).ok());
+  const std::vector<scene::BodyDesc<3>> deep_bodies = {
+      {.id = 9,
+       .shape = std::make_shared<const Shape3>(Sphere{1.0f}),
+       .pose = {},
+       .motion = scene::MotionType::kStatic}};
+  ASSERT_TRUE((*deep)->scene3()->UpsertBodies(deep_bodies).ok());
+  auto s = Scrape().samples;
+  EXPECT_EQ(s.at("sator_scenes"), 2);
+  EXPECT_EQ(s.at("sator_bodies{motion=\"static\"}"), 3);
+  EXPECT_EQ(s.at("sator_bodies{motion=\"dynamic\"}"), 3);
+  ASSERT_TRUE(scenes.Delete("flat").ok());
+  s = Scrape().samples;
+  EXPECT_EQ(s.at("sator_scenes"), 1);
+  EXPECT_EQ(s.at("sator_bodies{motion=\"static\"}"), 1);
+  EXPECT_EQ(s.at("sator_bodies{motion=\"dynamic\"}"), 0);
+}
+
+TEST_F(QueryMetricsTest, ConcurrentRecordingAddsUp) {
+  std::shared_ptr<QueryMetrics> query_metrics =
+      Add(nullptr, absl::ZeroDuration());
+  constexpr int kThreads = 4;
+  constexpr int kPerThread = 5000;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&query_metrics, t] {
+      for (int i = 0; i < kPerThread; ++i) {
+        query_metrics->Record(QueryKind::kContacts, QueryModeLabel::kAll,
+                              t * 1e-4, 1, 1, i % 2 == 0);
+        query_metrics->AddPoseUpdates(2);
+      }
+    });
+  }
+  // Scrapes while the threads record: +Inf always equals _count.
+  for (int i = 0; i < 20; ++i) {
+    const auto s = Scrape().samples;
+    EXPECT_EQ(s.at("sator_query_seconds_bucket{kind=\"contacts\",mode="
+                   "\"all\",le=\"+Inf\"}"),
+              s.at("sator_query_seconds_count{kind=\"contacts\",mode="
+                   "\"all\"}"));
+  }
+  for (std::thread& thread : threads) thread.join();
+  const auto s = Scrape().samples;
+  EXPECT_EQ(s.at("sator_query_seconds_count{kind=\"contacts\",mode=\"all\"}"),
+            kThreads * kPerThread);
+  EXPECT_EQ(s.at("sator_rewound_queries_total{kind=\"contacts\"}"),
+            kThreads * kPerThread / 2);
+  EXPECT_EQ(s.at("sator_pose_updates_total"), 2 * kThreads * kPerThread);
+}
+
+// Captures what the process writes to stderr (where Log writes) while alive.
+class StderrCapture {
+ public:
+  StderrCapture() {
+    std::fflush(stderr);
+    path_ = ::testing::TempDir() + "/stderr_capture.txt";
+    const int file = open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    saved_ = dup(STDERR_FILENO);
+    dup2(file, STDERR_FILENO);
+    close(file);
+  }
+  ~StderrCapture() { Restore(); }
+  std::string Finish() {
+    Restore();
+    std::string text;
+    if (FILE* file = std::fopen(path_.c_str(), "r")) {
+      char buffer[4096];
+      size_t read = 0;
+      while ((read = std::fread(buffer, 1, sizeof(buffer), file)) > 0) {
+        text.append(buffer, read);
+      }
+      std::fclose(file);
+    }
+    return text;
+  }
+
+ private:
+  void Restore() {
+    if (saved_ < 0) return;
+    std::fflush(stderr);
+    dup2(saved_, STDERR_FILENO);
+    close(saved_);
+    saved_ = -1;
+  }
+  std::string path_;
+  int saved_ = -1;
+};
+
+TEST_F(QueryMetricsTest, SlowQueriesAreLoggedAtWarningWithKindSceneTick) {
+  SetMinLogLevel(LogLevel::kDebug);
+  std::shared_ptr<QueryMetrics> query_metrics =
+      Add(nullptr, absl::Milliseconds(2));
+  std::shared_ptr<QueryMetrics> no_log = Add(nullptr, absl::ZeroDuration());
+  v1::Query query;
+  query.mutable_raycast()->mutable_direction()->set_x(1);
+  v1::QueryResult result;
+  result.set_tick(41);
+  StderrCapture capture;
+  query_metrics->OnQuery("arena-7", query, result, absl::Milliseconds(5));
+  query_metrics->OnQuery("arena-7", query, result, absl::Milliseconds(1));
+  no_log->OnQuery("arena-7", query, result, absl::Seconds(3));
+  const std::string logged = capture.Finish();
+  SetMinLogLevel(LogLevel::kInfo);
+  const std::vector<std::string> lines =
+      absl::StrSplit(logged, '\n', absl::SkipEmpty());
+  ASSERT_EQ(lines.size(), 1u) << logged;
+  EXPECT_THAT(lines[0], HasSubstr("\"level\":\"warning\""));
+  EXPECT_THAT(lines[0], HasSubstr("\"event\":\"slow_query\""));
+  EXPECT_THAT(lines[0], HasSubstr("\"kind\":\"raycast\""));
+  EXPECT_THAT(lines[0], HasSubstr("\"scene\":\"arena-7\""));
+  EXPECT_THAT(lines[0], HasSubstr("\"tick\":41"));
+  EXPECT_THAT(lines[0], HasSubstr("\"duration_ms\":5,"));
+}
+
+TEST(RecentQueriesTest, KeepsTheLastQueriesPerSceneWithinCapacity) {
+  RecentQueries recent(/*capacity=*/4);
+  v1::Query ray;
+  ray.mutable_raycast()->mutable_origin()->set_x(1);
+  ray.mutable_raycast()->mutable_direction()->set_x(2);
+  ray.mutable_raycast()->set_max_distance(10);
+  v1::QueryResult result;
+  for (int i = 0; i < 20; ++i) result.add_hits()->mutable_point()->set_y(1);
+  for (int tick = 1; tick <= 6; ++tick) {
+    result.set_tick(tick);
+    recent.Add(tick % 2 == 0 ? "even" : "odd", ray, result);
+  }
+  const std::vector<RecentQuery> even = recent.ForScene("even", 10);
+  ASSERT_EQ(even.size(), 2u);  // Ticks 2 fell out of the ring of 4.
+  EXPECT_EQ(even[0].tick, 4);
+  EXPECT_EQ(even[1].tick, 6);
+  EXPECT_EQ(even[1].kind, "raycast");
+  EXPECT_TRUE(even[1].has_path);
+  // From (1,0,0) along the unit x direction (2/|2|) for 10.
+  EXPECT_FLOAT_EQ(even[1].to[0], 11.0f);
+  EXPECT_EQ(even[1].hits.size(), RecentQueries::kMaxHitsKept);
+  EXPECT_EQ(recent.ForScene("odd", 1).size(), 1u);
+  EXPECT_EQ(recent.ForScene("odd", 1)[0].tick, 5);
+  EXPECT_TRUE(recent.ForScene("none", 10).empty());
+}
+
+}  // namespace
+}  // namespace sator::server
