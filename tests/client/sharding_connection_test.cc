@@ -7,8 +7,10 @@
 
 #include <map>
 #include <memory>
+#include <mutex>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -309,6 +311,47 @@ TEST_F(ShardedConnectionTest, SetEndpointsMovesOnlyScenesOfTheNewEndpoint) {
   EXPECT_GT(moved, 0);
   EXPECT_EQ(sharded->SetEndpoints({}).code(),
             absl::StatusCode::kInvalidArgument);
+}
+
+// Calls from several threads while the endpoint list changes under them
+// (run under ThreadSanitizer in CI): every call reaches the owner of its
+// scene under the old list or the new one, never another endpoint.
+TEST_F(ShardedConnectionTest, ConcurrentCallsAndEndpointChanges) {
+  std::vector<std::string> more = kEndpoints;
+  more.push_back("pod-3:50051");
+  std::mutex mutex;
+  std::vector<std::pair<std::string, std::string>> received;  // endpoint, id
+  for (const std::string& endpoint : more) {
+    ON_CALL(MockOf(endpoint), GetScene(_, _))
+        .WillByDefault(
+            Invoke([&, endpoint](const std::string& id, const CallContext&) {
+              std::lock_guard<std::mutex> lock(mutex);
+              received.emplace_back(endpoint, id);
+              return SceneInfo{.scene_id = id};
+            }));
+  }
+  std::shared_ptr<ShardedConnection> sharded = Make(kEndpoints);
+  constexpr int kThreads = 4;
+  constexpr int kCallsPerThread = 300;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&sharded, t] {
+      for (int i = 0; i < kCallsPerThread; ++i) {
+        EXPECT_TRUE(
+            sharded->GetScene(absl::StrCat("t", t, "-", i % 50), {}).ok());
+      }
+    });
+  }
+  for (int flip = 0; flip < 50; ++flip) {
+    ASSERT_TRUE(sharded->SetEndpoints(flip % 2 == 0 ? more : kEndpoints).ok());
+  }
+  for (std::thread& thread : threads) thread.join();
+  ASSERT_EQ(received.size(), static_cast<size_t>(kThreads * kCallsPerThread));
+  for (const auto& [endpoint, id] : received) {
+    EXPECT_TRUE(endpoint == HighestWeight(kEndpoints, id) ||
+                endpoint == HighestWeight(more, id))
+        << id << " reached " << endpoint;
+  }
 }
 
 }  // namespace
