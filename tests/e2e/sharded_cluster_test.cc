@@ -156,6 +156,71 @@ TEST_F(ShardedCluster, ScenesSpreadOverEveryPodAndLiveOnlyOnTheirOwner) {
   EXPECT_EQ(listed.size(), static_cast<size_t>(kScenes));
 }
 
+TEST_F(ShardedCluster, EverySceneAnswersQueriesFromItsOwner) {
+  ASSERT_NO_FATAL_FAILURE(CreateScenes());
+  for (int i = 0; i < kScenes; ++i) {
+    // A point on the scene's own box hits it; the other scenes' boxes are
+    // elsewhere, so the answer also proves which scene answered.
+    absl::StatusOr<client::QueryResult> at_box =
+        client_->PointQuery(SceneId(i), {.point = BoxPosition(i)},
+                            {.mode = client::ResultMode::kAll});
+    ASSERT_TRUE(at_box.ok()) << SceneId(i) << ": " << at_box.status();
+    ASSERT_EQ(at_box->hits.size(), 1u) << SceneId(i);
+    EXPECT_EQ(at_box->hits[0].body_id, static_cast<std::uint64_t>(i + 1));
+    absl::StatusOr<client::QueryResult> beside = client_->PointQuery(
+        SceneId(i), {.point = BoxPosition(i) + Vec2{0.5f, 0.0f}},
+        {.mode = client::ResultMode::kAll});
+    ASSERT_TRUE(beside.ok()) << beside.status();
+    EXPECT_TRUE(beside->hits.empty()) << SceneId(i);
+  }
+  // A pod that does not own a scene does not know it.
+  for (int i = 0; i < kScenes; i += 7) {
+    const int owner = PodIndex(sharded_->OwnerOf(SceneId(i)));
+    const int other = (owner + 1) % kPods;
+    std::unique_ptr<Client> direct = DirectClient(other);
+    EXPECT_EQ(direct->GetScene(SceneId(i)).status().code(),
+              absl::StatusCode::kNotFound)
+        << SceneId(i) << " on " << names_[static_cast<size_t>(other)];
+  }
+}
+
+TEST_F(ShardedCluster, SessionsOpenOnTheOwner) {
+  ASSERT_NO_FATAL_FAILURE(CreateScenes());
+  // One scene per pod: a dynamic body moved through a session, then found
+  // where it was moved.
+  std::set<int> pods_seen;
+  for (int i = 0; i < kScenes && pods_seen.size() < kPods; ++i) {
+    const int owner = PodIndex(sharded_->OwnerOf(SceneId(i)));
+    if (!pods_seen.insert(owner).second) continue;
+    const std::uint64_t mover = 1000;
+    ASSERT_TRUE(
+        client_
+            ->UpsertBodies(SceneId(i),
+                           {{.id = mover,
+                             .shape = Shape2(Circle{.radius = 0.5f}),
+                             .pose = Pose2{.position = {0, 50}, .rotation = {}},
+                             .motion = client::MotionType::kDynamic}})
+            .ok());
+    absl::StatusOr<std::unique_ptr<client::Session>> session =
+        client_->OpenSession(SceneId(i));
+    ASSERT_TRUE(session.ok()) << session.status();
+    client::PoseBatch poses;
+    poses.Add(mover, Pose2{.position = {0, -50}, .rotation = {}});
+    absl::StatusOr<std::int64_t> applied =
+        (*session)->SubmitPoses(1, std::move(poses)).get();
+    ASSERT_TRUE(applied.ok()) << applied.status();
+    absl::StatusOr<client::QueryResult> found =
+        (*session)
+            ->SubmitQuery({.kind = client::PointQuery{.point = Vec2{0, -50}}})
+            .get();
+    ASSERT_TRUE(found.ok()) << found.status();
+    ASSERT_EQ(found->hits.size(), 1u);
+    EXPECT_EQ(found->hits[0].body_id, mover);
+    EXPECT_TRUE((*session)->Close().ok());
+  }
+  EXPECT_EQ(pods_seen.size(), static_cast<size_t>(kPods));
+}
+
 // A pod is killed (SIGKILL: a crash, not a drain) and restarted on its
 // volume under the same name (in the cluster, the same DNS name; here the
 // same loopback address): while it is down only its own scenes fail, and
