@@ -17,9 +17,9 @@
 #include "sator/v1/scene_service.grpc.pb.h"
 #include "server/auth/reflection_switch.h"
 #include "server/body_service.h"
-#include "server/durability/scene_persistence.h"
 #include "server/debug/recent_queries.h"
 #include "server/debug/scene_pages.h"
+#include "server/durability/scene_persistence.h"
 #include "server/logging.h"
 #include "server/metrics/grpc_metrics.h"
 #include "server/metrics/registry.h"
@@ -123,7 +123,6 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(
   impl->metrics->AddCollectable(impl->query_metrics);
   if (options.debug_pages) {
     impl->recent_queries = std::make_unique<RecentQueries>();
-    impl->query_metrics->set_recent_queries(impl->recent_queries.get());
     AddScenePages(*impl->metrics, impl->scenes, impl->recent_queries.get());
   }
 
