@@ -280,7 +280,7 @@ std::vector<prometheus::MetricFamily> QueryMetrics::Collect() const {
                  prometheus::MetricType::Gauge);
   sessions.metric.emplace_back();
   sessions.metric.back().gauge.value =
-      sessions_source_ ? static_cast<double>(sessions_source_()) : 0.0;
+      static_cast<double>(sessions_active_.load(std::memory_order_relaxed));
   families.push_back(std::move(sessions));
 
   // Scenes and bodies, counted now: one pass over the registry, a page of

@@ -25,9 +25,9 @@
 #ifndef SATOR_SERVER_METRICS_QUERY_METRICS_H_
 #define SATOR_SERVER_METRICS_QUERY_METRICS_H_
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <vector>
 
@@ -111,11 +111,8 @@ class QueryMetrics final : public prometheus::Collectable {
   // batch).
   void AddPoseUpdates(std::int64_t count);
 
-  // Where sator_sessions_active is read at scrape time (unset: 0). Set
-  // before serving.
-  void set_sessions_source(std::function<std::int64_t()> source) {
-    sessions_source_ = std::move(source);
-  }
+  void SessionOpened() { sessions_active_.fetch_add(1); }
+  void SessionClosed() { sessions_active_.fetch_sub(1); }
 
   absl::Duration slow_query_threshold() const { return slow_query_threshold_; }
 
@@ -132,7 +129,7 @@ class QueryMetrics final : public prometheus::Collectable {
   const absl::Duration slow_query_threshold_;
   const double slow_query_seconds_;
   std::unique_ptr<Shards> shards_;
-  std::function<std::int64_t()> sessions_source_;
+  std::atomic<std::int64_t> sessions_active_{0};
 };
 
 }  // namespace sator::server

@@ -105,7 +105,9 @@ TEST_F(QueryMetricsTest, ObservationsLandInTheirBuckets) {
                         /*hits=*/0, /*node_visits=*/2'000'000, false);
   query_metrics->AddPoseUpdates(250);
   query_metrics->AddPoseUpdates(0);
-  query_metrics->set_sessions_source([] { return std::int64_t{1}; });
+  query_metrics->SessionOpened();
+  query_metrics->SessionOpened();
+  query_metrics->SessionClosed();
   const Exposition scraped = Scrape();
   const auto& s = scraped.samples;
   const std::string ray = "kind=\"raycast\",mode=\"closest\"";
