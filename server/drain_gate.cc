@@ -1,3 +1,4 @@
+// The drain gate; see drain_gate.h.
 #include "server/drain_gate.h"
 
 namespace sator::server {
@@ -30,8 +31,29 @@ absl::Status DrainGate::DrainingStatus() {
 }
 
 void DrainGate::Close() {
+  std::vector<std::function<void()>> listeners;
+  {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    closed_ = true;
+    listeners.swap(close_listeners_);
+  }
+  for (const std::function<void()>& listener : listeners) listener();
+}
+
+void DrainGate::OnClose(std::function<void()> listener) {
+  {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    if (!closed_) {
+      close_listeners_.push_back(std::move(listener));
+      return;
+    }
+  }
+  listener();
+}
+
+bool DrainGate::closed() const {
   const std::lock_guard<std::mutex> lock(mutex_);
-  closed_ = true;
+  return closed_;
 }
 
 bool DrainGate::WaitUntilEmpty(absl::Time deadline) {

@@ -11,8 +11,10 @@
 
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/time/time.h"
@@ -46,8 +48,14 @@ class DrainGate {
   Pass Enter();
   static absl::Status DrainingStatus();
 
-  // Closes the gate: every later Enter is refused.
+  // Closes the gate: every later Enter is refused. Then runs the close
+  // listeners, on this thread, with no lock held.
   void Close();
+  // Runs `listener` when the gate closes (at once if it is already closed).
+  // For calls that would otherwise wait for their client, such as open
+  // Session streams, to end themselves promptly during a drain.
+  void OnClose(std::function<void()> listener);
+  bool closed() const;
   // Waits until every admitted call has left, or `deadline`. Returns whether
   // the gate emptied in time.
   bool WaitUntilEmpty(absl::Time deadline);
@@ -61,8 +69,9 @@ class DrainGate {
   // built without ThreadSanitizer, which then cannot see its locking.
   mutable std::mutex mutex_;
   std::condition_variable emptied_;
-  bool closed_ = false;         // Guarded by mutex_.
-  std::int64_t in_flight_ = 0;  // Guarded by mutex_.
+  bool closed_ = false;                                 // Guarded by mutex_.
+  std::vector<std::function<void()>> close_listeners_;  // Guarded by mutex_.
+  std::int64_t in_flight_ = 0;                          // Guarded by mutex_.
 };
 
 // A unary reactor that holds the call's pass until gRPC is done with the call

@@ -52,6 +52,8 @@ ABSL_FLAG(int, max_history_ticks, 1024,
 ABSL_FLAG(int, default_history_ticks, 64,
           "Ticks of history for a scene that does not say.");
 ABSL_FLAG(int, max_hits, 4096, "Most hits one query may ask for.");
+ABSL_FLAG(int, max_batch_queries, 10000, "Most queries in one QueryBatch.");
+ABSL_FLAG(int, max_sessions, 1000, "Most Session streams open at once.");
 ABSL_FLAG(uint32_t, max_batch_bodies, 100000,
           "Most bodies, ids or poses in one UpsertBodies, RemoveBodies, "
           "UpdatePoses or ImportScene request.");
@@ -155,6 +157,16 @@ int main(int argc, char** argv) {
   options.scene_limits.default_history_ticks =
       absl::GetFlag(FLAGS_default_history_ticks);
   options.scene_limits.max_hits = absl::GetFlag(FLAGS_max_hits);
+  options.query_limits.max_batch_queries =
+      absl::GetFlag(FLAGS_max_batch_queries);
+  options.query_limits.max_sessions = absl::GetFlag(FLAGS_max_sessions);
+  if (options.query_limits.max_batch_queries < 1 ||
+      options.query_limits.max_sessions < 1) {
+    std::fprintf(stderr,
+                 "satord: --max_batch_queries and --max_sessions must be "
+                 "positive\n");
+    return 1;
+  }
   options.max_batch_bodies = absl::GetFlag(FLAGS_max_batch_bodies);
   options.security.tls_cert_file = absl::GetFlag(FLAGS_tls_cert_file);
   options.security.tls_key_file = absl::GetFlag(FLAGS_tls_key_file);

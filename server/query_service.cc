@@ -1,5 +1,7 @@
+// sator.v1.QueryService handlers; see query_service.h.
 #include "server/query_service.h"
 
+#include <chrono>
 #include <utility>
 
 #include "server/pair_query.h"
@@ -7,16 +9,33 @@
 #include "server/version.h"
 
 namespace sator::server {
+namespace {
+
+grpc::ServerUnaryReactor* RefuseDraining(grpc::CallbackServerContext* context) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  reactor->Finish(ToGrpcStatus(DrainGate::DrainingStatus()));
+  return reactor;
+}
+
+// DEADLINE_EXCEEDED once the call's deadline has passed, CANCELLED once the
+// client has cancelled it, otherwise OK.
+absl::Status CallInterrupted(grpc::CallbackServerContext* context) {
+  if (context->deadline() <= std::chrono::system_clock::now()) {
+    return absl::DeadlineExceededError("the call's deadline passed");
+  }
+  if (context->IsCancelled()) {
+    return absl::CancelledError("the client cancelled the call");
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
 
 grpc::ServerUnaryReactor* QueryService::Ping(
     grpc::CallbackServerContext* context, const sator::v1::PingRequest* request,
     sator::v1::PingResponse* response) {
   DrainGate::Pass pass = drain_gate_.Enter();
-  if (!pass.admitted()) {
-    grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-    reactor->Finish(ToGrpcStatus(DrainGate::DrainingStatus()));
-    return reactor;
-  }
+  if (!pass.admitted()) return RefuseDraining(context);
   response->set_payload(request->payload());
   response->set_server_version(kVersion);
   return FinishGated(std::move(pass), grpc::Status::OK);
@@ -27,13 +46,84 @@ grpc::ServerUnaryReactor* QueryService::PairQuery(
     const sator::v1::PairQueryRequest* request,
     sator::v1::PairQueryResponse* response) {
   DrainGate::Pass pass = drain_gate_.Enter();
-  if (!pass.admitted()) {
-    grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-    reactor->Finish(ToGrpcStatus(DrainGate::DrainingStatus()));
-    return reactor;
-  }
+  if (!pass.admitted()) return RefuseDraining(context);
   return FinishGated(std::move(pass), ToGrpcStatus(RunPairQuery(
                                           *request, shape_limits_, response)));
+}
+
+template <typename Run>
+grpc::ServerUnaryReactor* QueryService::AnswerQuery(
+    grpc::CallbackServerContext* context, Run run,
+    sator::v1::QueryResult* response) {
+  DrainGate::Pass pass = drain_gate_.Enter();
+  if (!pass.admitted()) return RefuseDraining(context);
+  if (absl::Status stop = CallInterrupted(context); !stop.ok()) {
+    return FinishGated(std::move(pass), ToGrpcStatus(stop));
+  }
+  absl::StatusOr<sator::v1::QueryResult> result = run();
+  if (!result.ok()) {
+    return FinishGated(std::move(pass), ToGrpcStatus(result.status()));
+  }
+  response->Swap(&*result);
+  return FinishGated(std::move(pass), grpc::Status::OK);
+}
+
+grpc::ServerUnaryReactor* QueryService::Overlap(
+    grpc::CallbackServerContext* context,
+    const sator::v1::OverlapRequest* request,
+    sator::v1::QueryResult* response) {
+  return AnswerQuery(
+      context, [&] { return scene_queries_.Overlap(*request); }, response);
+}
+
+grpc::ServerUnaryReactor* QueryService::Contacts(
+    grpc::CallbackServerContext* context,
+    const sator::v1::ContactsRequest* request,
+    sator::v1::QueryResult* response) {
+  return AnswerQuery(
+      context, [&] { return scene_queries_.Contacts(*request); }, response);
+}
+
+grpc::ServerUnaryReactor* QueryService::Sweep(
+    grpc::CallbackServerContext* context,
+    const sator::v1::SweepRequest* request, sator::v1::QueryResult* response) {
+  return AnswerQuery(
+      context, [&] { return scene_queries_.Sweep(*request); }, response);
+}
+
+grpc::ServerUnaryReactor* QueryService::Raycast(
+    grpc::CallbackServerContext* context,
+    const sator::v1::RaycastRequest* request,
+    sator::v1::QueryResult* response) {
+  return AnswerQuery(
+      context, [&] { return scene_queries_.Raycast(*request); }, response);
+}
+
+grpc::ServerUnaryReactor* QueryService::PointQuery(
+    grpc::CallbackServerContext* context,
+    const sator::v1::PointQueryRequest* request,
+    sator::v1::QueryResult* response) {
+  return AnswerQuery(
+      context, [&] { return scene_queries_.PointQuery(*request); }, response);
+}
+
+grpc::ServerUnaryReactor* QueryService::QueryBatch(
+    grpc::CallbackServerContext* context,
+    const sator::v1::QueryBatchRequest* request,
+    sator::v1::QueryBatchResponse* response) {
+  DrainGate::Pass pass = drain_gate_.Enter();
+  if (!pass.admitted()) return RefuseDraining(context);
+  const absl::Status status = scene_queries_.QueryBatch(
+      *request, limits_.max_batch_queries,
+      [context] { return CallInterrupted(context); }, response);
+  if (!status.ok()) response->Clear();
+  return FinishGated(std::move(pass), ToGrpcStatus(status));
+}
+
+grpc::ServerBidiReactor<sator::v1::SessionRequest, sator::v1::SessionResponse>*
+QueryService::Session(grpc::CallbackServerContext* /*context*/) {
+  return new SessionReactor(scene_queries_, ops_, sessions_,
+                            drain_gate_.Enter());
 }
 
 }  // namespace sator::server

@@ -1,17 +1,49 @@
-// sator.v1.QueryService: the query RPCs, served with gRPC's callback API.
+// sator.v1.QueryService: the query RPCs, served with gRPC's callback API
+// (docs/DESIGN.md says why). Handlers are thin: admit the call through the
+// drain gate, run the gRPC-free code (pair_query.h, scene_queries.h,
+// session.h), map the status once.
 #ifndef SATOR_SERVER_QUERY_SERVICE_H_
 #define SATOR_SERVER_QUERY_SERVICE_H_
 
 #include "proto/convert/geometry_convert.h"
 #include "sator/v1/query_service.grpc.pb.h"
 #include "server/drain_gate.h"
+#include "server/scene_queries.h"
+#include "server/scenes/scene_ops.h"
+#include "server/scenes/scene_registry.h"
+#include "server/session.h"
 
 namespace sator::server {
 
+// Limits of the query service (flags of satord).
+struct QueryServiceLimits {
+  // Queries in one QueryBatch (RESOURCE_EXHAUSTED beyond).
+  int max_batch_queries = 10000;
+  // Session streams open at once (RESOURCE_EXHAUSTED beyond).
+  int max_sessions = 1000;
+};
+
 class QueryService final : public sator::v1::QueryService::CallbackService {
  public:
-  QueryService(DrainGate& drain_gate, const convert::ShapeLimits& shape_limits)
-      : drain_gate_(drain_gate), shape_limits_(shape_limits) {}
+  // `ops` are the options of BodyService's operations, which Session pose
+  // updates share.
+  QueryService(DrainGate& drain_gate, const SceneRegistry& scenes,
+               const convert::ShapeLimits& shape_limits,
+               const QueryServiceLimits& limits, const SceneOpsOptions& ops)
+      : drain_gate_(drain_gate),
+        shape_limits_(shape_limits),
+        limits_(limits),
+        ops_(ops),
+        scene_queries_(scenes, shape_limits),
+        sessions_(limits.max_sessions) {
+    // Open sessions would otherwise hold a drain up until their clients
+    // leave: they end themselves when the gate closes.
+    drain_gate_.OnClose([this] { sessions_.CloseAll(); });
+  }
+
+  // The scene queries every handler runs (to attach a QueryObserver before
+  // serving starts).
+  SceneQueries& scene_queries() { return scene_queries_; }
 
   // Echoes the payload; does no other work. The latency floor.
   grpc::ServerUnaryReactor* Ping(grpc::CallbackServerContext* context,
@@ -24,9 +56,57 @@ class QueryService final : public sator::v1::QueryService::CallbackService {
       const sator::v1::PairQueryRequest* request,
       sator::v1::PairQueryResponse* response) override;
 
+  // One query against a scene.
+  grpc::ServerUnaryReactor* Overlap(grpc::CallbackServerContext* context,
+                                    const sator::v1::OverlapRequest* request,
+                                    sator::v1::QueryResult* response) override;
+  grpc::ServerUnaryReactor* Contacts(grpc::CallbackServerContext* context,
+                                     const sator::v1::ContactsRequest* request,
+                                     sator::v1::QueryResult* response) override;
+  grpc::ServerUnaryReactor* Sweep(grpc::CallbackServerContext* context,
+                                  const sator::v1::SweepRequest* request,
+                                  sator::v1::QueryResult* response) override;
+  grpc::ServerUnaryReactor* Raycast(grpc::CallbackServerContext* context,
+                                    const sator::v1::RaycastRequest* request,
+                                    sator::v1::QueryResult* response) override;
+  grpc::ServerUnaryReactor* PointQuery(
+      grpc::CallbackServerContext* context,
+      const sator::v1::PointQueryRequest* request,
+      sator::v1::QueryResult* response) override;
+
+  // Many queries on one snapshot, in order, each with its own status. The
+  // deadline and cancellation are checked before each query.
+  grpc::ServerUnaryReactor* QueryBatch(
+      grpc::CallbackServerContext* context,
+      const sator::v1::QueryBatchRequest* request,
+      sator::v1::QueryBatchResponse* response) override;
+
+  // A stream of pose updates and queries on one scene (session.h).
+  grpc::ServerBidiReactor<sator::v1::SessionRequest,
+                          sator::v1::SessionResponse>*
+  Session(grpc::CallbackServerContext* context) override;
+
+  int open_sessions() const { return sessions_.open_sessions(); }
+  // Told of every session opened (true) and closed (false); set before
+  // serving starts.
+  void set_session_listener(SessionTracker::Listener listener) {
+    sessions_.set_listener(std::move(listener));
+  }
+
  private:
+  // Admits the call, runs `run` (returning StatusOr<QueryResult>) unless the
+  // call is already cancelled, and finishes it.
+  template <typename Run>
+  grpc::ServerUnaryReactor* AnswerQuery(grpc::CallbackServerContext* context,
+                                        Run run,
+                                        sator::v1::QueryResult* response);
+
   DrainGate& drain_gate_;
   const convert::ShapeLimits shape_limits_;
+  const QueryServiceLimits limits_;
+  const SceneOpsOptions ops_;
+  SceneQueries scene_queries_;
+  SessionTracker sessions_;
 };
 
 }  // namespace sator::server

@@ -42,6 +42,37 @@ std::vector<std::string> ReadinessServiceNames() {
           std::string(sator::v1::BodyService::service_full_name())};
 }
 
+// The scene queries' kinds and modes as the metrics' labels.
+QueryKind MetricsKind(convert::QueryKind kind) {
+  switch (kind) {
+    case convert::QueryKind::kOverlap:
+      return QueryKind::kOverlap;
+    case convert::QueryKind::kContacts:
+      return QueryKind::kContacts;
+    case convert::QueryKind::kSweep:
+      return QueryKind::kSweep;
+    case convert::QueryKind::kRaycast:
+      return QueryKind::kRaycast;
+    case convert::QueryKind::kPoint:
+      break;
+  }
+  return QueryKind::kPoint;
+}
+
+QueryModeLabel MetricsMode(scene::ResultMode mode) {
+  switch (mode) {
+    case scene::ResultMode::kAny:
+      return QueryModeLabel::kAny;
+    case scene::ResultMode::kClosest:
+      return QueryModeLabel::kClosest;
+    case scene::ResultMode::kAllUpToN:
+      return QueryModeLabel::kAll;
+    case scene::ResultMode::kClosestPerBody:
+      break;
+  }
+  return QueryModeLabel::kClosestPerBody;
+}
+
 }  // namespace
 
 class Server::Impl {
@@ -51,7 +82,9 @@ class Server::Impl {
         scenes(server_options.scene_limits),
         query_metrics(std::make_shared<QueryMetrics>(
             &scenes, server_options.slow_query_threshold)),
-        query_service(drain_gate, server_options.shape_limits),
+        query_service(drain_gate, scenes, server_options.shape_limits,
+                      server_options.query_limits,
+                      SceneOps(server_options, this)),
         scene_service(drain_gate, scenes, SceneOps(server_options, this)),
         body_service(drain_gate, scenes, SceneOps(server_options, this)) {}
 
@@ -156,6 +189,23 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(
                              &impl->health_port);
   }
   builder.RegisterService(&impl->query_service);
+  // Every scene query and session reports to the sator_* series.
+  impl->query_service.scene_queries().set_observer(
+      [metrics = impl->query_metrics.get()](const QueryRecord& record) {
+        if (record.code == absl::StatusCode::kOk) {
+          metrics->Record(MetricsKind(record.kind), MetricsMode(record.mode),
+                          absl::ToDoubleSeconds(record.duration), record.hits,
+                          record.node_visits, record.rewound);
+        }
+      });
+  impl->query_service.set_session_listener(
+      [metrics = impl->query_metrics.get()](bool opened) {
+        if (opened) {
+          metrics->SessionOpened();
+        } else {
+          metrics->SessionClosed();
+        }
+      });
   builder.RegisterService(&impl->scene_service);
   builder.RegisterService(&impl->body_service);
   if (options.enable_grpc_metrics) {

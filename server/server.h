@@ -12,6 +12,7 @@
 #include "proto/convert/geometry_convert.h"
 #include "server/auth/server_credentials.h"
 #include "server/metrics/query_metrics.h"
+#include "server/query_service.h"
 #include "server/scenes/scene_registry.h"
 
 namespace sator::server {
@@ -38,6 +39,7 @@ struct ServerOptions {
   bool debug_pages = false;
   convert::ShapeLimits shape_limits;
   SceneLimits scene_limits;
+  QueryServiceLimits query_limits;
   // Bodies, ids or poses in one batch (RESOURCE_EXHAUSTED beyond).
   std::uint32_t max_batch_bodies = 100'000;
   // TLS, mutual TLS and bearer tokens (server/auth/); all off by default.

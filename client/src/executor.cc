@@ -16,10 +16,9 @@ void Executor::Post(std::function<void()> task) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     queue_.push_back(std::move(task));
-    if (threads_.empty()) {
-      for (int i = 0; i < thread_count_; ++i) {
-        threads_.emplace_back([this] { Work(); });
-      }
+    if (idle_ < static_cast<int>(queue_.size()) &&
+        static_cast<int>(threads_.size()) < max_threads_) {
+      threads_.emplace_back([this] { Work(); });
     }
   }
   ready_.notify_one();
@@ -30,7 +29,9 @@ void Executor::Work() {
     std::function<void()> task;
     {
       std::unique_lock<std::mutex> lock(mutex_);
+      ++idle_;
       ready_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+      --idle_;
       if (queue_.empty()) return;  // Stopping, and nothing left to run.
       task = std::move(queue_.front());
       queue_.pop_front();

@@ -1,5 +1,6 @@
-// A small fixed pool of threads for sator::Client's Async* calls, started on
-// the first call. The destructor runs what was submitted, then joins.
+// The threads that run sator::Client's Async* calls: started when a call
+// finds none idle, up to a maximum, and kept until the client goes. The
+// destructor runs what was submitted, then joins.
 #ifndef SATOR_CLIENT_SRC_EXECUTOR_H_
 #define SATOR_CLIENT_SRC_EXECUTOR_H_
 
@@ -17,7 +18,7 @@ namespace sator::client_internal {
 
 class Executor {
  public:
-  explicit Executor(int threads) : thread_count_(threads) {}
+  explicit Executor(int max_threads) : max_threads_(max_threads) {}
   ~Executor();
   Executor(const Executor&) = delete;
   Executor& operator=(const Executor&) = delete;
@@ -37,7 +38,8 @@ class Executor {
   void Post(std::function<void()> task);
   void Work();
 
-  const int thread_count_;
+  const int max_threads_;
+  int idle_ = 0;
   std::mutex mutex_;
   std::condition_variable ready_;
   std::deque<std::function<void()>> queue_;

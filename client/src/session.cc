@@ -2,9 +2,10 @@
 // replies to futures by sequence, and re-opening after the stream breaks.
 //
 // Locking: `submit_mutex_` serialises submissions, (re-)opening and closing,
-// so messages reach the stream in sequence order; `mutex_` guards the queue
-// of waiting replies and the stream's state, shared with the reader thread.
-// No lock is held while a future is fulfilled.
+// so messages reach the stream in sequence order; `write_mutex_` keeps the
+// reader's Finish apart from writes; `mutex_` guards the queue of waiting
+// replies and the stream's state, shared with the reader thread. No lock is
+// held while a future is fulfilled.
 #include "sator/client/session.h"
 
 #include <condition_variable>
@@ -147,7 +148,10 @@ class SessionState {
       open = open_;
     }
     if (open) {
-      stream_->WritesDone();
+      {
+        std::lock_guard<std::mutex> write(write_mutex_);
+        stream_->WritesDone();
+      }
       std::unique_lock<std::mutex> lock(mutex_);
       if (!reader_ended_.wait_for(
               lock, absl::ToChronoNanoseconds(options_.close_timeout),
@@ -210,6 +214,7 @@ class SessionState {
       std::lock_guard<std::mutex> lock(mutex_);
       waiting_.push_back(std::move(pending));
     }
+    std::lock_guard<std::mutex> write(write_mutex_);
     stream_->Write(
         SessionRequest{.sequence = sequence, .kind = std::move(message)});
   }
@@ -233,7 +238,13 @@ class SessionState {
       }
       matched->Deliver(*std::move(reply));
     }
-    const absl::Status finished = stream->Finish();
+    absl::Status finished;
+    {
+      // gRPC's stream allows one reader and one writer at a time, and
+      // Finish belongs with neither: never while a write is under way.
+      std::lock_guard<std::mutex> write(write_mutex_);
+      finished = stream->Finish();
+    }
     std::deque<PendingReply> orphans;
     absl::Status orphan_status;
     {
@@ -241,12 +252,7 @@ class SessionState {
       orphans.swap(waiting_);
       open_ = false;
       last_stream_status_ = protocol_error_.ok() ? finished : protocol_error_;
-      orphan_status =
-          cancelled_by_close_
-              ? absl::CancelledError("session closed before the reply came")
-              : absl::UnavailableError(
-                    absl::StrCat("session stream ended before the reply: ",
-                                 last_stream_status_.ToString()));
+      orphan_status = OrphanStatus(last_stream_status_, cancelled_by_close_);
     }
     for (PendingReply& pending : orphans) pending.Fail(orphan_status);
     {
@@ -254,6 +260,26 @@ class SessionState {
       reader_done_ = true;
     }
     reader_ended_.notify_all();
+  }
+
+  // What a message still waiting for its reply gets when the stream ends: a
+  // refusal of the whole stream (NOT_FOUND for an unknown scene,
+  // RESOURCE_EXHAUSTED for too many sessions...) as the server said it;
+  // anything else (the server went away, drained, the network broke) as
+  // UNAVAILABLE, which says "try again".
+  static absl::Status OrphanStatus(const absl::Status& ended,
+                                   bool cancelled_by_close) {
+    if (cancelled_by_close) {
+      return absl::CancelledError("session closed before the reply came");
+    }
+    if (!ended.ok() && ended.code() != absl::StatusCode::kUnavailable &&
+        ended.code() != absl::StatusCode::kCancelled &&
+        ended.code() != absl::StatusCode::kUnknown &&
+        ended.code() != absl::StatusCode::kInternal) {
+      return ended;
+    }
+    return absl::UnavailableError(absl::StrCat(
+        "session stream ended before the reply: ", ended.ToString()));
   }
 
   void JoinReader() {
@@ -273,6 +299,9 @@ class SessionState {
   bool closed_ = false;
   absl::Status close_status_;
   absl::Status protocol_error_;  // Reader thread only.
+
+  // Held around every call that writes to the stream, and around Finish.
+  std::mutex write_mutex_;
 
   std::mutex mutex_;
   std::condition_variable reader_ended_;

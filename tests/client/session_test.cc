@@ -51,6 +51,13 @@ class FakeStream final : public SessionStream {
     if (const auto* open = std::get_if<SessionOpen>(&request.kind)) {
       if (open->scene_id == "arena") {
         reply.kind = SessionOpened{.current_tick = tick_};
+      } else if (open->scene_id == "refused") {
+        // As satord does for an unknown scene: no reply, the stream ends.
+        ended_ = true;
+        finish_status_ =
+            absl::NotFoundError("open.scene_id: no scene 'refused'");
+        ready_.notify_all();
+        return true;
       } else {
         reply.status = absl::NotFoundError(
             absl::StrCat("scene '", open->scene_id, "' not found"));
@@ -226,6 +233,13 @@ TEST_F(SessionTest, OpeningAnUnknownSceneFailsWithTheServersStatus) {
   absl::StatusOr<std::unique_ptr<Session>> session =
       Session::Open(connection_, "nowhere");
   EXPECT_EQ(session.status(), absl::NotFoundError("scene 'nowhere' not found"));
+}
+
+TEST_F(SessionTest, OpeningFailsWithTheStatusTheServerEndedTheStreamWith) {
+  absl::StatusOr<std::unique_ptr<Session>> session =
+      Session::Open(connection_, "refused");
+  EXPECT_EQ(session.status(),
+            absl::NotFoundError("open.scene_id: no scene 'refused'"));
 }
 
 TEST_F(SessionTest, BrokenStreamFailsInFlightRepliesThenReopens) {

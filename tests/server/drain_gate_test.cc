@@ -61,5 +61,35 @@ TEST(DrainGate, WaitReturnsWhenTheLastCallLeaves) {
   EXPECT_EQ(gate.in_flight(), 0);
 }
 
+TEST(DrainGate, CloseListenersRunOnceWhenTheGateCloses) {
+  DrainGate gate;
+  int before = 0;
+  gate.OnClose([&before] { ++before; });
+  EXPECT_FALSE(gate.closed());
+  EXPECT_EQ(before, 0);
+  gate.Close();
+  EXPECT_TRUE(gate.closed());
+  EXPECT_EQ(before, 1);
+  gate.Close();  // Idempotent: listeners ran already.
+  EXPECT_EQ(before, 1);
+  // A listener added after the close runs at once.
+  int after = 0;
+  gate.OnClose([&after] { ++after; });
+  EXPECT_EQ(after, 1);
+}
+
+TEST(DrainGate, ListenersMayEnterAndLeaveWithoutDeadlock) {
+  // A listener runs with no lock held, so it may use the gate itself (a
+  // session ending itself releases its pass).
+  DrainGate gate;
+  DrainGate::Pass pass = gate.Enter();
+  gate.OnClose([&] {
+    pass.Release();
+    EXPECT_FALSE(gate.Enter().admitted());
+  });
+  gate.Close();
+  EXPECT_EQ(gate.in_flight(), 0);
+}
+
 }  // namespace
 }  // namespace sator::server

@@ -24,6 +24,10 @@ int RunScene(const Args& args);
 extern const char kBodiesUsage[];
 int RunBodies(const Args& args);
 
+// query_commands.cc
+extern const char kQueryUsage[];
+int RunQuery(const Args& args);
+
 }  // namespace sator::satorctl
 
 #endif  // SATOR_TOOLS_SATORCTL_COMMANDS_H_

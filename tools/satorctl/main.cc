@@ -43,6 +43,7 @@ const Command kCommands[] = {
     {"ping", RunPing, kPingUsage},    {"health", RunHealth, kHealthUsage},
     {"call", RunCall, kCallUsage},    {"pair", RunPair, kPairUsage},
     {"scene", RunScene, kSceneUsage}, {"bodies", RunBodies, kBodiesUsage},
+    {"query", RunQuery, kQueryUsage},
 };
 
 std::string Usage() {

@@ -18,10 +18,10 @@
 // tick and collects the answers at a point of its choosing (future::get, or
 // wait_for(0) to poll), on its own thread, so its state needs no locks. A
 // callback would run on a library thread, in the middle of the game's state.
-// The async calls run the synchronous ones (retries included) on a small
-// pool of client threads (ClientOptions::async_threads), so at most that many
-// are in flight at once; the per-tick hot path is a Session (session.h) or a
-// QueryBatch, which need no threads of their own.
+// The async calls run the synchronous ones (retries included) on client
+// threads, started as needed up to ClientOptions::async_threads, so at most
+// that many are in flight at once (more wait their turn); the per-tick hot
+// path is a Session (session.h) or a QueryBatch, which need no threads.
 //
 //   absl::StatusOr<std::unique_ptr<sator::Client>> client =
 //       sator::Client::Create({.target = "127.0.0.1:50051"});
@@ -75,8 +75,9 @@ struct ClientOptions {
   absl::Duration keepalive_timeout = absl::Seconds(20);
   int max_message_bytes = 4 * 1024 * 1024;
   absl::Duration max_reconnect_backoff = absl::Seconds(5);
-  // Threads that run the Async* calls (at most this many in flight).
-  int async_threads = 2;
+  // The most threads running Async* calls (started as needed, kept until
+  // the client is destroyed); calls beyond wait for a free one.
+  int async_threads = 16;
 };
 
 struct CallOptions {

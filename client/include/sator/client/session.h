@@ -18,7 +18,9 @@
 // next submission re-opens the stream on the same scene before it is sent
 // (if that fails, so does the submission, with the reason). Nothing is
 // resent: poses and queries are of one tick, and the game loop knows better
-// than the library whether they are still worth sending.
+// than the library whether they are still worth sending. A stream the server
+// refuses as a whole (NOT_FOUND for an unknown scene, RESOURCE_EXHAUSTED over
+// its session limit) fails what waits with the server's own status.
 //
 // The destructor closes cleanly: it half-closes the stream, lets the server
 // answer what was sent (up to close_timeout), then ends it; futures still

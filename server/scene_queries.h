@@ -1,0 +1,151 @@
+// Scene queries for the service, with no gRPC: find the scene, take one
+// snapshot, validate and convert the request, run the core query, convert
+// the answer. The QueryService handlers and the Session stream call these;
+// tests call them directly.
+//
+// Every query passes through one place (SceneQueries::Execute) where its
+// kind, mode, duration, hit count, broad-phase visits, tick and whether it
+// rewound are known; an optional QueryObserver receives them there as a
+// QueryRecord (for metrics and the slow-query log).
+#ifndef SATOR_SERVER_SCENE_QUERIES_H_
+#define SATOR_SERVER_SCENE_QUERIES_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <variant>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+#include "proto/convert/geometry_convert.h"
+#include "proto/convert/query_convert.h"
+#include "sator/core/scene/scene.h"
+#include "sator/v1/query_service.pb.h"
+#include "server/scenes/scene_registry.h"
+
+namespace sator::server {
+
+// What one scene query did. Reported once per query that reached the scene
+// (requests refused by validation before that are not queries).
+struct QueryRecord {
+  absl::string_view scene_id;
+  int dimension = 3;
+  convert::QueryKind kind = convert::QueryKind::kOverlap;
+  scene::ResultMode mode = scene::ResultMode::kClosest;
+  // OK, or the scene's error (e.g. OUT_OF_RANGE for a rewind too old).
+  absl::StatusCode code = absl::StatusCode::kOk;
+  // Wall time of the core query alone (conversion excluded).
+  absl::Duration duration;
+  int hits = 0;
+  std::int64_t node_visits = 0;
+  std::int64_t leaf_visits = 0;
+  bool rewound = false;
+  // The tick the answer describes (0 when the query failed).
+  std::int64_t tick = 0;
+};
+
+// Called on the thread that ran the query; must be thread-safe and fast.
+using QueryObserver = std::function<void(const QueryRecord&)>;
+
+// One published state of one hosted scene: every query run through the same
+// view sees the same tick. Cheap to copy.
+class SceneView {
+ public:
+  // Takes the scene's newest snapshot.
+  explicit SceneView(std::shared_ptr<const HostedScene> scene);
+
+  const HostedScene& scene() const { return *scene_; }
+  int dimension() const { return scene_->dimension(); }
+  // The newest tick of this view's snapshot.
+  std::int64_t tick() const;
+
+  const scene::SceneSnapshot<2>& snapshot2() const;
+  const scene::SceneSnapshot<3>& snapshot3() const;
+
+ private:
+  std::shared_ptr<const HostedScene> scene_;
+  std::variant<scene::SceneSnapshot<2>, scene::SceneSnapshot<3>> snapshot_;
+};
+
+class SceneQueries {
+ public:
+  // `scenes` must outlive this object.
+  SceneQueries(const SceneRegistry& scenes,
+               const convert::ShapeLimits& shape_limits)
+      : scenes_(scenes), shape_limits_(shape_limits) {}
+
+  // Set before serving starts (not thread-safe against running queries).
+  void set_observer(QueryObserver observer) { observer_ = std::move(observer); }
+
+  // The unary RPCs. NOT_FOUND "scene_id: ..." for an unknown scene;
+  // INVALID_ARGUMENT naming "query...." or "options...."; OUT_OF_RANGE
+  // "options.rewind.tick: ..." for a tick outside the history.
+  absl::StatusOr<sator::v1::QueryResult> Overlap(
+      const sator::v1::OverlapRequest& request) const;
+  absl::StatusOr<sator::v1::QueryResult> Contacts(
+      const sator::v1::ContactsRequest& request) const;
+  absl::StatusOr<sator::v1::QueryResult> Sweep(
+      const sator::v1::SweepRequest& request) const;
+  absl::StatusOr<sator::v1::QueryResult> Raycast(
+      const sator::v1::RaycastRequest& request) const;
+  absl::StatusOr<sator::v1::QueryResult> PointQuery(
+      const sator::v1::PointQueryRequest& request) const;
+
+  // Returns OK to go on, or the status that stops a batch (DEADLINE_EXCEEDED,
+  // CANCELLED); asked before each query.
+  using Interrupt = std::function<absl::Status()>;
+
+  // Runs every query of the batch on one snapshot, in order, one entry per
+  // query with its own status (paths relative to the query: "raycast.
+  // direction: zero length"). The call itself fails only for an unknown
+  // scene (NOT_FOUND), more than `max_batch_queries` queries
+  // (RESOURCE_EXHAUSTED), or when `interrupt` stops it.
+  //
+  // Sequential on purpose: on this 2-core machine RunQueryBatch with two
+  // threads was slower than one for 1024 rays (docs/DESIGN.md, "Query
+  // batches"); concurrent calls already use both cores.
+  absl::Status QueryBatch(const sator::v1::QueryBatchRequest& request,
+                          int max_batch_queries, const Interrupt& interrupt,
+                          sator::v1::QueryBatchResponse* response) const;
+
+  // One query on `view` (errors relative to the Query: "options....",
+  // "raycast...."). For sessions, which take a fresh view per query.
+  absl::StatusOr<sator::v1::QueryResult> Run(
+      const SceneView& view, const sator::v1::Query& query) const;
+
+  // The scene, for callers that keep it (sessions).
+  absl::StatusOr<std::shared_ptr<HostedScene>> FindScene(
+      const std::string& scene_id) const;
+
+ private:
+  template <typename Request, typename KindMessage>
+  absl::StatusOr<sator::v1::QueryResult> RunUnary(
+      const Request& request, const KindMessage& query,
+      convert::QueryKind kind) const;
+
+  // Converts `query` (with options already converted) for the view's
+  // dimension and executes it. Errors relative to the kind message.
+  template <typename KindMessage>
+  absl::StatusOr<sator::v1::QueryResult> ConvertAndExecute(
+      const SceneView& view, const KindMessage& query,
+      scene::QueryOptions options, convert::QueryKind kind,
+      absl::string_view query_path, absl::string_view options_path) const;
+
+  // The one place every scene query runs: times it and reports it.
+  template <int D>
+  absl::StatusOr<sator::v1::QueryResult> Execute(
+      const SceneView& view, const scene::SceneSnapshot<D>& snapshot,
+      const scene::SceneQuery<D>& query, convert::QueryKind kind,
+      absl::string_view query_path, absl::string_view options_path) const;
+
+  const SceneRegistry& scenes_;
+  const convert::ShapeLimits shape_limits_;
+  QueryObserver observer_;
+};
+
+}  // namespace sator::server
+
+#endif  // SATOR_SERVER_SCENE_QUERIES_H_

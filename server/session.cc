@@ -1,0 +1,332 @@
+// QueryService.Session; see session.h.
+#include "server/session.h"
+
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "proto/convert/field_path.h"
+#include "server/status_mapping.h"
+
+namespace sator::server {
+namespace {
+
+void SetStatus(const absl::Status& status, sator::v1::SessionResponse* reply) {
+  reply->mutable_status()->set_code(static_cast<int>(status.code()));
+  reply->mutable_status()->set_message(std::string(status.message()));
+}
+
+absl::Status ShuttingDown() {
+  return absl::UnavailableError("server shutting down");
+}
+
+const char* MessageKindName(sator::v1::SessionRequest::KindCase kind) {
+  switch (kind) {
+    case sator::v1::SessionRequest::kOpen:
+      return "open";
+    case sator::v1::SessionRequest::kPoses:
+      return "poses";
+    case sator::v1::SessionRequest::kQuery:
+      return "query";
+    case sator::v1::SessionRequest::KIND_NOT_SET:
+      break;
+  }
+  return "nothing";
+}
+
+}  // namespace
+
+// ---- SessionTracker ---------------------------------------------------------
+
+absl::Status SessionTracker::Add(SessionReactor* session) {
+  {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    if (closed_) return ShuttingDown();
+    if (sessions_.size() >= static_cast<std::size_t>(max_sessions_)) {
+      return absl::ResourceExhaustedError(
+          absl::StrCat("this server already has its limit of ", max_sessions_,
+                       " open sessions (--max_sessions)"));
+    }
+    sessions_.insert(session);
+  }
+  if (listener_) listener_(true);
+  return absl::OkStatus();
+}
+
+void SessionTracker::Remove(SessionReactor* session) {
+  {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    sessions_.erase(session);
+  }
+  if (listener_) listener_(false);
+}
+
+void SessionTracker::CloseAll() {
+  std::vector<SessionReactor*> idle;
+  {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    closed_ = true;
+    // A session cannot reach OnDone (and Remove) before Finish, so the idle
+    // ones stay alive until FinishClosed below.
+    for (SessionReactor* session : sessions_) {
+      if (session->Close()) idle.push_back(session);
+    }
+  }
+  for (SessionReactor* session : idle) session->FinishClosed();
+}
+
+int SessionTracker::open_sessions() const {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  return static_cast<int>(sessions_.size());
+}
+
+// ---- SessionHandler ---------------------------------------------------------
+
+SessionHandler::Outcome SessionHandler::Handle(
+    const sator::v1::SessionRequest& request) {
+  Outcome outcome;
+  const auto kind = request.kind_case();
+  if (!opened()) {
+    if (kind != sator::v1::SessionRequest::kOpen) {
+      outcome.end_stream = absl::InvalidArgumentError(
+          absl::StrCat("open: the first message of a session must be open, "
+                       "got ",
+                       MessageKindName(kind)));
+      return outcome;
+    }
+    absl::StatusOr<std::shared_ptr<HostedScene>> scene =
+        queries_.FindScene(request.open().scene_id());
+    if (!scene.ok()) {
+      outcome.end_stream = convert::PrefixField("open", scene.status());
+      return outcome;
+    }
+    scene_id_ = request.open().scene_id();
+    outcome.reply.set_sequence(request.sequence());
+    SetStatus(absl::OkStatus(), &outcome.reply);
+    outcome.reply.mutable_opened()->set_current_tick(SceneView(*scene).tick());
+    return outcome;
+  }
+  switch (kind) {
+    case sator::v1::SessionRequest::kOpen:
+      outcome.reply.set_sequence(request.sequence());
+      SetStatus(convert::FieldError(
+                    "open", absl::StrCat("the session is already open on "
+                                         "scene '",
+                                         scene_id_, "'")),
+                &outcome.reply);
+      return outcome;
+    case sator::v1::SessionRequest::kPoses:
+      outcome.reply = UpdatePoses(request);
+      return outcome;
+    case sator::v1::SessionRequest::kQuery:
+      outcome.reply = Query(request);
+      return outcome;
+    case sator::v1::SessionRequest::KIND_NOT_SET:
+      break;
+  }
+  outcome.reply.set_sequence(request.sequence());
+  SetStatus(convert::FieldError("kind", "no message kind is set"),
+            &outcome.reply);
+  return outcome;
+}
+
+sator::v1::SessionResponse SessionHandler::Query(
+    const sator::v1::SessionRequest& request) {
+  sator::v1::SessionResponse reply;
+  reply.set_sequence(request.sequence());
+  // Found again for every message: a scene deleted under an open session
+  // answers NOT_FOUND instead of living on.
+  absl::StatusOr<std::shared_ptr<HostedScene>> scene =
+      queries_.FindScene(scene_id_);
+  if (!scene.ok()) {
+    SetStatus(scene.status(), &reply);
+    return reply;
+  }
+  absl::StatusOr<sator::v1::QueryResult> result =
+      queries_.Run(SceneView(*std::move(scene)), request.query());
+  if (!result.ok()) {
+    SetStatus(convert::PrefixField("query", result.status()), &reply);
+    return reply;
+  }
+  SetStatus(absl::OkStatus(), &reply);
+  reply.mutable_query()->Swap(&*result);
+  return reply;
+}
+
+sator::v1::SessionResponse SessionHandler::UpdatePoses(
+    const sator::v1::SessionRequest& request) {
+  sator::v1::SessionResponse reply;
+  reply.set_sequence(request.sequence());
+  absl::StatusOr<std::shared_ptr<HostedScene>> scene =
+      queries_.FindScene(scene_id_);
+  if (!scene.ok()) {
+    SetStatus(scene.status(), &reply);
+    return reply;
+  }
+  absl::StatusOr<sator::v1::UpdatePosesResponse> updated =
+      ApplySessionPoses(**scene, ops_, request.poses());
+  if (!updated.ok()) {
+    SetStatus(convert::PrefixField("poses", updated.status()), &reply);
+    return reply;
+  }
+  SetStatus(absl::OkStatus(), &reply);
+  reply.mutable_poses()->Swap(&*updated);
+  return reply;
+}
+
+// ---- SessionReactor ---------------------------------------------------------
+
+SessionReactor::SessionReactor(const SceneQueries& queries,
+                               const SceneOpsOptions& ops,
+                               SessionTracker& tracker, DrainGate::Pass pass)
+    : handler_(queries, ops), tracker_(tracker), pass_(std::move(pass)) {
+  absl::Status admitted =
+      pass_.admitted() ? tracker_.Add(this) : DrainGate::DrainingStatus();
+  if (!admitted.ok()) {
+    {
+      const std::lock_guard<std::mutex> lock(mutex_);
+      started_ = true;
+      finished_ = true;
+    }
+    Finish(ToGrpcStatus(admitted));
+    return;
+  }
+  {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    tracked_ = true;
+    reading_ = true;
+  }
+  StartRead(&request_);
+  Next next;
+  {
+    // A drain that came before this point could not finish the stream (the
+    // read had not started); act on it now.
+    const std::lock_guard<std::mutex> lock(mutex_);
+    started_ = true;
+    if (closing_) next = DecideLocked();
+  }
+  Act(next);
+}
+
+SessionReactor::Next SessionReactor::DecideLocked() {
+  Next next;
+  if (finished_) return next;
+  const bool idle = !processing_ && !writing_ && replies_.empty();
+  if (idle && (end_status_.has_value() || read_closed_ || closing_)) {
+    finished_ = true;
+    next.finish = ToGrpcStatus(end_status_.has_value() ? *end_status_
+                               : read_closed_          ? absl::OkStatus()
+                                                       : ShuttingDown());
+    return next;
+  }
+  if (!writing_ && !replies_.empty()) {
+    writing_ = true;
+    next.write = &replies_.front();
+  }
+  if (!reading_ && !processing_ && !read_closed_ && !closing_ &&
+      !end_status_.has_value() && replies_.size() < kMaxQueuedReplies) {
+    reading_ = true;
+    next.read = true;
+  }
+  return next;
+}
+
+void SessionReactor::Act(const Next& next) {
+  if (next.write != nullptr) StartWrite(next.write);
+  if (next.read) StartRead(&request_);
+  if (next.finish.has_value()) Finish(*next.finish);
+}
+
+void SessionReactor::OnReadDone(bool ok) {
+  bool handle = false;
+  Next next;
+  {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    reading_ = false;
+    if (!ok) read_closed_ = true;
+    // While draining or ending, a message that arrives now is not handled.
+    if (ok && !finished_ && !closing_ && !end_status_.has_value()) {
+      processing_ = true;
+      handle = true;
+    } else {
+      next = DecideLocked();
+    }
+  }
+  if (!handle) {
+    Act(next);
+    return;
+  }
+  SessionHandler::Outcome outcome = handler_.Handle(request_);
+  {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    processing_ = false;
+    if (outcome.end_stream.has_value()) {
+      if (!end_status_.has_value()) end_status_ = *outcome.end_stream;
+    } else if (!end_status_.has_value()) {
+      replies_.push_back(std::move(outcome.reply));
+    }
+    next = DecideLocked();
+  }
+  Act(next);
+}
+
+void SessionReactor::OnWriteDone(bool ok) {
+  Next next;
+  {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    writing_ = false;
+    if (!replies_.empty()) replies_.pop_front();
+    if (!ok) {
+      // The client is gone: nothing more can be delivered.
+      replies_.clear();
+      if (!end_status_.has_value()) {
+        end_status_ = absl::CancelledError("the stream broke");
+      }
+    }
+    next = DecideLocked();
+  }
+  Act(next);
+}
+
+void SessionReactor::OnCancel() {
+  Next next;
+  {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    if (!end_status_.has_value()) {
+      end_status_ = absl::CancelledError("the client cancelled the session");
+    }
+    // Keep only the reply being written; its OnWriteDone will come.
+    while (replies_.size() > (writing_ ? 1u : 0u)) replies_.pop_back();
+    next = DecideLocked();
+  }
+  Act(next);
+}
+
+void SessionReactor::OnDone() {
+  bool tracked = false;
+  {
+    // Under the lock: gRPC may call OnDone on another thread than the one
+    // that constructed the session, through synchronisation ThreadSanitizer
+    // cannot see (gRPC is not instrumented).
+    const std::lock_guard<std::mutex> lock(mutex_);
+    tracked = tracked_;
+  }
+  if (tracked) tracker_.Remove(this);
+  delete this;
+}
+
+bool SessionReactor::Close() {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  closing_ = true;
+  if (!started_) return false;  // The constructor acts on closing_.
+  Next next = DecideLocked();
+  // Closing starts no read, and replies are written as soon as they are
+  // queued, so the only possible action here is the finish.
+  if (!next.finish.has_value()) return false;
+  close_status_ = *std::move(next.finish);
+  return true;
+}
+
+void SessionReactor::FinishClosed() { Finish(close_status_); }
+
+}  // namespace sator::server

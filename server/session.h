@@ -1,0 +1,167 @@
+// QueryService.Session: a bidirectional stream on one scene that
+// interleaves pose updates and queries and answers each message in order.
+//
+// Protocol (docs/QUERIES.md): the first message must be `open` (else the
+// stream ends with INVALID_ARGUMENT; an unknown scene ends it with
+// NOT_FOUND); the reply carries the scene's current tick. Then every message
+// gets exactly one reply echoing its `sequence`, with its own status: a bad
+// message does not end the stream. The stream ends with OK when the client
+// half-closes, CANCELLED when it cancels, RESOURCE_EXHAUSTED at once when
+// --max_sessions streams are already open, and UNAVAILABLE "server shutting
+// down" when satord drains (after the reply to the message in hand).
+//
+// Threads: gRPC runs the reactions (OnReadDone, OnWriteDone, OnCancel) and
+// the drain runs Close on any thread. A message is processed inside
+// OnReadDone, and the next read starts only once it is answered, so replies
+// keep request order. Writes go out one at a time from a queue; reading
+// pauses while kMaxQueuedReplies replies wait for a slow client. State is
+// guarded by a std::mutex that is never held across a reactor call.
+#ifndef SATOR_SERVER_SESSION_H_
+#define SATOR_SERVER_SESSION_H_
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "grpcpp/support/server_callback.h"
+#include "sator/v1/query_service.pb.h"
+#include "server/drain_gate.h"
+#include "server/scene_queries.h"
+#include "server/scenes/scene_ops.h"
+
+namespace sator::server {
+
+class SessionReactor;
+
+// The open sessions: enforces --max_sessions and ends them all on drain.
+class SessionTracker {
+ public:
+  explicit SessionTracker(int max_sessions) : max_sessions_(max_sessions) {}
+
+  // Called with true when a session is admitted and false when it ends (for
+  // the sessions gauge). Set before serving starts.
+  using Listener = std::function<void(bool opened)>;
+  void set_listener(Listener listener) { listener_ = std::move(listener); }
+
+  // RESOURCE_EXHAUSTED when max_sessions are already open.
+  absl::Status Add(SessionReactor* session);
+  void Remove(SessionReactor* session);
+  // Asks every open session to end (see SessionReactor::Close); later Adds
+  // are refused with UNAVAILABLE.
+  void CloseAll();
+  int open_sessions() const;
+
+ private:
+  const int max_sessions_;
+  Listener listener_;
+  mutable std::mutex mutex_;
+  std::set<SessionReactor*> sessions_;  // Guarded by mutex_.
+  bool closed_ = false;                 // Guarded by mutex_.
+};
+
+// Answers one SessionRequest (gRPC-free, tested directly). Holds the scene
+// id once opened.
+class SessionHandler {
+ public:
+  SessionHandler(const SceneQueries& queries, const SceneOpsOptions& ops)
+      : queries_(queries), ops_(ops) {}
+
+  // What to do with a message: reply, or end the stream with a status.
+  struct Outcome {
+    sator::v1::SessionResponse reply;
+    std::optional<absl::Status> end_stream;
+  };
+  Outcome Handle(const sator::v1::SessionRequest& request);
+
+  bool opened() const { return !scene_id_.empty(); }
+
+ private:
+  sator::v1::SessionResponse Query(const sator::v1::SessionRequest& request);
+  sator::v1::SessionResponse UpdatePoses(
+      const sator::v1::SessionRequest& request);
+
+  const SceneQueries& queries_;
+  const SceneOpsOptions& ops_;
+  std::string scene_id_;
+};
+
+// Applies a session's pose update to the scene with BodyService's
+// UpdatePoses operation (scene_ops.h). Errors name fields relative to the
+// SessionPoseUpdate ("poses.positions: ...").
+absl::StatusOr<sator::v1::UpdatePosesResponse> ApplySessionPoses(
+    HostedScene& scene, const SceneOpsOptions& options,
+    const sator::v1::SessionPoseUpdate& update);
+
+class SessionReactor final
+    : public grpc::ServerBidiReactor<sator::v1::SessionRequest,
+                                     sator::v1::SessionResponse> {
+ public:
+  // Replies waiting for a slow client before reading pauses.
+  static constexpr std::size_t kMaxQueuedReplies = 16;
+
+  // Starts the stream: refuses it at once (UNAVAILABLE without a pass,
+  // RESOURCE_EXHAUSTED beyond the limit) or starts reading.
+  // `queries` and `ops` must outlive the session.
+  SessionReactor(const SceneQueries& queries, const SceneOpsOptions& ops,
+                 SessionTracker& tracker, DrainGate::Pass pass);
+
+  // The drain: end with UNAVAILABLE once the message in hand is answered.
+  // Returns true when the caller must call FinishClosed() (the session was
+  // idle); the session stays alive until then, since gRPC calls OnDone only
+  // after Finish.
+  bool Close();
+  void FinishClosed();
+
+  void OnReadDone(bool ok) override;
+  void OnWriteDone(bool ok) override;
+  void OnCancel() override;
+  void OnDone() override;
+
+ private:
+  // Under mutex_: the next write to start, whether to read again, and the
+  // status to finish with, decided together so that no reactor call is made
+  // with the lock held.
+  struct Next {
+    const sator::v1::SessionResponse* write = nullptr;
+    bool read = false;
+    std::optional<grpc::Status> finish;
+  };
+  Next DecideLocked();
+  void Act(const Next& next);
+
+  SessionHandler handler_;
+  SessionTracker& tracker_;
+  DrainGate::Pass pass_;
+  sator::v1::SessionRequest request_;
+
+  std::mutex mutex_;
+  // Replies not yet written; the front one is being written when writing_.
+  std::deque<sator::v1::SessionResponse> replies_;  // Guarded by mutex_.
+  bool reading_ = false;                            // Guarded by mutex_.
+  bool writing_ = false;                            // Guarded by mutex_.
+  bool read_closed_ = false;  // The client half-closed. Guarded by mutex_.
+  bool closing_ = false;      // Draining. Guarded by mutex_.
+  // A message is being handled (outside the lock). Guarded by mutex_.
+  bool processing_ = false;
+  // The constructor has started the first read. Guarded by mutex_.
+  bool started_ = false;
+  // Set once Finish is decided; nothing else starts after. Guarded by mutex_.
+  bool finished_ = false;
+  // What Close decided to finish with, for FinishClosed.
+  grpc::Status close_status_;
+  // Registered with tracker_. Guarded by mutex_.
+  bool tracked_ = false;
+  // A status to end with once the queued replies are written.
+  std::optional<absl::Status> end_status_;  // Guarded by mutex_.
+};
+
+}  // namespace sator::server
+
+#endif  // SATOR_SERVER_SESSION_H_

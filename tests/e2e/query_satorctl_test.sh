@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# satorctl query against the real satord: every kind and a batch answer with
+# the bodies worked out by hand; a bad query exits 1 with its code and field
+# path; an unknown kind or a missing scene is a usage error (exit 2).
+set -euo pipefail
+satord=$1
+satorctl=$2
+work=$(mktemp -d)
+trap 'kill "${pid}" 2>/dev/null || true; wait "${pid}" 2>/dev/null || true; rm -rf "${work}"' EXIT
+"${satord}" --grpc_address=127.0.0.1:0 --metrics_address= \
+  --port_file="${work}/ports.json" 2>"${work}/satord.log" &
+pid=$!
+for _ in $(seq 1 400); do
+  [[ -s "${work}/ports.json" ]] && break
+  kill -0 "${pid}" 2>/dev/null || { cat "${work}/satord.log"; exit 1; }
+  sleep 0.05
+done
+port=$(sed -E 's/.*"grpc_port":([0-9]+).*/\1/' "${work}/ports.json")
+ctl() { "${satorctl}" --target="127.0.0.1:${port}" --deadline=10s "$@"; }
+fail() { echo "FAIL: $*"; exit 1; }
+
+# A static box of half extents 1 at (5, 0) (x in [4, 6]) and a dynamic
+# circle of radius 1 at (10, 0).
+ctl scene create arena --dimension=2 > /dev/null
+cat > "${work}/bodies.json" <<'JSON'
+{"bodies": [
+  {"body_id": 1, "motion_type": "MOTION_TYPE_STATIC",
+   "shape": {"box2d": {"half_extents": {"x": 1, "y": 1}}}, "pose": {"position": {"x": 5}}},
+  {"body_id": 2, "motion_type": "MOTION_TYPE_DYNAMIC",
+   "shape": {"circle": {"radius": 1}}, "pose": {"position": {"x": 10}}}
+]}
+JSON
+ctl bodies upsert arena -f "${work}/bodies.json" > /dev/null
+
+# Along +x from the origin: the box at distance 4, then the circle at 9.
+out=$(ctl query raycast --scene=arena --json='{"query": {"direction": {"x": 1},
+  "max_distance": 100}, "options": {"mode": "RESULT_MODE_ALL"}}')
+[[ ${out} == *'"hits":[{"body_id":"1"'*'"distance":4'*'{"body_id":"2"'*'"distance":9'* ]] ||
+  fail "raycast: ${out}"
+
+placed='{"query": {"shape": {"circle": {"radius": 1}}, "pose": {"position": {"x": 3.5}}}}'
+out=$(ctl query overlap arena --json="${placed}")
+[[ ${out} == *'"hits":[{"body_id":"1"'* && ${out} != *'"body_id":"2"'* ]] || fail "overlap: ${out}"
+out=$(ctl query contacts --scene=arena --json="${placed}")
+[[ ${out} == *'"body_id":"1"'*'"normal":{"x":-1'*'"distance":0.5'* &&
+   ${out} == *'"depenetration":{"x":-0.5}'* ]] || fail "contacts: ${out}"
+out=$(ctl query sweep --scene=arena --json='{"query": {"shape": {"circle":
+  {"radius": 0.5}}, "pose": {"position": {"x": 20}}, "displacement": {"x": -20}}}')
+[[ ${out} == *'"body_id":"2"'*'"distance":0.42'* ]] || fail "sweep: ${out}"
+out=$(ctl query point --scene=arena --json='{"query": {"point": {"x": 10.5}}}')
+[[ ${out} == *'"body_id":"2"'* && ${out} != *'"body_id":"1"'* ]] || fail "point: ${out}"
+
+cat > "${work}/batch.json" <<'JSON'
+{"queries": [
+  {"point": {"point": {"x": 5}}},
+  {"raycast": {"max_distance": 1}}
+]}
+JSON
+out=$(ctl query batch --scene=arena -f "${work}/batch.json")
+[[ ${out} == *'"entries":[{"status":{},"result":{"hits":[{"body_id":"1"'* &&
+   ${out} == *'{"status":{"code":3,"message":"queries[1].raycast.direction: zero length"}}'* ]] ||
+  fail "batch: ${out}"
+
+set +e
+err=$(ctl query raycast --scene=arena --json='{"query": {"max_distance": 1}}' 2>&1 >/dev/null)
+code=$?
+[[ ${code} == 1 && ${err} == *'INVALID_ARGUMENT: query.direction: zero length'* ]] ||
+  fail "bad query: ${code} ${err}"
+err=$(ctl query raycast --scene=nowhere --json='{"query": {"direction": {"x": 1}, "max_distance": 1}}' 2>&1 >/dev/null)
+code=$?
+[[ ${code} == 1 && ${err} == *'NOT_FOUND: scene_id'* ]] || fail "unknown scene: ${code} ${err}"
+ctl query fly --scene=arena > /dev/null 2>&1
+[[ $? == 2 ]] || fail "unknown kind"
+ctl query raycast > /dev/null 2>&1
+[[ $? == 2 ]] || fail "missing scene"
+set -e
+echo "satorctl query: OK"
