@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs Sator into a scratch prefix, checks the package's files, builds
-# examples/ from a separate build tree against it, and runs the installed
-# build of the quickstart example against the installed satord.
+# examples/ from a separate build tree against it, runs the installed build of
+# the quickstart example against the installed satord, and builds and runs a
+# game server's unit test that uses the installed mock (mock_consumer/).
 #
 #   install_test.sh <sator build dir> <sator source dir> <scratch dir>
 #                   <sanitizers, e.g. "address;undefined" or ""> <c++ compiler>
@@ -34,6 +35,8 @@ cmake --install "${build_dir}" --prefix "${prefix}" >"${work}/install.log"
 # The package's files.
 for file in \
   include/sator/client/client.h include/sator/client/sharding.h \
+  include/sator/client/sharding_connection.h \
+  include/sator/client/mocks/mock_connection.h \
   include/sator/core/pose.h include/sator/core/vec.h \
   include/sator/core/geometry2d/shapes2d.h \
   lib/libsator_client.a lib/libsator_proto.a lib/libsator_convert.a \
@@ -71,6 +74,26 @@ grep -q "^sator_DIR:PATH=${prefix}/lib/cmake/sator" \
   fail "examples/ did not find the installed package (sator_DIR)"
 cmake --build "${work}/examples-build" -j 2 >"${work}/build.log" 2>&1 ||
   { cat "${work}/build.log"; fail "build"; }
+
+# A game server's unit test on sator::client_mocks, no server needed.
+rm -rf "${work}/mock-src"
+mkdir -p "${work}/mock-src"
+cp "${source_dir}/tests/install/mock_consumer/consumer.cmake" \
+  "${work}/mock-src/CMakeLists.txt"
+cp "${source_dir}/tests/install/mock_consumer/game_logic_test.cc" \
+  "${work}/mock-src/"
+cmake -S "${work}/mock-src" -B "${work}/mock-build" \
+  -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER="${cxx}" \
+  -DCMAKE_PREFIX_PATH="${prefix}" "${launcher[@]}" \
+  -DCMAKE_CXX_FLAGS="${flags}" -DCMAKE_EXE_LINKER_FLAGS="${link_flags}" \
+  >"${work}/mock-configure.log" 2>&1 ||
+  { cat "${work}/mock-configure.log"; fail "configure mock_consumer"; }
+cmake --build "${work}/mock-build" -j 2 >"${work}/mock-build.log" 2>&1 ||
+  { cat "${work}/mock-build.log"; fail "build mock_consumer"; }
+"${work}/mock-build/game_logic_test" >"${work}/mock-test.log" 2>&1 ||
+  { cat "${work}/mock-test.log"; fail "mock_consumer's test"; }
+grep -q "2 tests.*PASSED\|PASSED.*2 tests" "${work}/mock-test.log" ||
+  { cat "${work}/mock-test.log"; fail "mock_consumer ran no tests"; }
 
 # The installed satord on a free loopback port, and the installed quickstart
 # against it.

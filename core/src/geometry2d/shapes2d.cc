@@ -14,6 +14,7 @@
 #include <numbers>
 
 #include "absl/strings/str_format.h"
+#include "geometry2d/pose_check2d.h"
 
 namespace sator {
 namespace {
@@ -207,6 +208,8 @@ absl::Status ValidateShape(const Shape2& shape) {
 }
 
 absl::Status ValidatePose(const Pose2& pose) {
+  if (internal2d::IsValidPose(pose)) return absl::OkStatus();
+  // Invalid: find which check fails, for the message.
   if (!IsFinite(pose.position)) {
     return Invalid("pose position is not finite");
   }
@@ -215,7 +218,7 @@ absl::Status ValidatePose(const Pose2& pose) {
   }
   const float norm =
       pose.rotation.c * pose.rotation.c + pose.rotation.s * pose.rotation.s;
-  if (std::fabs(norm - 1.0f) > 2e-4f) {
+  if (std::fabs(norm - 1.0f) > internal2d::kRotationSquaredLengthTolerance) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "pose rotation (cos, sin) is not of unit length (squared length %g)",
         static_cast<double>(norm)));

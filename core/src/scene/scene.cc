@@ -83,6 +83,36 @@ const BodyRecord<D>* RecordAt(const Frame<D>& frame, std::uint32_t slot) {
 // so the bounds are computed once per run of equal rotations (the
 // translated box differs from ComputeAabb's by round-off far below Pad's
 // margin).
+// The fast case of ExactWindowBox: every frame of the window shares one
+// table (no upsert or removal in the window, so the slot holds one body with
+// one shape throughout) and the body kept one rotation. Its tight boxes are
+// then one local box translated by each position, and the union is the
+// local box plus the range of the positions, exactly: rounding is monotone,
+// so min_i fl(a + p_i) = fl(a + min_i p_i). False when the case does not
+// apply.
+template <int D>
+bool TranslatedWindowBox(const std::vector<const Frame<D>*>& frames,
+                         std::uint32_t slot, Aabb<D>* out) {
+  const BodyRecord<D>* record = RecordAt(*frames[0], slot);
+  if (record == nullptr) return false;
+  const Pose<D>& first = (*frames[0]->poses)[slot];
+  Vec<D> lo = first.position;
+  Vec<D> hi = first.position;
+  bool same_rotation = true;
+  for (std::size_t i = 1; i < frames.size(); ++i) {
+    const Pose<D>& pose = (*frames[i]->poses)[slot];
+    same_rotation &= SameRotation<D>(pose, first);
+    lo = Min(lo, pose.position);
+    hi = Max(hi, pose.position);
+  }
+  if (!same_rotation) return false;
+  Pose<D> at_origin = first;
+  at_origin.position = Vec<D>{};
+  const Aabb<D> local = ShapeOps<D>::Bounds(*record->shape, at_origin);
+  *out = {local.min + lo, local.max + hi};
+  return true;
+}
+
 template <int D>
 bool ExactWindowBox(const std::vector<const Frame<D>*>& frames,
                     std::uint32_t slot, Aabb<D>* out) {
@@ -401,6 +431,10 @@ absl::Status Scene<D>::UpdatePoses(std::int64_t tick,
           absl::StrCat("updates[", i, "].id: body ", updates[i].id,
                        " is static (move it with UpsertBodies)")));
     }
+    if (ShapeOps<D>::IsAcceptedAsIs(updates[i].pose)) {
+      (*pose_array)[slot] = updates[i].pose;
+      continue;
+    }
     absl::StatusOr<Pose<D>> pose = ShapeOps<D>::CheckPose(updates[i].pose);
     if (!pose.ok()) {
       return (absl::InvalidArgumentError(
@@ -482,9 +516,13 @@ absl::Status Scene<D>::UpdatePoses(std::int64_t tick,
   const std::size_t block_begin = std::min(w.slots.size(), residue * block);
   const std::size_t block_end = std::min(w.slots.size(), block_begin + block);
   std::vector<const Frame<D>*> window;
+  bool one_table = true;  // Every frame of the window shares one table.
   if (block_begin < block_end) {
     window.reserve(w.frames.size());
-    for (const Frame<D>& f : w.frames) window.push_back(&f);
+    for (const Frame<D>& f : w.frames) {
+      window.push_back(&f);
+      one_table &= f.table == w.frames.front().table;
+    }
   }
   const Frame<D>& newest = w.frames.back();
   for (std::size_t s = block_begin; s < block_end; ++s) {
@@ -492,7 +530,8 @@ absl::Status Scene<D>::UpdatePoses(std::int64_t tick,
     SlotState<D>& state = w.slots[slot];
     if (!state.in_use || !state.grown) continue;
     Aabb<D> box{};
-    if (ExactWindowBox<D>(window, slot, &box)) {
+    if ((one_table && TranslatedWindowBox<D>(window, slot, &box)) ||
+        ExactWindowBox<D>(window, slot, &box)) {
       if (state.motion == MotionType::kStatic &&
           !(box.min == state.window_box.min &&
             box.max == state.window_box.max)) {

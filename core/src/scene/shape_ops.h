@@ -5,6 +5,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "geometry2d/pose_check2d.h"
 #include "sator/core/aabb.h"
 #include "sator/core/pose.h"
 #include "sator/core/query_types.h"
@@ -20,6 +21,11 @@ struct ShapeOps<2> {
   static absl::Status ValidateBodyShape(const Shape2& shape, bool is_static);
   static absl::Status ValidateQueryShape(const Shape2& shape);
   static absl::StatusOr<Pose2> CheckPose(const Pose2& pose);
+  // True when CheckPose would accept `pose` and return it unchanged (the
+  // fast path of pose batches; CheckPose words the error otherwise).
+  static bool IsAcceptedAsIs(const Pose2& pose) {
+    return internal2d::IsValidPose(pose);
+  }
   // The largest distance from the local origin to a point of the shape.
   static float BoundRadius(const Shape2& shape);
   static Aabb2 Bounds(const Shape2& shape, const Pose2& pose);
@@ -42,6 +48,8 @@ struct ShapeOps<3> {
   static absl::Status ValidateBodyShape(const Shape3& shape, bool is_static);
   static absl::Status ValidateQueryShape(const Shape3& shape);
   static absl::StatusOr<Pose3> CheckPose(const Pose3& pose);
+  // 3D poses are normalised by CheckPose: no fast path.
+  static bool IsAcceptedAsIs(const Pose3& /*pose*/) { return false; }
   static float BoundRadius(const Shape3& shape);
   static Aabb3 Bounds(const Shape3& shape, const Pose3& pose);
   static absl::StatusOr<bool> Overlap(const Shape3& a, const Pose3& pa,

@@ -1,0 +1,170 @@
+// sator::client::ShardedConnection: one Connection over many satord pods,
+// each scene routed to the pod that owns it (rendezvous hashing, sharding.h).
+//
+//   absl::StatusOr<std::vector<std::string>> pods =
+//       sator::client::StatefulSetPodEndpoints({.replicas = 3});
+//   absl::StatusOr<std::shared_ptr<sator::client::ShardedConnection>> shards =
+//       sator::client::ShardedConnection::Create({.endpoints = *pods});
+//   absl::StatusOr<std::unique_ptr<sator::Client>> client =
+//       sator::Client::Create(*shards);
+//
+// Routing:
+// - every call that names a scene (scene, body and query calls, sessions,
+//   ImportScene by its snapshot's id) goes to the scene's owner, through that
+//   endpoint's own Connection, which sends `x-scene-id` metadata;
+// - CreateScene with an empty id: the id is chosen here ("scene-" and 16
+//   random hex digits) instead of by the server, because the owner depends on
+//   the id;
+// - ListScenes fans out: it pages through the endpoints one after the other
+//   (by id within an endpoint; not a global id order); the page token says
+//   which endpoint comes next;
+// - Ping, CheckHealth and PairQuery (no scene) go to the endpoints in turn;
+//   CallJson goes to the owner of the request's `scene_id` (or
+//   `snapshot.scene_id`) when it names one, else to the next endpoint in turn.
+// UNAVAILABLE and DEADLINE_EXCEEDED errors are prefixed with the endpoint
+// that gave them ("endpoint satord-1...: "); other errors are the server's,
+// unchanged.
+//
+// One Connection (one gRPC channel) per endpoint, made on first use and kept
+// for the life of the ShardedConnection. SetEndpoints() replaces the list when
+// pods are added or removed; connections to endpoints still listed are kept.
+// Every method is safe to call from many threads at once.
+#ifndef SATOR_CLIENT_SHARDING_CONNECTION_H_
+#define SATOR_CLIENT_SHARDING_CONNECTION_H_
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "sator/client/connection.h"
+#include "sator/client/sharding.h"
+#include "sator/client/types.h"
+
+namespace sator::client {
+
+// Makes the Connection to one endpoint.
+using EndpointConnectionFactory =
+    std::function<absl::StatusOr<std::shared_ptr<Connection>>(
+        const std::string& endpoint)>;
+
+struct ShardedConnectionOptions {
+  // gRPC targets, e.g. from StatefulSetPodEndpoints (recommended) or
+  // ResolveHeadlessService. Must be non-empty and distinct.
+  std::vector<std::string> endpoints{};
+  // The settings of every endpoint's connection (`target` is replaced by the
+  // endpoint).
+  ConnectionOptions connection{};
+  // Overrides how an endpoint's connection is made (tests pass mocks); unset:
+  // MakeConnection(connection with target = endpoint).
+  EndpointConnectionFactory connection_factory{};
+};
+
+class ShardedConnection : public Connection {
+ public:
+  // INVALID_ARGUMENT for a bad endpoint list (see RendezvousRouter::Create).
+  static absl::StatusOr<std::shared_ptr<ShardedConnection>> Create(
+      ShardedConnectionOptions options);
+
+  // Replaces the endpoint list, e.g. after a StatefulSet is scaled. Scenes
+  // whose owner changes are NOT moved: export them from the old owner and
+  // import them on the new one before switching (docs/CLIENT.md).
+  absl::Status SetEndpoints(std::vector<std::string> endpoints);
+
+  // The endpoint that owns `scene_id` under the current list.
+  std::string OwnerOf(const std::string& scene_id) const;
+  std::vector<std::string> endpoints() const;
+
+  // ---- Connection ----
+  absl::StatusOr<PingResult> Ping(const std::string& payload,
+                                  const CallContext& context) override;
+  absl::StatusOr<HealthStatus> CheckHealth(const std::string& service,
+                                           const CallContext& context) override;
+  absl::StatusOr<SceneInfo> CreateScene(const std::string& scene_id,
+                                        const SceneSettings& settings,
+                                        const CallContext& context) override;
+  absl::Status DeleteScene(const std::string& scene_id,
+                           const CallContext& context) override;
+  absl::StatusOr<ListScenesPage> ListScenes(
+      std::uint32_t page_size, const std::string& page_token,
+      const CallContext& context) override;
+  absl::StatusOr<SceneInfo> GetScene(const std::string& scene_id,
+                                     const CallContext& context) override;
+  absl::StatusOr<SceneSnapshot> ExportScene(
+      const std::string& scene_id, const CallContext& context) override;
+  absl::StatusOr<SceneInfo> ImportScene(const SceneSnapshot& snapshot,
+                                        const CallContext& context) override;
+  absl::StatusOr<UpsertBodiesResult> UpsertBodies(
+      const std::string& scene_id, const std::vector<Body>& bodies,
+      const CallContext& context) override;
+  absl::StatusOr<std::uint32_t> RemoveBodies(
+      const std::string& scene_id, const std::vector<std::uint64_t>& body_ids,
+      const CallContext& context) override;
+  absl::StatusOr<std::int64_t> UpdatePoses(const std::string& scene_id,
+                                           std::int64_t tick,
+                                           const PoseBatch& poses,
+                                           const CallContext& context) override;
+  absl::StatusOr<QueryResult> Overlap(const std::string& scene_id,
+                                      const OverlapQuery& query,
+                                      const QueryOptions& options,
+                                      const CallContext& context) override;
+  absl::StatusOr<QueryResult> Contacts(const std::string& scene_id,
+                                       const ContactsQuery& query,
+                                       const QueryOptions& options,
+                                       const CallContext& context) override;
+  absl::StatusOr<QueryResult> Sweep(const std::string& scene_id,
+                                    const SweepQuery& query,
+                                    const QueryOptions& options,
+                                    const CallContext& context) override;
+  absl::StatusOr<QueryResult> Raycast(const std::string& scene_id,
+                                      const RaycastQuery& query,
+                                      const QueryOptions& options,
+                                      const CallContext& context) override;
+  absl::StatusOr<QueryResult> PointQuery(const std::string& scene_id,
+                                         const client::PointQuery& query,
+                                         const QueryOptions& options,
+                                         const CallContext& context) override;
+  absl::StatusOr<std::vector<BatchEntry>> QueryBatch(
+      const std::string& scene_id, const std::vector<Query>& queries,
+      const CallContext& context) override;
+  absl::StatusOr<PairQueryResult> PairQuery(
+      const PairQueryRequest& request, const CallContext& context) override;
+  absl::StatusOr<std::unique_ptr<SessionStream>> OpenSession(
+      const std::string& scene_id) override;
+  absl::StatusOr<std::string> CallJson(const std::string& method,
+                                       const std::string& request_json,
+                                       const CallContext& context) override;
+
+ private:
+  struct Route {
+    std::string endpoint;
+    std::shared_ptr<Connection> connection;
+  };
+
+  ShardedConnection(RendezvousRouter router, EndpointConnectionFactory factory);
+
+  std::shared_ptr<const RendezvousRouter> router() const;
+  absl::StatusOr<Route> RouteTo(const std::string& endpoint);
+  absl::StatusOr<Route> RouteScene(const std::string& scene_id);
+  absl::StatusOr<Route> RouteAny();
+  std::string NewSceneId();
+
+  const EndpointConnectionFactory factory_;
+  mutable std::mutex mutex_;
+  std::shared_ptr<const RendezvousRouter> router_;  // guarded by mutex_
+  std::map<std::string, std::shared_ptr<Connection>>
+      connections_;         // guarded by mutex_
+  std::mt19937_64 random_;  // guarded by mutex_
+  std::atomic<std::uint64_t> next_any_{0};
+};
+
+}  // namespace sator::client
+
+#endif  // SATOR_CLIENT_SHARDING_CONNECTION_H_

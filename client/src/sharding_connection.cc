@@ -1,0 +1,397 @@
+// ShardedConnection: each call to the Connection of the endpoint that owns
+// its scene; ListScenes paged across every endpoint.
+#include "sator/client/sharding_connection.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/string_view.h"
+#include "google/protobuf/struct.pb.h"
+#include "google/protobuf/util/json_util.h"
+
+namespace sator::client {
+namespace {
+
+// ListScenes page tokens: "<endpoint>|<that endpoint's own token>". Endpoint
+// names (gRPC targets) never contain '|'.
+constexpr char kTokenSeparator = '|';
+
+std::string EncodePageToken(absl::string_view endpoint,
+                            absl::string_view inner) {
+  return absl::StrCat(endpoint, std::string(1, kTokenSeparator), inner);
+}
+
+// Adds the endpoint to errors where it is what the caller needs to know.
+absl::Status WithEndpoint(const absl::Status& status,
+                          absl::string_view endpoint) {
+  if (status.code() != absl::StatusCode::kUnavailable &&
+      status.code() != absl::StatusCode::kDeadlineExceeded) {
+    return status;
+  }
+  return absl::Status(status.code(), absl::StrCat("endpoint ", endpoint, ": ",
+                                                  status.message()));
+}
+
+template <typename T>
+absl::StatusOr<T> WithEndpoint(absl::StatusOr<T> result,
+                               absl::string_view endpoint) {
+  if (result.ok()) return result;
+  return WithEndpoint(result.status(), endpoint);
+}
+
+// The scene a JSON request names: its top-level scene_id, or its snapshot's
+// (ImportScene); empty when it names none or does not parse.
+std::string SceneIdOfJson(const std::string& request_json) {
+  google::protobuf::Struct request;
+  if (!google::protobuf::util::JsonStringToMessage(request_json, &request)
+           .ok()) {
+    return "";
+  }
+  auto scene_id_of = [](const google::protobuf::Struct& message) {
+    for (const char* key : {"scene_id", "sceneId"}) {
+      auto field = message.fields().find(key);
+      if (field != message.fields().end() && field->second.has_string_value()) {
+        return field->second.string_value();
+      }
+    }
+    return std::string();
+  };
+  std::string scene_id = scene_id_of(request);
+  if (scene_id.empty()) {
+    auto snapshot = request.fields().find("snapshot");
+    if (snapshot != request.fields().end() &&
+        snapshot->second.has_struct_value()) {
+      scene_id = scene_id_of(snapshot->second.struct_value());
+    }
+  }
+  return scene_id;
+}
+
+}  // namespace
+
+absl::StatusOr<std::shared_ptr<ShardedConnection>> ShardedConnection::Create(
+    ShardedConnectionOptions options) {
+  absl::StatusOr<RendezvousRouter> router =
+      RendezvousRouter::Create(std::move(options.endpoints));
+  if (!router.ok()) return router.status();
+  EndpointConnectionFactory factory = std::move(options.connection_factory);
+  if (!factory) {
+    factory = [connection_options =
+                   options.connection](const std::string& endpoint)
+        -> absl::StatusOr<std::shared_ptr<Connection>> {
+      ConnectionOptions endpoint_options = connection_options;
+      endpoint_options.target = endpoint;
+      return MakeConnection(endpoint_options);
+    };
+  }
+  return std::shared_ptr<ShardedConnection>(
+      new ShardedConnection(*std::move(router), std::move(factory)));
+}
+
+ShardedConnection::ShardedConnection(RendezvousRouter router,
+                                     EndpointConnectionFactory factory)
+    : factory_(std::move(factory)),
+      router_(std::make_shared<const RendezvousRouter>(std::move(router))),
+      random_(std::random_device{}()) {}
+
+absl::Status ShardedConnection::SetEndpoints(
+    std::vector<std::string> endpoints) {
+  absl::StatusOr<RendezvousRouter> router =
+      RendezvousRouter::Create(std::move(endpoints));
+  if (!router.ok()) return router.status();
+  auto next = std::make_shared<const RendezvousRouter>(*std::move(router));
+  std::lock_guard<std::mutex> lock(mutex_);
+  // Drop the connections of endpoints no longer listed.
+  for (auto it = connections_.begin(); it != connections_.end();) {
+    const auto& listed = next->endpoints();
+    if (std::find(listed.begin(), listed.end(), it->first) == listed.end()) {
+      it = connections_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  router_ = std::move(next);
+  return absl::OkStatus();
+}
+
+std::shared_ptr<const RendezvousRouter> ShardedConnection::router() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return router_;
+}
+
+std::string ShardedConnection::OwnerOf(const std::string& scene_id) const {
+  return router()->Owner(scene_id);
+}
+
+std::vector<std::string> ShardedConnection::endpoints() const {
+  return router()->endpoints();
+}
+
+absl::StatusOr<ShardedConnection::Route> ShardedConnection::RouteTo(
+    const std::string& endpoint) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = connections_.find(endpoint);
+  if (it == connections_.end()) {
+    absl::StatusOr<std::shared_ptr<Connection>> connection = factory_(endpoint);
+    if (!connection.ok()) return connection.status();
+    it = connections_.emplace(endpoint, *std::move(connection)).first;
+  }
+  return Route{endpoint, it->second};
+}
+
+absl::StatusOr<ShardedConnection::Route> ShardedConnection::RouteScene(
+    const std::string& scene_id) {
+  return RouteTo(router()->Owner(scene_id));
+}
+
+absl::StatusOr<ShardedConnection::Route> ShardedConnection::RouteAny() {
+  std::shared_ptr<const RendezvousRouter> current = router();
+  const std::uint64_t turn = next_any_.fetch_add(1, std::memory_order_relaxed);
+  return RouteTo(current->endpoints()[turn % current->endpoints().size()]);
+}
+
+std::string ShardedConnection::NewSceneId() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return absl::StrFormat("scene-%016x", random_());
+}
+
+// ---- Calls without a scene
+// -----------------------------------------------------
+
+absl::StatusOr<PingResult> ShardedConnection::Ping(const std::string& payload,
+                                                   const CallContext& context) {
+  absl::StatusOr<Route> route = RouteAny();
+  if (!route.ok()) return route.status();
+  return WithEndpoint(route->connection->Ping(payload, context),
+                      route->endpoint);
+}
+
+absl::StatusOr<HealthStatus> ShardedConnection::CheckHealth(
+    const std::string& service, const CallContext& context) {
+  absl::StatusOr<Route> route = RouteAny();
+  if (!route.ok()) return route.status();
+  return WithEndpoint(route->connection->CheckHealth(service, context),
+                      route->endpoint);
+}
+
+absl::StatusOr<PairQueryResult> ShardedConnection::PairQuery(
+    const PairQueryRequest& request, const CallContext& context) {
+  absl::StatusOr<Route> route = RouteAny();
+  if (!route.ok()) return route.status();
+  return WithEndpoint(route->connection->PairQuery(request, context),
+                      route->endpoint);
+}
+
+absl::StatusOr<std::string> ShardedConnection::CallJson(
+    const std::string& method, const std::string& request_json,
+    const CallContext& context) {
+  const std::string scene_id = SceneIdOfJson(request_json);
+  absl::StatusOr<Route> route =
+      scene_id.empty() ? RouteAny() : RouteScene(scene_id);
+  if (!route.ok()) return route.status();
+  return WithEndpoint(
+      route->connection->CallJson(method, request_json, context),
+      route->endpoint);
+}
+
+// ---- Scenes
+// --------------------------------------------------------------------
+
+absl::StatusOr<SceneInfo> ShardedConnection::CreateScene(
+    const std::string& scene_id, const SceneSettings& settings,
+    const CallContext& context) {
+  const std::string id = scene_id.empty() ? NewSceneId() : scene_id;
+  absl::StatusOr<Route> route = RouteScene(id);
+  if (!route.ok()) return route.status();
+  return WithEndpoint(route->connection->CreateScene(id, settings, context),
+                      route->endpoint);
+}
+
+absl::Status ShardedConnection::DeleteScene(const std::string& scene_id,
+                                            const CallContext& context) {
+  absl::StatusOr<Route> route = RouteScene(scene_id);
+  if (!route.ok()) return route.status();
+  return WithEndpoint(route->connection->DeleteScene(scene_id, context),
+                      route->endpoint);
+}
+
+absl::StatusOr<ListScenesPage> ShardedConnection::ListScenes(
+    std::uint32_t page_size, const std::string& page_token,
+    const CallContext& context) {
+  const std::shared_ptr<const RendezvousRouter> current = router();
+  const std::vector<std::string>& endpoints = current->endpoints();
+  size_t index = 0;
+  std::string inner_token;
+  if (!page_token.empty()) {
+    const size_t separator = page_token.find(kTokenSeparator);
+    if (separator == std::string::npos) {
+      return absl::InvalidArgumentError(
+          "page_token: not a token of this sharded connection");
+    }
+    const std::string endpoint = page_token.substr(0, separator);
+    inner_token = page_token.substr(separator + 1);
+    const auto it = std::find(endpoints.begin(), endpoints.end(), endpoint);
+    if (it == endpoints.end()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("page_token: endpoint ", endpoint,
+                       " is no longer in the endpoint list"));
+    }
+    index = static_cast<size_t>(it - endpoints.begin());
+  }
+  // An endpoint with no scenes gives an empty last page: go on to the next
+  // one, so that a page is empty only at the very end.
+  while (true) {
+    absl::StatusOr<Route> route = RouteTo(endpoints[index]);
+    if (!route.ok()) return route.status();
+    absl::StatusOr<ListScenesPage> page =
+        route->connection->ListScenes(page_size, inner_token, context);
+    if (!page.ok()) return WithEndpoint(page.status(), route->endpoint);
+    if (!page->next_page_token.empty()) {
+      page->next_page_token =
+          EncodePageToken(route->endpoint, page->next_page_token);
+      return page;
+    }
+    ++index;
+    inner_token.clear();
+    if (index == endpoints.size()) return page;
+    if (!page->scenes.empty()) {
+      page->next_page_token = EncodePageToken(endpoints[index], "");
+      return page;
+    }
+  }
+}
+
+absl::StatusOr<SceneInfo> ShardedConnection::GetScene(
+    const std::string& scene_id, const CallContext& context) {
+  absl::StatusOr<Route> route = RouteScene(scene_id);
+  if (!route.ok()) return route.status();
+  return WithEndpoint(route->connection->GetScene(scene_id, context),
+                      route->endpoint);
+}
+
+absl::StatusOr<SceneSnapshot> ShardedConnection::ExportScene(
+    const std::string& scene_id, const CallContext& context) {
+  absl::StatusOr<Route> route = RouteScene(scene_id);
+  if (!route.ok()) return route.status();
+  return WithEndpoint(route->connection->ExportScene(scene_id, context),
+                      route->endpoint);
+}
+
+absl::StatusOr<SceneInfo> ShardedConnection::ImportScene(
+    const SceneSnapshot& snapshot, const CallContext& context) {
+  if (snapshot.scene_id.empty()) {
+    return absl::InvalidArgumentError(
+        "snapshot.scene_id: empty (a sharded connection routes by it)");
+  }
+  absl::StatusOr<Route> route = RouteScene(snapshot.scene_id);
+  if (!route.ok()) return route.status();
+  return WithEndpoint(route->connection->ImportScene(snapshot, context),
+                      route->endpoint);
+}
+
+// ---- Bodies
+// --------------------------------------------------------------------
+
+absl::StatusOr<UpsertBodiesResult> ShardedConnection::UpsertBodies(
+    const std::string& scene_id, const std::vector<Body>& bodies,
+    const CallContext& context) {
+  absl::StatusOr<Route> route = RouteScene(scene_id);
+  if (!route.ok()) return route.status();
+  return WithEndpoint(
+      route->connection->UpsertBodies(scene_id, bodies, context),
+      route->endpoint);
+}
+
+absl::StatusOr<std::uint32_t> ShardedConnection::RemoveBodies(
+    const std::string& scene_id, const std::vector<std::uint64_t>& body_ids,
+    const CallContext& context) {
+  absl::StatusOr<Route> route = RouteScene(scene_id);
+  if (!route.ok()) return route.status();
+  return WithEndpoint(
+      route->connection->RemoveBodies(scene_id, body_ids, context),
+      route->endpoint);
+}
+
+absl::StatusOr<std::int64_t> ShardedConnection::UpdatePoses(
+    const std::string& scene_id, std::int64_t tick, const PoseBatch& poses,
+    const CallContext& context) {
+  absl::StatusOr<Route> route = RouteScene(scene_id);
+  if (!route.ok()) return route.status();
+  return WithEndpoint(
+      route->connection->UpdatePoses(scene_id, tick, poses, context),
+      route->endpoint);
+}
+
+// ---- Scene queries
+// -------------------------------------------------------------
+
+absl::StatusOr<QueryResult> ShardedConnection::Overlap(
+    const std::string& scene_id, const OverlapQuery& query,
+    const QueryOptions& options, const CallContext& context) {
+  absl::StatusOr<Route> route = RouteScene(scene_id);
+  if (!route.ok()) return route.status();
+  return WithEndpoint(
+      route->connection->Overlap(scene_id, query, options, context),
+      route->endpoint);
+}
+
+absl::StatusOr<QueryResult> ShardedConnection::Contacts(
+    const std::string& scene_id, const ContactsQuery& query,
+    const QueryOptions& options, const CallContext& context) {
+  absl::StatusOr<Route> route = RouteScene(scene_id);
+  if (!route.ok()) return route.status();
+  return WithEndpoint(
+      route->connection->Contacts(scene_id, query, options, context),
+      route->endpoint);
+}
+
+absl::StatusOr<QueryResult> ShardedConnection::Sweep(
+    const std::string& scene_id, const SweepQuery& query,
+    const QueryOptions& options, const CallContext& context) {
+  absl::StatusOr<Route> route = RouteScene(scene_id);
+  if (!route.ok()) return route.status();
+  return WithEndpoint(
+      route->connection->Sweep(scene_id, query, options, context),
+      route->endpoint);
+}
+
+absl::StatusOr<QueryResult> ShardedConnection::Raycast(
+    const std::string& scene_id, const RaycastQuery& query,
+    const QueryOptions& options, const CallContext& context) {
+  absl::StatusOr<Route> route = RouteScene(scene_id);
+  if (!route.ok()) return route.status();
+  return WithEndpoint(
+      route->connection->Raycast(scene_id, query, options, context),
+      route->endpoint);
+}
+
+absl::StatusOr<QueryResult> ShardedConnection::PointQuery(
+    const std::string& scene_id, const client::PointQuery& query,
+    const QueryOptions& options, const CallContext& context) {
+  absl::StatusOr<Route> route = RouteScene(scene_id);
+  if (!route.ok()) return route.status();
+  return WithEndpoint(
+      route->connection->PointQuery(scene_id, query, options, context),
+      route->endpoint);
+}
+
+absl::StatusOr<std::vector<BatchEntry>> ShardedConnection::QueryBatch(
+    const std::string& scene_id, const std::vector<Query>& queries,
+    const CallContext& context) {
+  absl::StatusOr<Route> route = RouteScene(scene_id);
+  if (!route.ok()) return route.status();
+  return WithEndpoint(route->connection->QueryBatch(scene_id, queries, context),
+                      route->endpoint);
+}
+
+absl::StatusOr<std::unique_ptr<SessionStream>> ShardedConnection::OpenSession(
+    const std::string& scene_id) {
+  absl::StatusOr<Route> route = RouteScene(scene_id);
+  if (!route.ok()) return route.status();
+  return WithEndpoint(route->connection->OpenSession(scene_id),
+                      route->endpoint);
+}
+
+}  // namespace sator::client

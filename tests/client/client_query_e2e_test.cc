@@ -1,0 +1,236 @@
+// sator::Client's scene queries against the real satord: each kind (overlap,
+// contacts, sweep, raycast, point) on a small 2D scene whose answers are known
+// by hand, filters and result modes, rewinding to past ticks (through
+// QueryOptions and through CallOptions), QueryBatch with a bad entry, async
+// calls, a 3D raycast onto a mesh, and the documented errors.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "sator/client/client.h"
+#include "sator/core/geometry3d/triangle_mesh.h"
+#include "support/satord_process.h"
+
+namespace sator {
+namespace {
+
+using client::Dimension;
+using client::MotionType;
+using client::QueryOptions;
+using client::QueryResult;
+using client::ResultMode;
+using ::sator::testing::SatordProcess;
+using ::testing::HasSubstr;
+
+constexpr float kTolerance = 1e-4f;
+
+std::vector<std::uint64_t> Ids(const QueryResult& result) {
+  std::vector<std::uint64_t> ids;
+  for (const client::Hit& hit : result.hits) ids.push_back(hit.body_id);
+  return ids;
+}
+
+// A 2D scene "s" at tick 0: a static floor (box) under y = 0 and two dynamic
+// discs of radius 0.5 centred at (0, 1) (id 10) and (3, 1) (id 11, user data
+// 7). Ticks 1 and 2 lift disc 10 to (0, 5) and (0, 9).
+class ClientQueryEndToEnd : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(satord_.Start({}).ok()) << satord_.ReadLog();
+    absl::StatusOr<std::unique_ptr<Client>> client =
+        Client::Create({.target = satord_.grpc_target()});
+    ASSERT_TRUE(client.ok()) << client.status();
+    client_ = *std::move(client);
+    ASSERT_TRUE(client_
+                    ->CreateScene(
+                        "s", {.dimension = Dimension::k2D, .history_ticks = 8})
+                    .ok());
+    ASSERT_TRUE(client_
+                    ->UpsertBodies("s", {{.id = 1,
+                                          .shape = Box2{{10, 1}},
+                                          .pose = Pose2{{0, -1}, {}},
+                                          .motion = MotionType::kStatic},
+                                         {.id = 10,
+                                          .shape = Circle{0.5f},
+                                          .pose = Pose2{{0, 1}, {}}},
+                                         {.id = 11,
+                                          .shape = Circle{0.5f},
+                                          .pose = Pose2{{3, 1}, {}},
+                                          .user_data = 7}})
+                    .ok());
+  }
+
+  void Lift() {
+    for (std::int64_t tick : {1, 2}) {
+      client::PoseBatch poses;
+      poses.Add(10, Pose2{{0, 1.0f + 4.0f * static_cast<float>(tick)}, {}});
+      poses.Add(11, Pose2{{3, 1}, {}});
+      ASSERT_TRUE(client_->UpdatePoses("s", tick, poses).ok());
+    }
+  }
+
+  SatordProcess satord_;
+  std::unique_ptr<Client> client_;
+};
+
+TEST_F(ClientQueryEndToEnd, RaycastFindsBothDiscsInOrderAndHonoursExclusions) {
+  const client::RaycastQuery ray{
+      .origin = Vec2{-5, 1}, .direction = Vec2{1, 0}, .max_distance = 20};
+  QueryOptions all;
+  all.mode = ResultMode::kAll;
+  absl::StatusOr<QueryResult> result = client_->Raycast("s", ray, all);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->tick, 0);
+  ASSERT_THAT(Ids(*result), ::testing::ElementsAre(10u, 11u));
+  EXPECT_NEAR(result->hits[0].distance, 4.5f, kTolerance);
+  EXPECT_NEAR(result->hits[0].normal.x, -1.0f, kTolerance);
+  EXPECT_NEAR(result->hits[0].point.x, -0.5f, kTolerance);
+  EXPECT_NEAR(result->hits[1].distance, 7.5f, kTolerance);
+  EXPECT_EQ(result->hits[1].user_data, 7u);
+  EXPECT_GT(result->stats.node_visits, 0u);
+
+  QueryOptions closest;
+  closest.filter.exclude_body_ids = {10};
+  result = client_->Raycast("s", ray, closest);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_THAT(Ids(*result), ::testing::ElementsAre(11u));
+
+  QueryOptions static_only;
+  static_only.filter.motion = client::MotionFilter::kStaticOnly;
+  result = client_->Raycast(
+      "s", {.origin = Vec2{3, 5}, .direction = Vec2{0, -1}, .max_distance = 10},
+      static_only);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_THAT(Ids(*result), ::testing::ElementsAre(1u));
+  EXPECT_NEAR(result->hits[0].distance, 5.0f, kTolerance);
+}
+
+TEST_F(ClientQueryEndToEnd, OverlapContactsSweepAndPoint) {
+  absl::StatusOr<QueryResult> overlap = client_->Overlap(
+      "s", {.shape = Circle{0.6f}, .pose = Pose2{{0, 1.2f}, {}}});
+  ASSERT_TRUE(overlap.ok()) << overlap.status();
+  EXPECT_THAT(Ids(*overlap), ::testing::ElementsAre(10u));
+
+  absl::StatusOr<QueryResult> contacts = client_->Contacts(
+      "s", {.shape = Circle{0.5f}, .pose = Pose2{{0.8f, 1}, {}}});
+  ASSERT_TRUE(contacts.ok()) << contacts.status();
+  ASSERT_THAT(Ids(*contacts), ::testing::ElementsAre(10u));
+  EXPECT_NEAR(contacts->hits[0].distance, 0.2f, kTolerance);
+  EXPECT_NEAR(contacts->hits[0].normal.x, 1.0f, kTolerance);
+  EXPECT_NEAR(contacts->depenetration.x, 0.2f, kTolerance);
+
+  absl::StatusOr<QueryResult> sweep =
+      client_->Sweep("s", {.shape = Circle{0.5f},
+                           .pose = Pose2{{-5, 1}, {}},
+                           .displacement = Vec2{10, 0}});
+  ASSERT_TRUE(sweep.ok()) << sweep.status();
+  ASSERT_THAT(Ids(*sweep), ::testing::ElementsAre(10u));
+  EXPECT_NEAR(sweep->hits[0].distance, 0.4f, kTolerance);
+
+  absl::StatusOr<QueryResult> point =
+      client_->AsyncPointQuery("s", {.point = Vec2{3, 1.2f}}).get();
+  ASSERT_TRUE(point.ok()) << point.status();
+  ASSERT_THAT(Ids(*point), ::testing::ElementsAre(11u));
+  EXPECT_EQ(point->hits[0].user_data, 7u);
+}
+
+TEST_F(ClientQueryEndToEnd, RewindSeesThePastThroughEitherOption) {
+  Lift();
+  const client::RaycastQuery low{
+      .origin = Vec2{-5, 1}, .direction = Vec2{1, 0}, .max_distance = 4.9f};
+  absl::StatusOr<QueryResult> now = client_->Raycast("s", low);
+  ASSERT_TRUE(now.ok()) << now.status();
+  EXPECT_EQ(now->tick, 2);
+  EXPECT_TRUE(now->hits.empty());
+
+  QueryOptions at_zero;
+  at_zero.rewind = client::Rewind{.tick = 0};
+  absl::StatusOr<QueryResult> then = client_->Raycast("s", low, at_zero);
+  ASSERT_TRUE(then.ok()) << then.status();
+  EXPECT_EQ(then->tick, 0);
+  EXPECT_THAT(Ids(*then), ::testing::ElementsAre(10u));
+
+  // Halfway between ticks 0 and 1 disc 10 is at (0, 3); CallOptions::rewind
+  // overrides the query's own.
+  absl::StatusOr<QueryResult> halfway = client_->Raycast(
+      "s", {.origin = Vec2{-5, 3}, .direction = Vec2{1, 0}, .max_distance = 10},
+      at_zero, {.rewind = client::Rewind{.tick = 0, .fraction = 0.5f}});
+  ASSERT_TRUE(halfway.ok()) << halfway.status();
+  EXPECT_THAT(Ids(*halfway), ::testing::ElementsAre(10u));
+
+  QueryOptions future;
+  future.rewind = client::Rewind{.tick = 5};
+  EXPECT_EQ(client_->Raycast("s", low, future).status().code(),
+            absl::StatusCode::kOutOfRange);
+}
+
+TEST_F(ClientQueryEndToEnd, BatchAnswersEachQueryWithItsOwnStatus) {
+  Lift();
+  absl::StatusOr<std::vector<client::BatchEntry>> entries = client_->QueryBatch(
+      "s",
+      {{.kind = client::PointQuery{.point = Vec2{3, 1}}},
+       {.kind = client::RaycastQuery{.origin = Vec2{0, 0},
+                                     .direction = Vec2{0, 0},
+                                     .max_distance = 1}},
+       {.kind = client::OverlapQuery{.shape = Circle{0.5f},
+                                     .pose = Pose2{{0, 1}, {}}}}},
+      {.rewind = client::Rewind{.tick = 0}});
+  ASSERT_TRUE(entries.ok()) << entries.status();
+  ASSERT_EQ(entries->size(), 3u);
+  ASSERT_TRUE((*entries)[0].ok()) << (*entries)[0].status();
+  EXPECT_THAT(Ids(*(*entries)[0]), ::testing::ElementsAre(11u));
+  EXPECT_EQ((*entries)[1].status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string((*entries)[1].status().message()),
+              HasSubstr("queries[1]"));
+  ASSERT_TRUE((*entries)[2].ok()) << (*entries)[2].status();
+  EXPECT_EQ((*entries)[2]->tick, 0);
+  EXPECT_THAT(Ids(*(*entries)[2]), ::testing::ElementsAre(10u));
+
+  EXPECT_EQ(client_->QueryBatch("nowhere", {}).status().code(),
+            absl::StatusCode::kNotFound);
+}
+
+TEST_F(ClientQueryEndToEnd, ErrorsKeepTheServersCodeAndFieldPath) {
+  EXPECT_EQ(
+      client_->PointQuery("nowhere", {.point = Vec2{0, 0}}).status().code(),
+      absl::StatusCode::kNotFound);
+  absl::StatusOr<QueryResult> zero = client_->Raycast(
+      "s", {.origin = Vec2{0, 0}, .direction = Vec2{0, 0}, .max_distance = 1});
+  EXPECT_EQ(zero.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(zero.status().message()), HasSubstr("direction"));
+  // A 3D shape in a 2D scene.
+  EXPECT_EQ(client_->Overlap("s", {.shape = Sphere{1}, .pose = Pose3{}})
+                .status()
+                .code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+TEST_F(ClientQueryEndToEnd, RaycastOntoAMeshIn3D) {
+  ASSERT_TRUE(
+      client_->CreateScene("level", {.dimension = Dimension::k3D}).ok());
+  absl::StatusOr<std::shared_ptr<const TriangleMesh>> floor =
+      MakeTriangleMesh({{-10, 0, -10}, {10, 0, -10}, {10, 0, 10}, {-10, 0, 10}},
+                       {0, 2, 1, 0, 3, 2});
+  ASSERT_TRUE(floor.ok()) << floor.status();
+  ASSERT_TRUE(client_
+                  ->UpsertBodies("level", {{.id = 1,
+                                            .shape = Shape3(*floor),
+                                            .pose = Pose3{},
+                                            .motion = MotionType::kStatic}})
+                  .ok());
+  absl::StatusOr<QueryResult> hit =
+      client_->Raycast("level", {.origin = Vec3{1, 5, 2},
+                                 .direction = Vec3{0, -1, 0},
+                                 .max_distance = 10});
+  ASSERT_TRUE(hit.ok()) << hit.status();
+  ASSERT_THAT(Ids(*hit), ::testing::ElementsAre(1u));
+  EXPECT_NEAR(hit->hits[0].distance, 5.0f, kTolerance);
+  EXPECT_NEAR(hit->hits[0].point.x, 1.0f, kTolerance);
+  EXPECT_NEAR(hit->hits[0].point.z, 2.0f, kTolerance);
+  EXPECT_NEAR(hit->hits[0].normal.y, 1.0f, kTolerance);
+}
+
+}  // namespace
+}  // namespace sator
