@@ -15,6 +15,7 @@
 #include "sator/v1/body_service.grpc.pb.h"
 #include "sator/v1/query_service.grpc.pb.h"
 #include "sator/v1/scene_service.grpc.pb.h"
+#include "server/auth/auth_metrics.h"
 #include "server/auth/reflection_switch.h"
 #include "server/body_service.h"
 #include "server/debug/recent_queries.h"
@@ -153,6 +154,9 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(
       Metrics::Start(options.metrics_address);
   if (!metrics.ok()) return metrics.status();
   impl->metrics = *std::move(metrics);
+  if (credentials->denials != nullptr) {
+    impl->metrics->AddCollectable(credentials->denials);
+  }
   impl->metrics->AddCollectable(impl->query_metrics);
   if (options.debug_pages) {
     impl->recent_queries = std::make_unique<RecentQueries>();
