@@ -3,7 +3,6 @@
 // cap, recent queries drawn over the bodies, escaping, and the 400 and 404
 // answers. viewer_e2e_test.sh checks the same pages in Chromium.
 #include <memory>
-#include <regex>
 #include <string>
 #include <vector>
 
@@ -32,19 +31,26 @@ int Count(const std::string& text, const std::string& needle) {
   return count;
 }
 
+// The value of attribute `name` in `svg` at or after `from`.
+double AttributeAfter(const std::string& svg, size_t from,
+                      const std::string& name) {
+  const std::string key = name + "=\"";
+  const size_t at = svg.find(key, from);
+  if (at == std::string::npos) return -1;
+  const size_t start = at + key.size();
+  double value = -1;
+  EXPECT_TRUE(absl::SimpleAtod(svg.substr(start, svg.find('"', start) - start),
+                               &value));
+  return value;
+}
+
 // The cx and cy of the circle drawn for body `id`.
 std::pair<double, double> CircleCentre(const std::string& svg, int id) {
-  const std::regex pattern(
-      absl::StrCat("id=\"body-", id,
-                   "\"[^>]*>.*?<circle class=\"shape\" cx=\"([-0-9.]+)\" "
-                   "cy=\"([-0-9.]+)\""));
-  std::smatch match;
-  if (!std::regex_search(svg, match, pattern)) return {-1, -1};
-  double x = 0;
-  double y = 0;
-  EXPECT_TRUE(absl::SimpleAtod(match[1].str(), &x));
-  EXPECT_TRUE(absl::SimpleAtod(match[2].str(), &y));
-  return {x, y};
+  const size_t body = svg.find(absl::StrCat("id=\"body-", id, "\""));
+  if (body == std::string::npos) return {-1, -1};
+  const size_t circle = svg.find("<circle class=\"shape\"", body);
+  if (circle == std::string::npos) return {-1, -1};
+  return {AttributeAfter(svg, circle, "cx"), AttributeAfter(svg, circle, "cy")};
 }
 
 class ViewerTest : public ::testing::Test {
