@@ -36,8 +36,9 @@
 
 ABSL_FLAG(std::string, target, "127.0.0.1:50051", "satord's gRPC address.");
 ABSL_FLAG(std::string, mode, "unary", "unary, batch or session.");
-ABSL_FLAG(std::string, loop, "closed", "closed (fixed concurrency) or open "
-                                       "(fixed rate).");
+ABSL_FLAG(std::string, loop, "closed",
+          "closed (fixed concurrency) or open "
+          "(fixed rate).");
 ABSL_FLAG(int, concurrency, 1, "Workers (closed: callers in flight).");
 ABSL_FLAG(double, rate, 1000.0, "Open loop: RPCs per second in all.");
 ABSL_FLAG(absl::Duration, duration, absl::Seconds(5), "Measured time.");
@@ -103,16 +104,15 @@ class QueryMaker {
   float world_;
 };
 
-absl::Status BuildScene(Client& client, const std::string& scene_id,
-                        int bodies, double world, std::uint64_t seed) {
+absl::Status BuildScene(Client& client, const std::string& scene_id, int bodies,
+                        double world, std::uint64_t seed) {
   sc::SceneSettings settings;
   settings.dimension = sc::Dimension::k3D;
   absl::StatusOr<sc::SceneInfo> created =
       client.CreateScene(scene_id, settings);
   if (!created.ok()) return created.status();
   std::mt19937_64 random(seed);
-  std::uniform_real_distribution<float> coord(0.0f,
-                                              static_cast<float>(world));
+  std::uniform_real_distribution<float> coord(0.0f, static_cast<float>(world));
   std::uniform_real_distribution<float> half(0.25f, 2.0f);
   constexpr int kChunk = 10000;
   for (int first = 0; first < bodies; first += kChunk) {
@@ -120,10 +120,10 @@ absl::Status BuildScene(Client& client, const std::string& scene_id,
     for (int id = first; id < std::min(bodies, first + kChunk); ++id) {
       sc::Body body;
       body.id = static_cast<std::uint64_t>(id) + 1;
-      body.shape = sator::Shape3{sator::Box3{{half(random), half(random),
-                                              half(random)}}};
-      body.pose = sator::Pose3{{coord(random), coord(random), coord(random)},
-                               {}};
+      body.shape = sator::Shape3{
+          sator::Box3{{half(random), half(random), half(random)}}};
+      body.pose =
+          sator::Pose3{{coord(random), coord(random), coord(random)}, {}};
       body.motion = sc::MotionType::kStatic;
       chunk.push_back(std::move(body));
     }
@@ -178,12 +178,13 @@ void Print(const Run& run, const Run* ping, const LoadOptions& load) {
   if (absl::GetFlag(FLAGS_json)) {
     std::string line = absl::StrCat(
         "{\"mode\":\"", run.mode, "\",\"loop\":\"",
-        load.open_loop ? "open" : "closed", "\",\"concurrency\":",
-        load.concurrency, ",\"rate\":", load.open_loop ? load.rate : 0.0,
+        load.open_loop ? "open" : "closed",
+        "\",\"concurrency\":", load.concurrency,
+        ",\"rate\":", load.open_loop ? load.rate : 0.0,
         ",\"seconds\":", run.result.seconds, ",\"ops\":", h.count(),
-        ",\"errors\":", run.result.errors, ",\"qps\":",
-        run.result.ops_per_second, ",\"items_per_second\":",
-        run.result.ops_per_second * run.items_per_op,
+        ",\"errors\":", run.result.errors,
+        ",\"qps\":", run.result.ops_per_second,
+        ",\"items_per_second\":", run.result.ops_per_second * run.items_per_op,
         ",\"p50_us\":", Us(h.ValueAtQuantile(0.5)),
         ",\"p90_us\":", Us(h.ValueAtQuantile(0.9)),
         ",\"p99_us\":", Us(h.ValueAtQuantile(0.99)),
@@ -213,8 +214,7 @@ void Print(const Run& run, const Run* ping, const LoadOptions& load) {
         r.mode.c_str(), r.result.ops_per_second,
         r.result.ops_per_second * r.items_per_op, Us(l.ValueAtQuantile(0.5)),
         Us(l.ValueAtQuantile(0.9)), Us(l.ValueAtQuantile(0.99)),
-        Us(l.ValueAtQuantile(0.999)),
-        static_cast<long long>(r.result.errors));
+        Us(l.ValueAtQuantile(0.999)), static_cast<long long>(r.result.errors));
     if (!r.result.first_error.empty()) {
       std::printf("           first error: %s\n", r.result.first_error.c_str());
     }
@@ -222,10 +222,9 @@ void Print(const Run& run, const Run* ping, const LoadOptions& load) {
   row(run);
   if (ping != nullptr) {
     row(*ping);
-    const double ratio =
-        static_cast<double>(h.ValueAtQuantile(0.5)) /
-        static_cast<double>(
-            std::max<std::int64_t>(1, ping->result.latency.ValueAtQuantile(0.5)));
+    const double ratio = static_cast<double>(h.ValueAtQuantile(0.5)) /
+                         static_cast<double>(std::max<std::int64_t>(
+                             1, ping->result.latency.ValueAtQuantile(0.5)));
     std::printf("p50 ratio to Ping: %.3f\n", ratio);
   }
 }
@@ -240,7 +239,8 @@ int main(int argc, char** argv) {
   const std::string mode = absl::GetFlag(FLAGS_mode);
   const std::string loop = absl::GetFlag(FLAGS_loop);
   if (mode != "unary" && mode != "batch" && mode != "session") {
-    std::fprintf(stderr, "sator-bench: --mode must be unary, batch or session\n");
+    std::fprintf(stderr,
+                 "sator-bench: --mode must be unary, batch or session\n");
     return 2;
   }
   if (loop != "closed" && loop != "open") {
@@ -272,9 +272,8 @@ int main(int argc, char** argv) {
   if (mode != "session" && !absl::GetFlag(FLAGS_keep_scene)) {
     (void)client.DeleteScene(scene);
     const absl::Time started = absl::Now();
-    if (absl::Status built = BuildScene(client, scene,
-                                        absl::GetFlag(FLAGS_bodies), world,
-                                        seed);
+    if (absl::Status built =
+            BuildScene(client, scene, absl::GetFlag(FLAGS_bodies), world, seed);
         !built.ok()) {
       std::fprintf(stderr, "sator-bench: building the scene: %s\n",
                    built.ToString().c_str());
@@ -319,8 +318,8 @@ int main(int argc, char** argv) {
       } else if (kind == "contacts") {
         result = client.Contacts(scene, {probe, maker.Pose()});
       } else {
-        result = client.Sweep(scene, {probe, maker.Pose(),
-                                      sator::Vec3{10.0f, 0.0f, 0.0f}});
+        result = client.Sweep(
+            scene, {probe, maker.Pose(), sator::Vec3{10.0f, 0.0f, 0.0f}});
       }
       return result.status();
     });
