@@ -82,6 +82,7 @@ absl::StatusOr<sator::v1::QueryResult> SceneQueries::Execute(
   if (!result.ok()) {
     return convert::SceneQueryError(result.status(), query_path, options_path);
   }
+  if (recent_ != nullptr) recent_->Add<D>(view.scene().id(), query, *result);
   sator::v1::QueryResult out;
   convert::FromQueryResult<D>(*result, kind, &out);
   return out;

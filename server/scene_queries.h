@@ -24,6 +24,7 @@
 #include "proto/convert/query_convert.h"
 #include "sator/core/scene/scene.h"
 #include "sator/v1/query_service.pb.h"
+#include "server/debug/recent_queries.h"
 #include "server/scenes/scene_registry.h"
 
 namespace sator::server {
@@ -79,6 +80,9 @@ class SceneQueries {
 
   // Set before serving starts (not thread-safe against running queries).
   void set_observer(QueryObserver observer) { observer_ = std::move(observer); }
+  // The scene viewer's ring that every answered query is added to (null:
+  // none). Set before serving starts.
+  void set_recent_queries(RecentQueries* recent) { recent_ = recent; }
 
   // The unary RPCs. NOT_FOUND "scene_id: ..." for an unknown scene;
   // INVALID_ARGUMENT naming "query...." or "options...."; OUT_OF_RANGE
@@ -144,6 +148,7 @@ class SceneQueries {
   const SceneRegistry& scenes_;
   const convert::ShapeLimits shape_limits_;
   QueryObserver observer_;
+  RecentQueries* recent_ = nullptr;
 };
 
 }  // namespace sator::server

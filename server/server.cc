@@ -15,6 +15,7 @@
 #include "sator/v1/body_service.grpc.pb.h"
 #include "sator/v1/query_service.grpc.pb.h"
 #include "sator/v1/scene_service.grpc.pb.h"
+#include "server/auth/auth_metrics.h"
 #include "server/auth/reflection_switch.h"
 #include "server/body_service.h"
 #include "server/debug/recent_queries.h"
@@ -153,10 +154,12 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(
       Metrics::Start(options.metrics_address);
   if (!metrics.ok()) return metrics.status();
   impl->metrics = *std::move(metrics);
+  if (credentials->denials != nullptr) {
+    impl->metrics->AddCollectable(credentials->denials);
+  }
   impl->metrics->AddCollectable(impl->query_metrics);
   if (options.debug_pages) {
     impl->recent_queries = std::make_unique<RecentQueries>();
-    impl->query_metrics->set_recent_queries(impl->recent_queries.get());
     AddScenePages(*impl->metrics, impl->scenes, impl->recent_queries.get());
   }
 
@@ -194,11 +197,19 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(
   impl->query_service.scene_queries().set_observer(
       [metrics = impl->query_metrics.get()](const QueryRecord& record) {
         if (record.code == absl::StatusCode::kOk) {
-          metrics->Record(MetricsKind(record.kind), MetricsMode(record.mode),
-                          absl::ToDoubleSeconds(record.duration), record.hits,
-                          record.node_visits, record.rewound);
+          metrics->OnQuery({.scene_id = record.scene_id,
+                            .kind = MetricsKind(record.kind),
+                            .mode = MetricsMode(record.mode),
+                            .duration = record.duration,
+                            .hits = record.hits,
+                            .node_visits = record.node_visits,
+                            .rewound = record.rewound,
+                            .tick = record.tick});
         }
       });
+  // With --debug_pages, the viewer's ring of recent queries.
+  impl->query_service.scene_queries().set_recent_queries(
+      impl->recent_queries.get());
   impl->query_service.set_session_listener(
       [metrics = impl->query_metrics.get()](bool opened) {
         if (opened) {

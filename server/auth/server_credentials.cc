@@ -14,6 +14,7 @@
 #include "grpc/grpc.h"
 #include "grpc/grpc_security.h"
 #include "grpc/slice.h"
+#include "server/auth/auth_metrics.h"
 #include "server/auth/authorizer.h"
 #include "server/auth/certificate_reloader.h"
 #include "server/auth/roles.h"
@@ -164,11 +165,15 @@ absl::StatusOr<ListeningCredentials> MakeListeningCredentials(
         "gRPC refused the TLS certificate, key or client CA");
   }
   if (authorizer != nullptr) {
+    result.denials = std::make_shared<AuthDenials>();
     credentials->SetCallCheck(
-        [authorizer = std::shared_ptr<const Authorizer>(std::move(authorizer))](
+        [authorizer = std::shared_ptr<const Authorizer>(std::move(authorizer)),
+         denials = result.denials](
             absl::string_view method,
             std::optional<absl::string_view> authorization) {
-          return authorizer->Check(method, authorization);
+          absl::Status status = authorizer->Check(method, authorization);
+          if (!status.ok()) denials->Count(status.code());
+          return status;
         });
   }
   result.credentials = std::move(credentials);

@@ -24,6 +24,8 @@
 
 namespace sator::server::auth {
 
+class AuthDenials;  // auth_metrics.h
+
 struct SecurityOptions {
   // PEM certificate chain and private key; both or neither (plaintext).
   std::string tls_cert_file;
@@ -44,6 +46,8 @@ struct ListeningCredentials {
   // State gRPC uses for as long as the server runs (the TLS file reloader):
   // keep it until the server has shut down.
   std::shared_ptr<void> keep_alive;
+  // Counts of refused calls for /metrics; null if token checks are off.
+  std::shared_ptr<AuthDenials> denials;
 };
 
 // Reads and checks every file named in `options` and builds the credentials.

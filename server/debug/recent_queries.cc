@@ -3,73 +3,74 @@
 
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 #include <utility>
+#include <variant>
 
 namespace sator::server {
 namespace {
 
-RecentQuery::Point ToPoint(const v1::Vector& vector) {
-  return {vector.x(), vector.y(), vector.z()};
-}
-
-RecentQuery::Point Along(const v1::Vector& origin, const v1::Vector& direction,
-                         float scale) {
-  return {origin.x() + direction.x() * scale,
-          origin.y() + direction.y() * scale,
-          origin.z() + direction.z() * scale};
-}
+RecentQuery::Point ToPoint(const Vec2& v) { return {v.x, v.y, 0.0f}; }
+RecentQuery::Point ToPoint(const Vec3& v) { return {v.x, v.y, v.z}; }
 
 }  // namespace
 
-void RecentQueries::Add(absl::string_view scene_id, const v1::Query& query,
-                        const v1::QueryResult& result) {
+template <int D>
+void RecentQueries::Add(absl::string_view scene_id,
+                        const scene::SceneQuery<D>& query,
+                        const scene::QueryResult<D>& result) {
   RecentQuery entry;
   entry.scene_id = std::string(scene_id);
-  entry.tick = result.tick();
-  entry.rewound = query.options().has_rewind();
-  switch (query.kind_case()) {
-    case v1::Query::kOverlap:
-      entry.kind = "overlap";
-      entry.from = ToPoint(query.overlap().pose().position());
-      break;
-    case v1::Query::kContacts:
-      entry.kind = "contacts";
-      entry.from = ToPoint(query.contacts().pose().position());
-      break;
-    case v1::Query::kSweep:
-      entry.kind = "sweep";
-      entry.from = ToPoint(query.sweep().pose().position());
-      entry.to = Along(query.sweep().pose().position(),
-                       query.sweep().displacement(), 1.0f);
-      entry.has_path = true;
-      break;
-    case v1::Query::kRaycast: {
-      entry.kind = "raycast";
-      const v1::RaycastQuery& ray = query.raycast();
-      entry.from = ToPoint(ray.origin());
-      const float length = std::sqrt(ray.direction().x() * ray.direction().x() +
-                                     ray.direction().y() * ray.direction().y() +
-                                     ray.direction().z() * ray.direction().z());
-      entry.to = Along(ray.origin(), ray.direction(),
-                       length > 0.0f ? ray.max_distance() / length : 0.0f);
-      entry.has_path = true;
-      break;
-    }
-    case v1::Query::kPoint:
-      entry.kind = "point";
-      entry.from = ToPoint(query.point().point());
-      break;
-    default:
-      return;
-  }
-  const int kept = std::min(result.hits_size(), static_cast<int>(kMaxHitsKept));
-  entry.hits.reserve(static_cast<std::size_t>(kept));
-  for (int i = 0; i < kept; ++i) {
+  entry.tick = result.tick;
+  std::visit(
+      [&entry](const auto& request) {
+        using T = std::decay_t<decltype(request)>;
+        entry.rewound = request.options.rewind.has_value();
+        if constexpr (std::is_same_v<T, scene::OverlapRequest<D>>) {
+          entry.kind = "overlap";
+          entry.from = ToPoint(request.pose.position);
+        } else if constexpr (std::is_same_v<T, scene::ContactsRequest<D>>) {
+          entry.kind = "contacts";
+          entry.from = ToPoint(request.pose.position);
+        } else if constexpr (std::is_same_v<T, scene::SweepRequest<D>>) {
+          entry.kind = "sweep";
+          entry.from = ToPoint(request.pose.position);
+          entry.to = ToPoint(request.pose.position + request.displacement);
+          entry.has_path = true;
+        } else if constexpr (std::is_same_v<T, scene::RayRequest<D>>) {
+          entry.kind = "raycast";
+          entry.from = ToPoint(request.origin);
+          const float length =
+              std::sqrt(Dot(request.direction, request.direction));
+          const float scale =
+              length > 0.0f ? request.max_distance / length : 0.0f;
+          entry.to = ToPoint(request.origin + scale * request.direction);
+          entry.has_path = true;
+        } else {
+          entry.kind = "point";
+          entry.from = ToPoint(request.point);
+        }
+      },
+      query);
+  const std::size_t kept = std::min(result.hits.size(), kMaxHitsKept);
+  entry.hits.reserve(kept);
+  for (std::size_t i = 0; i < kept; ++i) {
     entry.hits.push_back(
-        {ToPoint(result.hits(i).point()), ToPoint(result.hits(i).normal())});
+        {ToPoint(result.hits[i].point), ToPoint(result.hits[i].normal)});
   }
+  Push(std::move(entry));
+}
+
+template void RecentQueries::Add<2>(absl::string_view,
+                                    const scene::SceneQuery<2>&,
+                                    const scene::QueryResult<2>&);
+template void RecentQueries::Add<3>(absl::string_view,
+                                    const scene::SceneQuery<3>&,
+                                    const scene::QueryResult<3>&);
+
+void RecentQueries::Push(RecentQuery query) {
   const std::lock_guard<std::mutex> lock(mutex_);
-  queries_.push_back(std::move(entry));
+  queries_.push_back(std::move(query));
   while (queries_.size() > capacity_) queries_.pop_front();
 }
 

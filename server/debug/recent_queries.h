@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "absl/strings/string_view.h"
-#include "sator/v1/query.pb.h"
+#include "sator/core/scene/scene.h"
 
 namespace sator::server {
 
@@ -45,19 +45,29 @@ class RecentQueries {
   // Keeps the last `capacity` queries over all scenes.
   explicit RecentQueries(std::size_t capacity = 256) : capacity_(capacity) {}
 
-  // Records one answered query (a query with no kind is ignored).
-  void Add(absl::string_view scene_id, const v1::Query& query,
-           const v1::QueryResult& result);
+  // Records one answered query of a 2D or 3D scene.
+  template <int D>
+  void Add(absl::string_view scene_id, const scene::SceneQuery<D>& query,
+           const scene::QueryResult<D>& result);
 
   // The last `limit` queries of `scene_id`, oldest first.
   std::vector<RecentQuery> ForScene(absl::string_view scene_id,
                                     std::size_t limit) const;
 
  private:
+  void Push(RecentQuery query);
+
   const std::size_t capacity_;
   mutable std::mutex mutex_;
   std::deque<RecentQuery> queries_;
 };
+
+extern template void RecentQueries::Add<2>(absl::string_view,
+                                           const scene::SceneQuery<2>&,
+                                           const scene::QueryResult<2>&);
+extern template void RecentQueries::Add<3>(absl::string_view,
+                                           const scene::SceneQuery<3>&,
+                                           const scene::QueryResult<3>&);
 
 }  // namespace sator::server
 

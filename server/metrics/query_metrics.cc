@@ -8,7 +8,6 @@
 #include <string>
 #include <utility>
 
-#include "server/debug/recent_queries.h"
 #include "server/logging.h"
 #include "server/scenes/scene_registry.h"
 
@@ -104,42 +103,18 @@ absl::string_view QueryModeName(QueryModeLabel mode) {
   return kModeNames[static_cast<size_t>(mode)];
 }
 
-bool QueryLabels(const v1::Query& query, QueryKind& kind,
-                 QueryModeLabel& mode) {
-  switch (query.kind_case()) {
-    case v1::Query::kOverlap:
-      kind = QueryKind::kOverlap;
-      break;
-    case v1::Query::kContacts:
-      kind = QueryKind::kContacts;
-      break;
-    case v1::Query::kSweep:
-      kind = QueryKind::kSweep;
-      break;
-    case v1::Query::kRaycast:
-      kind = QueryKind::kRaycast;
-      break;
-    case v1::Query::kPoint:
-      kind = QueryKind::kPoint;
-      break;
-    default:
-      return false;
+QueryModeLabel ModeLabel(scene::ResultMode mode) {
+  switch (mode) {
+    case scene::ResultMode::kAny:
+      return QueryModeLabel::kAny;
+    case scene::ResultMode::kClosest:
+      return QueryModeLabel::kClosest;
+    case scene::ResultMode::kAllUpToN:
+      return QueryModeLabel::kAll;
+    case scene::ResultMode::kClosestPerBody:
+      return QueryModeLabel::kClosestPerBody;
   }
-  switch (query.options().mode()) {
-    case v1::RESULT_MODE_ANY:
-      mode = QueryModeLabel::kAny;
-      break;
-    case v1::RESULT_MODE_ALL:
-      mode = QueryModeLabel::kAll;
-      break;
-    case v1::RESULT_MODE_CLOSEST_PER_BODY:
-      mode = QueryModeLabel::kClosestPerBody;
-      break;
-    default:  // UNSPECIFIED means closest (query.proto).
-      mode = QueryModeLabel::kClosest;
-      break;
-  }
-  return true;
+  return QueryModeLabel::kClosest;
 }
 
 std::vector<double> QuerySecondsBuckets() {
@@ -189,29 +164,21 @@ void QueryMetrics::Record(QueryKind kind, QueryModeLabel mode, double seconds,
   if (rewound) add(kRewoundBase + k, 1);
 }
 
-void QueryMetrics::OnQuery(absl::string_view scene_id, const v1::Query& query,
-                           const v1::QueryResult& result,
-                           absl::Duration elapsed) {
-  QueryKind kind;
-  QueryModeLabel mode;
-  if (!QueryLabels(query, kind, mode)) return;
-  const double seconds = absl::ToDoubleSeconds(elapsed);
-  const bool rewound = query.options().has_rewind();
-  Record(kind, mode, seconds, result.hits_size(), result.stats().node_visits(),
-         rewound);
+void QueryMetrics::OnQuery(const QueryObservation& query) {
+  const double seconds = absl::ToDoubleSeconds(query.duration);
+  Record(query.kind, query.mode, seconds, query.hits, query.node_visits,
+         query.rewound);
   if (seconds >= slow_query_seconds_) {
     Log(LogLevel::kWarning, "slow_query",
-        {{"kind", QueryKindName(kind)},
-         {"mode", QueryModeName(mode)},
-         {"scene", scene_id},
-         {"tick", static_cast<std::int64_t>(result.tick())},
-         {"rewound", rewound},
+        {{"kind", QueryKindName(query.kind)},
+         {"mode", QueryModeName(query.mode)},
+         {"scene", query.scene_id},
+         {"tick", query.tick},
+         {"rewound", query.rewound},
          {"duration_ms", seconds * 1e3},
-         {"hits", static_cast<std::int64_t>(result.hits_size())},
-         {"node_visits",
-          static_cast<std::int64_t>(result.stats().node_visits())}});
+         {"hits", query.hits},
+         {"node_visits", query.node_visits}});
   }
-  if (recent_ != nullptr) recent_->Add(scene_id, query, result);
 }
 
 void QueryMetrics::AddPoseUpdates(std::int64_t count) {
@@ -261,8 +228,8 @@ std::vector<prometheus::MetricFamily> QueryMetrics::Collect() const {
 
   prometheus::MetricFamily seconds = MakeFamily(
       "sator_query_seconds",
-      "Core work of one scene query (conversion and the scene query, not the "
-      "RPC around it), in seconds.",
+      "Core work of one scene query (the query on the scene's snapshot, "
+      "without conversion or the RPC around it), in seconds.",
       prometheus::MetricType::Histogram);
   prometheus::MetricFamily hits =
       MakeFamily("sator_query_hits", "Hits one scene query returned.",

@@ -20,10 +20,8 @@
 // histogram's _count is the sum of its buckets as read, so the +Inf bucket
 // always equals _count even while queries run during a scrape.
 //
-// The same object writes the slow-query log (one JSON line at warning level
-// per query slower than a threshold; see docs/METRICS.md) and, when the
-// debug pages are on, hands each query to the viewer's ring of recent
-// queries.
+// The same object writes the slow-query log: one JSON line at warning level
+// per query slower than a threshold (docs/METRICS.md).
 #ifndef SATOR_SERVER_METRICS_QUERY_METRICS_H_
 #define SATOR_SERVER_METRICS_QUERY_METRICS_H_
 
@@ -37,12 +35,11 @@
 #include "absl/time/time.h"
 #include "prometheus/collectable.h"
 #include "prometheus/metric_family.h"
-#include "sator/v1/query.pb.h"
+#include "sator/core/scene/scene_types.h"
 
 namespace sator::server {
 
 class SceneRegistry;
-class RecentQueries;
 
 // The query kinds, as the `kind` label says them.
 enum class QueryKind : std::uint8_t {
@@ -67,8 +64,22 @@ inline constexpr int kQueryModes = 4;
 absl::string_view QueryKindName(QueryKind kind);
 absl::string_view QueryModeName(QueryModeLabel mode);
 
-// The label values of a v1 query; false for a query with no kind set.
-bool QueryLabels(const v1::Query& query, QueryKind& kind, QueryModeLabel& mode);
+// The `mode` label of a core result mode.
+QueryModeLabel ModeLabel(scene::ResultMode mode);
+
+// One scene query that ran and answered.
+struct QueryObservation {
+  absl::string_view scene_id;
+  QueryKind kind = QueryKind::kOverlap;
+  QueryModeLabel mode = QueryModeLabel::kClosest;
+  // The core work (the scene query on its snapshot).
+  absl::Duration duration;
+  std::int64_t hits = 0;
+  std::int64_t node_visits = 0;
+  bool rewound = false;
+  // The tick the answer describes.
+  std::int64_t tick = 0;
+};
 
 // Bucket upper bounds (the +Inf bucket is implied).
 // Seconds: 5 us to 100 ms in a 1-2.5-5 series.
@@ -88,19 +99,11 @@ class QueryMetrics final : public prometheus::Collectable {
   QueryMetrics(const QueryMetrics&) = delete;
   QueryMetrics& operator=(const QueryMetrics&) = delete;
 
-  // Turns on recording the recent queries for the scene viewer (null: off).
-  // Call before serving.
-  void set_recent_queries(RecentQueries* recent) { recent_ = recent; }
+  // One answered scene query: records its metrics and logs it if slow.
+  // Thread-safe; lock-free unless the query is slow.
+  void OnQuery(const QueryObservation& query);
 
-  // One answered scene query: `elapsed` is the core work (conversion to and
-  // from protobuf included, the RPC around it not). Records the metrics,
-  // logs it if slow and feeds the viewer's ring. Thread-safe, lock-free
-  // unless the query is slow or the debug pages are on.
-  void OnQuery(absl::string_view scene_id, const v1::Query& query,
-               const v1::QueryResult& result, absl::Duration elapsed);
-
-  // The metrics part of OnQuery alone, from plain values (for callers that
-  // have no protobuf at hand, and for the benchmark).
+  // The metrics part of OnQuery alone (for the benchmark).
   void Record(QueryKind kind, QueryModeLabel mode, double seconds,
               std::int64_t hits, std::int64_t node_visits, bool rewound);
 
@@ -125,7 +128,6 @@ class QueryMetrics final : public prometheus::Collectable {
   const SceneRegistry* scenes_;
   const absl::Duration slow_query_threshold_;
   const double slow_query_seconds_;
-  RecentQueries* recent_ = nullptr;
   std::unique_ptr<Shards> shards_;
   std::atomic<std::int64_t> sessions_active_{0};
 };

@@ -117,6 +117,10 @@ sator::v1::SceneInfo DescribeWithoutStats(const HostedScene& scene) {
 // scene that is gone.
 absl::Status CheckStillHosted(const SceneRegistry* registry,
                               const HostedScene& scene) {
+  if (scene.deleted()) {
+    return absl::NotFoundError(
+        absl::StrCat("scene_id: scene '", scene.id(), "' was deleted"));
+  }
   if (registry == nullptr) return absl::OkStatus();
   absl::StatusOr<std::shared_ptr<HostedScene>> found =
       registry->Find(scene.id());
@@ -201,29 +205,27 @@ absl::StatusOr<sator::v1::SceneInfo> ImportAs(
         "snapshot.bodies: ", content->bodies.size(),
         " bodies, above the scene's limit of ", settings.max_bodies));
   }
-  absl::StatusOr<std::shared_ptr<HostedScene>> hosted =
-      registry.Create(snapshot.scene_id(), settings);
-  if (!hosted.ok()) return convert::PrefixField("snapshot", hosted.status());
+  // Filled and logged before anyone else can see or change it (see
+  // SceneRegistry::Create); a refusal leaves nothing behind.
   absl::Status populated;
-  {
-    std::lock_guard<std::mutex> lock((*hosted)->write_mutex());
-    sator::v1::ImportSceneRequest effective = request;
-    effective.mutable_snapshot()->set_scene_id((*hosted)->id());
-    populated = RunMutation(options, (*hosted)->id(), effective, [&] {
-      return VisitScene(**hosted, [&](auto& core) {
-        if constexpr (SceneDimension<std::decay_t<decltype(core)>>::value ==
-                      D) {
-          return Populate<D>(core, *content);
-        } else {
-          return absl::InternalError("scene dimension changed");
-        }
+  absl::StatusOr<std::shared_ptr<HostedScene>> hosted =
+      registry.Create(snapshot.scene_id(), settings, [&](HostedScene& scene) {
+        sator::v1::ImportSceneRequest effective = request;
+        effective.mutable_snapshot()->set_scene_id(scene.id());
+        populated = RunMutation(options, scene.id(), effective, [&] {
+          return VisitScene(scene, [&](auto& core) {
+            if constexpr (SceneDimension<std::decay_t<decltype(core)>>::value ==
+                          D) {
+              return Populate<D>(core, *content);
+            } else {
+              return absl::InternalError("scene dimension changed");
+            }
+          });
+        });
+        return populated;
       });
-    });
-    if (!populated.ok()) {
-      // Everything the core could refuse was checked above; should it (or
-      // the hook) refuse anyway, the import leaves nothing behind.
-      (void)registry.Delete((*hosted)->id());
-    }
+  if (!hosted.ok() && populated.ok()) {
+    return convert::PrefixField("snapshot", hosted.status());
   }
   if (!populated.ok()) return convert::PrefixField("snapshot", populated);
   return DescribeScene(**hosted);
@@ -356,22 +358,17 @@ absl::StatusOr<sator::v1::SceneInfo> CreateScene(
   absl::StatusOr<HostedSceneSettings> settings =
       registry.ResolveSettings(*requested);
   if (!settings.ok()) return settings.status();
+  // The creation is logged before anyone else can see or change the scene
+  // (see SceneRegistry::Create); the hook sees the request with the id the
+  // scene got, and a hook's error undoes the creation.
   absl::StatusOr<std::shared_ptr<HostedScene>> hosted =
-      registry.Create(request.scene_id(), *settings);
+      registry.Create(request.scene_id(), *settings, [&](HostedScene& scene) {
+        sator::v1::CreateSceneRequest effective = request;
+        effective.set_scene_id(scene.id());
+        return RunMutation(options, scene.id(), effective,
+                           [] { return absl::OkStatus(); });
+      });
   if (!hosted.ok()) return hosted.status();
-  {
-    // The scene exists once the registry made it; the hook sees the request
-    // with the id it got, and a hook's error undoes the creation.
-    std::lock_guard<std::mutex> lock((*hosted)->write_mutex());
-    sator::v1::CreateSceneRequest effective = request;
-    effective.set_scene_id((*hosted)->id());
-    if (absl::Status s = RunMutation(options, (*hosted)->id(), effective,
-                                     [] { return absl::OkStatus(); });
-        !s.ok()) {
-      (void)registry.Delete((*hosted)->id());
-      return s;
-    }
-  }
   return DescribeScene(**hosted);
 }
 

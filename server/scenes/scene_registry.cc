@@ -120,71 +120,107 @@ absl::StatusOr<HostedSceneSettings> SceneRegistry::ResolveSettings(
 }
 
 absl::StatusOr<std::shared_ptr<HostedScene>> SceneRegistry::Create(
-    const std::string& id, const HostedSceneSettings& settings) {
+    const std::string& id, const HostedSceneSettings& settings,
+    const SceneInit& init) {
   if (!id.empty()) {
     if (absl::Status status = ValidateSceneId(id); !status.ok()) return status;
   }
-  // An empty core scene is cheap to build, so it is built under the lock,
-  // once the id is known to be free.
-  std::shared_ptr<HostedScene> hosted;
-  auto make = [&](const std::string& final_id) -> absl::Status {
-    if (settings.dimension == 2) {
-      auto scene = MakeCoreScene<2>(settings, limits_.max_hits);
-      if (!scene.ok()) return scene.status();
-      hosted =
-          std::make_shared<HostedScene>(final_id, settings, *std::move(scene));
-    } else {
-      auto scene = MakeCoreScene<3>(settings, limits_.max_hits);
-      if (!scene.ok()) return scene.status();
-      hosted =
-          std::make_shared<HostedScene>(final_id, settings, *std::move(scene));
-    }
-    return absl::OkStatus();
-  };
   if (settings.dimension != 2 && settings.dimension != 3) {
     return absl::InvalidArgumentError(
         "settings.dimension: must be DIMENSION_2D or DIMENSION_3D");
   }
+  // An empty core scene is cheap to build, so it is built under the lock,
+  // once the id is known to be free.
+  auto make = [&](const std::string& final_id)
+      -> absl::StatusOr<std::shared_ptr<HostedScene>> {
+    if (settings.dimension == 2) {
+      auto scene = MakeCoreScene<2>(settings, limits_.max_hits);
+      if (!scene.ok()) return scene.status();
+      return std::make_shared<HostedScene>(final_id, settings,
+                                           *std::move(scene));
+    }
+    auto scene = MakeCoreScene<3>(settings, limits_.max_hits);
+    if (!scene.ok()) return scene.status();
+    return std::make_shared<HostedScene>(final_id, settings, *std::move(scene));
+  };
 
-  std::lock_guard<std::mutex> lock(mutex_);
-  if (scenes_.size() >= static_cast<std::size_t>(limits_.max_scenes)) {
-    return absl::ResourceExhaustedError(
-        absl::StrCat("this server already hosts its limit of ",
-                     limits_.max_scenes, " scenes (--max_scenes)"));
+  std::shared_ptr<HostedScene> hosted;
+  std::unique_lock<std::mutex> init_lock;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (scenes_.size() >= static_cast<std::size_t>(limits_.max_scenes)) {
+      return absl::ResourceExhaustedError(
+          absl::StrCat("this server already hosts its limit of ",
+                       limits_.max_scenes, " scenes (--max_scenes)"));
+    }
+    std::string final_id = id;
+    if (final_id.empty()) {
+      do {
+        final_id = absl::StrCat("scene-", next_assigned_++);
+      } while (scenes_.contains(final_id));
+    } else if (scenes_.contains(final_id)) {
+      return absl::AlreadyExistsError(
+          absl::StrCat("scene_id: scene '", final_id, "' already exists"));
+    }
+    absl::StatusOr<std::shared_ptr<HostedScene>> made = make(final_id);
+    if (!made.ok()) return made.status();
+    hosted = *std::move(made);
+    if (init) {
+      // Nobody else can hold it yet: the scene is not in the map.
+      init_lock = std::unique_lock<std::mutex>(hosted->write_mutex_);
+    } else {
+      hosted->ready_.store(true, std::memory_order_release);
+    }
+    scenes_.emplace(final_id, hosted);
   }
-  std::string final_id = id;
-  if (final_id.empty()) {
-    do {
-      final_id = absl::StrCat("scene-", next_assigned_++);
-    } while (scenes_.contains(final_id));
-  } else if (scenes_.contains(final_id)) {
-    return absl::AlreadyExistsError(
-        absl::StrCat("scene_id: scene '", final_id, "' already exists"));
+  if (!init) return hosted;
+
+  absl::Status initialised = init(*hosted);
+  if (initialised.ok()) {
+    hosted->ready_.store(true, std::memory_order_release);
+    return hosted;
   }
-  if (absl::Status status = make(final_id); !status.ok()) return status;
-  scenes_.emplace(final_id, hosted);
-  return hosted;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = scenes_.find(hosted->id());
+    if (it != scenes_.end() && it->second == hosted) scenes_.erase(it);
+  }
+  hosted->deleted_.store(true, std::memory_order_release);
+  return initialised;
 }
 
 absl::StatusOr<std::shared_ptr<HostedScene>> SceneRegistry::Find(
     const std::string& id) const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  auto it = scenes_.find(id);
-  if (it == scenes_.end()) {
+  std::shared_ptr<HostedScene> found;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = scenes_.find(id);
+    if (it != scenes_.end()) found = it->second;
+  }
+  if (found != nullptr && !found->ready_.load(std::memory_order_acquire)) {
+    // Still being created: its init holds the write lock until it is done,
+    // so taking the lock waits for the outcome. A caller that was told
+    // ALREADY_EXISTS thus finds the scene, never a NOT_FOUND in between.
+    { std::lock_guard<std::mutex> wait(found->write_mutex_); }
+    if (!found->ready_.load(std::memory_order_acquire)) found = nullptr;
+  }
+  if (found == nullptr || found->deleted()) {
     return absl::NotFoundError(absl::StrCat("scene_id: no scene '", id, "'"));
   }
-  return it->second;
+  return found;
 }
 
 absl::Status SceneRegistry::Delete(const std::string& id) {
   std::shared_ptr<HostedScene> doomed;  // Released outside the lock.
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = scenes_.find(id);
-  if (it == scenes_.end()) {
+  if (it == scenes_.end() ||
+      !it->second->ready_.load(std::memory_order_acquire)) {
     return absl::NotFoundError(absl::StrCat("scene_id: no scene '", id, "'"));
   }
   doomed = std::move(it->second);
   scenes_.erase(it);
+  doomed->deleted_.store(true, std::memory_order_release);
   return absl::OkStatus();
 }
 
@@ -194,7 +230,9 @@ std::vector<std::shared_ptr<HostedScene>> SceneRegistry::List(
   std::lock_guard<std::mutex> lock(mutex_);
   for (auto it = scenes_.upper_bound(after);
        it != scenes_.end() && page.size() < limit; ++it) {
-    page.push_back(it->second);
+    if (it->second->ready_.load(std::memory_order_acquire)) {
+      page.push_back(it->second);
+    }
   }
   return page;
 }

@@ -8,8 +8,10 @@
 #ifndef SATOR_SERVER_SCENES_SCENE_REGISTRY_H_
 #define SATOR_SERVER_SCENES_SCENE_REGISTRY_H_
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -71,12 +73,24 @@ class HostedScene {
 
   std::mutex& write_mutex() const { return write_mutex_; }
 
+  // True once the registry has dropped the scene (set under write_mutex() by
+  // callers that delete through scene_ops). A writer holding a HostedScene
+  // checks it under write_mutex() before changing anything, so nothing is
+  // written to, or logged for, a deleted scene.
+  bool deleted() const { return deleted_.load(std::memory_order_acquire); }
+
  private:
+  friend class SceneRegistry;
+
   std::string id_;
   HostedSceneSettings settings_;
   std::variant<std::unique_ptr<scene::Scene2>, std::unique_ptr<scene::Scene3>>
       scene_;
   mutable std::mutex write_mutex_;
+  std::atomic<bool> deleted_{false};
+  // False while Create's `init` runs: the scene is then invisible to Find
+  // and List, though its id is taken.
+  std::atomic<bool> ready_{false};
 };
 
 class SceneRegistry {
@@ -93,15 +107,31 @@ class SceneRegistry {
   absl::StatusOr<HostedSceneSettings> ResolveSettings(
       const HostedSceneSettings& requested) const;
 
-  // Creates an empty scene. An empty id asks for a server-assigned one.
+  // Fills in a scene being created, with its write_mutex() held; an error
+  // undoes the creation.
+  using SceneInit = std::function<absl::Status(HostedScene&)>;
+
+  // Creates a scene. An empty id asks for a server-assigned one.
   // INVALID_ARGUMENT for a bad id or settings (resolve them first),
   // ALREADY_EXISTS for a taken id, RESOURCE_EXHAUSTED at max_scenes.
+  //
+  // With `init`: the new scene's write_mutex() is locked before the scene
+  // joins the map, and `init` runs under it (not under the registry's lock)
+  // before List shows the scene (Find waits for it). So whatever `init` does
+  // (fill the scene from a snapshot, log its creation) happens before any other
+  // mutation of the scene, and no reader sees it half made. If `init` fails,
+  // the scene is removed and marked deleted, and its error is returned.
   absl::StatusOr<std::shared_ptr<HostedScene>> Create(
-      const std::string& id, const HostedSceneSettings& settings);
+      const std::string& id, const HostedSceneSettings& settings,
+      const SceneInit& init = nullptr);
 
-  // NOT_FOUND for an unknown id.
+  // NOT_FOUND for an unknown id. A scene still being created (its init
+  // running) is waited for: found if the init succeeds, NOT_FOUND if not.
+  // So never call Find for a scene from inside its own init.
   absl::StatusOr<std::shared_ptr<HostedScene>> Find(
       const std::string& id) const;
+  // Drops the scene and marks it deleted(). Callers that must order the
+  // deletion with the scene's writes hold its write_mutex() meanwhile.
   absl::Status Delete(const std::string& id);
 
   // Up to `limit` scenes with ids greater than `after`, in id order.

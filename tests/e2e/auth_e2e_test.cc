@@ -226,6 +226,41 @@ TEST_F(AuthEndToEnd, ReflectionNeedsAToken) {
             grpc::StatusCode::OK);
 }
 
+// The value of the sample `series` (name and labels) in /metrics; -1 if
+// absent.
+double Sample(int metrics_port, const std::string& series) {
+  absl::StatusOr<std::string> page =
+      sator::testing::HttpGet(metrics_port, "/metrics");
+  if (!page.ok()) return -1;
+  for (absl::string_view line : absl::StrSplit(*page, '\n')) {
+    if (absl::ConsumePrefix(&line, series + " ")) {
+      double value = 0;
+      if (absl::SimpleAtod(line, &value)) return value;
+    }
+  }
+  return -1;
+}
+
+TEST_F(AuthEndToEnd, RefusalsAreCountedOnMetrics) {
+  const std::string unauthenticated =
+      "sator_auth_denied_total{code=\"UNAUTHENTICATED\"}";
+  const std::string denied =
+      "sator_auth_denied_total{code=\"PERMISSION_DENIED\"}";
+  const double unauthenticated_before =
+      Sample(satord_->metrics_port(), unauthenticated);
+  const double denied_before = Sample(satord_->metrics_port(), denied);
+  ASSERT_GE(unauthenticated_before, 0);
+  ASSERT_GE(denied_before, 0);
+  for (int i = 0; i < 3; ++i) EXPECT_FALSE(Ping(**channel_, "", "x").ok());
+  EXPECT_FALSE(CallWithEmptyRequest(
+                   **channel_, "/sator.v1.SceneService/CreateScene", Bearer(2))
+                   .ok());
+  EXPECT_TRUE(Ping(**channel_, Bearer(1), "x").ok());  // Not counted.
+  EXPECT_EQ(Sample(satord_->metrics_port(), unauthenticated),
+            unauthenticated_before + 3);
+  EXPECT_EQ(Sample(satord_->metrics_port(), denied), denied_before + 1);
+}
+
 TEST_F(AuthEndToEnd, WarnsThatTokensTravelInClearTextWithoutTls) {
   EXPECT_THAT(satord_->ReadLog(), HasSubstr("\"event\":\"auth_without_tls\""));
 }

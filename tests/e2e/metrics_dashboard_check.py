@@ -86,8 +86,13 @@ def main():
         url = sys.argv[3]
         for title, expr in exprs:
             concrete = expr.replace("$__rate_interval", "1m").replace("$job", ".*")
-            run = subprocess.run(["promtool", "query", "instant", url, concrete],
-                                 capture_output=True, text=True, timeout=60)
+            # Up to 3 tries: a loaded machine may drop a request.
+            for _ in range(3):
+                run = subprocess.run(
+                    ["promtool", "query", "instant", url, concrete],
+                    capture_output=True, text=True, timeout=60)
+                if run.returncode == 0:
+                    break
             if run.returncode != 0:
                 problems.append(f"{title}: Prometheus refused {concrete}: "
                                 f"{run.stderr.strip()}")

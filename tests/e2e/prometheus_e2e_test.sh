@@ -89,10 +89,18 @@ curl -sf "http://127.0.0.1:${prom_port}/-/ready" >/dev/null 2>&1 ||
   fail "prometheus did not become ready"
 
 # The value of a one-series PromQL result ("{...} => VALUE @[time]"), or
-# nothing when the result is empty.
+# nothing when the result is empty. A failed request (a loaded machine) is
+# retried up to 3 times.
 query() {
-  promtool query instant "http://127.0.0.1:${prom_port}" "$1" 2>/dev/null |
-    sed -nE 's/.* => ([^ ]+) @.*/\1/p' | head -1
+  local out=""
+  for _ in 1 2 3; do
+    if out=$(timeout 60 promtool query instant "http://127.0.0.1:${prom_port}" "$1" \
+        2>>"${work}/promtool.log"); then
+      break
+    fi
+    sleep 0.5
+  done
+  sed -nE 's/.* => ([^ ]+) @.*/\1/p' <<<"${out}" | head -1
 }
 
 # Poll until Prometheus has scraped the counters (bounded: 60 s).

@@ -4,8 +4,9 @@
 # Chromium (Debian package chromium) loads /debug/scenes, the 2D scene and
 # the 3D scene projected onto xz, and the test asserts on the DOM Chromium
 # built: one <g class="body"> per body with its id and shape, the plane, the
-# list's ticks and counts, and a scene id from the URL shown escaped, never
-# as markup. Screenshots are kept in the out dir as test artefacts. Without
+# list's ticks and counts, the queries made through satorctl drawn over the
+# scene, and a scene id from the URL shown escaped, never as markup. The
+# slow-query log (threshold 1 ns) has a line per query. Screenshots are kept in the out dir as test artefacts. Without
 # --debug_pages the pages do not exist. Exits 77 (skipped) only if Chromium
 # is missing or cannot run here.
 # Usage: viewer_e2e_test.sh <satord> <satorctl> <out dir>
@@ -58,7 +59,7 @@ start_satord
 status=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:${metrics_port}/debug/scenes")
 [[ ${status} == 404 ]] || fail "/debug/scenes without --debug_pages: HTTP ${status}"
 
-start_satord --debug_pages
+start_satord --debug_pages --slow_query_threshold=1ns
 ctl() { "${satorctl}" --target="127.0.0.1:${grpc_port}" --deadline=10s "$@" >/dev/null; }
 ctl scene create flat --dimension=2 || fail "create flat"
 ctl bodies upsert flat --json='{"bodies": [
@@ -102,6 +103,13 @@ ctl bodies upsert deep --json='{"bodies": [
                       "indices": [0, 1, 2, 0, 2, 3]}},
    "pose": {"orientation": {"w": 1}}}]}' || fail "upsert deep"
 
+# Two queries on flat: a ray that hits the circle (body 2 at (-6, 3)) and a
+# sweep; both are drawn, and with a 1 ns threshold both are logged as slow.
+ctl query raycast --scene=flat --json='{"query": {"origin": {"x": -9, "y": 3},
+  "direction": {"x": 1}, "max_distance": 20}}' || fail "raycast"
+ctl query sweep --scene=flat --json='{"query": {"shape": {"circle": {"radius": 0.25}},
+  "pose": {"position": {"x": -9, "y": 7}}, "displacement": {"x": 16}}}' || fail "sweep"
+
 base="http://127.0.0.1:${metrics_port}"
 chrome --dump-dom "${base}/debug/scenes" >"${work}/list.html"
 chrome --dump-dom "${base}/debug/scenes/flat" >"${work}/flat.html"
@@ -132,6 +140,17 @@ done
 grep -q 'class="body static" id="body-1"' "${work}/flat.html" || fail "flat: static body"
 grep -q 'data-scene-id="flat" data-plane="xy" data-tick="7"' "${work}/flat.html" ||
   fail "flat: svg attributes"
+# The recent queries over the scene: the ray with its hit and normal, the
+# sweep's path.
+[[ $(count '<g class="query raycast"' "${work}/flat.html") == 1 ]] || fail "flat: ray"
+[[ $(count '<g class="query sweep"' "${work}/flat.html") == 1 ]] || fail "flat: sweep"
+[[ $(count '<circle class="hit"' "${work}/flat.html") -ge 1 ]] || fail "flat: ray hit"
+[[ $(count '<line class="path"' "${work}/flat.html") == 2 ]] || fail "flat: query paths"
+# The slow-query log: one warning line per query, with kind, scene and tick.
+for kind in raycast sweep; do
+  grep -q "\"level\":\"warning\",\"event\":\"slow_query\",\"kind\":\"${kind}\",.*\"scene\":\"flat\",\"tick\":7," \
+    "${work}/satord.log" || fail "no slow_query line for ${kind}: $(cat "${work}/satord.log")"
+done
 
 # The 3D scene on the xz plane.
 [[ $(count '<g class="body ' "${work}/deep-xz.html") == 6 ]] || fail "deep: body groups"

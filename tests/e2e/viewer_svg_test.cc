@@ -3,7 +3,6 @@
 // cap, recent queries drawn over the bodies, escaping, and the 400 and 404
 // answers. viewer_e2e_test.sh checks the same pages in Chromium.
 #include <memory>
-#include <regex>
 #include <string>
 #include <vector>
 
@@ -32,19 +31,26 @@ int Count(const std::string& text, const std::string& needle) {
   return count;
 }
 
+// The value of attribute `name` in `svg` at or after `from`.
+double AttributeAfter(const std::string& svg, size_t from,
+                      const std::string& name) {
+  const std::string key = name + "=\"";
+  const size_t at = svg.find(key, from);
+  if (at == std::string::npos) return -1;
+  const size_t start = at + key.size();
+  double value = -1;
+  EXPECT_TRUE(absl::SimpleAtod(svg.substr(start, svg.find('"', start) - start),
+                               &value));
+  return value;
+}
+
 // The cx and cy of the circle drawn for body `id`.
 std::pair<double, double> CircleCentre(const std::string& svg, int id) {
-  const std::regex pattern(
-      absl::StrCat("id=\"body-", id,
-                   "\"[^>]*>.*?<circle class=\"shape\" cx=\"([-0-9.]+)\" "
-                   "cy=\"([-0-9.]+)\""));
-  std::smatch match;
-  if (!std::regex_search(svg, match, pattern)) return {-1, -1};
-  double x = 0;
-  double y = 0;
-  EXPECT_TRUE(absl::SimpleAtod(match[1].str(), &x));
-  EXPECT_TRUE(absl::SimpleAtod(match[2].str(), &y));
-  return {x, y};
+  const size_t body = svg.find(absl::StrCat("id=\"body-", id, "\""));
+  if (body == std::string::npos) return {-1, -1};
+  const size_t circle = svg.find("<circle class=\"shape\"", body);
+  if (circle == std::string::npos) return {-1, -1};
+  return {AttributeAfter(svg, circle, "cx"), AttributeAfter(svg, circle, "cy")};
 }
 
 class ViewerTest : public ::testing::Test {
@@ -158,18 +164,19 @@ TEST_F(ViewerTest, DrawsTheRecentQueriesOfTheScene) {
   const std::vector<scene::BodyDesc<2>> bodies = {
       {.id = 1, .shape = std::make_shared<const Shape2>(Circle{1.0f})}};
   ASSERT_TRUE(flat->scene2()->UpsertBodies(bodies).ok());
-  v1::Query ray;
-  ray.mutable_raycast()->mutable_origin()->set_x(-5);
-  ray.mutable_raycast()->mutable_direction()->set_x(1);
-  ray.mutable_raycast()->set_max_distance(10);
-  v1::QueryResult hit;
-  hit.add_hits()->mutable_point()->set_x(-1);
-  hit.mutable_hits(0)->mutable_normal()->set_x(-1);
-  recent_.Add("arena", ray, hit);
-  v1::Query sweep;
-  sweep.mutable_sweep()->mutable_displacement()->set_y(3);
-  recent_.Add("arena", sweep, v1::QueryResult());
-  recent_.Add("other", ray, hit);
+  scene::RayRequest<2> ray_request;
+  ray_request.origin = {-5, 0};
+  ray_request.direction = {1, 0};
+  ray_request.max_distance = 10;
+  const scene::SceneQuery<2> ray = ray_request;
+  scene::QueryResult<2> hit;
+  hit.hits.push_back({.point = {-1, 0}, .normal = {-1, 0}});
+  recent_.Add<2>("arena", ray, hit);
+  scene::SweepRequest<2> sweep_request;
+  sweep_request.displacement = {0, 3};
+  const scene::SceneQuery<2> sweep = sweep_request;
+  recent_.Add<2>("arena", sweep, scene::QueryResult<2>());
+  recent_.Add<2>("other", ray, hit);
   const std::string page = Get("/debug/scenes/arena").body;
   EXPECT_EQ(Count(page, "<g class=\"query raycast\""), 1);
   EXPECT_EQ(Count(page, "<g class=\"query sweep\""), 1);

@@ -145,23 +145,21 @@ TEST_F(QueryMetricsTest, ObservationsLandInTheirBuckets) {
             0);
 }
 
-TEST_F(QueryMetricsTest, OnQueryReadsKindModeRewindHitsAndVisitsFromProto) {
+TEST_F(QueryMetricsTest, OnQueryRecordsKindModeRewindHitsAndVisits) {
   std::shared_ptr<QueryMetrics> query_metrics =
       Add(nullptr, absl::ZeroDuration());
-  v1::Query query;
-  query.mutable_sweep()->mutable_displacement()->set_x(1);
-  query.mutable_options()->set_mode(v1::RESULT_MODE_ALL);
-  query.mutable_options()->mutable_rewind()->set_tick(3);
-  v1::QueryResult result;
-  result.add_hits();
-  result.add_hits();
-  result.mutable_stats()->set_node_visits(9);
-  query_metrics->OnQuery("arena", query, result, absl::Microseconds(200));
-  v1::Query unspecified;
-  unspecified.mutable_point();
-  query_metrics->OnQuery("arena", unspecified, v1::QueryResult(),
-                         absl::Microseconds(1));
-  query_metrics->OnQuery("arena", v1::Query(), result, absl::Microseconds(1));
+  query_metrics->OnQuery({.scene_id = "arena",
+                          .kind = QueryKind::kSweep,
+                          .mode = ModeLabel(scene::ResultMode::kAllUpToN),
+                          .duration = absl::Microseconds(200),
+                          .hits = 2,
+                          .node_visits = 9,
+                          .rewound = true,
+                          .tick = 3});
+  query_metrics->OnQuery({.scene_id = "arena",
+                          .kind = QueryKind::kPoint,
+                          .mode = ModeLabel(scene::ResultMode::kClosestPerBody),
+                          .duration = absl::Microseconds(1)});
   const auto s = Scrape().samples;
   EXPECT_EQ(s.at("sator_query_seconds_bucket{kind=\"sweep\",mode=\"all\","
                  "le=\"0.00025\"}"),
@@ -172,9 +170,8 @@ TEST_F(QueryMetricsTest, OnQueryReadsKindModeRewindHitsAndVisitsFromProto) {
   EXPECT_EQ(s.at("sator_query_hits_sum{kind=\"sweep\"}"), 2);
   EXPECT_EQ(s.at("sator_broadphase_node_visits_sum{kind=\"sweep\"}"), 9);
   EXPECT_EQ(s.at("sator_rewound_queries_total{kind=\"sweep\"}"), 1);
-  // An unspecified mode is closest (query.proto); a query with no kind is
-  // not counted anywhere.
-  EXPECT_EQ(s.at("sator_query_seconds_count{kind=\"point\",mode=\"closest\"}"),
+  EXPECT_EQ(s.at("sator_query_seconds_count{kind=\"point\",mode=\""
+                 "closest_per_body\"}"),
             1);
   double all_queries = 0;
   for (const auto& [key, value] : s) {
@@ -183,6 +180,8 @@ TEST_F(QueryMetricsTest, OnQueryReadsKindModeRewindHitsAndVisitsFromProto) {
     }
   }
   EXPECT_EQ(all_queries, 2);
+  EXPECT_EQ(ModeLabel(scene::ResultMode::kAny), QueryModeLabel::kAny);
+  EXPECT_EQ(ModeLabel(scene::ResultMode::kClosest), QueryModeLabel::kClosest);
 }
 
 TEST_F(QueryMetricsTest, EveryFamilyIsWellFormed) {
@@ -325,14 +324,18 @@ TEST_F(QueryMetricsTest, SlowQueriesAreLoggedAtWarningWithKindSceneTick) {
   std::shared_ptr<QueryMetrics> query_metrics =
       Add(nullptr, absl::Milliseconds(2));
   std::shared_ptr<QueryMetrics> no_log = Add(nullptr, absl::ZeroDuration());
-  v1::Query query;
-  query.mutable_raycast()->mutable_direction()->set_x(1);
-  v1::QueryResult result;
-  result.set_tick(41);
+  const QueryObservation slow = {.scene_id = "arena-7",
+                                 .kind = QueryKind::kRaycast,
+                                 .duration = absl::Milliseconds(5),
+                                 .tick = 41};
+  QueryObservation fast = slow;
+  fast.duration = absl::Milliseconds(1);
+  QueryObservation slower = slow;
+  slower.duration = absl::Seconds(3);
   StderrCapture capture;
-  query_metrics->OnQuery("arena-7", query, result, absl::Milliseconds(5));
-  query_metrics->OnQuery("arena-7", query, result, absl::Milliseconds(1));
-  no_log->OnQuery("arena-7", query, result, absl::Seconds(3));
+  query_metrics->OnQuery(slow);
+  query_metrics->OnQuery(fast);
+  no_log->OnQuery(slower);
   const std::string logged = capture.Finish();
   SetMinLogLevel(LogLevel::kInfo);
   const std::vector<std::string> lines =
@@ -348,28 +351,49 @@ TEST_F(QueryMetricsTest, SlowQueriesAreLoggedAtWarningWithKindSceneTick) {
 
 TEST(RecentQueriesTest, KeepsTheLastQueriesPerSceneWithinCapacity) {
   RecentQueries recent(/*capacity=*/4);
-  v1::Query ray;
-  ray.mutable_raycast()->mutable_origin()->set_x(1);
-  ray.mutable_raycast()->mutable_direction()->set_x(2);
-  ray.mutable_raycast()->set_max_distance(10);
-  v1::QueryResult result;
-  for (int i = 0; i < 20; ++i) result.add_hits()->mutable_point()->set_y(1);
+  scene::RayRequest<3> ray_request;
+  ray_request.origin = {1, 0, 0};
+  ray_request.direction = {2, 0, 0};
+  ray_request.max_distance = 10;
+  ray_request.options.rewind = scene::Rewind{.tick = 1, .fraction = 0.0f};
+  const scene::SceneQuery<3> ray = ray_request;
+  scene::QueryResult<3> result;
+  for (int i = 0; i < 20; ++i) {
+    result.hits.push_back({.point = {0, 1, 0}, .normal = {0, 0, 1}});
+  }
   for (int tick = 1; tick <= 6; ++tick) {
-    result.set_tick(tick);
-    recent.Add(tick % 2 == 0 ? "even" : "odd", ray, result);
+    result.tick = tick;
+    recent.Add<3>(tick % 2 == 0 ? "even" : "odd", ray, result);
   }
   const std::vector<RecentQuery> even = recent.ForScene("even", 10);
-  ASSERT_EQ(even.size(), 2u);  // Ticks 2 fell out of the ring of 4.
+  ASSERT_EQ(even.size(), 2u);  // Tick 2 fell out of the ring of 4.
   EXPECT_EQ(even[0].tick, 4);
   EXPECT_EQ(even[1].tick, 6);
   EXPECT_EQ(even[1].kind, "raycast");
+  EXPECT_TRUE(even[1].rewound);
   EXPECT_TRUE(even[1].has_path);
   // From (1,0,0) along the unit x direction (2/|2|) for 10.
   EXPECT_FLOAT_EQ(even[1].to[0], 11.0f);
   EXPECT_EQ(even[1].hits.size(), RecentQueries::kMaxHitsKept);
+  EXPECT_FLOAT_EQ(even[1].hits[0].normal[2], 1.0f);
   EXPECT_EQ(recent.ForScene("odd", 1).size(), 1u);
   EXPECT_EQ(recent.ForScene("odd", 1)[0].tick, 5);
   EXPECT_TRUE(recent.ForScene("none", 10).empty());
+
+  // A 2D sweep: from its pose's position by its displacement.
+  scene::SweepRequest<2> sweep_request;
+  sweep_request.pose.position = {1, 2};
+  sweep_request.displacement = {3, 4};
+  const scene::SceneQuery<2> sweep = sweep_request;
+  recent.Add<2>("flat", sweep, scene::QueryResult<2>());
+  const std::vector<RecentQuery> flat = recent.ForScene("flat", 1);
+  ASSERT_EQ(flat.size(), 1u);
+  EXPECT_EQ(flat[0].kind, "sweep");
+  EXPECT_FALSE(flat[0].rewound);
+  EXPECT_FLOAT_EQ(flat[0].from[1], 2.0f);
+  EXPECT_FLOAT_EQ(flat[0].to[0], 4.0f);
+  EXPECT_FLOAT_EQ(flat[0].to[1], 6.0f);
+  EXPECT_FLOAT_EQ(flat[0].to[2], 0.0f);
 }
 
 }  // namespace

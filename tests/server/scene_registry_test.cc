@@ -2,6 +2,8 @@
 #include "server/scenes/scene_registry.h"
 
 #include <atomic>
+#include <condition_variable>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -98,6 +100,92 @@ TEST(SceneRegistryTest, CreateFindDeleteAndErrors) {
             absl::StatusCode::kNotFound);
   // A holder of the deleted scene can still use it.
   EXPECT_EQ((*created)->scene2()->Snapshot().body_count(), 0u);
+}
+
+TEST(SceneRegistryTest, InitRunsUnderTheWriteLockBeforeTheSceneIsVisible) {
+  SceneRegistry registry(SceneLimits{});
+  bool ran = false;
+  absl::StatusOr<std::shared_ptr<HostedScene>> created =
+      registry.Create("filled", Settings(2), [&](HostedScene& scene) {
+        ran = true;
+        // The write lock is held: another writer could not take it now.
+        EXPECT_FALSE(scene.write_mutex().try_lock());
+        // Not yet listed, though the id is taken.
+        EXPECT_TRUE(registry.List("", 10).empty());
+        EXPECT_EQ(registry.Create("filled", Settings(2)).status().code(),
+                  absl::StatusCode::kAlreadyExists);
+        return absl::OkStatus();
+      });
+  ASSERT_TRUE(created.ok()) << created.status();
+  EXPECT_TRUE(ran);
+  EXPECT_TRUE(registry.Find("filled").ok());
+  // The lock was released.
+  ASSERT_TRUE((*created)->write_mutex().try_lock());
+  (*created)->write_mutex().unlock();
+}
+
+TEST(SceneRegistryTest, FindWaitsForASceneBeingCreated) {
+  SceneRegistry registry(SceneLimits{});
+  std::mutex mutex;
+  std::condition_variable changed;
+  bool init_started = false;
+  bool release_init = false;
+  std::thread creator([&] {
+    auto created = registry.Create("slow", Settings(2), [&](HostedScene&) {
+      std::unique_lock<std::mutex> lock(mutex);
+      init_started = true;
+      changed.notify_all();
+      changed.wait(lock, [&] { return release_init; });
+      return absl::OkStatus();
+    });
+    EXPECT_TRUE(created.ok());
+  });
+  {
+    std::unique_lock<std::mutex> lock(mutex);
+    changed.wait(lock, [&] { return init_started; });
+  }
+  EXPECT_EQ(registry.Create("slow", Settings(2)).status().code(),
+            absl::StatusCode::kAlreadyExists);
+  std::thread releaser([&] {
+    std::lock_guard<std::mutex> lock(mutex);
+    release_init = true;
+    changed.notify_all();
+  });
+  // Blocks until the init has finished, then finds the scene.
+  absl::StatusOr<std::shared_ptr<HostedScene>> found = registry.Find("slow");
+  EXPECT_TRUE(found.ok()) << found.status();
+  releaser.join();
+  creator.join();
+}
+
+TEST(SceneRegistryTest, FailedInitLeavesNothingAndMarksTheSceneDeleted) {
+  SceneRegistry registry(SceneLimits{});
+  HostedScene* seen = nullptr;
+  absl::StatusOr<std::shared_ptr<HostedScene>> created =
+      registry.Create("doomed", Settings(3), [&](HostedScene& scene) {
+        seen = &scene;
+        return absl::DataLossError("log refused it");
+      });
+  EXPECT_EQ(created.status().code(), absl::StatusCode::kDataLoss);
+  ASSERT_NE(seen, nullptr);
+  EXPECT_EQ(registry.Find("doomed").status().code(),
+            absl::StatusCode::kNotFound);
+  EXPECT_EQ(registry.size(), 0u);
+  EXPECT_TRUE(registry.Create("doomed", Settings(3)).ok());
+}
+
+TEST(SceneRegistryTest, DeleteMarksTheSceneForItsHolders) {
+  SceneRegistry registry(SceneLimits{});
+  absl::StatusOr<std::shared_ptr<HostedScene>> created =
+      registry.Create("held", Settings(2));
+  ASSERT_TRUE(created.ok());
+  EXPECT_FALSE((*created)->deleted());
+  ASSERT_TRUE(registry.Delete("held").ok());
+  EXPECT_TRUE((*created)->deleted());
+  absl::StatusOr<std::shared_ptr<HostedScene>> again =
+      registry.Create("held", Settings(2));
+  ASSERT_TRUE(again.ok());
+  EXPECT_FALSE((*again)->deleted());
 }
 
 TEST(SceneRegistryTest, AssignedIdsSkipTakenOnes) {

@@ -1,0 +1,106 @@
+// sator-bench against the real satord: every mode and both loops run without
+// errors and print the JSON fields PERFORMANCE.md reads, with percentiles in
+// order and the Ping comparison from the same run.
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <map>
+#include <regex>
+#include <string>
+
+#include "gtest/gtest.h"
+#include "support/satord_process.h"
+
+namespace sator::testing {
+namespace {
+
+struct Output {
+  int exit_code = -1;
+  std::string text;
+};
+
+Output RunBench(const std::string& target, const std::string& args) {
+  const std::string command =
+      std::string(SATOR_BENCH_PATH) + " --target=" + target +
+      " --json --warmup=0s --duration=1s " + args + " 2>&1";
+  Output output;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return output;
+  char buffer[4096];
+  while (std::fgets(buffer, sizeof(buffer), pipe) != nullptr) {
+    output.text += buffer;
+  }
+  const int status = pclose(pipe);
+  output.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return output;
+}
+
+std::map<std::string, double> Numbers(const std::string& json) {
+  std::map<std::string, double> numbers;
+  const std::regex field("\"([a-z0-9_]+)\":(-?[0-9.eE+-]+)");
+  for (auto it = std::sregex_iterator(json.begin(), json.end(), field);
+       it != std::sregex_iterator(); ++it) {
+    numbers[(*it)[1].str()] = std::stod((*it)[2].str());
+  }
+  return numbers;
+}
+
+class SatorBenchTest : public ::testing::Test {
+ protected:
+  void SetUp() override { ASSERT_TRUE(satord_.Start({}).ok()); }
+
+  void ExpectGoodRun(const std::string& args, const std::string& mode,
+                     double items_per_op) {
+    const Output output = RunBench(satord_.grpc_target(), args);
+    ASSERT_EQ(output.exit_code, 0) << output.text;
+    ASSERT_NE(output.text.find("\"mode\":\"" + mode + "\""), std::string::npos)
+        << output.text;
+    std::map<std::string, double> n = Numbers(output.text);
+    for (const char* key :
+         {"concurrency", "qps", "p50_us", "p99_us", "p999_us", "ping_p50_us",
+          "ping_qps", "errors", "ops", "items_per_second"}) {
+      ASSERT_TRUE(n.contains(key)) << key << " in " << output.text;
+    }
+    EXPECT_EQ(n["errors"], 0.0);
+    EXPECT_GT(n["ops"], 0.0);
+    EXPECT_GT(n["qps"], 0.0);
+    EXPECT_GT(n["ping_qps"], 0.0);
+    EXPECT_GT(n["p50_us"], 0.0);
+    EXPECT_LE(n["p50_us"], n["p99_us"]);
+    EXPECT_LE(n["p99_us"], n["p999_us"]);
+    EXPECT_NEAR(n["items_per_second"], n["qps"] * items_per_op,
+                1e-6 * n["items_per_second"] + 1e-6);
+  }
+
+  SatordProcess satord_;
+};
+
+TEST_F(SatorBenchTest, UnaryMixClosedLoop) {
+  ExpectGoodRun(
+      "--mode=unary --queries=raycast,overlap,sweep,contacts "
+      "--bodies=2000 --concurrency=2",
+      "unary", 1.0);
+}
+
+TEST_F(SatorBenchTest, BatchOpenLoop) {
+  ExpectGoodRun(
+      "--mode=batch --batch_size=50 --bodies=2000 --loop=open "
+      "--rate=50 --concurrency=2",
+      "batch", 50.0);
+}
+
+TEST_F(SatorBenchTest, SessionPoseIngest) {
+  ExpectGoodRun(
+      "--mode=session --poses_per_update=100 --pipeline=4 "
+      "--concurrency=2",
+      "session", 400.0);
+}
+
+TEST_F(SatorBenchTest, RefusesAnUnknownMode) {
+  const Output output = RunBench(satord_.grpc_target(), "--mode=nope");
+  EXPECT_EQ(output.exit_code, 2);
+  EXPECT_NE(output.text.find("--mode"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace sator::testing

@@ -1,0 +1,425 @@
+// sator-bench: load generator for satord, over the client library.
+//
+// It builds a 3D scene (by default 100k static boxes in a 1000 m cube), then
+// runs one load shape (closed loop at a fixed concurrency, or open loop at a
+// fixed rate) in one mode:
+//   unary    one scene query per RPC (--queries: raycast, overlap, sweep,
+//            contacts or a comma-separated mix, taken in turn);
+//   batch    a QueryBatch of --batch_size raycasts per RPC;
+//   session  pose updates of --poses_per_update dynamic bodies per message
+//            over one Session per worker (each worker owns a scene), with
+//            --pipeline updates in flight before it waits.
+// In the same run it repeats the load shape with the Ping RPC carrying a
+// payload as large as the mode's request, so the service's cost can be read
+// as a ratio to the transport's floor. Prints a table, or with --json one
+// JSON object per run.
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <future>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/time/time.h"
+#include "sator/client/client.h"
+#include "sator/client/session.h"
+#include "sator/v1/query_service.pb.h"
+#include "tools/sator-bench/load_loop.h"
+
+ABSL_FLAG(std::string, target, "127.0.0.1:50051", "satord's gRPC address.");
+ABSL_FLAG(std::string, mode, "unary", "unary, batch or session.");
+ABSL_FLAG(std::string, loop, "closed",
+          "closed (fixed concurrency) or open "
+          "(fixed rate).");
+ABSL_FLAG(int, concurrency, 1, "Workers (closed: callers in flight).");
+ABSL_FLAG(double, rate, 1000.0, "Open loop: RPCs per second in all.");
+ABSL_FLAG(absl::Duration, duration, absl::Seconds(5), "Measured time.");
+ABSL_FLAG(absl::Duration, warmup, absl::Seconds(1), "Unmeasured warm-up.");
+ABSL_FLAG(std::string, queries, "raycast",
+          "unary: raycast, overlap, sweep, contacts, or a comma-separated "
+          "mix.");
+ABSL_FLAG(int, bodies, 100000, "Static boxes in the scene.");
+ABSL_FLAG(double, world_size, 1000.0, "Edge of the cube the boxes fill, m.");
+ABSL_FLAG(int, batch_size, 1000, "batch: raycasts per QueryBatch.");
+ABSL_FLAG(int, poses_per_update, 1000,
+          "session: dynamic bodies per pose update.");
+ABSL_FLAG(int, pipeline, 8, "session: updates in flight per worker.");
+ABSL_FLAG(std::string, scene, "sator-bench", "Scene id (prefix).");
+ABSL_FLAG(bool, keep_scene, false, "Reuse an existing scene; never delete.");
+ABSL_FLAG(bool, ping, true, "Also run the same load with Ping.");
+ABSL_FLAG(bool, json, false, "Print one JSON object per run.");
+ABSL_FLAG(std::uint64_t, seed, 1, "Random seed for the scene and queries.");
+
+namespace {
+
+using sator::Client;
+using sator::bench::LoadOptions;
+using sator::bench::LoadResult;
+using sator::bench::RunLoad;
+namespace sc = sator::client;
+
+struct Run {
+  std::string mode;
+  LoadResult result;
+  // Work items per RPC (queries per batch, poses per update), for rates.
+  double items_per_op = 1.0;
+};
+
+double Us(std::int64_t nanoseconds) {
+  return static_cast<double>(nanoseconds) / 1000.0;
+}
+
+// Pseudo-random but reproducible queries that start inside the world and
+// mostly hit something.
+class QueryMaker {
+ public:
+  explicit QueryMaker(std::uint64_t seed, double world)
+      : random_(seed), world_(static_cast<float>(world)) {}
+
+  sc::RaycastQuery Ray() {
+    sc::RaycastQuery ray;
+    ray.origin = sator::Vec3{Coord(), Coord(), Coord()};
+    ray.direction = sator::Vec3{Unit(), Unit(), Unit() + 0.01f};
+    ray.max_distance = 100.0f;
+    return ray;
+  }
+  sator::Pose3 Pose() { return {{Coord(), Coord(), Coord()}, {}}; }
+
+ private:
+  float Coord() {
+    return std::uniform_real_distribution<float>(0.0f, world_)(random_);
+  }
+  float Unit() {
+    return std::uniform_real_distribution<float>(-1.0f, 1.0f)(random_);
+  }
+  std::mt19937_64 random_;
+  float world_;
+};
+
+absl::Status BuildScene(Client& client, const std::string& scene_id, int bodies,
+                        double world, std::uint64_t seed) {
+  sc::SceneSettings settings;
+  settings.dimension = sc::Dimension::k3D;
+  absl::StatusOr<sc::SceneInfo> created =
+      client.CreateScene(scene_id, settings);
+  if (!created.ok()) return created.status();
+  std::mt19937_64 random(seed);
+  std::uniform_real_distribution<float> coord(0.0f, static_cast<float>(world));
+  std::uniform_real_distribution<float> half(0.25f, 2.0f);
+  constexpr int kChunk = 10000;
+  for (int first = 0; first < bodies; first += kChunk) {
+    std::vector<sc::Body> chunk;
+    for (int id = first; id < std::min(bodies, first + kChunk); ++id) {
+      sc::Body body;
+      body.id = static_cast<std::uint64_t>(id) + 1;
+      body.shape = sator::Shape3{
+          sator::Box3{{half(random), half(random), half(random)}}};
+      body.pose =
+          sator::Pose3{{coord(random), coord(random), coord(random)}, {}};
+      body.motion = sc::MotionType::kStatic;
+      chunk.push_back(std::move(body));
+    }
+    sator::CallOptions call;
+    call.deadline = absl::Seconds(60);
+    absl::StatusOr<sc::UpsertBodiesResult> upserted =
+        client.UpsertBodies(scene_id, chunk, call);
+    if (!upserted.ok()) return upserted.status();
+  }
+  return absl::OkStatus();
+}
+
+// The serialized size of the request a mode sends, so that Ping can carry
+// the same number of bytes.
+std::size_t RequestBytes(const std::string& mode, int batch_size,
+                         int poses_per_update) {
+  sator::v1::RaycastQuery ray;
+  for (auto* v : {ray.mutable_origin(), ray.mutable_direction()}) {
+    v->set_x(123.456f);
+    v->set_y(234.567f);
+    v->set_z(345.678f);
+  }
+  ray.set_max_distance(100.0f);
+  if (mode == "batch") {
+    sator::v1::QueryBatchRequest request;
+    request.set_scene_id(absl::GetFlag(FLAGS_scene));
+    for (int i = 0; i < batch_size; ++i) {
+      *request.add_queries()->mutable_raycast() = ray;
+    }
+    return request.ByteSizeLong();
+  }
+  if (mode == "session") {
+    sator::v1::SessionRequest request;
+    request.set_sequence(1000000);
+    auto* poses = request.mutable_poses();
+    poses->set_tick(1000000);
+    for (int i = 0; i < poses_per_update; ++i) {
+      poses->mutable_poses()->add_body_ids(100000 + i);
+      for (int k = 0; k < 3; ++k) poses->mutable_poses()->add_positions(1.5f);
+      for (int k = 0; k < 4; ++k) poses->mutable_poses()->add_rotations(0.5f);
+    }
+    return request.ByteSizeLong();
+  }
+  sator::v1::RaycastRequest request;
+  request.set_scene_id(absl::GetFlag(FLAGS_scene));
+  *request.mutable_query() = ray;
+  return request.ByteSizeLong();
+}
+
+void Print(const Run& run, const Run* ping, const LoadOptions& load) {
+  const sator::bench::LatencyHistogram& h = run.result.latency;
+  if (absl::GetFlag(FLAGS_json)) {
+    std::string line = absl::StrCat(
+        "{\"mode\":\"", run.mode, "\",\"loop\":\"",
+        load.open_loop ? "open" : "closed",
+        "\",\"concurrency\":", load.concurrency,
+        ",\"rate\":", load.open_loop ? load.rate : 0.0,
+        ",\"seconds\":", run.result.seconds, ",\"ops\":", h.count(),
+        ",\"errors\":", run.result.errors,
+        ",\"qps\":", run.result.ops_per_second,
+        ",\"items_per_second\":", run.result.ops_per_second * run.items_per_op,
+        ",\"p50_us\":", Us(h.ValueAtQuantile(0.5)),
+        ",\"p90_us\":", Us(h.ValueAtQuantile(0.9)),
+        ",\"p99_us\":", Us(h.ValueAtQuantile(0.99)),
+        ",\"p999_us\":", Us(h.ValueAtQuantile(0.999)),
+        ",\"max_us\":", Us(h.max()));
+    if (ping != nullptr) {
+      const auto& p = ping->result.latency;
+      absl::StrAppend(&line, ",\"ping_qps\":", ping->result.ops_per_second,
+                      ",\"ping_p50_us\":", Us(p.ValueAtQuantile(0.5)),
+                      ",\"ping_p99_us\":", Us(p.ValueAtQuantile(0.99)),
+                      ",\"ping_p999_us\":", Us(p.ValueAtQuantile(0.999)),
+                      ",\"p50_ratio_to_ping\":",
+                      p.ValueAtQuantile(0.5) > 0
+                          ? static_cast<double>(h.ValueAtQuantile(0.5)) /
+                                static_cast<double>(p.ValueAtQuantile(0.5))
+                          : 0.0);
+    }
+    absl::StrAppend(&line, "}");
+    std::printf("%s\n", line.c_str());
+    return;
+  }
+  auto row = [](const Run& r) {
+    const auto& l = r.result.latency;
+    std::printf(
+        "%-10s %9.0f ops/s %12.0f items/s  p50 %8.1f  p90 %8.1f  p99 %8.1f  "
+        "p99.9 %8.1f us  errors %lld\n",
+        r.mode.c_str(), r.result.ops_per_second,
+        r.result.ops_per_second * r.items_per_op, Us(l.ValueAtQuantile(0.5)),
+        Us(l.ValueAtQuantile(0.9)), Us(l.ValueAtQuantile(0.99)),
+        Us(l.ValueAtQuantile(0.999)), static_cast<long long>(r.result.errors));
+    if (!r.result.first_error.empty()) {
+      std::printf("           first error: %s\n", r.result.first_error.c_str());
+    }
+  };
+  row(run);
+  if (ping != nullptr) {
+    row(*ping);
+    const double ratio = static_cast<double>(h.ValueAtQuantile(0.5)) /
+                         static_cast<double>(std::max<std::int64_t>(
+                             1, ping->result.latency.ValueAtQuantile(0.5)));
+    std::printf("p50 ratio to Ping: %.3f\n", ratio);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  absl::SetProgramUsageMessage(
+      "Load generator for satord. Usage: sator-bench --target=HOST:PORT "
+      "[--mode=unary|batch|session] [--loop=closed|open] [--json]");
+  absl::ParseCommandLine(argc, argv);
+  const std::string mode = absl::GetFlag(FLAGS_mode);
+  const std::string loop = absl::GetFlag(FLAGS_loop);
+  if (mode != "unary" && mode != "batch" && mode != "session") {
+    std::fprintf(stderr,
+                 "sator-bench: --mode must be unary, batch or session\n");
+    return 2;
+  }
+  if (loop != "closed" && loop != "open") {
+    std::fprintf(stderr, "sator-bench: --loop must be closed or open\n");
+    return 2;
+  }
+  LoadOptions load;
+  load.open_loop = loop == "open";
+  load.concurrency = std::max(1, absl::GetFlag(FLAGS_concurrency));
+  load.rate = absl::GetFlag(FLAGS_rate);
+  load.duration = absl::GetFlag(FLAGS_duration);
+  load.warmup = absl::GetFlag(FLAGS_warmup);
+
+  sator::ClientOptions options;
+  options.target = absl::GetFlag(FLAGS_target);
+  options.async_threads = std::max(2, load.concurrency);
+  // Measure, do not retry: an error must show as an error.
+  options.retry.max_attempts = 1;
+  absl::StatusOr<std::unique_ptr<Client>> made = Client::Create(options);
+  if (!made.ok()) {
+    std::fprintf(stderr, "sator-bench: %s\n", made.status().ToString().c_str());
+    return 1;
+  }
+  Client& client = **made;
+  const std::string scene = absl::GetFlag(FLAGS_scene);
+  const std::uint64_t seed = absl::GetFlag(FLAGS_seed);
+  const double world = absl::GetFlag(FLAGS_world_size);
+
+  if (mode != "session" && !absl::GetFlag(FLAGS_keep_scene)) {
+    (void)client.DeleteScene(scene);
+    const absl::Time started = absl::Now();
+    if (absl::Status built =
+            BuildScene(client, scene, absl::GetFlag(FLAGS_bodies), world, seed);
+        !built.ok()) {
+      std::fprintf(stderr, "sator-bench: building the scene: %s\n",
+                   built.ToString().c_str());
+      return 1;
+    }
+    if (!absl::GetFlag(FLAGS_json)) {
+      std::printf("scene %s: %d boxes uploaded in %.2f s\n", scene.c_str(),
+                  absl::GetFlag(FLAGS_bodies),
+                  absl::ToDoubleSeconds(absl::Now() - started));
+    }
+  }
+
+  std::vector<QueryMaker> makers;
+  for (int w = 0; w < load.concurrency; ++w) {
+    makers.emplace_back(seed * 7919 + static_cast<std::uint64_t>(w), world);
+  }
+
+  Run run;
+  run.mode = mode;
+  if (mode == "unary") {
+    std::vector<std::string> kinds =
+        absl::StrSplit(absl::GetFlag(FLAGS_queries), ',', absl::SkipEmpty());
+    for (const std::string& kind : kinds) {
+      if (kind != "raycast" && kind != "overlap" && kind != "sweep" &&
+          kind != "contacts") {
+        std::fprintf(stderr, "sator-bench: unknown query kind %s\n",
+                     kind.c_str());
+        return 2;
+      }
+    }
+    std::vector<std::uint64_t> turn(static_cast<std::size_t>(load.concurrency));
+    const sator::Shape3 probe = sator::Sphere{1.0f};
+    run.result = RunLoad(load, [&](int worker) -> absl::Status {
+      QueryMaker& maker = makers[static_cast<std::size_t>(worker)];
+      const std::string& kind =
+          kinds[turn[static_cast<std::size_t>(worker)]++ % kinds.size()];
+      absl::StatusOr<sc::QueryResult> result;
+      if (kind == "raycast") {
+        result = client.Raycast(scene, maker.Ray());
+      } else if (kind == "overlap") {
+        result = client.Overlap(scene, {probe, maker.Pose()});
+      } else if (kind == "contacts") {
+        result = client.Contacts(scene, {probe, maker.Pose()});
+      } else {
+        result = client.Sweep(
+            scene, {probe, maker.Pose(), sator::Vec3{10.0f, 0.0f, 0.0f}});
+      }
+      return result.status();
+    });
+  } else if (mode == "batch") {
+    const int batch_size = std::max(1, absl::GetFlag(FLAGS_batch_size));
+    run.items_per_op = batch_size;
+    run.result = RunLoad(load, [&](int worker) -> absl::Status {
+      QueryMaker& maker = makers[static_cast<std::size_t>(worker)];
+      std::vector<sc::Query> queries(static_cast<std::size_t>(batch_size));
+      for (sc::Query& query : queries) query.kind = maker.Ray();
+      absl::StatusOr<std::vector<sc::BatchEntry>> entries =
+          client.QueryBatch(scene, queries);
+      if (!entries.ok()) return entries.status();
+      for (const sc::BatchEntry& entry : *entries) {
+        if (!entry.ok()) return entry.status();
+      }
+      return absl::OkStatus();
+    });
+  } else {
+    // One scene and one session per worker: pose updates need monotonic
+    // ticks, which one writer per scene gives.
+    const int poses = std::max(1, absl::GetFlag(FLAGS_poses_per_update));
+    const int pipeline = std::max(1, absl::GetFlag(FLAGS_pipeline));
+    run.items_per_op = static_cast<double>(poses) * pipeline;
+    std::vector<std::unique_ptr<sc::Session>> sessions;
+    std::vector<std::int64_t> ticks(static_cast<std::size_t>(load.concurrency),
+                                    1);
+    for (int w = 0; w < load.concurrency; ++w) {
+      const std::string id = absl::StrCat(scene, "-s", w);
+      (void)client.DeleteScene(id);
+      sc::SceneSettings settings;
+      settings.dimension = sc::Dimension::k3D;
+      if (auto created = client.CreateScene(id, settings); !created.ok()) {
+        std::fprintf(stderr, "sator-bench: %s\n",
+                     created.status().ToString().c_str());
+        return 1;
+      }
+      std::vector<sc::Body> bodies;
+      for (int i = 0; i < poses; ++i) {
+        sc::Body body;
+        body.id = static_cast<std::uint64_t>(i) + 1;
+        body.shape = sator::Shape3{sator::Sphere{0.5f}};
+        body.pose = makers[static_cast<std::size_t>(w)].Pose();
+        body.motion = sc::MotionType::kDynamic;
+        bodies.push_back(std::move(body));
+      }
+      if (auto upserted = client.UpsertBodies(id, bodies); !upserted.ok()) {
+        std::fprintf(stderr, "sator-bench: %s\n",
+                     upserted.status().ToString().c_str());
+        return 1;
+      }
+      absl::StatusOr<std::unique_ptr<sc::Session>> session =
+          client.OpenSession(id);
+      if (!session.ok()) {
+        std::fprintf(stderr, "sator-bench: %s\n",
+                     session.status().ToString().c_str());
+        return 1;
+      }
+      sessions.push_back(*std::move(session));
+    }
+    run.result = RunLoad(load, [&](int worker) -> absl::Status {
+      const auto index = static_cast<std::size_t>(worker);
+      QueryMaker& maker = makers[index];
+      std::vector<std::future<absl::StatusOr<std::int64_t>>> replies;
+      for (int k = 0; k < pipeline; ++k) {
+        sc::PoseBatch batch;
+        for (int i = 0; i < poses; ++i) {
+          batch.Add(static_cast<std::uint64_t>(i) + 1, maker.Pose());
+        }
+        replies.push_back(
+            sessions[index]->SubmitPoses(ticks[index]++, std::move(batch)));
+      }
+      absl::Status status;
+      for (auto& reply : replies) {
+        absl::StatusOr<std::int64_t> tick = reply.get();
+        if (!tick.ok() && status.ok()) status = tick.status();
+      }
+      return status;
+    });
+    for (auto& session : sessions) (void)session->Close();
+    for (int w = 0; w < load.concurrency; ++w) {
+      (void)client.DeleteScene(absl::StrCat(scene, "-s", w));
+    }
+  }
+
+  std::unique_ptr<Run> ping;
+  if (absl::GetFlag(FLAGS_ping)) {
+    const std::string payload(
+        RequestBytes(mode, absl::GetFlag(FLAGS_batch_size),
+                     absl::GetFlag(FLAGS_poses_per_update)),
+        'x');
+    ping = std::make_unique<Run>();
+    ping->mode = "ping";
+    ping->result = RunLoad(load, [&](int) -> absl::Status {
+      return client.Ping(payload).status();
+    });
+  }
+  Print(run, ping.get(), load);
+  if (mode != "session" && !absl::GetFlag(FLAGS_keep_scene)) {
+    (void)client.DeleteScene(scene);
+  }
+  return run.result.errors == 0 ? 0 : 1;
+}
