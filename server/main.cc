@@ -72,6 +72,10 @@ ABSL_FLAG(std::string, auth_token_file, "",
 ABSL_FLAG(std::string, data_dir, "",
           "Directory where scenes persist (write-ahead log and snapshots; "
           "see docs/OPERATIONS.md). Empty keeps them in memory only.");
+ABSL_FLAG(bool, allow_recovery_loss, false,
+          "With --data_dir: start even when recovery cannot apply some valid "
+          "scenes or log records (they are then lost at the next snapshot). "
+          "Off: satord refuses to start and leaves the data as it is.");
 ABSL_FLAG(absl::Duration, snapshot_interval, absl::Seconds(30),
           "With --data_dir, time between snapshots of every scene (poses "
           "included); 0 writes one only on SIGTERM.");
@@ -174,6 +178,7 @@ int main(int argc, char** argv) {
   options.security.auth_token_file = absl::GetFlag(FLAGS_auth_token_file);
   options.data_dir = absl::GetFlag(FLAGS_data_dir);
   options.snapshot_interval = absl::GetFlag(FLAGS_snapshot_interval);
+  options.allow_recovery_loss = absl::GetFlag(FLAGS_allow_recovery_loss);
   if (absl::Status limits =
           sator::server::ValidateSceneLimits(options.scene_limits);
       !limits.ok()) {

@@ -167,10 +167,23 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(
     PersistenceOptions persistence_options;
     persistence_options.data_dir = options.data_dir;
     persistence_options.snapshot_interval = options.snapshot_interval;
+    durability::RecoveryReport report;
     absl::StatusOr<std::unique_ptr<ScenePersistence>> persistence =
         ScenePersistence::Open(persistence_options, impl->scenes,
-                               Impl::SceneOps(options, nullptr));
+                               Impl::SceneOps(options, nullptr), &report);
     if (!persistence.ok()) return persistence.status();
+    const std::size_t unapplied = report.scenes_failed + report.records_failed;
+    if (unapplied > 0 && !options.allow_recovery_loss) {
+      // Serving now would write a snapshot without them: refuse instead, and
+      // leave the data directory as it is.
+      return absl::FailedPreconditionError(absl::StrCat(
+          "recovery of ", options.data_dir, " could not apply ",
+          report.scenes_failed, " snapshot scenes and ", report.records_failed,
+          " log records (the log says why: snapshot_scene_failed, "
+          "wal_replay_failed); fix the cause, for example restore the limit "
+          "flags they were written under, or start with "
+          "--allow_recovery_loss to give them up"));
+    }
     impl->persistence = *std::move(persistence);
   }
 

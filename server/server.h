@@ -50,6 +50,11 @@ struct ServerOptions {
   // Time between periodic snapshots with a data_dir; zero or less: only the
   // one written on Shutdown.
   absl::Duration snapshot_interval = absl::Seconds(30);
+  // When recovery finds valid scenes or log records it cannot apply (for
+  // example after --max_scenes was lowered), Start refuses to serve, since
+  // the next snapshot would drop them for good. True starts anyway, giving
+  // them up.
+  bool allow_recovery_loss = false;
 };
 
 class Server {
