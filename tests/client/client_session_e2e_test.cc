@@ -135,7 +135,7 @@ TEST_F(ClientSessionEndToEnd, SurvivesAServerRestart) {
   ASSERT_TRUE(before.ok()) << before.status();
 
   // Freeze satord so the next query is surely in flight, then kill it.
-  ASSERT_TRUE(satord_.Signal(SIGSTOP).ok());
+  ASSERT_TRUE(satord_.Stop().ok());
   std::future<absl::StatusOr<QueryResult>> in_flight =
       (*session)->SubmitQuery(PointAt(0, 0));
   ASSERT_TRUE(satord_.Signal(SIGKILL).ok());

@@ -171,7 +171,7 @@ TEST(SatordEndToEnd, PingDeadlineIsHonoured) {
   ASSERT_TRUE(satord.Start({}, kStartTimeout).ok());
   // Stop the process so a call can only time out, then check that the
   // client's deadline bounds the wait.
-  ASSERT_TRUE(satord.Signal(SIGSTOP).ok());
+  ASSERT_TRUE(satord.Stop().ok());
   std::unique_ptr<Client> client = Connect(satord);
   ASSERT_NE(client, nullptr);
   const absl::Time start = absl::Now();

@@ -155,6 +155,27 @@ absl::Status SatordProcess::Signal(int signal_number) {
   return absl::OkStatus();
 }
 
+absl::Status SatordProcess::Stop(absl::Duration timeout) {
+  if (absl::Status sent = Signal(SIGSTOP); !sent.ok()) return sent;
+  // kill() returns once the signal is queued; the process may still run
+  // for a moment. Wait until the kernel reports it stopped ('T' in the
+  // third field of /proc/PID/stat).
+  const std::string stat_path = absl::StrCat("/proc/", pid_, "/stat");
+  const absl::Time deadline = absl::Now() + timeout;
+  while (absl::Now() < deadline) {
+    std::ifstream stat(stat_path);
+    std::string line;
+    std::getline(stat, line);
+    const std::size_t close = line.rfind(')');
+    if (close != std::string::npos && close + 2 < line.size() &&
+        line[close + 2] == 'T') {
+      return absl::OkStatus();
+    }
+    absl::SleepFor(absl::Milliseconds(1));
+  }
+  return absl::DeadlineExceededError("satord did not stop after SIGSTOP");
+}
+
 absl::StatusOr<int> SatordProcess::WaitForExit(absl::Duration timeout) {
   if (pid_ <= 0) return absl::FailedPreconditionError("not running");
   const absl::Time deadline = absl::Now() + timeout;

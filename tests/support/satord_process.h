@@ -39,6 +39,9 @@ class SatordProcess {
   absl::Status Spawn(const std::vector<std::string>& args);
 
   absl::Status Signal(int signal_number);
+  // Sends SIGSTOP and waits until the process is stopped (so that nothing
+  // it was about to do can still happen), up to `timeout`.
+  absl::Status Stop(absl::Duration timeout = absl::Seconds(5));
 
   // Waits up to `timeout` for satord to exit; returns its exit code, or
   // 128 + signal number if a signal ended it. DEADLINE_EXCEEDED on time-out.
