@@ -7,7 +7,7 @@
 // - MakeConnection(options): one gRPC channel to one satord (or to whatever
 //   the target resolves to); sends `x-scene-id` metadata on every call that
 //   names a scene, so that a proxy can route by scene.
-// - the sharded connection (sharding.h): one of the above per endpoint,
+// - the sharded connection (sharding_connection.h): one of the above per endpoint,
 //   choosing by scene id;
 // - MockConnection (mocks/mock_connection.h): for unit tests of game code
 //   without a server.
