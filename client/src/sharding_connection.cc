@@ -3,12 +3,15 @@
 #include "sator/client/sharding_connection.h"
 
 #include <algorithm>
+#include <memory>
+#include <string>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
-#include "google/protobuf/struct.pb.h"
+#include "google/protobuf/descriptor.h"
+#include "google/protobuf/message.h"
 #include "google/protobuf/util/json_util.h"
 
 namespace sator::client {
@@ -42,28 +45,48 @@ absl::StatusOr<T> WithEndpoint(absl::StatusOr<T> result,
 }
 
 // The scene a JSON request names: its top-level scene_id, or its snapshot's
-// (ImportScene); empty when it names none or does not parse.
-std::string SceneIdOfJson(const std::string& request_json) {
-  google::protobuf::Struct request;
-  if (!google::protobuf::util::JsonStringToMessage(request_json, &request)
+// (ImportScene); empty when the method is unknown, the request names none,
+// or it does not parse. The JSON is parsed as the method's own request
+// message (from the generated descriptor pool), so field names are checked
+// the way the server will check them.
+std::string SceneIdOfJson(const std::string& method,
+                          const std::string& request_json) {
+  std::string full_name = method;
+  std::replace(full_name.begin(), full_name.end(), '/', '.');
+  const google::protobuf::MethodDescriptor* descriptor =
+      google::protobuf::DescriptorPool::generated_pool()->FindMethodByName(
+          full_name);
+  if (descriptor == nullptr) return "";
+  const google::protobuf::Message* prototype =
+      google::protobuf::MessageFactory::generated_factory()->GetPrototype(
+          descriptor->input_type());
+  if (prototype == nullptr) return "";
+  std::unique_ptr<google::protobuf::Message> request(prototype->New());
+  google::protobuf::util::JsonParseOptions options;
+  options.ignore_unknown_fields = true;
+  if (!google::protobuf::util::JsonStringToMessage(request_json, request.get(),
+                                                   options)
            .ok()) {
     return "";
   }
-  auto scene_id_of = [](const google::protobuf::Struct& message) {
-    for (const char* key : {"scene_id", "sceneId"}) {
-      auto field = message.fields().find(key);
-      if (field != message.fields().end() && field->second.has_string_value()) {
-        return field->second.string_value();
-      }
+  auto scene_id_of = [](const google::protobuf::Message& message) {
+    const google::protobuf::FieldDescriptor* field =
+        message.GetDescriptor()->FindFieldByName("scene_id");
+    if (field == nullptr || field->is_repeated() ||
+        field->type() != google::protobuf::FieldDescriptor::TYPE_STRING) {
+      return std::string();
     }
-    return std::string();
+    return message.GetReflection()->GetString(message, field);
   };
-  std::string scene_id = scene_id_of(request);
+  std::string scene_id = scene_id_of(*request);
   if (scene_id.empty()) {
-    auto snapshot = request.fields().find("snapshot");
-    if (snapshot != request.fields().end() &&
-        snapshot->second.has_struct_value()) {
-      scene_id = scene_id_of(snapshot->second.struct_value());
+    const google::protobuf::FieldDescriptor* snapshot =
+        request->GetDescriptor()->FindFieldByName("snapshot");
+    if (snapshot != nullptr && !snapshot->is_repeated() &&
+        snapshot->type() == google::protobuf::FieldDescriptor::TYPE_MESSAGE &&
+        request->GetReflection()->HasField(*request, snapshot)) {
+      scene_id =
+          scene_id_of(request->GetReflection()->GetMessage(*request, snapshot));
     }
   }
   return scene_id;
@@ -187,7 +210,7 @@ absl::StatusOr<PairQueryResult> ShardedConnection::PairQuery(
 absl::StatusOr<std::string> ShardedConnection::CallJson(
     const std::string& method, const std::string& request_json,
     const CallContext& context) {
-  const std::string scene_id = SceneIdOfJson(request_json);
+  const std::string scene_id = SceneIdOfJson(method, request_json);
   absl::StatusOr<Route> route =
       scene_id.empty() ? RouteAny() : RouteScene(scene_id);
   if (!route.ok()) return route.status();
