@@ -476,41 +476,52 @@ absl::StatusOr<T> Expect(absl::StatusOr<client::PairQueryResult> result) {
   return absl::InternalError("PairQuery answered a different query kind");
 }
 
+// The request of a pair query between `a` and `b` (2D or 3D alike).
+template <typename Shape, typename PoseType, typename Kind>
+client::PairQueryRequest PairRequest(const Shape& a, const PoseType& pose_a,
+                                     const Shape& b, const PoseType& pose_b,
+                                     Kind kind) {
+  return {.shape_a = a,
+          .pose_a = pose_a,
+          .shape_b = b,
+          .pose_b = pose_b,
+          .kind = std::move(kind)};
+}
+
+// A ray against `shape` alone (shape_b repeats it; the server ignores it).
+template <typename Shape, typename PoseType, typename RayType>
+client::PairQueryRequest RayRequest(const Shape& shape, const PoseType& pose,
+                                    const RayType& ray) {
+  return PairRequest(shape, pose, shape, pose,
+                     client::PairRaycast{.origin = ray.origin,
+                                         .direction = ray.direction,
+                                         .max_distance = ray.max_distance});
+}
+
 }  // namespace
 
 absl::StatusOr<bool> Client::Overlap(const Shape2& a, const Pose2& pose_a,
                                      const Shape2& b, const Pose2& pose_b,
                                      const CallOptions& call_options) {
-  return Expect<bool>(PairQuery({.shape_a = a,
-                                 .pose_a = pose_a,
-                                 .shape_b = b,
-                                 .pose_b = pose_b,
-                                 .kind = client::PairOverlap{}},
-                                call_options));
+  return Expect<bool>(PairQuery(
+      PairRequest(a, pose_a, b, pose_b, client::PairOverlap{}), call_options));
 }
 
 absl::StatusOr<ContactResult<2>> Client::Contact(
     const Shape2& a, const Pose2& pose_a, const Shape2& b, const Pose2& pose_b,
     const CallOptions& call_options) {
-  return Expect<ContactResult<2>>(PairQuery({.shape_a = a,
-                                             .pose_a = pose_a,
-                                             .shape_b = b,
-                                             .pose_b = pose_b,
-                                             .kind = client::PairContact{}},
-                                            call_options));
+  return Expect<ContactResult<2>>(PairQuery(
+      PairRequest(a, pose_a, b, pose_b, client::PairContact{}), call_options));
 }
 
 absl::StatusOr<SweepResult<2>> Client::Sweep(
     const Shape2& a, const Pose2& pose_a, Vec2 displacement_a, const Shape2& b,
     const Pose2& pose_b, Vec2 displacement_b, const CallOptions& call_options) {
-  return Expect<SweepResult<2>>(
-      PairQuery({.shape_a = a,
-                 .pose_a = pose_a,
-                 .shape_b = b,
-                 .pose_b = pose_b,
-                 .kind = client::PairSweep{.displacement_a = displacement_a,
-                                           .displacement_b = displacement_b}},
-                call_options));
+  return Expect<SweepResult<2>>(PairQuery(
+      PairRequest(a, pose_a, b, pose_b,
+                  client::PairSweep{.displacement_a = displacement_a,
+                                    .displacement_b = displacement_b}),
+      call_options));
 }
 
 absl::StatusOr<RayResult<2>> Client::RayCast(const Shape2& shape,
@@ -518,49 +529,31 @@ absl::StatusOr<RayResult<2>> Client::RayCast(const Shape2& shape,
                                              const Ray<2>& ray,
                                              const CallOptions& call_options) {
   return Expect<RayResult<2>>(
-      PairQuery({.shape_a = shape,
-                 .pose_a = pose,
-                 .shape_b = shape,
-                 .pose_b = pose,
-                 .kind = client::PairRaycast{.origin = ray.origin,
-                                             .direction = ray.direction,
-                                             .max_distance = ray.max_distance}},
-                call_options));
+      PairQuery(RayRequest(shape, pose, ray), call_options));
 }
 
 absl::StatusOr<bool> Client::Overlap(const Shape3& a, const Pose3& pose_a,
                                      const Shape3& b, const Pose3& pose_b,
                                      const CallOptions& call_options) {
-  return Expect<bool>(PairQuery({.shape_a = a,
-                                 .pose_a = pose_a,
-                                 .shape_b = b,
-                                 .pose_b = pose_b,
-                                 .kind = client::PairOverlap{}},
-                                call_options));
+  return Expect<bool>(PairQuery(
+      PairRequest(a, pose_a, b, pose_b, client::PairOverlap{}), call_options));
 }
 
 absl::StatusOr<ContactResult<3>> Client::Contact(
     const Shape3& a, const Pose3& pose_a, const Shape3& b, const Pose3& pose_b,
     const CallOptions& call_options) {
-  return Expect<ContactResult<3>>(PairQuery({.shape_a = a,
-                                             .pose_a = pose_a,
-                                             .shape_b = b,
-                                             .pose_b = pose_b,
-                                             .kind = client::PairContact{}},
-                                            call_options));
+  return Expect<ContactResult<3>>(PairQuery(
+      PairRequest(a, pose_a, b, pose_b, client::PairContact{}), call_options));
 }
 
 absl::StatusOr<SweepResult<3>> Client::Sweep(
     const Shape3& a, const Pose3& pose_a, Vec3 displacement_a, const Shape3& b,
     const Pose3& pose_b, Vec3 displacement_b, const CallOptions& call_options) {
-  return Expect<SweepResult<3>>(
-      PairQuery({.shape_a = a,
-                 .pose_a = pose_a,
-                 .shape_b = b,
-                 .pose_b = pose_b,
-                 .kind = client::PairSweep{.displacement_a = displacement_a,
-                                           .displacement_b = displacement_b}},
-                call_options));
+  return Expect<SweepResult<3>>(PairQuery(
+      PairRequest(a, pose_a, b, pose_b,
+                  client::PairSweep{.displacement_a = displacement_a,
+                                    .displacement_b = displacement_b}),
+      call_options));
 }
 
 absl::StatusOr<RayResult<3>> Client::RayCast(const Shape3& shape,
@@ -568,14 +561,7 @@ absl::StatusOr<RayResult<3>> Client::RayCast(const Shape3& shape,
                                              const Ray<3>& ray,
                                              const CallOptions& call_options) {
   return Expect<RayResult<3>>(
-      PairQuery({.shape_a = shape,
-                 .pose_a = pose,
-                 .shape_b = shape,
-                 .pose_b = pose,
-                 .kind = client::PairRaycast{.origin = ray.origin,
-                                             .direction = ray.direction,
-                                             .max_distance = ray.max_distance}},
-                call_options));
+      PairQuery(RayRequest(shape, pose, ray), call_options));
 }
 
 }  // namespace sator
