@@ -98,7 +98,9 @@ absl::StatusOr<std::unique_ptr<Client>> Client::Create(
            .keepalive_time = options.keepalive_time,
            .keepalive_timeout = options.keepalive_timeout,
            .max_message_bytes = options.max_message_bytes,
-           .max_reconnect_backoff = options.max_reconnect_backoff});
+           .max_reconnect_backoff = options.max_reconnect_backoff,
+           .tls = options.tls,
+           .bearer_token = options.bearer_token});
   if (!connection.ok()) return connection.status();
   return Create(*std::move(connection), options);
 }

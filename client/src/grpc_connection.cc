@@ -22,6 +22,7 @@
 #include "grpcpp/create_channel.h"
 #include "grpcpp/generic/generic_stub.h"
 #include "grpcpp/support/channel_arguments.h"
+#include "grpcpp/support/client_interceptor.h"
 #include "sator/client/connection.h"
 #include "sator/client/retry.h"
 #include "sator/v1/body_service.grpc.pb.h"
@@ -506,6 +507,42 @@ int ToMillis(absl::Duration duration) {
       std::min<std::int64_t>(absl::ToInt64Milliseconds(duration), INT32_MAX));
 }
 
+// Adds `authorization: Bearer <token>` to the initial metadata of every
+// call on the channel (unary, streaming and generic calls alike).
+class BearerTokenInterceptor final : public grpc::experimental::Interceptor {
+ public:
+  explicit BearerTokenInterceptor(std::shared_ptr<const std::string> header)
+      : header_(std::move(header)) {}
+
+  void Intercept(
+      grpc::experimental::InterceptorBatchMethods* methods) override {
+    if (methods->QueryInterceptionHookPoint(
+            grpc::experimental::InterceptionHookPoints::
+                PRE_SEND_INITIAL_METADATA)) {
+      methods->GetSendInitialMetadata()->emplace("authorization", *header_);
+    }
+    methods->Proceed();
+  }
+
+ private:
+  std::shared_ptr<const std::string> header_;
+};
+
+class BearerTokenInterceptorFactory final
+    : public grpc::experimental::ClientInterceptorFactoryInterface {
+ public:
+  explicit BearerTokenInterceptorFactory(const std::string& token)
+      : header_(std::make_shared<const std::string>("Bearer " + token)) {}
+
+  grpc::experimental::Interceptor* CreateClientInterceptor(
+      grpc::experimental::ClientRpcInfo* /*info*/) override {
+    return new BearerTokenInterceptor(header_);
+  }
+
+ private:
+  std::shared_ptr<const std::string> header_;
+};
+
 }  // namespace
 
 absl::StatusOr<std::shared_ptr<Connection>> MakeConnection(
@@ -545,8 +582,38 @@ absl::StatusOr<std::shared_ptr<Connection>> MakeConnection(
                    ToMillis(options.max_reconnect_backoff));
   // Retries are the client's (retry.h), never gRPC's own.
   arguments.SetInt(GRPC_ARG_ENABLE_RETRIES, 0);
-  std::shared_ptr<grpc::Channel> channel = grpc::CreateCustomChannel(
-      options.target, grpc::InsecureChannelCredentials(), arguments);
+  if (options.tls.private_key_pem.empty() !=
+      options.tls.certificate_chain_pem.empty()) {
+    return absl::InvalidArgumentError(
+        "ConnectionOptions.tls: certificate_chain_pem and private_key_pem go "
+        "together");
+  }
+  if (options.bearer_token.find_first_of("\r\n") != std::string::npos) {
+    return absl::InvalidArgumentError(
+        "ConnectionOptions.bearer_token: must be one line");
+  }
+  std::shared_ptr<grpc::ChannelCredentials> credentials =
+      grpc::InsecureChannelCredentials();
+  if (options.tls.enabled) {
+    grpc::SslCredentialsOptions tls;
+    tls.pem_root_certs = options.tls.root_certificates_pem;
+    tls.pem_cert_chain = options.tls.certificate_chain_pem;
+    tls.pem_private_key = options.tls.private_key_pem;
+    credentials = grpc::SslCredentials(tls);
+    if (!options.tls.server_name_override.empty()) {
+      arguments.SetSslTargetNameOverride(options.tls.server_name_override);
+    }
+  }
+  std::vector<
+      std::unique_ptr<grpc::experimental::ClientInterceptorFactoryInterface>>
+      interceptors;
+  if (!options.bearer_token.empty()) {
+    interceptors.push_back(
+        std::make_unique<BearerTokenInterceptorFactory>(options.bearer_token));
+  }
+  std::shared_ptr<grpc::Channel> channel =
+      grpc::experimental::CreateCustomChannelWithInterceptors(
+          options.target, credentials, arguments, std::move(interceptors));
   return std::shared_ptr<Connection>(
       std::make_shared<GrpcConnection>(std::move(channel)));
 }

@@ -75,6 +75,9 @@ struct ClientOptions {
   absl::Duration keepalive_timeout = absl::Seconds(20);
   int max_message_bytes = 4 * 1024 * 1024;
   absl::Duration max_reconnect_backoff = absl::Seconds(5);
+  // TLS and a bearer token (see ConnectionOptions in connection.h).
+  client::ClientTls tls{};
+  std::string bearer_token{};
   // The most threads running Async* calls (started as needed, kept until
   // the client is destroyed); calls beyond wait for a free one.
   int async_threads = 16;

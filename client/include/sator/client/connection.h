@@ -7,7 +7,8 @@
 // - MakeConnection(options): one gRPC channel to one satord (or to whatever
 //   the target resolves to); sends `x-scene-id` metadata on every call that
 //   names a scene, so that a proxy can route by scene.
-// - the sharded connection (sharding_connection.h): one of the above per endpoint,
+// - the sharded connection (sharding_connection.h): one of the above per
+// endpoint,
 //   choosing by scene id;
 // - MockConnection (mocks/mock_connection.h): for unit tests of game code
 //   without a server.
@@ -138,6 +139,20 @@ class Connection {
                                                const CallContext& context) = 0;
 };
 
+// How the client speaks TLS. PEM contents, not file names (read them with
+// your own secret handling).
+struct ClientTls {
+  bool enabled = false;
+  // The CA that signed satord's certificate; empty: the system's roots.
+  std::string root_certificates_pem{};
+  // For mutual TLS (--tls_client_ca_file): this client's chain and key.
+  std::string certificate_chain_pem{};
+  std::string private_key_pem{};
+  // Checks the server certificate against this name instead of the
+  // target's host (for addresses that are not in the certificate).
+  std::string server_name_override{};
+};
+
 struct ConnectionOptions {
   // A gRPC target: "host:port", "dns:///name:port", "unix:/path"...
   std::string target = "127.0.0.1:50051";
@@ -156,10 +171,17 @@ struct ConnectionOptions {
   // (gRPC's default is 120 s; a game server wants its collision service back
   // sooner).
   absl::Duration max_reconnect_backoff = absl::Seconds(5);
+  // TLS to a satord started with --tls_cert_file (docs/OPERATIONS.md).
+  ClientTls tls{};
+  // Sent as `authorization: Bearer <token>` on every call, to a satord
+  // started with --auth_token_file. Works over TLS and plaintext alike, but
+  // in plaintext the token crosses the network readable: use TLS.
+  std::string bearer_token{};
 };
 
-// A Connection over one gRPC channel (insecure credentials). The channel
-// connects lazily, on the first call. INVALID_ARGUMENT names a bad option.
+// A Connection over one gRPC channel (TLS when options.tls.enabled). The
+// channel connects lazily, on the first call. INVALID_ARGUMENT names a bad
+// option.
 absl::StatusOr<std::shared_ptr<Connection>> MakeConnection(
     const ConnectionOptions& options);
 
