@@ -129,23 +129,30 @@ absl::StatusOr<std::shared_ptr<HostedScene>> SceneRegistry::Create(
     return absl::InvalidArgumentError(
         "settings.dimension: must be DIMENSION_2D or DIMENSION_3D");
   }
-  // An empty core scene is cheap to build, so it is built under the lock,
-  // once the id is known to be free.
-  auto make = [&](const std::string& final_id)
-      -> absl::StatusOr<std::shared_ptr<HostedScene>> {
+  // The scene is built before the registry's lock is taken, and its write
+  // lock (for `init`) is taken before the registry's too: elsewhere a
+  // scene's write lock is held while the registry's is taken (DeleteScene),
+  // so taking them the other way round here would invert the lock order.
+  absl::StatusOr<std::shared_ptr<HostedScene>> made =
+      [&]() -> absl::StatusOr<std::shared_ptr<HostedScene>> {
     if (settings.dimension == 2) {
       auto scene = MakeCoreScene<2>(settings, limits_.max_hits);
       if (!scene.ok()) return scene.status();
-      return std::make_shared<HostedScene>(final_id, settings,
-                                           *std::move(scene));
+      return std::make_shared<HostedScene>(id, settings, *std::move(scene));
     }
     auto scene = MakeCoreScene<3>(settings, limits_.max_hits);
     if (!scene.ok()) return scene.status();
-    return std::make_shared<HostedScene>(final_id, settings, *std::move(scene));
-  };
-
-  std::shared_ptr<HostedScene> hosted;
+    return std::make_shared<HostedScene>(id, settings, *std::move(scene));
+  }();
+  if (!made.ok()) return made.status();
+  std::shared_ptr<HostedScene> hosted = *std::move(made);
   std::unique_lock<std::mutex> init_lock;
+  if (init) {
+    // Nobody else can hold it: the scene is in no map yet.
+    init_lock = std::unique_lock<std::mutex>(hosted->write_mutex_);
+  } else {
+    hosted->ready_.store(true, std::memory_order_release);
+  }
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (scenes_.size() >= static_cast<std::size_t>(limits_.max_scenes)) {
@@ -153,25 +160,18 @@ absl::StatusOr<std::shared_ptr<HostedScene>> SceneRegistry::Create(
           absl::StrCat("this server already hosts its limit of ",
                        limits_.max_scenes, " scenes (--max_scenes)"));
     }
-    std::string final_id = id;
-    if (final_id.empty()) {
+    if (id.empty()) {
+      std::string assigned;
       do {
-        final_id = absl::StrCat("scene-", next_assigned_++);
-      } while (scenes_.contains(final_id));
-    } else if (scenes_.contains(final_id)) {
+        assigned = absl::StrCat("scene-", next_assigned_++);
+      } while (scenes_.contains(assigned));
+      // Still unpublished, so its id may be set here.
+      hosted->id_ = assigned;
+    } else if (scenes_.contains(id)) {
       return absl::AlreadyExistsError(
-          absl::StrCat("scene_id: scene '", final_id, "' already exists"));
+          absl::StrCat("scene_id: scene '", id, "' already exists"));
     }
-    absl::StatusOr<std::shared_ptr<HostedScene>> made = make(final_id);
-    if (!made.ok()) return made.status();
-    hosted = *std::move(made);
-    if (init) {
-      // Nobody else can hold it yet: the scene is not in the map.
-      init_lock = std::unique_lock<std::mutex>(hosted->write_mutex_);
-    } else {
-      hosted->ready_.store(true, std::memory_order_release);
-    }
-    scenes_.emplace(final_id, hosted);
+    scenes_.emplace(hosted->id(), hosted);
   }
   if (!init) return hosted;
 
