@@ -59,8 +59,8 @@ TEST(RecoveryRefusal, UnappliedScenesStopTheStartAndStayOnDisk) {
   {
     // One scene does not fit: refuse to start.
     SatordProcess satord;
-    const absl::Status started = satord.Start({data_flag, "--max_scenes=1"},
-                                              kWait);
+    const absl::Status started =
+        satord.Start({data_flag, "--max_scenes=1"}, kWait);
     EXPECT_FALSE(started.ok());
     EXPECT_THAT(started.message(), HasSubstr("exit"));
     EXPECT_FALSE(satord.running());
