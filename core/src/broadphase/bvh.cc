@@ -55,13 +55,17 @@ namespace {
 // ValidateBox runs only to word the error of a box that fails it.
 template <int D>
 bool IsValidBox(const Aabb<D>& box) {
-  bool ok = true;
+  // Accumulated as ints without short-circuiting: the loop stays free of
+  // branches (and clang accepts '&' on them, which it refuses on bools).
+  int ok = 1;
   for (int i = 0; i < D; ++i) {
-    ok &= std::islessequal(std::fabs(box.min[i]), kMaxCoordinate) &
-          std::islessequal(std::fabs(box.max[i]), kMaxCoordinate) &
-          std::islessequal(box.min[i], box.max[i]);
+    ok &= static_cast<int>(
+              std::islessequal(std::fabs(box.min[i]), kMaxCoordinate)) &
+          static_cast<int>(
+              std::islessequal(std::fabs(box.max[i]), kMaxCoordinate)) &
+          static_cast<int>(std::islessequal(box.min[i], box.max[i]));
   }
-  return ok;
+  return ok != 0;
 }
 
 }  // namespace
