@@ -210,9 +210,22 @@ class SessionState {
   void Send(PendingReply pending, Message message) {
     const std::uint64_t sequence = next_sequence_++;
     pending.sequence = sequence;
+    bool ended = false;
     {
+      // open_ is checked again under the same lock as the push: the reader
+      // may have ended the stream (and failed the slots waiting then) since
+      // EnsureOpen looked, and a slot pushed after that would wait forever.
       std::lock_guard<std::mutex> lock(mutex_);
-      waiting_.push_back(std::move(pending));
+      if (open_) {
+        waiting_.push_back(std::move(pending));
+      } else {
+        ended = true;
+      }
+    }
+    if (ended) {
+      pending.Fail(absl::UnavailableError(
+          "session stream ended before the message was sent"));
+      return;
     }
     std::lock_guard<std::mutex> write(write_mutex_);
     stream_->Write(
