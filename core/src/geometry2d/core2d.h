@@ -62,6 +62,69 @@ inline F4 Load4(const float* p) {
   return v;
 }
 
+// Four ints (lane indices, masks).
+typedef int I4 __attribute__((vector_size(16)));
+
+inline F4 Splat(float x) { return F4{x, x, x, x}; }
+inline I4 Lanes4(int first) {
+  return I4{first, first + 1, first + 2, first + 3};
+}
+
+// The largest lane of `value` and, among lanes equal to it, the smallest
+// `index` (so ties resolve to the lowest edge, as a scalar "strictly
+// greater" scan would). Branch-free: two shuffle steps for the max, one
+// compare and two for the index.
+inline void HorizontalArgMax(F4 value, I4 index, float* best, int* best_index) {
+  F4 m = value;
+  F4 sw = __builtin_shufflevector(m, m, 2, 3, 0, 1);
+  m = m > sw ? m : sw;
+  sw = __builtin_shufflevector(m, m, 1, 0, 3, 2);
+  m = m > sw ? m : sw;
+  I4 candidates = value == m ? index : I4{} + 0x7fffffff;
+  I4 isw = __builtin_shufflevector(candidates, candidates, 2, 3, 0, 1);
+  candidates = candidates < isw ? candidates : isw;
+  isw = __builtin_shufflevector(candidates, candidates, 1, 0, 3, 2);
+  candidates = candidates < isw ? candidates : isw;
+  *best = m[0];
+  *best_index = candidates[0];
+}
+
+inline float HorizontalMin(F4 value) {
+  F4 sw = __builtin_shufflevector(value, value, 2, 3, 0, 1);
+  value = value < sw ? value : sw;
+  sw = __builtin_shufflevector(value, value, 1, 0, 3, 2);
+  value = value < sw ? value : sw;
+  return value[0];
+}
+
+inline bool AnyLane(I4 mask) {
+  const I4 sw = __builtin_shufflevector(mask, mask, 2, 3, 0, 1);
+  const I4 m = mask | sw;
+  return (m[0] | m[1]) != 0;
+}
+
+// A polygon read in place, with the member names of Core, so the SAT
+// templates (sat2d.h) take either without copying the polygon.
+struct PolygonRef {
+  explicit PolygonRef(const ConvexPolygon& polygon)
+      : vx(polygon.xs()),
+        vy(polygon.ys()),
+        nx(polygon.normal_xs()),
+        ny(polygon.normal_ys()),
+        count(polygon.count()) {}
+  const float* vx;
+  const float* vy;
+  const float* nx;
+  const float* ny;
+  int count;
+  float radius = 0.0f;
+
+  Vec2 v(int i) const { return {vx[i], vy[i]}; }
+  Vec2 n(int i) const { return {nx[i], ny[i]}; }
+  int EdgeCount() const { return count; }
+  int Next(int i) const { return i + 1 == count ? 0 : i + 1; }
+};
+
 // min over the core's vertices of nx * x + ny * y.
 inline float MinDot(const Core& c, float nx, float ny) {
   F4 m = nx * Load4(c.vx) + ny * Load4(c.vy);
@@ -189,6 +252,35 @@ inline void TransformCore(const Pose2& pose, Core& core) {
     core.nx[i] = c * nx - s * ny;
     core.ny[i] = s * nx + c * ny;
   }
+}
+
+// Builds B's core straight in A's frame: the polygon's vertices and normals
+// mapped through `b_in_a`, four lanes at a time (only the lanes in use, so
+// an 8-gon moves 8 floats per array, not kMaxPolygonVertices).
+inline void MakeTransformedPolygonCore(const ConvexPolygon& polygon,
+                                       const Pose2& b_in_a, Core& core) {
+  const F4 c = Splat(b_in_a.rotation.c);
+  const F4 s = Splat(b_in_a.rotation.s);
+  const F4 px = Splat(b_in_a.position.x);
+  const F4 py = Splat(b_in_a.position.y);
+  const int count = polygon.count();
+  for (int k = 0; k < count; k += 4) {
+    const F4 x = Load4(polygon.xs() + k);
+    const F4 y = Load4(polygon.ys() + k);
+    const F4 nx = Load4(polygon.normal_xs() + k);
+    const F4 ny = Load4(polygon.normal_ys() + k);
+    const F4 tx = c * x - s * y + px;
+    const F4 ty = s * x + c * y + py;
+    const F4 tnx = c * nx - s * ny;
+    const F4 tny = s * nx + c * ny;
+    std::memcpy(core.vx + k, &tx, sizeof(tx));
+    std::memcpy(core.vy + k, &ty, sizeof(ty));
+    std::memcpy(core.nx + k, &tnx, sizeof(tnx));
+    std::memcpy(core.ny + k, &tny, sizeof(tny));
+  }
+  core.count = count;
+  core.radius = 0.0f;
+  core.extent = polygon.extent();
 }
 
 // The touching tolerance of a pair (tolerance2d.h); `b_in_a` is B's pose in

@@ -21,8 +21,9 @@ struct AxisSeparation {
 
 // The edge of `a` whose outward normal separates `b` the most: for each edge
 // i, min over b's vertices of n_i . (w - v_i); the largest over i. Both cores
-// in the same frame; radii ignored.
-inline AxisSeparation MaxSeparation(const Core& a, const Core& b) {
+// in the same frame; radii ignored. A and B are Core or PolygonRef.
+template <typename A, typename B>
+inline AxisSeparation MaxSeparation(const A& a, const B& b) {
   AxisSeparation best;
   const int edges = a.EdgeCount();
   // Four of a's edges at a time against every vertex of b: vertical mins
@@ -46,7 +47,8 @@ inline AxisSeparation MaxSeparation(const Core& a, const Core& b) {
 }
 
 // True when some edge normal of `a` separates `b` by more than `threshold`.
-inline bool AnyAxisSeparates(const Core& a, const Core& b, float threshold) {
+template <typename A, typename B>
+inline bool AnyAxisSeparates(const A& a, const B& b, float threshold) {
   const int edges = a.EdgeCount();
   for (int k = 0; k < edges; k += 4) {
     const F4 nx = Load4(a.nx + k);
@@ -64,11 +66,6 @@ inline bool AnyAxisSeparates(const Core& a, const Core& b, float threshold) {
   return false;
 }
 
-// SAT and clipping for two cores in the same frame (A's), radii included.
-// Exact MTV when the cores overlap, or when neither core is round; contact
-// points by clipping the incident edge against the reference edge.
-ContactResult<2> ContactSat(const Core& a, const Core& b, float tolerance);
-
 // Clips the incident edge [p1, p2] (p1 == p2 for a point) against the
 // reference edge v1 -> v2 with outward unit normal n; rr and ri are the
 // radii. Writes up to two points into `out`.
@@ -78,8 +75,64 @@ void ClipIncidentEdge(Vec2 n, Vec2 v1, Vec2 v2, Vec2 p1, Vec2 p2, float rr,
 // Contact points for a known reference edge (`ref_edge` of `ref`), kept when
 // their penetration is at least -tolerance. Writes into `out` (normal and
 // depth untouched).
-void ClipContactPoints(const Core& ref, int ref_edge, const Core& inc,
-                       float tolerance, ContactResult<2>& out);
+template <typename R, typename I>
+void ClipContactPoints(const R& ref, int ref_edge, const I& inc,
+                       float tolerance, ContactResult<2>& out) {
+  const Vec2 n = ref.n(ref_edge);
+  // Incident edge: the most anti-parallel normal (a point for a circle).
+  int inc_edge = 0;
+  float lowest = kInfinity;
+  for (int i = 0; i < inc.EdgeCount(); ++i) {
+    const float d = Dot(n, inc.n(i));
+    inc_edge = d < lowest ? i : inc_edge;
+    lowest = std::min(lowest, d);
+  }
+  const Vec2 p1 = inc.v(inc_edge);
+  const Vec2 p2 = inc.count == 1 ? p1 : inc.v(inc.Next(inc_edge));
+  ClipIncidentEdge(n, ref.v(ref_edge), ref.v(ref.Next(ref_edge)), p1, p2,
+                   ref.radius, inc.radius, tolerance, out);
+}
+
+// SAT and clipping for two cores in the same frame (A's), radii included.
+// Exact MTV when the cores overlap, or when neither core is round; contact
+// points by clipping the incident edge against the reference edge. The
+// reference is A's edge unless B's separates more by kFaceBias times the
+// tolerance (sat2d.cc explains the method).
+template <typename A, typename B>
+ContactResult<2> ContactSat(const A& a, const B& b, float tolerance) {
+  ContactResult<2> result;
+  const AxisSeparation sa = MaxSeparation(a, b);
+  const AxisSeparation sb = MaxSeparation(b, a);
+  const bool flip = sb.separation > sa.separation + kFaceBias * tolerance;
+  const AxisSeparation& s = flip ? sb : sa;
+  const float rsum = a.radius + b.radius;
+  if (s.edge < 0) {
+    // Two points (both cores single vertices): the caller handles circles.
+    result.normal = {1.0f, 0.0f};
+    result.depth = rsum;
+    result.overlapping = true;
+    result.point_count = 1;
+    result.points[0] = a.v(0);
+    return result;
+  }
+  const Vec2 n = flip ? b.n(s.edge) : a.n(s.edge);
+  result.normal = flip ? -n : n;
+  result.depth = rsum - s.separation;
+  result.overlapping = result.depth >= -tolerance;
+  if (!result.overlapping) return result;
+  if (flip) {
+    ClipContactPoints(b, s.edge, a, tolerance, result);
+  } else {
+    ClipContactPoints(a, s.edge, b, tolerance, result);
+  }
+  if (result.point_count == 0) {
+    // Cannot happen for overlapping cores (the deepest incident point is
+    // within the slab); kept as a guard so a result never lacks a point.
+    result.point_count = 1;
+    result.points[0] = flip ? a.v(0) : b.v(0);
+  }
+  return result;
+}
 
 }  // namespace sator::internal2d
 

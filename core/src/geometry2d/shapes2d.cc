@@ -11,6 +11,7 @@
 #include "sator/core/geometry2d/shapes2d.h"
 
 #include <cmath>
+#include <limits>
 #include <numbers>
 
 #include "absl/strings/str_format.h"
@@ -18,6 +19,8 @@
 
 namespace sator {
 namespace {
+
+constexpr float kInfinity = std::numeric_limits<float>::infinity();
 
 bool InRange(float v) {
   return std::isfinite(v) && std::fabs(v) <= kMaxShapeCoordinate;
@@ -160,6 +163,25 @@ absl::StatusOr<ConvexPolygon> MakeConvexPolygon(absl::Span<const Vec2> points) {
     extent = std::max(extent, std::fabs(v.x) + std::fabs(v.y));
   }
   polygon.extent_ = extent;
+  // Early-out discs and the corner factor (shapes2d.h). The radii carry a
+  // relative margin of 1e-5 (about 80 ulps) against their own round-off.
+  float bounding = 0.0f;
+  float inner = kInfinity;
+  float corner = 1.0f;
+  for (int i = 0; i < n; ++i) {
+    const Vec2 v = polygon.vertex(i);
+    const Vec2 normal = polygon.normal(i);
+    bounding = std::max(bounding, Length(v - polygon.centroid_));
+    inner = std::min(inner, Dot(normal, v - polygon.centroid_));
+    // Exterior angle phi at vertex i + 1 between normals i and i + 1:
+    // cos(phi / 2) = sqrt((1 + cos phi) / 2).
+    const float cos_phi = Dot(normal, polygon.normal((i + 1) % n));
+    corner = std::min(
+        corner, std::sqrt(std::max(0.0f, 0.5f * (1.0f + cos_phi))));
+  }
+  polygon.bounding_radius_ = bounding * (1.0f + 1e-5f);
+  polygon.inner_radius_ = std::max(0.0f, inner * (1.0f - 1e-5f));
+  polygon.corner_factor_ = std::max(corner * (1.0f - 1e-5f), 1e-6f);
   // SIMD padding: lanes up to the next multiple of 4 repeat vertex 0 and
   // normal 0 (so they repeat edge 0).
   for (int i = n; i < ((n + 3) & ~3); ++i) {

@@ -65,7 +65,7 @@ TEST(MakeConvexPolygon, KeepsSixteenVerticesInline) {
   absl::StatusOr<ConvexPolygon> poly = MakeConvexPolygon(pts);
   ASSERT_TRUE(poly.ok()) << poly.status();
   EXPECT_EQ(poly->count(), 16);
-  static_assert(sizeof(ConvexPolygon) <= 272);
+  static_assert(sizeof(ConvexPolygon) <= 288);
 }
 
 TEST(MakeConvexPolygon, RefusesBadCounts) {

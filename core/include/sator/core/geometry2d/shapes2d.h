@@ -55,7 +55,7 @@ absl::StatusOr<ConvexPolygon> MakeConvexPolygon(absl::Span<const Vec2> points);
 // A strictly convex polygon of 3 to kMaxPolygonVertices vertices, stored
 // inline (no heap) as structure-of-arrays, counter-clockwise, with unit
 // outward edge normals: edge i goes from vertex i to vertex i + 1 (mod
-// count) and normal(i) is its outward normal. sizeof(ConvexPolygon) is 272
+// count) and normal(i) is its outward normal. sizeof(ConvexPolygon) is 288
 // bytes.
 class ConvexPolygon {
  public:
@@ -74,6 +74,17 @@ class ConvexPolygon {
   // max(|x| + |y|) over the vertices: the size that scales the touching
   // tolerance (see tolerance2d.h).
   float extent() const { return extent_; }
+  // Early-out discs about the centroid, for pair tests: every vertex lies
+  // within bounding_radius() of it (rounded up), and the disc of
+  // inner_radius() (rounded down) lies inside the polygon.
+  float bounding_radius() const { return bounding_radius_; }
+  float inner_radius() const { return inner_radius_; }
+  // min over the vertices of cos(exterior angle / 2), in (0, 1]. When two
+  // polygons are a distance g apart, some edge normal of one of them
+  // separates them by at least g * min(corner_factor(A), corner_factor(B))
+  // (the normal cone of the closest vertex of their Minkowski difference is
+  // no wider than a vertex's exterior angle of A or B).
+  float corner_factor() const { return corner_factor_; }
 
  private:
   friend absl::StatusOr<ConvexPolygon> MakeConvexPolygon(
@@ -86,6 +97,9 @@ class ConvexPolygon {
   alignas(16) float ny_[kMaxPolygonVertices] = {};
   Vec2 centroid_{};
   float extent_ = 0.0f;
+  float bounding_radius_ = 0.0f;
+  float inner_radius_ = 0.0f;
+  float corner_factor_ = 1.0f;
   std::int32_t count_ = 0;
 };
 
