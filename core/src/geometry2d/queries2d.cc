@@ -45,61 +45,73 @@ Pose2 Inverse(const Pose2& pose) {
 }
 
 // Circle B (centre c, radius r) against polygon A, both in A's frame.
-// Branch-free: on random pairs each of "separated on the best axis", "centre
-// inside" and "vertex or edge region" is a coin flip, and a mispredicted
-// branch costs more than computing every candidate and selecting.
-ContactResult<2> PolygonCircle(const ConvexPolygon& a, Vec2 c, float r) {
-  using internal2d::F4;
-  using internal2d::I4;
-  using internal2d::Load4;
-  // s_i = n_i . (c - v_i), four edges at a time; the largest and its edge.
-  const F4 cx = internal2d::Splat(c.x);
-  const F4 cy = internal2d::Splat(c.y);
+ContactResult<2> PolygonCircle(const ConvexPolygon& a, Vec2 c, float r,
+                               float extent, bool overlap_only,
+                               bool* overlaps) {
+  ContactResult<2> result;
+  int best = 0;
+  float s = -internal2d::kInfinity;
   const int n = a.count();
-  F4 best_s = internal2d::Splat(-internal2d::kInfinity);
-  I4 best_i{};
-  for (int k = 0; k < n; k += 4) {
-    const F4 sk = Load4(a.normal_xs() + k) * (cx - Load4(a.xs() + k)) +
-                  Load4(a.normal_ys() + k) * (cy - Load4(a.ys() + k));
-    const I4 better = sk > best_s;
-    best_i = better ? internal2d::Lanes4(k) : best_i;
-    best_s = better ? sk : best_s;
+  for (int i = 0; i < n; ++i) {
+    const float si = Dot(a.normal(i), c - a.vertex(i));
+    best = si > s ? i : best;
+    s = std::max(s, si);
   }
-  float s;
-  int best;
-  internal2d::HorizontalArgMax(best_s, best_i, &s, &best);
-  const float tolerance = TouchingTolerance(a.extent() + r + Length(c));
-  const Vec2 nb = a.normal(best);
-  // Outside (s > 0), the closest feature is edge `best` or one of its end
-  // points (Voronoi regions by two dot products; no division on the edge).
+  // The pair's tolerance needs |c| (a square root); |c.x| + |c.y| >= |c|
+  // bounds it from above, enough to decide most separated pairs.
+  const float loose = TouchingTolerance(extent + internal2d::L1(c));
+  const Vec2 normal_best = a.normal(best);
+  if (s > r + loose) {
+    // Separated along this edge's normal; as Box2D does, stop here and
+    // report the gap along that axis (a lower bound on the distance).
+    *overlaps = false;
+    result.normal = normal_best;
+    result.depth = r - s;
+    return result;
+  }
+  const float tolerance = TouchingTolerance(extent + Length(c));
+  if (s > r + tolerance) {
+    *overlaps = false;
+    result.normal = normal_best;
+    result.depth = r - s;
+    return result;
+  }
+  if (s <= 0.0f) {
+    // Centre inside: the MTV is along the least-deep edge normal.
+    result.overlapping = true;
+    result.normal = normal_best;
+    result.depth = r - s;
+    result.point_count = 1;
+    result.points[0] = c - (0.5f * (s + r)) * normal_best;
+    *overlaps = true;
+    return result;
+  }
+  // Outside: the closest feature is edge `best` or one of its end points
+  // (Voronoi regions by two dot products; no division on the edge).
   const Vec2 v1 = a.vertex(best);
   const Vec2 v2 = a.vertex(best + 1 == n ? 0 : best + 1);
-  const Vec2 e = v2 - v1;
-  const bool before_v1 = Dot(c - v1, e) <= 0.0f;
-  const bool past_v2 = Dot(c - v2, e) >= 0.0f;
-  const bool at_vertex =
-      (static_cast<int>(s > 0.0f) &
-       (static_cast<int>(before_v1) | static_cast<int>(past_v2))) != 0;
-  const Vec2 corner = before_v1 ? v1 : v2;
-  const Vec2 to_corner = c - corner;
-  const float corner_distance = Length(to_corner);
-  const bool apart = corner_distance > 0.0f;
-  const Vec2 corner_normal =
-      apart ? (1.0f / (apart ? corner_distance : 1.0f)) * to_corner : nb;
-  // Edge region or centre inside: the closest point is c's projection.
-  const Vec2 normal = at_vertex ? corner_normal : nb;
-  const float distance = at_vertex ? corner_distance : s;
-  const Vec2 q = at_vertex ? corner : c - s * nb;
-  // Separated along the best edge's normal: as Box2D does, report the gap
-  // along that axis (a lower bound on the distance).
-  const bool axis_separates = s > r + tolerance;
-  ContactResult<2> result;
-  result.overlapping = distance <= r + tolerance;
-  result.normal = axis_separates ? nb : normal;
-  result.depth = r - (axis_separates ? s : distance);
-  result.point_count = result.overlapping ? 1 : 0;
-  result.points[0] =
-      result.overlapping ? 0.5f * (q + c - r * normal) : Vec2{};
+  Vec2 q;
+  Vec2 normal;
+  float distance;
+  if (Dot(c - v1, v2 - v1) <= 0.0f || Dot(c - v2, v1 - v2) <= 0.0f) {
+    q = Dot(c - v1, v2 - v1) <= 0.0f ? v1 : v2;
+    const Vec2 dv = c - q;
+    distance = Length(dv);
+    normal = distance > 0.0f ? (1.0f / distance) * dv : normal_best;
+  } else {
+    distance = s;
+    normal = normal_best;
+    q = c - s * normal_best;
+  }
+  *overlaps = distance <= r + tolerance;
+  if (overlap_only) return result;
+  result.normal = normal;
+  result.depth = r - distance;
+  result.overlapping = *overlaps;
+  if (result.overlapping) {
+    result.point_count = 1;
+    result.points[0] = 0.5f * (q + c - r * normal);
+  }
   return result;
 }
 
@@ -177,21 +189,28 @@ bool OverlapPolygons(const ConvexPolygon& a, const ConvexPolygon& b,
 
 bool OverlapPolygonCircle(const ConvexPolygon& a, const Circle& b,
                           const Pose2& b_in_a) {
-  return PolygonCircle(a, b_in_a.position, b.radius).overlapping;
+  bool overlaps = false;
+  PolygonCircle(a, b_in_a.position, b.radius, a.extent() + b.radius, true,
+                &overlaps);
+  return overlaps;
 }
 
 ContactResult<2> ContactPolygons(const ConvexPolygon& a, const ConvexPolygon& b,
                                  const Pose2& b_in_a) {
+  Core ca;
   Core cb;
-  internal2d::MakeTransformedPolygonCore(b, b_in_a, cb);
-  const float tolerance = TouchingTolerance(a.extent() + b.extent() +
-                                            Length(b_in_a.position));
-  return internal2d::ContactSat(internal2d::PolygonRef(a), cb, tolerance);
+  internal2d::MakePolygonCore(a, ca);
+  internal2d::MakePolygonCore(b, cb);
+  internal2d::TransformCore(b_in_a, cb);
+  return internal2d::ContactSat(ca, cb,
+                                internal2d::PairTolerance(ca, cb, b_in_a));
 }
 
 ContactResult<2> ContactPolygonCircle(const ConvexPolygon& a, const Circle& b,
                                       const Pose2& b_in_a) {
-  return PolygonCircle(a, b_in_a.position, b.radius);
+  bool overlaps = false;
+  return PolygonCircle(a, b_in_a.position, b.radius, a.extent() + b.radius,
+                       false, &overlaps);
 }
 
 SweepResult<2> SweepPolygons(const ConvexPolygon& a, const ConvexPolygon& b,

@@ -134,60 +134,10 @@ RayResult<2> RaySegment(Vec2 a, Vec2 b, const Ray<2>& ray, float tolerance) {
 
 RayResult<2> RayCastConvexPolygon(const ConvexPolygon& polygon,
                                   const Ray<2>& ray) {
-  // The same Cyrus-Beck clip as RayConvex, four edges at a time and without
-  // branches: per edge num = n.(v - o), den = n.d; entering edges (den < 0)
-  // raise `lower` to num / den, leaving ones (den > 0) lower `upper`, and an
-  // edge parallel to the ray (|den| below 1e-30, where num / den would
-  // overflow) with the origin outside it (num < 0) is a miss. The origin is
-  // inside within the tolerance iff every num >= -tolerance.
   const float tolerance = TouchingTolerance(polygon.extent() + L1(ray.origin));
-  const F4 ox = Splat(ray.origin.x);
-  const F4 oy = Splat(ray.origin.y);
-  const F4 dx = Splat(ray.direction.x);
-  const F4 dy = Splat(ray.direction.y);
-  const F4 zero = Splat(0.0f);
-  const F4 one = Splat(1.0f);
-  const F4 tiny = Splat(1e-30f);
-  F4 lower = zero;
-  I4 lower_edge = I4{} - 1;
-  F4 upper = Splat(ray.max_distance);
-  F4 lowest_num = Splat(kInfinity);
-  I4 parallel_outside{};
-  const int count = polygon.count();
-  for (int k = 0; k < count; k += 4) {
-    const F4 nx = Load4(polygon.normal_xs() + k);
-    const F4 ny = Load4(polygon.normal_ys() + k);
-    const F4 num = nx * (Load4(polygon.xs() + k) - ox) +
-                   ny * (Load4(polygon.ys() + k) - oy);
-    const F4 den = nx * dx + ny * dy;
-    lowest_num = num < lowest_num ? num : lowest_num;
-    const I4 entering = den < -tiny;
-    const I4 leaving = den > tiny;
-    parallel_outside |= ~(entering | leaving) & (num < zero);
-    const F4 t = num / ((entering | leaving) ? den : one);
-    const I4 raise = entering & (t > lower);
-    lower = raise ? t : lower;
-    lower_edge = raise ? Lanes4(k) : lower_edge;
-    const F4 cut = leaving ? t : upper;
-    upper = cut < upper ? cut : upper;
-  }
-  if (HorizontalMin(lowest_num) >= -tolerance) return Inside(ray);
-  float distance;
-  int edge;
-  HorizontalArgMax(lower, lower_edge, &distance, &edge);
-  RayResult<2> r;
-  // With the origin outside some edge, that edge either enters (edge >= 0)
-  // or leaves before t = 0 or is parallel: no entry means a miss.
-  if (AnyLane(parallel_outside) || distance > HorizontalMin(upper) ||
-      edge < 0) {
-    return r;
-  }
-  r.hit = true;
-  r.distance = distance;
-  r.point = ray.origin + distance * ray.direction;
-  r.normal = polygon.normal(edge);
-  r.feature = edge;
-  return r;
+  return RayConvex(
+      polygon.count(), [&](int i) { return polygon.vertex(i); },
+      [&](int i) { return polygon.normal(i); }, ray, tolerance);
 }
 
 RayResult<2> RayCastCore(const Core& core, const Ray<2>& ray) {

@@ -158,5 +158,20 @@ TEST(ValidatePose, RefusesNonFiniteAndNonUnit) {
   ExpectInvalid(ValidatePose(Pose2{{0, 0}, {2.0f, 0.0f}}), "unit length");
 }
 
+// The early-out discs and corner factor of a square of half side 2 centred
+// at (1, 1): bounding radius 2 sqrt 2, inscribed radius 2, corner factor
+// cos(45 degrees) (each exterior angle is 90 degrees).
+TEST(MakeConvexPolygon, EarlyOutDiscsOfASquare) {
+  absl::StatusOr<ConvexPolygon> square = MakeConvexPolygon(
+      std::vector<Vec2>{{-1, -1}, {3, -1}, {3, 3}, {-1, 3}});
+  ASSERT_TRUE(square.ok()) << square.status();
+  EXPECT_NEAR(square->centroid().x, 1.0f, 1e-6f);
+  EXPECT_NEAR(square->bounding_radius(), 2.0f * std::sqrt(2.0f), 1e-4f);
+  EXPECT_GE(square->bounding_radius(), 2.0f * std::sqrt(2.0f));
+  EXPECT_NEAR(square->inner_radius(), 2.0f, 1e-4f);
+  EXPECT_LE(square->inner_radius(), 2.0f);
+  EXPECT_NEAR(square->corner_factor(), std::sqrt(0.5f), 1e-4f);
+}
+
 }  // namespace
 }  // namespace sator
