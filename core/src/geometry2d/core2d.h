@@ -62,46 +62,7 @@ inline F4 Load4(const float* p) {
   return v;
 }
 
-// Four ints (lane indices, masks).
-typedef int I4 __attribute__((vector_size(16)));
-
 inline F4 Splat(float x) { return F4{x, x, x, x}; }
-inline I4 Lanes4(int first) {
-  return I4{first, first + 1, first + 2, first + 3};
-}
-
-// The largest lane of `value` and, among lanes equal to it, the smallest
-// `index` (so ties resolve to the lowest edge, as a scalar "strictly
-// greater" scan would). Branch-free: two shuffle steps for the max, one
-// compare and two for the index.
-inline void HorizontalArgMax(F4 value, I4 index, float* best, int* best_index) {
-  F4 m = value;
-  F4 sw = __builtin_shufflevector(m, m, 2, 3, 0, 1);
-  m = m > sw ? m : sw;
-  sw = __builtin_shufflevector(m, m, 1, 0, 3, 2);
-  m = m > sw ? m : sw;
-  I4 candidates = value == m ? index : I4{} + 0x7fffffff;
-  I4 isw = __builtin_shufflevector(candidates, candidates, 2, 3, 0, 1);
-  candidates = candidates < isw ? candidates : isw;
-  isw = __builtin_shufflevector(candidates, candidates, 1, 0, 3, 2);
-  candidates = candidates < isw ? candidates : isw;
-  *best = m[0];
-  *best_index = candidates[0];
-}
-
-inline float HorizontalMin(F4 value) {
-  F4 sw = __builtin_shufflevector(value, value, 2, 3, 0, 1);
-  value = value < sw ? value : sw;
-  sw = __builtin_shufflevector(value, value, 1, 0, 3, 2);
-  value = value < sw ? value : sw;
-  return value[0];
-}
-
-inline bool AnyLane(I4 mask) {
-  const I4 sw = __builtin_shufflevector(mask, mask, 2, 3, 0, 1);
-  const I4 m = mask | sw;
-  return (m[0] | m[1]) != 0;
-}
 
 // A polygon read in place, with the member names of Core, so the SAT
 // templates (sat2d.h) take either without copying the polygon.

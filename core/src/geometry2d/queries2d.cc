@@ -181,8 +181,8 @@ bool OverlapPolygons(const ConvexPolygon& a, const ConvexPolygon& b,
   Core cb;
   internal2d::MakeTransformedPolygonCore(b, b_in_a, cb);
   const internal2d::PolygonRef ca(a);
-  const float tolerance = TouchingTolerance(a.extent() + b.extent() +
-                                            Length(b_in_a.position));
+  const float tolerance =
+      TouchingTolerance(a.extent() + b.extent() + Length(b_in_a.position));
   return !internal2d::AnyAxisSeparates(ca, cb, tolerance) &&
          !internal2d::AnyAxisSeparates(cb, ca, tolerance);
 }

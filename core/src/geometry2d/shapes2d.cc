@@ -176,8 +176,8 @@ absl::StatusOr<ConvexPolygon> MakeConvexPolygon(absl::Span<const Vec2> points) {
     // Exterior angle phi at vertex i + 1 between normals i and i + 1:
     // cos(phi / 2) = sqrt((1 + cos phi) / 2).
     const float cos_phi = Dot(normal, polygon.normal((i + 1) % n));
-    corner = std::min(
-        corner, std::sqrt(std::max(0.0f, 0.5f * (1.0f + cos_phi))));
+    corner =
+        std::min(corner, std::sqrt(std::max(0.0f, 0.5f * (1.0f + cos_phi))));
   }
   polygon.bounding_radius_ = bounding * (1.0f + 1e-5f);
   polygon.inner_radius_ = std::max(0.0f, inner * (1.0f - 1e-5f));

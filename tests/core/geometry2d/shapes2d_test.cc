@@ -162,8 +162,8 @@ TEST(ValidatePose, RefusesNonFiniteAndNonUnit) {
 // at (1, 1): bounding radius 2 sqrt 2, inscribed radius 2, corner factor
 // cos(45 degrees) (each exterior angle is 90 degrees).
 TEST(MakeConvexPolygon, EarlyOutDiscsOfASquare) {
-  absl::StatusOr<ConvexPolygon> square = MakeConvexPolygon(
-      std::vector<Vec2>{{-1, -1}, {3, -1}, {3, 3}, {-1, 3}});
+  absl::StatusOr<ConvexPolygon> square =
+      MakeConvexPolygon(std::vector<Vec2>{{-1, -1}, {3, -1}, {3, 3}, {-1, 3}});
   ASSERT_TRUE(square.ok()) << square.status();
   EXPECT_NEAR(square->centroid().x, 1.0f, 1e-6f);
   EXPECT_NEAR(square->bounding_radius(), 2.0f * std::sqrt(2.0f), 1e-4f);
