@@ -206,12 +206,97 @@ TreeStats Bvh<D>::Query(const Aabb<D>& box, Visitor&& visitor) const {
   return stats;
 }
 
+// Rays with no parallel axis take a traversal of their own (RaySlabs: no
+// grow, no parallel branch); it visits the same proxies in the same order
+// with the same clipped fractions as Cast, and counts visits the same way.
+// Cast handles the rest.
 template <int D>
 template <typename Visitor>
 TreeStats Bvh<D>::RayCast(const RayCastInput<D>& input,
                           Visitor&& visitor) const {
-  return Cast(input.origin, input.translation, Vec<D>{}, input.max_fraction,
-              ClippedRayVisitor(input, visitor));
+  if (!RaySlabs<D>::Applies(input.translation)) {
+    return Cast(input.origin, input.translation, Vec<D>{}, input.max_fraction,
+                ClippedRayVisitor(input, visitor));
+  }
+  struct Entry {
+    std::uint32_t index;
+    float entry;
+  };
+  TreeStats stats;
+  if (nodes_.empty()) {
+    return stats;
+  }
+  const RaySlabs<D> ray(input.origin, input.translation);
+  float max_fraction = input.max_fraction;
+  float entry = 0.0f;
+  ++stats.node_visits;
+  if (!ray.Hits(nodes_[0].box, max_fraction, &entry)) {
+    return stats;
+  }
+  TraversalStack<Entry> stack;
+  // The node to expand next and its entry fraction; the far child of each
+  // expanded pair waits on the stack.
+  std::uint32_t index = 0;
+  for (;;) {
+    const Node& node = nodes_[index];
+    if (node.IsLeaf()) {
+      const std::uint32_t end = node.index + node.count;
+      for (std::uint32_t slot = node.index; slot < end; ++slot) {
+        ++stats.node_visits;
+        float slot_entry = 0.0f;
+        if (!ray.Hits(leaf_boxes_[slot], max_fraction, &slot_entry)) {
+          continue;
+        }
+        ++stats.leaf_visits;
+        const RayCastInput<D> clipped{input.origin, input.translation,
+                                      max_fraction};
+        const float value = visitor(leaf_ids_[slot], clipped);
+        if (value == 0.0f) {
+          return stats;
+        }
+        if (value > 0.0f) {
+          max_fraction = std::min(max_fraction, value);
+        }
+      }
+    } else {
+      const std::uint32_t child1 = index + 1;
+      const std::uint32_t child2 = node.index;
+      float entry1 = 0.0f;
+      float entry2 = 0.0f;
+      stats.node_visits += 2;
+      const bool hit1 = ray.Hits(nodes_[child1].box, max_fraction, &entry1);
+      const bool hit2 = ray.Hits(nodes_[child2].box, max_fraction, &entry2);
+      if (hit1 && hit2) {
+        if (entry1 <= entry2) {
+          stack.Push({child2, entry2});
+          index = child1;
+        } else {
+          stack.Push({child1, entry1});
+          index = child2;
+        }
+        continue;
+      }
+      if (hit1) {
+        index = child1;
+        continue;
+      }
+      if (hit2) {
+        index = child2;
+        continue;
+      }
+    }
+    // Next: the nearest waiting node that still starts within reach.
+    for (;;) {
+      if (stack.Empty()) {
+        return stats;
+      }
+      const Entry top = stack.Pop();
+      if (top.entry <= max_fraction) {
+        index = top.index;
+        break;
+      }
+    }
+  }
 }
 
 template <int D>
