@@ -60,12 +60,11 @@ grpc::ServerUnaryReactor* QueryService::AnswerQuery(
   if (absl::Status stop = CallInterrupted(context); !stop.ok()) {
     return FinishGated(std::move(pass), ToGrpcStatus(stop));
   }
-  absl::StatusOr<sator::v1::QueryResult> result = run();
-  if (!result.ok()) {
-    return FinishGated(std::move(pass), ToGrpcStatus(result.status()));
-  }
-  response->Swap(&*result);
-  return FinishGated(std::move(pass), grpc::Status::OK);
+  // `run` writes into the response (on the call's arena) and leaves it
+  // untouched on error.
+  const absl::Status status = run();
+  if (!status.ok()) response->Clear();
+  return FinishGated(std::move(pass), ToGrpcStatus(status));
 }
 
 grpc::ServerUnaryReactor* QueryService::Overlap(
@@ -73,7 +72,8 @@ grpc::ServerUnaryReactor* QueryService::Overlap(
     const sator::v1::OverlapRequest* request,
     sator::v1::QueryResult* response) {
   return AnswerQuery(
-      context, [&] { return scene_queries_.Overlap(*request); }, response);
+      context, [&] { return scene_queries_.Overlap(*request, response); },
+      response);
 }
 
 grpc::ServerUnaryReactor* QueryService::Contacts(
@@ -81,14 +81,16 @@ grpc::ServerUnaryReactor* QueryService::Contacts(
     const sator::v1::ContactsRequest* request,
     sator::v1::QueryResult* response) {
   return AnswerQuery(
-      context, [&] { return scene_queries_.Contacts(*request); }, response);
+      context, [&] { return scene_queries_.Contacts(*request, response); },
+      response);
 }
 
 grpc::ServerUnaryReactor* QueryService::Sweep(
     grpc::CallbackServerContext* context,
     const sator::v1::SweepRequest* request, sator::v1::QueryResult* response) {
   return AnswerQuery(
-      context, [&] { return scene_queries_.Sweep(*request); }, response);
+      context, [&] { return scene_queries_.Sweep(*request, response); },
+      response);
 }
 
 grpc::ServerUnaryReactor* QueryService::Raycast(
@@ -96,7 +98,8 @@ grpc::ServerUnaryReactor* QueryService::Raycast(
     const sator::v1::RaycastRequest* request,
     sator::v1::QueryResult* response) {
   return AnswerQuery(
-      context, [&] { return scene_queries_.Raycast(*request); }, response);
+      context, [&] { return scene_queries_.Raycast(*request, response); },
+      response);
 }
 
 grpc::ServerUnaryReactor* QueryService::PointQuery(
@@ -104,7 +107,8 @@ grpc::ServerUnaryReactor* QueryService::PointQuery(
     const sator::v1::PointQueryRequest* request,
     sator::v1::QueryResult* response) {
   return AnswerQuery(
-      context, [&] { return scene_queries_.PointQuery(*request); }, response);
+      context, [&] { return scene_queries_.PointQuery(*request, response); },
+      response);
 }
 
 grpc::ServerUnaryReactor* QueryService::QueryBatch(

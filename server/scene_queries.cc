@@ -18,6 +18,14 @@ std::variant<scene::SceneSnapshot<2>, scene::SceneSnapshot<3>> TakeSnapshot(
   return scene.scene3()->Snapshot();
 }
 
+// The value form of a query written through an output pointer.
+template <typename Fill>
+absl::StatusOr<sator::v1::QueryResult> IntoValue(Fill fill) {
+  sator::v1::QueryResult out;
+  if (absl::Status status = fill(&out); !status.ok()) return status;
+  return out;
+}
+
 void SetStatus(const absl::Status& status, sator::v1::Status* out) {
   out->set_code(static_cast<int>(status.code()));
   out->set_message(std::string(status.message()));
@@ -47,10 +55,12 @@ absl::StatusOr<std::shared_ptr<HostedScene>> SceneQueries::FindScene(
 }
 
 template <int D>
-absl::StatusOr<sator::v1::QueryResult> SceneQueries::Execute(
-    const SceneView& view, const scene::SceneSnapshot<D>& snapshot,
-    const scene::SceneQuery<D>& query, QueryKind kind,
-    absl::string_view query_path, absl::string_view options_path) const {
+absl::Status SceneQueries::Execute(const SceneView& view,
+                                   const scene::SceneSnapshot<D>& snapshot,
+                                   const scene::SceneQuery<D>& query,
+                                   QueryKind kind, absl::string_view query_path,
+                                   absl::string_view options_path,
+                                   sator::v1::QueryResult* out) const {
   const scene::QueryOptions& options = std::visit(
       [](const auto& request) -> const scene::QueryOptions& {
         return request.options;
@@ -83,16 +93,15 @@ absl::StatusOr<sator::v1::QueryResult> SceneQueries::Execute(
     return convert::SceneQueryError(result.status(), query_path, options_path);
   }
   if (recent_ != nullptr) recent_->Add<D>(view.scene().id(), query, *result);
-  sator::v1::QueryResult out;
-  convert::FromQueryResult<D>(*result, kind, &out);
-  return out;
+  convert::FromQueryResult<D>(*result, kind, out);
+  return absl::OkStatus();
 }
 
 template <typename KindMessage>
-absl::StatusOr<sator::v1::QueryResult> SceneQueries::ConvertAndExecute(
+absl::Status SceneQueries::ConvertAndExecute(
     const SceneView& view, const KindMessage& query,
     scene::QueryOptions options, QueryKind kind, absl::string_view query_path,
-    absl::string_view options_path) const {
+    absl::string_view options_path, sator::v1::QueryResult* out) const {
   if (view.dimension() == 2) {
     absl::StatusOr<scene::SceneQuery<2>> converted =
         convert::ToSceneQuery<2>(query, std::move(options), shape_limits_);
@@ -100,7 +109,7 @@ absl::StatusOr<sator::v1::QueryResult> SceneQueries::ConvertAndExecute(
       return convert::PrefixField(query_path, converted.status());
     }
     return Execute<2>(view, view.snapshot2(), *converted, kind, query_path,
-                      options_path);
+                      options_path, out);
   }
   absl::StatusOr<scene::SceneQuery<3>> converted =
       convert::ToSceneQuery<3>(query, std::move(options), shape_limits_);
@@ -108,12 +117,13 @@ absl::StatusOr<sator::v1::QueryResult> SceneQueries::ConvertAndExecute(
     return convert::PrefixField(query_path, converted.status());
   }
   return Execute<3>(view, view.snapshot3(), *converted, kind, query_path,
-                    options_path);
+                    options_path, out);
 }
 
 template <typename Request, typename KindMessage>
-absl::StatusOr<sator::v1::QueryResult> SceneQueries::RunUnary(
-    const Request& request, const KindMessage& query, QueryKind kind) const {
+absl::Status SceneQueries::RunUnary(const Request& request,
+                                    const KindMessage& query, QueryKind kind,
+                                    sator::v1::QueryResult* out) const {
   absl::StatusOr<std::shared_ptr<HostedScene>> scene =
       scenes_.Find(request.scene_id());
   if (!scene.ok()) return scene.status();
@@ -122,36 +132,68 @@ absl::StatusOr<sator::v1::QueryResult> SceneQueries::RunUnary(
   if (!options.ok()) return convert::PrefixField("options", options.status());
   const SceneView view(*std::move(scene));
   return ConvertAndExecute(view, query, *std::move(options), kind, "query",
-                           "options");
+                           "options", out);
+}
+
+absl::Status SceneQueries::Overlap(const sator::v1::OverlapRequest& request,
+                                   sator::v1::QueryResult* out) const {
+  return RunUnary(request, request.query(), QueryKind::kOverlap, out);
+}
+
+absl::Status SceneQueries::Contacts(const sator::v1::ContactsRequest& request,
+                                    sator::v1::QueryResult* out) const {
+  return RunUnary(request, request.query(), QueryKind::kContacts, out);
+}
+
+absl::Status SceneQueries::Sweep(const sator::v1::SweepRequest& request,
+                                 sator::v1::QueryResult* out) const {
+  return RunUnary(request, request.query(), QueryKind::kSweep, out);
+}
+
+absl::Status SceneQueries::Raycast(const sator::v1::RaycastRequest& request,
+                                   sator::v1::QueryResult* out) const {
+  return RunUnary(request, request.query(), QueryKind::kRaycast, out);
+}
+
+absl::Status SceneQueries::PointQuery(
+    const sator::v1::PointQueryRequest& request,
+    sator::v1::QueryResult* out) const {
+  return RunUnary(request, request.query(), QueryKind::kPoint, out);
 }
 
 absl::StatusOr<sator::v1::QueryResult> SceneQueries::Overlap(
     const sator::v1::OverlapRequest& request) const {
-  return RunUnary(request, request.query(), QueryKind::kOverlap);
+  return IntoValue([&](auto* out) { return Overlap(request, out); });
 }
 
 absl::StatusOr<sator::v1::QueryResult> SceneQueries::Contacts(
     const sator::v1::ContactsRequest& request) const {
-  return RunUnary(request, request.query(), QueryKind::kContacts);
+  return IntoValue([&](auto* out) { return Contacts(request, out); });
 }
 
 absl::StatusOr<sator::v1::QueryResult> SceneQueries::Sweep(
     const sator::v1::SweepRequest& request) const {
-  return RunUnary(request, request.query(), QueryKind::kSweep);
+  return IntoValue([&](auto* out) { return Sweep(request, out); });
 }
 
 absl::StatusOr<sator::v1::QueryResult> SceneQueries::Raycast(
     const sator::v1::RaycastRequest& request) const {
-  return RunUnary(request, request.query(), QueryKind::kRaycast);
+  return IntoValue([&](auto* out) { return Raycast(request, out); });
 }
 
 absl::StatusOr<sator::v1::QueryResult> SceneQueries::PointQuery(
     const sator::v1::PointQueryRequest& request) const {
-  return RunUnary(request, request.query(), QueryKind::kPoint);
+  return IntoValue([&](auto* out) { return PointQuery(request, out); });
 }
 
 absl::StatusOr<sator::v1::QueryResult> SceneQueries::Run(
     const SceneView& view, const sator::v1::Query& query) const {
+  return IntoValue([&](auto* out) { return Run(view, query, out); });
+}
+
+absl::Status SceneQueries::Run(const SceneView& view,
+                               const sator::v1::Query& query,
+                               sator::v1::QueryResult* out) const {
   absl::StatusOr<QueryKind> kind = convert::KindOf(query);
   if (!kind.ok()) return kind.status();
   absl::StatusOr<scene::QueryOptions> options =
@@ -161,19 +203,19 @@ absl::StatusOr<sator::v1::QueryResult> SceneQueries::Run(
   switch (*kind) {
     case QueryKind::kOverlap:
       return ConvertAndExecute(view, query.overlap(), *std::move(options),
-                               *kind, path, "options");
+                               *kind, path, "options", out);
     case QueryKind::kContacts:
       return ConvertAndExecute(view, query.contacts(), *std::move(options),
-                               *kind, path, "options");
+                               *kind, path, "options", out);
     case QueryKind::kSweep:
       return ConvertAndExecute(view, query.sweep(), *std::move(options), *kind,
-                               path, "options");
+                               path, "options", out);
     case QueryKind::kRaycast:
       return ConvertAndExecute(view, query.raycast(), *std::move(options),
-                               *kind, path, "options");
+                               *kind, path, "options", out);
     case QueryKind::kPoint:
       return ConvertAndExecute(view, query.point(), *std::move(options), *kind,
-                               path, "options");
+                               path, "options", out);
   }
   return absl::InternalError("unreachable query kind");
 }
@@ -197,13 +239,15 @@ absl::Status SceneQueries::QueryBatch(
       if (absl::Status stop = interrupt(); !stop.ok()) return stop;
     }
     sator::v1::QueryBatchResponse::Entry* entry = response->add_entries();
-    absl::StatusOr<sator::v1::QueryResult> result =
-        Run(view, request.queries(i));
-    if (result.ok()) {
+    // Straight into the entry: on the call's arena, a result built apart
+    // would be copied in.
+    const absl::Status status =
+        Run(view, request.queries(i), entry->mutable_result());
+    if (status.ok()) {
       entry->mutable_status()->set_code(0);
-      *entry->mutable_result() = *std::move(result);
     } else {
-      SetStatus(convert::PrefixIndex("queries", i, result.status()),
+      entry->clear_result();
+      SetStatus(convert::PrefixIndex("queries", i, status),
                 entry->mutable_status());
     }
   }

@@ -98,6 +98,19 @@ class SceneQueries {
   absl::StatusOr<sator::v1::QueryResult> PointQuery(
       const sator::v1::PointQueryRequest& request) const;
 
+  // The same, writing the answer straight into `out` (an arena-allocated
+  // response in the service: no copy). `out` is left untouched on error.
+  absl::Status Overlap(const sator::v1::OverlapRequest& request,
+                       sator::v1::QueryResult* out) const;
+  absl::Status Contacts(const sator::v1::ContactsRequest& request,
+                        sator::v1::QueryResult* out) const;
+  absl::Status Sweep(const sator::v1::SweepRequest& request,
+                     sator::v1::QueryResult* out) const;
+  absl::Status Raycast(const sator::v1::RaycastRequest& request,
+                       sator::v1::QueryResult* out) const;
+  absl::Status PointQuery(const sator::v1::PointQueryRequest& request,
+                          sator::v1::QueryResult* out) const;
+
   // Returns OK to go on, or the status that stops a batch (DEADLINE_EXCEEDED,
   // CANCELLED); asked before each query.
   using Interrupt = std::function<absl::Status()>;
@@ -119,6 +132,9 @@ class SceneQueries {
   // "raycast...."). For sessions, which take a fresh view per query.
   absl::StatusOr<sator::v1::QueryResult> Run(
       const SceneView& view, const sator::v1::Query& query) const;
+  // The same, into `out` (untouched on error).
+  absl::Status Run(const SceneView& view, const sator::v1::Query& query,
+                   sator::v1::QueryResult* out) const;
 
   // The scene, for callers that keep it (sessions).
   absl::StatusOr<std::shared_ptr<HostedScene>> FindScene(
@@ -126,24 +142,29 @@ class SceneQueries {
 
  private:
   template <typename Request, typename KindMessage>
-  absl::StatusOr<sator::v1::QueryResult> RunUnary(
-      const Request& request, const KindMessage& query,
-      convert::QueryKind kind) const;
+  absl::Status RunUnary(const Request& request, const KindMessage& query,
+                        convert::QueryKind kind,
+                        sator::v1::QueryResult* out) const;
 
   // Converts `query` (with options already converted) for the view's
   // dimension and executes it. Errors relative to the kind message.
   template <typename KindMessage>
-  absl::StatusOr<sator::v1::QueryResult> ConvertAndExecute(
-      const SceneView& view, const KindMessage& query,
-      scene::QueryOptions options, convert::QueryKind kind,
-      absl::string_view query_path, absl::string_view options_path) const;
+  absl::Status ConvertAndExecute(const SceneView& view,
+                                 const KindMessage& query,
+                                 scene::QueryOptions options,
+                                 convert::QueryKind kind,
+                                 absl::string_view query_path,
+                                 absl::string_view options_path,
+                                 sator::v1::QueryResult* out) const;
 
   // The one place every scene query runs: times it and reports it.
   template <int D>
-  absl::StatusOr<sator::v1::QueryResult> Execute(
-      const SceneView& view, const scene::SceneSnapshot<D>& snapshot,
-      const scene::SceneQuery<D>& query, convert::QueryKind kind,
-      absl::string_view query_path, absl::string_view options_path) const;
+  absl::Status Execute(const SceneView& view,
+                       const scene::SceneSnapshot<D>& snapshot,
+                       const scene::SceneQuery<D>& query,
+                       convert::QueryKind kind, absl::string_view query_path,
+                       absl::string_view options_path,
+                       sator::v1::QueryResult* out) const;
 
   const SceneRegistry& scenes_;
   const convert::ShapeLimits shape_limits_;

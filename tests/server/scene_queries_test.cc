@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "gmock/gmock.h"
+#include "google/protobuf/arena.h"
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
 
@@ -291,6 +292,63 @@ TEST_F(SceneQueriesTest, ThreeDimensionalRaycast) {
   EXPECT_NEAR(ray->hits(0).distance(), 4.0f, 1e-5f);
   EXPECT_NEAR(ray->hits(0).normal().z(), -1.0f, 1e-5f);
   EXPECT_NEAR(ray->hits(0).point().z(), 4.0f, 1e-5f);
+}
+
+// The service writes answers straight into arena-allocated responses
+// (arena_message_allocator.h): the same answers, and nothing written on
+// error.
+TEST_F(SceneQueriesTest, WritesAnswersIntoArenaMessages) {
+  google::protobuf::Arena arena;
+  auto* ray =
+      google::protobuf::Arena::CreateMessage<sator::v1::QueryResult>(&arena);
+  ASSERT_TRUE(queries_
+                  .Raycast(Parse<sator::v1::RaycastRequest>(R"pb(
+                             scene_id: "space"
+                             query {
+                               direction { z: 1 }
+                               max_distance: 10
+                             }
+                           )pb"),
+                           ray)
+                  .ok());
+  ASSERT_EQ(ray->hits_size(), 1);
+  EXPECT_EQ(ray->hits(0).GetArena(), &arena);
+  EXPECT_NEAR(ray->hits(0).distance(), 4.0f, 1e-5f);
+  EXPECT_NEAR(ray->hits(0).normal().z(), -1.0f, 1e-5f);
+
+  auto* untouched =
+      google::protobuf::Arena::CreateMessage<sator::v1::QueryResult>(&arena);
+  const absl::Status bad =
+      queries_.Raycast(Parse<sator::v1::RaycastRequest>(R"pb(
+                         scene_id: "space"
+                         query { max_distance: 10 }
+                       )pb"),
+                       untouched);
+  EXPECT_EQ(bad.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(untouched->ByteSizeLong(), 0u);
+
+  const auto request = Parse<sator::v1::QueryBatchRequest>(R"pb(
+    scene_id: "flat"
+    queries {
+      raycast {
+        direction { x: 1 }
+        max_distance: 100
+      }
+    }
+    queries { raycast { max_distance: 100 } }
+    queries { point { point { x: 10 } } }
+  )pb");
+  auto* batch =
+      google::protobuf::Arena::CreateMessage<sator::v1::QueryBatchResponse>(
+          &arena);
+  ASSERT_TRUE(queries_.QueryBatch(request, 10, nullptr, batch).ok());
+  ASSERT_EQ(batch->entries_size(), 3);
+  EXPECT_EQ(batch->entries(0).result().hits(0).body_id(), 1u);
+  EXPECT_NEAR(batch->entries(0).result().hits(0).distance(), 4.0f, 1e-5f);
+  EXPECT_FALSE(batch->entries(1).has_result());
+  EXPECT_EQ(batch->entries(1).status().message(),
+            "queries[1].raycast.direction: zero length");
+  EXPECT_EQ(batch->entries(2).result().hits(0).body_id(), 2u);
 }
 
 TEST_F(SceneQueriesTest, RewindAnswersFromThePast) {
