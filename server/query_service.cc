@@ -19,8 +19,9 @@ grpc::ServerUnaryReactor* RefuseDraining(grpc::CallbackServerContext* context) {
 
 // DEADLINE_EXCEEDED once the call's deadline has passed, CANCELLED once the
 // client has cancelled it, otherwise OK.
-absl::Status CallInterrupted(grpc::CallbackServerContext* context) {
-  if (context->deadline() <= std::chrono::system_clock::now()) {
+absl::Status CallInterrupted(grpc::CallbackServerContext* context,
+                             std::chrono::system_clock::time_point deadline) {
+  if (deadline <= std::chrono::system_clock::now()) {
     return absl::DeadlineExceededError("the call's deadline passed");
   }
   if (context->IsCancelled()) {
@@ -57,7 +58,8 @@ grpc::ServerUnaryReactor* QueryService::AnswerQuery(
     sator::v1::QueryResult* response) {
   DrainGate::Pass pass = drain_gate_.Enter();
   if (!pass.admitted()) return RefuseDraining(context);
-  if (absl::Status stop = CallInterrupted(context); !stop.ok()) {
+  if (absl::Status stop = CallInterrupted(context, context->deadline());
+      !stop.ok()) {
     return FinishGated(std::move(pass), ToGrpcStatus(stop));
   }
   // `run` writes into the response (on the call's arena) and leaves it
@@ -117,9 +119,14 @@ grpc::ServerUnaryReactor* QueryService::QueryBatch(
     sator::v1::QueryBatchResponse* response) {
   DrainGate::Pass pass = drain_gate_.Enter();
   if (!pass.admitted()) return RefuseDraining(context);
+  // Asked every few queries, maybe from two threads at once: the deadline
+  // is read once (gRPC converts it on every call), IsCancelled is
+  // thread-safe.
+  const std::chrono::system_clock::time_point deadline = context->deadline();
   const absl::Status status = scene_queries_.QueryBatch(
       *request, limits_.max_batch_queries,
-      [context] { return CallInterrupted(context); }, response);
+      [context, deadline] { return CallInterrupted(context, deadline); },
+      response);
   if (!status.ok()) response->Clear();
   return FinishGated(std::move(pass), ToGrpcStatus(status));
 }
