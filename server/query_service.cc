@@ -11,12 +11,6 @@
 namespace sator::server {
 namespace {
 
-grpc::ServerUnaryReactor* RefuseDraining(grpc::CallbackServerContext* context) {
-  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  reactor->Finish(ToGrpcStatus(DrainGate::DrainingStatus()));
-  return reactor;
-}
-
 // DEADLINE_EXCEEDED once the call's deadline has passed, CANCELLED once the
 // client has cancelled it, otherwise OK.
 absl::Status CallInterrupted(grpc::CallbackServerContext* context) {
@@ -35,7 +29,7 @@ grpc::ServerUnaryReactor* QueryService::Ping(
     grpc::CallbackServerContext* context, const sator::v1::PingRequest* request,
     sator::v1::PingResponse* response) {
   DrainGate::Pass pass = drain_gate_.Enter();
-  if (!pass.admitted()) return RefuseDraining(context);
+  if (!pass.admitted()) return FinishRefused(context, pass);
   response->set_payload(request->payload());
   response->set_server_version(kVersion);
   return FinishGated(std::move(pass), grpc::Status::OK);
@@ -46,7 +40,7 @@ grpc::ServerUnaryReactor* QueryService::PairQuery(
     const sator::v1::PairQueryRequest* request,
     sator::v1::PairQueryResponse* response) {
   DrainGate::Pass pass = drain_gate_.Enter();
-  if (!pass.admitted()) return RefuseDraining(context);
+  if (!pass.admitted()) return FinishRefused(context, pass);
   return FinishGated(std::move(pass), ToGrpcStatus(RunPairQuery(
                                           *request, shape_limits_, response)));
 }
@@ -56,7 +50,7 @@ grpc::ServerUnaryReactor* QueryService::AnswerQuery(
     grpc::CallbackServerContext* context, Run run,
     sator::v1::QueryResult* response) {
   DrainGate::Pass pass = drain_gate_.Enter();
-  if (!pass.admitted()) return RefuseDraining(context);
+  if (!pass.admitted()) return FinishRefused(context, pass);
   if (absl::Status stop = CallInterrupted(context); !stop.ok()) {
     return FinishGated(std::move(pass), ToGrpcStatus(stop));
   }
@@ -112,7 +106,7 @@ grpc::ServerUnaryReactor* QueryService::QueryBatch(
     const sator::v1::QueryBatchRequest* request,
     sator::v1::QueryBatchResponse* response) {
   DrainGate::Pass pass = drain_gate_.Enter();
-  if (!pass.admitted()) return RefuseDraining(context);
+  if (!pass.admitted()) return FinishRefused(context, pass);
   const absl::Status status = scene_queries_.QueryBatch(
       *request, limits_.max_batch_queries,
       [context] { return CallInterrupted(context); }, response);
@@ -121,9 +115,9 @@ grpc::ServerUnaryReactor* QueryService::QueryBatch(
 }
 
 grpc::ServerBidiReactor<sator::v1::SessionRequest, sator::v1::SessionResponse>*
-QueryService::Session(grpc::CallbackServerContext* /*context*/) {
+QueryService::Session(grpc::CallbackServerContext* context) {
   return new SessionReactor(scene_queries_, ops_, sessions_,
-                            drain_gate_.Enter());
+                            drain_gate_.EnterStream(), context);
 }
 
 }  // namespace sator::server

@@ -95,7 +95,8 @@ void CheckShape(const sator::Shape3& shape) {
     Check(sator::ValidateShape(*convex).ok());
     return;
   }
-  const auto& mesh = std::get<std::shared_ptr<const sator::TriangleMesh>>(shape);
+  const auto& mesh =
+      std::get<std::shared_ptr<const sator::TriangleMesh>>(shape);
   Check(mesh != nullptr);
 }
 
@@ -202,8 +203,8 @@ std::unique_ptr<sator::scene::Scene<D>> MakeQueryScene() {
   for (int i = 0; i < 2; ++i) {
     bodies[i].id = static_cast<std::uint64_t>(i + 1);
     if constexpr (D == 2) {
-      bodies[i].shape = std::make_shared<const sator::Shape2>(
-          sator::Box2{{1.0f, 0.5f}});
+      bodies[i].shape =
+          std::make_shared<const sator::Shape2>(sator::Box2{{1.0f, 0.5f}});
       bodies[i].pose.position = {2.0f * static_cast<float>(i), 0.0f};
     } else {
       bodies[i].shape =
@@ -246,8 +247,8 @@ void FuzzQueries(const sator::v1::QueryBatchRequest& request) {
       }
     }
     sator::v1::QueryResult out;
-    sator::convert::FromQueryResult<D>(*result,
-                                       *sator::convert::KindOf(query), &out);
+    sator::convert::FromQueryResult<D>(*result, *sator::convert::KindOf(query),
+                                       &out);
   }
 }
 

@@ -596,10 +596,14 @@ SatSweepResult SweepBoxBox(const Box3& a, const Box3& b, const Pose3& b_in_a,
       const int j1 = j == 2 ? 0 : j + 1;
       const int j2 = j == 0 ? 2 : j - 1;
       const int k = 6 + 3 * i + j;
-      // |e_i x u_j|^2 = 1 - R[i][j]^2: parallel edges make no axis, and a
-      // zeroed axis is a no-op below.
-      const float keep =
-          abs_r[i][j] * abs_r[i][j] > 1.0f - 1e-10f ? 0.0f : 1.0f;
+      // |e_i x u_j|^2 = 1 - R[i][j]^2: (nearly) parallel edges make no
+      // axis, and a zeroed axis is a no-op below. The threshold must be
+      // representable: 1 - 1e-10 rounds to 1 in float, which kept axes of
+      // length ~1e-4 whose radii and offset are all round-off, and their
+      // noise reported a miss for overlapping boxes (core_pair_fuzzer's
+      // finding, seeds/core_pair/regression_box_box_sweep_parallel_edges.bin).
+      // The face axes already cover what such an axis would separate.
+      const float keep = abs_r[i][j] * abs_r[i][j] > 1.0f - 1e-6f ? 0.0f : 1.0f;
       ra_k[k] = keep * (ha[i1] * abs_r[i2][j] + ha[i2] * abs_r[i1][j]);
       rb_k[k] = keep * (hb[j1] * abs_r[i][j2] + hb[j2] * abs_r[i][j1]);
       c_k[k] = keep * (t[i2] * r[i1][j] - t[i1] * r[i2][j]);
