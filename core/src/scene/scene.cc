@@ -212,9 +212,10 @@ absl::Status Scene<D>::UpsertBodies(absl::Span<const BodyDesc<D>> bodies) {
   std::lock_guard<std::mutex> writer_lock(writer_mutex_);
   WriterState<D>& w = *writer_;
   // ---- Validate everything first.
-  std::vector<Pose<D>> poses(bodies.size());
-  // The slot of each body already in the scene, or kNone.
-  std::vector<std::uint32_t> existing_slots(bodies.size());
+  // The slot of each body already in the scene, or kNone (left empty when
+  // the scene has no bodies: every body is then new).
+  const bool scene_empty = w.id_to_slot.size() == 0;
+  std::vector<std::uint32_t> existing_slots(scene_empty ? 0 : bodies.size());
   // Duplicate ids: while the ids ascend strictly (the usual batch) none can
   // repeat, and no set is needed; at the first id that does not ascend, the
   // ids so far go into `seen` (id -> its first index in `bodies`), which
@@ -224,14 +225,14 @@ absl::Status Scene<D>::UpsertBodies(absl::Span<const BodyDesc<D>> bodies) {
   std::size_t new_count = 0;
   // Lookups and shapes are prefetched kPrefetchAhead bodies ahead of their
   // use (IdIndex::Prefetch): at 100k bodies each is a cache miss.
-  constexpr std::size_t kPrefetchAhead = 8;
+  constexpr std::size_t kPrefetchAhead = 16;
   for (std::size_t i = 0; i < bodies.size(); ++i) {
     const BodyDesc<D>& body = bodies[i];
     if (i + kPrefetchAhead < bodies.size()) {
       const BodyDesc<D>& ahead = bodies[i + kPrefetchAhead];
       if (!ascending) seen.Prefetch(ahead.id);
       w.id_to_slot.Prefetch(ahead.id);
-      __builtin_prefetch(ahead.shape.get());
+      internal::PrefetchShape<D>(ahead.shape.get());
     }
     // Formatted only for an error (it costs more than the checks).
     auto where = [i] { return absl::StrCat("bodies[", i, "]"); };
@@ -260,19 +261,26 @@ absl::Status Scene<D>::UpsertBodies(absl::Span<const BodyDesc<D>> bodies) {
       return absl::InvalidArgumentError(
           absl::StrCat(where(), ".shape: ", status.message()));
     }
-    absl::StatusOr<Pose<D>> pose = ShapeOps<D>::CheckPose(body.pose);
-    if (!pose.ok()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(where(), ".pose: ", pose.status().message()));
+    // The pose is checked here and normalised again (deterministically) when
+    // it is applied, which saves a copy of every pose.
+    if (!ShapeOps<D>::IsAcceptedAsIs(body.pose)) {
+      absl::StatusOr<Pose<D>> pose = ShapeOps<D>::CheckPose(body.pose);
+      if (!pose.ok()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(where(), ".pose: ", pose.status().message()));
+      }
     }
-    poses[i] = *pose;
     if (body.motion != MotionType::kStatic &&
         body.motion != MotionType::kDynamic) {
       return absl::InvalidArgumentError(
           absl::StrCat(where(), ".motion: unknown motion type"));
     }
-    existing_slots[i] = w.id_to_slot.Find(body.id);
-    if (existing_slots[i] == internal::IdIndex::kNone) ++new_count;
+    if (scene_empty) {
+      ++new_count;
+    } else {
+      existing_slots[i] = w.id_to_slot.Find(body.id);
+      if (existing_slots[i] == internal::IdIndex::kNone) ++new_count;
+    }
   }
   if (w.id_to_slot.size() + new_count >
       static_cast<std::size_t>(options_.max_bodies)) {
@@ -290,27 +298,33 @@ absl::Status Scene<D>::UpsertBodies(absl::Span<const BodyDesc<D>> bodies) {
   // ---- Apply: a new table and pose array for the current tick, sized once
   // (new bodies take free slots first, then slots past the end).
   const Frame<D>& current = w.frames.back();
+  const std::size_t past_the_end =
+      new_count > w.free_slots.size() ? new_count - w.free_slots.size() : 0;
   const std::size_t table_size =
-      std::max(current.table->size(), w.slots.size() + new_count);
+      std::max(current.table->size(), w.slots.size() + past_the_end);
   std::shared_ptr<BodyTable<D>> table = internal::NewBodyTable<D>();
   table->reserve(table_size);
   table->assign(current.table->begin(), current.table->end());
+  table->resize(table_size);
   auto pose_array = std::make_shared<std::vector<Pose<D>>>();
   pose_array->reserve(table_size);
   pose_array->assign(current.poses->begin(), current.poses->end());
+  pose_array->resize(table_size);
   const Frame<D>* previous =
       w.frames.size() >= 2 ? &w.frames[w.frames.size() - 2] : nullptr;
   for (std::size_t i = 0; i < bodies.size(); ++i) {
     const BodyDesc<D>& body = bodies[i];
     if (i + kPrefetchAhead < bodies.size()) {
       w.id_to_slot.Prefetch(bodies[i + kPrefetchAhead].id);
-      __builtin_prefetch(bodies[i + kPrefetchAhead].shape.get());
+      internal::PrefetchShape<D>(bodies[i + kPrefetchAhead].shape.get());
     }
     std::uint32_t slot = 0;
     std::uint64_t incarnation = 0;
     bool is_new = false;
-    if (existing_slots[i] != internal::IdIndex::kNone) {
-      slot = existing_slots[i];
+    const std::uint32_t existing =
+        scene_empty ? internal::IdIndex::kNone : existing_slots[i];
+    if (existing != internal::IdIndex::kNone) {
+      slot = existing;
       incarnation = (*table)[slot].incarnation;
     } else {
       if (!w.free_slots.empty()) {
@@ -319,10 +333,6 @@ absl::Status Scene<D>::UpsertBodies(absl::Span<const BodyDesc<D>> bodies) {
       } else {
         slot = static_cast<std::uint32_t>(w.slots.size());
         w.slots.emplace_back();
-      }
-      if (slot >= table->size()) {
-        table->resize(slot + 1);
-        pose_array->resize(slot + 1);
       }
       incarnation = w.next_incarnation++;
       is_new = true;
@@ -340,7 +350,10 @@ absl::Status Scene<D>::UpsertBodies(absl::Span<const BodyDesc<D>> bodies) {
     record.shape = body.shape;
     record.radius = ShapeOps<D>::BoundRadius(*body.shape);
     record.motion = body.motion;
-    (*pose_array)[slot] = poses[i];
+    const Pose<D> pose = ShapeOps<D>::IsAcceptedAsIs(body.pose)
+                             ? body.pose
+                             : *ShapeOps<D>::CheckPose(body.pose);
+    (*pose_array)[slot] = pose;
     SlotState<D>& state = w.slots[slot];
     if (state.motion != body.motion) w.static_dirty = true;
     if (body.motion == MotionType::kStatic) w.static_dirty = true;
@@ -354,7 +367,7 @@ absl::Status Scene<D>::UpsertBodies(absl::Span<const BodyDesc<D>> bodies) {
     } else {
       prev_record = nullptr;
     }
-    const Aabb<D> box = TickBox<D>(record, poses[i], prev_record, prev_pose);
+    const Aabb<D> box = TickBox<D>(record, pose, prev_record, prev_pose);
     if (is_new) {
       state.window_box = box;
       state.grown = false;

@@ -80,7 +80,7 @@ class QueryRunner {
   void PrefetchShape(std::uint32_t slot) const {
     const Frame<D>& f0 = data_.frames[frame_];
     if (slot >= f0.table->size()) return;
-    __builtin_prefetch((*f0.table)[slot].shape.get());
+    internal::PrefetchShape<D>((*f0.table)[slot].shape.get());
   }
 
   // The body in `slot` at the query's tick, or a null record when the slot
