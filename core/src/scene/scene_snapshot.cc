@@ -297,17 +297,24 @@ template <int D, typename Narrow>
 absl::Status RunBoxQuery(QueryRunner<D>& runner, const Aabb<D>& box,
                          Narrow&& narrow) {
   absl::Status status;
-  std::uint32_t batch[kPrefetchBatch];
+  std::uint32_t batch[kPrefetchBatch];  // Proxies of the current tree.
+  std::uint32_t batch_slots[kPrefetchBatch];
   BodyAtTick<D> bodies[kPrefetchBatch];
   int count = 0;
-  // Runs the narrow phase on the batch; false when the query is done.
+  const std::vector<std::uint32_t>* slots = nullptr;  // The current tree's.
+  // Runs the narrow phase on the batch; false when the query is done. The
+  // loads of each stage (slots, then records and poses, then shapes) are
+  // independent of one another, so their cache misses overlap.
   auto flush = [&]() {
-    for (int i = 0; i < count; ++i) runner.Prefetch(batch[i]);
     const int n = count;
     count = 0;
+    for (int i = 0; i < n; ++i) {
+      batch_slots[i] = (*slots)[batch[i]];
+      runner.Prefetch(batch_slots[i]);
+    }
     int kept = 0;
     for (int i = 0; i < n; ++i) {
-      const BodyAtTick<D> body = runner.Resolve(batch[i]);
+      const BodyAtTick<D> body = runner.Resolve(batch_slots[i]);
       if (body.record == nullptr ||
           !Overlaps(internal::Pad(internal::SphereBox<D>(body.pose.position,
                                                          body.record->radius)),
@@ -330,9 +337,9 @@ absl::Status RunBoxQuery(QueryRunner<D>& runner, const Aabb<D>& box,
   };
   runner.ForEachTree([&](const SlotTree<D>& tree) {
     if (!status.ok() || runner.done()) return;
-    const std::vector<std::uint32_t>& slots = *tree.slots;
+    slots = tree.slots.get();
     runner.stats += tree.bvh->Query(box, [&](std::uint32_t proxy) {
-      batch[count++] = slots[proxy];
+      batch[count++] = proxy;
       return count < kPrefetchBatch || flush();
     });
     if (count > 0) flush();

@@ -187,11 +187,16 @@ TreeStats Bvh<D>::Query(const Aabb<D>& box, Visitor&& visitor) const {
       continue;
     }
     if (!node.IsLeaf()) {
+      // The first child follows its parent in memory; the second is far
+      // away and visited only after the first's subtree: start loading it
+      // now so that its cache miss overlaps that work.
+      __builtin_prefetch(nodes_.data() + node.index);
       stack.Push(node.index);
       stack.Push(index + 1);
       continue;
     }
     const std::uint32_t end = node.index + node.count;
+    __builtin_prefetch(leaf_ids_.data() + node.index);
     for (std::uint32_t slot = node.index; slot < end; ++slot) {
       ++stats.node_visits;
       if (!Overlaps(leaf_boxes_[slot], box)) {
