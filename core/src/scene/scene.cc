@@ -593,22 +593,44 @@ void Scene<D>::Publish() {
   // remove them), and the dynamic tree is built into recycled memory.
   auto build = [&](MotionType motion, const SlotTree<D>& previous) {
     std::vector<Aabb<D>>& boxes = w.tree_boxes;
-    std::vector<std::uint32_t>& slots = w.tree_slots;
     boxes.clear();
-    slots.clear();
     // Exact capacity: the scratch is per-body memory that stays.
     boxes.reserve(w.slots.size());
-    slots.reserve(w.slots.size());
+    // The slot list is compared with the previous tree's as it is scanned
+    // and copied only from the first difference (usually never), so no
+    // scratch list is kept.
+    const std::vector<std::uint32_t>* same =
+        previous.slots != nullptr ? previous.slots.get() : nullptr;
+    std::shared_ptr<std::vector<std::uint32_t>> changed;
     for (std::uint32_t slot = 0; slot < w.slots.size(); ++slot) {
       const SlotState<D>& state = w.slots[slot];
       if (!state.in_use || state.motion != motion) continue;
+      const std::size_t k = boxes.size();
       boxes.push_back(internal::Pad(state.window_box));
-      slots.push_back(slot);
+      if (changed != nullptr) {
+        changed->push_back(slot);
+      } else if (same == nullptr || k >= same->size() || (*same)[k] != slot) {
+        changed = std::make_shared<std::vector<std::uint32_t>>();
+        changed->reserve(w.slots.size());
+        if (same != nullptr) {
+          changed->assign(same->begin(), same->begin() + k);
+        }
+        changed->push_back(slot);
+      }
     }
+    if (changed == nullptr &&
+        (same == nullptr || same->size() != boxes.size())) {
+      // A prefix of the previous list (or empty with no previous list).
+      changed = std::make_shared<std::vector<std::uint32_t>>(
+          same == nullptr ? std::vector<std::uint32_t>()
+                          : std::vector<std::uint32_t>(
+                                same->begin(), same->begin() + boxes.size()));
+    }
+    if (changed != nullptr) changed->shrink_to_fit();
     std::shared_ptr<const std::vector<std::uint32_t>> slot_list =
-        previous.slots != nullptr && *previous.slots == slots
-            ? previous.slots
-            : std::make_shared<const std::vector<std::uint32_t>>(slots);
+        changed != nullptr ? std::shared_ptr<const std::vector<std::uint32_t>>(
+                                 std::move(changed))
+                           : previous.slots;
     broadphase::BvhOptions bvh_options;
     bvh_options.method = motion == MotionType::kStatic
                              ? broadphase::BvhBuildMethod::kBinnedSah
@@ -640,6 +662,9 @@ void Scene<D>::Publish() {
       ++w.publications_since_rebuild;
     } else {
       (void)bvh->Build(boxes, &w.build_scratch);
+      // The Morton keys are needed only during a rebuild (one in
+      // kDynamicRebuildInterval publications): 16 bytes per body not kept.
+      w.build_scratch.ReleaseKeys();
       w.publications_since_rebuild = 0;
     }
     return SlotTree<D>{std::move(bvh), std::move(slot_list)};
@@ -683,8 +708,7 @@ SceneMemory Scene<D>::Memory() const {
                       w.pending_removals.capacity() *
                           sizeof(std::pair<std::uint32_t, std::int64_t>) +
                       // Scratch for the trees' input, kept between batches.
-                      w.tree_boxes.capacity() * sizeof(Aabb<D>) +
-                      w.tree_slots.capacity() * sizeof(std::uint32_t);
+                      w.tree_boxes.capacity() * sizeof(Aabb<D>);
   memory.tree_bytes += w.build_scratch.MemoryBytes();
   for (const SlotTree<D>* tree : {&w.static_tree, &w.dynamic_tree}) {
     if (tree->bvh != nullptr) {

@@ -222,7 +222,6 @@ struct WriterState {
   std::vector<std::pair<std::uint32_t, std::int64_t>> pending_removals;
   // Scratch reused by every batch (capacity kept between calls).
   std::vector<Aabb<D>> tree_boxes;
-  std::vector<std::uint32_t> tree_slots;
   // One build scratch for every tree the writer builds (the trees then
   // hold only nodes, boxes and ids).
   typename broadphase::Bvh<D>::BuildScratch build_scratch;

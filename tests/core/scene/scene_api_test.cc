@@ -619,7 +619,7 @@ TEST(SceneMemoryTest, WithinTargets) {
         "tick\n",
         dim, memory.body_bytes / kBodies, memory.tree_bytes / kBodies, per_body,
         per_body_tick);
-    EXPECT_LE(per_body, dim == 2 ? 256.0 : 280.0);
+    EXPECT_LE(per_body, 256.0);
     EXPECT_LE(per_body_tick, 32.0);
   }
 }

@@ -74,6 +74,11 @@ class Bvh {
     // Frees the SAH builder's proxy copies (kept otherwise for the next
     // build).
     void ReleasePrims() { std::vector<BuildPrim>().swap(prims_); }
+    // Frees the Morton builder's keys (kept otherwise for the next build).
+    void ReleaseKeys() {
+      std::vector<std::uint64_t>().swap(keys_);
+      std::vector<std::uint64_t>().swap(keys_swap_);
+    }
 
    private:
     friend class Bvh;
