@@ -19,8 +19,9 @@ grpc::ServerUnaryReactor* RefuseDraining(grpc::CallbackServerContext* context) {
 
 // DEADLINE_EXCEEDED once the call's deadline has passed, CANCELLED once the
 // client has cancelled it, otherwise OK.
-absl::Status CallInterrupted(grpc::CallbackServerContext* context) {
-  if (context->deadline() <= std::chrono::system_clock::now()) {
+absl::Status CallInterrupted(grpc::CallbackServerContext* context,
+                             std::chrono::system_clock::time_point deadline) {
+  if (deadline <= std::chrono::system_clock::now()) {
     return absl::DeadlineExceededError("the call's deadline passed");
   }
   if (context->IsCancelled()) {
@@ -57,15 +58,15 @@ grpc::ServerUnaryReactor* QueryService::AnswerQuery(
     sator::v1::QueryResult* response) {
   DrainGate::Pass pass = drain_gate_.Enter();
   if (!pass.admitted()) return RefuseDraining(context);
-  if (absl::Status stop = CallInterrupted(context); !stop.ok()) {
+  if (absl::Status stop = CallInterrupted(context, context->deadline());
+      !stop.ok()) {
     return FinishGated(std::move(pass), ToGrpcStatus(stop));
   }
-  absl::StatusOr<sator::v1::QueryResult> result = run();
-  if (!result.ok()) {
-    return FinishGated(std::move(pass), ToGrpcStatus(result.status()));
-  }
-  response->Swap(&*result);
-  return FinishGated(std::move(pass), grpc::Status::OK);
+  // `run` writes into the response (on the call's arena) and leaves it
+  // untouched on error.
+  const absl::Status status = run();
+  if (!status.ok()) response->Clear();
+  return FinishGated(std::move(pass), ToGrpcStatus(status));
 }
 
 grpc::ServerUnaryReactor* QueryService::Overlap(
@@ -73,7 +74,8 @@ grpc::ServerUnaryReactor* QueryService::Overlap(
     const sator::v1::OverlapRequest* request,
     sator::v1::QueryResult* response) {
   return AnswerQuery(
-      context, [&] { return scene_queries_.Overlap(*request); }, response);
+      context, [&] { return scene_queries_.Overlap(*request, response); },
+      response);
 }
 
 grpc::ServerUnaryReactor* QueryService::Contacts(
@@ -81,14 +83,16 @@ grpc::ServerUnaryReactor* QueryService::Contacts(
     const sator::v1::ContactsRequest* request,
     sator::v1::QueryResult* response) {
   return AnswerQuery(
-      context, [&] { return scene_queries_.Contacts(*request); }, response);
+      context, [&] { return scene_queries_.Contacts(*request, response); },
+      response);
 }
 
 grpc::ServerUnaryReactor* QueryService::Sweep(
     grpc::CallbackServerContext* context,
     const sator::v1::SweepRequest* request, sator::v1::QueryResult* response) {
   return AnswerQuery(
-      context, [&] { return scene_queries_.Sweep(*request); }, response);
+      context, [&] { return scene_queries_.Sweep(*request, response); },
+      response);
 }
 
 grpc::ServerUnaryReactor* QueryService::Raycast(
@@ -96,7 +100,8 @@ grpc::ServerUnaryReactor* QueryService::Raycast(
     const sator::v1::RaycastRequest* request,
     sator::v1::QueryResult* response) {
   return AnswerQuery(
-      context, [&] { return scene_queries_.Raycast(*request); }, response);
+      context, [&] { return scene_queries_.Raycast(*request, response); },
+      response);
 }
 
 grpc::ServerUnaryReactor* QueryService::PointQuery(
@@ -104,7 +109,8 @@ grpc::ServerUnaryReactor* QueryService::PointQuery(
     const sator::v1::PointQueryRequest* request,
     sator::v1::QueryResult* response) {
   return AnswerQuery(
-      context, [&] { return scene_queries_.PointQuery(*request); }, response);
+      context, [&] { return scene_queries_.PointQuery(*request, response); },
+      response);
 }
 
 grpc::ServerUnaryReactor* QueryService::QueryBatch(
@@ -113,9 +119,14 @@ grpc::ServerUnaryReactor* QueryService::QueryBatch(
     sator::v1::QueryBatchResponse* response) {
   DrainGate::Pass pass = drain_gate_.Enter();
   if (!pass.admitted()) return RefuseDraining(context);
+  // Asked every few queries, maybe from two threads at once: the deadline
+  // is read once (gRPC converts it on every call), IsCancelled is
+  // thread-safe.
+  const std::chrono::system_clock::time_point deadline = context->deadline();
   const absl::Status status = scene_queries_.QueryBatch(
       *request, limits_.max_batch_queries,
-      [context] { return CallInterrupted(context); }, response);
+      [context, deadline] { return CallInterrupted(context, deadline); },
+      response);
   if (!status.ok()) response->Clear();
   return FinishGated(std::move(pass), ToGrpcStatus(status));
 }

@@ -7,6 +7,7 @@
 
 #include "proto/convert/geometry_convert.h"
 #include "sator/v1/query_service.grpc.pb.h"
+#include "server/arena_message_allocator.h"
 #include "server/drain_gate.h"
 #include "server/scene_queries.h"
 #include "server/scenes/scene_ops.h"
@@ -36,6 +37,16 @@ class QueryService final : public sator::v1::QueryService::CallbackService {
         ops_(ops),
         scene_queries_(scenes, shape_limits),
         sessions_(limits.max_sessions) {
+    // Requests and responses of the unary RPCs live on one protobuf arena
+    // per call (arena_message_allocator.h).
+    SetMessageAllocatorFor_Ping(&ping_allocator_);
+    SetMessageAllocatorFor_Overlap(&overlap_allocator_);
+    SetMessageAllocatorFor_Contacts(&contacts_allocator_);
+    SetMessageAllocatorFor_Sweep(&sweep_allocator_);
+    SetMessageAllocatorFor_Raycast(&raycast_allocator_);
+    SetMessageAllocatorFor_PointQuery(&point_allocator_);
+    SetMessageAllocatorFor_QueryBatch(&batch_allocator_);
+    SetMessageAllocatorFor_PairQuery(&pair_allocator_);
     // Open sessions would otherwise hold a drain up until their clients
     // leave: they end themselves when the gate closes.
     drain_gate_.OnClose([this] { sessions_.CloseAll(); });
@@ -94,12 +105,29 @@ class QueryService final : public sator::v1::QueryService::CallbackService {
   }
 
  private:
-  // Admits the call, runs `run` (returning StatusOr<QueryResult>) unless the
-  // call is already cancelled, and finishes it.
+  // Admits the call, runs `run` (returning absl::Status, writing the answer
+  // into `response`) unless the call is already cancelled, and finishes it.
   template <typename Run>
   grpc::ServerUnaryReactor* AnswerQuery(grpc::CallbackServerContext* context,
                                         Run run,
                                         sator::v1::QueryResult* response);
+
+  // Before everything the handlers use: gRPC may release a call's messages
+  // until the server is gone, and the server goes before this service.
+  template <typename Request, typename Response>
+  using OnArena = ArenaMessageAllocator<Request, Response>;
+  OnArena<sator::v1::PingRequest, sator::v1::PingResponse> ping_allocator_;
+  OnArena<sator::v1::OverlapRequest, sator::v1::QueryResult> overlap_allocator_;
+  OnArena<sator::v1::ContactsRequest, sator::v1::QueryResult>
+      contacts_allocator_;
+  OnArena<sator::v1::SweepRequest, sator::v1::QueryResult> sweep_allocator_;
+  OnArena<sator::v1::RaycastRequest, sator::v1::QueryResult> raycast_allocator_;
+  OnArena<sator::v1::PointQueryRequest, sator::v1::QueryResult>
+      point_allocator_;
+  OnArena<sator::v1::QueryBatchRequest, sator::v1::QueryBatchResponse>
+      batch_allocator_;
+  OnArena<sator::v1::PairQueryRequest, sator::v1::PairQueryResponse>
+      pair_allocator_;
 
   DrainGate& drain_gate_;
   const convert::ShapeLimits shape_limits_;

@@ -1,8 +1,14 @@
 // Scene queries for the service; see scene_queries.h.
 #include "server/scene_queries.h"
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <mutex>
+#include <system_error>
+#include <thread>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "proto/convert/field_path.h"
@@ -16,6 +22,14 @@ std::variant<scene::SceneSnapshot<2>, scene::SceneSnapshot<3>> TakeSnapshot(
     const HostedScene& scene) {
   if (scene.dimension() == 2) return scene.scene2()->Snapshot();
   return scene.scene3()->Snapshot();
+}
+
+// The value form of a query written through an output pointer.
+template <typename Fill>
+absl::StatusOr<sator::v1::QueryResult> IntoValue(Fill fill) {
+  sator::v1::QueryResult out;
+  if (absl::Status status = fill(&out); !status.ok()) return status;
+  return out;
 }
 
 void SetStatus(const absl::Status& status, sator::v1::Status* out) {
@@ -47,10 +61,12 @@ absl::StatusOr<std::shared_ptr<HostedScene>> SceneQueries::FindScene(
 }
 
 template <int D>
-absl::StatusOr<sator::v1::QueryResult> SceneQueries::Execute(
-    const SceneView& view, const scene::SceneSnapshot<D>& snapshot,
-    const scene::SceneQuery<D>& query, QueryKind kind,
-    absl::string_view query_path, absl::string_view options_path) const {
+absl::Status SceneQueries::Execute(const SceneView& view,
+                                   const scene::SceneSnapshot<D>& snapshot,
+                                   const scene::SceneQuery<D>& query,
+                                   QueryKind kind, absl::string_view query_path,
+                                   absl::string_view options_path,
+                                   sator::v1::QueryResult* out) const {
   const scene::QueryOptions& options = std::visit(
       [](const auto& request) -> const scene::QueryOptions& {
         return request.options;
@@ -83,16 +99,15 @@ absl::StatusOr<sator::v1::QueryResult> SceneQueries::Execute(
     return convert::SceneQueryError(result.status(), query_path, options_path);
   }
   if (recent_ != nullptr) recent_->Add<D>(view.scene().id(), query, *result);
-  sator::v1::QueryResult out;
-  convert::FromQueryResult<D>(*result, kind, &out);
-  return out;
+  convert::FromQueryResult<D>(*result, kind, out);
+  return absl::OkStatus();
 }
 
 template <typename KindMessage>
-absl::StatusOr<sator::v1::QueryResult> SceneQueries::ConvertAndExecute(
+absl::Status SceneQueries::ConvertAndExecute(
     const SceneView& view, const KindMessage& query,
     scene::QueryOptions options, QueryKind kind, absl::string_view query_path,
-    absl::string_view options_path) const {
+    absl::string_view options_path, sator::v1::QueryResult* out) const {
   if (view.dimension() == 2) {
     absl::StatusOr<scene::SceneQuery<2>> converted =
         convert::ToSceneQuery<2>(query, std::move(options), shape_limits_);
@@ -100,7 +115,7 @@ absl::StatusOr<sator::v1::QueryResult> SceneQueries::ConvertAndExecute(
       return convert::PrefixField(query_path, converted.status());
     }
     return Execute<2>(view, view.snapshot2(), *converted, kind, query_path,
-                      options_path);
+                      options_path, out);
   }
   absl::StatusOr<scene::SceneQuery<3>> converted =
       convert::ToSceneQuery<3>(query, std::move(options), shape_limits_);
@@ -108,12 +123,13 @@ absl::StatusOr<sator::v1::QueryResult> SceneQueries::ConvertAndExecute(
     return convert::PrefixField(query_path, converted.status());
   }
   return Execute<3>(view, view.snapshot3(), *converted, kind, query_path,
-                    options_path);
+                    options_path, out);
 }
 
 template <typename Request, typename KindMessage>
-absl::StatusOr<sator::v1::QueryResult> SceneQueries::RunUnary(
-    const Request& request, const KindMessage& query, QueryKind kind) const {
+absl::Status SceneQueries::RunUnary(const Request& request,
+                                    const KindMessage& query, QueryKind kind,
+                                    sator::v1::QueryResult* out) const {
   absl::StatusOr<std::shared_ptr<HostedScene>> scene =
       scenes_.Find(request.scene_id());
   if (!scene.ok()) return scene.status();
@@ -122,36 +138,68 @@ absl::StatusOr<sator::v1::QueryResult> SceneQueries::RunUnary(
   if (!options.ok()) return convert::PrefixField("options", options.status());
   const SceneView view(*std::move(scene));
   return ConvertAndExecute(view, query, *std::move(options), kind, "query",
-                           "options");
+                           "options", out);
+}
+
+absl::Status SceneQueries::Overlap(const sator::v1::OverlapRequest& request,
+                                   sator::v1::QueryResult* out) const {
+  return RunUnary(request, request.query(), QueryKind::kOverlap, out);
+}
+
+absl::Status SceneQueries::Contacts(const sator::v1::ContactsRequest& request,
+                                    sator::v1::QueryResult* out) const {
+  return RunUnary(request, request.query(), QueryKind::kContacts, out);
+}
+
+absl::Status SceneQueries::Sweep(const sator::v1::SweepRequest& request,
+                                 sator::v1::QueryResult* out) const {
+  return RunUnary(request, request.query(), QueryKind::kSweep, out);
+}
+
+absl::Status SceneQueries::Raycast(const sator::v1::RaycastRequest& request,
+                                   sator::v1::QueryResult* out) const {
+  return RunUnary(request, request.query(), QueryKind::kRaycast, out);
+}
+
+absl::Status SceneQueries::PointQuery(
+    const sator::v1::PointQueryRequest& request,
+    sator::v1::QueryResult* out) const {
+  return RunUnary(request, request.query(), QueryKind::kPoint, out);
 }
 
 absl::StatusOr<sator::v1::QueryResult> SceneQueries::Overlap(
     const sator::v1::OverlapRequest& request) const {
-  return RunUnary(request, request.query(), QueryKind::kOverlap);
+  return IntoValue([&](auto* out) { return Overlap(request, out); });
 }
 
 absl::StatusOr<sator::v1::QueryResult> SceneQueries::Contacts(
     const sator::v1::ContactsRequest& request) const {
-  return RunUnary(request, request.query(), QueryKind::kContacts);
+  return IntoValue([&](auto* out) { return Contacts(request, out); });
 }
 
 absl::StatusOr<sator::v1::QueryResult> SceneQueries::Sweep(
     const sator::v1::SweepRequest& request) const {
-  return RunUnary(request, request.query(), QueryKind::kSweep);
+  return IntoValue([&](auto* out) { return Sweep(request, out); });
 }
 
 absl::StatusOr<sator::v1::QueryResult> SceneQueries::Raycast(
     const sator::v1::RaycastRequest& request) const {
-  return RunUnary(request, request.query(), QueryKind::kRaycast);
+  return IntoValue([&](auto* out) { return Raycast(request, out); });
 }
 
 absl::StatusOr<sator::v1::QueryResult> SceneQueries::PointQuery(
     const sator::v1::PointQueryRequest& request) const {
-  return RunUnary(request, request.query(), QueryKind::kPoint);
+  return IntoValue([&](auto* out) { return PointQuery(request, out); });
 }
 
 absl::StatusOr<sator::v1::QueryResult> SceneQueries::Run(
     const SceneView& view, const sator::v1::Query& query) const {
+  return IntoValue([&](auto* out) { return Run(view, query, out); });
+}
+
+absl::Status SceneQueries::Run(const SceneView& view,
+                               const sator::v1::Query& query,
+                               sator::v1::QueryResult* out) const {
   absl::StatusOr<QueryKind> kind = convert::KindOf(query);
   if (!kind.ok()) return kind.status();
   absl::StatusOr<scene::QueryOptions> options =
@@ -161,53 +209,107 @@ absl::StatusOr<sator::v1::QueryResult> SceneQueries::Run(
   switch (*kind) {
     case QueryKind::kOverlap:
       return ConvertAndExecute(view, query.overlap(), *std::move(options),
-                               *kind, path, "options");
+                               *kind, path, "options", out);
     case QueryKind::kContacts:
       return ConvertAndExecute(view, query.contacts(), *std::move(options),
-                               *kind, path, "options");
+                               *kind, path, "options", out);
     case QueryKind::kSweep:
       return ConvertAndExecute(view, query.sweep(), *std::move(options), *kind,
-                               path, "options");
+                               path, "options", out);
     case QueryKind::kRaycast:
       return ConvertAndExecute(view, query.raycast(), *std::move(options),
-                               *kind, path, "options");
+                               *kind, path, "options", out);
     case QueryKind::kPoint:
       return ConvertAndExecute(view, query.point(), *std::move(options), *kind,
-                               path, "options");
+                               path, "options", out);
   }
   return absl::InternalError("unreachable query kind");
+}
+
+void SceneQueries::FillEntry(
+    const SceneView& view, const sator::v1::Query& query, int index,
+    sator::v1::QueryBatchResponse::Entry* entry) const {
+  // Straight into the entry: on the call's arena, a result built apart
+  // would be copied in.
+  const absl::Status status = Run(view, query, entry->mutable_result());
+  if (status.ok()) {
+    entry->mutable_status()->set_code(0);
+  } else {
+    entry->clear_result();
+    SetStatus(convert::PrefixIndex("queries", index, status),
+              entry->mutable_status());
+  }
 }
 
 absl::Status SceneQueries::QueryBatch(
     const sator::v1::QueryBatchRequest& request, int max_batch_queries,
     const Interrupt& interrupt, sator::v1::QueryBatchResponse* response) const {
-  if (request.queries_size() > max_batch_queries) {
+  const int count = request.queries_size();
+  if (count > max_batch_queries) {
     return absl::ResourceExhaustedError(
         absl::StrCat("queries: at most ", max_batch_queries,
-                     " queries per batch (--max_batch_queries), got ",
-                     request.queries_size()));
+                     " queries per batch (--max_batch_queries), got ", count));
   }
   absl::StatusOr<std::shared_ptr<HostedScene>> scene =
       scenes_.Find(request.scene_id());
   if (!scene.ok()) return scene.status();
   const SceneView view(*std::move(scene));
-  response->mutable_entries()->Reserve(request.queries_size());
-  for (int i = 0; i < request.queries_size(); ++i) {
-    if (interrupt) {
-      if (absl::Status stop = interrupt(); !stop.ok()) return stop;
+  response->mutable_entries()->Reserve(count);
+  const int threads =
+      count >= batch_threads_.min_queries ? batch_threads_.threads : 1;
+
+  if (threads <= 1) {
+    for (int begin = 0; begin < count; begin += kBatchChunk) {
+      if (interrupt) {
+        if (absl::Status stop = interrupt(); !stop.ok()) return stop;
+      }
+      const int end = std::min(count, begin + kBatchChunk);
+      for (int i = begin; i < end; ++i) {
+        FillEntry(view, request.queries(i), i, response->add_entries());
+      }
     }
-    sator::v1::QueryBatchResponse::Entry* entry = response->add_entries();
-    absl::StatusOr<sator::v1::QueryResult> result =
-        Run(view, request.queries(i));
-    if (result.ok()) {
-      entry->mutable_status()->set_code(0);
-      *entry->mutable_result() = *std::move(result);
-    } else {
-      SetStatus(convert::PrefixIndex("queries", i, result.status()),
-                entry->mutable_status());
+    return absl::OkStatus();
+  }
+
+  // Several threads take chunks of kBatchChunk queries from a shared
+  // counter (self-scheduling, as the core's RunQueryBatch); every entry is
+  // made here first, in order, so each thread writes only its own entries.
+  // Protobuf arenas are thread-safe for allocation.
+  for (int i = 0; i < count; ++i) response->add_entries();
+  std::atomic<int> next{0};
+  std::atomic<bool> stopped{false};
+  std::mutex stop_mutex;
+  absl::Status stop_status;
+  const auto work = [&] {
+    while (!stopped.load(std::memory_order_relaxed)) {
+      const int begin = next.fetch_add(kBatchChunk, std::memory_order_relaxed);
+      if (begin >= count) return;
+      if (interrupt) {
+        if (absl::Status stop = interrupt(); !stop.ok()) {
+          const std::lock_guard<std::mutex> lock(stop_mutex);
+          if (stop_status.ok()) stop_status = std::move(stop);
+          stopped.store(true, std::memory_order_relaxed);
+          return;
+        }
+      }
+      const int end = std::min(count, begin + kBatchChunk);
+      for (int i = begin; i < end; ++i) {
+        FillEntry(view, request.queries(i), i, response->mutable_entries(i));
+      }
+    }
+  };
+  std::vector<std::thread> helpers;
+  helpers.reserve(static_cast<std::size_t>(threads - 1));
+  for (int t = 1; t < threads; ++t) {
+    try {
+      helpers.emplace_back(work);
+    } catch (const std::system_error&) {
+      break;  // No thread to be had: the others (at least this one) finish.
     }
   }
-  return absl::OkStatus();
+  work();
+  for (std::thread& helper : helpers) helper.join();
+  return stop_status;
 }
 
 }  // namespace sator::server

@@ -98,57 +98,100 @@ class SceneQueries {
   absl::StatusOr<sator::v1::QueryResult> PointQuery(
       const sator::v1::PointQueryRequest& request) const;
 
+  // The same, writing the answer straight into `out` (an arena-allocated
+  // response in the service: no copy). `out` is left untouched on error.
+  absl::Status Overlap(const sator::v1::OverlapRequest& request,
+                       sator::v1::QueryResult* out) const;
+  absl::Status Contacts(const sator::v1::ContactsRequest& request,
+                        sator::v1::QueryResult* out) const;
+  absl::Status Sweep(const sator::v1::SweepRequest& request,
+                     sator::v1::QueryResult* out) const;
+  absl::Status Raycast(const sator::v1::RaycastRequest& request,
+                       sator::v1::QueryResult* out) const;
+  absl::Status PointQuery(const sator::v1::PointQueryRequest& request,
+                          sator::v1::QueryResult* out) const;
+
   // Returns OK to go on, or the status that stops a batch (DEADLINE_EXCEEDED,
-  // CANCELLED); asked before each query.
+  // CANCELLED); asked before every chunk of kBatchChunk queries, from
+  // several threads at once when the batch runs on several.
   using Interrupt = std::function<absl::Status()>;
 
-  // Runs every query of the batch on one snapshot, in order, one entry per
-  // query with its own status (paths relative to the query: "raycast.
-  // direction: zero length"). The call itself fails only for an unknown
-  // scene (NOT_FOUND), more than `max_batch_queries` queries
-  // (RESOURCE_EXHAUSTED), or when `interrupt` stops it.
+  // Queries run between two questions to the Interrupt (and taken at once
+  // by one thread of a parallel batch).
+  static constexpr int kBatchChunk = 16;
+
+  // Runs every query of the batch on one snapshot, one entry per query, in
+  // the request's order, each with its own status (paths relative to the
+  // query: "raycast.direction: zero length"). The call itself fails only for
+  // an unknown scene (NOT_FOUND), more than `max_batch_queries` queries
+  // (RESOURCE_EXHAUSTED), or when `interrupt` stops it; the response is then
+  // incomplete (the caller clears it).
   //
-  // Sequential on purpose: on this 2-core machine RunQueryBatch with two
-  // threads was slower than one for 1024 rays (docs/DESIGN.md, "Query
-  // batches"); concurrent calls already use both cores.
+  // A batch of at least BatchThreads::min_queries queries runs on
+  // BatchThreads::threads threads (docs/DESIGN.md, "Query batches", says
+  // how the threshold was chosen); the answer is the same either way.
   absl::Status QueryBatch(const sator::v1::QueryBatchRequest& request,
                           int max_batch_queries, const Interrupt& interrupt,
                           sator::v1::QueryBatchResponse* response) const;
+
+  // Sequential by default: on this shared 2-core machine two threads were
+  // not reliably faster for 1000 rays (docs/DESIGN.md, "Query batches").
+  struct BatchThreads {
+    int threads = 1;
+    int min_queries = 256;
+  };
+  // Set before serving starts (not thread-safe against running queries).
+  void set_batch_threads(BatchThreads batch_threads) {
+    batch_threads_ = batch_threads;
+  }
 
   // One query on `view` (errors relative to the Query: "options....",
   // "raycast...."). For sessions, which take a fresh view per query.
   absl::StatusOr<sator::v1::QueryResult> Run(
       const SceneView& view, const sator::v1::Query& query) const;
+  // The same, into `out` (untouched on error).
+  absl::Status Run(const SceneView& view, const sator::v1::Query& query,
+                   sator::v1::QueryResult* out) const;
 
   // The scene, for callers that keep it (sessions).
   absl::StatusOr<std::shared_ptr<HostedScene>> FindScene(
       const std::string& scene_id) const;
 
  private:
+  // Runs queries[index] of a batch into `entry`.
+  void FillEntry(const SceneView& view, const sator::v1::Query& query,
+                 int index, sator::v1::QueryBatchResponse::Entry* entry) const;
+
   template <typename Request, typename KindMessage>
-  absl::StatusOr<sator::v1::QueryResult> RunUnary(
-      const Request& request, const KindMessage& query,
-      convert::QueryKind kind) const;
+  absl::Status RunUnary(const Request& request, const KindMessage& query,
+                        convert::QueryKind kind,
+                        sator::v1::QueryResult* out) const;
 
   // Converts `query` (with options already converted) for the view's
   // dimension and executes it. Errors relative to the kind message.
   template <typename KindMessage>
-  absl::StatusOr<sator::v1::QueryResult> ConvertAndExecute(
-      const SceneView& view, const KindMessage& query,
-      scene::QueryOptions options, convert::QueryKind kind,
-      absl::string_view query_path, absl::string_view options_path) const;
+  absl::Status ConvertAndExecute(const SceneView& view,
+                                 const KindMessage& query,
+                                 scene::QueryOptions options,
+                                 convert::QueryKind kind,
+                                 absl::string_view query_path,
+                                 absl::string_view options_path,
+                                 sator::v1::QueryResult* out) const;
 
   // The one place every scene query runs: times it and reports it.
   template <int D>
-  absl::StatusOr<sator::v1::QueryResult> Execute(
-      const SceneView& view, const scene::SceneSnapshot<D>& snapshot,
-      const scene::SceneQuery<D>& query, convert::QueryKind kind,
-      absl::string_view query_path, absl::string_view options_path) const;
+  absl::Status Execute(const SceneView& view,
+                       const scene::SceneSnapshot<D>& snapshot,
+                       const scene::SceneQuery<D>& query,
+                       convert::QueryKind kind, absl::string_view query_path,
+                       absl::string_view options_path,
+                       sator::v1::QueryResult* out) const;
 
   const SceneRegistry& scenes_;
   const convert::ShapeLimits shape_limits_;
   QueryObserver observer_;
   RecentQueries* recent_ = nullptr;
+  BatchThreads batch_threads_;
 };
 
 }  // namespace sator::server

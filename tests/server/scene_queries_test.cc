@@ -4,11 +4,15 @@
 // QueryRecord each query reports.
 #include "server/scene_queries.h"
 
+#include <atomic>
+#include <cmath>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
 #include "gmock/gmock.h"
+#include "google/protobuf/arena.h"
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
 
@@ -293,6 +297,63 @@ TEST_F(SceneQueriesTest, ThreeDimensionalRaycast) {
   EXPECT_NEAR(ray->hits(0).point().z(), 4.0f, 1e-5f);
 }
 
+// The service writes answers straight into arena-allocated responses
+// (arena_message_allocator.h): the same answers, and nothing written on
+// error.
+TEST_F(SceneQueriesTest, WritesAnswersIntoArenaMessages) {
+  google::protobuf::Arena arena;
+  auto* ray =
+      google::protobuf::Arena::CreateMessage<sator::v1::QueryResult>(&arena);
+  ASSERT_TRUE(queries_
+                  .Raycast(Parse<sator::v1::RaycastRequest>(R"pb(
+                             scene_id: "space"
+                             query {
+                               direction { z: 1 }
+                               max_distance: 10
+                             }
+                           )pb"),
+                           ray)
+                  .ok());
+  ASSERT_EQ(ray->hits_size(), 1);
+  EXPECT_EQ(ray->hits(0).GetArena(), &arena);
+  EXPECT_NEAR(ray->hits(0).distance(), 4.0f, 1e-5f);
+  EXPECT_NEAR(ray->hits(0).normal().z(), -1.0f, 1e-5f);
+
+  auto* untouched =
+      google::protobuf::Arena::CreateMessage<sator::v1::QueryResult>(&arena);
+  const absl::Status bad =
+      queries_.Raycast(Parse<sator::v1::RaycastRequest>(R"pb(
+                         scene_id: "space"
+                         query { max_distance: 10 }
+                       )pb"),
+                       untouched);
+  EXPECT_EQ(bad.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(untouched->ByteSizeLong(), 0u);
+
+  const auto request = Parse<sator::v1::QueryBatchRequest>(R"pb(
+    scene_id: "flat"
+    queries {
+      raycast {
+        direction { x: 1 }
+        max_distance: 100
+      }
+    }
+    queries { raycast { max_distance: 100 } }
+    queries { point { point { x: 10 } } }
+  )pb");
+  auto* batch =
+      google::protobuf::Arena::CreateMessage<sator::v1::QueryBatchResponse>(
+          &arena);
+  ASSERT_TRUE(queries_.QueryBatch(request, 10, nullptr, batch).ok());
+  ASSERT_EQ(batch->entries_size(), 3);
+  EXPECT_EQ(batch->entries(0).result().hits(0).body_id(), 1u);
+  EXPECT_NEAR(batch->entries(0).result().hits(0).distance(), 4.0f, 1e-5f);
+  EXPECT_FALSE(batch->entries(1).has_result());
+  EXPECT_EQ(batch->entries(1).status().message(),
+            "queries[1].raycast.direction: zero length");
+  EXPECT_EQ(batch->entries(2).result().hits(0).body_id(), 2u);
+}
+
 TEST_F(SceneQueriesTest, RewindAnswersFromThePast) {
   // Tick 0: circle at x = 10; tick 1: x = 20.
   MoveCircle(1, 20.0f);
@@ -445,21 +506,115 @@ TEST_F(SceneQueriesTest, BatchLimitsAndInterruption) {
   EXPECT_THAT(too_many.message(), HasSubstr("at most 4"));
   EXPECT_THAT(too_many.message(), HasSubstr("got 5"));
 
+  request.set_scene_id("gone");
+  EXPECT_EQ(queries_.QueryBatch(request, 5, nullptr, &response).code(),
+            absl::StatusCode::kNotFound);
+
+  // Asked before every chunk of kBatchChunk queries: stopping at the third
+  // question leaves two chunks answered.
+  request.set_scene_id("flat");
+  while (request.queries_size() < 5 * SceneQueries::kBatchChunk) {
+    request.add_queries()->mutable_point()->mutable_point()->set_x(5);
+  }
   int asked = 0;
   response.Clear();
   const absl::Status stopped = queries_.QueryBatch(
-      request, 5,
+      request, 1000,
       [&asked]() -> absl::Status {
         return ++asked > 2 ? absl::DeadlineExceededError("deadline")
                            : absl::OkStatus();
       },
       &response);
   EXPECT_EQ(stopped.code(), absl::StatusCode::kDeadlineExceeded);
-  EXPECT_EQ(response.entries_size(), 2);  // Asked before each query.
+  EXPECT_EQ(asked, 3);
+  EXPECT_EQ(response.entries_size(), 2 * SceneQueries::kBatchChunk);
+}
 
-  request.set_scene_id("gone");
-  EXPECT_EQ(queries_.QueryBatch(request, 5, nullptr, &response).code(),
-            absl::StatusCode::kNotFound);
+// Rays straight up from (x, y, 0) against the sphere of radius 1 at
+// (0, 0, 5): those with x^2 + y^2 < 1 hit at distance
+// 5 - sqrt(1 - x^2 - y^2), the others miss. Checked on one thread and on
+// two, which must also agree entry for entry.
+TEST_F(SceneQueriesTest, ParallelBatchAnswersLikeTheSequentialOne) {
+  constexpr int kRays = 1000;
+  sator::v1::QueryBatchRequest request;
+  request.set_scene_id("space");
+  std::vector<float> expected(kRays, -1.0f);
+  for (int i = 0; i < kRays; ++i) {
+    const float x = -1.5f + 3.0f * static_cast<float>(i % 37) / 36.0f;
+    const float y = -1.5f + 3.0f * static_cast<float>(i % 23) / 22.0f;
+    sator::v1::RaycastQuery* ray = request.add_queries()->mutable_raycast();
+    ray->mutable_origin()->set_x(x);
+    ray->mutable_origin()->set_y(y);
+    ray->mutable_direction()->set_z(1.0f);
+    ray->set_max_distance(100.0f);
+    const float r2 = x * x + y * y;
+    if (r2 < 0.98f) expected[i] = 5.0f - std::sqrt(1.0f - r2);
+    if (r2 > 1.02f) expected[i] = 0.0f;  // A miss; near the rim: either.
+  }
+  // A broken query in the middle keeps its own status.
+  request.mutable_queries(500)->mutable_raycast()->clear_direction();
+
+  auto answer = [&](SceneQueries::BatchThreads threads) {
+    queries_.set_batch_threads(threads);
+    google::protobuf::Arena arena;
+    auto* response =
+        google::protobuf::Arena::CreateMessage<sator::v1::QueryBatchResponse>(
+            &arena);
+    int asked = 0;
+    std::mutex asked_mutex;
+    EXPECT_TRUE(queries_
+                    .QueryBatch(
+                        request, kRays,
+                        [&]() -> absl::Status {
+                          const std::lock_guard<std::mutex> lock(asked_mutex);
+                          ++asked;
+                          return absl::OkStatus();
+                        },
+                        response)
+                    .ok());
+    EXPECT_EQ(asked, kRays / SceneQueries::kBatchChunk + 1);
+    sator::v1::QueryBatchResponse copy = *response;
+    return copy;
+  };
+  const sator::v1::QueryBatchResponse one = answer({1, 1});
+  const sator::v1::QueryBatchResponse two = answer({2, 1});
+  ASSERT_EQ(one.entries_size(), kRays);
+  ASSERT_EQ(two.entries_size(), kRays);
+  for (int i = 0; i < kRays; ++i) {
+    SCOPED_TRACE(i);
+    EXPECT_EQ(one.entries(i).SerializeAsString(),
+              two.entries(i).SerializeAsString());
+    if (i == 500) {
+      EXPECT_EQ(two.entries(i).status().message(),
+                "queries[500].raycast.direction: zero length");
+      continue;
+    }
+    ASSERT_EQ(two.entries(i).status().code(), 0);
+    if (expected[i] > 0.0f) {
+      ASSERT_EQ(two.entries(i).result().hits_size(), 1);
+      EXPECT_NEAR(two.entries(i).result().hits(0).distance(), expected[i],
+                  1e-4f);
+    } else if (expected[i] == 0.0f) {
+      EXPECT_EQ(two.entries(i).result().hits_size(), 0);
+    }
+  }
+
+  // Stopped from the second thread's first chunk on: an error, whatever
+  // the first thread had done.
+  queries_.set_batch_threads({2, 1});
+  sator::v1::QueryBatchResponse stopped;
+  std::atomic<int> asked{0};
+  EXPECT_EQ(queries_
+                .QueryBatch(
+                    request, kRays,
+                    [&]() -> absl::Status {
+                      return asked.fetch_add(1) >= 1
+                                 ? absl::CancelledError("cancelled")
+                                 : absl::OkStatus();
+                    },
+                    &stopped)
+                .code(),
+            absl::StatusCode::kCancelled);
 }
 
 TEST_F(SceneQueriesTest, ObserverSeesEveryQuery) {
