@@ -17,6 +17,7 @@
 //   PoseUpdate<N>         one tick: every body moves (box2d: MoveProxy each)
 //   Batch<N>_Threads<T>   1024 rays through RunQueryBatch on T threads
 //   Raycast3D100k/sator   closest-hit rays in a 100k-box 3D scene
+//   RaycastService3D100k/sator  the same on sator-bench's scene and rays
 // 1M-body cases are registered only when --benchmark_filter names "1M".
 #include <cstdint>
 #include <map>
@@ -418,6 +419,80 @@ void Raycast3DSator(benchmark::State& state) {
       static_cast<double>(hits), benchmark::Counter::kAvgIterations);
 }
 
+// The scene of tools/sator-bench ("Service end to end" in
+// docs/PERFORMANCE.md), generated exactly as its BuildScene and QueryMaker
+// do with the default flags (--seed=1, --bodies=100000, --world_size=1000):
+// 100k static axis-aligned boxes, half extents in [0.25, 2], positions in a
+// 1000 m cube; rays from random points of the cube in random directions
+// (z + 0.01), 100 m, closest hit. The rays are those of worker 0.
+const SceneSnapshot<3>& ServiceSnapshot() {
+  static const SceneSnapshot<3>* snapshot = [] {
+    constexpr int kBodies = 100000;
+    constexpr std::uint64_t kSeed = 1;
+    std::mt19937_64 random(kSeed);
+    std::uniform_real_distribution<float> coord(0.0f, 1000.0f);
+    std::uniform_real_distribution<float> half(0.25f, 2.0f);
+    SceneOptions options;
+    options.max_bodies = kBodies;
+    auto* scene = Scene3::Create(options).value().release();
+    std::vector<BodyDesc<3>> bodies(kBodies);
+    for (int id = 0; id < kBodies; ++id) {
+      auto& body = bodies[static_cast<std::size_t>(id)];
+      body.id = static_cast<std::uint64_t>(id) + 1;
+      // Braced lists evaluate left to right, as in sator-bench.
+      body.shape = std::make_shared<const Shape3>(
+          Box3{{half(random), half(random), half(random)}});
+      body.pose = Pose3{{coord(random), coord(random), coord(random)}, {}};
+      body.motion = MotionType::kStatic;
+    }
+    (void)scene->UpsertBodies(bodies);
+    return new SceneSnapshot<3>(scene->Snapshot());
+  }();
+  return *snapshot;
+}
+
+struct ServiceRay {
+  Vec3 origin;
+  Vec3 direction;
+};
+
+std::vector<ServiceRay> ServiceRays() {
+  std::mt19937_64 random(1 * 7919 + 0);  // sator-bench's worker 0.
+  std::uniform_real_distribution<float> coord(0.0f, 1000.0f);
+  std::uniform_real_distribution<float> unit(-1.0f, 1.0f);
+  std::vector<ServiceRay> rays;
+  for (int i = 0; i < kQueryCount; ++i) {
+    ServiceRay ray;
+    ray.origin = Vec3{coord(random), coord(random), coord(random)};
+    ray.direction = Vec3{unit(random), unit(random), unit(random) + 0.01f};
+    rays.push_back(ray);
+  }
+  return rays;
+}
+
+void RaycastService3DSator(benchmark::State& state) {
+  const SceneSnapshot<3>& snapshot = ServiceSnapshot();
+  const std::vector<ServiceRay> rays = ServiceRays();
+  QueryOptions options;
+  options.mode = ResultMode::kClosest;
+  std::size_t q = 0;
+  std::int64_t hits = 0;
+  std::int64_t nodes = 0;
+  for (auto _ : state) {
+    const ServiceRay& ray = rays[q++ % kQueryCount];
+    const auto result =
+        snapshot.RayCast(ray.origin, ray.direction, 100.0f, options);
+    hits += static_cast<std::int64_t>(result->hits.size());
+    nodes += result->stats.node_visits;
+    Keep(result->hits.size());
+  }
+  state.SetItemsProcessed(state.iterations());
+  state.counters["hit_rate"] = benchmark::Counter(
+      static_cast<double>(hits), benchmark::Counter::kAvgIterations);
+  state.counters["node_visits"] = benchmark::Counter(
+      static_cast<double>(nodes), benchmark::Counter::kAvgIterations);
+}
+
 void RegisterSize(int n, const std::string& label) {
   auto add = [](const std::string& name, auto function) {
     benchmark::RegisterBenchmark(name.c_str(), function)
@@ -456,6 +531,9 @@ int main(int argc, char** argv) {
   sator::scene::RegisterSize(100000, "100k");
   benchmark::RegisterBenchmark("Raycast3D100k/sator",
                                sator::scene::Raycast3DSator)
+      ->Unit(benchmark::kMicrosecond);
+  benchmark::RegisterBenchmark("RaycastService3D100k/sator",
+                               sator::scene::RaycastService3DSator)
       ->Unit(benchmark::kMicrosecond);
   if (benchmark::GetBenchmarkFilter().find("1M") != std::string::npos) {
     sator::scene::RegisterSize(1000000, "1M");

@@ -76,8 +76,8 @@ absl::Status Bvh<D>::Build(std::span<const Aabb<D>> boxes) {
 }
 
 template <int D>
-absl::Status Bvh<D>::Build(std::span<const Aabb<D>> boxes,
-                           BuildScratch* scratch) {
+absl::Status Bvh<D>::BuildTree(std::span<const Aabb<D>> boxes,
+                               BuildScratch* scratch) {
   if (boxes.size() > std::size_t{1} << 30) {
     return absl::ResourceExhaustedError(absl::StrFormat(
         "%d boxes exceed the BVH's limit of 2^30", boxes.size()));
@@ -471,6 +471,7 @@ absl::Status Bvh<D>::Refit(std::span<const Aabb<D>> boxes) {
     leaf_boxes_[k] = boxes[leaf_ids_[k]];
   }
   RefitNodes();
+  UpdateWideNodes();
   return absl::OkStatus();
 }
 
@@ -500,6 +501,7 @@ absl::Status Bvh<D>::RefitFrom(const Bvh& source,
     leaf_boxes_[k] = boxes[leaf_ids_[k]];
   }
   RefitNodes();
+  UpdateWideNodes();
   return absl::OkStatus();
 }
 
@@ -525,6 +527,7 @@ int Bvh<D>::Height() const {
 template <int D>
 std::size_t Bvh<D>::MemoryBytes() const {
   return nodes_.capacity() * sizeof(Node) +
+         wide_.capacity() * sizeof(WideNode) +
          leaf_boxes_.capacity() * sizeof(Aabb<D>) +
          leaf_ids_.capacity() * sizeof(std::uint32_t) + scratch_.MemoryBytes();
 }

@@ -19,6 +19,7 @@
 
 #include <cmath>
 
+#include "box_overlap_axes.h"
 #include "convex_closest.h"
 #include "sator/core/geometry3d/contact3d.h"
 #include "sator/core/geometry3d/overlap3d.h"
@@ -71,21 +72,13 @@ struct Frame {
 bool OverlapBoxBox(const Box3& a, const Box3& b, const Pose3& b_in_a) {
   const Vec3 ha = a.half_extents;
   const Vec3 hb = b.half_extents;
-  // Each box lies in the ball of radius |h| about its centre: centres
-  // farther apart than the two radii cannot overlap (a cheap early exit;
-  // squared twice to stay free of square roots:
-  // |t| > |ha| + |hb|  <=>  |t|^2 - |ha|^2 - |hb|^2 > 2 |ha| |hb|).
-  const float t_sq = LengthSquared(b_in_a.position);
-  const float ra_sq = LengthSquared(ha);
-  const float rb_sq = LengthSquared(hb);
-  const float excess = t_sq - ra_sq - rb_sq;
-  if (excess > 0.0f && excess * excess > 4.0f * ra_sq * rb_sq) return false;
+  const Vec3 t = b_in_a.position;
+  if (internal::BoundingSpheresApart(t, ha, hb)) return false;
   // R row by row (the quaternion-to-matrix formula), each of A's face axes
   // tested as soon as its row exists: pairs separated along A's axes skip
   // the rest. |R| carries Ericson's epsilon.
-  constexpr float kEps = 1e-6f;
+  constexpr float kEps = internal::kBoxOverlapEpsilon;
   const Quat q = b_in_a.rotation;
-  const Vec3 t = b_in_a.position;
   const float x2 = q.x + q.x;
   const float y2 = q.y + q.y;
   const float z2 = q.z + q.z;
@@ -98,87 +91,33 @@ bool OverlapBoxBox(const Box3& a, const Box3& b, const Pose3& b_in_a) {
   const float wx = q.w * x2;
   const float wy = q.w * y2;
   const float wz = q.w * z2;
-  const float r00 = 1.0f - (yy + zz);
-  const float r01 = xy - wz;
-  const float r02 = xz + wy;
-  const float a00 = std::fabs(r00) + kEps;
-  const float a01 = std::fabs(r01) + kEps;
-  const float a02 = std::fabs(r02) + kEps;
-  if (std::fabs(t.x) > ha.x + hb.x * a00 + hb.y * a01 + hb.z * a02) {
+  float r[3][3];
+  float abs_r[3][3];
+  r[0][0] = 1.0f - (yy + zz);
+  r[0][1] = xy - wz;
+  r[0][2] = xz + wy;
+  for (int j = 0; j < 3; ++j) abs_r[0][j] = std::fabs(r[0][j]) + kEps;
+  if (std::fabs(t.x) >
+      ha.x + hb.x * abs_r[0][0] + hb.y * abs_r[0][1] + hb.z * abs_r[0][2]) {
     return false;
   }
-  const float r10 = xy + wz;
-  const float r11 = 1.0f - (xx + zz);
-  const float r12 = yz - wx;
-  const float a10 = std::fabs(r10) + kEps;
-  const float a11 = std::fabs(r11) + kEps;
-  const float a12 = std::fabs(r12) + kEps;
-  if (std::fabs(t.y) > ha.y + hb.x * a10 + hb.y * a11 + hb.z * a12) {
+  r[1][0] = xy + wz;
+  r[1][1] = 1.0f - (xx + zz);
+  r[1][2] = yz - wx;
+  for (int j = 0; j < 3; ++j) abs_r[1][j] = std::fabs(r[1][j]) + kEps;
+  if (std::fabs(t.y) >
+      ha.y + hb.x * abs_r[1][0] + hb.y * abs_r[1][1] + hb.z * abs_r[1][2]) {
     return false;
   }
-  const float r20 = xz - wy;
-  const float r21 = yz + wx;
-  const float r22 = 1.0f - (xx + yy);
-  const float a20 = std::fabs(r20) + kEps;
-  const float a21 = std::fabs(r21) + kEps;
-  const float a22 = std::fabs(r22) + kEps;
-  if (std::fabs(t.z) > ha.z + hb.x * a20 + hb.y * a21 + hb.z * a22) {
+  r[2][0] = xz - wy;
+  r[2][1] = yz + wx;
+  r[2][2] = 1.0f - (xx + yy);
+  for (int j = 0; j < 3; ++j) abs_r[2][j] = std::fabs(r[2][j]) + kEps;
+  if (std::fabs(t.z) >
+      ha.z + hb.x * abs_r[2][0] + hb.y * abs_r[2][1] + hb.z * abs_r[2][2]) {
     return false;
   }
-  // B's face axes.
-  if (std::fabs(t.x * r00 + t.y * r10 + t.z * r20) >
-      ha.x * a00 + ha.y * a10 + ha.z * a20 + hb.x) {
-    return false;
-  }
-  if (std::fabs(t.x * r01 + t.y * r11 + t.z * r21) >
-      ha.x * a01 + ha.y * a11 + ha.z * a21 + hb.y) {
-    return false;
-  }
-  if (std::fabs(t.x * r02 + t.y * r12 + t.z * r22) >
-      ha.x * a02 + ha.y * a12 + ha.z * a22 + hb.z) {
-    return false;
-  }
-  // A_i x B_j, Ericson's table written out (see the top of the file).
-  // L = A0 x B0, A0 x B1, A0 x B2.
-  if (std::fabs(t.z * r10 - t.y * r20) >
-      ha.y * a20 + ha.z * a10 + hb.y * a02 + hb.z * a01) {
-    return false;
-  }
-  if (std::fabs(t.z * r11 - t.y * r21) >
-      ha.y * a21 + ha.z * a11 + hb.x * a02 + hb.z * a00) {
-    return false;
-  }
-  if (std::fabs(t.z * r12 - t.y * r22) >
-      ha.y * a22 + ha.z * a12 + hb.x * a01 + hb.y * a00) {
-    return false;
-  }
-  // L = A1 x B0, A1 x B1, A1 x B2.
-  if (std::fabs(t.x * r20 - t.z * r00) >
-      ha.x * a20 + ha.z * a00 + hb.y * a12 + hb.z * a11) {
-    return false;
-  }
-  if (std::fabs(t.x * r21 - t.z * r01) >
-      ha.x * a21 + ha.z * a01 + hb.x * a12 + hb.z * a10) {
-    return false;
-  }
-  if (std::fabs(t.x * r22 - t.z * r02) >
-      ha.x * a22 + ha.z * a02 + hb.x * a11 + hb.y * a10) {
-    return false;
-  }
-  // L = A2 x B0, A2 x B1, A2 x B2.
-  if (std::fabs(t.y * r00 - t.x * r10) >
-      ha.x * a10 + ha.y * a00 + hb.y * a22 + hb.z * a21) {
-    return false;
-  }
-  if (std::fabs(t.y * r01 - t.x * r11) >
-      ha.x * a11 + ha.y * a01 + hb.x * a22 + hb.z * a20) {
-    return false;
-  }
-  if (std::fabs(t.y * r02 - t.x * r12) >
-      ha.x * a12 + ha.y * a02 + hb.x * a21 + hb.y * a20) {
-    return false;
-  }
-  return true;
+  return !internal::SeparatedOnBAndEdgeAxes(ha, hb, t, r, abs_r);
 }
 
 namespace {
@@ -220,7 +159,11 @@ template <int I, int J>
 // computed without branches and the largest picked; the 9 edge pairs
 // A_i x B_j (numbered 6 + 3 i + j) are compared against it without square
 // roots.
-internal::SatAxis AxisFromFrame(const Box3& a, const Box3& b, const Frame& f) {
+// With `faces_decide_separation`, a pair that a face axis separates skips
+// the edge axes and reports the best face axis (a separating axis and a
+// lower bound on the distance, as ContactHullHull does).
+internal::SatAxis AxisFromFrame(const Box3& a, const Box3& b, const Frame& f,
+                                bool faces_decide_separation) {
   const float ha[3] = {a.half_extents.x, a.half_extents.y, a.half_extents.z};
   const float hb[3] = {b.half_extents.x, b.half_extents.y, b.half_extents.z};
   float tb[3];
@@ -247,15 +190,17 @@ internal::SatAxis AxisFromFrame(const Box3& a, const Box3& b, const Frame& f) {
   // decides without a square root; only a winner is normalised. Unrolled
   // (TryEdge<i, j>) so every index is a constant.
   EdgeBest edge{best_sep, 0.0f, 0.0f, best};
-  TryEdge<0, 0>(ha, hb, f, &edge);
-  TryEdge<0, 1>(ha, hb, f, &edge);
-  TryEdge<0, 2>(ha, hb, f, &edge);
-  TryEdge<1, 0>(ha, hb, f, &edge);
-  TryEdge<1, 1>(ha, hb, f, &edge);
-  TryEdge<1, 2>(ha, hb, f, &edge);
-  TryEdge<2, 0>(ha, hb, f, &edge);
-  TryEdge<2, 1>(ha, hb, f, &edge);
-  TryEdge<2, 2>(ha, hb, f, &edge);
+  if (!(faces_decide_separation && best_sep > 0.0f)) {
+    TryEdge<0, 0>(ha, hb, f, &edge);
+    TryEdge<0, 1>(ha, hb, f, &edge);
+    TryEdge<0, 2>(ha, hb, f, &edge);
+    TryEdge<1, 0>(ha, hb, f, &edge);
+    TryEdge<1, 1>(ha, hb, f, &edge);
+    TryEdge<1, 2>(ha, hb, f, &edge);
+    TryEdge<2, 0>(ha, hb, f, &edge);
+    TryEdge<2, 1>(ha, hb, f, &edge);
+    TryEdge<2, 2>(ha, hb, f, &edge);
+  }
   best_sep = edge.sep;
   best = edge.index;
   const float best_dist = edge.dist;
@@ -300,7 +245,8 @@ internal::SatAxis AxisFromFrame(const Box3& a, const Box3& b, const Frame& f) {
 namespace internal {
 
 SatAxis BoxBoxAxis(const Box3& a, const Box3& b, const Pose3& b_in_a) {
-  return AxisFromFrame(a, b, MakeFrame(b_in_a, 0.0f));
+  return AxisFromFrame(a, b, MakeFrame(b_in_a, 0.0f),
+                       /*faces_decide_separation=*/false);
 }
 
 }  // namespace internal
@@ -327,23 +273,36 @@ int ClipBoxFace(Vec3 hr, int i, float s, Vec3 hi, const float rot[3][3], Vec3 t,
     }
   }
   const float face_sign = (rot[i][j] * s > 0.0f) ? -1.0f : 1.0f;
-  const int j1 = (j + 1) % 3;
-  const int j2 = (j + 2) % 3;
-  const Vec3 axis_j{rot[0][j], rot[1][j], rot[2][j]};
-  const Vec3 axis_j1{rot[0][j1], rot[1][j1], rot[2][j1]};
-  const Vec3 axis_j2{rot[0][j2], rot[1][j2], rot[2][j2]};
-  const Vec3 centre = t + (face_sign * hi[j]) * axis_j;
-  const Vec3 u = hi[j1] * axis_j1;
-  const Vec3 v = hi[j2] * axis_j2;
-  Vec3 buf_a[8] = {centre + u + v, centre - u + v, centre - u - v,
-                   centre + u - v};
-  Vec3 buf_b[8];
+  const int j1 = j == 2 ? 0 : j + 1;
+  const int j2 = j == 0 ? 2 : j - 1;
+  const float h_j = face_sign * hi[j];
+  const float h_j1 = hi[j1];
+  const float h_j2 = hi[j2];
+  const float tt[3] = {t.x, t.y, t.z};
+  // The incident face's corners as plain coordinate triples (the clipping
+  // indexes coordinates by a runtime axis, which Vec3's operator[] makes
+  // slow).
+  struct P {
+    float c[3];
+  };
+  P buf_a[8];
+  P buf_b[8];
+  for (int r = 0; r < 3; ++r) {
+    const float centre = tt[r] + h_j * rot[r][j];
+    const float u = h_j1 * rot[r][j1];
+    const float v = h_j2 * rot[r][j2];
+    buf_a[0].c[r] = centre + u + v;
+    buf_a[1].c[r] = centre - u + v;
+    buf_a[2].c[r] = centre - u - v;
+    buf_a[3].c[r] = centre + u - v;
+  }
   int n = 4;
-  Vec3* in = buf_a;
-  Vec3* out = buf_b;
-  const int i1 = (i + 1) % 3;
-  const int i2 = (i + 2) % 3;
-  // Side planes: sign * x_k <= hr[k].
+  P* in = buf_a;
+  P* out = buf_b;
+  const int i1 = i == 2 ? 0 : i + 1;
+  const int i2 = i == 0 ? 2 : i - 1;
+  // Side planes: sign * x_k <= hr[k] (Sutherland-Hodgman, one plane at a
+  // time).
   const int ks[4] = {i1, i1, i2, i2};
   const float signs[4] = {1.0f, -1.0f, 1.0f, -1.0f};
   for (int p = 0; p < 4 && n > 0; ++p) {
@@ -351,30 +310,36 @@ int ClipBoxFace(Vec3 hr, int i, float s, Vec3 hi, const float rot[3][3], Vec3 t,
     const float sg = signs[p];
     const float limit = hr[k];
     int m = 0;
-    Vec3 prev = in[n - 1];
-    float d_prev = sg * prev[k] - limit;
+    P prev = in[n - 1];
+    float d_prev = sg * prev.c[k] - limit;
     for (int q = 0; q < n; ++q) {
-      const Vec3 cur = in[q];
-      const float d_cur = sg * cur[k] - limit;
+      const P cur = in[q];
+      const float d_cur = sg * cur.c[k] - limit;
       if ((d_prev <= 0.0f) != (d_cur <= 0.0f)) {
-        out[m++] = prev + (d_prev / (d_prev - d_cur)) * (cur - prev);
+        const float f = d_prev / (d_prev - d_cur);
+        P x;
+        for (int r = 0; r < 3; ++r) {
+          x.c[r] = prev.c[r] + f * (cur.c[r] - prev.c[r]);
+        }
+        out[m++] = x;
       }
       if (d_cur <= 0.0f) out[m++] = cur;
       prev = cur;
       d_prev = d_cur;
     }
     n = m;
-    Vec3* tmp = in;
+    P* tmp = in;
     in = out;
     out = tmp;
   }
+  const float face = hr[i];
   int count = 0;
   for (int q = 0; q < n; ++q) {
-    const float depth = hr[i] - s * in[q][i];
+    const float depth = face - s * in[q].c[i];
     if (depth >= 0.0f) {
-      Vec3 p = in[q];
-      p[i] += s * 0.5f * depth;
-      points[count] = p;
+      P p = in[q];
+      p.c[i] += s * 0.5f * depth;
+      points[count] = {p.c[0], p.c[1], p.c[2]};
       depths[count] = depth;
       ++count;
     }
@@ -387,7 +352,8 @@ int ClipBoxFace(Vec3 hr, int i, float s, Vec3 hi, const float rot[3][3], Vec3 t,
 ContactResult<3> ContactBoxBox(const Box3& a, const Box3& b,
                                const Pose3& b_in_a) {
   const Frame f = MakeFrame(b_in_a, 0.0f);
-  const internal::SatAxis axis = AxisFromFrame(a, b, f);
+  const internal::SatAxis axis =
+      AxisFromFrame(a, b, f, /*faces_decide_separation=*/true);
   ContactResult<3> result;
   result.normal = axis.normal;
   result.depth = -axis.separation;

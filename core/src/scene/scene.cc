@@ -582,6 +582,8 @@ void Scene<D>::Publish() {
     bvh_options.method = motion == MotionType::kStatic
                              ? broadphase::BvhBuildMethod::kBinnedSah
                              : broadphase::BvhBuildMethod::kMorton;
+    // Static trees, rebuilt rarely, also keep 4-wide nodes for rays.
+    bvh_options.wide_ray_nodes = motion == MotionType::kStatic;
     auto make_tree = [&bvh_options] {
       return std::make_unique<broadphase::Bvh<D>>(
           std::move(broadphase::Bvh<D>::Create(bvh_options).value()));

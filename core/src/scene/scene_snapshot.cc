@@ -338,6 +338,39 @@ absl::Status RunCastQuery(QueryRunner<D>& runner, const Aabb<D>& box,
   return status;
 }
 
+// Ray queries: as RunCastQuery, with the trees' ray traversal (the same
+// candidates as a box cast of the zero box at the origin, found faster).
+template <int D, typename Narrow>
+absl::Status RunRayQuery(QueryRunner<D>& runner, Vec<D> origin,
+                         Vec<D> translation, Narrow&& narrow) {
+  absl::Status status;
+  runner.ForEachTree([&](const SlotTree<D>& tree) {
+    if (!status.ok() || runner.done()) return;
+    const std::vector<std::uint32_t>& slots = *tree.slots;
+    broadphase::RayCastInput<D> input{origin, translation, 1.0f};
+    if (std::optional<float> clip = runner.clip_key()) {
+      input.max_fraction = std::min(1.0f, *clip + kClipSlack);
+    }
+    runner.stats += tree.bvh->RayCast(
+        input,
+        [&](std::uint32_t proxy, const broadphase::RayCastInput<D>&) -> float {
+          const BodyAtTick<D> body = runner.Resolve(slots[proxy]);
+          if (body.record == nullptr) return -1.0f;
+          absl::StatusOr<std::optional<float>> hit = narrow(body);
+          if (!hit.ok()) {
+            status = hit.status();
+            return 0.0f;
+          }
+          if (runner.done()) return 0.0f;
+          if (std::optional<float> clip = runner.clip_key()) {
+            return std::min(1.0f, *clip + kClipSlack);
+          }
+          return -1.0f;
+        });
+  });
+  return status;
+}
+
 template <int D>
 QueryHit<D> BaseHit(const BodyRecord<D>& record) {
   QueryHit<D> hit;
@@ -513,9 +546,8 @@ absl::StatusOr<QueryResult<D>> SceneSnapshot<D>::RayCast(
   QueryRunner<D> runner(*data_, options, tick->frame, tick->fraction);
   const Ray<D> ray{origin, unit, max_distance};
   const Vec<D> translation = unit * max_distance;
-  const Aabb<D> box{origin, origin};
-  absl::Status status = RunCastQuery<D>(
-      runner, box, translation,
+  absl::Status status = RunRayQuery<D>(
+      runner, origin, translation,
       [&](const BodyAtTick<D>& body) -> absl::StatusOr<std::optional<float>> {
         absl::StatusOr<RayResult<D>> cast =
             ShapeOps<D>::RayCast(*body.record->shape, body.pose, ray);

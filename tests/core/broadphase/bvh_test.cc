@@ -154,7 +154,9 @@ TYPED_TEST(BvhTest, RandomSetsMatchBruteForce) {
                                              ? BvhBuildMethod::kMorton
                                              : BvhBuildMethod::kBinnedSah,
                                .bin_count = seed % 3 == 0 ? 2 : 16,
-                               .max_leaf_size = static_cast<int>(seed % 5) + 1};
+                               .max_leaf_size = static_cast<int>(seed % 5) + 1,
+                               // Rays over the 4-wide nodes in odd seeds.
+                               .wide_ray_nodes = seed % 2 == 1};
       auto bvh = *Bvh<D>::Create(options);
       std::vector<Aabb<D>> boxes;
       const int layout = static_cast<int>(seed % 4);
@@ -218,7 +220,7 @@ TYPED_TEST(BvhTest, RefitFromAndSharedScratch) {
       for (int i = 0; i < size; ++i) {
         boxes.push_back(RandomBox<D>(rng, kWorld, 0.0f, 2.0f));
       }
-      auto source = *Bvh<D>::Create({.method = method});
+      auto source = *Bvh<D>::Create({.method = method, .wide_ray_nodes = true});
       auto own = *Bvh<D>::Create({.method = method});
       ASSERT_TRUE(source.Build(boxes, &scratch).ok());
       ASSERT_TRUE(own.Build(boxes).ok());

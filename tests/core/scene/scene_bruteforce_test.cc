@@ -216,6 +216,12 @@ Query<D> RandomQuery(Rng& rng, const Model<D>& model) {
   } else {
     q.vector = Dim<D>::RandomUnit(rng);
   }
+  if (q.kind == Kind::kRay && rng.Chance(0.2f)) {
+    // Parallel to a slab: a zero component (the trees' parallel-axis path;
+    // the others take the ray traversals, wide nodes in the static tree).
+    q.vector[rng.Int(0, D - 1)] = 0.0f;
+    if (q.vector == Vec<D>{}) q.vector[0] = 1.0f;
+  }
   q.max_distance = rng.Uniform(0.5f, 25.0f);
   q.options.filter = RandomFilter(rng, model);
   q.options.mode = static_cast<ResultMode>(rng.Int(0, 3));

@@ -16,6 +16,19 @@ bool Overlap(const ConvexShape3& a, const Pose3& pose_a, const ConvexShape3& b,
 
 // OBB-OBB with 15 axes (Gottschalk 1996; Ericson 4.4.1).
 bool OverlapBoxBox(const Box3& a, const Box3& b, const Pose3& b_in_a);
+
+// An oriented box with its frame already worked out, as a bounding-volume
+// tree or a broad phase caches it: centre, unit axes (the box's local x, y
+// and z, orthonormal) and half extents, all in one frame (usually the
+// world). OverlapObbObb is the OBB-OBB test without the quaternion to
+// matrix conversion (the same axes and tolerances as OverlapBoxBox).
+struct Obb3 {
+  Vec3 center;
+  Vec3 axes[3];
+  Vec3 half_extents;
+};
+Obb3 MakeObb(const Box3& box, const Pose3& pose);
+bool OverlapObbObb(const Obb3& a, const Obb3& b);
 // Triangle-box with 13 axes (Akenine-Moller 2001); the triangle is B.
 bool OverlapBoxTriangle(const Box3& a, const Triangle3& b, const Pose3& b_in_a);
 // The same test with the triangle as A.
