@@ -3,7 +3,7 @@
 JOBS ?= $(shell nproc)
 RUN_ARGS ?=
 
-.PHONY: all build bootstrap configure run test test-asan test-tsan bench plots fuzz format tidy clean
+.PHONY: all build bootstrap configure run test test-asan test-tsan bench plots fuzz soak format tidy clean
 
 all: build
 
@@ -67,3 +67,10 @@ fuzz: bootstrap
 	  -DSATOR_WITH_ORACLES=OFF -DSATOR_ONLY_DIRS=tests/fuzz >/dev/null
 	@cmake --build build-fuzz -j $(JOBS) --target sator_fuzzers
 	@scripts/run-fuzzers build-fuzz $(FUZZ_SECONDS)
+
+# Soak (docs/OPERATIONS.md): a fixed-rate mixed load on a fresh satord for
+# SOAK_SECONDS; fails on any error or RSS growth above 5% after warm-up.
+SOAK_SECONDS ?= 60
+soak: configure
+	@cmake --build build -j $(JOBS) --target satord sator-soak
+	@build/bin/sator-soak --satord=build/bin/satord --duration=$(SOAK_SECONDS)s

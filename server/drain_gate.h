@@ -6,6 +6,11 @@
 // closes this gate (new calls get UNAVAILABLE, which clients retry
 // elsewhere), waits until the calls already admitted finish, and only then
 // shuts gRPC down with an immediate deadline.
+//
+// The gate also applies the in-flight request limit (overload_limiter.h):
+// Enter, for a unary call, takes a slot of the limiter and is refused with
+// RESOURCE_EXHAUSTED when none is free; EnterStream, for a Session stream
+// (limited by --max_sessions instead), does not.
 #ifndef SATOR_SERVER_DRAIN_GATE_H_
 #define SATOR_SERVER_DRAIN_GATE_H_
 
@@ -18,34 +23,67 @@
 
 #include "absl/status/status.h"
 #include "absl/time/time.h"
+#include "grpcpp/server_context.h"
 #include "grpcpp/support/server_callback.h"
+#include "server/overload/overload_limiter.h"
 
 namespace sator::server {
 
 class DrainGate {
  public:
   // Admits one call; the returned Pass releases it when destroyed (or on
-  // Release). A pass that is not `admitted()` carries an UNAVAILABLE status
-  // to return to the caller.
+  // Release). A pass that is not `admitted()` carries the status to return
+  // to the caller (`refusal()`): UNAVAILABLE while draining,
+  // RESOURCE_EXHAUSTED at the in-flight limit.
   class Pass {
    public:
     Pass() = default;
     ~Pass() { Release(); }
-    Pass(Pass&& other) noexcept : gate_(other.gate_) { other.gate_ = nullptr; }
+    Pass(Pass&& other) noexcept
+        : gate_(other.gate_),
+          limited_(other.limited_),
+          overloaded_(other.overloaded_),
+          limiter_(other.limiter_) {
+      other.gate_ = nullptr;
+      other.limited_ = false;
+    }
     Pass& operator=(Pass&& other) noexcept;
     Pass(const Pass&) = delete;
     Pass& operator=(const Pass&) = delete;
 
     bool admitted() const { return gate_ != nullptr; }
+    // Refused at the in-flight limit (not draining).
+    bool overloaded() const { return overloaded_; }
+    // Why the pass was refused (OK when admitted).
+    absl::Status refusal() const;
+    // The retry hint of an overloaded refusal.
+    absl::Duration retry_after() const {
+      return limiter_ != nullptr ? limiter_->retry_after()
+                                 : absl::ZeroDuration();
+    }
     void Release();
 
    private:
     friend class DrainGate;
-    explicit Pass(DrainGate* gate) : gate_(gate) {}
+    explicit Pass(DrainGate* gate, bool limited)
+        : gate_(gate), limited_(limited) {}
     DrainGate* gate_ = nullptr;
+    // Holds a slot of the gate's limiter.
+    bool limited_ = false;
+    // When refused: by the limiter (else by the drain), which outlives every
+    // pass and words the refusal.
+    bool overloaded_ = false;
+    const OverloadLimiter* limiter_ = nullptr;
   };
 
+  // Sets the limiter Enter applies (before serving; it must outlive the
+  // gate's passes). Without one, only the drain refuses.
+  void set_overload_limiter(OverloadLimiter* limiter) { limiter_ = limiter; }
+
+  // For a unary call: subject to the drain and to the in-flight limit.
   Pass Enter();
+  // For a stream: subject to the drain only.
+  Pass EnterStream();
   static absl::Status DrainingStatus();
 
   // Closes the gate: every later Enter is refused. Then runs the close
@@ -63,8 +101,10 @@ class DrainGate {
   std::int64_t in_flight() const;
 
  private:
-  void Leave();
+  Pass Admit(bool limited);
+  void Leave(bool limited);
 
+  OverloadLimiter* limiter_ = nullptr;
   // std::mutex rather than absl::Mutex: Debian's Abseil is a shared library
   // built without ThreadSanitizer, which then cannot see its locking.
   mutable std::mutex mutex_;
@@ -90,6 +130,11 @@ class GatedUnaryReactor final : public grpc::ServerUnaryReactor {
 // `pass` until the call is done.
 grpc::ServerUnaryReactor* FinishGated(DrainGate::Pass pass,
                                       const grpc::Status& status);
+
+// Finishes a unary call whose pass was refused with the pass's refusal, and
+// the retry-after-ms trailer when the refusal is the in-flight limit.
+grpc::ServerUnaryReactor* FinishRefused(grpc::CallbackServerContext* context,
+                                        const DrainGate::Pass& pass);
 
 }  // namespace sator::server
 

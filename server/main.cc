@@ -54,6 +54,16 @@ ABSL_FLAG(int, default_history_ticks, 64,
 ABSL_FLAG(int, max_hits, 4096, "Most hits one query may ask for.");
 ABSL_FLAG(int, max_batch_queries, 10000, "Most queries in one QueryBatch.");
 ABSL_FLAG(int, max_sessions, 1000, "Most Session streams open at once.");
+ABSL_FLAG(int, max_inflight_requests, 0,
+          "Most unary calls in flight at once; beyond, calls are refused at "
+          "once with RESOURCE_EXHAUSTED and a retry-after-ms hint. 0: 32 per "
+          "hardware thread, in [64, 4096].");
+ABSL_FLAG(absl::Duration, overload_retry_after, absl::Milliseconds(50),
+          "The retry-after-ms hint sent with a refusal at --max_inflight_"
+          "requests or --max_sessions.");
+ABSL_FLAG(int, max_concurrent_streams, 1024,
+          "Most streams (calls) one HTTP/2 connection may have open at once "
+          "(clients queue beyond it).");
 ABSL_FLAG(uint32_t, max_batch_bodies, 100000,
           "Most bodies, ids or poses in one UpsertBodies, RemoveBodies, "
           "UpdatePoses or ImportScene request.");
@@ -172,6 +182,20 @@ int main(int argc, char** argv) {
     return 1;
   }
   options.max_batch_bodies = absl::GetFlag(FLAGS_max_batch_bodies);
+  if (const int inflight = absl::GetFlag(FLAGS_max_inflight_requests);
+      inflight != 0) {
+    options.max_inflight_requests = inflight;
+  }
+  options.overload_retry_after = absl::GetFlag(FLAGS_overload_retry_after);
+  options.max_concurrent_streams = absl::GetFlag(FLAGS_max_concurrent_streams);
+  if (options.max_inflight_requests < 1 || options.max_concurrent_streams < 1 ||
+      options.overload_retry_after < absl::Milliseconds(1)) {
+    std::fprintf(stderr,
+                 "satord: --max_inflight_requests must be >= 0 (0: the "
+                 "default), --max_concurrent_streams positive and "
+                 "--overload_retry_after at least 1ms\n");
+    return 1;
+  }
   options.security.tls_cert_file = absl::GetFlag(FLAGS_tls_cert_file);
   options.security.tls_key_file = absl::GetFlag(FLAGS_tls_key_file);
   options.security.tls_client_ca_file = absl::GetFlag(FLAGS_tls_client_ca_file);

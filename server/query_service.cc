@@ -11,12 +11,6 @@
 namespace sator::server {
 namespace {
 
-grpc::ServerUnaryReactor* RefuseDraining(grpc::CallbackServerContext* context) {
-  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  reactor->Finish(ToGrpcStatus(DrainGate::DrainingStatus()));
-  return reactor;
-}
-
 // DEADLINE_EXCEEDED once the call's deadline has passed, CANCELLED once the
 // client has cancelled it, otherwise OK.
 absl::Status CallInterrupted(grpc::CallbackServerContext* context,
@@ -36,7 +30,7 @@ grpc::ServerUnaryReactor* QueryService::Ping(
     grpc::CallbackServerContext* context, const sator::v1::PingRequest* request,
     sator::v1::PingResponse* response) {
   DrainGate::Pass pass = drain_gate_.Enter();
-  if (!pass.admitted()) return RefuseDraining(context);
+  if (!pass.admitted()) return FinishRefused(context, pass);
   response->set_payload(request->payload());
   response->set_server_version(kVersion);
   return FinishGated(std::move(pass), grpc::Status::OK);
@@ -47,7 +41,7 @@ grpc::ServerUnaryReactor* QueryService::PairQuery(
     const sator::v1::PairQueryRequest* request,
     sator::v1::PairQueryResponse* response) {
   DrainGate::Pass pass = drain_gate_.Enter();
-  if (!pass.admitted()) return RefuseDraining(context);
+  if (!pass.admitted()) return FinishRefused(context, pass);
   return FinishGated(std::move(pass), ToGrpcStatus(RunPairQuery(
                                           *request, shape_limits_, response)));
 }
@@ -57,7 +51,7 @@ grpc::ServerUnaryReactor* QueryService::AnswerQuery(
     grpc::CallbackServerContext* context, Run run,
     sator::v1::QueryResult* response) {
   DrainGate::Pass pass = drain_gate_.Enter();
-  if (!pass.admitted()) return RefuseDraining(context);
+  if (!pass.admitted()) return FinishRefused(context, pass);
   if (absl::Status stop = CallInterrupted(context, context->deadline());
       !stop.ok()) {
     return FinishGated(std::move(pass), ToGrpcStatus(stop));
@@ -118,7 +112,7 @@ grpc::ServerUnaryReactor* QueryService::QueryBatch(
     const sator::v1::QueryBatchRequest* request,
     sator::v1::QueryBatchResponse* response) {
   DrainGate::Pass pass = drain_gate_.Enter();
-  if (!pass.admitted()) return RefuseDraining(context);
+  if (!pass.admitted()) return FinishRefused(context, pass);
   // Asked every few queries, maybe from two threads at once: the deadline
   // is read once (gRPC converts it on every call), IsCancelled is
   // thread-safe.
@@ -132,9 +126,9 @@ grpc::ServerUnaryReactor* QueryService::QueryBatch(
 }
 
 grpc::ServerBidiReactor<sator::v1::SessionRequest, sator::v1::SessionResponse>*
-QueryService::Session(grpc::CallbackServerContext* /*context*/) {
+QueryService::Session(grpc::CallbackServerContext* context) {
   return new SessionReactor(scene_queries_, ops_, sessions_,
-                            drain_gate_.Enter());
+                            drain_gate_.EnterStream(), context);
 }
 
 }  // namespace sator::server

@@ -100,6 +100,11 @@ class QueryService final : public sator::v1::QueryService::CallbackService {
   int open_sessions() const { return sessions_.open_sessions(); }
   // Told of every session opened (true) and closed (false); set before
   // serving starts.
+  // See SessionTracker::set_overload_limiter.
+  void set_overload_limiter(OverloadLimiter* limiter) {
+    sessions_.set_overload_limiter(limiter);
+  }
+
   void set_session_listener(SessionTracker::Listener listener) {
     sessions_.set_listener(std::move(listener));
   }

@@ -25,11 +25,7 @@ grpc::ServerUnaryReactor* RunGatedUnary(DrainGate& drain_gate,
                                         Response* response,
                                         Operation&& operation) {
   DrainGate::Pass pass = drain_gate.Enter();
-  if (!pass.admitted()) {
-    grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-    reactor->Finish(ToGrpcStatus(DrainGate::DrainingStatus()));
-    return reactor;
-  }
+  if (!pass.admitted()) return FinishRefused(context, pass);
   if (context->deadline() <= std::chrono::system_clock::now()) {
     return FinishGated(
         std::move(pass),

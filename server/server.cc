@@ -87,7 +87,10 @@ class Server::Impl {
                       server_options.query_limits,
                       SceneOps(server_options, this)),
         scene_service(drain_gate, scenes, SceneOps(server_options, this)),
-        body_service(drain_gate, scenes, SceneOps(server_options, this)) {}
+        body_service(drain_gate, scenes, SceneOps(server_options, this)) {
+    drain_gate.set_overload_limiter(overload_limiter.get());
+    query_service.set_overload_limiter(overload_limiter.get());
+  }
 
   // `impl` may be null (for replay: no hooks).
   static SceneOpsOptions SceneOps(const ServerOptions& server_options,
@@ -118,6 +121,10 @@ class Server::Impl {
   std::unique_ptr<ScenePersistence> persistence;
   std::unique_ptr<Metrics> metrics;
   std::unique_ptr<GrpcServerMetrics> grpc_metrics;
+  // Outlives the drain gate and the services, which hold it.
+  std::shared_ptr<OverloadLimiter> overload_limiter =
+      std::make_shared<OverloadLimiter>(options.max_inflight_requests,
+                                        options.overload_retry_after);
   // What the listening credentials need while gRPC serves (declared before
   // grpc_server, so it outlives it).
   std::shared_ptr<void> credentials_keep_alive;
@@ -158,6 +165,7 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(
     impl->metrics->AddCollectable(credentials->denials);
   }
   impl->metrics->AddCollectable(impl->query_metrics);
+  impl->metrics->AddCollectable(impl->overload_limiter);
   if (options.debug_pages) {
     impl->recent_queries = std::make_unique<RecentQueries>();
     AddScenePages(*impl->metrics, impl->scenes, impl->recent_queries.get());
@@ -196,6 +204,8 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(
   // the same port silently; a port in use must be an error instead.
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   if (!options.enable_reflection) builder.SetOption(auth::WithoutReflection());
+  builder.AddChannelArgument(GRPC_ARG_MAX_CONCURRENT_STREAMS,
+                             options.max_concurrent_streams);
   builder.SetMaxReceiveMessageSize(options.max_message_bytes);
   builder.SetMaxSendMessageSize(options.max_message_bytes);
   builder.AddListeningPort(options.grpc_address, credentials->credentials,

@@ -12,6 +12,7 @@
 #include "proto/convert/geometry_convert.h"
 #include "server/auth/server_credentials.h"
 #include "server/metrics/query_metrics.h"
+#include "server/overload/overload_limiter.h"
 #include "server/query_service.h"
 #include "server/scenes/scene_registry.h"
 
@@ -42,6 +43,12 @@ struct ServerOptions {
   QueryServiceLimits query_limits;
   // Bodies, ids or poses in one batch (RESOURCE_EXHAUSTED beyond).
   std::uint32_t max_batch_bodies = 100'000;
+  // Load shedding (server/overload/overload_limiter.h): unary calls in
+  // flight at once, the retry hint sent with a refusal, and the streams one
+  // HTTP/2 connection may open at once.
+  int max_inflight_requests = DefaultMaxInflightRequests();
+  absl::Duration overload_retry_after = absl::Milliseconds(50);
+  int max_concurrent_streams = 1024;
   // TLS, mutual TLS and bearer tokens (server/auth/); all off by default.
   auth::SecurityOptions security;
   // Where scenes persist (write-ahead log and snapshots); empty keeps them in

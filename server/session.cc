@@ -38,11 +38,17 @@ const char* MessageKindName(sator::v1::SessionRequest::KindCase kind) {
 
 // ---- SessionTracker ---------------------------------------------------------
 
-absl::Status SessionTracker::Add(SessionReactor* session) {
+absl::Status SessionTracker::Add(SessionReactor* session,
+                                 grpc::ServerContextBase* context) {
   {
     const std::lock_guard<std::mutex> lock(mutex_);
     if (closed_) return ShuttingDown();
     if (sessions_.size() >= static_cast<std::size_t>(max_sessions_)) {
+      if (limiter_ != nullptr) {
+        limiter_->CountShed(ShedReason::kSessions);
+        if (context != nullptr)
+          AddRetryAfter(*context, limiter_->retry_after());
+      }
       return absl::ResourceExhaustedError(
           absl::StrCat("this server already has its limit of ", max_sessions_,
                        " open sessions (--max_sessions)"));
@@ -178,10 +184,11 @@ sator::v1::SessionResponse SessionHandler::UpdatePoses(
 
 SessionReactor::SessionReactor(const SceneQueries& queries,
                                const SceneOpsOptions& ops,
-                               SessionTracker& tracker, DrainGate::Pass pass)
+                               SessionTracker& tracker, DrainGate::Pass pass,
+                               grpc::ServerContextBase* context)
     : handler_(queries, ops), tracker_(tracker), pass_(std::move(pass)) {
-  absl::Status admitted =
-      pass_.admitted() ? tracker_.Add(this) : DrainGate::DrainingStatus();
+  absl::Status admitted = pass_.admitted() ? tracker_.Add(this, context)
+                                           : DrainGate::DrainingStatus();
   if (!admitted.ok()) {
     {
       const std::lock_guard<std::mutex> lock(mutex_);

@@ -33,6 +33,7 @@
 #include "grpcpp/support/server_callback.h"
 #include "sator/v1/query_service.pb.h"
 #include "server/drain_gate.h"
+#include "server/overload/overload_limiter.h"
 #include "server/scene_queries.h"
 #include "server/scenes/scene_ops.h"
 
@@ -50,8 +51,15 @@ class SessionTracker {
   using Listener = std::function<void(bool opened)>;
   void set_listener(Listener listener) { listener_ = std::move(listener); }
 
-  // RESOURCE_EXHAUSTED when max_sessions are already open.
-  absl::Status Add(SessionReactor* session);
+  // Counts sessions refused at the limit in `limiter`'s
+  // sator_requests_shed_total, and gives them its retry-after hint. Set
+  // before serving starts; `limiter` must outlive the tracker's sessions.
+  void set_overload_limiter(OverloadLimiter* limiter) { limiter_ = limiter; }
+
+  // RESOURCE_EXHAUSTED when max_sessions are already open (with the
+  // limiter's retry-after-ms trailer added to `context`, if both are set).
+  absl::Status Add(SessionReactor* session,
+                   grpc::ServerContextBase* context = nullptr);
   void Remove(SessionReactor* session);
   // Asks every open session to end (see SessionReactor::Close); later Adds
   // are refused with UNAVAILABLE.
@@ -61,6 +69,7 @@ class SessionTracker {
  private:
   const int max_sessions_;
   Listener listener_;
+  OverloadLimiter* limiter_ = nullptr;
   mutable std::mutex mutex_;
   std::set<SessionReactor*> sessions_;  // Guarded by mutex_.
   bool closed_ = false;                 // Guarded by mutex_.
@@ -109,8 +118,10 @@ class SessionReactor final
   // Starts the stream: refuses it at once (UNAVAILABLE without a pass,
   // RESOURCE_EXHAUSTED beyond the limit) or starts reading.
   // `queries` and `ops` must outlive the session.
+  // `context` (may be null) gets the retry-after-ms trailer of a refusal.
   SessionReactor(const SceneQueries& queries, const SceneOpsOptions& ops,
-                 SessionTracker& tracker, DrainGate::Pass pass);
+                 SessionTracker& tracker, DrainGate::Pass pass,
+                 grpc::ServerContextBase* context = nullptr);
 
   // The drain: end with UNAVAILABLE once the message in hand is answered.
   // Returns true when the caller must call FinishClosed() (the session was

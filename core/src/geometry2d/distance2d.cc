@@ -142,10 +142,16 @@ bool OverlapSmallCore(const Core& a, const Core& b, float tolerance) {
 ContactResult<2> ContactSmallCore(const Core& a, const Core& b,
                                   float tolerance) {
   const CoreClosest c = ClosestCores(a, b);
-  // Below this the direction between the closest points is noise; the cores
-  // are treated as intersecting and SAT gives the MTV.
-  const float tiny = 1e-3f * tolerance;
-  if (c.intersecting || c.distance <= tiny) {
+  // Within the touching tolerance the direction between the closest points
+  // is unreliable (at a few float ulps of the scale it is noise: the
+  // closest point on a segment is rounded to the segment's coordinates), so
+  // the cores are treated as intersecting and SAT gives the MTV: a face
+  // normal, whose depth is within the tolerance of the exact one. A smaller
+  // threshold (it was 1e-3 * tolerance, below one ulp of the scale) let a
+  // segment touching another at its endpoint get a normal along the other
+  // segment, which does not separate them (core_pair_fuzzer's finding,
+  // tests/fuzz/seeds/core_pair/regression_segment_touch_normal.bin).
+  if (c.intersecting || c.distance <= tolerance) {
     return ContactSat(a, b, tolerance);
   }
   ContactResult<2> result;

@@ -607,8 +607,12 @@ template <int I, int J>
   constexpr int kI2 = (I + 2) % 3;
   constexpr int kJ1 = (J + 1) % 3;
   constexpr int kJ2 = (J + 2) % 3;
-  // |e_I x u_J|^2 = 1 - R[I][J]^2.
-  if (abs_r[I][J] * abs_r[I][J] > 1.0f - 1e-10f) return true;
+  // |e_I x u_J|^2 = 1 - R[I][J]^2. The threshold must be representable:
+  // 1 - 1e-10 rounds to 1 in float, which kept axes of length ~1e-4 whose
+  // radii and offset are all round-off, and their noise reported a miss for
+  // overlapping boxes (core_pair_fuzzer's finding,
+  // tests/fuzz/seeds/core_pair/regression_box_box_sweep_parallel_edges.bin).
+  if (abs_r[I][J] * abs_r[I][J] > 1.0f - 1e-6f) return true;
   const float ra = ha[kI1] * abs_r[kI2][J] + ha[kI2] * abs_r[kI1][J];
   const float rb = hb[kJ1] * abs_r[I][kJ2] + hb[kJ2] * abs_r[I][kJ1];
   const float c = t[kI2] * r[kI1][J] - t[kI1] * r[kI2][J];
