@@ -3,7 +3,7 @@
 JOBS ?= $(shell nproc)
 RUN_ARGS ?=
 
-.PHONY: all build bootstrap configure run test test-asan test-tsan bench fuzz soak format tidy clean
+.PHONY: all build bootstrap configure run test test-asan test-tsan bench plots fuzz soak format tidy clean
 
 all: build
 
@@ -38,6 +38,14 @@ test-tsan: bootstrap
 
 bench: build
 	@scripts/run-benchmarks build
+
+# PNG plots for docs/PERFORMANCE.md (docs/img/): an open-loop latency sweep of
+# satord (about a minute) and, from `make bench`'s JSON, the core against its
+# peers. Installs gnuplot-nox if missing.
+plots: build
+	@[ -n "$$(ls build/bench/*.json 2>/dev/null)" ] || scripts/run-benchmarks build
+	@scripts/plots/latency-sweep build
+	@scripts/plots/make-plots build docs/img
 
 format:
 	@git ls-files '*.h' '*.cc' | xargs clang-format -i

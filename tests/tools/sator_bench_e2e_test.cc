@@ -105,6 +105,24 @@ TEST_F(SatorBenchTest, SessionPoseIngest) {
       "session", 400.0);
 }
 
+// --rounds alternates the mode and Ping; each measures duration/rounds, so
+// the windows add up to the duration, and the sessions live through every
+// round.
+TEST_F(SatorBenchTest, RoundsAlternateWithPing) {
+  for (const std::string args :
+       {"--mode=session --poses_per_update=50 --pipeline=2 --rounds=3",
+        "--mode=unary --bodies=1000 --rounds=2"}) {
+    SCOPED_TRACE(args);
+    const Output output = RunBench(satord_.grpc_target(), args);
+    ASSERT_EQ(output.exit_code, 0) << output.text;
+    std::map<std::string, double> n = Numbers(output.text);
+    EXPECT_EQ(n["errors"], 0.0);
+    EXPECT_GT(n["ops"], 0.0);
+    EXPECT_GT(n["ping_qps"], 0.0);
+    EXPECT_NEAR(n["seconds"], 1.0, 0.05);
+  }
+}
+
 TEST_F(SatorBenchTest, RefusesAnUnknownMode) {
   const Output output = RunBench(satord_.grpc_target(), "--mode=nope");
   EXPECT_EQ(output.exit_code, 2);

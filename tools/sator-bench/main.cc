@@ -16,6 +16,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <future>
 #include <memory>
 #include <random>
@@ -55,6 +56,10 @@ ABSL_FLAG(int, pipeline, 8, "session: updates in flight per worker.");
 ABSL_FLAG(std::string, scene, "sator-bench", "Scene id (prefix).");
 ABSL_FLAG(bool, keep_scene, false, "Reuse an existing scene; never delete.");
 ABSL_FLAG(bool, ping, true, "Also run the same load with Ping.");
+ABSL_FLAG(int, rounds, 1,
+          "Split the measured time into this many rounds, each running the "
+          "mode then Ping for duration/rounds, so both see the same machine "
+          "load (the warm-up runs once, before the first round).");
 ABSL_FLAG(bool, json, false, "Print one JSON object per run.");
 ABSL_FLAG(std::uint64_t, seed, 1, "Random seed for the scene and queries.");
 
@@ -72,6 +77,18 @@ struct Run {
   // Work items per RPC (queries per batch, poses per update), for rates.
   double items_per_op = 1.0;
 };
+
+// Adds one round's result to the run's.
+void Accumulate(const LoadResult& part, LoadResult* total) {
+  total->latency.Merge(part.latency);
+  total->errors += part.errors;
+  if (total->first_error.empty()) total->first_error = part.first_error;
+  total->seconds += part.seconds;
+  total->ops_per_second =
+      total->seconds > 0.0
+          ? static_cast<double>(total->latency.count()) / total->seconds
+          : 0.0;
+}
 
 double Us(std::int64_t nanoseconds) {
   return static_cast<double>(nanoseconds) / 1000.0;
@@ -293,8 +310,18 @@ int main(int argc, char** argv) {
 
   Run run;
   run.mode = mode;
+  // The mode's operation, and what to undo after the run.
+  sator::bench::Operation operation;
+  std::function<void()> cleanup;
+  // What the operations use; alive until the last round ends.
+  std::vector<std::string> kinds;
+  std::vector<std::uint64_t> turn(static_cast<std::size_t>(load.concurrency));
+  const sator::Shape3 probe = sator::Sphere{1.0f};
+  std::vector<std::unique_ptr<sc::Session>> sessions;
+  std::vector<std::int64_t> ticks(static_cast<std::size_t>(load.concurrency),
+                                  1);
   if (mode == "unary") {
-    std::vector<std::string> kinds =
+    kinds =
         absl::StrSplit(absl::GetFlag(FLAGS_queries), ',', absl::SkipEmpty());
     for (const std::string& kind : kinds) {
       if (kind != "raycast" && kind != "overlap" && kind != "sweep" &&
@@ -304,9 +331,7 @@ int main(int argc, char** argv) {
         return 2;
       }
     }
-    std::vector<std::uint64_t> turn(static_cast<std::size_t>(load.concurrency));
-    const sator::Shape3 probe = sator::Sphere{1.0f};
-    run.result = RunLoad(load, [&](int worker) -> absl::Status {
+    operation = [&](int worker) -> absl::Status {
       QueryMaker& maker = makers[static_cast<std::size_t>(worker)];
       const std::string& kind =
           kinds[turn[static_cast<std::size_t>(worker)]++ % kinds.size()];
@@ -322,11 +347,11 @@ int main(int argc, char** argv) {
             scene, {probe, maker.Pose(), sator::Vec3{10.0f, 0.0f, 0.0f}});
       }
       return result.status();
-    });
+    };
   } else if (mode == "batch") {
     const int batch_size = std::max(1, absl::GetFlag(FLAGS_batch_size));
     run.items_per_op = batch_size;
-    run.result = RunLoad(load, [&](int worker) -> absl::Status {
+    operation = [&, batch_size](int worker) -> absl::Status {
       QueryMaker& maker = makers[static_cast<std::size_t>(worker)];
       std::vector<sc::Query> queries(static_cast<std::size_t>(batch_size));
       for (sc::Query& query : queries) query.kind = maker.Ray();
@@ -337,16 +362,13 @@ int main(int argc, char** argv) {
         if (!entry.ok()) return entry.status();
       }
       return absl::OkStatus();
-    });
+    };
   } else {
     // One scene and one session per worker: pose updates need monotonic
     // ticks, which one writer per scene gives.
     const int poses = std::max(1, absl::GetFlag(FLAGS_poses_per_update));
     const int pipeline = std::max(1, absl::GetFlag(FLAGS_pipeline));
     run.items_per_op = static_cast<double>(poses) * pipeline;
-    std::vector<std::unique_ptr<sc::Session>> sessions;
-    std::vector<std::int64_t> ticks(static_cast<std::size_t>(load.concurrency),
-                                    1);
     for (int w = 0; w < load.concurrency; ++w) {
       const std::string id = absl::StrCat(scene, "-s", w);
       (void)client.DeleteScene(id);
@@ -380,7 +402,7 @@ int main(int argc, char** argv) {
       }
       sessions.push_back(*std::move(session));
     }
-    run.result = RunLoad(load, [&](int worker) -> absl::Status {
+    operation = [&, poses, pipeline](int worker) -> absl::Status {
       const auto index = static_cast<std::size_t>(worker);
       QueryMaker& maker = makers[index];
       std::vector<std::future<absl::StatusOr<std::int64_t>>> replies;
@@ -398,25 +420,39 @@ int main(int argc, char** argv) {
         if (!tick.ok() && status.ok()) status = tick.status();
       }
       return status;
-    });
-    for (auto& session : sessions) (void)session->Close();
-    for (int w = 0; w < load.concurrency; ++w) {
-      (void)client.DeleteScene(absl::StrCat(scene, "-s", w));
-    }
+    };
+    cleanup = [&] {
+      for (auto& session : sessions) (void)session->Close();
+      for (int w = 0; w < load.concurrency; ++w) {
+        (void)client.DeleteScene(absl::StrCat(scene, "-s", w));
+      }
+    };
   }
 
   std::unique_ptr<Run> ping;
+  const std::string payload(RequestBytes(mode, absl::GetFlag(FLAGS_batch_size),
+                                         absl::GetFlag(FLAGS_poses_per_update)),
+                            'x');
+  const sator::bench::Operation ping_operation = [&](int) -> absl::Status {
+    return client.Ping(payload).status();
+  };
   if (absl::GetFlag(FLAGS_ping)) {
-    const std::string payload(
-        RequestBytes(mode, absl::GetFlag(FLAGS_batch_size),
-                     absl::GetFlag(FLAGS_poses_per_update)),
-        'x');
     ping = std::make_unique<Run>();
     ping->mode = "ping";
-    ping->result = RunLoad(load, [&](int) -> absl::Status {
-      return client.Ping(payload).status();
-    });
   }
+  // Rounds alternate the mode and Ping, so that a change in the machine's
+  // load during the run hits both alike.
+  const int rounds = std::max(1, absl::GetFlag(FLAGS_rounds));
+  LoadOptions slice = load;
+  slice.duration = load.duration / rounds;
+  for (int round = 0; round < rounds; ++round) {
+    slice.warmup = round == 0 ? load.warmup : absl::ZeroDuration();
+    Accumulate(RunLoad(slice, operation), &run.result);
+    if (ping != nullptr) {
+      Accumulate(RunLoad(slice, ping_operation), &ping->result);
+    }
+  }
+  if (cleanup) cleanup();
   Print(run, ping.get(), load);
   if (mode != "session" && !absl::GetFlag(FLAGS_keep_scene)) {
     (void)client.DeleteScene(scene);
