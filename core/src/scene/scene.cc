@@ -192,7 +192,7 @@ Scene<D>::Scene(const SceneOptions& options)
     : options_(options), writer_(std::make_unique<WriterState<D>>()) {
   Frame<D> first;
   first.tick = 0;
-  first.table = std::make_shared<const BodyTable<D>>();
+  first.table = internal::NewBodyTable<D>();
   first.poses = std::make_shared<const std::vector<Pose<D>>>();
   writer_->frames.push_back(first);
   Publish();
@@ -212,27 +212,44 @@ absl::Status Scene<D>::UpsertBodies(absl::Span<const BodyDesc<D>> bodies) {
   std::lock_guard<std::mutex> writer_lock(writer_mutex_);
   WriterState<D>& w = *writer_;
   // ---- Validate everything first.
-  std::vector<Pose<D>> poses(bodies.size());
-  // The slot of each body already in the scene, or kNone.
-  std::vector<std::uint32_t> existing_slots(bodies.size());
-  internal::IdIndex seen;  // id -> its first index in `bodies`.
-  seen.Reserve(bodies.size());
+  // The slot of each body already in the scene, or kNone (left empty when
+  // the scene has no bodies: every body is then new).
+  const bool scene_empty = w.id_to_slot.size() == 0;
+  std::vector<std::uint32_t> existing_slots(scene_empty ? 0 : bodies.size());
+  // Duplicate ids: while the ids ascend strictly (the usual batch) none can
+  // repeat, and no set is needed; at the first id that does not ascend, the
+  // ids so far go into `seen` (id -> its first index in `bodies`), which
+  // checks the rest.
+  internal::IdIndex seen;
+  bool ascending = true;
   std::size_t new_count = 0;
-  // Lookups run kPrefetchAhead ids ahead of their use (IdIndex::Prefetch).
-  constexpr std::size_t kPrefetchAhead = 8;
+  // Lookups and shapes are prefetched kPrefetchAhead bodies ahead of their
+  // use (IdIndex::Prefetch): at 100k bodies each is a cache miss.
+  constexpr std::size_t kPrefetchAhead = 16;
   for (std::size_t i = 0; i < bodies.size(); ++i) {
     const BodyDesc<D>& body = bodies[i];
     if (i + kPrefetchAhead < bodies.size()) {
-      seen.Prefetch(bodies[i + kPrefetchAhead].id);
-      w.id_to_slot.Prefetch(bodies[i + kPrefetchAhead].id);
+      const BodyDesc<D>& ahead = bodies[i + kPrefetchAhead];
+      if (!ascending) seen.Prefetch(ahead.id);
+      w.id_to_slot.Prefetch(ahead.id);
+      internal::PrefetchShape<D>(ahead.shape.get());
     }
     // Formatted only for an error (it costs more than the checks).
     auto where = [i] { return absl::StrCat("bodies[", i, "]"); };
-    if (const std::uint32_t first =
-            seen.FindOrInsert(body.id, static_cast<std::uint32_t>(i));
-        first != internal::IdIndex::kNone) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          where(), ".id: body ", body.id, " is also bodies[", first, "]"));
+    if (ascending && i > 0 && body.id <= bodies[i - 1].id) {
+      ascending = false;
+      seen.Reserve(bodies.size());
+      for (std::size_t j = 0; j < i; ++j) {
+        seen.Insert(bodies[j].id, static_cast<std::uint32_t>(j));
+      }
+    }
+    if (!ascending) {
+      if (const std::uint32_t first =
+              seen.FindOrInsert(body.id, static_cast<std::uint32_t>(i));
+          first != internal::IdIndex::kNone) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            where(), ".id: body ", body.id, " is also bodies[", first, "]"));
+      }
     }
     if (body.shape == nullptr) {
       return absl::InvalidArgumentError(
@@ -244,19 +261,26 @@ absl::Status Scene<D>::UpsertBodies(absl::Span<const BodyDesc<D>> bodies) {
       return absl::InvalidArgumentError(
           absl::StrCat(where(), ".shape: ", status.message()));
     }
-    absl::StatusOr<Pose<D>> pose = ShapeOps<D>::CheckPose(body.pose);
-    if (!pose.ok()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(where(), ".pose: ", pose.status().message()));
+    // The pose is checked here and normalised again (deterministically) when
+    // it is applied, which saves a copy of every pose.
+    if (!ShapeOps<D>::IsAcceptedAsIs(body.pose)) {
+      absl::StatusOr<Pose<D>> pose = ShapeOps<D>::CheckPose(body.pose);
+      if (!pose.ok()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(where(), ".pose: ", pose.status().message()));
+      }
     }
-    poses[i] = *pose;
     if (body.motion != MotionType::kStatic &&
         body.motion != MotionType::kDynamic) {
       return absl::InvalidArgumentError(
           absl::StrCat(where(), ".motion: unknown motion type"));
     }
-    existing_slots[i] = w.id_to_slot.Find(body.id);
-    if (existing_slots[i] == internal::IdIndex::kNone) ++new_count;
+    if (scene_empty) {
+      ++new_count;
+    } else {
+      existing_slots[i] = w.id_to_slot.Find(body.id);
+      if (existing_slots[i] == internal::IdIndex::kNone) ++new_count;
+    }
   }
   if (w.id_to_slot.size() + new_count >
       static_cast<std::size_t>(options_.max_bodies)) {
@@ -274,26 +298,33 @@ absl::Status Scene<D>::UpsertBodies(absl::Span<const BodyDesc<D>> bodies) {
   // ---- Apply: a new table and pose array for the current tick, sized once
   // (new bodies take free slots first, then slots past the end).
   const Frame<D>& current = w.frames.back();
+  const std::size_t past_the_end =
+      new_count > w.free_slots.size() ? new_count - w.free_slots.size() : 0;
   const std::size_t table_size =
-      std::max(current.table->size(), w.slots.size() + new_count);
-  auto table = std::make_shared<BodyTable<D>>();
+      std::max(current.table->size(), w.slots.size() + past_the_end);
+  std::shared_ptr<BodyTable<D>> table = internal::NewBodyTable<D>();
   table->reserve(table_size);
   table->assign(current.table->begin(), current.table->end());
+  table->resize(table_size);
   auto pose_array = std::make_shared<std::vector<Pose<D>>>();
   pose_array->reserve(table_size);
   pose_array->assign(current.poses->begin(), current.poses->end());
+  pose_array->resize(table_size);
   const Frame<D>* previous =
       w.frames.size() >= 2 ? &w.frames[w.frames.size() - 2] : nullptr;
   for (std::size_t i = 0; i < bodies.size(); ++i) {
     const BodyDesc<D>& body = bodies[i];
     if (i + kPrefetchAhead < bodies.size()) {
       w.id_to_slot.Prefetch(bodies[i + kPrefetchAhead].id);
+      internal::PrefetchShape<D>(bodies[i + kPrefetchAhead].shape.get());
     }
     std::uint32_t slot = 0;
     std::uint64_t incarnation = 0;
     bool is_new = false;
-    if (existing_slots[i] != internal::IdIndex::kNone) {
-      slot = existing_slots[i];
+    const std::uint32_t existing =
+        scene_empty ? internal::IdIndex::kNone : existing_slots[i];
+    if (existing != internal::IdIndex::kNone) {
+      slot = existing;
       incarnation = (*table)[slot].incarnation;
     } else {
       if (!w.free_slots.empty()) {
@@ -302,10 +333,6 @@ absl::Status Scene<D>::UpsertBodies(absl::Span<const BodyDesc<D>> bodies) {
       } else {
         slot = static_cast<std::uint32_t>(w.slots.size());
         w.slots.emplace_back();
-      }
-      if (slot >= table->size()) {
-        table->resize(slot + 1);
-        pose_array->resize(slot + 1);
       }
       incarnation = w.next_incarnation++;
       is_new = true;
@@ -323,7 +350,10 @@ absl::Status Scene<D>::UpsertBodies(absl::Span<const BodyDesc<D>> bodies) {
     record.shape = body.shape;
     record.radius = ShapeOps<D>::BoundRadius(*body.shape);
     record.motion = body.motion;
-    (*pose_array)[slot] = poses[i];
+    const Pose<D> pose = ShapeOps<D>::IsAcceptedAsIs(body.pose)
+                             ? body.pose
+                             : *ShapeOps<D>::CheckPose(body.pose);
+    (*pose_array)[slot] = pose;
     SlotState<D>& state = w.slots[slot];
     if (state.motion != body.motion) w.static_dirty = true;
     if (body.motion == MotionType::kStatic) w.static_dirty = true;
@@ -337,7 +367,7 @@ absl::Status Scene<D>::UpsertBodies(absl::Span<const BodyDesc<D>> bodies) {
     } else {
       prev_record = nullptr;
     }
-    const Aabb<D> box = TickBox<D>(record, poses[i], prev_record, prev_pose);
+    const Aabb<D> box = TickBox<D>(record, pose, prev_record, prev_pose);
     if (is_new) {
       state.window_box = box;
       state.grown = false;
@@ -372,7 +402,8 @@ absl::Status Scene<D>::RemoveBodies(absl::Span<const std::uint64_t> ids) {
   }
   if (ids.empty()) return absl::OkStatus();
   Frame<D>& current = w.frames.back();
-  auto table = std::make_shared<BodyTable<D>>(*current.table);
+  std::shared_ptr<BodyTable<D>> table = internal::NewBodyTable<D>();
+  *table = *current.table;
   for (const std::uint64_t id : ids) {
     const std::uint32_t slot = w.id_to_slot.Find(id);
     (*table)[slot] = BodyRecord<D>{};
@@ -562,22 +593,44 @@ void Scene<D>::Publish() {
   // remove them), and the dynamic tree is built into recycled memory.
   auto build = [&](MotionType motion, const SlotTree<D>& previous) {
     std::vector<Aabb<D>>& boxes = w.tree_boxes;
-    std::vector<std::uint32_t>& slots = w.tree_slots;
     boxes.clear();
-    slots.clear();
     // Exact capacity: the scratch is per-body memory that stays.
     boxes.reserve(w.slots.size());
-    slots.reserve(w.slots.size());
+    // The slot list is compared with the previous tree's as it is scanned
+    // and copied only from the first difference (usually never), so no
+    // scratch list is kept.
+    const std::vector<std::uint32_t>* same =
+        previous.slots != nullptr ? previous.slots.get() : nullptr;
+    std::shared_ptr<std::vector<std::uint32_t>> changed;
     for (std::uint32_t slot = 0; slot < w.slots.size(); ++slot) {
       const SlotState<D>& state = w.slots[slot];
       if (!state.in_use || state.motion != motion) continue;
+      const std::size_t k = boxes.size();
       boxes.push_back(internal::Pad(state.window_box));
-      slots.push_back(slot);
+      if (changed != nullptr) {
+        changed->push_back(slot);
+      } else if (same == nullptr || k >= same->size() || (*same)[k] != slot) {
+        changed = std::make_shared<std::vector<std::uint32_t>>();
+        changed->reserve(w.slots.size());
+        if (same != nullptr) {
+          changed->assign(same->begin(), same->begin() + k);
+        }
+        changed->push_back(slot);
+      }
     }
+    if (changed == nullptr &&
+        (same == nullptr || same->size() != boxes.size())) {
+      // A prefix of the previous list (or empty with no previous list).
+      changed = std::make_shared<std::vector<std::uint32_t>>(
+          same == nullptr ? std::vector<std::uint32_t>()
+                          : std::vector<std::uint32_t>(
+                                same->begin(), same->begin() + boxes.size()));
+    }
+    if (changed != nullptr) changed->shrink_to_fit();
     std::shared_ptr<const std::vector<std::uint32_t>> slot_list =
-        previous.slots != nullptr && *previous.slots == slots
-            ? previous.slots
-            : std::make_shared<const std::vector<std::uint32_t>>(slots);
+        changed != nullptr ? std::shared_ptr<const std::vector<std::uint32_t>>(
+                                 std::move(changed))
+                           : previous.slots;
     broadphase::BvhOptions bvh_options;
     bvh_options.method = motion == MotionType::kStatic
                              ? broadphase::BvhBuildMethod::kBinnedSah
@@ -611,6 +664,9 @@ void Scene<D>::Publish() {
       ++w.publications_since_rebuild;
     } else {
       (void)bvh->Build(boxes, &w.build_scratch);
+      // The Morton keys are needed only during a rebuild (one in
+      // kDynamicRebuildInterval publications): 16 bytes per body not kept.
+      w.build_scratch.ReleaseKeys();
       w.publications_since_rebuild = 0;
     }
     return SlotTree<D>{std::move(bvh), std::move(slot_list)};
@@ -654,8 +710,7 @@ SceneMemory Scene<D>::Memory() const {
                       w.pending_removals.capacity() *
                           sizeof(std::pair<std::uint32_t, std::int64_t>) +
                       // Scratch for the trees' input, kept between batches.
-                      w.tree_boxes.capacity() * sizeof(Aabb<D>) +
-                      w.tree_slots.capacity() * sizeof(std::uint32_t);
+                      w.tree_boxes.capacity() * sizeof(Aabb<D>);
   memory.tree_bytes += w.build_scratch.MemoryBytes();
   for (const SlotTree<D>* tree : {&w.static_tree, &w.dynamic_tree}) {
     if (tree->bvh != nullptr) {

@@ -54,10 +54,23 @@ class QueryRunner {
  public:
   QueryRunner(const SnapshotData<D>& data, const QueryOptions& options,
               std::size_t frame, float fraction)
-      : data_(data), options_(options), frame_(frame), fraction_(fraction) {
-    excluded_ = options.filter.excluded_ids;
-    std::sort(excluded_.begin(), excluded_.end());
+      : data_(data),
+        options_(options),
+        frame_(frame),
+        fraction_(fraction),
+        hits_(HitScratch()) {
+    hits_.clear();
+    if (!options.filter.excluded_ids.empty()) {
+      excluded_ = options.filter.excluded_ids;
+      std::sort(excluded_.begin(), excluded_.end());
+    }
   }
+  ~QueryRunner() {
+    // One huge query must not pin its memory for the thread's lifetime.
+    if (hits_.capacity() > kMaxKeptHits) std::vector<Keyed>().swap(hits_);
+  }
+  QueryRunner(const QueryRunner&) = delete;
+  QueryRunner& operator=(const QueryRunner&) = delete;
 
   // Starts loading what Resolve and the narrow phase will read for `slot`
   // (its record and pose at the query's tick, and at the next tick for a
@@ -75,12 +88,6 @@ class QueryRunner {
         __builtin_prefetch(f1.poses->data() + slot);
       }
     }
-  }
-  // The second stage: the shape behind the (prefetched) record.
-  void PrefetchShape(std::uint32_t slot) const {
-    const Frame<D>& f0 = data_.frames[frame_];
-    if (slot >= f0.table->size()) return;
-    __builtin_prefetch((*f0.table)[slot].shape.get());
   }
 
   // The body in `slot` at the query's tick, or a null record when the slot
@@ -176,6 +183,14 @@ class QueryRunner {
     float key;
     QueryHit<D> hit;
   };
+  // The collector's buffer: one per thread, reused by every query that
+  // thread runs (one query at a time), so that a query allocates only its
+  // result instead of growing a vector hit by hit.
+  static constexpr std::size_t kMaxKeptHits = 4096;
+  static std::vector<Keyed>& HitScratch() {
+    thread_local std::vector<Keyed> scratch;
+    return scratch;
+  }
   static bool Less(const Keyed& a, const Keyed& b) {
     if (a.key != b.key) return a.key < b.key;
     return a.hit.body_id < b.hit.body_id;
@@ -186,7 +201,7 @@ class QueryRunner {
   std::size_t frame_;
   float fraction_;
   std::vector<std::uint64_t> excluded_;
-  std::vector<Keyed> hits_;
+  std::vector<Keyed>& hits_;
 };
 
 struct TickChoice {
@@ -269,21 +284,48 @@ absl::Status CheckVector(Vec<D> v, const char* name) {
 // query may traverse up to one batch further than it needed to.
 constexpr int kPrefetchBatch = 16;
 
+//
+// Between the broad and the narrow phase, each candidate's bounding-sphere
+// box at the query's pose (centre = position, radius = the record's bound
+// radius, padded as the tree boxes are) must meet `box`: the window box
+// covers the whole history, so many candidates are bodies that were near
+// the query box at another tick, and this rejects them from the record and
+// the pose alone, before their shape is loaded. It never rejects a hit: the
+// sphere box contains the body at any rotation, and its padding is at least
+// that of the body's own tight box, which the broad phase relies on.
 template <int D, typename Narrow>
 absl::Status RunBoxQuery(QueryRunner<D>& runner, const Aabb<D>& box,
                          Narrow&& narrow) {
   absl::Status status;
-  std::uint32_t batch[kPrefetchBatch];
+  std::uint32_t batch[kPrefetchBatch];  // Proxies of the current tree.
+  std::uint32_t batch_slots[kPrefetchBatch];
+  BodyAtTick<D> bodies[kPrefetchBatch];
   int count = 0;
-  // Runs the narrow phase on the batch; false when the query is done.
+  const std::vector<std::uint32_t>* slots = nullptr;  // The current tree's.
+  // Runs the narrow phase on the batch; false when the query is done. The
+  // loads of each stage (slots, then records and poses, then shapes) are
+  // independent of one another, so their cache misses overlap.
   auto flush = [&]() {
-    for (int i = 0; i < count; ++i) runner.Prefetch(batch[i]);
-    for (int i = 0; i < count; ++i) runner.PrefetchShape(batch[i]);
     const int n = count;
     count = 0;
     for (int i = 0; i < n; ++i) {
-      const BodyAtTick<D> body = runner.Resolve(batch[i]);
-      if (body.record == nullptr) continue;
+      batch_slots[i] = (*slots)[batch[i]];
+      runner.Prefetch(batch_slots[i]);
+    }
+    int kept = 0;
+    for (int i = 0; i < n; ++i) {
+      const BodyAtTick<D> body = runner.Resolve(batch_slots[i]);
+      if (body.record == nullptr ||
+          !Overlaps(internal::Pad(internal::SphereBox<D>(body.pose.position,
+                                                         body.record->radius)),
+                    box)) {
+        continue;
+      }
+      internal::PrefetchShape<D>(body.record->shape.get());
+      bodies[kept++] = body;
+    }
+    for (int i = 0; i < kept; ++i) {
+      const BodyAtTick<D>& body = bodies[i];
       absl::Status s = narrow(body);
       if (!s.ok()) {
         status = s;
@@ -295,9 +337,9 @@ absl::Status RunBoxQuery(QueryRunner<D>& runner, const Aabb<D>& box,
   };
   runner.ForEachTree([&](const SlotTree<D>& tree) {
     if (!status.ok() || runner.done()) return;
-    const std::vector<std::uint32_t>& slots = *tree.slots;
+    slots = tree.slots.get();
     runner.stats += tree.bvh->Query(box, [&](std::uint32_t proxy) {
-      batch[count++] = slots[proxy];
+      batch[count++] = proxy;
       return count < kPrefetchBatch || flush();
     });
     if (count > 0) flush();

@@ -68,7 +68,7 @@ struct ShapeOps<3> {
 
 // The largest |coordinate| of a box: the scale of float round-off there.
 template <int D>
-float MaxAbs(const Aabb<D>& box) {
+[[gnu::always_inline]] inline float MaxAbs(const Aabb<D>& box) {
   float m = 0.0f;
   for (int i = 0; i < D; ++i) {
     m = std::max(m, std::max(std::fabs(box.min[i]), std::fabs(box.max[i])));
@@ -83,11 +83,11 @@ float MaxAbs(const Aabb<D>& box) {
 // well above the tolerance, which is at most 1e-5 * sqrt(3) * the sum of the
 // two scales).
 template <int D>
-float PadMargin(const Aabb<D>& box) {
+[[gnu::always_inline]] inline float PadMargin(const Aabb<D>& box) {
   return 5e-5f * MaxAbs(box) + 1e-6f;
 }
 template <int D>
-Aabb<D> Pad(const Aabb<D>& box) {
+[[gnu::always_inline]] inline Aabb<D> Pad(const Aabb<D>& box) {
   return Inflate(box, PadMargin(box));
 }
 

@@ -80,6 +80,11 @@ class Bvh {
     // Frees the SAH builder's proxy copies (kept otherwise for the next
     // build).
     void ReleasePrims() { std::vector<BuildPrim>().swap(prims_); }
+    // Frees the Morton builder's keys (kept otherwise for the next build).
+    void ReleaseKeys() {
+      std::vector<std::uint64_t>().swap(keys_);
+      std::vector<std::uint64_t>().swap(keys_swap_);
+    }
 
    private:
     friend class Bvh;
@@ -216,11 +221,16 @@ TreeStats Bvh<D>::Query(const Aabb<D>& box, Visitor&& visitor) const {
       continue;
     }
     if (!node.IsLeaf()) {
+      // The first child follows its parent in memory; the second is far
+      // away and visited only after the first's subtree: start loading it
+      // now so that its cache miss overlaps that work.
+      __builtin_prefetch(nodes_.data() + node.index);
       stack.Push(node.index);
       stack.Push(index + 1);
       continue;
     }
     const std::uint32_t end = node.index + node.count;
+    __builtin_prefetch(leaf_ids_.data() + node.index);
     for (std::uint32_t slot = node.index; slot < end; ++slot) {
       ++stats.node_visits;
       if (!Overlaps(leaf_boxes_[slot], box)) {
