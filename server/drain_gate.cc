@@ -32,6 +32,13 @@ void DrainGate::Pass::Release() {
   }
 }
 
+void DrainGate::Pass::LeaveLimiter() {
+  if (gate_ != nullptr && limited_) {
+    gate_->limiter_->Leave();
+    limited_ = false;
+  }
+}
+
 DrainGate::Pass DrainGate::Enter() { return Admit(limiter_ != nullptr); }
 
 DrainGate::Pass DrainGate::EnterStream() { return Admit(false); }
@@ -112,6 +119,7 @@ void DrainGate::Leave(bool limited) {
 
 grpc::ServerUnaryReactor* FinishGated(DrainGate::Pass pass,
                                       const grpc::Status& status) {
+  pass.LeaveLimiter();
   auto* reactor = new GatedUnaryReactor(std::move(pass));
   reactor->Finish(status);
   return reactor;

@@ -62,6 +62,12 @@ class DrainGate {
                                  : absl::ZeroDuration();
     }
     void Release();
+    // Gives back the in-flight slot of the limiter once the call's work is
+    // done and its response is handed to gRPC, while the drain still counts
+    // the call until gRPC is done with it. Holding the slot until then made a
+    // closed-loop client see refusals when gRPC's completion threads ran
+    // late under CPU load (the next call arrived before OnDone of the last).
+    void LeaveLimiter();
 
    private:
     friend class DrainGate;

@@ -2,11 +2,12 @@
 // with RESOURCE_EXHAUSTED instead of letting memory or latency grow.
 //
 // Two limits, both flags of satord:
-// - --max_inflight_requests: unary calls admitted and not yet done (the
-//   handler running or its response still being sent). Beyond it a call is
-//   refused before any work: "satord is at its limit of N requests in
-//   flight (--max_inflight_requests); retry after M ms". The default scales
-//   with the machine (DefaultMaxInflightRequests).
+// - --max_inflight_requests: unary calls admitted whose handler has not
+//   finished (the slot is given back when the response is handed to gRPC;
+//   responses still being sent are bounded by --max_concurrent_streams).
+//   Beyond it a call is refused before any work: "satord is at its limit of N
+//   requests in flight (--max_inflight_requests); retry after M ms". The
+//   default scales with the machine (DefaultMaxInflightRequests).
 // - --max_sessions (SessionTracker): open Session streams. Sessions are not
 //   counted as in-flight requests: each has its own bounded reply queue
 //   (SessionReactor::kMaxQueuedReplies), beyond which it stops reading.
