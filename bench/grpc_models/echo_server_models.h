@@ -7,8 +7,8 @@
 
 #include "absl/status/statusor.h"
 #include "bench/grpc_models/echo_servers.h"
-#include "grpcpp/server.h"
 #include "grpcpp/impl/codegen/service_type.h"
+#include "grpcpp/server.h"
 #include "grpcpp/server_builder.h"
 #include "sator/v1/query_service.pb.h"
 
