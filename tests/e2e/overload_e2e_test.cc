@@ -131,12 +131,13 @@ TEST(OverloadEndToEnd, ShedsBeyondTheInflightLimitWithRetryAfterAndRecovers) {
     });
   }
 
-  // During the flood, a Ping through the client library: its default retry
+  // During the flood (limit 1, so the flood holds the slot nearly always; up
+  // to 400 attempts), a Ping through the client library: its retry
   // policy honours the retry-after trailer, so it gets through.
   absl::StatusOr<std::unique_ptr<Client>> client =
       Client::Create({.target = satord.grpc_target(),
                       .default_deadline = absl::Seconds(10),
-                      .retry = {.max_attempts = 20,
+                      .retry = {.max_attempts = 400,
                                 .initial_backoff = absl::Milliseconds(5),
                                 .max_backoff = absl::Milliseconds(50)}});
   ASSERT_TRUE(client.ok()) << client.status();
