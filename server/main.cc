@@ -54,6 +54,11 @@ ABSL_FLAG(int, default_history_ticks, 64,
 ABSL_FLAG(int, max_hits, 4096, "Most hits one query may ask for.");
 ABSL_FLAG(int, max_batch_queries, 10000, "Most queries in one QueryBatch.");
 ABSL_FLAG(int, max_sessions, 1000, "Most Session streams open at once.");
+ABSL_FLAG(int, batch_threads, 1,
+          "Threads one QueryBatch or RaycastBatch of at least "
+          "--batch_parallel_min queries runs on (1 to 64; 1: sequential).");
+ABSL_FLAG(int, batch_parallel_min, 256,
+          "Queries a batch needs to run on --batch_threads threads.");
 ABSL_FLAG(int, max_inflight_requests, 0,
           "Most unary calls in flight at once; beyond, calls are refused at "
           "once with RESOURCE_EXHAUSTED and a retry-after-ms hint. 0: 32 per "
@@ -179,6 +184,15 @@ int main(int argc, char** argv) {
     std::fprintf(stderr,
                  "satord: --max_batch_queries and --max_sessions must be "
                  "positive\n");
+    return 1;
+  }
+  options.batch_threads = absl::GetFlag(FLAGS_batch_threads);
+  options.batch_parallel_min = absl::GetFlag(FLAGS_batch_parallel_min);
+  if (options.batch_threads < 1 || options.batch_threads > 64 ||
+      options.batch_parallel_min < 1) {
+    std::fprintf(stderr,
+                 "satord: --batch_threads must be in [1, 64] and "
+                 "--batch_parallel_min positive\n");
     return 1;
   }
   options.max_batch_bodies = absl::GetFlag(FLAGS_max_batch_bodies);

@@ -125,6 +125,21 @@ grpc::ServerUnaryReactor* QueryService::QueryBatch(
   return FinishGated(std::move(pass), ToGrpcStatus(status));
 }
 
+grpc::ServerUnaryReactor* QueryService::RaycastBatch(
+    grpc::CallbackServerContext* context,
+    const sator::v1::RaycastBatchRequest* request,
+    sator::v1::RaycastBatchResponse* response) {
+  DrainGate::Pass pass = drain_gate_.Enter();
+  if (!pass.admitted()) return FinishRefused(context, pass);
+  const std::chrono::system_clock::time_point deadline = context->deadline();
+  const absl::Status status = scene_queries_.RaycastBatch(
+      *request, limits_.max_batch_queries,
+      [context, deadline] { return CallInterrupted(context, deadline); },
+      response);
+  if (!status.ok()) response->Clear();
+  return FinishGated(std::move(pass), ToGrpcStatus(status));
+}
+
 grpc::ServerBidiReactor<sator::v1::SessionRequest, sator::v1::SessionResponse>*
 QueryService::Session(grpc::CallbackServerContext* context) {
   return new SessionReactor(scene_queries_, ops_, sessions_,

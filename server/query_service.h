@@ -46,6 +46,7 @@ class QueryService final : public sator::v1::QueryService::CallbackService {
     SetMessageAllocatorFor_Raycast(&raycast_allocator_);
     SetMessageAllocatorFor_PointQuery(&point_allocator_);
     SetMessageAllocatorFor_QueryBatch(&batch_allocator_);
+    SetMessageAllocatorFor_RaycastBatch(&ray_batch_allocator_);
     SetMessageAllocatorFor_PairQuery(&pair_allocator_);
     // Open sessions would otherwise hold a drain up until their clients
     // leave: they end themselves when the gate closes.
@@ -92,6 +93,13 @@ class QueryService final : public sator::v1::QueryService::CallbackService {
       const sator::v1::QueryBatchRequest* request,
       sator::v1::QueryBatchResponse* response) override;
 
+  // Many rays in the packed form, all or nothing; the deadline and
+  // cancellation are checked every SceneQueries::kRayChunk rays.
+  grpc::ServerUnaryReactor* RaycastBatch(
+      grpc::CallbackServerContext* context,
+      const sator::v1::RaycastBatchRequest* request,
+      sator::v1::RaycastBatchResponse* response) override;
+
   // A stream of pose updates and queries on one scene (session.h).
   grpc::ServerBidiReactor<sator::v1::SessionRequest,
                           sator::v1::SessionResponse>*
@@ -131,6 +139,8 @@ class QueryService final : public sator::v1::QueryService::CallbackService {
       point_allocator_;
   OnArena<sator::v1::QueryBatchRequest, sator::v1::QueryBatchResponse>
       batch_allocator_;
+  OnArena<sator::v1::RaycastBatchRequest, sator::v1::RaycastBatchResponse>
+      ray_batch_allocator_;
   OnArena<sator::v1::PairQueryRequest, sator::v1::PairQueryResponse>
       pair_allocator_;
 

@@ -12,9 +12,28 @@
 
 #include "absl/strings/str_cat.h"
 #include "proto/convert/field_path.h"
+#include "proto/convert/ray_batch_convert.h"
 
 namespace sator::server {
 namespace {
+
+// Runs `work` on this thread and on threads - 1 more, and returns once every
+// run has returned. A thread that cannot be started is done without: this
+// thread always works, so the work pulled from a shared counter still ends.
+template <typename Work>
+void RunOnThreads(int threads, const Work& work) {
+  std::vector<std::thread> helpers;
+  helpers.reserve(static_cast<std::size_t>(threads - 1));
+  for (int t = 1; t < threads; ++t) {
+    try {
+      helpers.emplace_back(work);
+    } catch (const std::system_error&) {
+      break;
+    }
+  }
+  work();
+  for (std::thread& helper : helpers) helper.join();
+}
 
 using convert::QueryKind;
 
@@ -298,18 +317,195 @@ absl::Status SceneQueries::QueryBatch(
       }
     }
   };
-  std::vector<std::thread> helpers;
-  helpers.reserve(static_cast<std::size_t>(threads - 1));
-  for (int t = 1; t < threads; ++t) {
-    try {
-      helpers.emplace_back(work);
-    } catch (const std::system_error&) {
-      break;  // No thread to be had: the others (at least this one) finish.
-    }
-  }
-  work();
-  for (std::thread& helper : helpers) helper.join();
+  RunOnThreads(threads, work);
   return stop_status;
+}
+
+template <int D>
+absl::Status SceneQueries::RunRays(
+    const SceneView& view, const scene::SceneSnapshot<D>& snapshot,
+    const sator::v1::RaycastBatchRequest& request,
+    const scene::QueryOptions& options, const Interrupt& interrupt,
+    sator::v1::RaycastBatchResponse* response) const {
+  absl::StatusOr<convert::PackedRays<D>> rays =
+      convert::PackedRays<D>::Make(request);
+  if (!rays.ok()) return rays.status();
+  const int count = rays->size();
+  response->set_tick(snapshot.tick());
+  response->mutable_hit_counts()->Reserve(count);
+  // Each ray's broad-phase visits, for the metrics (hits per ray are the
+  // response's hit_counts).
+  std::vector<std::uint32_t> visits;
+  if (observer_) visits.reserve(static_cast<std::size_t>(count));
+  std::int64_t node_visits = 0;
+  std::int64_t leaf_visits = 0;
+
+  // Ray i on the snapshot: its answer, or the status that fails the batch.
+  const auto cast =
+      [&](int i,
+          convert::PackedRay<D>* ray) -> absl::StatusOr<scene::QueryResult<D>> {
+    if (absl::Status valid = rays->Get(i, ray); !valid.ok()) return valid;
+    absl::StatusOr<scene::QueryResult<D>> result = snapshot.RayCast(
+        ray->origin, ray->direction, ray->max_distance, options);
+    if (!result.ok()) {
+      // The ray was checked above, so this is about the options (a rewind
+      // outside the history) unless the core is stricter.
+      return convert::SceneQueryError(result.status(),
+                                      absl::StrCat("rays[", i, "]"), "options");
+    }
+    return result;
+  };
+  // Ray i's answer into the response, in request order.
+  const auto append = [&](int i, const convert::PackedRay<D>& ray,
+                          const scene::QueryResult<D>& result) {
+    if (i == 0) response->set_tick(result.tick);
+    convert::AppendRayHits<D>(result, response);
+    node_visits += result.stats.node_visits;
+    leaf_visits += result.stats.leaf_visits;
+    if (observer_) {
+      visits.push_back(static_cast<std::uint32_t>(result.stats.node_visits));
+    }
+    if (recent_ != nullptr) {
+      recent_->Add<D>(
+          view.scene().id(),
+          scene::SceneQuery<D>(scene::RayRequest<D>{ray.origin, ray.direction,
+                                                    ray.max_distance, options}),
+          result);
+    }
+  };
+
+  const int threads =
+      count >= batch_threads_.min_queries ? batch_threads_.threads : 1;
+  const auto start = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::duration core_time{};
+  convert::PackedRay<D> ray;
+  if (threads <= 1) {
+    for (int begin = 0; begin < count; begin += kRayChunk) {
+      if (interrupt) {
+        if (absl::Status stop = interrupt(); !stop.ok()) return stop;
+      }
+      const int end = std::min(count, begin + kRayChunk);
+      for (int i = begin; i < end; ++i) {
+        absl::StatusOr<scene::QueryResult<D>> result = cast(i, &ray);
+        if (!result.ok()) return result.status();
+        append(i, ray, *result);
+      }
+    }
+  } else {
+    // Threads take chunks of kRayChunk rays from a shared counter and keep
+    // each answer in its own slot; the answers are then appended in order
+    // on this thread. Chunks are taken in increasing order and a taken
+    // chunk is finished, so the error reported is the lowest-numbered bad
+    // ray's, as on one thread.
+    std::vector<scene::QueryResult<D>> results(static_cast<std::size_t>(count));
+    std::atomic<int> next{0};
+    std::atomic<bool> stopped{false};
+    // The metrics' time is the core work summed over the threads (each
+    // chunk timed), not the batch's wall time.
+    std::atomic<std::int64_t> busy_nanos{0};
+    std::mutex error_mutex;
+    int error_index = count;
+    absl::Status error;
+    const auto fail = [&](int index, absl::Status status) {
+      const std::lock_guard<std::mutex> lock(error_mutex);
+      if (index < error_index) {
+        error_index = index;
+        error = std::move(status);
+      }
+      stopped.store(true, std::memory_order_relaxed);
+    };
+    const auto work = [&] {
+      convert::PackedRay<D> mine;
+      while (!stopped.load(std::memory_order_relaxed)) {
+        const int begin = next.fetch_add(kRayChunk, std::memory_order_relaxed);
+        if (begin >= count) return;
+        if (interrupt) {
+          if (absl::Status stop = interrupt(); !stop.ok()) {
+            fail(begin, std::move(stop));
+            return;
+          }
+        }
+        const int end = std::min(count, begin + kRayChunk);
+        const auto chunk_start = std::chrono::steady_clock::now();
+        for (int i = begin; i < end; ++i) {
+          absl::StatusOr<scene::QueryResult<D>> result = cast(i, &mine);
+          if (!result.ok()) {
+            fail(i, result.status());
+            return;
+          }
+          results[static_cast<std::size_t>(i)] = *std::move(result);
+        }
+        busy_nanos.fetch_add(
+            std::chrono::duration_cast<std::chrono::nanoseconds>(
+                std::chrono::steady_clock::now() - chunk_start)
+                .count(),
+            std::memory_order_relaxed);
+      }
+    };
+    RunOnThreads(threads, work);
+    if (!error.ok()) return error;
+    for (int i = 0; i < count; ++i) {
+      // Read again for the viewer's record only (cheap, and known valid).
+      if (recent_ != nullptr) (void)rays->Get(i, &ray);
+      append(i, ray, results[static_cast<std::size_t>(i)]);
+    }
+    core_time = std::chrono::nanoseconds(busy_nanos.load());
+  }
+  if (threads <= 1) core_time = std::chrono::steady_clock::now() - start;
+  if (observer_ && count > 0) {
+    QueryRecord record;
+    record.scene_id = view.scene().id();
+    record.dimension = D;
+    record.kind = QueryKind::kRaycast;
+    record.mode = options.mode;
+    record.duration = absl::FromChrono(core_time);
+    record.hits = response->body_ids_size();
+    record.node_visits = node_visits;
+    record.leaf_visits = leaf_visits;
+    record.rewound = options.rewind.has_value();
+    record.tick = response->tick();
+    record.count = count;
+    record.hits_per_query = absl::MakeConstSpan(
+        response->hit_counts().data(),
+        static_cast<std::size_t>(response->hit_counts_size()));
+    record.node_visits_per_query = visits;
+    observer_(record);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status SceneQueries::RaycastBatch(
+    const sator::v1::RaycastBatchRequest& request, int max_batch_queries,
+    const Interrupt& interrupt,
+    sator::v1::RaycastBatchResponse* response) const {
+  absl::StatusOr<int> dimension = convert::RayBatchDimension(request);
+  if (!dimension.ok()) return dimension.status();
+  // Counted before anything is read: the limit protects the server's time.
+  const int rays = request.origins_size() / *dimension;
+  if (rays > max_batch_queries) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("origins: at most ", max_batch_queries,
+                     " rays per batch (--max_batch_queries), got ", rays));
+  }
+  absl::StatusOr<std::shared_ptr<HostedScene>> scene =
+      scenes_.Find(request.scene_id());
+  if (!scene.ok()) return scene.status();
+  if ((*scene)->dimension() != *dimension) {
+    return convert::FieldError(
+        "dimension",
+        absl::StrCat("the rays are ", *dimension, "D but scene ",
+                     request.scene_id(), " is ", (*scene)->dimension(), "D"));
+  }
+  absl::StatusOr<scene::QueryOptions> options =
+      convert::ToQueryOptions(request.options(), scenes_.limits().max_hits);
+  if (!options.ok()) return convert::PrefixField("options", options.status());
+  const SceneView view(*std::move(scene));
+  if (*dimension == 2) {
+    return RunRays<2>(view, view.snapshot2(), request, *options, interrupt,
+                      response);
+  }
+  return RunRays<3>(view, view.snapshot3(), request, *options, interrupt,
+                    response);
 }
 
 }  // namespace sator::server

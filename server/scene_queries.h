@@ -20,6 +20,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "absl/types/span.h"
 #include "proto/convert/geometry_convert.h"
 #include "proto/convert/query_convert.h"
 #include "sator/core/scene/scene.h"
@@ -46,6 +47,13 @@ struct QueryRecord {
   bool rewound = false;
   // The tick the answer describes (0 when the query failed).
   std::int64_t tick = 0;
+  // How many queries this record stands for: 1, or the rays of a
+  // RaycastBatch, which reports once for all of them. Then `duration`,
+  // `hits`, `node_visits` and `leaf_visits` are totals over the rays, and
+  // the spans hold each ray's hits and node visits (`count` values each).
+  int count = 1;
+  absl::Span<const std::uint32_t> hits_per_query{};
+  absl::Span<const std::uint32_t> node_visits_per_query{};
 };
 
 // Called on the thread that ran the query; must be thread-safe and fast.
@@ -134,8 +142,30 @@ class SceneQueries {
                           int max_batch_queries, const Interrupt& interrupt,
                           sator::v1::QueryBatchResponse* response) const;
 
-  // Sequential by default: on this shared 2-core machine two threads were
-  // not reliably faster for 1000 rays (docs/DESIGN.md, "Query batches").
+  // Rays run between two questions to the Interrupt in a RaycastBatch
+  // (about 30 to 100 us of work).
+  static constexpr int kRayChunk = 64;
+
+  // The rays of a packed RaycastBatch on one snapshot, with one set of
+  // options, answered in the packed arrays of `response` in request order.
+  // All or nothing: RESOURCE_EXHAUSTED for more than `max_batch_queries`
+  // rays, NOT_FOUND for an unknown scene, INVALID_ARGUMENT naming
+  // "dimension", the array ("origins", "directions", "max_distances") or
+  // its element ("directions[3..5]: zero length"), or "options....";
+  // OUT_OF_RANGE for a rewind outside the history; or the interrupt's
+  // status, asked before every kRayChunk rays. On error the response is
+  // incomplete (the caller clears it). The observer hears of the batch once
+  // (QueryRecord::count is the number of rays). A batch of at least
+  // BatchThreads::min_queries rays runs on BatchThreads::threads threads;
+  // the answer (and which bad ray an error names) is the same either way.
+  absl::Status RaycastBatch(const sator::v1::RaycastBatchRequest& request,
+                            int max_batch_queries, const Interrupt& interrupt,
+                            sator::v1::RaycastBatchResponse* response) const;
+
+  // For QueryBatch and RaycastBatch (satord's --batch_threads and
+  // --batch_parallel_min). Sequential by default: on this shared 2-core
+  // machine two threads were not reliably faster for 1000 rays
+  // (docs/DESIGN.md, "Query batches").
   struct BatchThreads {
     int threads = 1;
     int min_queries = 256;
@@ -161,6 +191,14 @@ class SceneQueries {
   // Runs queries[index] of a batch into `entry`.
   void FillEntry(const SceneView& view, const sator::v1::Query& query,
                  int index, sator::v1::QueryBatchResponse::Entry* entry) const;
+
+  template <int D>
+  absl::Status RunRays(const SceneView& view,
+                       const scene::SceneSnapshot<D>& snapshot,
+                       const sator::v1::RaycastBatchRequest& request,
+                       const scene::QueryOptions& options,
+                       const Interrupt& interrupt,
+                       sator::v1::RaycastBatchResponse* response) const;
 
   template <typename Request, typename KindMessage>
   absl::Status RunUnary(const Request& request, const KindMessage& query,

@@ -22,6 +22,7 @@
 #include "server/debug/scene_pages.h"
 #include "server/durability/scene_persistence.h"
 #include "server/logging.h"
+#include "server/metrics/durability_metrics.h"
 #include "server/metrics/grpc_metrics.h"
 #include "server/metrics/registry.h"
 #include "server/query_service.h"
@@ -193,6 +194,8 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(
           "--allow_recovery_loss to give them up"));
     }
     impl->persistence = *std::move(persistence);
+    impl->metrics->AddCollectable(std::make_shared<DurabilityMetrics>(
+        &impl->persistence->store(), report));
   }
 
   grpc::EnableDefaultHealthCheckService(true);
@@ -220,16 +223,23 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(
   impl->query_service.scene_queries().set_observer(
       [metrics = impl->query_metrics.get()](const QueryRecord& record) {
         if (record.code == absl::StatusCode::kOk) {
-          metrics->OnQuery({.scene_id = record.scene_id,
-                            .kind = MetricsKind(record.kind),
-                            .mode = MetricsMode(record.mode),
-                            .duration = record.duration,
-                            .hits = record.hits,
-                            .node_visits = record.node_visits,
-                            .rewound = record.rewound,
-                            .tick = record.tick});
+          metrics->OnQuery(
+              {.scene_id = record.scene_id,
+               .kind = MetricsKind(record.kind),
+               .mode = MetricsMode(record.mode),
+               .duration = record.duration,
+               .hits = record.hits,
+               .node_visits = record.node_visits,
+               .rewound = record.rewound,
+               .tick = record.tick,
+               .count = record.count,
+               .hits_per_query = record.hits_per_query,
+               .node_visits_per_query = record.node_visits_per_query});
         }
       });
+  impl->query_service.scene_queries().set_batch_threads(
+      {.threads = options.batch_threads,
+       .min_queries = options.batch_parallel_min});
   // With --debug_pages, the viewer's ring of recent queries.
   impl->query_service.scene_queries().set_recent_queries(
       impl->recent_queries.get());

@@ -41,6 +41,11 @@ struct ServerOptions {
   convert::ShapeLimits shape_limits;
   SceneLimits scene_limits;
   QueryServiceLimits query_limits;
+  // Threads one QueryBatch or RaycastBatch of at least `batch_parallel_min`
+  // queries runs on (1: the handler's thread alone; docs/DESIGN.md says why
+  // that is the default).
+  int batch_threads = 1;
+  int batch_parallel_min = 256;
   // Bodies, ids or poses in one batch (RESOURCE_EXHAUSTED beyond).
   std::uint32_t max_batch_bodies = 100'000;
   // Load shedding (server/overload/overload_limiter.h): unary calls in

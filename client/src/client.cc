@@ -443,6 +443,29 @@ Client::AsyncQueryBatch(std::string scene_id,
        call_options] { return QueryBatch(scene_id, queries, call_options); });
 }
 
+absl::StatusOr<client::RaycastBatchResult> Client::RaycastBatch(
+    const std::string& scene_id, absl::Span<const client::RaycastQuery> rays,
+    const client::QueryOptions& options, const CallOptions& call_options) {
+  const client::QueryOptions effective = WithRewind(options, call_options);
+  return impl_->Call<absl::StatusOr<client::RaycastBatchResult>>(
+      kIdempotent, call_options, [&](const CallContext& context) {
+        return impl_->connection().RaycastBatch(scene_id, rays, effective,
+                                                context);
+      });
+}
+
+std::future<absl::StatusOr<client::RaycastBatchResult>>
+Client::AsyncRaycastBatch(std::string scene_id,
+                          std::vector<client::RaycastQuery> rays,
+                          client::QueryOptions options,
+                          const CallOptions& call_options) {
+  return impl_->Async([this, scene_id = std::move(scene_id),
+                       rays = std::move(rays), options = std::move(options),
+                       call_options] {
+    return RaycastBatch(scene_id, rays, options, call_options);
+  });
+}
+
 // ---- Sessions ----
 
 absl::StatusOr<std::unique_ptr<client::Session>> Client::OpenSession(

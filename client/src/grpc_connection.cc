@@ -382,6 +382,28 @@ class GrpcConnection final : public Connection {
     return client_internal::ReadBatch(response);
   }
 
+  absl::StatusOr<RaycastBatchResult> RaycastBatch(
+      const std::string& scene_id, absl::Span<const RaycastQuery> rays,
+      const QueryOptions& options, const CallContext& context) override {
+    sator::v1::RaycastBatchRequest request;
+    request.set_scene_id(scene_id);
+    if (absl::Status written =
+            client_internal::WriteRaycastBatch(rays, options, &request);
+        !written.ok()) {
+      return written;
+    }
+    sator::v1::RaycastBatchResponse response;
+    if (absl::Status status =
+            Unary(*query_stub_, &sator::v1::QueryService::Stub::RaycastBatch,
+                  request, &response, context, &scene_id);
+        !status.ok()) {
+      return status;
+    }
+    return client_internal::ReadRaycastBatch(
+        response, static_cast<int>(rays.size()),
+        request.dimension() == sator::v1::DIMENSION_3D ? 3 : 2);
+  }
+
   absl::StatusOr<PairQueryResult> PairQuery(
       const PairQueryRequest& request, const CallContext& context) override {
     sator::v1::PairQueryRequest message;

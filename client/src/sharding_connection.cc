@@ -409,6 +409,16 @@ absl::StatusOr<std::vector<BatchEntry>> ShardedConnection::QueryBatch(
                       route->endpoint);
 }
 
+absl::StatusOr<RaycastBatchResult> ShardedConnection::RaycastBatch(
+    const std::string& scene_id, absl::Span<const RaycastQuery> rays,
+    const QueryOptions& options, const CallContext& context) {
+  absl::StatusOr<Route> route = RouteScene(scene_id);
+  if (!route.ok()) return route.status();
+  return WithEndpoint(
+      route->connection->RaycastBatch(scene_id, rays, options, context),
+      route->endpoint);
+}
+
 absl::StatusOr<std::unique_ptr<SessionStream>> ShardedConnection::OpenSession(
     const std::string& scene_id) {
   absl::StatusOr<Route> route = RouteScene(scene_id);

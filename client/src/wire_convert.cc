@@ -380,6 +380,112 @@ std::vector<client::BatchEntry> ReadBatch(
   return entries;
 }
 
+absl::Status WriteRaycastBatch(absl::Span<const client::RaycastQuery> rays,
+                               const client::QueryOptions& options,
+                               sator::v1::RaycastBatchRequest* out) {
+  if (rays.empty()) {
+    return absl::InvalidArgumentError("rays: empty (send at least one ray)");
+  }
+  const bool three = std::holds_alternative<Vec3>(rays[0].origin);
+  const int dimension = three ? 3 : 2;
+  out->set_dimension(three ? sator::v1::DIMENSION_3D : sator::v1::DIMENSION_2D);
+  const int count = static_cast<int>(rays.size());
+  // Written in place: the arrays are sized once and filled through their
+  // data pointers (a 1000-ray batch is 7000 floats).
+  out->mutable_origins()->Resize(dimension * count, 0.0f);
+  out->mutable_directions()->Resize(dimension * count, 0.0f);
+  out->mutable_max_distances()->Resize(count, 0.0f);
+  float* origins = out->mutable_origins()->mutable_data();
+  float* directions = out->mutable_directions()->mutable_data();
+  float* distances = out->mutable_max_distances()->mutable_data();
+  for (int i = 0; i < count; ++i) {
+    const client::RaycastQuery& ray = rays[static_cast<std::size_t>(i)];
+    const Vec3* origin3 = std::get_if<Vec3>(&ray.origin);
+    const Vec3* direction3 = std::get_if<Vec3>(&ray.direction);
+    if ((origin3 != nullptr) != three || (direction3 != nullptr) != three) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "rays[", i, "].",
+          (origin3 != nullptr) != three ? "origin" : "direction", ": a ",
+          three ? 2 : 3, "D vector among ", dimension, "D rays"));
+    }
+    if (three) {
+      origins[3 * i] = origin3->x;
+      origins[3 * i + 1] = origin3->y;
+      origins[3 * i + 2] = origin3->z;
+      directions[3 * i] = direction3->x;
+      directions[3 * i + 1] = direction3->y;
+      directions[3 * i + 2] = direction3->z;
+    } else {
+      const Vec2& origin = std::get<Vec2>(ray.origin);
+      const Vec2& direction = std::get<Vec2>(ray.direction);
+      origins[2 * i] = origin.x;
+      origins[2 * i + 1] = origin.y;
+      directions[2 * i] = direction.x;
+      directions[2 * i + 1] = direction.y;
+    }
+    distances[i] = ray.max_distance;
+  }
+  // One value stands for all when every ray has the same reach (4 bytes
+  // instead of 4 per ray).
+  if (std::all_of(distances, distances + count,
+                  [&](float d) { return d == distances[0]; })) {
+    out->mutable_max_distances()->Truncate(1);
+  }
+  WriteQueryOptions(options, out->mutable_options());
+  return absl::OkStatus();
+}
+
+absl::StatusOr<client::RaycastBatchResult> ReadRaycastBatch(
+    const sator::v1::RaycastBatchResponse& response, int rays, int dimension) {
+  if (response.hit_counts_size() != rays) {
+    return absl::InternalError(
+        absl::StrCat("RaycastBatch: ", rays, " rays but ",
+                     response.hit_counts_size(), " hit counts"));
+  }
+  std::uint64_t total = 0;
+  for (const std::uint32_t count : response.hit_counts()) total += count;
+  const auto hits = static_cast<std::uint64_t>(response.body_ids_size());
+  const auto d = static_cast<std::uint64_t>(dimension);
+  if (total != hits ||
+      static_cast<std::uint64_t>(response.user_data_size()) != hits ||
+      static_cast<std::uint64_t>(response.distances_size()) != hits ||
+      static_cast<std::uint64_t>(response.points_size()) != d * hits ||
+      static_cast<std::uint64_t>(response.normals_size()) != d * hits ||
+      static_cast<std::uint64_t>(response.features_size()) != hits ||
+      static_cast<std::uint64_t>(response.started_inside_size()) != hits) {
+    return absl::InternalError(
+        absl::StrCat("RaycastBatch: hit arrays do not match ", total,
+                     " hits in hit_counts"));
+  }
+  client::RaycastBatchResult result;
+  result.tick = response.tick();
+  result.offsets.reserve(static_cast<std::size_t>(rays) + 1);
+  result.offsets.push_back(0);
+  std::uint32_t offset = 0;
+  for (const std::uint32_t count : response.hit_counts()) {
+    offset += count;
+    result.offsets.push_back(offset);
+  }
+  result.hits.resize(static_cast<std::size_t>(hits));
+  for (int i = 0; i < static_cast<int>(hits); ++i) {
+    client::Hit& hit = result.hits[static_cast<std::size_t>(i)];
+    hit.body_id = response.body_ids(i);
+    hit.user_data = response.user_data(i);
+    hit.distance = response.distances(i);
+    hit.point.x = response.points(dimension * i);
+    hit.point.y = response.points(dimension * i + 1);
+    hit.normal.x = response.normals(dimension * i);
+    hit.normal.y = response.normals(dimension * i + 1);
+    if (dimension == 3) {
+      hit.point.z = response.points(dimension * i + 2);
+      hit.normal.z = response.normals(dimension * i + 2);
+    }
+    hit.feature = response.features(i);
+    hit.started_inside = response.started_inside(i);
+  }
+  return result;
+}
+
 absl::StatusOr<client::SceneSnapshot> ReadSnapshot(
     const sator::v1::SceneSnapshot& snapshot) {
   client::SceneSnapshot out;

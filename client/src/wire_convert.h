@@ -46,6 +46,12 @@ void WritePairQuery(const client::PairQueryRequest& request,
                     sator::v1::PairQueryRequest* out);
 void WriteSessionRequest(const client::SessionRequest& request,
                          sator::v1::SessionRequest* out);
+// The packed RaycastBatchRequest (scene_id apart): the dimension of the
+// first ray; INVALID_ARGUMENT "rays[i].origin: ..." when a ray's vectors
+// are of another dimension, or for an empty span.
+absl::Status WriteRaycastBatch(absl::Span<const client::RaycastQuery> rays,
+                               const client::QueryOptions& options,
+                               sator::v1::RaycastBatchRequest* out);
 
 // ---- Answers ----
 // A google.rpc.Code in a batch entry or a session reply.
@@ -55,6 +61,9 @@ client::SceneInfo ReadSceneInfo(const sator::v1::SceneInfo& info);
 client::QueryResult ReadQueryResult(const sator::v1::QueryResult& result);
 std::vector<client::BatchEntry> ReadBatch(
     const sator::v1::QueryBatchResponse& response);
+// `rays` rays of `dimension`; INTERNAL when the arrays do not add up.
+absl::StatusOr<client::RaycastBatchResult> ReadRaycastBatch(
+    const sator::v1::RaycastBatchResponse& response, int rays, int dimension);
 absl::StatusOr<client::SceneSnapshot> ReadSnapshot(
     const sator::v1::SceneSnapshot& snapshot);
 // `dimension` is the dimension of the request's shape A.

@@ -24,6 +24,10 @@ namespace sator::convert {
 inline constexpr float kMaxCoordinate = 1e6f;
 // The longest ray: enough to cross the whole coordinate range.
 inline constexpr float kMaxRayDistance = 1e7f;
+// The shortest ray direction: the scene normalises directions and refuses
+// any whose Length() is not above this (core/src/scene/scene_snapshot.cc);
+// converters check the same so that what they accept, the scene accepts.
+inline constexpr float kMinRayDirectionLength = 1e-12f;
 
 // Server limits on shape sizes (flags of satord); exceeding one is
 // RESOURCE_EXHAUSTED.

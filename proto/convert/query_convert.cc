@@ -243,6 +243,10 @@ absl::StatusOr<scene::SceneQuery<D>> ToSceneQuery(
   bool zero = true;
   for (int i = 0; i < D; ++i) zero = zero && (*direction)[i] == 0.0f;
   if (zero) return FieldError("direction", "zero length");
+  if (!(Length(*direction) > kMinRayDirectionLength)) {
+    return FieldError("direction",
+                      absl::StrCat("length below ", kMinRayDirectionLength));
+  }
   const float max_distance = query.max_distance();
   if (!std::isfinite(max_distance)) {
     return FieldError("max_distance", "not finite");

@@ -37,6 +37,7 @@ const std::vector<std::pair<absl::string_view, Role>>& MethodRoleTable() {
           {"/sator.v1.QueryService/Raycast", Role::kRead},
           {"/sator.v1.QueryService/PointQuery", Role::kRead},
           {"/sator.v1.QueryService/QueryBatch", Role::kRead},
+          {"/sator.v1.QueryService/RaycastBatch", Role::kRead},
           {"/sator.v1.QueryService/PairQuery", Role::kRead},
           {"/sator.v1.QueryService/Session", Role::kWrite},
           {"/sator.v1.SceneService/ListScenes", Role::kRead},

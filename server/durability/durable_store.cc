@@ -8,11 +8,14 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <map>
 #include <utility>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "server/durability/file_io.h"
 #include "server/durability/snapshot_file.h"
 #include "server/logging.h"
@@ -310,6 +313,34 @@ std::uint64_t DurableStore::snapshots_written() const {
 
 absl::Status DurableStore::WriteSnapshot(const Capture& capture) {
   std::lock_guard<std::mutex> one_at_a_time(snapshot_mutex_);
+  const auto started = std::chrono::steady_clock::now();
+  std::uint64_t scene_bytes = 0;
+  const absl::Status written = WriteSnapshotFile(capture, &scene_bytes);
+  const std::chrono::duration<double> took =
+      std::chrono::steady_clock::now() - started;
+  {
+    std::lock_guard<std::mutex> lock(stats_mutex_);
+    if (written.ok()) {
+      ++snapshot_stats_.written;
+      snapshot_stats_.last_bytes = scene_bytes;
+      snapshot_stats_.last_written_unix_seconds =
+          absl::ToDoubleSeconds(absl::Now() - absl::UnixEpoch());
+      snapshot_stats_.seconds.Observe(took.count());
+    } else {
+      ++snapshot_stats_.failed;
+    }
+  }
+  if (!written.ok()) return written;
+  return Compact();
+}
+
+SnapshotStats DurableStore::snapshot_stats() const {
+  std::lock_guard<std::mutex> lock(stats_mutex_);
+  return snapshot_stats_;
+}
+
+absl::Status DurableStore::WriteSnapshotFile(const Capture& capture,
+                                             std::uint64_t* scene_bytes) {
   std::uint64_t lsn = 0;
   std::vector<SceneSerializer> scenes;
   absl::Status rotated;
@@ -333,6 +364,7 @@ absl::Status DurableStore::WriteSnapshot(const Capture& capture) {
   for (const SceneSerializer& serialize : scenes) {
     absl::StatusOr<std::string> serialized = serialize();
     if (!serialized.ok()) return serialized.status();
+    *scene_bytes += serialized->size();
     if (absl::Status added = (*file)->AddScene(*serialized); !added.ok()) {
       return added;
     }
@@ -343,7 +375,7 @@ absl::Status DurableStore::WriteSnapshot(const Capture& capture) {
   snapshots_written_.fetch_add(1);
   Log(LogLevel::kInfo, "snapshot_written",
       {{"lsn", AsInt(lsn)}, {"scenes", AsInt(scenes.size())}});
-  return Compact();
+  return absl::OkStatus();
 }
 
 absl::Status DurableStore::Compact() {

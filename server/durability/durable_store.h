@@ -36,6 +36,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "server/durability/durability_stats.h"
 #include "server/durability/record_format.h"
 #include "server/durability/wal_writer.h"
 
@@ -119,12 +120,20 @@ class DurableStore {
 
   const std::string& dir() const { return options_.dir; }
   WalWriter& wal() { return *wal_; }
+  const WalWriter& wal() const { return *wal_; }
   std::uint64_t snapshots_written() const;
+  // Snapshot counters and durations (a copy; never waits for a snapshot in
+  // progress).
+  SnapshotStats snapshot_stats() const;
 
  private:
   DurableStore(const DurableStoreOptions& options, int lock_fd);
   absl::Status Recover(const SceneHandler& on_scene,
                        const RecordHandler& on_record, RecoveryReport* report);
+  // WriteSnapshot without the compaction and the statistics; adds the
+  // serialized scenes' sizes to `scene_bytes`.
+  absl::Status WriteSnapshotFile(const Capture& capture,
+                                 std::uint64_t* scene_bytes);
   absl::Status Compact();
 
   void EnterMutation();
@@ -143,6 +152,8 @@ class DurableStore {
 
   std::mutex snapshot_mutex_;  // One WriteSnapshot at a time.
   std::atomic<std::uint64_t> snapshots_written_{0};
+  mutable std::mutex stats_mutex_;  // Guards snapshot_stats_ only.
+  SnapshotStats snapshot_stats_;
 };
 
 }  // namespace sator::server::durability

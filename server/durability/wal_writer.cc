@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <utility>
 
@@ -91,6 +92,7 @@ absl::Status WalWriter::StartSegmentLocked(std::uint64_t first_lsn) {
     close(fd);
     return status;
   }
+  stats_.bytes += header.size();
   if (fd_ >= 0) close(fd_);
   fd_ = fd;
   segment_path_ = path;
@@ -106,12 +108,17 @@ void WalWriter::FlushAsLeader(std::unique_lock<std::mutex>& lock) {
   const int fd = fd_;
   const std::string path = segment_path_;
   lock.unlock();
+  const auto started = std::chrono::steady_clock::now();
   absl::Status status = WriteAll(fd, batch, path);
   if (status.ok() && fdatasync(fd) != 0) {
     status = ErrnoStatus("fdatasync", path, errno);
   }
+  const std::chrono::duration<double> took =
+      std::chrono::steady_clock::now() - started;
   lock.lock();
-  ++syncs_;
+  ++stats_.syncs;
+  stats_.sync_seconds.Observe(took.count());
+  stats_.bytes += batch.size();
   segment_size_ += batch.size();
   if (status.ok()) {
     durable_lsn_ = batch_last_lsn;
@@ -122,6 +129,7 @@ void WalWriter::FlushAsLeader(std::unique_lock<std::mutex>& lock) {
     }
   }
   if (!status.ok() && failure_.ok()) failure_ = status;
+  stats_.failed = !failure_.ok();
   flushing_ = false;
   flushed_.notify_all();
 }
@@ -137,7 +145,7 @@ absl::StatusOr<std::uint64_t> WalWriter::Append(RecordType type,
   if (!failure_.ok()) return failure_;
   const std::uint64_t lsn = next_lsn_++;
   AppendRecord(&pending_, type, lsn, payload);
-  ++records_written_;
+  ++stats_.records;
   while (durable_lsn_ < lsn && failure_.ok()) {
     if (flushing_) {
       flushed_.wait(lock);
@@ -157,6 +165,7 @@ absl::StatusOr<std::uint64_t> WalWriter::Rotate() {
   if (segment_size_ == kFileHeaderBytes) return next_lsn_;
   if (absl::Status status = StartSegmentLocked(next_lsn_); !status.ok()) {
     failure_ = status;
+    stats_.failed = true;
     return status;
   }
   return next_lsn_;
@@ -169,12 +178,17 @@ std::uint64_t WalWriter::last_lsn() const {
 
 std::uint64_t WalWriter::records_written() const {
   std::lock_guard<std::mutex> lock(mutex_);
-  return records_written_;
+  return stats_.records;
 }
 
 std::uint64_t WalWriter::syncs() const {
   std::lock_guard<std::mutex> lock(mutex_);
-  return syncs_;
+  return stats_.syncs;
+}
+
+WalStats WalWriter::stats() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return stats_;
 }
 
 }  // namespace sator::server::durability

@@ -32,6 +32,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "server/durability/durability_stats.h"
 #include "server/durability/record_format.h"
 
 namespace sator::server::durability {
@@ -71,6 +72,8 @@ class WalWriter {
   // Counters, for tests and metrics: records appended and fdatasync calls.
   std::uint64_t records_written() const;
   std::uint64_t syncs() const;
+  // Every counter, and the flush latencies (a copy; never waits for I/O).
+  WalStats stats() const;
 
  private:
   WalWriter(std::string dir, std::uint64_t next_lsn,
@@ -98,8 +101,7 @@ class WalWriter {
   int fd_ = -1;
   std::string segment_path_;
   std::uint64_t segment_size_ = 0;
-  std::uint64_t records_written_ = 0;
-  std::uint64_t syncs_ = 0;
+  WalStats stats_;
 };
 
 }  // namespace sator::server::durability

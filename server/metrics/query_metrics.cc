@@ -3,6 +3,7 @@
 #include "server/metrics/query_metrics.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -164,10 +165,57 @@ void QueryMetrics::Record(QueryKind kind, QueryModeLabel mode, double seconds,
   if (rewound) add(kRewoundBase + k, 1);
 }
 
+void QueryMetrics::RecordBatch(const QueryObservation& batch, double seconds) {
+  const int k = static_cast<int>(batch.kind);
+  const int m = static_cast<int>(batch.mode);
+  const auto count = static_cast<std::uint64_t>(batch.count);
+  // The batch's own tallies first (plain integers), then one atomic add per
+  // cell that changed.
+  std::array<std::uint64_t, kHitsCells> hits{};
+  std::array<std::uint64_t, kVisitsCells> visits{};
+  static_assert(kHitsBounds[0] == 0 && kHitsBounds[1] == 1);
+  for (const std::uint32_t value : batch.hits_per_query) {
+    // 0 and 1 (a closest or any-hit ray) are buckets 0 and 1.
+    ++hits[value <= 1 ? value
+                      : static_cast<size_t>(
+                            BucketOf(kHitsBounds, static_cast<double>(value)))];
+    hits[kHitsCells - 1] += value;
+  }
+  for (const std::uint32_t value : batch.node_visits_per_query) {
+    ++visits[static_cast<size_t>(
+        BucketOf(kVisitsBounds, static_cast<double>(value)))];
+    visits[kVisitsCells - 1] += value;
+  }
+  const int shard = ThisThreadShardIndex();
+  const auto add = [&](int cell, std::uint64_t amount) {
+    if (amount == 0) return;
+    shards_->Cell(shard, cell).fetch_add(amount, std::memory_order_relaxed);
+  };
+  const int seconds_base = kSecondsBase + (k * kQueryModes + m) * kSecondsCells;
+  add(seconds_base +
+          BucketOf(kSecondsBounds, seconds / static_cast<double>(count)),
+      count);
+  add(seconds_base + kSecondsCells - 1,
+      static_cast<std::uint64_t>(std::llround(seconds * 1e9)));
+  for (int i = 0; i < kHitsCells; ++i) {
+    add(kHitsBase + k * kHitsCells + i, hits[static_cast<size_t>(i)]);
+  }
+  for (int i = 0; i < kVisitsCells; ++i) {
+    add(kVisitsBase + k * kVisitsCells + i, visits[static_cast<size_t>(i)]);
+  }
+  if (batch.rewound) add(kRewoundBase + k, count);
+}
+
 void QueryMetrics::OnQuery(const QueryObservation& query) {
-  const double seconds = absl::ToDoubleSeconds(query.duration);
-  Record(query.kind, query.mode, seconds, query.hits, query.node_visits,
-         query.rewound);
+  double seconds = std::max(absl::ToDoubleSeconds(query.duration), 0.0);
+  if (query.count > 1) {
+    RecordBatch(query, seconds);
+    // The slow-query test below is per query: the batch's mean.
+    seconds /= static_cast<double>(query.count);
+  } else {
+    Record(query.kind, query.mode, seconds, query.hits, query.node_visits,
+           query.rewound);
+  }
   if (seconds >= slow_query_seconds_) {
     Log(LogLevel::kWarning, "slow_query",
         {{"kind", QueryKindName(query.kind)},
@@ -177,7 +225,8 @@ void QueryMetrics::OnQuery(const QueryObservation& query) {
          {"rewound", query.rewound},
          {"duration_ms", seconds * 1e3},
          {"hits", query.hits},
-         {"node_visits", query.node_visits}});
+         {"node_visits", query.node_visits},
+         {"queries", static_cast<std::int64_t>(query.count)}});
   }
 }
 

@@ -33,6 +33,7 @@
 
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "absl/types/span.h"
 #include "prometheus/collectable.h"
 #include "prometheus/metric_family.h"
 #include "sator/core/scene/scene_types.h"
@@ -79,6 +80,12 @@ struct QueryObservation {
   bool rewound = false;
   // The tick the answer describes.
   std::int64_t tick = 0;
+  // A RaycastBatch reports its rays at once: `count` queries, `duration`
+  // and `hits` / `node_visits` their totals, and each ray's hits and node
+  // visits in the spans (`count` values each; empty when count is 1).
+  int count = 1;
+  absl::Span<const std::uint32_t> hits_per_query{};
+  absl::Span<const std::uint32_t> node_visits_per_query{};
 };
 
 // Bucket upper bounds (the +Inf bucket is implied).
@@ -99,8 +106,15 @@ class QueryMetrics final : public prometheus::Collectable {
   QueryMetrics(const QueryMetrics&) = delete;
   QueryMetrics& operator=(const QueryMetrics&) = delete;
 
-  // One answered scene query: records its metrics and logs it if slow.
-  // Thread-safe; lock-free unless the query is slow.
+  // One answered scene query (or a batch of `count`): records its metrics
+  // and logs it if slow. Thread-safe; lock-free unless the query is slow.
+  //
+  // A batch is recorded with one atomic add per touched cell, not per query:
+  // hits and node visits go to the buckets of each query's own value; the
+  // batch is timed once, so sator_query_seconds counts each of its queries
+  // in the bucket of the batch's mean time per query, with the exact total
+  // in _sum (docs/METRICS.md). A batch is logged as slow when its mean time
+  // per query reaches the threshold.
   void OnQuery(const QueryObservation& query);
 
   // The metrics part of OnQuery alone (for the benchmark).
@@ -124,6 +138,8 @@ class QueryMetrics final : public prometheus::Collectable {
  private:
   // The cells of every shard (query_metrics.cc).
   struct Shards;
+
+  void RecordBatch(const QueryObservation& batch, double seconds);
 
   const SceneRegistry* scenes_;
   const absl::Duration slow_query_threshold_;

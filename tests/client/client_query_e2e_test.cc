@@ -2,8 +2,11 @@
 // contacts, sweep, raycast, point) on a small 2D scene whose answers are known
 // by hand, filters and result modes, rewinding to past ticks (through
 // QueryOptions and through CallOptions), QueryBatch with a bad entry, async
-// calls, a 3D raycast onto a mesh, and the documented errors.
+// calls, a 3D raycast onto a mesh, the packed RaycastBatch (answers, the
+// same hits as one Raycast per ray, every refusal) and the documented
+// errors.
 #include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -190,6 +193,179 @@ TEST_F(ClientQueryEndToEnd, BatchAnswersEachQueryWithItsOwnStatus) {
 
   EXPECT_EQ(client_->QueryBatch("nowhere", {}).status().code(),
             absl::StatusCode::kNotFound);
+}
+
+TEST_F(ClientQueryEndToEnd, RaycastBatchAnswersEveryRayInOrder) {
+  Lift();
+  // Ray 0 along y = 1 meets disc 11 only at tick 2 (disc 10 was lifted);
+  // ray 1 straight down onto the floor; ray 2 into empty sky.
+  const std::vector<client::RaycastQuery> rays = {
+      {.origin = Vec2{-5, 1}, .direction = Vec2{1, 0}, .max_distance = 20},
+      {.origin = Vec2{6, 5}, .direction = Vec2{0, -2}, .max_distance = 10},
+      {.origin = Vec2{-5, 30}, .direction = Vec2{1, 0}, .max_distance = 20}};
+  QueryOptions all;
+  all.mode = ResultMode::kAll;
+  absl::StatusOr<client::RaycastBatchResult> batch =
+      client_->RaycastBatch("s", rays, all);
+  ASSERT_TRUE(batch.ok()) << batch.status();
+  EXPECT_EQ(batch->tick, 2);
+  ASSERT_EQ(batch->ray_count(), 3u);
+  ASSERT_EQ(batch->HitsOf(0).size(), 1u);
+  EXPECT_EQ(batch->HitsOf(0)[0].body_id, 11u);
+  EXPECT_EQ(batch->HitsOf(0)[0].user_data, 7u);
+  EXPECT_NEAR(batch->HitsOf(0)[0].distance, 7.5f, kTolerance);
+  EXPECT_NEAR(batch->HitsOf(0)[0].point.x, 2.5f, kTolerance);
+  EXPECT_NEAR(batch->HitsOf(0)[0].normal.x, -1.0f, kTolerance);
+  ASSERT_EQ(batch->HitsOf(1).size(), 1u);
+  EXPECT_EQ(batch->HitsOf(1)[0].body_id, 1u);
+  EXPECT_NEAR(batch->HitsOf(1)[0].distance, 5.0f, kTolerance);
+  EXPECT_NEAR(batch->HitsOf(1)[0].normal.y, 1.0f, kTolerance);
+  EXPECT_TRUE(batch->HitsOf(2).empty());
+
+  // Rewound through CallOptions to tick 0, where disc 10 still stands in
+  // front of disc 11; the options' filter applies to every ray.
+  absl::StatusOr<client::RaycastBatchResult> past = client_->RaycastBatch(
+      "s", rays, all, {.rewind = client::Rewind{.tick = 0}});
+  ASSERT_TRUE(past.ok()) << past.status();
+  EXPECT_EQ(past->tick, 0);
+  ASSERT_EQ(past->HitsOf(0).size(), 2u);
+  EXPECT_EQ(past->HitsOf(0)[0].body_id, 10u);
+  EXPECT_EQ(past->HitsOf(0)[1].body_id, 11u);
+  QueryOptions no_floor = all;
+  no_floor.filter.motion = client::MotionFilter::kDynamicOnly;
+  past = client_->RaycastBatch("s", rays, no_floor,
+                               {.rewind = client::Rewind{.tick = 0}});
+  ASSERT_TRUE(past.ok()) << past.status();
+  EXPECT_EQ(past->HitsOf(0).size(), 2u);
+  EXPECT_TRUE(past->HitsOf(1).empty());
+
+  // Async, the same answer.
+  std::future<absl::StatusOr<client::RaycastBatchResult>> later =
+      client_->AsyncRaycastBatch("s", rays, all);
+  absl::StatusOr<client::RaycastBatchResult> async = later.get();
+  ASSERT_TRUE(async.ok()) << async.status();
+  EXPECT_EQ(async->offsets, batch->offsets);
+}
+
+// Through the real server and back, each ray of a RaycastBatch gives what
+// a Raycast of its own gives, on a 3D scene of random boxes.
+TEST_F(ClientQueryEndToEnd, RaycastBatchMatchesOneRaycastPerRay) {
+  ASSERT_TRUE(
+      client_->CreateScene("boxes", {.dimension = Dimension::k3D}).ok());
+  std::mt19937_64 random(5);
+  std::uniform_real_distribution<float> coord(0.0f, 50.0f);
+  std::uniform_real_distribution<float> half(0.3f, 2.0f);
+  std::uniform_real_distribution<float> unit(-1.0f, 1.0f);
+  std::vector<client::Body> bodies;
+  for (std::uint64_t id = 1; id <= 400; ++id) {
+    bodies.push_back(
+        {.id = id,
+         .shape = Box3{{half(random), half(random), half(random)}},
+         .pose = Pose3{{coord(random), coord(random), coord(random)}, {}},
+         .motion = MotionType::kStatic,
+         .user_data = id + 1000});
+  }
+  ASSERT_TRUE(client_->UpsertBodies("boxes", bodies).ok());
+  std::vector<client::RaycastQuery> rays;
+  for (int i = 0; i < 300; ++i) {
+    rays.push_back(
+        {.origin = Vec3{coord(random), coord(random), coord(random)},
+         .direction = Vec3{unit(random), unit(random), unit(random) + 0.01f},
+         .max_distance = 40.0f});
+  }
+  QueryOptions options;
+  options.mode = ResultMode::kAll;
+  options.max_hits = 4;
+  absl::StatusOr<client::RaycastBatchResult> batch =
+      client_->RaycastBatch("boxes", rays, options);
+  ASSERT_TRUE(batch.ok()) << batch.status();
+  ASSERT_EQ(batch->ray_count(), rays.size());
+  std::size_t hits = 0;
+  for (std::size_t i = 0; i < rays.size(); ++i) {
+    SCOPED_TRACE(i);
+    absl::StatusOr<QueryResult> one =
+        client_->Raycast("boxes", rays[i], options);
+    ASSERT_TRUE(one.ok()) << one.status();
+    const absl::Span<const client::Hit> packed = batch->HitsOf(i);
+    ASSERT_EQ(packed.size(), one->hits.size());
+    for (std::size_t h = 0; h < packed.size(); ++h) {
+      EXPECT_EQ(packed[h].body_id, one->hits[h].body_id);
+      EXPECT_EQ(packed[h].user_data, one->hits[h].user_data);
+      EXPECT_EQ(packed[h].distance, one->hits[h].distance);
+      EXPECT_EQ(packed[h].point.x, one->hits[h].point.x);
+      EXPECT_EQ(packed[h].point.y, one->hits[h].point.y);
+      EXPECT_EQ(packed[h].point.z, one->hits[h].point.z);
+      EXPECT_EQ(packed[h].normal.x, one->hits[h].normal.x);
+      EXPECT_EQ(packed[h].normal.y, one->hits[h].normal.y);
+      EXPECT_EQ(packed[h].normal.z, one->hits[h].normal.z);
+      EXPECT_EQ(packed[h].feature, one->hits[h].feature);
+      EXPECT_EQ(packed[h].started_inside, one->hits[h].started_inside);
+    }
+    hits += packed.size();
+  }
+  EXPECT_GT(hits, rays.size() / 10);
+}
+
+TEST_F(ClientQueryEndToEnd, RaycastBatchRefusals) {
+  const client::RaycastQuery good{
+      .origin = Vec2{0, 5}, .direction = Vec2{0, -1}, .max_distance = 10};
+  // The server names the array element of the bad ray.
+  absl::StatusOr<client::RaycastBatchResult> bad = client_->RaycastBatch(
+      "s",
+      {good,
+       {.origin = Vec2{0, 5}, .direction = Vec2{0, 0}, .max_distance = 1}});
+  EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(bad.status().message()),
+              HasSubstr("directions[2..3]: zero length"));
+  bad = client_->RaycastBatch(
+      "s",
+      {good,
+       {.origin = Vec2{0, 5}, .direction = Vec2{1, 0}, .max_distance = -2}});
+  EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(bad.status().message()),
+              HasSubstr("max_distances[1]: must be in (0"));
+  // 3D rays to the 2D scene.
+  bad = client_->RaycastBatch("s", {{.origin = Vec3{0, 5, 0},
+                                     .direction = Vec3{0, -1, 0},
+                                     .max_distance = 10}});
+  EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(bad.status().message()),
+              HasSubstr("dimension: the rays are 3D but scene s is 2D"));
+  // Mixed dimensions and an empty batch are refused before sending.
+  bad = client_->RaycastBatch("s", {good,
+                                    {.origin = Vec3{0, 5, 0},
+                                     .direction = Vec3{0, -1, 0},
+                                     .max_distance = 10}});
+  EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(bad.status().message()),
+              HasSubstr("rays[1].origin: a 3D vector among 2D rays"));
+  EXPECT_EQ(client_->RaycastBatch("s", {}).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(client_->RaycastBatch("nowhere", {good}).status().code(),
+            absl::StatusCode::kNotFound);
+  QueryOptions future;
+  future.rewind = client::Rewind{.tick = 5};
+  bad = client_->RaycastBatch("s", {good}, future);
+  EXPECT_EQ(bad.status().code(), absl::StatusCode::kOutOfRange);
+  EXPECT_THAT(std::string(bad.status().message()), HasSubstr("options.rewind"));
+}
+
+TEST(ClientQueryLimits, RaycastBatchOverTheLimitIsResourceExhausted) {
+  SatordProcess satord;
+  ASSERT_TRUE(satord.Start({"--max_batch_queries=3"}).ok()) << satord.ReadLog();
+  absl::StatusOr<std::unique_ptr<Client>> client = Client::Create(
+      {.target = satord.grpc_target(), .retry = {.max_attempts = 1}});
+  ASSERT_TRUE(client.ok()) << client.status();
+  ASSERT_TRUE((*client)->CreateScene("s", {.dimension = Dimension::k2D}).ok());
+  const client::RaycastQuery ray{
+      .origin = Vec2{0, 5}, .direction = Vec2{0, -1}, .max_distance = 10};
+  EXPECT_TRUE((*client)->RaycastBatch("s", {ray, ray, ray}).ok());
+  absl::StatusOr<client::RaycastBatchResult> over =
+      (*client)->RaycastBatch("s", {ray, ray, ray, ray});
+  EXPECT_EQ(over.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(
+      std::string(over.status().message()),
+      HasSubstr("at most 3 rays per batch (--max_batch_queries), got 4"));
 }
 
 TEST_F(ClientQueryEndToEnd, ErrorsKeepTheServersCodeAndFieldPath) {

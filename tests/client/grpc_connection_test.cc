@@ -117,6 +117,34 @@ class FakeQueryService final : public sator::v1::QueryService::Service {
     return grpc::Status::OK;
   }
 
+  // One hit per ray echoing what arrived: body_id the ray's index, user_data
+  // how many max_distances were sent, distance the ray's max distance,
+  // point its origin and normal its direction; tick the rewind's tick.
+  grpc::Status RaycastBatch(
+      grpc::ServerContext* context,
+      const sator::v1::RaycastBatchRequest* request,
+      sator::v1::RaycastBatchResponse* response) override {
+    seen_.Record(*context, "RaycastBatch");
+    const int d = request->dimension() == sator::v1::DIMENSION_2D ? 2 : 3;
+    const int rays = request->origins_size() / d;
+    response->set_tick(request->options().rewind().tick());
+    for (int i = 0; i < rays; ++i) {
+      response->add_hit_counts(1);
+      response->add_body_ids(static_cast<std::uint64_t>(i));
+      response->add_user_data(
+          static_cast<std::uint64_t>(request->max_distances_size()));
+      response->add_distances(
+          request->max_distances(request->max_distances_size() == 1 ? 0 : i));
+      for (int k = 0; k < d; ++k) {
+        response->add_points(request->origins(d * i + k));
+        response->add_normals(request->directions(d * i + k));
+      }
+      response->add_features(-1);
+      response->add_started_inside(i % 2 == 1);
+    }
+    return grpc::Status::OK;
+  }
+
  private:
   SeenMetadata& seen_;
   std::atomic<int> ping_calls_{0};
@@ -270,6 +298,11 @@ TEST_F(GrpcConnectionTest, SceneCallsCarryTheSceneIdMetadata) {
                                          .max_distance = 1})
                   .ok());
   ASSERT_TRUE(client_->QueryBatch("arena-11", {}).ok());
+  ASSERT_TRUE(client_
+                  ->RaycastBatch("arena-13", {{.origin = Vec3{},
+                                               .direction = Vec3{1, 0, 0},
+                                               .max_distance = 1}})
+                  .ok());
   // CallJson finds the scene in the request.
   ASSERT_TRUE(client_
                   ->CallJson("sator.v1.SceneService/GetScene",
@@ -279,7 +312,42 @@ TEST_F(GrpcConnectionTest, SceneCallsCarryTheSceneIdMetadata) {
               ElementsAre("GetScene=arena-7", "ExportScene=arena-8",
                           "ListScenes=<none>", "UpsertBodies=arena-9",
                           "UpdatePoses=arena-9", "Raycast=arena-10",
-                          "QueryBatch=arena-11", "GetScene=arena-12"));
+                          "QueryBatch=arena-11", "RaycastBatch=arena-13",
+                          "GetScene=arena-12"));
+}
+
+// The packed form: rays written as flat arrays (one max distance when all
+// agree, one per ray otherwise), answers read back ray by ray.
+TEST_F(GrpcConnectionTest, RaycastBatchPacksAndUnpacks) {
+  const std::vector<client::RaycastQuery> same = {
+      {.origin = Vec3{1, 2, 3}, .direction = Vec3{0, 0, 1}, .max_distance = 5},
+      {.origin = Vec3{4, 5, 6}, .direction = Vec3{0, 1, 0}, .max_distance = 5}};
+  absl::StatusOr<client::RaycastBatchResult> result = client_->RaycastBatch(
+      "s", same, {}, {.rewind = client::Rewind{.tick = 9}});
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->tick, 9);
+  ASSERT_EQ(result->ray_count(), 2u);
+  EXPECT_THAT(result->offsets, ElementsAre(0u, 1u, 2u));
+  const client::Hit& second = result->HitsOf(1)[0];
+  EXPECT_EQ(second.body_id, 1u);
+  EXPECT_EQ(second.user_data, 1u);  // One max distance sent for both.
+  EXPECT_EQ(second.distance, 5.0f);
+  EXPECT_EQ(second.point.x, 4.0f);
+  EXPECT_EQ(second.point.z, 6.0f);
+  EXPECT_EQ(second.normal.y, 1.0f);
+  EXPECT_TRUE(second.started_inside);
+  EXPECT_EQ(second.feature, -1);
+
+  const std::vector<client::RaycastQuery> flat = {
+      {.origin = Vec2{1, 2}, .direction = Vec2{1, 0}, .max_distance = 5},
+      {.origin = Vec2{3, 4}, .direction = Vec2{0, 1}, .max_distance = 7}};
+  result = client_->RaycastBatch("s", flat);
+  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_EQ(result->ray_count(), 2u);
+  EXPECT_EQ(result->HitsOf(1)[0].user_data, 2u);  // One per ray.
+  EXPECT_EQ(result->HitsOf(1)[0].distance, 7.0f);
+  EXPECT_EQ(result->HitsOf(1)[0].point.y, 4.0f);
+  EXPECT_EQ(result->HitsOf(1)[0].point.z, 0.0f);
 }
 
 TEST_F(GrpcConnectionTest, QueryRequestAndResultKeepEveryField) {

@@ -204,6 +204,9 @@ TEST(MockConnection, IdempotentReadsAreRetriedUpToTheAttemptLimit) {
   EXPECT_CALL(*mock, ExportScene(_, _)).Times(3).WillRepeatedly(Return(down));
   EXPECT_CALL(*mock, QueryBatch(_, _, _)).Times(3).WillRepeatedly(Return(down));
   EXPECT_CALL(*mock, PairQuery(_, _)).Times(3).WillRepeatedly(Return(down));
+  EXPECT_CALL(*mock, RaycastBatch(_, _, _, _))
+      .Times(3)
+      .WillRepeatedly(Return(down));
   std::unique_ptr<Client> client = MakeClient(mock, FastRetries());
   EXPECT_EQ(client->Ping("x").status(), down);
   EXPECT_EQ(client->GetScene("s").status(), down);
@@ -211,6 +214,7 @@ TEST(MockConnection, IdempotentReadsAreRetriedUpToTheAttemptLimit) {
   EXPECT_EQ(client->ExportScene("s").status(), down);
   EXPECT_EQ(client->QueryBatch("s", {}).status(), down);
   EXPECT_EQ(client->PairQuery({}).status(), down);
+  EXPECT_EQ(client->RaycastBatch("s", {}).status(), down);
 }
 
 TEST(MockConnection, ACallCanTurnRetriesOff) {

@@ -127,6 +127,8 @@ TEST_F(ShardedConnectionTest, EveryKindOfSceneCallIsRouted) {
       .WillOnce(Return(QueryResult{}));
   EXPECT_CALL(owner, QueryBatch(scene, _, _))
       .WillOnce(Return(std::vector<BatchEntry>{}));
+  EXPECT_CALL(owner, RaycastBatch(scene, _, _, _))
+      .WillOnce(Return(RaycastBatchResult{}));
   EXPECT_CALL(owner, OpenSession(scene))
       .WillOnce(Return(absl::UnimplementedError("mock: no stream")));
   EXPECT_TRUE(sharded->CreateScene(scene, {}, {}).ok());
@@ -142,6 +144,7 @@ TEST_F(ShardedConnectionTest, EveryKindOfSceneCallIsRouted) {
   EXPECT_TRUE(sharded->Raycast(scene, {}, {}, {}).ok());
   EXPECT_TRUE(sharded->PointQuery(scene, {}, {}, {}).ok());
   EXPECT_TRUE(sharded->QueryBatch(scene, {}, {}).ok());
+  EXPECT_TRUE(sharded->RaycastBatch(scene, {}, {}, {}).ok());
   EXPECT_EQ(sharded->OpenSession(scene).status().code(),
             absl::StatusCode::kUnimplemented);
   // No other endpoint saw any call (the NiceMocks would accept them, so

@@ -22,6 +22,8 @@ mutations=(
   's/) > 0.05$/) > 0.2/'           # error threshold above the failing case
   's/grpc_code!="OK"/grpc_code!="Internal"/'
   's/for: 2m$/for: 30m/'
+  '/SatordWalSyncSlow/,$ s/) > 0.1$/) > 0.5/'  # flush threshold above the slow pod
+  's/sator_wal_failed{job=~"satord|satord-local"} == 1/sator_wal_failed{job=~"satord|satord-local"} == 2/'
 )
 i=0
 for mutation in "${mutations[@]}"; do

@@ -68,6 +68,7 @@ const std::map<std::string, int>& ExpectedRoles() {
       {"/sator.v1.QueryService/Raycast", 1},
       {"/sator.v1.QueryService/PointQuery", 1},
       {"/sator.v1.QueryService/QueryBatch", 1},
+      {"/sator.v1.QueryService/RaycastBatch", 1},
       {"/sator.v1.QueryService/PairQuery", 1},
       {"/sator.v1.QueryService/Session", 2},
       {"/sator.v1.SceneService/ListScenes", 1},

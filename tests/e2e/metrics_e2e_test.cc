@@ -2,6 +2,7 @@
 // calls made, histograms are cumulative and end in +Inf, and the exposition
 // passes `promtool check metrics` (Debian package prometheus).
 #include <algorithm>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -17,6 +18,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "absl/time/time.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "sator/client/client.h"
@@ -49,7 +51,12 @@ std::map<std::string, double> ParseSamples(const std::string& text) {
 class MetricsEndToEnd : public ::testing::Test {
  protected:
   void SetUp() override {
-    ASSERT_TRUE(satord_.Start({}).ok()) << satord_.ReadLog();
+    // With a data directory, so the durability series are exposed (and
+    // checked by the structure and promtool tests below).
+    ASSERT_TRUE(
+        satord_.Start({"--data_dir=" + testing::MakeTempDir("metrics-data")})
+            .ok())
+        << satord_.ReadLog();
     absl::StatusOr<std::unique_ptr<Client>> client =
         Client::Create({.target = satord_.grpc_target()});
     ASSERT_TRUE(client.ok());
@@ -202,13 +209,84 @@ TEST_F(MetricsEndToEnd, HistogramBucketsAreCumulativeAndEndInInf) {
     }
   }
   EXPECT_EQ(histograms,
-            (std::set<std::string>{"grpc_server_handling_seconds",
-                                   "sator_query_seconds", "sator_query_hits",
-                                   "sator_broadphase_node_visits"}));
+            (std::set<std::string>{
+                "grpc_server_handling_seconds", "sator_query_seconds",
+                "sator_query_hits", "sator_broadphase_node_visits",
+                "sator_wal_sync_seconds", "sator_snapshot_seconds"}));
   const std::string ping =
       "grpc_server_handling_seconds{grpc_method=\"Ping\",grpc_service=\"sator."
       "v1.QueryService\",grpc_type=\"unary\"}";
   EXPECT_EQ(buckets.at(ping).back().second, kPings);
+}
+
+// The log got the scene creation and the body batch (each acknowledged only
+// once on disk), every sync was timed, and nothing failed or was recovered.
+TEST_F(MetricsEndToEnd, DurabilitySeriesDescribeTheLog) {
+  const std::map<std::string, double> samples = ParseSamples(exposition_);
+  const double records = samples.at("sator_wal_records_total");
+  const double syncs = samples.at("sator_wal_syncs_total");
+  EXPECT_GE(records, 2);
+  EXPECT_GE(syncs, 1);
+  EXPECT_LE(syncs, records);  // A sync covers at least one record.
+  EXPECT_EQ(samples.at("sator_wal_sync_seconds_count"), syncs);
+  EXPECT_GT(samples.at("sator_wal_bytes_total"), 0);
+  EXPECT_EQ(samples.at("sator_wal_failed"), 0);
+  EXPECT_EQ(samples.at("sator_snapshots_total{result=\"failed\"}"), 0);
+  EXPECT_EQ(samples.at("sator_recovery_records{outcome=\"replayed\"}"), 0);
+  EXPECT_EQ(samples.at("sator_recovery_damaged_bytes"), 0);
+}
+
+// After a kill -9, the restarted satord reports the records it replayed,
+// and its own counters start from zero.
+TEST(MetricsDurability, RestartReportsReplayedRecords) {
+  const std::string data_dir = testing::MakeTempDir("metrics-restart");
+  const std::vector<std::string> args = {"--data_dir=" + data_dir,
+                                         "--snapshot_interval=0s"};
+  int written = 0;
+  {
+    SatordProcess first;
+    ASSERT_TRUE(first.Start(args).ok()) << first.ReadLog();
+    absl::StatusOr<std::unique_ptr<Client>> client =
+        Client::Create({.target = first.grpc_target()});
+    ASSERT_TRUE(client.ok());
+    ASSERT_TRUE((*client)
+                    ->CallJson("sator.v1.SceneService/CreateScene",
+                               R"({"scene_id":"kept","settings":)"
+                               R"({"dimension":"DIMENSION_2D"}})")
+                    .ok());
+    for (int i = 1; i <= 3; ++i) {
+      ASSERT_TRUE(
+          (*client)
+              ->CallJson("sator.v1.BodyService/UpsertBodies",
+                         absl::StrCat(R"({"scene_id":"kept","bodies":[)",
+                                      R"({"body_id":)", i,
+                                      R"(,"motion_type":"MOTION_TYPE_STATIC",)",
+                                      R"("shape":{"circle":{"radius":1}}}]})"))
+              .ok());
+    }
+    absl::StatusOr<std::string> scraped =
+        HttpGet(first.metrics_port(), "/metrics");
+    ASSERT_TRUE(scraped.ok()) << scraped.status();
+    written = static_cast<int>(
+        ParseSamples(scraped->substr(scraped->find("\r\n\r\n") + 4))
+            .at("sator_wal_records_total"));
+    EXPECT_EQ(written, 4);  // One record per acknowledged mutation.
+    ASSERT_TRUE(first.Signal(SIGKILL).ok());
+    ASSERT_TRUE(first.WaitForExit(absl::Seconds(10)).ok());
+  }
+  SatordProcess second;
+  ASSERT_TRUE(second.Start(args).ok()) << second.ReadLog();
+  absl::StatusOr<std::string> scraped =
+      HttpGet(second.metrics_port(), "/metrics");
+  ASSERT_TRUE(scraped.ok()) << scraped.status();
+  std::map<std::string, double> samples =
+      ParseSamples(scraped->substr(scraped->find("\r\n\r\n") + 4));
+  EXPECT_EQ(samples.at("sator_recovery_records{outcome=\"replayed\"}"),
+            written);
+  EXPECT_EQ(samples.at("sator_recovery_records{outcome=\"failed\"}"), 0);
+  EXPECT_EQ(samples.at("sator_wal_records_total"), 0);
+  EXPECT_EQ(samples.at("sator_snapshots_total{result=\"written\"}"), 0);
+  EXPECT_EQ(samples.at("sator_snapshot_last_success_timestamp_seconds"), 0);
 }
 
 TEST_F(MetricsEndToEnd, ExpositionPassesPromtool) {

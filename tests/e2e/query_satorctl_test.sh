@@ -61,7 +61,20 @@ out=$(ctl query batch --scene=arena -f "${work}/batch.json")
    ${out} == *'{"status":{"code":3,"message":"queries[1].raycast.direction: zero length"}}'* ]] ||
   fail "batch: ${out}"
 
+# Packed rays: along +x from the origin (the box at 4, then the circle at 9),
+# and along +x at y = 5 (nothing).
+out=$(ctl query raybatch --scene=arena --json='{"dimension": "DIMENSION_2D",
+  "origins": [0, 0, 0, 5], "directions": [1, 0, 1, 0], "max_distances": [100],
+  "options": {"mode": "RESULT_MODE_ALL"}}')
+[[ ${out} == *'"hit_counts":[2,0],"body_ids":["1","2"]'*'"distances":[4,9]'* ]] ||
+  fail "raybatch: ${out}"
+
 set +e
+err=$(ctl query raybatch --scene=arena --json='{"dimension": "DIMENSION_2D",
+  "origins": [0, 0], "directions": [0, 0], "max_distances": [1]}' 2>&1 >/dev/null)
+code=$?
+[[ ${code} == 1 && ${err} == *'INVALID_ARGUMENT: directions[0..1]: zero length'* ]] ||
+  fail "bad raybatch: ${code} ${err}"
 err=$(ctl query raycast --scene=arena --json='{"query": {"max_distance": 1}}' 2>&1 >/dev/null)
 code=$?
 [[ ${code} == 1 && ${err} == *'INVALID_ARGUMENT: query.direction: zero length'* ]] ||

@@ -397,24 +397,6 @@ void CheckContactFinite(const sator::ContactResult<D>& c) {
   }
 }
 
-// OPEN FINDING (not yet fixed in the core): the 3D box-box contact
-// (core/src/geometry3d/box_box.cc) can report a depth too shallow for its
-// normal when the boxes' face axes are a few degrees apart, so moving B by
-// the MTV does not separate them, and the two orders disagree by ~0.3% of
-// the size. Reproducer: tests/fuzz/known_failures/
-// box_box_3d_mtv_too_shallow.bin (see the README there). Until it is
-// fixed, 3D box-box pairs skip the contact and later checks here, so that
-// the fuzzer keeps exploring everything else.
-template <typename Shape>
-bool KnownBoxBoxContactBug(const Shape& a, const Shape& b) {
-  if constexpr (std::is_same_v<Shape, sator::Shape3>) {
-    return std::holds_alternative<sator::Box3>(a) &&
-           std::holds_alternative<sator::Box3>(b);
-  } else {
-    return false;
-  }
-}
-
 template <int D>
 class PairChecker {
   using G = Geometry<D>;
@@ -467,14 +449,13 @@ class PairChecker {
       CHECK_PROPERTY(*overlap_ba == contact_ba->overlapping);
     }
     const bool mesh = G::IsMesh(a_) || G::IsMesh(b_);
-    if (KnownBoxBoxContactBug(a_, b_)) return;
     if (contact_ab->overlapping) {
       if (!mesh) CHECK_PROPERTY(Unit<D>(contact_ab->normal));
-      // OPEN FINDING (3D): hull and box pairs get depths from the two
-      // orders that differ by more than the slack (Gauss-map pruning and the
-      // box-box edge axes are order-dependent; see known_failures/README.md),
-      // so depth symmetry is checked in 2D only until contact3d is fixed.
-      if (D == 2 && contact_ba->overlapping && !mesh) {
+      // In 3D too since the short-edge finding was fixed (seed
+      // regression_hull_hull_short_edge_3d.bin), box-box included since the
+      // nearly-parallel-edge finding was (regression_box_box_mtv_too_
+      // shallow.bin).
+      if (contact_ba->overlapping && !mesh) {
         CHECK_PROPERTY(std::fabs(contact_ab->depth - contact_ba->depth) <=
                        slack);
       }

@@ -6,6 +6,7 @@
 //   1 UpdatePosesRequest   -> ToPoseUpdates
 //   2 SceneSnapshot        -> ToSceneContent
 //   3 QueryBatchRequest    -> ToSceneQuery for each query
+//   4 RaycastBatchRequest  -> PackedRays (each ray) and AppendRayHits
 // Whatever the bytes, conversion must not crash, and a refusal must carry a
 // message. What conversion accepts must satisfy the core's invariants (every
 // number finite and within kMaxCoordinate, unit rotations, shapes that the
@@ -27,6 +28,7 @@
 #include "google/protobuf/util/message_differencer.h"
 #include "proto/convert/body_convert.h"
 #include "proto/convert/query_convert.h"
+#include "proto/convert/ray_batch_convert.h"
 #include "proto/convert/scene_convert.h"
 #include "sator/core/geometry2d/shapes2d.h"
 #include "sator/core/geometry3d/shape3d_validation.h"
@@ -276,6 +278,64 @@ void FuzzQueries(const sator::v1::QueryBatchRequest& request) {
   }
 }
 
+// The packed rays read as D-dimensional: an accepted ray is finite, within
+// kMaxCoordinate, has a non-zero direction and a distance in (0,
+// kMaxRayDistance], and the scene takes it (OUT_OF_RANGE only for a rewind);
+// the packed answer's arrays add up.
+template <int D>
+void FuzzRayBatch(const sator::v1::RaycastBatchRequest& request) {
+  auto rays = sator::convert::PackedRays<D>::Make(request);
+  if (!rays.ok()) {
+    CheckRefusal(rays.status());
+    return;
+  }
+  CHECK_PROPERTY(rays->size() * D == request.origins_size());
+  auto options = sator::convert::ToQueryOptions(request.options(), 256);
+  if (!options.ok()) {
+    CheckRefusal(options.status());
+    return;
+  }
+  const auto scene = MakeQueryScene<D>();
+  const auto snapshot = scene->Snapshot();
+  sator::v1::RaycastBatchResponse response;
+  for (int i = 0; i < rays->size(); ++i) {
+    sator::convert::PackedRay<D> ray;
+    if (absl::Status valid = rays->Get(i, &ray); !valid.ok()) {
+      CheckRefusal(valid);
+      CHECK_PROPERTY(valid.code() == absl::StatusCode::kInvalidArgument);
+      continue;
+    }
+    bool zero = true;
+    for (int axis = 0; axis < D; ++axis) {
+      CHECK_PROPERTY(std::isfinite(ray.origin[axis]) &&
+                     std::fabs(ray.origin[axis]) <= kMaxCoordinate);
+      CHECK_PROPERTY(std::isfinite(ray.direction[axis]) &&
+                     std::fabs(ray.direction[axis]) <= kMaxCoordinate);
+      zero = zero && ray.direction[axis] == 0.0f;
+    }
+    CHECK_PROPERTY(!zero);
+    CHECK_PROPERTY(std::isfinite(ray.max_distance) && ray.max_distance > 0.0f &&
+                   ray.max_distance <= sator::convert::kMaxRayDistance);
+    auto result =
+        snapshot.RayCast(ray.origin, ray.direction, ray.max_distance, *options);
+    if (!result.ok()) {
+      CHECK_PROPERTY(result.status().code() == absl::StatusCode::kOutOfRange);
+      continue;
+    }
+    sator::convert::AppendRayHits<D>(*result, &response);
+  }
+  int hits = 0;
+  for (const std::uint32_t count : response.hit_counts()) {
+    hits += static_cast<int>(count);
+  }
+  CHECK_PROPERTY(response.body_ids_size() == hits);
+  CHECK_PROPERTY(response.distances_size() == hits);
+  CHECK_PROPERTY(response.points_size() == D * hits);
+  CHECK_PROPERTY(response.normals_size() == D * hits);
+  CHECK_PROPERTY(response.features_size() == hits);
+  CHECK_PROPERTY(response.started_inside_size() == hits);
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data,
@@ -283,7 +343,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data,
   if (size < 1) return 0;
   const char* message = reinterpret_cast<const char*>(data + 1);
   const int message_size = static_cast<int>(size - 1);
-  switch (data[0] % 4) {
+  switch (data[0] % 5) {
     case 0: {
       sator::v1::UpsertBodiesRequest request;
       if (!request.ParseFromArray(message, message_size)) return 0;
@@ -303,6 +363,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data,
       if (!snapshot.ParseFromArray(message, message_size)) return 0;
       FuzzSnapshot<2>(snapshot);
       FuzzSnapshot<3>(snapshot);
+      break;
+    }
+    case 4: {
+      sator::v1::RaycastBatchRequest request;
+      if (!request.ParseFromArray(message, message_size)) return 0;
+      // Bounded work per input.
+      if (request.origins_size() > 3 * 64) return 0;
+      FuzzRayBatch<2>(request);
+      FuzzRayBatch<3>(request);
       break;
     }
     default: {

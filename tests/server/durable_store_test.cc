@@ -23,6 +23,8 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "gtest/gtest.h"
 #include "server/durability/crc32c.h"
 #include "server/durability/file_io.h"
@@ -162,6 +164,44 @@ TEST(DurableStore, RecoversNewestSnapshotThenTheLogAfterIt) {
   // New records continue the sequence.
   LogOne(*second.store, RecordType::kCreateScene, "create c");
   EXPECT_EQ(second.store->wal().last_lsn(), 5u);
+}
+
+// The statistics behind sator_snapshot_*: written and failed snapshots, the
+// newest one's scene bytes and time.
+TEST(DurableStore, SnapshotStatsCountWrittenAndFailedSnapshots) {
+  const std::string dir = TempDir();
+  Recovered recovered = OpenAndRecover(dir);
+  ASSERT_NE(recovered.store, nullptr);
+  DurableStore& store = *recovered.store;
+  EXPECT_EQ(store.snapshot_stats().written, 0u);
+  EXPECT_EQ(store.snapshot_stats().last_written_unix_seconds, 0.0);
+
+  LogOne(store, RecordType::kCreateScene, "a");
+  const double before = absl::ToDoubleSeconds(absl::Now() - absl::UnixEpoch());
+  ASSERT_TRUE(store.WriteSnapshot(CaptureOf({"12345", "1234567"})).ok());
+  SnapshotStats stats = store.snapshot_stats();
+  EXPECT_EQ(stats.written, 1u);
+  EXPECT_EQ(stats.failed, 0u);
+  EXPECT_EQ(stats.last_bytes, 12u);
+  EXPECT_GE(stats.last_written_unix_seconds, before);
+  EXPECT_EQ(stats.seconds.count(), 1u);
+
+  // A scene that cannot be serialized fails the snapshot: counted, and the
+  // newest good one's figures stay.
+  const DurableStore::Capture failing = [] {
+    std::vector<DurableStore::SceneSerializer> serializers;
+    serializers.push_back([]() -> absl::StatusOr<std::string> {
+      return absl::InternalError("cannot serialize");
+    });
+    return serializers;
+  };
+  EXPECT_FALSE(store.WriteSnapshot(failing).ok());
+  stats = store.snapshot_stats();
+  EXPECT_EQ(stats.written, 1u);
+  EXPECT_EQ(stats.failed, 1u);
+  EXPECT_EQ(stats.last_bytes, 12u);
+  EXPECT_EQ(stats.seconds.count(), 1u);
+  EXPECT_EQ(store.snapshots_written(), 1u);
 }
 
 TEST(DurableStore, SnapshotWithNoLogChangeReplacesTheSameLsn) {

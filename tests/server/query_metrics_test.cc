@@ -145,6 +145,55 @@ TEST_F(QueryMetricsTest, ObservationsLandInTheirBuckets) {
             0);
 }
 
+// A RaycastBatch reports its rays at once: each ray's hits and visits land
+// in their own buckets; the time is the batch's, each ray counted at the
+// mean, with the exact total in _sum.
+TEST_F(QueryMetricsTest, ABatchCountsEveryQueryOnce) {
+  std::shared_ptr<QueryMetrics> query_metrics =
+      Add(nullptr, absl::ZeroDuration());
+  const std::vector<std::uint32_t> hits = {0, 1, 0, 3};
+  const std::vector<std::uint32_t> visits = {4, 40, 400, 4000};
+  query_metrics->OnQuery({.scene_id = "arena",
+                          .kind = QueryKind::kRaycast,
+                          .mode = QueryModeLabel::kAny,
+                          .duration = absl::Microseconds(120),
+                          .hits = 4,
+                          .node_visits = 4444,
+                          .rewound = true,
+                          .tick = 3,
+                          .count = 4,
+                          .hits_per_query = hits,
+                          .node_visits_per_query = visits});
+  const auto s = Scrape().samples;
+  const std::string ray = "kind=\"raycast\",mode=\"any\"";
+  // 120 us over 4 rays: 30 us each, in le=5e-05 (not le=2.5e-05, and not
+  // le=0.00025 alone as the batch's total would be).
+  EXPECT_EQ(s.at("sator_query_seconds_bucket{" + ray + ",le=\"2.5e-05\"}"), 0);
+  EXPECT_EQ(s.at("sator_query_seconds_bucket{" + ray + ",le=\"5e-05\"}"), 4);
+  EXPECT_EQ(s.at("sator_query_seconds_count{" + ray + "}"), 4);
+  EXPECT_NEAR(s.at("sator_query_seconds_sum{" + ray + "}"), 120e-6, 1e-12);
+  EXPECT_EQ(s.at("sator_query_hits_bucket{kind=\"raycast\",le=\"0\"}"), 2);
+  EXPECT_EQ(s.at("sator_query_hits_bucket{kind=\"raycast\",le=\"1\"}"), 3);
+  EXPECT_EQ(s.at("sator_query_hits_bucket{kind=\"raycast\",le=\"2\"}"), 3);
+  EXPECT_EQ(s.at("sator_query_hits_bucket{kind=\"raycast\",le=\"5\"}"), 4);
+  EXPECT_EQ(s.at("sator_query_hits_sum{kind=\"raycast\"}"), 4);
+  EXPECT_EQ(s.at("sator_query_hits_count{kind=\"raycast\"}"), 4);
+  EXPECT_EQ(
+      s.at("sator_broadphase_node_visits_bucket{kind=\"raycast\",le=\"5\"}"),
+      1);
+  EXPECT_EQ(
+      s.at("sator_broadphase_node_visits_bucket{kind=\"raycast\",le=\"50\"}"),
+      2);
+  EXPECT_EQ(s.at("sator_broadphase_node_visits_bucket{kind=\"raycast\",le="
+                 "\"500\"}"),
+            3);
+  EXPECT_EQ(s.at("sator_broadphase_node_visits_bucket{kind=\"raycast\",le="
+                 "\"5000\"}"),
+            4);
+  EXPECT_EQ(s.at("sator_broadphase_node_visits_sum{kind=\"raycast\"}"), 4444);
+  EXPECT_EQ(s.at("sator_rewound_queries_total{kind=\"raycast\"}"), 4);
+}
+
 TEST_F(QueryMetricsTest, OnQueryRecordsKindModeRewindHitsAndVisits) {
   std::shared_ptr<QueryMetrics> query_metrics =
       Add(nullptr, absl::ZeroDuration());

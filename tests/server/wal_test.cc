@@ -16,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "server/durability/crc32c.h"
+#include "server/durability/durability_stats.h"
 #include "server/durability/file_io.h"
 #include "server/durability/record_format.h"
 #include "server/durability/wal_writer.h"
@@ -336,8 +337,76 @@ TEST(WalWriter, FailedWriteIsStickyError) {
   // append.
   std::filesystem::remove_all(dir);
   ASSERT_TRUE((*wal)->Append(RecordType::kCreateScene, "one").ok());
+  EXPECT_FALSE((*wal)->stats().failed);
   EXPECT_FALSE((*wal)->Rotate().ok());
   EXPECT_FALSE((*wal)->Append(RecordType::kCreateScene, "two").ok());
+  EXPECT_TRUE((*wal)->stats().failed);
+}
+
+// The statistics behind sator_wal_*: records, bytes equal to what is on
+// disk, one latency observation per sync.
+TEST(WalWriter, StatsCountRecordsBytesAndSyncs) {
+  const std::string dir = TempDir();
+  constexpr int kThreads = 8;
+  constexpr int kPerThread = 25;
+  WalStats stats;
+  {
+    WalWriterOptions options;
+    options.segment_bytes = 2048;  // Several segments, headers included.
+    absl::StatusOr<std::unique_ptr<WalWriter>> wal =
+        WalWriter::Open(dir, 1, options);
+    ASSERT_TRUE(wal.ok()) << wal.status();
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t) {
+      threads.emplace_back([&, t] {
+        for (int i = 0; i < kPerThread; ++i) {
+          EXPECT_TRUE((*wal)
+                          ->Append(RecordType::kUpsertBodies,
+                                   std::string(static_cast<std::size_t>(
+                                                   10 + (t * kPerThread + i)),
+                                               'p'))
+                          .ok());
+        }
+      });
+    }
+    for (std::thread& thread : threads) thread.join();
+    stats = (*wal)->stats();
+  }
+  EXPECT_EQ(stats.records, static_cast<std::uint64_t>(kThreads * kPerThread));
+  EXPECT_GE(stats.syncs, 1u);
+  EXPECT_LE(stats.syncs, stats.records);
+  EXPECT_EQ(stats.sync_seconds.count(), stats.syncs);
+  std::uint64_t in_buckets = 0;
+  for (std::uint64_t count : stats.sync_seconds.counts()) in_buckets += count;
+  EXPECT_EQ(in_buckets, stats.syncs);
+  EXPECT_GT(stats.sync_seconds.sum_seconds(), 0.0);
+  EXPECT_FALSE(stats.failed);
+  std::uint64_t on_disk = 0;
+  std::size_t segments = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    on_disk += std::filesystem::file_size(entry.path());
+    ++segments;
+  }
+  EXPECT_GT(segments, 2u);
+  EXPECT_EQ(stats.bytes, on_disk);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(DurationHistogram, BucketsFollowPrometheusLessOrEqual) {
+  DurationHistogram histogram;
+  const auto& bounds = DurationHistogram::kBoundsSeconds;
+  histogram.Observe(0.0);        // First bucket.
+  histogram.Observe(bounds[0]);  // On a bound: that bucket (le).
+  histogram.Observe(0.00011);    // Just above the first bound: the second.
+  histogram.Observe(bounds.back());
+  histogram.Observe(11.0);  // Above every bound: +Inf.
+  EXPECT_EQ(histogram.counts()[0], 2u);
+  EXPECT_EQ(histogram.counts()[1], 1u);
+  EXPECT_EQ(histogram.counts()[bounds.size() - 1], 1u);
+  EXPECT_EQ(histogram.counts()[bounds.size()], 1u);
+  EXPECT_EQ(histogram.count(), 5u);
+  EXPECT_DOUBLE_EQ(histogram.sum_seconds(),
+                   0.0 + bounds[0] + 0.00011 + bounds.back() + 11.0);
 }
 
 }  // namespace

@@ -98,6 +98,11 @@ TEST_F(SatorBenchTest, BatchOpenLoop) {
       "batch", 50.0);
 }
 
+TEST_F(SatorBenchTest, RayBatchClosedLoop) {
+  ExpectGoodRun("--mode=raybatch --batch_size=64 --bodies=2000 --concurrency=2",
+                "raybatch", 64.0);
+}
+
 TEST_F(SatorBenchTest, SessionPoseIngest) {
   ExpectGoodRun(
       "--mode=session --poses_per_update=100 --pipeline=4 "

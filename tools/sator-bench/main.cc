@@ -6,6 +6,8 @@
 //   unary    one scene query per RPC (--queries: raycast, overlap, sweep,
 //            contacts or a comma-separated mix, taken in turn);
 //   batch    a QueryBatch of --batch_size raycasts per RPC;
+//   raybatch a RaycastBatch (the packed form) of --batch_size raycasts per
+//            RPC, the same rays as batch;
 //   session  pose updates of --poses_per_update dynamic bodies per message
 //            over one Session per worker (each worker owns a scene), with
 //            --pipeline updates in flight before it waits.
@@ -36,7 +38,7 @@
 #include "tools/sator-bench/load_loop.h"
 
 ABSL_FLAG(std::string, target, "127.0.0.1:50051", "satord's gRPC address.");
-ABSL_FLAG(std::string, mode, "unary", "unary, batch or session.");
+ABSL_FLAG(std::string, mode, "unary", "unary, batch, raybatch or session.");
 ABSL_FLAG(std::string, loop, "closed",
           "closed (fixed concurrency) or open "
           "(fixed rate).");
@@ -49,7 +51,8 @@ ABSL_FLAG(std::string, queries, "raycast",
           "mix.");
 ABSL_FLAG(int, bodies, 100000, "Static boxes in the scene.");
 ABSL_FLAG(double, world_size, 1000.0, "Edge of the cube the boxes fill, m.");
-ABSL_FLAG(int, batch_size, 1000, "batch: raycasts per QueryBatch.");
+ABSL_FLAG(int, batch_size, 1000,
+          "batch, raybatch: raycasts per QueryBatch or RaycastBatch.");
 ABSL_FLAG(int, poses_per_update, 1000,
           "session: dynamic bodies per pose update.");
 ABSL_FLAG(int, pipeline, 8, "session: updates in flight per worker.");
@@ -172,6 +175,19 @@ std::size_t RequestBytes(const std::string& mode, int batch_size,
     }
     return request.ByteSizeLong();
   }
+  if (mode == "raybatch") {
+    sator::v1::RaycastBatchRequest request;
+    request.set_scene_id(absl::GetFlag(FLAGS_scene));
+    request.set_dimension(sator::v1::DIMENSION_3D);
+    for (int i = 0; i < batch_size; ++i) {
+      for (float v : {123.456f, 234.567f, 345.678f}) {
+        request.add_origins(v);
+        request.add_directions(v);
+      }
+    }
+    request.add_max_distances(100.0f);
+    return request.ByteSizeLong();
+  }
   if (mode == "session") {
     sator::v1::SessionRequest request;
     request.set_sequence(1000000);
@@ -255,9 +271,11 @@ int main(int argc, char** argv) {
   absl::ParseCommandLine(argc, argv);
   const std::string mode = absl::GetFlag(FLAGS_mode);
   const std::string loop = absl::GetFlag(FLAGS_loop);
-  if (mode != "unary" && mode != "batch" && mode != "session") {
-    std::fprintf(stderr,
-                 "sator-bench: --mode must be unary, batch or session\n");
+  if (mode != "unary" && mode != "batch" && mode != "raybatch" &&
+      mode != "session") {
+    std::fprintf(
+        stderr,
+        "sator-bench: --mode must be unary, batch, raybatch or session\n");
     return 2;
   }
   if (loop != "closed" && loop != "open") {
@@ -360,6 +378,21 @@ int main(int argc, char** argv) {
       if (!entries.ok()) return entries.status();
       for (const sc::BatchEntry& entry : *entries) {
         if (!entry.ok()) return entry.status();
+      }
+      return absl::OkStatus();
+    };
+  } else if (mode == "raybatch") {
+    const int batch_size = std::max(1, absl::GetFlag(FLAGS_batch_size));
+    run.items_per_op = batch_size;
+    operation = [&, batch_size](int worker) -> absl::Status {
+      QueryMaker& maker = makers[static_cast<std::size_t>(worker)];
+      std::vector<sc::RaycastQuery> rays(static_cast<std::size_t>(batch_size));
+      for (sc::RaycastQuery& ray : rays) ray = maker.Ray();
+      absl::StatusOr<sc::RaycastBatchResult> result =
+          client.RaycastBatch(scene, rays);
+      if (!result.ok()) return result.status();
+      if (result->ray_count() != rays.size()) {
+        return absl::InternalError("RaycastBatch: answers missing");
       }
       return absl::OkStatus();
     };

@@ -47,6 +47,8 @@ const QueryKind kKinds[] = {
      Make<sator::v1::PointQueryRequest>},
     {"batch", "sator.v1.QueryService/QueryBatch",
      Make<sator::v1::QueryBatchRequest>},
+    {"raybatch", "sator.v1.QueryService/RaycastBatch",
+     Make<sator::v1::RaycastBatchRequest>},
 };
 
 }  // namespace
@@ -59,7 +61,11 @@ const char kQueryUsage[] =
     "                   the RPC's request (e.g. RaycastRequest) without "
     "scene_id\n"
     "  query batch --scene=SCENE -f queries.json  the file holds "
-    "{\"queries\": [Query, ...]}\n";
+    "{\"queries\": [Query, ...]}\n"
+    "  query raybatch --scene=SCENE --json='{\"dimension\": \"DIMENSION_3D\", "
+    "\"origins\": [...],\n"
+    "                   \"directions\": [...], \"max_distances\": [...]}'  "
+    "packed rays (RaycastBatch)\n";
 
 int RunQuery(const Args& args) {
   if (args.empty() || args.size() > 2) {

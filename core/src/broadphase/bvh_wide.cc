@@ -8,9 +8,14 @@
 // children and repeatedly replaces the internal child of largest surface
 // measure by that child's own two children, until it has four or only
 // leaves. Every binary internal node is thus either a wide node or folded
-// into its wide parent; binary leaves stay as they are (a proxy range).
+// into its wide parent. A binary leaf becomes leaf wide nodes holding its
+// proxies' boxes and handles, four to a node, so that the ray's last level
+// is one SIMD test on boxes stored next to each other instead of a scalar
+// loop over leaf_boxes_ (and the handles come with them).
 // The binary nodes stay too: box queries, box casts and rays parallel to an
 // axis use them.
+#include <algorithm>
+#include <cstdint>
 #include <vector>
 
 #include "sator/core/broadphase/bvh.h"
@@ -24,6 +29,31 @@ absl::Status Bvh<D>::Build(std::span<const Aabb<D>> boxes,
   absl::Status status = BuildTree(boxes, scratch);
   if (status.ok()) UpdateWideNodes();
   return status;
+}
+
+// A binary leaf's proxies become ceil(count / 4) consecutive leaf nodes,
+// appended now; returns the reference a parent lane stores.
+template <int D>
+std::uint32_t Bvh<D>::AppendWideLeaves(std::uint32_t first,
+                                       std::uint32_t count) {
+  const auto start = static_cast<std::uint32_t>(wide_.size());
+  const std::uint32_t nodes = (count + 3) / 4;
+  for (std::uint32_t n = 0; n < nodes; ++n) {
+    WideNode leaf{};
+    const std::uint32_t base = first + 4 * n;
+    leaf.lanes = std::min<std::uint32_t>(4, count - 4 * n);
+    for (std::uint32_t lane = 0; lane < 4; ++lane) {
+      const std::uint32_t slot = base + (lane < leaf.lanes ? lane : 0);
+      const Aabb<D>& box = leaf_boxes_[slot];
+      for (int i = 0; i < D; ++i) {
+        leaf.min[i][lane] = box.min[i];
+        leaf.max[i][lane] = box.max[i];
+      }
+      leaf.child[lane] = lane < leaf.lanes ? leaf_ids_[slot] : 0;
+    }
+    wide_.push_back(leaf);
+  }
+  return kWideLeaf | (start << 2) | (nodes - 1);
 }
 
 template <int D>
@@ -72,7 +102,7 @@ void Bvh<D>::UpdateWideNodes() {
       }
       if (lane >= count) continue;
       if (binary.IsLeaf()) {
-        node.child[lane] = kWideLeaf | (binary.index << 4) | (binary.count - 1);
+        node.child[lane] = AppendWideLeaves(binary.index, binary.count);
       } else {
         node.child[lane] = static_cast<std::uint32_t>(wide_.size());
         wide_.emplace_back();
@@ -88,5 +118,7 @@ template absl::Status Bvh<2>::Build(std::span<const Aabb<2>>, BuildScratch*);
 template absl::Status Bvh<3>::Build(std::span<const Aabb<3>>, BuildScratch*);
 template void Bvh<2>::UpdateWideNodes();
 template void Bvh<3>::UpdateWideNodes();
+template std::uint32_t Bvh<2>::AppendWideLeaves(std::uint32_t, std::uint32_t);
+template std::uint32_t Bvh<3>::AppendWideLeaves(std::uint32_t, std::uint32_t);
 
 }  // namespace sator::broadphase

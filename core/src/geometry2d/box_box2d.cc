@@ -6,10 +6,19 @@
 // A's frame). On axis L with B's centre d, the boxes' projections are
 // centred |d.L| apart with radii r_A(L) = sum_k hA_k |a_k . L| and
 // r_B(L) likewise, so the separation is |d.L| - r_A(L) - r_B(L), in closed
-// form, without building any vertex. The best axis gives the MTV; the
+// form, without building any vertex. The best axis gives the MTV (A's axis
+// unless B's separates more by kFaceBias x tolerance, as sat2d.cc); the
 // reference face is that axis' face of its box towards the other, the
-// incident face the other box's face most anti-parallel to it, clipped as in
-// sat2d.cc.
+// incident face the other box's face most anti-parallel to it. The clip is
+// done in the reference box's own frame (A's, or B's with A mapped into it),
+// in coordinates (n, t) along the reference normal and its face: the face is
+// n = h_n, |t| <= h_t, so clipping the incident face to the slab is one
+// interval intersection on its parameter, and a point's penetration is
+// h_n - n (Catto's reference/incident clipping, GDC 2007, specialised to
+// axis-aligned reference faces; our own code). The incident face runs along
+// the axis f perpendicular to its normal e, and |e.n| >= 1/sqrt(2) for the
+// most anti-parallel face, so |f.t| = |e.n| is never small: one division,
+// well conditioned, no special case for an end-on edge.
 //
 // Sweep: SAT over time on the same four axes (Ericson 5.5.8; Eberly,
 // "Intersection of Convex Objects: The Method of Separating Axes"): on axis
@@ -35,44 +44,6 @@ namespace {
 
 float SignOf(float x) { return x < 0.0f ? -1.0f : 1.0f; }
 
-// The four axes of a box pair in A's frame.
-struct BoxAxes {
-  Vec2 axis[4];     // x, y, u, v.
-  float dist[4];    // d . L
-  float radius[4];  // r_A(L) + r_B(L)
-  float sep[4];     // |d . L| - radius: the separation along L.
-};
-
-BoxAxes MakeAxes(const Box2& a, const Box2& b, const Pose2& b_in_a) {
-  const Vec2 ha = a.half_extents;
-  const Vec2 hb = b.half_extents;
-  const Vec2 d = b_in_a.position;
-  const float c = b_in_a.rotation.c;
-  const float s = b_in_a.rotation.s;
-  const float ac = std::fabs(c);
-  const float as = std::fabs(s);
-  BoxAxes x;
-  x.axis[0] = {1.0f, 0.0f};
-  x.axis[1] = {0.0f, 1.0f};
-  x.axis[2] = {c, s};
-  x.axis[3] = {-s, c};
-  x.dist[0] = d.x;
-  x.dist[1] = d.y;
-  x.dist[2] = c * d.x + s * d.y;
-  x.dist[3] = c * d.y - s * d.x;
-  x.radius[0] = ha.x + hb.x * ac + hb.y * as;
-  x.radius[1] = ha.y + hb.x * as + hb.y * ac;
-  x.radius[2] = hb.x + ha.x * ac + ha.y * as;
-  x.radius[3] = hb.y + ha.x * as + ha.y * ac;
-  // Scalar expressions on purpose: a vectorised loop over the arrays just
-  // written would stall on store forwarding.
-  x.sep[0] = std::fabs(x.dist[0]) - x.radius[0];
-  x.sep[1] = std::fabs(x.dist[1]) - x.radius[1];
-  x.sep[2] = std::fabs(x.dist[2]) - x.radius[2];
-  x.sep[3] = std::fabs(x.dist[3]) - x.radius[3];
-  return x;
-}
-
 // The face of a box (centre `center`, axes e0 and e1, half extents h) whose
 // outward normal is n = sign * e_k: its end points in counter-clockwise
 // order (v1 -> v2 along LeftPerp(n)).
@@ -87,93 +58,157 @@ void Face(Vec2 center, Vec2 e0, Vec2 e1, Vec2 h, int k, float sign, Vec2* v1,
   *v2 = mid + half * t;
 }
 
-// The face of a box most anti-parallel to n.
-void IncidentFace(Vec2 center, Vec2 e0, Vec2 e1, Vec2 h, Vec2 n, Vec2* p1,
-                  Vec2* p2) {
-  const float d0 = Dot(n, e0);
-  const float d1 = Dot(n, e1);
-  if (std::fabs(d0) >= std::fabs(d1)) {
-    Face(center, e0, e1, h, 0, -SignOf(d0), p1, p2);
-  } else {
-    Face(center, e0, e1, h, 1, -SignOf(d1), p1, p2);
-  }
-}
-
 }  // namespace
 
 ContactResult<2> ContactBoxBox(const Box2& a, const Box2& b,
                                const Pose2& b_in_a) {
-  const BoxAxes x = MakeAxes(a, b, b_in_a);
   const Vec2 ha = a.half_extents;
   const Vec2 hb = b.half_extents;
   const Vec2 d = b_in_a.position;
+  const float c = b_in_a.rotation.c;
+  const float s = b_in_a.rotation.s;
+  const float ac = std::fabs(c);
+  const float as = std::fabs(s);
+  // B's centre along B's own axes u = (c, s) and v = (-s, c).
+  const float du = c * d.x + s * d.y;
+  const float dv = c * d.y - s * d.x;
+  const float sep0 = std::fabs(d.x) - (ha.x + hb.x * ac + hb.y * as);
+  const float sep1 = std::fabs(d.y) - (ha.y + hb.x * as + hb.y * ac);
+  const float sep2 = std::fabs(du) - (hb.x + ha.x * ac + ha.y * as);
+  const float sep3 = std::fabs(dv) - (hb.y + ha.x * as + ha.y * ac);
   const float tolerance =
       TouchingTolerance(ha.x + ha.y + hb.x + hb.y + Length(d));
-  const float* sep = x.sep;
-  const int ka = sep[1] > sep[0] ? 1 : 0;
-  const int kb = sep[3] > sep[2] ? 3 : 2;
+  const bool a_y = sep1 > sep0;
+  const bool b_v = sep3 > sep2;
+  const float sep_a = a_y ? sep1 : sep0;
+  const float sep_b = b_v ? sep3 : sep2;
   // A's face unless B's is better by a tenth of the tolerance (sat2d.cc).
-  const bool flip = sep[kb] > sep[ka] + internal2d::kFaceBias * tolerance;
-  const int k = flip ? kb : ka;
+  const bool flip = sep_b > sep_a + internal2d::kFaceBias * tolerance;
   ContactResult<2> result;
-  const float sign = SignOf(x.dist[k]);
-  result.normal = sign * x.axis[k];
-  result.depth = -sep[k];
+  result.depth = -(flip ? sep_b : sep_a);
+  // The normal from A to B: the winning axis, signed by B's side.
+  const float dist = flip ? (b_v ? dv : du) : (a_y ? d.y : d.x);
+  const float sign = SignOf(dist);
+  const Vec2 axis = flip ? (b_v ? Vec2{-s, c} : Vec2{c, s})
+                         : (a_y ? Vec2{0.0f, 1.0f} : Vec2{1.0f, 0.0f});
+  result.normal = sign * axis;
   result.overlapping = result.depth >= -tolerance;
   if (!result.overlapping) return result;
-  const Vec2 ax{1.0f, 0.0f};
-  const Vec2 ay{0.0f, 1.0f};
-  const Vec2 u = x.axis[2];
-  const Vec2 v = x.axis[3];
-  Vec2 v1, v2, p1, p2;
-  Vec2 n;
-  if (!flip) {
-    n = result.normal;
-    Face({}, ax, ay, ha, k, sign, &v1, &v2);
-    IncidentFace(d, u, v, hb, n, &p1, &p2);
-  } else {
-    n = -result.normal;  // B's outward normal, towards A.
-    Face(d, u, v, hb, k - 2, -sign, &v1, &v2);
-    IncidentFace({}, ax, ay, ha, n, &p1, &p2);
-  }
-  internal2d::ClipIncidentEdge(n, v1, v2, p1, p2, 0.0f, 0.0f, tolerance,
-                               result);
+  // Clip in the reference box's frame: A's, or B's, where A has centre
+  // (-du, -dv) and rotation (c, -s). The reference face's outward normal is
+  // ref_sign * e_k there (towards the other box's centre).
+  const Vec2 h_ref = flip ? hb : ha;
+  const Vec2 h_inc = flip ? ha : hb;
+  const Vec2 centre = flip ? Vec2{-du, -dv} : d;
+  const float rs = flip ? -s : s;
+  const bool ky = flip ? b_v : a_y;
+  const float ref_sign = flip ? -sign : sign;
+  // Coordinates (n, t): n along the reference normal (ref_sign * e_k), t
+  // along the other axis; the reference face is n = hn, |t| <= ht.
+  const float hn = ky ? h_ref.y : h_ref.x;
+  const float ht = ky ? h_ref.x : h_ref.y;
+  const float mn0 = ref_sign * (ky ? centre.y : centre.x);
+  const float mt0 = ky ? centre.x : centre.y;
+  // The incident box's axes u = (c, rs), v = (-rs, c) in (n, t).
+  const float un = ref_sign * (ky ? rs : c);
+  const float ut = ky ? c : rs;
+  const float vn = ref_sign * (ky ? c : -rs);
+  const float vt = ky ? -rs : c;
+  // Incident face: the one most anti-parallel to n, i.e. on the axis e with
+  // the larger |e.n|, at -sign(e.n) h_e e from the centre; it runs along
+  // the other axis f, over lambda in [-h_f, h_f].
+  const bool on_u = std::fabs(un) >= std::fabs(vn);
+  const float en = on_u ? un : vn;
+  const float et = on_u ? ut : vt;
+  const float he = on_u ? h_inc.x : h_inc.y;
+  const float fn = on_u ? vn : un;
+  const float ft = on_u ? vt : ut;
+  const float hf = on_u ? h_inc.y : h_inc.x;
+  const float g = en < 0.0f ? -he : he;
+  const float mn = mn0 - g * en;
+  const float mt = mt0 - g * et;
+  // Clip t(lambda) = mt + lambda ft to [-ht, ht]. f is perpendicular to e
+  // and |e.n| >= 1/sqrt(2), so |ft| = |en| >= 1/sqrt(2): no division by a
+  // small number.
+  const float inv = 1.0f / ft;
+  const float la = (-ht - mt) * inv;
+  const float lb = (ht - mt) * inv;
+  float lo = std::max(-hf, std::min(la, lb));
+  float hi = std::min(hf, std::max(la, lb));
+  // Ranges apart (a corner contact within the tolerance): the deepest
+  // incident vertex alone.
+  const bool apart = lo > hi;
+  const float deepest = fn > 0.0f ? -hf : hf;
+  lo = apart ? deepest : lo;
+  hi = apart ? deepest : hi;
+  const float n1 = mn + lo * fn;
+  const float n2 = mn + hi * fn;
+  const bool keep1 = hn - n1 >= -tolerance;
+  const bool keep2 = hi > lo && hn - n2 >= -tolerance;
+  // Midway between the surfaces: n = (hn + n_i) / 2.
+  const float pn1 = 0.5f * (hn + n1);
+  const float pn2 = 0.5f * (hn + n2);
+  const float pt1 = mt + lo * ft;
+  const float pt2 = mt + hi * ft;
+  // Back to the reference box's frame, then to A's.
+  const float sn1 = ref_sign * pn1;
+  const float sn2 = ref_sign * pn2;
+  const Vec2 r1 = ky ? Vec2{pt1, sn1} : Vec2{sn1, pt1};
+  const Vec2 r2 = ky ? Vec2{pt2, sn2} : Vec2{sn2, pt2};
+  const Vec2 q1 = flip ? Transform(b_in_a, r1) : r1;
+  const Vec2 q2 = flip ? Transform(b_in_a, r2) : r2;
+  result.points[0] = keep1 ? q1 : q2;
+  result.points[1] = q2;
+  result.point_count = static_cast<int>(keep1) + static_cast<int>(keep2);
   return result;
 }
 
 SweepResult<2> SweepBoxBox(const Box2& a, const Box2& b, const Pose2& b_in_a,
                            Vec2 motion) {
-  const BoxAxes x = MakeAxes(a, b, b_in_a);
+  using internal2d::F4;
   const Vec2 ha = a.half_extents;
   const Vec2 hb = b.half_extents;
   const Vec2 d = b_in_a.position;
+  const float c = b_in_a.rotation.c;
+  const float s = b_in_a.rotation.s;
+  const float ac = std::fabs(c);
+  const float as = std::fabs(s);
   const float tolerance =
       TouchingTolerance(ha.x + ha.y + hb.x + hb.y + Length(d));
   SweepResult<2> result;
-  // Branch-free on purpose: on random inputs every data-dependent branch
-  // here mispredicts about half the time, which costs more than the math.
-  bool started = true;
-  bool never = false;
-  float enter = -internal2d::kInfinity;
-  float exit = internal2d::kInfinity;
-  int enter_axis = -1;
-  for (int k = 0; k < 4; ++k) {
-    const float dist = x.dist[k];
-    const float r = x.radius[k];
-    started &= std::fabs(dist) <= r + tolerance;
-    const float rate = Dot(motion, x.axis[k]);
-    // No motion along L: overlapping on L for all t, or never.
-    const bool still = rate == 0.0f;
-    never |= still & (std::fabs(dist) > r);
-    const float inv = 1.0f / (still ? 1.0f : rate);
-    const float t0 = (-r - dist) * inv;
-    const float t1 = (r - dist) * inv;
-    const float lo = still ? -internal2d::kInfinity : std::min(t0, t1);
-    const float hi = still ? internal2d::kInfinity : std::max(t0, t1);
-    enter_axis = lo > enter ? k : enter_axis;
-    enter = std::max(enter, lo);
-    exit = std::min(exit, hi);
-  }
+  // The four axes L = x, y, u = (c, s), v = (-s, c) at once, branch-free
+  // (on random inputs every data-dependent branch here mispredicts about
+  // half the time, which costs more than the math): centre distance d.L,
+  // projected radii r_A(L) + r_B(L), rate v.L, and one vector division for
+  // every axis' interval. Built from scalars in registers (a vector load of
+  // values just stored as scalars would stall on store forwarding).
+  const F4 dist{d.x, d.y, c * d.x + s * d.y, c * d.y - s * d.x};
+  const F4 radius{ha.x + hb.x * ac + hb.y * as, ha.y + hb.x * as + hb.y * ac,
+                  hb.x + ha.x * ac + ha.y * as, hb.y + ha.x * as + ha.y * ac};
+  const F4 rate{motion.x, motion.y, c * motion.x + s * motion.y,
+                c * motion.y - s * motion.x};
+  const F4 abs_dist = dist < 0.0f ? -dist : dist;
+  const auto inside = abs_dist <= radius + tolerance;
+  const bool started = (inside[0] & inside[1] & inside[2] & inside[3]) != 0;
+  // No motion along L: overlapping on L for all t, or never.
+  const auto still = rate == 0.0f;
+  const auto apart = still & (abs_dist > radius);
+  const bool never = (apart[0] | apart[1] | apart[2] | apart[3]) != 0;
+  const F4 one = internal2d::Splat(1.0f);
+  const F4 inv = one / (still ? one : rate);
+  const F4 t0 = (-radius - dist) * inv;
+  const F4 t1 = (radius - dist) * inv;
+  const F4 inf = internal2d::Splat(internal2d::kInfinity);
+  const F4 lo = still ? -inf : (t0 < t1 ? t0 : t1);
+  const F4 hi = still ? inf : (t0 < t1 ? t1 : t0);
+  const float enter = std::max(std::max(lo[0], lo[1]), std::max(lo[2], lo[3]));
+  const float exit = std::min(std::min(hi[0], hi[1]), std::min(hi[2], hi[3]));
+  // The first axis whose entry is the latest (-1 when none enters).
+  int enter_axis = lo[3] == enter ? 3 : -1;
+  enter_axis = lo[2] == enter ? 2 : enter_axis;
+  enter_axis = lo[1] == enter ? 1 : enter_axis;
+  enter_axis = lo[0] == enter ? 0 : enter_axis;
+  enter_axis = enter == -internal2d::kInfinity ? -1 : enter_axis;
   if (started) {
     result.outcome = SweepOutcome::kStartedOverlapping;
     result.initial = ContactBoxBox(a, b, b_in_a);
@@ -184,40 +219,44 @@ SweepResult<2> SweepBoxBox(const Box2& a, const Box2& b, const Pose2& b_in_a,
   }
   const float t = std::max(enter, 0.0f);
   const int k = enter_axis;
+  const Vec2 u{c, s};
+  const Vec2 v{-s, c};
+  const Vec2 axis = k == 0 ? Vec2{1.0f, 0.0f}
+                           : (k == 1 ? Vec2{0.0f, 1.0f} : (k == 2 ? u : v));
   // B approaches from the side it starts on.
-  const Vec2 n = SignOf(x.dist[k]) * x.axis[k];
+  const float side = SignOf(dist[k]);
+  const Vec2 n = side * axis;
   result.outcome = SweepOutcome::kHit;
   result.fraction = t;
   result.normal = n;
   // Contact point: the reference face meets the other box's support
   // feature (a vertex, or an edge when parallel) at time t.
   const Vec2 dt = d + t * motion;
-  const Vec2 u = x.axis[2];
-  const Vec2 v = x.axis[3];
   Vec2 r1, r2;
   Vec2 inc[2];
   int count = 1;
   // Support of a box (centre c, axes e0, e1, half extents h) towards -m:
   // its vertex c - sum h_k sign(m.e_k) e_k, and the neighbour along e_k when
   // e_k is (within round-off) perpendicular to m.
-  auto support = [&](Vec2 c, Vec2 e0, Vec2 e1, Vec2 h, Vec2 m) {
+  auto support = [&](Vec2 centre, Vec2 e0, Vec2 e1, Vec2 h, Vec2 m) {
     const float d0 = Dot(m, e0);
     const float d1 = Dot(m, e1);
-    inc[0] = c - (h.x * SignOf(d0)) * e0 - (h.y * SignOf(d1)) * e1;
-    if (std::fabs(d0) * h.x <= tolerance) {
+    inc[0] = centre - (h.x * SignOf(d0)) * e0 - (h.y * SignOf(d1)) * e1;
+    // A neighbour within the tolerance of the support (as SupportMin).
+    if (2.0f * std::fabs(d0) * h.x <= tolerance) {
       inc[1] = inc[0] + (2.0f * h.x * SignOf(d0)) * e0;
       count = 2;
-    } else if (std::fabs(d1) * h.y <= tolerance) {
+    } else if (2.0f * std::fabs(d1) * h.y <= tolerance) {
       inc[1] = inc[0] + (2.0f * h.y * SignOf(d1)) * e1;
       count = 2;
     }
   };
   if (k < 2) {
-    Face({}, {1.0f, 0.0f}, {0.0f, 1.0f}, ha, k, SignOf(x.dist[k]), &r1, &r2);
+    Face({}, {1.0f, 0.0f}, {0.0f, 1.0f}, ha, k, side, &r1, &r2);
     support(dt, u, v, hb, n);
     result.point = internal2d::FeatureMidpoint(r1, r2, n, inc, count);
   } else {
-    Face(dt, u, v, hb, k - 2, -SignOf(x.dist[k]), &r1, &r2);
+    Face(dt, u, v, hb, k - 2, -side, &r1, &r2);
     support({}, {1.0f, 0.0f}, {0.0f, 1.0f}, ha, -n);
     result.point = internal2d::FeatureMidpoint(r1, r2, -n, inc, count);
   }

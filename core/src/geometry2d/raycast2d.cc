@@ -10,8 +10,11 @@
 // lines solved with cross products (Ericson 5.1.9.1), the parallel case
 // handled on its own.
 // A ray whose origin is inside the shape, or within the touching tolerance
-// of it, reports started_inside (query_types.h).
+// of it, reports started_inside (query_types.h). Polygons first try an early
+// reject by their bounding disc (RayCastConvexPolygon).
 #include "geometry2d/raycast2d.h"
+
+#include <algorithm>
 
 #include "geometry2d/cast2d.h"
 #include "geometry2d/distance2d.h"
@@ -135,6 +138,23 @@ RayResult<2> RaySegment(Vec2 a, Vec2 b, const Ray<2>& ray, float tolerance) {
 RayResult<2> RayCastConvexPolygon(const ConvexPolygon& polygon,
                                   const Ray<2>& ray) {
   const float tolerance = TouchingTolerance(polygon.extent() + L1(ray.origin));
+  // Early reject by the bounding disc (centroid c, radius R, shapes2d.h).
+  // Every point the clipping could report (a boundary point, or an origin
+  // with n_i.(o - v_i) <= tol for all i) lies in the polygon grown by tol
+  // along each edge normal, whose vertices are tol / cos(phi / 2) from the
+  // original ones (phi the exterior angle), so within R + tol /
+  // corner_factor of c. If the closest point of the ray's segment [0,
+  // max_distance] to c is farther, the loop below would find nothing.
+  // Compared multiplied by corner_factor (no division); 1.1 tol covers the
+  // round-off of the closest point (a few ulps of the scale, which the
+  // tolerance exceeds 80-fold).
+  const Vec2 to_c = polygon.centroid() - ray.origin;
+  const float along =
+      std::clamp(Dot(to_c, ray.direction), 0.0f, ray.max_distance);
+  const Vec2 off = to_c - along * ray.direction;
+  const float cf = polygon.corner_factor();
+  const float reach = polygon.bounding_radius() * cf + 1.1f * tolerance;
+  if (LengthSquared(off) * (cf * cf) > reach * reach) return RayResult<2>{};
   return RayConvex(
       polygon.count(), [&](int i) { return polygon.vertex(i); },
       [&](int i) { return polygon.normal(i); }, ray, tolerance);

@@ -104,7 +104,10 @@ SweepResult<2> SweepPolytopes(const Core& a, const Core& b, Vec2 v,
     }
   }
   SweepResult<2> result;
-  if (s_max <= tolerance && !never) {
+  // Touching or overlapping at t = 0, whatever the motion (an axis that
+  // separates by less than the tolerance and never closes still touches:
+  // `never` alone must not turn a touching start into a miss).
+  if (s_max <= tolerance) {
     const ContactResult<2> initial = ContactCores(a, b, tolerance);
     if (initial.overlapping) {
       result.outcome = SweepOutcome::kStartedOverlapping;
@@ -237,7 +240,13 @@ Vec2 FeatureMidpoint(Vec2 r1, Vec2 r2, Vec2 n, const Vec2* inc, int inc_count) {
   }
   lo = std::max(lo, ilo);
   hi = std::min(hi, ihi);
-  const float mid = lo <= hi ? 0.5f * (lo + hi) : 0.5f * (ilo + ihi);
+  // At the exact time of impact the two ranges meet (the entering axis'
+  // supports touch), so lo > hi only under round-off, when two nearly
+  // parallel axes enter at nearly the same time: then the end of the
+  // reference edge nearest the incident feature is the contact (taking the
+  // incident point itself could leave the reference shape by the whole
+  // round-off gap times the edge length).
+  const float mid = lo <= hi ? 0.5f * (lo + hi) : (ihi < lo ? lo : hi);
   const float height = Dot(n, r1);
   return mid * u + height * n;
 }

@@ -42,11 +42,14 @@ ContactResult<3> ContactGeneric(const ConvexShape3& a, const ConvexShape3& b,
 
 ContactResult<3> ContactHullHull(const ConvexHull& a, const ConvexHull& b,
                                  const Pose3& b_in_a) {
-  internal::HullInA b_data;
+  // Per-thread scratch for B's features in A's frame (about 3 KB): a local
+  // one would be zero-initialised on every call.
+  thread_local internal::HullInA b_data;
   const internal::SatAxis axis =
       internal::HullHullAxis(a, b, b_in_a, /*early_out=*/false, &b_data);
   ContactResult<3> result;
-  internal::FillContact(internal::HullRef(a), b_data.Ref(b), axis, &result);
+  internal::FillContactMinkowskiEdges(internal::HullRef(a), b_data.Ref(b), axis,
+                                      &result);
   return result;
 }
 

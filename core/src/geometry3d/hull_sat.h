@@ -17,11 +17,13 @@ struct HullInA {
 };
 
 // The axis of greatest separation of two hulls (B placed by b_in_a), as
-// SatQuery gives for two solids, and B's features in A's frame in `b_in_a_out`.
-// The edge pairs are searched only when no face axis separates (Gregorius):
-// for separated hulls the result is the best face axis, still a separating
-// axis and a lower bound on the distance. With `early_out` the first
-// separating face axis is returned.
+// SatQuery gives for two solids (axes that provably cannot win are skipped,
+// see hull_sat.cc), and B's vertices in A's frame in `b_in_a_out`; B's faces
+// are placed there too whenever the result does not separate (what
+// FillContact needs). The edge pairs are searched only when no face axis
+// separates (Gregorius): for separated hulls the result is the best face
+// axis, still a separating axis and a lower bound on the distance. With
+// `early_out` the first separating axis found is returned.
 SatAxis HullHullAxis(const ConvexHull& a, const ConvexHull& b,
                      const Pose3& b_in_a, bool early_out, HullInA* b_in_a_out);
 

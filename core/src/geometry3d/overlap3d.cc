@@ -68,7 +68,7 @@ bool OverlapCapsuleCapsule(const Capsule3& a, const Capsule3& b,
 
 bool OverlapHullHull(const ConvexHull& a, const ConvexHull& b,
                      const Pose3& b_in_a) {
-  internal::HullInA b_data;
+  thread_local internal::HullInA b_data;  // Scratch (see ContactHullHull).
   return internal::HullHullAxis(a, b, b_in_a, /*early_out=*/true, &b_data)
              .separation <= 0.0f;
 }

@@ -111,8 +111,13 @@ void ClipFaces(const PolyRef& ref, int f, const PolyRef& inc,
                ContactResult<3>* result) {
   const ConvexHull::Face& face = ref.faces[f];
   const Vec3 nr = face.normal;
-  ClipBuffer buf_a;
-  ClipBuffer buf_b;
+  // Per-thread scratch (about 5 KB): declared locally, the zero
+  // initialisation of the Vec3 arrays cost more than the clipping itself.
+  thread_local ClipBuffer buf_a;
+  thread_local ClipBuffer buf_b;
+  thread_local std::array<Vec3, kMaxClip> points;
+  thread_local std::array<float, kMaxClip> depths;
+  buf_a.n = 0;
   if (inc.face_count > 0) {
     int best = 0;
     float best_dot = Dot(inc.faces[0].normal, nr);
@@ -142,8 +147,6 @@ void ClipFaces(const PolyRef& ref, int f, const PolyRef& inc,
     in = out;
     out = t;
   }
-  std::array<Vec3, kMaxClip> points;
-  std::array<float, kMaxClip> depths;
   int count = 0;
   for (int i = 0; i < in->n; ++i) {
     const float depth = face.offset - Dot(nr, in->p[i]);
@@ -185,6 +188,19 @@ int SupportEdge(const PolyRef& p, int e, Vec3 axis) {
     }
   }
   return best;
+}
+
+// One contact point midway between the closest points of edge ia of `a`
+// and edge ib of `b`.
+void EdgeContact(const PolyRef& a, int ia, const PolyRef& b, int ib,
+                 ContactResult<3>* result) {
+  Vec3 ca;
+  Vec3 cb;
+  ClosestPointsSegmentSegment(
+      a.vertices[a.edges[ia].a], a.vertices[a.edges[ia].b],
+      b.vertices[b.edges[ib].a], b.vertices[b.edges[ib].b], &ca, &cb);
+  result->points[0] = 0.5f * (ca + cb);
+  result->point_count = 1;
 }
 
 }  // namespace
@@ -290,7 +306,13 @@ SatAxis SatQuery(const PolyRef& a, const PolyRef& b, bool early_out) {
         }
         const Vec3 pb = b.vertices[eb.a];
         Vec3 n;
-        if (!EdgeAxis(da, b.vertices[eb.b] - pb, &n)) continue;
+        if (!EdgeAxis(
+                EdgePole(da, n1, n2),
+                EdgePole(b.vertices[eb.b] - pb, b.faces[eb.face_left].normal,
+                         b.faces[eb.face_right].normal),
+                &n)) {
+          continue;
+        }
         // Orient away from A: A's edge is A's support feature along n.
         if (Dot(n, pa - a.centroid) < 0.0f) n = -n;
         Consider(&best, AxisKind::kEdges, Dot(n, pb - pa), n, i, j);
@@ -356,18 +378,10 @@ void FillContact(const PolyRef& a, const PolyRef& b, const SatAxis& axis,
     case AxisKind::kFaceB:
       ClipFaces(b, axis.index_b, a, result);
       return;
-    case AxisKind::kEdges: {
-      const int ia = SupportEdge(a, axis.index_a, axis.normal);
-      const int ib = SupportEdge(b, axis.index_b, -axis.normal);
-      Vec3 ca;
-      Vec3 cb;
-      ClosestPointsSegmentSegment(
-          a.vertices[a.edges[ia].a], a.vertices[a.edges[ia].b],
-          b.vertices[b.edges[ib].a], b.vertices[b.edges[ib].b], &ca, &cb);
-      result->points[0] = 0.5f * (ca + cb);
-      result->point_count = 1;
+    case AxisKind::kEdges:
+      EdgeContact(a, SupportEdge(a, axis.index_a, axis.normal), b,
+                  SupportEdge(b, axis.index_b, -axis.normal), result);
       return;
-    }
     case AxisKind::kNone:
     case AxisKind::kOther: {
       const Vec3 v = b.vertices[SupportIndex(b, -axis.normal)];
@@ -376,6 +390,18 @@ void FillContact(const PolyRef& a, const PolyRef& b, const SatAxis& axis,
       return;
     }
   }
+}
+
+void FillContactMinkowskiEdges(const PolyRef& a, const PolyRef& b,
+                               const SatAxis& axis, ContactResult<3>* result) {
+  if (axis.kind != AxisKind::kEdges || axis.separation > 0.0f) {
+    FillContact(a, b, axis, result);
+    return;
+  }
+  result->normal = axis.normal;
+  result->depth = -axis.separation;
+  result->overlapping = true;
+  EdgeContact(a, axis.index_a, b, axis.index_b, result);
 }
 
 }  // namespace sator::internal

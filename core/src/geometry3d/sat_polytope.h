@@ -42,6 +42,30 @@ struct SatAxis {
 // (Ericson 4.4.1).
 inline constexpr float kParallelSine = 1e-5f;
 
+// How far from perpendicular to its two face normals (sine of the angle) an
+// edge's direction may be for the direction to serve as the edge's pole on
+// the Gauss map; see EdgePole.
+inline constexpr float kEdgePoleSine = 1e-5f;
+
+// The pole of an edge's arc on the Gauss map (the direction perpendicular to
+// both face normals n1, n2), from which an edge-edge axis is formed. A hull
+// merges faces that are coplanar within a tolerance relative to its size, so
+// a short edge of a merged face can be several degrees off perpendicular to
+// the face normals: its direction then names an axis that lies on neither
+// arc, along which the edges do not support their shapes, and the
+// separation read off the edges is wrong (a fuzz finding: depths short by 16%
+// of the size). Such an edge takes the pole of its arc, n1 x n2, instead; an
+// edge whose direction agrees with its normals keeps its direction, which is
+// the better conditioned of the two for long edges between nearly coplanar
+// faces (where n1 x n2 is short and loses digits).
+inline Vec3 EdgePole(Vec3 direction, Vec3 n1, Vec3 n2) {
+  const float d1 = Dot(direction, n1);
+  const float d2 = Dot(direction, n2);
+  const float limit = kEdgePoleSine * kEdgePoleSine * LengthSquared(direction);
+  if (d1 * d1 <= limit && d2 * d2 <= limit) return direction;
+  return Cross(n1, n2);
+}
+
 // The axis of greatest separation. With `early_out` it returns the first
 // axis found with separation > 0 instead.
 SatAxis SatQuery(const PolyRef& a, const PolyRef& b, bool early_out);
@@ -53,6 +77,15 @@ SatAxis SatQuery(const PolyRef& a, const PolyRef& b, bool early_out);
 // between the surfaces, reduced to at most 4.
 void FillContact(const PolyRef& a, const PolyRef& b, const SatAxis& axis,
                  ContactResult<3>* result);
+
+// FillContact for an axis from a search that accepts an edge pair only when
+// it builds a face of the Minkowski difference (the Gauss-map arc test): the
+// axis then lies on both edges' arcs, so the two edges are the supporting
+// features along it and are used as they are (FillContact scans for
+// parallel edges of equal support, which a box needs after a projected
+// edge axis).
+void FillContactMinkowskiEdges(const PolyRef& a, const PolyRef& b,
+                               const SatAxis& axis, ContactResult<3>* result);
 
 // Keeps at most 4 of `count` contact points (with their depths) in
 // `result`: the deepest, the farthest from it, the one spanning the largest

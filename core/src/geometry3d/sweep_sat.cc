@@ -22,6 +22,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "geometry3d/rotation_matrix.h"
 #include "geometry3d/sweep_round.h"
 
 namespace sator::internal {
@@ -467,22 +468,6 @@ SatSweepResult Dispatch(const ConvexShape3& a, const ConvexShape3& b,
 
 namespace {
 
-// The rotation matrix of a unit quaternion: r[i][j] = (q e_j) . e_i.
-void RotationMatrix(Quat q, float r[3][3]) {
-  const float xx = q.x * q.x, yy = q.y * q.y, zz = q.z * q.z;
-  const float xy = q.x * q.y, xz = q.x * q.z, yz = q.y * q.z;
-  const float wx = q.w * q.x, wy = q.w * q.y, wz = q.w * q.z;
-  r[0][0] = 1.0f - 2.0f * (yy + zz);
-  r[0][1] = 2.0f * (xy - wz);
-  r[0][2] = 2.0f * (xz + wy);
-  r[1][0] = 2.0f * (xy + wz);
-  r[1][1] = 1.0f - 2.0f * (xx + zz);
-  r[1][2] = 2.0f * (yz - wx);
-  r[2][0] = 2.0f * (xz - wy);
-  r[2][1] = 2.0f * (yz + wx);
-  r[2][2] = 1.0f - 2.0f * (xx + yy);
-}
-
 // The contact point of two boxes touching along n (A's frame, A at the
 // origin, B's axes u and centre cb): the supporting features follow from
 // the signs of n in each box's frame (an axis whose edge is flat to within
@@ -639,7 +624,7 @@ SatSweepResult SweepBoxBox(const Box3& a, const Box3& b, const Pose3& b_in_a,
   //   L . x = x[i2] R[i1][j] - x[i1] R[i2][j]     (x = t or v)
   // with (i1, i2) and (j1, j2) the other two indices, in cyclic order.
   float r[3][3];
-  RotationMatrix(b_in_a.rotation, r);
+  internal::RotationMatrixOf(b_in_a.rotation, r);
   const float t[3] = {b_in_a.position.x, b_in_a.position.y, b_in_a.position.z};
   const float vv[3] = {v.x, v.y, v.z};
   float abs_r[3][3];

@@ -637,6 +637,12 @@ void Scene<D>::Publish() {
                              : broadphase::BvhBuildMethod::kMorton;
     // Static trees, rebuilt rarely, also keep 4-wide nodes for rays.
     bvh_options.wide_ray_nodes = motion == MotionType::kStatic;
+    // Dynamic trees take leaves of up to 16 proxies: a quarter of the nodes
+    // to split, refit and traverse, and a leaf's boxes are contiguous, so
+    // testing a few more of them costs less than the node misses saved
+    // (measured at 100k bodies against leaves of 4 and 8: build -13%, box
+    // query -10%, rays unchanged; docs/core/scene.md).
+    bvh_options.max_leaf_size = motion == MotionType::kStatic ? 4 : 16;
     auto make_tree = [&bvh_options] {
       return std::make_unique<broadphase::Bvh<D>>(
           std::move(broadphase::Bvh<D>::Create(bvh_options).value()));

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
+#include <type_traits>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -43,6 +44,13 @@ constexpr float kClipSlack = 1e-5f;
 // point; the point is inside a body when the ray starts inside it.
 constexpr float kPointRayLength = 1e-6f;
 
+// The tick a query runs at: frame index, tick and fraction.
+struct TickChoice {
+  std::size_t frame = 0;
+  std::int64_t tick = 0;
+  float fraction = 0.0f;
+};
+
 template <int D>
 struct BodyAtTick {
   const BodyRecord<D>* record = nullptr;
@@ -58,7 +66,9 @@ class QueryRunner {
         options_(options),
         frame_(frame),
         fraction_(fraction),
-        hits_(HitScratch()) {
+        keys_(Scratch().keys),
+        hits_(Scratch().hits) {
+    keys_.clear();
     hits_.clear();
     if (!options.filter.excluded_ids.empty()) {
       excluded_ = options.filter.excluded_ids;
@@ -67,7 +77,10 @@ class QueryRunner {
   }
   ~QueryRunner() {
     // One huge query must not pin its memory for the thread's lifetime.
-    if (hits_.capacity() > kMaxKeptHits) std::vector<Keyed>().swap(hits_);
+    if (hits_.capacity() > kMaxKeptHits) {
+      std::vector<Keyed>().swap(keys_);
+      std::vector<QueryHit<D>>().swap(hits_);
+    }
   }
   QueryRunner(const QueryRunner&) = delete;
   QueryRunner& operator=(const QueryRunner&) = delete;
@@ -141,18 +154,19 @@ class QueryRunner {
   bool Add(const QueryHit<D>& hit, float key) {
     switch (options_.mode) {
       case ResultMode::kAny:
-        hits_.push_back({key, hit});
+        Append(hit, key);
         return false;
       case ResultMode::kClosest:
         if (hits_.empty()) {
-          hits_.push_back({key, hit});
-        } else if (Less({key, hit}, hits_[0])) {
-          hits_[0] = {key, hit};
+          Append(hit, key);
+        } else if (Less({key, 0, hit.body_id}, keys_[0])) {
+          keys_[0] = {key, 0, hit.body_id};
+          hits_[0] = hit;
         }
         return true;
       case ResultMode::kAllUpToN:
       case ResultMode::kClosestPerBody:
-        hits_.push_back({key, hit});
+        Append(hit, key);
         return true;
     }
     return true;
@@ -163,37 +177,57 @@ class QueryRunner {
   // The best key so far, for clipping casts (kAny and kClosest only).
   std::optional<float> clip_key() const {
     if (options_.mode == ResultMode::kClosest && !hits_.empty()) {
-      return hits_[0].key;
+      return keys_[0].key;
     }
     return std::nullopt;
   }
 
-  void Finish(QueryResult<D>* result) {
-    std::sort(hits_.begin(), hits_.end(), Less);
+  // The result: the hits by (key, body id), at most max_hits of them, with
+  // the tick used and the traversal's counts.
+  QueryResult<D> Finish(const TickChoice& tick) {
+    QueryResult<D> result;
+    result.tick = tick.tick;
+    result.fraction = tick.fraction;
+    result.stats = stats;
+    // Sorted through the 16-byte keys, then gathered: moving those is much
+    // cheaper than moving whole hits.
+    std::sort(keys_.begin(), keys_.end(), Less);
     const std::size_t limit = static_cast<std::size_t>(options_.max_hits);
-    if (hits_.size() > limit) hits_.resize(limit);
-    result->hits.reserve(hits_.size());
-    for (const Keyed& keyed : hits_) result->hits.push_back(keyed.hit);
+    if (keys_.size() > limit) keys_.resize(limit);
+    result.hits.reserve(keys_.size());
+    for (const Keyed& keyed : keys_) result.hits.push_back(hits_[keyed.index]);
+    return result;
   }
 
   broadphase::TreeStats stats;
 
  private:
+  // A hit's sort key, tie-break and place in hits_.
   struct Keyed {
     float key;
-    QueryHit<D> hit;
+    std::uint32_t index;
+    std::uint64_t body_id;
   };
+  void Append(const QueryHit<D>& hit, float key) {
+    keys_.push_back(
+        {key, static_cast<std::uint32_t>(hits_.size()), hit.body_id});
+    hits_.push_back(hit);
+  }
   // The collector's buffer: one per thread, reused by every query that
   // thread runs (one query at a time), so that a query allocates only its
   // result instead of growing a vector hit by hit.
   static constexpr std::size_t kMaxKeptHits = 4096;
-  static std::vector<Keyed>& HitScratch() {
-    thread_local std::vector<Keyed> scratch;
+  struct HitScratch {
+    std::vector<Keyed> keys;
+    std::vector<QueryHit<D>> hits;
+  };
+  static HitScratch& Scratch() {
+    thread_local HitScratch scratch;
     return scratch;
   }
   static bool Less(const Keyed& a, const Keyed& b) {
     if (a.key != b.key) return a.key < b.key;
-    return a.hit.body_id < b.hit.body_id;
+    return a.body_id < b.body_id;
   }
 
   const SnapshotData<D>& data_;
@@ -201,13 +235,8 @@ class QueryRunner {
   std::size_t frame_;
   float fraction_;
   std::vector<std::uint64_t> excluded_;
-  std::vector<Keyed>& hits_;
-};
-
-struct TickChoice {
-  std::size_t frame = 0;
-  std::int64_t tick = 0;
-  float fraction = 0.0f;
+  std::vector<Keyed>& keys_;
+  std::vector<QueryHit<D>>& hits_;
 };
 
 template <int D>
@@ -347,68 +376,44 @@ absl::Status RunBoxQuery(QueryRunner<D>& runner, const Aabb<D>& box,
   return status;
 }
 
-// Cast queries (ray, sweep): `narrow(body)` returns the hit's fraction of
-// the cast (for clipping) or nullopt for a miss.
-template <int D, typename Narrow>
-absl::Status RunCastQuery(QueryRunner<D>& runner, const Aabb<D>& box,
-                          Vec<D> translation, Narrow&& narrow) {
+// Cast queries (ray, sweep): `input` is the cast (a RayCastInput or a
+// BoxCastInput; its max_fraction is set here), traversed nearest-first in
+// each tree by the matching Bvh traversal: rays by RayCast, which finds the
+// same candidates as a box cast of the zero box at the origin, faster;
+// sweeps by BoxCast. `narrow(body)` returns the hit's fraction of the cast
+// (for clipping) or nullopt for a miss.
+template <int D, typename Input, typename Narrow>
+absl::Status RunCastQuery(QueryRunner<D>& runner, Input input,
+                          Narrow&& narrow) {
+  static_assert(std::is_same_v<Input, broadphase::RayCastInput<D>> ||
+                std::is_same_v<Input, broadphase::BoxCastInput<D>>);
   absl::Status status;
   runner.ForEachTree([&](const SlotTree<D>& tree) {
     if (!status.ok() || runner.done()) return;
     const std::vector<std::uint32_t>& slots = *tree.slots;
-    broadphase::BoxCastInput<D> input{box, translation, 1.0f};
+    input.max_fraction = 1.0f;
     if (std::optional<float> clip = runner.clip_key()) {
       input.max_fraction = std::min(1.0f, *clip + kClipSlack);
     }
-    runner.stats += tree.bvh->BoxCast(
-        input,
-        [&](std::uint32_t proxy, const broadphase::BoxCastInput<D>&) -> float {
-          const BodyAtTick<D> body = runner.Resolve(slots[proxy]);
-          if (body.record == nullptr) return -1.0f;
-          absl::StatusOr<std::optional<float>> hit = narrow(body);
-          if (!hit.ok()) {
-            status = hit.status();
-            return 0.0f;
-          }
-          if (runner.done()) return 0.0f;
-          if (std::optional<float> clip = runner.clip_key()) {
-            return std::min(1.0f, *clip + kClipSlack);
-          }
-          return -1.0f;
-        });
-  });
-  return status;
-}
-
-// Ray queries: as RunCastQuery, with the trees' ray traversal (the same
-// candidates as a box cast of the zero box at the origin, found faster).
-template <int D, typename Narrow>
-absl::Status RunRayQuery(QueryRunner<D>& runner, Vec<D> origin,
-                         Vec<D> translation, Narrow&& narrow) {
-  absl::Status status;
-  runner.ForEachTree([&](const SlotTree<D>& tree) {
-    if (!status.ok() || runner.done()) return;
-    const std::vector<std::uint32_t>& slots = *tree.slots;
-    broadphase::RayCastInput<D> input{origin, translation, 1.0f};
-    if (std::optional<float> clip = runner.clip_key()) {
-      input.max_fraction = std::min(1.0f, *clip + kClipSlack);
+    auto leaf = [&](std::uint32_t proxy, const Input&) -> float {
+      const BodyAtTick<D> body = runner.Resolve(slots[proxy]);
+      if (body.record == nullptr) return -1.0f;
+      absl::StatusOr<std::optional<float>> hit = narrow(body);
+      if (!hit.ok()) {
+        status = hit.status();
+        return 0.0f;
+      }
+      if (runner.done()) return 0.0f;
+      if (std::optional<float> clip = runner.clip_key()) {
+        return std::min(1.0f, *clip + kClipSlack);
+      }
+      return -1.0f;
+    };
+    if constexpr (std::is_same_v<Input, broadphase::RayCastInput<D>>) {
+      runner.stats += tree.bvh->RayCast(input, leaf);
+    } else {
+      runner.stats += tree.bvh->BoxCast(input, leaf);
     }
-    runner.stats += tree.bvh->RayCast(
-        input,
-        [&](std::uint32_t proxy, const broadphase::RayCastInput<D>&) -> float {
-          const BodyAtTick<D> body = runner.Resolve(slots[proxy]);
-          if (body.record == nullptr) return -1.0f;
-          absl::StatusOr<std::optional<float>> hit = narrow(body);
-          if (!hit.ok()) {
-            status = hit.status();
-            return 0.0f;
-          }
-          if (runner.done()) return 0.0f;
-          if (std::optional<float> clip = runner.clip_key()) {
-            return std::min(1.0f, *clip + kClipSlack);
-          }
-          return -1.0f;
-        });
   });
   return status;
 }
@@ -457,12 +462,7 @@ absl::StatusOr<QueryResult<D>> SceneSnapshot<D>::Overlap(
         return absl::OkStatus();
       });
   if (!status.ok()) return status;
-  QueryResult<D> result;
-  result.tick = tick->tick;
-  result.fraction = tick->fraction;
-  result.stats = runner.stats;
-  runner.Finish(&result);
-  return result;
+  return runner.Finish(*tick);
 }
 
 template <int D>
@@ -499,11 +499,7 @@ absl::StatusOr<QueryResult<D>> SceneSnapshot<D>::Contacts(
         return absl::OkStatus();
       });
   if (!status.ok()) return status;
-  QueryResult<D> result;
-  result.tick = tick->tick;
-  result.fraction = tick->fraction;
-  result.stats = runner.stats;
-  runner.Finish(&result);
+  QueryResult<D> result = runner.Finish(*tick);
   // The combined depenetration vector: one projection pass, deepest first.
   Vec<D> v{};
   for (const QueryHit<D>& hit : result.hits) {
@@ -531,7 +527,7 @@ absl::StatusOr<QueryResult<D>> SceneSnapshot<D>::Sweep(
   const Aabb<D> box =
       Inflate(start, internal::PadMargin(sator::Sweep(start, displacement)));
   absl::Status status = RunCastQuery<D>(
-      runner, box, displacement,
+      runner, broadphase::BoxCastInput<D>{box, displacement, 1.0f},
       [&](const BodyAtTick<D>& body) -> absl::StatusOr<std::optional<float>> {
         absl::StatusOr<SweepResult<D>> sweep = ShapeOps<D>::Sweep(
             shape, *checked, displacement, *body.record->shape, body.pose);
@@ -558,12 +554,7 @@ absl::StatusOr<QueryResult<D>> SceneSnapshot<D>::Sweep(
         return std::optional<float>(hit.fraction);
       });
   if (!status.ok()) return status;
-  QueryResult<D> result;
-  result.tick = tick->tick;
-  result.fraction = tick->fraction;
-  result.stats = runner.stats;
-  runner.Finish(&result);
-  return result;
+  return runner.Finish(*tick);
 }
 
 template <int D>
@@ -588,8 +579,8 @@ absl::StatusOr<QueryResult<D>> SceneSnapshot<D>::RayCast(
   QueryRunner<D> runner(*data_, options, tick->frame, tick->fraction);
   const Ray<D> ray{origin, unit, max_distance};
   const Vec<D> translation = unit * max_distance;
-  absl::Status status = RunRayQuery<D>(
-      runner, origin, translation,
+  absl::Status status = RunCastQuery<D>(
+      runner, broadphase::RayCastInput<D>{origin, translation, 1.0f},
       [&](const BodyAtTick<D>& body) -> absl::StatusOr<std::optional<float>> {
         absl::StatusOr<RayResult<D>> cast =
             ShapeOps<D>::RayCast(*body.record->shape, body.pose, ray);
@@ -615,12 +606,7 @@ absl::StatusOr<QueryResult<D>> SceneSnapshot<D>::RayCast(
         return std::optional<float>(hit.fraction);
       });
   if (!status.ok()) return status;
-  QueryResult<D> result;
-  result.tick = tick->tick;
-  result.fraction = tick->fraction;
-  result.stats = runner.stats;
-  runner.Finish(&result);
-  return result;
+  return runner.Finish(*tick);
 }
 
 template <int D>
@@ -649,12 +635,7 @@ absl::StatusOr<QueryResult<D>> SceneSnapshot<D>::PointQuery(
         return absl::OkStatus();
       });
   if (!status.ok()) return status;
-  QueryResult<D> result;
-  result.tick = tick->tick;
-  result.fraction = tick->fraction;
-  result.stats = runner.stats;
-  runner.Finish(&result);
-  return result;
+  return runner.Finish(*tick);
 }
 
 template <int D>

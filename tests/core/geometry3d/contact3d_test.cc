@@ -99,6 +99,43 @@ TEST(Contact3dTest, BoxBoxEdgeEdge) {
 }
 
 // Spheres of radius 1 at distance 1.5: depth 0.5 along +x, point midway
+
+// core_pair_fuzzer's finding (tests/fuzz/seeds/core_pair/
+// regression_box_box_mtv_too_shallow.bin): A is turned 180 degrees about
+// (1, 1, 0), so its axes are world (y, x, -z); B is a 0.4 cube turned by
+// theta = 2 asin(0.0275662) = 3.16 degrees about x and sits dz = 0.1157262
+// below A. Along A's z axis (world -z) the overlap is
+// a_z + b_y sin(theta) + b_z cos(theta) - dz = 0.5076275, the least of the
+// 15 axes. A's y and B's x are 7.6e-5 radians from parallel: their edge
+// axis has the same true overlap (0.5076495), but Gottschalk's table,
+// which assumes R is an exact rotation, divided R's float round-off by that
+// 7.6e-5 and gave 0.50603, a normal that did not separate. Both orders
+// must give the face depth, and B moved by the MTV must come free.
+TEST(Contact3dTest, BoxBoxNearlyParallelEdgesRegression) {
+  const Box3 a{{0.500015259f, 0.299996942f, 0.201940984f}};
+  const Box3 b{{0.400006115f, 0.400006115f, 0.399975598f}};
+  const Pose3 pa =
+      At({0, 0, 0.00622577593f}, {0.70713371f, 0.707079768f, 0, 0});
+  const Pose3 pb =
+      At({0, 0, -0.109500416f}, {-0.0275662169f, 0, 0, 0.999619961f});
+  const double theta = 2.0 * std::asin(0.0275662169);
+  const double dz = 0.00622577593 + 0.109500416;
+  const double expected = 0.201940984 + 0.400006115 * std::sin(theta) +
+                          0.399975598 * std::cos(theta) - dz;
+  const ContactResult<3> ab = Contact(a, pa, b, pb);
+  const ContactResult<3> ba = Contact(b, pb, a, pa);
+  ASSERT_TRUE(ab.overlapping);
+  ASSERT_TRUE(ba.overlapping);
+  EXPECT_NEAR(ab.depth, expected, 2e-6);
+  EXPECT_NEAR(ba.depth, expected, 2e-6);
+  ExpectVec(ab.normal, {0, 0, -1}, 1e-4f);
+  const Pose3 freed =
+      At(pb.position + (ab.depth + 1e-5f) * ab.normal, pb.rotation);
+  EXPECT_FALSE(Overlap(a, pa, b, freed));
+  const Pose3 freed_ba =
+      At(pb.position - (ba.depth + 1e-5f) * ba.normal, pb.rotation);
+  EXPECT_FALSE(Overlap(a, pa, b, freed_ba));
+}
 // between A's surface (x = 1) and B's (x = 0.5).
 TEST(Contact3dTest, SphereSphere) {
   const ContactResult<3> c =

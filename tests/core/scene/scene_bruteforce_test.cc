@@ -8,8 +8,10 @@
 // slots, incarnations), interpolation rules, filters and collectors. Results
 // must be identical (same bodies, same order, same numbers): both sides run
 // the same pair query on the same poses.
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -239,12 +241,14 @@ Query<D> RandomQuery(Rng& rng, const Model<D>& model) {
 }
 
 template <int D>
-BodyDesc<D> RandomBody(Rng& rng, std::uint64_t id) {
+BodyDesc<D> RandomBody(Rng& rng, std::uint64_t id, float static_share = 0.3f,
+                       float world = kWorld<D>) {
   BodyDesc<D> body;
   body.id = id;
-  body.motion = rng.Chance(0.3f) ? MotionType::kStatic : MotionType::kDynamic;
+  body.motion =
+      rng.Chance(static_share) ? MotionType::kStatic : MotionType::kDynamic;
   body.shape = Dim<D>::RandomShape(rng, body.motion == MotionType::kStatic);
-  body.pose = Dim<D>::RandomPose(rng, kWorld<D>);
+  body.pose = Dim<D>::RandomPose(rng, world);
   body.layer = (rng.Bits() & 0xF) | 0;
   body.mask = rng.Bits() & 0xF;
   if (rng.Chance(0.5f)) {
@@ -262,8 +266,59 @@ struct Counts {
   int rewound = 0;
 };
 
+// One query on the scene against the reference: the same hits (kAny: one
+// of the reference's).
 template <int D>
-void RunScene(std::uint64_t seed, int queries_per_scene, Counts* counts) {
+void CheckQuery(const SceneSnapshot<D>& snapshot, const Model<D>& model,
+                const Query<D>& q, float teleport, Counts* counts) {
+  absl::StatusOr<QueryResult<D>> got = RunOnScene(snapshot, q);
+  ASSERT_TRUE(got.ok()) << got.status();
+  const std::vector<KeyedHit<D>> all = Reference(model, q, teleport);
+  const std::vector<QueryHit<D>> want = testing_util::Finish<D>(all, q.options);
+  EXPECT_EQ(got->tick,
+            q.options.rewind ? q.options.rewind->tick : model.tick());
+  ++counts->queries;
+  counts->rewound += q.options.rewind.has_value() ? 1 : 0;
+  counts->hits += static_cast<int>(got->hits.size());
+  counts->nonempty += want.empty() ? 0 : 1;
+  if (q.options.mode == ResultMode::kAny) {
+    ASSERT_EQ(got->hits.size(), want.empty() ? 0u : 1u);
+    if (!got->hits.empty()) {
+      bool found = false;
+      for (const auto& w : want) found = found || SameHit(w, got->hits[0]);
+      EXPECT_TRUE(found) << "body " << got->hits[0].body_id;
+    }
+    return;
+  }
+  ASSERT_EQ(got->hits.size(), want.size())
+      << (want.empty()
+              ? std::string()
+              : "first wanted: body " + std::to_string(want[0].body_id) +
+                    " depth " + std::to_string(want[0].depth) + " fraction " +
+                    std::to_string(want[0].fraction) + " flags " +
+                    std::to_string(want[0].flags));
+  for (std::size_t h = 0; h < want.size(); ++h) {
+    EXPECT_TRUE(SameHit(got->hits[h], want[h]))
+        << "hit " << h << ": body " << got->hits[h].body_id << " vs "
+        << want[h].body_id;
+  }
+  if (q.kind == Kind::kContacts) {
+    // The combined vector: its own definition, from the reference hits.
+    Vec<D> v{};
+    for (const auto& w : want) {
+      const float remaining = w.depth - Dot(v, w.normal);
+      if (remaining > 0.0f) v += w.normal * remaining;
+    }
+    EXPECT_TRUE(v == got->depenetration);
+  }
+}
+
+// A random scene of min_bodies to max_bodies initial bodies, a random
+// history of updates, upserts and removals, then queries_per_scene random
+// queries checked against the reference.
+template <int D>
+void RunScene(std::uint64_t seed, int queries_per_scene, Counts* counts,
+              int min_bodies = 5, int max_bodies = 40) {
   Rng rng(seed);
   SceneOptions options;
   options.history_ticks = rng.Int(2, 8);
@@ -276,7 +331,7 @@ void RunScene(std::uint64_t seed, int queries_per_scene, Counts* counts) {
   // Initial bodies.
   {
     std::vector<BodyDesc<D>> bodies;
-    const int n = rng.Int(5, 40);
+    const int n = rng.Int(min_bodies, max_bodies);
     for (int i = 0; i < n; ++i) bodies.push_back(RandomBody<D>(rng, next_id++));
     ASSERT_TRUE(scene->UpsertBodies(bodies).ok());
     for (const auto& b : bodies) model.Upsert(b);
@@ -336,49 +391,124 @@ void RunScene(std::uint64_t seed, int queries_per_scene, Counts* counts) {
     const Query<D> q = RandomQuery<D>(rng, model);
     SCOPED_TRACE(::testing::Message()
                  << "seed " << seed << " query " << i << " " << Describe(q));
-    absl::StatusOr<QueryResult<D>> got = RunOnScene(snapshot, q);
-    ASSERT_TRUE(got.ok()) << got.status();
-    const std::vector<KeyedHit<D>> all = Reference(model, q, teleport);
-    const std::vector<QueryHit<D>> want =
-        testing_util::Finish<D>(all, q.options);
-    EXPECT_EQ(got->tick,
-              q.options.rewind ? q.options.rewind->tick : model.tick());
-    ++counts->queries;
-    counts->rewound += q.options.rewind.has_value() ? 1 : 0;
-    counts->hits += static_cast<int>(got->hits.size());
-    counts->nonempty += want.empty() ? 0 : 1;
-    if (q.options.mode == ResultMode::kAny) {
-      ASSERT_EQ(got->hits.size(), want.empty() ? 0u : 1u);
-      if (!got->hits.empty()) {
-        bool found = false;
-        for (const auto& w : want) found = found || SameHit(w, got->hits[0]);
-        EXPECT_TRUE(found) << "body " << got->hits[0].body_id;
-      }
-      continue;
-    }
-    ASSERT_EQ(got->hits.size(), want.size())
-        << (want.empty()
-                ? std::string()
-                : "first wanted: body " + std::to_string(want[0].body_id) +
-                      " depth " + std::to_string(want[0].depth) + " fraction " +
-                      std::to_string(want[0].fraction) + " flags " +
-                      std::to_string(want[0].flags));
-    for (std::size_t h = 0; h < want.size(); ++h) {
-      EXPECT_TRUE(SameHit(got->hits[h], want[h]))
-          << "hit " << h << ": body " << got->hits[h].body_id << " vs "
-          << want[h].body_id;
-    }
-    if (q.kind == Kind::kContacts) {
-      // The combined vector: its own definition, from the reference hits.
-      Vec<D> v{};
-      for (const auto& w : want) {
-        const float remaining = w.depth - Dot(v, w.normal);
-        if (remaining > 0.0f) v += w.normal * remaining;
-      }
-      EXPECT_TRUE(v == got->depenetration);
-    }
+    CheckQuery<D>(snapshot, model, q, teleport, counts);
+    if (::testing::Test::HasFatalFailure()) return;
   }
 }
+
+// Rays only, on larger scenes that are mostly static (the static tree keeps
+// the 4-wide ray nodes, whose leaves hold the proxies' boxes; the dynamic
+// tree takes the binary ray traversal): closest, any and all hits; rays from
+// inside bodies, parallel to one or more axes, with components below the
+// trees' parallel threshold, tiny and huge lengths; filters, excluded ids
+// and rewinds. The same reference as above.
+template <int D>
+Query<D> RandomRay(Rng& rng, const Model<D>& model, float world) {
+  Query<D> q;
+  q.kind = Kind::kRay;
+  q.pose = Dim<D>::RandomPose(rng, world + 2.0f);
+  const int from = rng.Int(0, 9);
+  if (from < 3 && !model.current().empty()) {
+    // From inside (or on the edge of) a body: its centre, nudged.
+    auto it = model.current().begin();
+    std::advance(it, rng.Int(0, static_cast<int>(model.current().size()) - 1));
+    q.pose.position = it->second.desc.pose.position;
+    if (from == 0) q.pose.position += Dim<D>::RandomUnit(rng) * 0.3f;
+  }
+  q.vector = Dim<D>::RandomUnit(rng);
+  const int direction = rng.Int(0, 9);
+  if (direction < 2) {
+    // Parallel to one slab.
+    q.vector[rng.Int(0, D - 1)] = 0.0f;
+  } else if (direction < 4) {
+    // Along one axis.
+    const int axis = rng.Int(0, D - 1);
+    q.vector = Vec<D>{};
+    q.vector[axis] = rng.Chance(0.5f) ? 1.0f : -1.0f;
+  } else if (direction < 5) {
+    // A component too small to divide by (below 1e-18 after normalising).
+    q.vector[rng.Int(0, D - 1)] = rng.Chance(0.5f) ? 1e-20f : -1e-25f;
+  }
+  if (q.vector == Vec<D>{}) q.vector[0] = 1.0f;
+  const int length = rng.Int(0, 9);
+  if (length == 0) {
+    q.max_distance = rng.Uniform(1e-6f, 1e-3f);  // Almost zero.
+  } else if (length == 1) {
+    q.max_distance = rng.Chance(0.5f) ? 1e6f : 1e15f;  // Huge.
+  } else {
+    q.max_distance = rng.Uniform(0.5f, 3.0f * world);
+  }
+  q.options.filter =
+      rng.Chance(0.5f) ? QueryFilter{} : RandomFilter(rng, model);
+  q.options.mode = static_cast<ResultMode>(rng.Int(0, 3));
+  q.options.max_hits = rng.Int(1, 24);
+  if (rng.Chance(0.3f)) {
+    Rewind rewind;
+    rewind.tick = rng.Int(static_cast<int>(model.oldest()),
+                          static_cast<int>(model.tick()));
+    if (rewind.tick < model.tick() && rng.Chance(0.7f)) {
+      rewind.fraction = rng.Uniform(0.0f, 0.999f);
+    }
+    q.options.rewind = rewind;
+  }
+  return q;
+}
+
+template <int D>
+void RunRayScene(std::uint64_t seed, int queries, Counts* counts) {
+  Rng rng(seed);
+  SceneOptions options;
+  options.history_ticks = rng.Int(2, 4);
+  const float teleport = options.teleport_distance;
+  auto scene = Scene<D>::Create(options).value();
+  Model<D> model(options.history_ticks);
+  const int n = rng.Int(50, 600);
+  // About as dense as RunScene's scenes of 20 bodies.
+  const float world =
+      kWorld<D> * std::pow(static_cast<float>(n) / 20.0f, 1.0f / D);
+  std::vector<BodyDesc<D>> bodies;
+  for (int i = 0; i < n; ++i) {
+    bodies.push_back(
+        RandomBody<D>(rng, static_cast<std::uint64_t>(i) + 1, 0.8f, world));
+  }
+  ASSERT_TRUE(scene->UpsertBodies(bodies).ok());
+  for (const auto& b : bodies) model.Upsert(b);
+  for (int tick = 1; tick <= 3; ++tick) {
+    std::vector<PoseUpdate<D>> updates;
+    for (const auto& [id, body] : model.current()) {
+      if (body.desc.motion != MotionType::kDynamic) continue;
+      updates.push_back({id, Dim<D>::Nudge(rng, body.desc.pose, 0.5f)});
+    }
+    ASSERT_TRUE(scene->UpdatePoses(tick, updates).ok());
+    model.Advance(tick);
+    for (const auto& u : updates) model.SetPose(tick, u.id, u.pose);
+  }
+  const SceneSnapshot<D> snapshot = scene->Snapshot();
+  for (int i = 0; i < queries; ++i) {
+    const Query<D> q = RandomRay<D>(rng, model, world);
+    SCOPED_TRACE(::testing::Message()
+                 << "seed " << seed << " ray " << i << " " << Describe(q)
+                 << " distance " << q.max_distance);
+    CheckQuery<D>(snapshot, model, q, teleport, counts);
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+}
+
+template <int D>
+void RunRayScenes(std::uint64_t first_seed) {
+  Counts counts;
+  for (std::uint64_t seed = first_seed; seed < first_seed + 120; ++seed) {
+    RunRayScene<D>(seed, 120, &counts);
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+  std::printf("%d rays, %d with hits, %d rewound, %d hits\n", counts.queries,
+              counts.nonempty, counts.rewound, counts.hits);
+  EXPECT_GT(counts.nonempty, counts.queries / 4);
+  EXPECT_GT(counts.hits, counts.queries / 2);
+}
+
+TEST(SceneBruteForceTest, RandomRays2D) { RunRayScenes<2>(500000); }
+TEST(SceneBruteForceTest, RandomRays3D) { RunRayScenes<3>(600000); }
 
 TEST(SceneBruteForceTest, RandomScenes2D) {
   Counts counts;
@@ -405,6 +535,23 @@ TEST(SceneBruteForceTest, RandomScenes3D) {
               counts.nonempty, counts.rewound, counts.hits);
   EXPECT_GT(counts.rewound, counts.queries / 2);
   RecordProperty("queries", counts.queries);
+}
+
+// Scenes large enough that both trees have many levels of internal nodes
+// (the dynamic tree's leaves hold up to 16 proxies, so the small scenes
+// above give it one to three leaves).
+TEST(SceneBruteForceTest, LargerScenes) {
+  Counts counts;
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    RunScene<2>(seed + 200000, 60, &counts, 150, 400);
+    if (::testing::Test::HasFatalFailure()) return;
+    RunScene<3>(seed + 300000, 60, &counts, 150, 400);
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+  EXPECT_GT(counts.nonempty, counts.queries / 8);
+  EXPECT_GT(counts.rewound, counts.queries / 2);
+  std::printf("%d queries, %d with hits, %d rewound, %d hits\n", counts.queries,
+              counts.nonempty, counts.rewound, counts.hits);
 }
 
 }  // namespace

@@ -296,6 +296,19 @@ class Client {
   std::future<absl::StatusOr<std::vector<client::BatchEntry>>> AsyncQueryBatch(
       std::string scene_id, std::vector<client::Query> queries,
       const CallOptions& call_options = {});
+  // Many rays with one set of options, sent in the packed form (flat float
+  // arrays; docs/QUERIES.md, "RaycastBatch"): the cheapest way to cast
+  // hundreds of rays. All rays must be of one dimension (INVALID_ARGUMENT
+  // "rays[i].origin: ..." otherwise, before anything is sent); all or
+  // nothing: one bad ray fails the call with INVALID_ARGUMENT naming its
+  // array element ("directions[3..5]: zero length").
+  absl::StatusOr<client::RaycastBatchResult> RaycastBatch(
+      const std::string& scene_id, absl::Span<const client::RaycastQuery> rays,
+      const client::QueryOptions& options = {},
+      const CallOptions& call_options = {});
+  std::future<absl::StatusOr<client::RaycastBatchResult>> AsyncRaycastBatch(
+      std::string scene_id, std::vector<client::RaycastQuery> rays,
+      client::QueryOptions options = {}, const CallOptions& call_options = {});
 
   // ---- Sessions ----
   // Opens a Session on `scene_id` over this client's connection.

@@ -124,6 +124,11 @@ class Connection {
   virtual absl::StatusOr<std::vector<BatchEntry>> QueryBatch(
       const std::string& scene_id, const std::vector<Query>& queries,
       const CallContext& context) = 0;
+  // Many rays of one dimension with shared options, in the packed form;
+  // all or nothing (a bad ray fails the call, naming its array element).
+  virtual absl::StatusOr<RaycastBatchResult> RaycastBatch(
+      const std::string& scene_id, absl::Span<const RaycastQuery> rays,
+      const QueryOptions& options, const CallContext& context) = 0;
   virtual absl::StatusOr<PairQueryResult> PairQuery(
       const PairQueryRequest& request, const CallContext& context) = 0;
 

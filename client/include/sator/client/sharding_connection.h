@@ -134,6 +134,9 @@ class ShardedConnection : public Connection {
   absl::StatusOr<std::vector<BatchEntry>> QueryBatch(
       const std::string& scene_id, const std::vector<Query>& queries,
       const CallContext& context) override;
+  absl::StatusOr<RaycastBatchResult> RaycastBatch(
+      const std::string& scene_id, absl::Span<const RaycastQuery> rays,
+      const QueryOptions& options, const CallContext& context) override;
   absl::StatusOr<PairQueryResult> PairQuery(
       const PairQueryRequest& request, const CallContext& context) override;
   absl::StatusOr<std::unique_ptr<SessionStream>> OpenSession(

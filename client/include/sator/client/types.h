@@ -21,6 +21,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "sator/core/geometry2d/shapes2d.h"
 #include "sator/core/geometry3d/shape3d_queries.h"
 #include "sator/core/pose.h"
@@ -272,6 +273,25 @@ struct QueryResult {
 // One answer of a QueryBatch: its own status (one bad query does not fail the
 // others) or its result.
 using BatchEntry = absl::StatusOr<QueryResult>;
+
+// The answers of a RaycastBatch (many rays with one set of options, sent in
+// the packed form): the hits of every ray, nearest first, rays in the order
+// sent. All rays were answered at `tick`.
+struct RaycastBatchResult {
+  std::int64_t tick = 0;
+  // The hits of ray i are hits[offsets[i]] up to hits[offsets[i + 1]]
+  // (exclusive); offsets holds one more element than there are rays.
+  std::vector<std::uint32_t> offsets{};
+  std::vector<Hit> hits{};
+
+  std::size_t ray_count() const {
+    return offsets.empty() ? 0 : offsets.size() - 1;
+  }
+  absl::Span<const Hit> HitsOf(std::size_t ray) const {
+    return absl::MakeConstSpan(hits.data() + offsets[ray],
+                               offsets[ray + 1] - offsets[ray]);
+  }
+};
 
 // ---- Pair queries (no scene)
 // -------------------------------------------------

@@ -90,6 +90,10 @@ class MockConnection : public Connection {
               (const std::string& scene_id, const std::vector<Query>& queries,
                const CallContext& context),
               (override));
+  MOCK_METHOD(absl::StatusOr<RaycastBatchResult>, RaycastBatch,
+              (const std::string& scene_id, absl::Span<const RaycastQuery> rays,
+               const QueryOptions& options, const CallContext& context),
+              (override));
   MOCK_METHOD(absl::StatusOr<PairQueryResult>, PairQuery,
               (const PairQueryRequest& request, const CallContext& context),
               (override));

@@ -29,6 +29,7 @@
 #define SATOR_CORE_BROADPHASE_BVH_H_
 
 #include <algorithm>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -52,11 +53,13 @@ struct BvhOptions {
   int bin_count = 16;
   // The most proxies in one leaf; in [1, 16].
   int max_leaf_size = 4;
-  // Also keep a 4-wide copy of the hierarchy's internal levels, which
-  // RayCast then traverses testing four child boxes at once (see
-  // bvh_wide.cc). Costs about 1.1 bytes per proxy in 3D plus one pass over
-  // the nodes per Build, Refit or RefitFrom; worth it for trees that are
-  // cast against much more often than they are rebuilt.
+  // Also keep a 4-wide copy of the hierarchy, which RayCast then traverses
+  // testing four child or proxy boxes at once (see bvh_wide.cc). Costs one
+  // wide node (128 bytes in 3D, 96 in 2D) per binary leaf and per about
+  // three internal nodes, so about 40 bytes per proxy in 3D at 3 or 4
+  // proxies per leaf, plus one pass over the nodes per Build, Refit or
+  // RefitFrom; worth it for trees that are cast against much more often
+  // than they are rebuilt.
   bool wide_ray_nodes = false;
 };
 
@@ -163,22 +166,29 @@ class Bvh {
   void RefitNodes();
 
   // The 4-wide copy (BvhOptions::wide_ray_nodes): each node holds up to four
-  // children's boxes by axis and lane, so one SIMD slab test (RaySlabs4)
-  // covers them. Built by collapsing the binary nodes (bvh_wide.cc).
+  // boxes by axis and lane, so one SIMD slab test (RaySlabs4) covers them.
+  // Built by collapsing the binary nodes (bvh_wide.cc). An internal wide
+  // node's lanes are child boxes; a leaf wide node's lanes are proxy boxes
+  // (a binary leaf's proxies, four to a node), so a ray tests a leaf's
+  // proxies with one SIMD test and without loading leaf_boxes_.
   struct alignas(16) WideNode {
     float min[D][4];
     float max[D][4];
-    // A child is a WideNode index, or kWideLeaf | (first slot << 4) |
-    // (count - 1) for a binary leaf's proxies.
+    // Internal node: a child is a wide node index, or kWideLeaf |
+    // (first leaf node << 2) | (leaf nodes - 1) for a binary leaf's
+    // proxies, which fill 1 to 4 consecutive leaf nodes. Leaf node: the
+    // proxy handles.
     std::uint32_t child[4];
-    // Children in use (2 to 4); the boxes of unused lanes repeat lane 0's.
+    // Lanes in use (1 to 4); the boxes of unused lanes repeat lane 0's.
     std::uint32_t lanes;
   };
   static constexpr std::uint32_t kWideLeaf = 0x80000000u;
-  // Slots must fit the 27 bits a wide leaf reference leaves them.
+  // Wide node indices must fit the 29 bits a leaf reference leaves them:
+  // at most one leaf node per proxy plus fewer internal nodes than proxies.
   static constexpr std::size_t kMaxWideProxies = std::size_t{1} << 27;
   // Rebuilds wide_ from nodes_ (or empties it when the option is off).
   void UpdateWideNodes();
+  std::uint32_t AppendWideLeaves(std::uint32_t first, std::uint32_t count);
   // The tree and its build, without UpdateWideNodes.
   absl::Status BuildTree(std::span<const Aabb<D>> boxes, BuildScratch* scratch);
   template <typename Visitor>
@@ -211,38 +221,42 @@ TreeStats Bvh<D>::Query(const Aabb<D>& box, Visitor&& visitor) const {
   if (nodes_.empty()) {
     return stats;
   }
+  // Depth first: the first child (the next node in memory) is entered
+  // directly and the second waits on the stack, so each internal node costs
+  // one push and one pop.
   TraversalStack<std::uint32_t> stack;
-  stack.Push(0);
-  while (!stack.Empty()) {
-    const std::uint32_t index = stack.Pop();
+  std::uint32_t index = 0;
+  for (;;) {
     const Node& node = nodes_[index];
     ++stats.node_visits;
-    if (!Overlaps(node.box, box)) {
-      continue;
-    }
-    if (!node.IsLeaf()) {
-      // The first child follows its parent in memory; the second is far
-      // away and visited only after the first's subtree: start loading it
-      // now so that its cache miss overlaps that work.
-      __builtin_prefetch(nodes_.data() + node.index);
-      stack.Push(node.index);
-      stack.Push(index + 1);
-      continue;
-    }
-    const std::uint32_t end = node.index + node.count;
-    __builtin_prefetch(leaf_ids_.data() + node.index);
-    for (std::uint32_t slot = node.index; slot < end; ++slot) {
-      ++stats.node_visits;
-      if (!Overlaps(leaf_boxes_[slot], box)) {
+    if (Overlaps(node.box, box)) {
+      if (!node.IsLeaf()) {
+        // The second child is far away and visited only after the first's
+        // subtree: start loading it now so that its cache miss overlaps that
+        // work.
+        __builtin_prefetch(nodes_.data() + node.index);
+        stack.Push(node.index);
+        ++index;
         continue;
       }
-      ++stats.leaf_visits;
-      if (!visitor(leaf_ids_[slot])) {
-        return stats;
+      const std::uint32_t end = node.index + node.count;
+      __builtin_prefetch(leaf_ids_.data() + node.index);
+      for (std::uint32_t slot = node.index; slot < end; ++slot) {
+        ++stats.node_visits;
+        if (!Overlaps(leaf_boxes_[slot], box)) {
+          continue;
+        }
+        ++stats.leaf_visits;
+        if (!visitor(leaf_ids_[slot])) {
+          return stats;
+        }
       }
     }
+    if (stack.Empty()) {
+      return stats;
+    }
+    index = stack.Pop();
   }
-  return stats;
 }
 
 // Rays with no parallel axis take a traversal of their own (RaySlabs: no
@@ -350,11 +364,12 @@ TreeStats Bvh<D>::BoxCast(const BoxCastInput<D>& input,
 }
 
 // The ray traversal over the 4-wide nodes: the same proxies are tested with
-// the same slab test as in RayCast's binary traversal, and a node is
-// reached whenever a proxy below it is hit (its box contains theirs), so
-// the visitor sees the same proxies; the order is nearest child first at
-// each wide node (ties in lane order), and node_visits counts the lanes
-// tested.
+// the same slab test as in RayCast's binary traversal (RaySlabs4's lanes are
+// bitwise RaySlabs::Hits), and a node is reached whenever a proxy below it is
+// hit (its box contains theirs), so the visitor sees the same proxies. The
+// order is nearest child first at each wide node (ties in lane order) and
+// storage order inside a leaf; node_visits counts the lanes tested (the
+// proxies of a leaf included, as in the binary traversal).
 template <int D>
 template <typename Visitor>
 TreeStats Bvh<D>::RayCastWide(const RayCastInput<D>& input,
@@ -372,53 +387,73 @@ TreeStats Bvh<D>::RayCastWide(const RayCastInput<D>& input,
   if (!ray.Hits(nodes_[0].box, max_fraction, &entry)) {
     return stats;
   }
+  const WideNode* const wide = wide_.data();
   TraversalStack<Entry> stack;
   std::uint32_t ref = 0;
   for (;;) {
-    if ((ref & kWideLeaf) != 0) {
-      const std::uint32_t first = (ref & ~kWideLeaf) >> 4;
-      const std::uint32_t end = first + (ref & 15u) + 1;
-      for (std::uint32_t slot = first; slot < end; ++slot) {
-        ++stats.node_visits;
-        float slot_entry = 0.0f;
-        if (!ray.Hits(leaf_boxes_[slot], max_fraction, &slot_entry)) {
-          continue;
-        }
-        ++stats.leaf_visits;
-        const RayCastInput<D> clipped{input.origin, input.translation,
-                                      max_fraction};
-        const float value = visitor(leaf_ids_[slot], clipped);
-        if (value == 0.0f) {
-          return stats;
-        }
-        if (value > 0.0f) {
-          max_fraction = std::min(max_fraction, value);
-        }
-      }
-    } else {
-      const WideNode& node = wide_[ref];
-      float entries[4];
-      const int mask = ray4.Hits(node.min, node.max, max_fraction, entries) &
-                       ((1 << node.lanes) - 1);
+    if ((ref & kWideLeaf) == 0) {
+      const WideNode& node = wide[ref];
+      alignas(16) float entries[4];
+      unsigned mask = static_cast<unsigned>(
+          ray4.Hits(node.min, node.max, max_fraction, entries));
+      mask &= (1u << node.lanes) - 1u;
       stats.node_visits += node.lanes;
       if (mask != 0) {
-        // The hit lanes by entry (insertion sort; ties keep lane order).
-        int order[4];
-        int hits = 0;
-        for (int lane = 0; lane < 4; ++lane) {
-          if ((mask & (1 << lane)) == 0) continue;
-          int k = hits++;
-          while (k > 0 && entries[order[k - 1]] > entries[lane]) {
-            order[k] = order[k - 1];
+        const int first = std::countr_zero(mask);
+        mask &= mask - 1u;
+        if (mask == 0) {
+          ref = node.child[first];
+          continue;
+        }
+        // Two or more hits: by entry (insertion sort; ties keep lane
+        // order); the far ones wait on the stack, the nearest is next.
+        Entry hits[4];
+        int count = 1;
+        hits[0] = {node.child[first], entries[first]};
+        do {
+          const int lane = std::countr_zero(mask);
+          mask &= mask - 1u;
+          const Entry e{node.child[lane], entries[lane]};
+          int k = count++;
+          while (k > 0 && hits[k - 1].entry > e.entry) {
+            hits[k] = hits[k - 1];
             --k;
           }
-          order[k] = lane;
-        }
-        for (int k = hits - 1; k > 0; --k) {
-          stack.Push({node.child[order[k]], entries[order[k]]});
-        }
-        ref = node.child[order[0]];
+          hits[k] = e;
+        } while (mask != 0);
+        for (int k = count - 1; k > 0; --k) stack.Push(hits[k]);
+        ref = hits[0].ref;
         continue;
+      }
+    } else {
+      // A binary leaf's proxies, lane by lane in storage order; a lane hit
+      // before an earlier lane's visitor clipped the ray is tested again
+      // against the clipped fraction (t0 <= min(t1, new max) is t0 <= t1
+      // and t0 <= new max).
+      std::uint32_t index = (ref & ~kWideLeaf) >> 2;
+      const std::uint32_t end = index + (ref & 3u) + 1u;
+      for (; index < end; ++index) {
+        const WideNode& leaf = wide[index];
+        alignas(16) float entries[4];
+        unsigned mask = static_cast<unsigned>(
+            ray4.Hits(leaf.min, leaf.max, max_fraction, entries));
+        mask &= (1u << leaf.lanes) - 1u;
+        stats.node_visits += leaf.lanes;
+        while (mask != 0) {
+          const int lane = std::countr_zero(mask);
+          mask &= mask - 1u;
+          if (entries[lane] > max_fraction) continue;
+          ++stats.leaf_visits;
+          const RayCastInput<D> clipped{input.origin, input.translation,
+                                        max_fraction};
+          const float value = visitor(leaf.child[lane], clipped);
+          if (value == 0.0f) {
+            return stats;
+          }
+          if (value > 0.0f) {
+            max_fraction = std::min(max_fraction, value);
+          }
+        }
       }
     }
     // Next: the nearest waiting node that still starts within reach.
