@@ -10,6 +10,8 @@
 // standard shoelace formulas).
 #include "sator/core/geometry2d/shapes2d.h"
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <numbers>
@@ -113,7 +115,15 @@ absl::StatusOr<ConvexPolygon> MakeConvexPolygon(absl::Span<const Vec2> points) {
   if (!(std::fabs(twice_area) > 1e-6f * scale * scale)) {
     return Invalid("polygon has zero area (its points are collinear)");
   }
-  if (twice_area < 0.0f) std::reverse(p.begin(), p.begin() + n);
+  // The vertices are kept exactly as given (only their order may change):
+  // rebuilding them from p + origin would round them, and a polygon sent
+  // back to its owner must convert to the same polygon again.
+  std::array<Vec2, kMaxPolygonVertices> given{};
+  std::copy(points.begin(), points.end(), given.begin());
+  if (twice_area < 0.0f) {
+    std::reverse(p.begin(), p.begin() + n);
+    std::reverse(given.begin(), given.begin() + n);
+  }
 
   double turning = 0.0;
   for (int i = 0; i < n; ++i) {
@@ -143,8 +153,11 @@ absl::StatusOr<ConvexPolygon> MakeConvexPolygon(absl::Span<const Vec2> points) {
     const auto k = static_cast<size_t>(i);
     const Vec2 v0 = p[k];
     const Vec2 v1 = p[static_cast<size_t>((i + 1) % n)];
-    const Vec2 v = v0 + origin;
-    const Vec2 normal = NormalizeOrZero(RightPerp(v1 - v0));
+    const Vec2 v = given[k];
+    // From the given vertices: one rounding in the difference, and the
+    // same normal whichever vertex comes first.
+    const Vec2 normal =
+        NormalizeOrZero(RightPerp(given[static_cast<size_t>((i + 1) % n)] - v));
     polygon.vx_[k] = v.x;
     polygon.vy_[k] = v.y;
     polygon.nx_[k] = normal.x;

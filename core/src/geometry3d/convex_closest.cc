@@ -160,41 +160,61 @@ Vec3 ClosestPointOnSegment(Vec3 p, Vec3 a, Vec3 b) {
 }
 
 // Ericson 5.1.5: classify p against the Voronoi regions of the vertices,
-// edges and face of the triangle with barycentric quantities.
+// edges and face of the triangle with barycentric quantities. The
+// quantities run in double: the region tests vc, vb and va are differences
+// of products that cancel in float on a sliver triangle (a width of 6e-5
+// against a length of 2 flipped a sign and put the point 7.7e-3 off the
+// face; tests/fuzz/seeds/core_pair/regression_mesh_ray_sliver_triangle.bin).
 Vec3 ClosestPointOnTriangle(Vec3 p, Vec3 a, Vec3 b, Vec3 c) {
-  const Vec3 ab = b - a;
-  const Vec3 ac = c - a;
-  const Vec3 ap = p - a;
-  const float d1 = Dot(ab, ap);
-  const float d2 = Dot(ac, ap);
-  if (d1 <= 0.0f && d2 <= 0.0f) return a;
-  const Vec3 bp = p - b;
-  const float d3 = Dot(ab, bp);
-  const float d4 = Dot(ac, bp);
-  if (d3 >= 0.0f && d4 <= d3) return b;
-  const float vc = d1 * d4 - d3 * d2;
-  if (vc <= 0.0f && d1 >= 0.0f && d3 <= 0.0f) {
-    const float denom = d1 - d3;
-    return denom > 0.0f ? a + (d1 / denom) * ab : a;
+  struct D {
+    double x, y, z;
+  };
+  auto sub = [](Vec3 u, Vec3 v) {
+    return D{static_cast<double>(u.x) - v.x, static_cast<double>(u.y) - v.y,
+             static_cast<double>(u.z) - v.z};
+  };
+  auto dot = [](D u, D v) { return u.x * v.x + u.y * v.y + u.z * v.z; };
+  // a + s * u + t * v, rounded once to float.
+  auto at = [&](double s, D u, double t, D v) {
+    return Vec3{static_cast<float>(a.x + s * u.x + t * v.x),
+                static_cast<float>(a.y + s * u.y + t * v.y),
+                static_cast<float>(a.z + s * u.z + t * v.z)};
+  };
+  const D ab = sub(b, a);
+  const D ac = sub(c, a);
+  const D ap = sub(p, a);
+  const double d1 = dot(ab, ap);
+  const double d2 = dot(ac, ap);
+  if (d1 <= 0.0 && d2 <= 0.0) return a;
+  const D bp = sub(p, b);
+  const double d3 = dot(ab, bp);
+  const double d4 = dot(ac, bp);
+  if (d3 >= 0.0 && d4 <= d3) return b;
+  const double vc = d1 * d4 - d3 * d2;
+  if (vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0) {
+    const double denom = d1 - d3;
+    return denom > 0.0 ? at(d1 / denom, ab, 0.0, ac) : a;
   }
-  const Vec3 cp = p - c;
-  const float d5 = Dot(ab, cp);
-  const float d6 = Dot(ac, cp);
-  if (d6 >= 0.0f && d5 <= d6) return c;
-  const float vb = d5 * d2 - d1 * d6;
-  if (vb <= 0.0f && d2 >= 0.0f && d6 <= 0.0f) {
-    const float denom = d2 - d6;
-    return denom > 0.0f ? a + (d2 / denom) * ac : a;
+  const D cp = sub(p, c);
+  const double d5 = dot(ab, cp);
+  const double d6 = dot(ac, cp);
+  if (d6 >= 0.0 && d5 <= d6) return c;
+  const double vb = d5 * d2 - d1 * d6;
+  if (vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0) {
+    const double denom = d2 - d6;
+    return denom > 0.0 ? at(0.0, ab, d2 / denom, ac) : a;
   }
-  const float va = d3 * d6 - d5 * d4;
-  if (va <= 0.0f && (d4 - d3) >= 0.0f && (d5 - d6) >= 0.0f) {
-    const float denom = (d4 - d3) + (d5 - d6);
-    return denom > 0.0f ? b + ((d4 - d3) / denom) * (c - b) : b;
+  const double va = d3 * d6 - d5 * d4;
+  if (va <= 0.0 && (d4 - d3) >= 0.0 && (d5 - d6) >= 0.0) {
+    const double denom = (d4 - d3) + (d5 - d6);
+    if (!(denom > 0.0)) return b;
+    // b + w (c - b) = a + (1 - w) ab + w ac.
+    const double w = (d4 - d3) / denom;
+    return at(1.0 - w, ab, w, ac);
   }
-  const float sum = va + vb + vc;
-  if (!(sum > 0.0f)) return a;  // Degenerate triangle (refused upstream).
-  const float denom = 1.0f / sum;
-  return a + (vb * denom) * ab + (vc * denom) * ac;
+  const double sum = va + vb + vc;
+  if (!(sum > 0.0)) return a;  // Degenerate triangle (refused upstream).
+  return at(vb / sum, ab, vc / sum, ac);
 }
 
 // Ericson 5.1.9: minimise |p1 + s d1 - (p2 + t d2)|^2 over the unit square,

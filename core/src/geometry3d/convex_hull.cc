@@ -323,21 +323,24 @@ absl::StatusOr<std::vector<PolyFace>> MergeFaces(const QuickHull& qh,
 }
 
 // Builds the ConvexHull record from polygon faces over `points` (indices into
-// points; unused points dropped) and checks it: closed 2-manifold, Euler's
-// formula, every vertex behind every face plane, faces convex. `what` names
-// the caller in messages.
+// points; unused points dropped, the others kept in order) and checks it:
+// closed 2-manifold, Euler's formula, every vertex behind every face plane,
+// faces convex.
 absl::StatusOr<std::shared_ptr<const ConvexHull>> Finish(
     absl::Span<const Vec3> points, const std::vector<std::vector<int>>& loops,
     double tol, bool refuse_coplanar_neighbours) {
   auto hull = std::make_shared<ConvexHull>();
+  // The vertices keep their input order (unused points dropped), so a hull
+  // rebuilt from its own vertices numbers them the same way: a hull sent
+  // back to a client and converted again is the same hull.
   std::vector<int> remap(points.size(), -1);
   for (const auto& loop : loops) {
-    for (int v : loop) {
-      if (remap[v] < 0) {
-        remap[v] = static_cast<int>(hull->vertices.size());
-        hull->vertices.push_back(points[v]);
-      }
-    }
+    for (int v : loop) remap[v] = 0;
+  }
+  for (size_t i = 0; i < points.size(); ++i) {
+    if (remap[i] < 0) continue;
+    remap[i] = static_cast<int>(hull->vertices.size());
+    hull->vertices.push_back(points[i]);
   }
   const int vertex_count = static_cast<int>(hull->vertices.size());
   if (vertex_count > kMaxHullVertices) {
@@ -546,7 +549,7 @@ absl::StatusOr<std::shared_ptr<const ConvexHull>> MakeConvexHullFromFaces(
           absl::StrFormat("vertex %d is on no face", i));
     }
   }
-  // Finish numbers the vertices by first use in the faces.
+  // Finish keeps the vertices in their given order.
   const double tol = 4.0 * Tolerance(vertices);
   return Finish(vertices, loops, tol, /*refuse_coplanar_neighbours=*/true);
 }

@@ -56,6 +56,32 @@ ContactResult<3> ContactRound(const PolyRef& a, const PolyRef& b) {
         n = axis.normal;
         depth = radii - axis.separation;
       }
+    } else if (depth < 0.0f && ties.count > 1) {
+      // Apart, the distance is exact, but near-tied candidate pairs (a point
+      // where the segment crosses a triangle's plane and the exact
+      // edge-edge pair, say, equal in float) point apart by their offset
+      // over d. The true direction separates the cores by the distance
+      // and every other by less, so keep the pair whose direction
+      // separates them most.
+      float best_gap = -3.0e38f;
+      for (int i = 0; i < ties.count; ++i) {
+        const Vec3 diff = ties.pb[i] - ties.pa[i];
+        const float len = Length(diff);
+        if (!(len > 0.0f)) continue;
+        const Vec3 u = (1.0f / len) * diff;
+        float a_lo;
+        float a_hi;
+        float b_lo;
+        float b_hi;
+        Project(a, u, &a_lo, &a_hi);
+        Project(b, u, &b_lo, &b_hi);
+        if (b_lo - a_hi > best_gap) {
+          best_gap = b_lo - a_hi;
+          n = u;
+          pa = ties.pa[i];
+          pb = ties.pb[i];
+        }
+      }
     }
     result.normal = n;
     result.depth = depth;

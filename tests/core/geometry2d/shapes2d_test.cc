@@ -56,6 +56,29 @@ TEST(MakeConvexPolygon, NormalisesClockwiseInput) {
   }
 }
 
+// The vertices come back bit for bit (reordered only), so a polygon sent
+// back to a client converts to the same polygon again. Found by the
+// request_convert fuzzer: with the clockwise input below reversed, the
+// vertex (256, 0.2) was once rebuilt relative to (0, -32768) and came back
+// as (256, 0.19921875).
+TEST(MakeConvexPolygon, KeepsGivenVerticesExactlyAndIsIdempotent) {
+  const std::vector<Vec2> pts = {{0, 0}, {256, 0.2f}, {5.4e-20f, -32768}};
+  absl::StatusOr<ConvexPolygon> once = MakeConvexPolygon(pts);
+  ASSERT_TRUE(once.ok()) << once.status();
+  ASSERT_EQ(once->count(), 3);
+  std::vector<Vec2> echoed;
+  for (int i = 0; i < once->count(); ++i) {
+    echoed.push_back(once->vertex(i));
+    EXPECT_EQ(once->vertex(i), pts[static_cast<size_t>(2 - i)]) << i;
+  }
+  absl::StatusOr<ConvexPolygon> again = MakeConvexPolygon(echoed);
+  ASSERT_TRUE(again.ok()) << again.status();
+  for (int i = 0; i < once->count(); ++i) {
+    EXPECT_EQ(again->vertex(i), once->vertex(i)) << i;
+    EXPECT_EQ(again->normal(i), once->normal(i)) << i;
+  }
+}
+
 TEST(MakeConvexPolygon, KeepsSixteenVerticesInline) {
   std::vector<Vec2> pts;
   for (int i = 0; i < kMaxPolygonVertices; ++i) {

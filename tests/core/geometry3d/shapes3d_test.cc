@@ -165,6 +165,43 @@ TEST(ConvexHullTest, RandomCloudsProperties) {
   }
 }
 
+// The hull keeps its vertices in input order, so rebuilding a hull from its
+// own vertices (what a client gets back and may send again) gives the same
+// vertex list. The first cloud is the request_convert fuzzer's finding: a
+// point 1.5e-5 off a face, whose hull once came back in another order.
+TEST(ConvexHullTest, RebuildFromOwnVerticesIsIdempotent) {
+  std::vector<std::vector<Vec3>> clouds = {{{0, 0, 0},
+                                            {1, 0, 0},
+                                            {0, 1.52587891e-05f, 0},
+                                            {0, 0, 1},
+                                            {0.2f, 0.2f, 0.2f}}};
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> u(-2, 2);
+  for (int trial = 0; trial < 200; ++trial) {
+    std::vector<Vec3> pts;
+    for (int i = 0; i < 4 + trial % 30; ++i) {
+      pts.push_back({u(rng), u(rng), u(rng)});
+    }
+    clouds.push_back(pts);
+  }
+  for (size_t c = 0; c < clouds.size(); ++c) {
+    absl::StatusOr<std::shared_ptr<const ConvexHull>> once =
+        MakeConvexHull(clouds[c]);
+    ASSERT_TRUE(once.ok()) << once.status();
+    // Input order: each vertex appears later in the cloud than the last.
+    size_t next = 0;
+    for (const Vec3& v : (*once)->vertices) {
+      while (next < clouds[c].size() && !(clouds[c][next] == v)) ++next;
+      ASSERT_LT(next, clouds[c].size()) << "cloud " << c;
+      ++next;
+    }
+    absl::StatusOr<std::shared_ptr<const ConvexHull>> again =
+        MakeConvexHull((*once)->vertices);
+    ASSERT_TRUE(again.ok()) << again.status();
+    EXPECT_EQ((*again)->vertices, (*once)->vertices) << "cloud " << c;
+  }
+}
+
 TEST(ConvexHullTest, RefusesBadInput) {
   ExpectInvalid(
       MakeConvexHull(std::vector<Vec3>{{0, 0, 0}, {1, 0, 0}, {0, 1, 0}})
