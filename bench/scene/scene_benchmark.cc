@@ -193,14 +193,18 @@ void AabbQuerySator(benchmark::State& state, int n) {
   std::size_t q = 0;
   std::int64_t hits = 0;
   std::int64_t nodes = 0;
+  std::int64_t leaves = 0;
   for (auto _ : state) {
     const Aabb2& box = world.queries[q++ % kQueryCount];
     const Shape2 shape = Box2{HalfExtents(box)};
     const auto result = snapshot.Overlap(shape, {Center(box), {}}, options);
     hits += static_cast<std::int64_t>(result->hits.size());
     nodes += result->stats.node_visits;
+    leaves += result->stats.leaf_visits;
     Keep(result->hits.size());
   }
+  state.counters["leaf_visits"] = benchmark::Counter(
+      static_cast<double>(leaves), benchmark::Counter::kAvgIterations);
   state.counters["hits"] = benchmark::Counter(
       static_cast<double>(hits), benchmark::Counter::kAvgIterations);
   state.counters["node_visits"] = benchmark::Counter(
