@@ -5,6 +5,7 @@
 #include <atomic>
 #include <chrono>
 #include <mutex>
+#include <optional>
 #include <system_error>
 #include <thread>
 #include <utility>
@@ -16,6 +17,13 @@
 
 namespace sator::server {
 namespace {
+
+// A batch's answer that grew past the largest message gRPC will send.
+absl::Status AnswerTooLarge(std::int64_t bytes, std::int64_t limit) {
+  return absl::ResourceExhaustedError(absl::StrCat(
+      "options.max_hits: the answer grew past ", bytes, " bytes, more than ",
+      limit, " (--max_message_bytes); send fewer queries or a lower max_hits"));
+}
 
 // Runs `work` on this thread and on threads - 1 more, and returns once every
 // run has returned. A thread that cannot be started is done without: this
@@ -278,14 +286,19 @@ absl::Status SceneQueries::QueryBatch(
       count >= batch_threads_.min_queries ? batch_threads_.threads : 1;
 
   if (threads <= 1) {
+    std::int64_t bytes = 0;
     for (int begin = 0; begin < count; begin += kBatchChunk) {
       if (interrupt) {
         if (absl::Status stop = interrupt(); !stop.ok()) return stop;
       }
       const int end = std::min(count, begin + kBatchChunk);
       for (int i = begin; i < end; ++i) {
-        FillEntry(view, request.queries(i), i, response->add_entries());
+        sator::v1::QueryBatchResponse::Entry* entry = response->add_entries();
+        FillEntry(view, request.queries(i), i, entry);
+        bytes += static_cast<std::int64_t>(entry->ByteSizeLong());
       }
+      if (bytes > max_response_bytes_)
+        return AnswerTooLarge(bytes, max_response_bytes_);
     }
     return absl::OkStatus();
   }
@@ -297,23 +310,37 @@ absl::Status SceneQueries::QueryBatch(
   for (int i = 0; i < count; ++i) response->add_entries();
   std::atomic<int> next{0};
   std::atomic<bool> stopped{false};
+  std::atomic<std::int64_t> bytes{0};
   std::mutex stop_mutex;
   absl::Status stop_status;
+  const auto stop_with = [&](absl::Status stop) {
+    const std::lock_guard<std::mutex> lock(stop_mutex);
+    if (stop_status.ok()) stop_status = std::move(stop);
+    stopped.store(true, std::memory_order_relaxed);
+  };
   const auto work = [&] {
     while (!stopped.load(std::memory_order_relaxed)) {
       const int begin = next.fetch_add(kBatchChunk, std::memory_order_relaxed);
       if (begin >= count) return;
       if (interrupt) {
         if (absl::Status stop = interrupt(); !stop.ok()) {
-          const std::lock_guard<std::mutex> lock(stop_mutex);
-          if (stop_status.ok()) stop_status = std::move(stop);
-          stopped.store(true, std::memory_order_relaxed);
+          stop_with(std::move(stop));
           return;
         }
       }
       const int end = std::min(count, begin + kBatchChunk);
+      std::int64_t chunk_bytes = 0;
       for (int i = begin; i < end; ++i) {
-        FillEntry(view, request.queries(i), i, response->mutable_entries(i));
+        sator::v1::QueryBatchResponse::Entry* entry =
+            response->mutable_entries(i);
+        FillEntry(view, request.queries(i), i, entry);
+        chunk_bytes += static_cast<std::int64_t>(entry->ByteSizeLong());
+      }
+      const std::int64_t total =
+          bytes.fetch_add(chunk_bytes, std::memory_order_relaxed) + chunk_bytes;
+      if (total > max_response_bytes_) {
+        stop_with(AnswerTooLarge(total, max_response_bytes_));
+        return;
       }
     }
   };
@@ -331,6 +358,17 @@ absl::Status SceneQueries::RunRays(
       convert::PackedRays<D>::Make(request);
   if (!rays.ok()) return rays.status();
   const int count = rays->size();
+  if (count == 0) {
+    // No ray to answer, but the options are still checked (a rewind outside
+    // the history fails as it would with rays) and the tick they name is
+    // reported.
+    absl::StatusOr<std::int64_t> tick = snapshot.QueryTick(options);
+    if (!tick.ok()) {
+      return convert::SceneQueryError(tick.status(), "origins", "options");
+    }
+    response->set_tick(*tick);
+    return absl::OkStatus();
+  }
   response->set_tick(snapshot.tick());
   response->mutable_hit_counts()->Reserve(count);
   // Each ray's broad-phase visits, for the metrics (hits per ray are the
@@ -376,20 +414,42 @@ absl::Status SceneQueries::RunRays(
 
   const int threads =
       count >= batch_threads_.min_queries ? batch_threads_.threads : 1;
-  const auto start = std::chrono::steady_clock::now();
   std::chrono::steady_clock::duration core_time{};
-  convert::PackedRay<D> ray;
+  // A lower bound of the packed answer's size per hit (a body id and a
+  // feature of at least one byte each, the distance, point and normal
+  // floats, the started-inside flag), so that an answer is refused only
+  // when it surely exceeds the limit.
+  constexpr std::int64_t kMinHitBytes = 7 + 8 * D;
+  const auto too_large = [&]() -> std::optional<absl::Status> {
+    const std::int64_t bytes = kMinHitBytes * response->body_ids_size();
+    if (bytes > max_response_bytes_)
+      return AnswerTooLarge(bytes, max_response_bytes_);
+    return std::nullopt;
+  };
   if (threads <= 1) {
+    // Each chunk is cast first (timed: the metrics' time is the core work,
+    // as on several threads) and then appended.
+    std::vector<scene::QueryResult<D>> chunk(
+        static_cast<std::size_t>(std::min(count, kRayChunk)));
+    std::vector<convert::PackedRay<D>> chunk_rays(chunk.size());
     for (int begin = 0; begin < count; begin += kRayChunk) {
       if (interrupt) {
         if (absl::Status stop = interrupt(); !stop.ok()) return stop;
       }
       const int end = std::min(count, begin + kRayChunk);
+      const auto chunk_start = std::chrono::steady_clock::now();
       for (int i = begin; i < end; ++i) {
-        absl::StatusOr<scene::QueryResult<D>> result = cast(i, &ray);
+        const auto k = static_cast<std::size_t>(i - begin);
+        absl::StatusOr<scene::QueryResult<D>> result = cast(i, &chunk_rays[k]);
         if (!result.ok()) return result.status();
-        append(i, ray, *result);
+        chunk[k] = *std::move(result);
       }
+      core_time += std::chrono::steady_clock::now() - chunk_start;
+      for (int i = begin; i < end; ++i) {
+        const auto k = static_cast<std::size_t>(i - begin);
+        append(i, chunk_rays[k], chunk[k]);
+      }
+      if (std::optional<absl::Status> refused = too_large()) return *refused;
     }
   } else {
     // Threads take chunks of kRayChunk rays from a shared counter and keep
@@ -403,6 +463,7 @@ absl::Status SceneQueries::RunRays(
     // The metrics' time is the core work summed over the threads (each
     // chunk timed), not the batch's wall time.
     std::atomic<std::int64_t> busy_nanos{0};
+    std::atomic<std::int64_t> hits{0};
     std::mutex error_mutex;
     int error_index = count;
     absl::Status error;
@@ -427,13 +488,23 @@ absl::Status SceneQueries::RunRays(
         }
         const int end = std::min(count, begin + kRayChunk);
         const auto chunk_start = std::chrono::steady_clock::now();
+        std::int64_t chunk_hits = 0;
         for (int i = begin; i < end; ++i) {
           absl::StatusOr<scene::QueryResult<D>> result = cast(i, &mine);
           if (!result.ok()) {
             fail(i, result.status());
             return;
           }
+          chunk_hits += static_cast<std::int64_t>(result->hits.size());
           results[static_cast<std::size_t>(i)] = *std::move(result);
+        }
+        const std::int64_t bytes =
+            kMinHitBytes *
+            (hits.fetch_add(chunk_hits, std::memory_order_relaxed) +
+             chunk_hits);
+        if (bytes > max_response_bytes_) {
+          fail(begin, AnswerTooLarge(bytes, max_response_bytes_));
+          return;
         }
         busy_nanos.fetch_add(
             std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -446,12 +517,12 @@ absl::Status SceneQueries::RunRays(
     if (!error.ok()) return error;
     for (int i = 0; i < count; ++i) {
       // Read again for the viewer's record only (cheap, and known valid).
+      convert::PackedRay<D> ray;
       if (recent_ != nullptr) (void)rays->Get(i, &ray);
       append(i, ray, results[static_cast<std::size_t>(i)]);
     }
     core_time = std::chrono::nanoseconds(busy_nanos.load());
   }
-  if (threads <= 1) core_time = std::chrono::steady_clock::now() - start;
   if (observer_ && count > 0) {
     QueryRecord record;
     record.scene_id = view.scene().id();

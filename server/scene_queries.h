@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <string>
 #include <variant>
@@ -175,6 +176,15 @@ class SceneQueries {
     batch_threads_ = batch_threads;
   }
 
+  // The largest answer a batch may build (satord: --max_message_bytes, the
+  // most gRPC will send). A QueryBatch or RaycastBatch whose answer grows
+  // past it stops with RESOURCE_EXHAUSTED naming "options.max_hits" instead
+  // of building an answer gRPC would refuse to send (a dense scene in mode
+  // ALL could otherwise fill gigabytes). Set before serving starts.
+  void set_max_response_bytes(std::int64_t bytes) {
+    max_response_bytes_ = bytes;
+  }
+
   // One query on `view` (errors relative to the Query: "options....",
   // "raycast...."). For sessions, which take a fresh view per query.
   absl::StatusOr<sator::v1::QueryResult> Run(
@@ -230,6 +240,7 @@ class SceneQueries {
   QueryObserver observer_;
   RecentQueries* recent_ = nullptr;
   BatchThreads batch_threads_;
+  std::int64_t max_response_bytes_ = std::numeric_limits<std::int64_t>::max();
 };
 
 }  // namespace sator::server

@@ -240,6 +240,8 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(
   impl->query_service.scene_queries().set_batch_threads(
       {.threads = options.batch_threads,
        .min_queries = options.batch_parallel_min});
+  impl->query_service.scene_queries().set_max_response_bytes(
+      options.max_message_bytes);
   // With --debug_pages, the viewer's ring of recent queries.
   impl->query_service.scene_queries().set_recent_queries(
       impl->recent_queries.get());

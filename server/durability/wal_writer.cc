@@ -110,6 +110,9 @@ void WalWriter::FlushAsLeader(std::unique_lock<std::mutex>& lock) {
   lock.unlock();
   const auto started = std::chrono::steady_clock::now();
   absl::Status status = WriteAll(fd, batch, path);
+  // Bytes count once written (in the file, even if the sync below fails); a
+  // failed write is not counted, so the counter never exceeds the files.
+  const bool written = status.ok();
   if (status.ok() && fdatasync(fd) != 0) {
     status = ErrnoStatus("fdatasync", path, errno);
   }
@@ -118,7 +121,7 @@ void WalWriter::FlushAsLeader(std::unique_lock<std::mutex>& lock) {
   lock.lock();
   ++stats_.syncs;
   stats_.sync_seconds.Observe(took.count());
-  stats_.bytes += batch.size();
+  if (written) stats_.bytes += batch.size();
   segment_size_ += batch.size();
   if (status.ok()) {
     durable_lsn_ = batch_last_lsn;

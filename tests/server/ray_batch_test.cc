@@ -323,6 +323,100 @@ TEST_F(RayBatchTest, ParallelAnswersLikeSequential) {
             absl::StatusCode::kCancelled);
 }
 
+// An answer that grows past the largest message gRPC would send is refused
+// while it is built (RESOURCE_EXHAUSTED naming options.max_hits), on one
+// thread or several, for the packed batch and for QueryBatch; below the
+// limit the same batch is answered.
+TEST_F(RayBatchTest, AnswerLargerThanTheMessageLimitIsRefused) {
+  MakeRandomScene<3>("random3", 3000, 41);
+  std::mt19937_64 random(42);
+  std::uniform_real_distribution<float> coord(-10.0f, 110.0f);
+  std::uniform_real_distribution<float> unit(-1.0f, 1.0f);
+  constexpr int kRays = 400;
+  sator::v1::RaycastBatchRequest packed;
+  packed.set_scene_id("random3");
+  packed.set_dimension(sator::v1::DIMENSION_3D);
+  packed.mutable_options()->set_mode(sator::v1::RESULT_MODE_ALL);
+  sator::v1::QueryBatchRequest batch;
+  batch.set_scene_id("random3");
+  for (int i = 0; i < kRays; ++i) {
+    sator::v1::Query* query = batch.add_queries();
+    query->mutable_options()->set_mode(sator::v1::RESULT_MODE_ALL);
+    sator::v1::RaycastQuery* ray = query->mutable_raycast();
+    const float o[3] = {coord(random), coord(random), coord(random)};
+    const float d[3] = {unit(random) + 0.01f, unit(random), unit(random)};
+    packed.add_origins(o[0]);
+    packed.add_origins(o[1]);
+    packed.add_origins(o[2]);
+    packed.add_directions(d[0]);
+    packed.add_directions(d[1]);
+    packed.add_directions(d[2]);
+    ray->mutable_origin()->set_x(o[0]);
+    ray->mutable_origin()->set_y(o[1]);
+    ray->mutable_origin()->set_z(o[2]);
+    ray->mutable_direction()->set_x(d[0]);
+    ray->mutable_direction()->set_y(d[1]);
+    ray->mutable_direction()->set_z(d[2]);
+    ray->set_max_distance(60.0f);
+  }
+  packed.add_max_distances(60.0f);
+  for (const SceneQueries::BatchThreads threads :
+       {SceneQueries::BatchThreads{1, 1}, SceneQueries::BatchThreads{2, 1}}) {
+    queries_.set_batch_threads(threads);
+    // Unlimited: both answer, with many hits.
+    queries_.set_max_response_bytes(std::int64_t{1} << 40);
+    sator::v1::RaycastBatchResponse packed_answer;
+    ASSERT_TRUE(
+        queries_.RaycastBatch(packed, kRays, nullptr, &packed_answer).ok());
+    sator::v1::QueryBatchResponse batch_answer;
+    ASSERT_TRUE(queries_.QueryBatch(batch, kRays, nullptr, &batch_answer).ok());
+    ASSERT_GT(packed_answer.body_ids_size(), 200);
+    const auto packed_bytes =
+        static_cast<std::int64_t>(packed_answer.ByteSizeLong());
+    const auto batch_bytes =
+        static_cast<std::int64_t>(batch_answer.ByteSizeLong());
+    // A limit at half of each answer's size: refused, naming the option.
+    queries_.set_max_response_bytes(packed_bytes / 2);
+    sator::v1::RaycastBatchResponse refused;
+    const absl::Status packed_status =
+        queries_.RaycastBatch(packed, kRays, nullptr, &refused);
+    EXPECT_EQ(packed_status.code(), absl::StatusCode::kResourceExhausted)
+        << packed_status;
+    EXPECT_THAT(packed_status.message(), HasSubstr("options.max_hits"));
+    queries_.set_max_response_bytes(batch_bytes / 2);
+    sator::v1::QueryBatchResponse refused_batch;
+    const absl::Status batch_status =
+        queries_.QueryBatch(batch, kRays, nullptr, &refused_batch);
+    EXPECT_EQ(batch_status.code(), absl::StatusCode::kResourceExhausted)
+        << batch_status;
+    EXPECT_THAT(batch_status.message(), HasSubstr("--max_message_bytes"));
+    // At the exact size: answered (the packed bound never overestimates).
+    queries_.set_max_response_bytes(packed_bytes);
+    sator::v1::RaycastBatchResponse fits;
+    EXPECT_TRUE(queries_.RaycastBatch(packed, kRays, nullptr, &fits).ok());
+    queries_.set_max_response_bytes(batch_bytes);
+    sator::v1::QueryBatchResponse fits_batch;
+    EXPECT_TRUE(queries_.QueryBatch(batch, kRays, nullptr, &fits_batch).ok());
+  }
+}
+
+// An empty batch still checks its options: a rewind outside the history
+// fails as it would with rays, and a rewind inside it reports its tick.
+TEST_F(RayBatchTest, EmptyBatchChecksItsRewind) {
+  sator::v1::RaycastBatchRequest request = Request("space", 3, {}, {}, {});
+  request.mutable_options()->mutable_rewind()->set_tick(9);
+  sator::v1::RaycastBatchResponse response;
+  const absl::Status status =
+      queries_.RaycastBatch(request, 10, nullptr, &response);
+  EXPECT_EQ(status.code(), absl::StatusCode::kOutOfRange) << status;
+  EXPECT_THAT(status.message(), HasSubstr("options.rewind"));
+  request.mutable_options()->mutable_rewind()->set_tick(0);
+  sator::v1::RaycastBatchResponse at_zero;
+  ASSERT_TRUE(queries_.RaycastBatch(request, 10, nullptr, &at_zero).ok());
+  EXPECT_EQ(at_zero.tick(), 0);
+  EXPECT_EQ(at_zero.hit_counts_size(), 0);
+}
+
 TEST_F(RayBatchTest, PerRayDistancesAndSharedOptions) {
   // Two rays up the axis: the first too short to reach z = 4.
   sator::v1::RaycastBatchRequest request =

@@ -14,8 +14,9 @@
 // The run is cut into windows; after each, satord's VmRSS is read from
 // /proc/<pid>/status. The first third of the windows (at least one) are the
 // warm-up: the baseline is the largest RSS seen in it, and the median of the
-// last half of the later samples must stay within --max_rss_growth (5%) of it
-// (single samples swing by several percent; see the end of main). Exit 0 when
+// last half of the later samples must stay within --max_rss_growth (5%) or
+// --max_rss_growth_mib (4 MiB) of it, whichever is more (single samples
+// swing by several percent; see the end of main). Exit 0 when
 // no operation failed and the RSS stayed within bounds, 1 otherwise.
 #include <fcntl.h>
 #include <signal.h>
@@ -57,7 +58,11 @@ ABSL_FLAG(double, rate, 2000.0, "Operations per second, all workers.");
 ABSL_FLAG(int, bodies, 5000, "Static boxes in the scene.");
 ABSL_FLAG(int, dynamic_bodies, 200, "Dynamic spheres, moved every update.");
 ABSL_FLAG(double, max_rss_growth, 0.05,
-          "Largest RSS growth over the warm-up baseline (0.05: 5%).");
+          "Largest RSS growth over the warm-up baseline (0.05: 5%), or "
+          "--max_rss_growth_mib if that is more.");
+ABSL_FLAG(double, max_rss_growth_mib, 4.0,
+          "Largest RSS growth in MiB when 4 MiB is more than the relative "
+          "bound (allocator noise on a small satord).");
 ABSL_FLAG(std::uint64_t, seed, 1, "Random seed.");
 
 namespace {
@@ -387,7 +392,18 @@ int main(int argc, char** argv) {
                             ? static_cast<double>(late_median - baseline) /
                                   static_cast<double>(baseline)
                             : 0.0;
-  const bool rss_ok = growth <= absl::GetFlag(FLAGS_max_rss_growth);
+  // The bound is relative, with an absolute floor: a ~40 MiB satord's late
+  // median has moved by -6% to +5.8% between runs that do not grow (CI
+  // runs, allocator caches of gRPC's threads), so 5% of it alone fails
+  // healthy runs. 4 MiB still catches a leak of 50 bytes per operation in
+  // CI's 60 s run (80k operations after warm-up) and of 4 bytes in the
+  // 10-minute soak.
+  const double allowed =
+      std::max(absl::GetFlag(FLAGS_max_rss_growth),
+               baseline > 0 ? absl::GetFlag(FLAGS_max_rss_growth_mib) *
+                                  (1 << 20) / static_cast<double>(baseline)
+                            : 0.0);
+  const bool rss_ok = growth <= allowed;
   std::printf(
       "sator-soak: %lld operations after warm-up, errors %lld, p50 %.3f ms, "
       "p99 %.3f ms, max %.3f ms; rss baseline %.1f MiB, late median %.1f "
@@ -396,8 +412,7 @@ int main(int argc, char** argv) {
       Ms(measured.ValueAtQuantile(0.5)), Ms(measured.ValueAtQuantile(0.99)),
       Ms(measured.max()), static_cast<double>(baseline) / (1 << 20),
       static_cast<double>(late_median) / (1 << 20), 100.0 * growth,
-      100.0 * absl::GetFlag(FLAGS_max_rss_growth),
-      static_cast<double>(peak_after_warmup) / (1 << 20),
+      100.0 * allowed, static_cast<double>(peak_after_warmup) / (1 << 20),
       errors == 0 && rss_ok ? "PASS" : "FAIL");
   if (errors > 0) {
     std::printf("sator-soak: first error: %s\n", first_error.c_str());

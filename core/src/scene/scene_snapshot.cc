@@ -439,6 +439,14 @@ std::int64_t SceneSnapshot<D>::oldest_tick() const {
 }
 
 template <int D>
+absl::StatusOr<std::int64_t> SceneSnapshot<D>::QueryTick(
+    const QueryOptions& options) const {
+  absl::StatusOr<TickChoice> choice = ChooseTick(*data_, options);
+  if (!choice.ok()) return choice.status();
+  return choice->tick;
+}
+
+template <int D>
 std::size_t SceneSnapshot<D>::body_count() const {
   return data_->body_count;
 }

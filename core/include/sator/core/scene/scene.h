@@ -101,6 +101,11 @@ class SceneSnapshot {
   // The newest tick, and the oldest one a query may rewind to.
   std::int64_t tick() const;
   std::int64_t oldest_tick() const;
+  // The tick a query with `options` would answer at (the rewind's, or the
+  // newest), or the error it would give for its options (max_hits out of
+  // range, a rewind outside the history): a batch with no queries still
+  // checks and reports it.
+  absl::StatusOr<std::int64_t> QueryTick(const QueryOptions& options) const;
   // Bodies alive at the newest tick.
   std::size_t body_count() const;
 
