@@ -6,6 +6,31 @@
 #include "sat_polytope.h"
 
 namespace sator::internal {
+namespace {
+
+// The unit direction from tie i's point of A to its point of B; false for a
+// pair of coincident points.
+bool TieDirection(const CorePairs& ties, int i, Vec3* u) {
+  const Vec3 diff = ties.pb[i] - ties.pa[i];
+  const float len = Length(diff);
+  if (!(len > 0.0f)) return false;
+  *u = (1.0f / len) * diff;
+  return true;
+}
+
+// The gap between the cores along the unit direction u (B's lowest point
+// minus A's highest; negative when their projections overlap).
+float CoreGap(const PolyRef& a, const PolyRef& b, Vec3 u) {
+  float a_lo;
+  float a_hi;
+  float b_lo;
+  float b_hi;
+  Project(a, u, &a_lo, &a_hi);
+  Project(b, u, &b_lo, &b_hi);
+  return b_lo - a_hi;
+}
+
+}  // namespace
 
 ContactResult<3> ContactRound(const PolyRef& a, const PolyRef& b) {
   ContactResult<3> result;
@@ -32,17 +57,9 @@ ContactResult<3> ContactRound(const PolyRef& a, const PolyRef& b) {
       // apart by the round-off over d: measure each.
       depth = 3.0e38f;
       for (int i = 0; i < ties.count; ++i) {
-        const Vec3 diff = ties.pb[i] - ties.pa[i];
-        const float len = Length(diff);
-        if (!(len > 0.0f)) continue;
-        const Vec3 u = (1.0f / len) * diff;
-        float a_lo;
-        float a_hi;
-        float b_lo;
-        float b_hi;
-        Project(a, u, &a_lo, &a_hi);
-        Project(b, u, &b_lo, &b_hi);
-        const float along = a_hi - b_lo + radii;
+        Vec3 u;
+        if (!TieDirection(ties, i, &u)) continue;
+        const float along = radii - CoreGap(a, b, u);
         if (along < depth) {
           depth = along;
           n = u;
@@ -65,18 +82,11 @@ ContactResult<3> ContactRound(const PolyRef& a, const PolyRef& b) {
       // separates them most.
       float best_gap = -3.0e38f;
       for (int i = 0; i < ties.count; ++i) {
-        const Vec3 diff = ties.pb[i] - ties.pa[i];
-        const float len = Length(diff);
-        if (!(len > 0.0f)) continue;
-        const Vec3 u = (1.0f / len) * diff;
-        float a_lo;
-        float a_hi;
-        float b_lo;
-        float b_hi;
-        Project(a, u, &a_lo, &a_hi);
-        Project(b, u, &b_lo, &b_hi);
-        if (b_lo - a_hi > best_gap) {
-          best_gap = b_lo - a_hi;
+        Vec3 u;
+        if (!TieDirection(ties, i, &u)) continue;
+        const float gap = CoreGap(a, b, u);
+        if (gap > best_gap) {
+          best_gap = gap;
           n = u;
           pa = ties.pa[i];
           pb = ties.pb[i];
