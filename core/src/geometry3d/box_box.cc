@@ -70,40 +70,22 @@ bool OverlapBoxBox(const Box3& a, const Box3& b, const Pose3& b_in_a) {
   // tested as soon as its row exists: pairs separated along A's axes skip
   // the rest. |R| carries Ericson's epsilon.
   constexpr float kEps = internal::kBoxOverlapEpsilon;
-  const Quat q = b_in_a.rotation;
-  const float x2 = q.x + q.x;
-  const float y2 = q.y + q.y;
-  const float z2 = q.z + q.z;
-  const float xx = q.x * x2;
-  const float yy = q.y * y2;
-  const float zz = q.z * z2;
-  const float xy = q.x * y2;
-  const float xz = q.x * z2;
-  const float yz = q.y * z2;
-  const float wx = q.w * x2;
-  const float wy = q.w * y2;
-  const float wz = q.w * z2;
+  const internal::RotationProducts p = internal::ProductsOf(b_in_a.rotation);
   float r[3][3];
   float abs_r[3][3];
-  r[0][0] = 1.0f - (yy + zz);
-  r[0][1] = xy - wz;
-  r[0][2] = xz + wy;
+  internal::RotationRow<0>(p, r[0]);
   for (int j = 0; j < 3; ++j) abs_r[0][j] = std::fabs(r[0][j]) + kEps;
   if (std::fabs(t.x) >
       ha.x + hb.x * abs_r[0][0] + hb.y * abs_r[0][1] + hb.z * abs_r[0][2]) {
     return false;
   }
-  r[1][0] = xy + wz;
-  r[1][1] = 1.0f - (xx + zz);
-  r[1][2] = yz - wx;
+  internal::RotationRow<1>(p, r[1]);
   for (int j = 0; j < 3; ++j) abs_r[1][j] = std::fabs(r[1][j]) + kEps;
   if (std::fabs(t.y) >
       ha.y + hb.x * abs_r[1][0] + hb.y * abs_r[1][1] + hb.z * abs_r[1][2]) {
     return false;
   }
-  r[2][0] = xz - wy;
-  r[2][1] = yz + wx;
-  r[2][2] = 1.0f - (xx + yy);
+  internal::RotationRow<2>(p, r[2]);
   for (int j = 0; j < 3; ++j) abs_r[2][j] = std::fabs(r[2][j]) + kEps;
   if (std::fabs(t.z) >
       ha.z + hb.x * abs_r[2][0] + hb.y * abs_r[2][1] + hb.z * abs_r[2][2]) {
