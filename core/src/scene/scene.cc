@@ -18,6 +18,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <span>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -76,6 +78,45 @@ const BodyRecord<D>* RecordAt(const Frame<D>& frame, std::uint32_t slot) {
   if (slot >= frame.table->size()) return nullptr;
   const BodyRecord<D>& record = (*frame.table)[slot];
   return record.incarnation == 0 ? nullptr : &record;
+}
+
+// SlotTree::current_boxes for `bvh`, whose proxy p is slot slots[p]: each
+// body's padded bounding-sphere box at the newest tick (the same box the
+// box queries cull candidates with, from the position and the bound radius,
+// so no shape is loaded), in leaf order. The tree's leaves are spatial and
+// the slots are not, so the records and poses are read out of order:
+// prefetched a few leaf positions ahead.
+template <int D>
+std::shared_ptr<const std::vector<Aabb<D>>> CurrentBoxes(
+    const Frame<D>& newest, const broadphase::Bvh<D>& bvh,
+    const std::vector<std::uint32_t>& slots) {
+  constexpr std::size_t kAhead = 8;
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  Aabb<D> empty;
+  for (int i = 0; i < D; ++i) {
+    empty.min[i] = kInf;
+    empty.max[i] = -kInf;
+  }
+  const BodyTable<D>& table = *newest.table;
+  const std::vector<Pose<D>>& poses = *newest.poses;
+  const std::span<const std::uint32_t> leaf_ids = bvh.LeafIds();
+  auto boxes = std::make_shared<std::vector<Aabb<D>>>(leaf_ids.size());
+  for (std::size_t k = 0; k < leaf_ids.size(); ++k) {
+    if (k + kAhead < leaf_ids.size()) {
+      const std::uint32_t ahead = slots[leaf_ids[k + kAhead]];
+      if (ahead < table.size()) {
+        __builtin_prefetch(table.data() + ahead);
+        __builtin_prefetch(poses.data() + ahead);
+      }
+    }
+    const std::uint32_t slot = slots[leaf_ids[k]];
+    const BodyRecord<D>* record = RecordAt(newest, slot);
+    (*boxes)[k] = record == nullptr
+                      ? empty
+                      : internal::Pad(internal::SphereBox<D>(
+                            poses[slot].position, record->radius));
+  }
+  return boxes;
 }
 
 // The exact window box of `slot` over `frames`. While a body keeps its shape
@@ -474,7 +515,7 @@ absl::Status Scene<D>::UpdatePoses(std::int64_t tick,
     (*pose_array)[slot] = *pose;
   }
 
-  const std::size_t history = static_cast<std::size_t>(options_.history_ticks);
+  const auto history = static_cast<std::size_t>(options_.history_ticks);
   if (tick > current_tick) {
     // Skipped ticks repeat the last state (only the last H - 1 can matter).
     const Frame<D> last = w.frames.back();
@@ -655,7 +696,7 @@ void Scene<D>::Publish() {
       // Static trees are rebuilt rarely: do not keep the SAH builder's
       // proxy copies.
       w.build_scratch.ReleasePrims();
-      return SlotTree<D>{std::move(bvh), std::move(slot_list)};
+      return SlotTree<D>{std::move(bvh), std::move(slot_list), nullptr};
     }
     std::shared_ptr<broadphase::Bvh<D>> bvh =
         internal::RecycleBin<D>::TakeTree(w.recycle_bin, make_tree);
@@ -675,7 +716,9 @@ void Scene<D>::Publish() {
       w.build_scratch.ReleaseKeys();
       w.publications_since_rebuild = 0;
     }
-    return SlotTree<D>{std::move(bvh), std::move(slot_list)};
+    auto current_boxes = CurrentBoxes(w.frames.back(), *bvh, *slot_list);
+    return SlotTree<D>{std::move(bvh), std::move(slot_list),
+                       std::move(current_boxes)};
   };
   if (w.static_dirty || w.static_tree.bvh == nullptr) {
     w.static_tree = build(MotionType::kStatic, w.static_tree);
@@ -722,6 +765,9 @@ SceneMemory Scene<D>::Memory() const {
     if (tree->bvh != nullptr) {
       memory.tree_bytes += tree->bvh->MemoryBytes() +
                            tree->slots->capacity() * sizeof(std::uint32_t);
+      if (tree->current_boxes != nullptr) {
+        memory.tree_bytes += tree->current_boxes->capacity() * sizeof(Aabb<D>);
+      }
     }
   }
   // Buffers waiting for reuse (at most one dynamic tree and two pose

@@ -126,6 +126,9 @@ class QueryRunner {
     return out;
   }
 
+  // The query runs at the newest tick (SlotTree::current_boxes apply).
+  bool at_newest() const { return frame_ + 1 == data_.frames.size(); }
+
   bool Accept(const BodyRecord<D>& record) const {
     const QueryFilter& filter = options_.filter;
     if ((record.layer & filter.mask) == 0) return false;
@@ -192,7 +195,7 @@ class QueryRunner {
     // Sorted through the 16-byte keys, then gathered: moving those is much
     // cheaper than moving whole hits.
     std::sort(keys_.begin(), keys_.end(), Less);
-    const std::size_t limit = static_cast<std::size_t>(options_.max_hits);
+    const auto limit = static_cast<std::size_t>(options_.max_hits);
     if (keys_.size() > limit) keys_.resize(limit);
     result.hits.reserve(keys_.size());
     for (const Keyed& keyed : keys_) result.hits.push_back(hits_[keyed.index]);
@@ -367,10 +370,22 @@ absl::Status RunBoxQuery(QueryRunner<D>& runner, const Aabb<D>& box,
   runner.ForEachTree([&](const SlotTree<D>& tree) {
     if (!status.ok() || runner.done()) return;
     slots = tree.slots.get();
-    runner.stats += tree.bvh->Query(box, [&](std::uint32_t proxy) {
+    auto stage = [&](std::uint32_t proxy) {
       batch[count++] = proxy;
       return count < kPrefetchBatch || flush();
-    });
+    };
+    if (tree.current_boxes != nullptr && runner.at_newest()) {
+      // The same cull as flush's, from the tree's own leaf-ordered boxes:
+      // bodies that met the window box only at other ticks never reach the
+      // staging.
+      const Aabb<D>* current = tree.current_boxes->data();
+      runner.stats +=
+          tree.bvh->Query(box, [&](std::uint32_t proxy, std::uint32_t leaf) {
+            return !Overlaps(current[leaf], box) || stage(proxy);
+          });
+    } else {
+      runner.stats += tree.bvh->Query(box, stage);
+    }
     if (count > 0) flush();
   });
   return status;

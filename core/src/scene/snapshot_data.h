@@ -61,10 +61,9 @@ std::shared_ptr<BodyTable<D>> NewBodyTable() {
         for (std::size_t i = 0; i < n; ++i) {
           if (i + kAhead < n && records[i + kAhead].shape != nullptr) {
             // The control block sits just before a make_shared object.
-            __builtin_prefetch(reinterpret_cast<const void*>(
-                reinterpret_cast<std::uintptr_t>(
-                    records[i + kAhead].shape.get()) -
-                16));
+            __builtin_prefetch(
+                reinterpret_cast<const char*>(records[i + kAhead].shape.get()) -
+                16);
           }
           records[i].shape.reset();
         }
@@ -83,10 +82,20 @@ struct Frame {
 };
 
 // A Bvh and the slot of each of its proxies.
+//
+// The tree's boxes are window boxes (every pose of the history window), so
+// it answers queries at any tick. A tree of moving bodies also keeps
+// `current_boxes`: by leaf position (Bvh::LeafIds), each proxy's padded
+// bounding-sphere box at the newest tick, or an empty box (min +inf, max
+// -inf) when the slot holds no body then. A query at the newest tick tests
+// it as the tree hands over each proxy, which rejects the bodies that were
+// near the query only at other ticks without loading their records or
+// poses (Scene::Publish builds it).
 template <int D>
 struct SlotTree {
   std::shared_ptr<const broadphase::Bvh<D>> bvh;
   std::shared_ptr<const std::vector<std::uint32_t>> slots;
+  std::shared_ptr<const std::vector<Aabb<D>>> current_boxes;
 };
 
 template <int D>

@@ -1,8 +1,10 @@
 #include "sator/core/broadphase/bvh.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <random>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -263,6 +265,58 @@ TYPED_TEST(BvhTest, RefitFromAndSharedScratch) {
   }
   EXPECT_GT(scratch.MemoryBytes(), 0u);
   scratch.ReleasePrims();
+}
+
+// A two-argument visitor gets each proxy's leaf position: LeafIds() at that
+// position is the proxy, every proxy has one position, and a refit into
+// another tree keeps the order (per-proxy data kept in leaf order by the
+// caller stays valid across RefitFrom).
+TYPED_TEST(BvhTest, QueryGivesLeafPositionsThatMatchLeafIds) {
+  constexpr int D = TypeParam::value;
+  constexpr float kWorld = 50.0f;
+  std::mt19937 rng(23);
+  for (const BvhBuildMethod method :
+       {BvhBuildMethod::kMorton, BvhBuildMethod::kBinnedSah}) {
+    std::vector<Aabb<D>> boxes;
+    for (int i = 0; i < 400; ++i) {
+      boxes.push_back(RandomBox<D>(rng, kWorld, 0.0f, 2.0f));
+    }
+    auto bvh = *Bvh<D>::Create({.method = method, .max_leaf_size = 16});
+    ASSERT_TRUE(bvh.Build(boxes).ok());
+    const std::span<const std::uint32_t> leaf_ids = bvh.LeafIds();
+    ASSERT_EQ(leaf_ids.size(), boxes.size());
+    std::vector<int> positions_of(boxes.size(), 0);
+    for (const std::uint32_t id : leaf_ids) {
+      ASSERT_LT(id, boxes.size());
+      ++positions_of[id];
+    }
+    for (const int n : positions_of) EXPECT_EQ(n, 1);
+    // The whole world: every proxy, each at its own position.
+    Aabb<D> everything;
+    for (int i = 0; i < D; ++i) {
+      everything.min[i] = -1.0f;
+      everything.max[i] = kWorld + 3.0f;
+    }
+    std::vector<int> seen(boxes.size(), 0);
+    bvh.Query(everything, [&](std::uint32_t proxy, std::uint32_t leaf) {
+      EXPECT_LT(leaf, leaf_ids.size());
+      if (leaf < leaf_ids.size()) {
+        EXPECT_EQ(leaf_ids[leaf], proxy);
+      }
+      ++seen[proxy];
+      return true;
+    });
+    for (const int n : seen) EXPECT_EQ(n, 1);
+    auto copy = *Bvh<D>::Create();
+    ASSERT_TRUE(copy.RefitFrom(bvh, boxes).ok());
+    EXPECT_TRUE(std::equal(leaf_ids.begin(), leaf_ids.end(),
+                           copy.LeafIds().begin(), copy.LeafIds().end()));
+    // Stopping early works as with one argument.
+    int visits = 0;
+    bvh.Query(everything,
+              [&](std::uint32_t, std::uint32_t) { return ++visits < 3; });
+    EXPECT_EQ(visits, 3);
+  }
 }
 
 // A binned SAH build of well spread boxes is close to balanced: with leaves

@@ -33,6 +33,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <type_traits>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -121,6 +122,14 @@ class Bvh {
   [[nodiscard]] int NodeCount() const {
     return static_cast<int>(nodes_.size());
   }
+  // The proxy handle at each leaf position: proxies are stored in leaf order
+  // (a leaf's proxies are contiguous), and Query gives a two-argument
+  // visitor each proxy's position along with its handle, so a caller can
+  // keep per-proxy data in this order and read it as contiguously as the
+  // tree reads its boxes.
+  [[nodiscard]] std::span<const std::uint32_t> LeafIds() const {
+    return leaf_ids_;
+  }
   // Levels of nodes: 0 when empty, 1 for a single leaf node.
   [[nodiscard]] int Height() const;
   // Bytes held: nodes, reordered boxes and ids (capacities).
@@ -131,7 +140,8 @@ class Bvh {
   // ranges cover each proxy exactly once and the links are in range.
   absl::Status Validate() const;
 
-  // The queries, with the same contracts as DynamicTree's.
+  // The queries, with the same contracts as DynamicTree's; Query's visitor
+  // may also take (proxy, leaf position), see LeafIds.
   template <typename Visitor>
   TreeStats Query(const Aabb<D>& box, Visitor&& visitor) const;
   template <typename Visitor>
@@ -247,7 +257,14 @@ TreeStats Bvh<D>::Query(const Aabb<D>& box, Visitor&& visitor) const {
           continue;
         }
         ++stats.leaf_visits;
-        if (!visitor(leaf_ids_[slot])) {
+        bool go_on;
+        if constexpr (std::is_invocable_v<Visitor, std::uint32_t,
+                                          std::uint32_t>) {
+          go_on = visitor(leaf_ids_[slot], slot);
+        } else {
+          go_on = visitor(leaf_ids_[slot]);
+        }
+        if (!go_on) {
           return stats;
         }
       }
@@ -394,7 +411,7 @@ TreeStats Bvh<D>::RayCastWide(const RayCastInput<D>& input,
     if ((ref & kWideLeaf) == 0) {
       const WideNode& node = wide[ref];
       alignas(16) float entries[4];
-      unsigned mask = static_cast<unsigned>(
+      auto mask = static_cast<unsigned>(
           ray4.Hits(node.min, node.max, max_fraction, entries));
       mask &= (1u << node.lanes) - 1u;
       stats.node_visits += node.lanes;
@@ -435,7 +452,7 @@ TreeStats Bvh<D>::RayCastWide(const RayCastInput<D>& input,
       for (; index < end; ++index) {
         const WideNode& leaf = wide[index];
         alignas(16) float entries[4];
-        unsigned mask = static_cast<unsigned>(
+        auto mask = static_cast<unsigned>(
             ray4.Hits(leaf.min, leaf.max, max_fraction, entries));
         mask &= (1u << leaf.lanes) - 1u;
         stats.node_visits += leaf.lanes;
