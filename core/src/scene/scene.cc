@@ -83,38 +83,33 @@ const BodyRecord<D>* RecordAt(const Frame<D>& frame, std::uint32_t slot) {
 // SlotTree::current_boxes for `bvh`, whose proxy p is slot slots[p]: each
 // body's padded bounding-sphere box at the newest tick (the same box the
 // box queries cull candidates with, from the position and the bound radius,
-// so no shape is loaded), in leaf order. The tree's leaves are spatial and
-// the slots are not, so the records and poses are read out of order:
-// prefetched a few leaf positions ahead.
+// so no shape is loaded), in leaf order. Computed in proxy order first (the
+// slots ascend, so records and poses are read in order) into `scratch`,
+// then gathered into leaf order.
 template <int D>
 std::shared_ptr<const std::vector<Aabb<D>>> CurrentBoxes(
     const Frame<D>& newest, const broadphase::Bvh<D>& bvh,
-    const std::vector<std::uint32_t>& slots) {
-  constexpr std::size_t kAhead = 8;
+    const std::vector<std::uint32_t>& slots, std::vector<Aabb<D>>* scratch) {
   constexpr float kInf = std::numeric_limits<float>::infinity();
   Aabb<D> empty;
   for (int i = 0; i < D; ++i) {
     empty.min[i] = kInf;
     empty.max[i] = -kInf;
   }
-  const BodyTable<D>& table = *newest.table;
   const std::vector<Pose<D>>& poses = *newest.poses;
+  scratch->resize(slots.size());
+  for (std::size_t p = 0; p < slots.size(); ++p) {
+    const std::uint32_t slot = slots[p];
+    const BodyRecord<D>* record = RecordAt(newest, slot);
+    (*scratch)[p] = record == nullptr
+                        ? empty
+                        : internal::Pad(internal::SphereBox<D>(
+                              poses[slot].position, record->radius));
+  }
   const std::span<const std::uint32_t> leaf_ids = bvh.LeafIds();
   auto boxes = std::make_shared<std::vector<Aabb<D>>>(leaf_ids.size());
   for (std::size_t k = 0; k < leaf_ids.size(); ++k) {
-    if (k + kAhead < leaf_ids.size()) {
-      const std::uint32_t ahead = slots[leaf_ids[k + kAhead]];
-      if (ahead < table.size()) {
-        __builtin_prefetch(table.data() + ahead);
-        __builtin_prefetch(poses.data() + ahead);
-      }
-    }
-    const std::uint32_t slot = slots[leaf_ids[k]];
-    const BodyRecord<D>* record = RecordAt(newest, slot);
-    (*boxes)[k] = record == nullptr
-                      ? empty
-                      : internal::Pad(internal::SphereBox<D>(
-                            poses[slot].position, record->radius));
+    (*boxes)[k] = (*scratch)[leaf_ids[k]];
   }
   return boxes;
 }
@@ -716,7 +711,8 @@ void Scene<D>::Publish() {
       w.build_scratch.ReleaseKeys();
       w.publications_since_rebuild = 0;
     }
-    auto current_boxes = CurrentBoxes(w.frames.back(), *bvh, *slot_list);
+    auto current_boxes =
+        CurrentBoxes(w.frames.back(), *bvh, *slot_list, &boxes);
     return SlotTree<D>{std::move(bvh), std::move(slot_list),
                        std::move(current_boxes)};
   };
