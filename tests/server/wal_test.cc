@@ -2,13 +2,16 @@
 // resynchronising reader (truncated tail, corrupt middle record, bad header,
 // garbage), segment files and group commit under many threads.
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <csignal>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -341,6 +344,46 @@ TEST(WalWriter, FailedWriteIsStickyError) {
   EXPECT_FALSE((*wal)->Rotate().ok());
   EXPECT_FALSE((*wal)->Append(RecordType::kCreateScene, "two").ok());
   EXPECT_TRUE((*wal)->stats().failed);
+}
+
+// A batch whose write fails (here: EFBIG past RLIMIT_FSIZE, which lets a
+// write land partly and refuses the rest) is not counted in the bytes: the
+// counter stays at what was written whole before, the writer is failed, and
+// later appends fail too. Runs in a child process (the limit and the ignored
+// SIGXFSZ are the whole process's); the child's exit code names the first
+// check that failed.
+int WriteFailureScenario(const std::string& dir) {
+  absl::StatusOr<std::unique_ptr<WalWriter>> wal = WalWriter::Open(dir, 1);
+  if (!wal.ok()) return 10;
+  if (!(*wal)->Append(RecordType::kCreateScene, "whole").ok()) return 11;
+  const WalStats before = (*wal)->stats();
+  std::uint64_t on_disk = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    on_disk += std::filesystem::file_size(entry.path());
+  }
+  if (before.bytes != on_disk || before.failed) return 12;
+  // Room for 16 more bytes in any file: the next record (larger) is cut.
+  std::signal(SIGXFSZ, SIG_IGN);
+  const rlimit limit{static_cast<rlim_t>(on_disk + 16),
+                     static_cast<rlim_t>(on_disk + 16)};
+  if (setrlimit(RLIMIT_FSIZE, &limit) != 0) return 13;
+  if ((*wal)->Append(RecordType::kUpsertBodies, std::string(256, 'p')).ok()) {
+    return 14;
+  }
+  const WalStats after = (*wal)->stats();
+  if (after.bytes != before.bytes) return 15;
+  if (!after.failed) return 16;
+  if (after.syncs != before.syncs + 1) return 17;
+  if ((*wal)->Append(RecordType::kCreateScene, "later").ok()) return 18;
+  return 0;
+}
+
+TEST(WalWriterDeathTest, FailedWriteIsNotCountedInBytes) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  const std::string dir = TempDir();
+  EXPECT_EXIT(std::_Exit(WriteFailureScenario(dir)),
+              ::testing::ExitedWithCode(0), "");
+  std::filesystem::remove_all(dir);
 }
 
 // The statistics behind sator_wal_*: records, bytes equal to what is on
