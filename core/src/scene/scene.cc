@@ -628,10 +628,22 @@ void Scene<D>::Publish() {
   // change (the usual case: a pose update moves bodies, it does not add or
   // remove them), and the dynamic tree is built into recycled memory.
   auto build = [&](MotionType motion, const SlotTree<D>& previous) {
-    std::vector<Aabb<D>>& boxes = w.tree_boxes;
+    // The dynamic tree's input is built every publication, into scratch
+    // kept for the next one (exact capacity: it is per-body memory that
+    // stays); the static tree's, rebuilt rarely, into a temporary, so
+    // static bodies do not pay for the scratch.
+    std::vector<Aabb<D>> static_boxes;
+    std::vector<Aabb<D>>& boxes =
+        motion == MotionType::kStatic ? static_boxes : w.tree_boxes;
     boxes.clear();
-    // Exact capacity: the scratch is per-body memory that stays.
-    boxes.reserve(w.slots.size());
+    std::size_t proxy_count = 0;
+    for (const SlotState<D>& state : w.slots) {
+      proxy_count += state.in_use && state.motion == motion ? 1 : 0;
+    }
+    if (boxes.capacity() != proxy_count) {
+      std::vector<Aabb<D>>().swap(boxes);
+      boxes.reserve(proxy_count);
+    }
     // The slot list is compared with the previous tree's as it is scanned
     // and copied only from the first difference (usually never), so no
     // scratch list is kept.

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdint>
 #include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -563,6 +564,51 @@ TEST(SceneSnapshotTest, OldSnapshotsDoNotChange) {
 // per-body target (about 230 B), 3D does not yet (about 273 B, see
 // docs/core/scene.md for the breakdown), so this test holds the measured
 // bound against regressions.
+// Static bodies live in a tree that also keeps the wide ray nodes; the same
+// bound holds for them (random positions, so the tree has its usual shape).
+TEST(SceneMemoryTest, StaticBodiesWithinTargets) {
+  constexpr int kBodies = 10000;
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> coord(0.0f, 300.0f);
+  for (const int dim : {2, 3}) {
+    SceneMemory memory;
+    if (dim == 2) {
+      auto scene = MakeScene();
+      auto shape = std::make_shared<const Shape2>(Box2{{0.5f, 0.5f}});
+      std::vector<BodyDesc<2>> bodies(kBodies);
+      for (int i = 0; i < kBodies; ++i) {
+        bodies[i].id = static_cast<std::uint64_t>(i);
+        bodies[i].shape = shape;
+        bodies[i].pose.position = {coord(rng), coord(rng)};
+        bodies[i].motion = MotionType::kStatic;
+      }
+      ASSERT_TRUE(scene->UpsertBodies(bodies).ok());
+      memory = scene->Memory();
+    } else {
+      auto scene = Scene3::Create({}).value();
+      auto shape = std::make_shared<const Shape3>(Box3{{0.5f, 0.5f, 0.5f}});
+      std::vector<BodyDesc<3>> bodies(kBodies);
+      for (int i = 0; i < kBodies; ++i) {
+        bodies[i].id = static_cast<std::uint64_t>(i);
+        bodies[i].shape = shape;
+        bodies[i].pose.position = {coord(rng), coord(rng), coord(rng)};
+        bodies[i].motion = MotionType::kStatic;
+      }
+      ASSERT_TRUE(scene->UpsertBodies(bodies).ok());
+      memory = scene->Memory();
+    }
+    ASSERT_EQ(memory.body_count, static_cast<std::size_t>(kBodies));
+    const double per_body =
+        static_cast<double>(memory.body_bytes + memory.tree_bytes) / kBodies;
+    std::printf("%dD static: body %zu tree %zu; %.1f bytes per body\n", dim,
+                memory.body_bytes / kBodies, memory.tree_bytes / kBodies,
+                per_body);
+    RecordProperty("static_bytes_per_body_" + std::to_string(dim),
+                   std::to_string(per_body));
+    EXPECT_LE(per_body, 256.0);
+  }
+}
+
 TEST(SceneMemoryTest, WithinTargets) {
   for (const int dim : {2, 3}) {
     SceneMemory memory;

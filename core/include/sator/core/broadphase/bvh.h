@@ -175,34 +175,59 @@ class Bvh {
   // Recomputes every node's box from leaf_boxes_.
   void RefitNodes();
 
-  // The 4-wide copy (BvhOptions::wide_ray_nodes): each node holds up to four
-  // boxes by axis and lane, so one SIMD slab test (RaySlabs4) covers them.
-  // Built by collapsing the binary nodes (bvh_wide.cc). An internal wide
-  // node's lanes are child boxes; a leaf wide node's lanes are proxy boxes
-  // (a binary leaf's proxies, four to a node), so a ray tests a leaf's
-  // proxies with one SIMD test and without loading leaf_boxes_.
-  struct alignas(16) WideNode {
-    float min[D][4];
-    float max[D][4];
-    // Internal node: a child is a wide node index, or kWideLeaf |
-    // (first leaf node << 2) | (leaf nodes - 1) for a binary leaf's
-    // proxies, which fill 1 to 4 consecutive leaf nodes. Leaf node: the
-    // proxy handles.
-    std::uint32_t child[4];
-    // Lanes in use (1 to 4); the boxes of unused lanes repeat lane 0's.
+  // The 8-wide tree (BvhOptions::wide_ray_nodes) that rays traverse: each
+  // node holds up to eight boxes by axis and lane, so one SIMD slab test
+  // (RaySlabsWide: one AVX or two SSE instructions per operation) covers
+  // them. Built bottom up over the proxies in leaf order (bvh_wide.cc): the
+  // lowest nodes' lanes are proxies (box and handle, eight consecutive ones
+  // to a node), every other node's lanes are eight consecutive nodes of the
+  // level below.
+  static constexpr int kWideLanes = 8;
+  struct alignas(32) WideNode {
+    float min[D][kWideLanes];
+    float max[D][kWideLanes];
+    // A wide node index, or kProxyLane | handle for a proxy lane.
+    std::uint32_t child[kWideLanes];
+    // Lanes in use (1 to 8); the boxes of unused lanes repeat lane 0's.
     std::uint32_t lanes;
+    // Bit k: lane k is a proxy.
+    std::uint32_t proxy_lanes;
   };
-  static constexpr std::uint32_t kWideLeaf = 0x80000000u;
-  // Wide node indices must fit the 29 bits a leaf reference leaves them:
-  // at most one leaf node per proxy plus fewer internal nodes than proxies.
-  static constexpr std::size_t kMaxWideProxies = std::size_t{1} << 27;
-  // Rebuilds wide_ from nodes_ (or empties it when the option is off).
+  static constexpr std::uint32_t kProxyLane = 0x80000000u;
+  // Proxy handles must fit the 31 bits a proxy lane leaves them.
+  static constexpr std::size_t kMaxWideProxies = std::size_t{1} << 30;
+  // Rebuilds wide_ from the leaf order (or empties it when the option is
+  // off).
   void UpdateWideNodes();
-  std::uint32_t AppendWideLeaves(std::uint32_t first, std::uint32_t count);
   // The tree and its build, without UpdateWideNodes.
   absl::Status BuildTree(std::span<const Aabb<D>> boxes, BuildScratch* scratch);
+  // The ray traversal of the wide nodes: RayCastWideLoop with SSE2 lane
+  // tests, or RayCastWideAvx where UseAvxRayTraversal() holds. Both visit
+  // the same proxies in the same order (the lane tests are bitwise equal).
   template <typename Visitor>
   TreeStats RayCastWide(const RayCastInput<D>& input, Visitor& visitor) const;
+#if SATOR_X86_AVX_DISPATCH
+  // Compiled for AVX (the loop, its lane tests and the inlined visitor);
+  // called only on CPUs that have it.
+  template <typename Visitor>
+  [[gnu::target("avx")]] TreeStats RayCastWideAvx(const RayCastInput<D>& input,
+                                                  Visitor& visitor) const;
+#endif
+  template <bool kAvx, typename Visitor>
+  [[gnu::always_inline]] inline TreeStats RayCastWideLoop(
+      const RayCastInput<D>& input, Visitor& visitor) const;
+  // One wide node's lane test, with the instructions kAvx names.
+  template <bool kAvx>
+  [[gnu::always_inline]] static unsigned LaneHits(
+      const RaySlabsWide<D>& lanes, const WideNode& node, float max_fraction,
+      float (&entries)[kWideLanes]) {
+#if SATOR_X86_AVX_DISPATCH
+    if constexpr (kAvx) {
+      return lanes.HitsAvx(node.min, node.max, max_fraction, entries);
+    }
+#endif
+    return lanes.Hits(node.min, node.max, max_fraction, entries);
+  }
 
   template <typename Leaf>
   TreeStats Cast(Vec<D> origin, Vec<D> translation, Vec<D> grow,
@@ -213,6 +238,9 @@ class Bvh {
   std::vector<Aabb<D>> leaf_boxes_;      // Proxy boxes in leaf order.
   std::vector<std::uint32_t> leaf_ids_;  // Proxy handle of each slot.
   std::vector<WideNode> wide_;           // Empty unless wide_ray_nodes.
+  std::uint32_t wide_root_ = 0;          // The top wide node.
+  // Each emitted wide node's bounds, while UpdateWideNodes runs.
+  std::vector<Aabb<D>> wide_bounds_scratch_;
   // Build scratch, kept to reuse its memory on the next build.
   BuildScratch scratch_;
 };
@@ -380,24 +408,43 @@ TreeStats Bvh<D>::BoxCast(const BoxCastInput<D>& input,
               input.max_fraction, ClippedBoxVisitor(input, visitor));
 }
 
-// The ray traversal over the 4-wide nodes: the same proxies are tested with
-// the same slab test as in RayCast's binary traversal (RaySlabs4's lanes are
-// bitwise RaySlabs::Hits), and a node is reached whenever a proxy below it is
-// hit (its box contains theirs), so the visitor sees the same proxies. The
-// order is nearest child first at each wide node (ties in lane order) and
-// storage order inside a leaf; node_visits counts the lanes tested (the
+// The ray traversal over the wide nodes: the same proxies are tested with
+// the same slab test as in RayCast's binary traversal (RaySlabsWide's lanes
+// are bitwise RaySlabs::Hits), and a node is reached whenever a proxy below
+// it is hit (its box contains theirs), so the visitor sees the same proxies.
+// The order is nearest child first at each wide node (ties in lane order)
+// and storage order inside a leaf; node_visits counts the lanes tested (the
 // proxies of a leaf included, as in the binary traversal).
 template <int D>
 template <typename Visitor>
 TreeStats Bvh<D>::RayCastWide(const RayCastInput<D>& input,
                               Visitor& visitor) const {
+#if SATOR_X86_AVX_DISPATCH
+  if (UseAvxRayTraversal()) return RayCastWideAvx(input, visitor);
+#endif
+  return RayCastWideLoop<false>(input, visitor);
+}
+
+#if SATOR_X86_AVX_DISPATCH
+template <int D>
+template <typename Visitor>
+TreeStats Bvh<D>::RayCastWideAvx(const RayCastInput<D>& input,
+                                 Visitor& visitor) const {
+  return RayCastWideLoop<true>(input, visitor);
+}
+#endif
+
+template <int D>
+template <bool kAvx, typename Visitor>
+TreeStats Bvh<D>::RayCastWideLoop(const RayCastInput<D>& input,
+                                  Visitor& visitor) const {
   struct Entry {
     std::uint32_t ref;
     float entry;
   };
   TreeStats stats;
   const RaySlabs<D> ray(input.origin, input.translation);
-  const RaySlabs4<D> ray4(ray);
+  const RaySlabsWide<D> lanes(ray);
   float max_fraction = input.max_fraction;
   float entry = 0.0f;
   ++stats.node_visits;
@@ -406,15 +453,42 @@ TreeStats Bvh<D>::RayCastWide(const RayCastInput<D>& input,
   }
   const WideNode* const wide = wide_.data();
   TraversalStack<Entry> stack;
-  std::uint32_t ref = 0;
+  std::uint32_t ref = wide_root_;
   for (;;) {
-    if ((ref & kWideLeaf) == 0) {
+    {
       const WideNode& node = wide[ref];
-      alignas(16) float entries[4];
-      auto mask = static_cast<unsigned>(
-          ray4.Hits(node.min, node.max, max_fraction, entries));
+      alignas(32) float entries[kWideLanes];
+      unsigned mask = LaneHits<kAvx>(lanes, node, max_fraction, entries);
       mask &= (1u << node.lanes) - 1u;
       stats.node_visits += node.lanes;
+      // Proxy lanes first, in lane order (as a leaf's); a lane hit before an
+      // earlier visitor clipped the ray is tested again against the clipped
+      // fraction, and so are the child lanes after them.
+      if (unsigned proxies = mask & node.proxy_lanes; proxies != 0) {
+        mask &= ~proxies;
+        const float before = max_fraction;
+        do {
+          const int lane = std::countr_zero(proxies);
+          proxies &= proxies - 1u;
+          if (entries[lane] > max_fraction) continue;
+          ++stats.leaf_visits;
+          const RayCastInput<D> clipped{input.origin, input.translation,
+                                        max_fraction};
+          const float value = visitor(node.child[lane] & ~kProxyLane, clipped);
+          if (value == 0.0f) {
+            return stats;
+          }
+          if (value > 0.0f) {
+            max_fraction = std::min(max_fraction, value);
+          }
+        } while (proxies != 0);
+        if (max_fraction < before) {
+          for (unsigned m = mask; m != 0; m &= m - 1u) {
+            const int lane = std::countr_zero(m);
+            if (entries[lane] > max_fraction) mask &= ~(1u << lane);
+          }
+        }
+      }
       if (mask != 0) {
         const int first = std::countr_zero(mask);
         mask &= mask - 1u;
@@ -424,7 +498,7 @@ TreeStats Bvh<D>::RayCastWide(const RayCastInput<D>& input,
         }
         // Two or more hits: by entry (insertion sort; ties keep lane
         // order); the far ones wait on the stack, the nearest is next.
-        Entry hits[4];
+        Entry hits[kWideLanes];
         int count = 1;
         hits[0] = {node.child[first], entries[first]};
         do {
@@ -441,36 +515,6 @@ TreeStats Bvh<D>::RayCastWide(const RayCastInput<D>& input,
         for (int k = count - 1; k > 0; --k) stack.Push(hits[k]);
         ref = hits[0].ref;
         continue;
-      }
-    } else {
-      // A binary leaf's proxies, lane by lane in storage order; a lane hit
-      // before an earlier lane's visitor clipped the ray is tested again
-      // against the clipped fraction (t0 <= min(t1, new max) is t0 <= t1
-      // and t0 <= new max).
-      std::uint32_t index = (ref & ~kWideLeaf) >> 2;
-      const std::uint32_t end = index + (ref & 3u) + 1u;
-      for (; index < end; ++index) {
-        const WideNode& leaf = wide[index];
-        alignas(16) float entries[4];
-        auto mask = static_cast<unsigned>(
-            ray4.Hits(leaf.min, leaf.max, max_fraction, entries));
-        mask &= (1u << leaf.lanes) - 1u;
-        stats.node_visits += leaf.lanes;
-        while (mask != 0) {
-          const int lane = std::countr_zero(mask);
-          mask &= mask - 1u;
-          if (entries[lane] > max_fraction) continue;
-          ++stats.leaf_visits;
-          const RayCastInput<D> clipped{input.origin, input.translation,
-                                        max_fraction};
-          const float value = visitor(leaf.child[lane], clipped);
-          if (value == 0.0f) {
-            return stats;
-          }
-          if (value > 0.0f) {
-            max_fraction = std::min(max_fraction, value);
-          }
-        }
       }
     }
     // Next: the nearest waiting node that still starts within reach.
