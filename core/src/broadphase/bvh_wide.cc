@@ -20,7 +20,6 @@
 // axis use them.
 #include <algorithm>
 #include <cstdint>
-#include <cstdio>
 #include <vector>
 
 #include "sator/core/broadphase/bvh.h"

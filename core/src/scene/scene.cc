@@ -683,7 +683,9 @@ void Scene<D>::Publish() {
     bvh_options.method = motion == MotionType::kStatic
                              ? broadphase::BvhBuildMethod::kBinnedSah
                              : broadphase::BvhBuildMethod::kMorton;
-    // Static trees, rebuilt rarely, also keep 4-wide nodes for rays.
+    // Static trees, rebuilt rarely, also keep 8-wide nodes for rays (their
+    // leaves, of 4, fit a wide node; dynamic trees, rebuilt or refitted
+    // every publication, have none, so their leaves may hold 16).
     bvh_options.wide_ray_nodes = motion == MotionType::kStatic;
     // Dynamic trees take leaves of up to 16 proxies: a quarter of the nodes
     // to split, refit and traverse, and a leaf's boxes are contiguous, so

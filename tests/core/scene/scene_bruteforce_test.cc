@@ -397,7 +397,7 @@ void RunScene(std::uint64_t seed, int queries_per_scene, Counts* counts,
 }
 
 // Rays only, on larger scenes that are mostly static (the static tree keeps
-// the 4-wide ray nodes, whose leaves hold the proxies' boxes; the dynamic
+// the 8-wide ray nodes, whose lanes hold most proxies' boxes; the dynamic
 // tree takes the binary ray traversal): closest, any and all hits; rays from
 // inside bodies, parallel to one or more axes, with components below the
 // trees' parallel threshold, tiny and huge lengths; filters, excluded ids

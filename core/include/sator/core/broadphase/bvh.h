@@ -7,7 +7,8 @@
 //   node the centroids are binned along the axis of largest centroid extent
 //   and the bin boundary with the lowest SA(left) * n_left +
 //   SA(right) * n_right is taken (MacDonald and Booth 1990). A node of at most
-//   max_leaf_size proxies becomes a leaf when that is cheaper than splitting.
+//   max_leaf_size proxies becomes a leaf when that is cheaper than splitting
+//   (always, when wide ray nodes are on: they test a leaf's proxies at once).
 // - kMorton, a linear BVH (Lauterbach et al., "Fast BVH Construction on GPUs",
 //   2009; Karras, "Maximizing Parallelism in the Construction of BVHs,
 //   Octrees, and k-d Trees", HPG 2012): centroids are quantised and sorted by
@@ -52,15 +53,15 @@ struct BvhOptions {
   BvhBuildMethod method = BvhBuildMethod::kBinnedSah;
   // Bins per split (Wald 2007 uses 16 or 32); in [2, 64].
   int bin_count = 16;
-  // The most proxies in one leaf; in [1, 16].
+  // The most proxies in one leaf; in [1, 16], and at most 8 with
+  // wide_ray_nodes (a leaf's proxies must fit one wide node).
   int max_leaf_size = 4;
-  // Also keep a 4-wide copy of the hierarchy, which RayCast then traverses
-  // testing four child or proxy boxes at once (see bvh_wide.cc). Costs one
-  // wide node (128 bytes in 3D, 96 in 2D) per binary leaf and per about
-  // three internal nodes, so about 40 bytes per proxy in 3D at 3 or 4
-  // proxies per leaf, plus one pass over the nodes per Build, Refit or
-  // RefitFrom; worth it for trees that are cast against much more often
-  // than they are rebuilt.
+  // Also keep an 8-wide copy of the hierarchy, which RayCast then traverses
+  // testing eight child or proxy boxes at once (see bvh_wide.cc). Costs
+  // wide nodes of 256 bytes in 3D and 192 in 2D, about 70 bytes per proxy
+  // in 3D at 4 proxies per leaf, plus one pass over the nodes per Build,
+  // Refit or RefitFrom; worth it for trees that are cast against much more
+  // often than they are rebuilt.
   bool wide_ray_nodes = false;
 };
 
@@ -178,10 +179,9 @@ class Bvh {
   // The 8-wide tree (BvhOptions::wide_ray_nodes) that rays traverse: each
   // node holds up to eight boxes by axis and lane, so one SIMD slab test
   // (RaySlabsWide: one AVX or two SSE instructions per operation) covers
-  // them. Built bottom up over the proxies in leaf order (bvh_wide.cc): the
-  // lowest nodes' lanes are proxies (box and handle, eight consecutive ones
-  // to a node), every other node's lanes are eight consecutive nodes of the
-  // level below.
+  // them. Collapsed top down from the binary nodes (bvh_wide.cc): a lane is
+  // a child wide node (a binary subtree) or a proxy (its box and handle),
+  // and one node may hold both kinds.
   static constexpr int kWideLanes = 8;
   struct alignas(32) WideNode {
     float min[D][kWideLanes];
@@ -239,8 +239,6 @@ class Bvh {
   std::vector<std::uint32_t> leaf_ids_;  // Proxy handle of each slot.
   std::vector<WideNode> wide_;           // Empty unless wide_ray_nodes.
   std::uint32_t wide_root_ = 0;          // The top wide node.
-  // Each emitted wide node's bounds, while UpdateWideNodes runs.
-  std::vector<Aabb<D>> wide_bounds_scratch_;
   // Build scratch, kept to reuse its memory on the next build.
   BuildScratch scratch_;
 };
@@ -411,10 +409,12 @@ TreeStats Bvh<D>::BoxCast(const BoxCastInput<D>& input,
 // The ray traversal over the wide nodes: the same proxies are tested with
 // the same slab test as in RayCast's binary traversal (RaySlabsWide's lanes
 // are bitwise RaySlabs::Hits), and a node is reached whenever a proxy below
-// it is hit (its box contains theirs), so the visitor sees the same proxies.
-// The order is nearest child first at each wide node (ties in lane order)
-// and storage order inside a leaf; node_visits counts the lanes tested (the
-// proxies of a leaf included, as in the binary traversal).
+// it is hit (its box contains theirs), so the visitor sees the same proxies
+// (with kAll; with clipping, those that can still win). At each wide node
+// the proxy lanes hit go to the visitor first, in lane order, then the child
+// lanes still within reach are visited nearest entry first (ties in lane
+// order). So a kAny query may stop at another body than the binary
+// traversal would. node_visits counts the lanes tested.
 template <int D>
 template <typename Visitor>
 TreeStats Bvh<D>::RayCastWide(const RayCastInput<D>& input,

@@ -272,8 +272,9 @@ class RaySlabsWide {
 
 #if SATOR_X86_AVX_DISPATCH
   // Hits with 256-bit AVX instructions (W a multiple of 8). Compiled for AVX
-  // whatever the build's flags, so it may only run where CpuHasAvx() holds;
-  // it is inlined into callers compiled for AVX too (Bvh::RayCastWideAvx).
+  // whatever the build's flags, so it may only run where UseAvxRayTraversal()
+  // holds; it is inlined into callers compiled for AVX too
+  // (Bvh::RayCastWideAvx).
   template <int W>
   [[gnu::target("avx")]] unsigned HitsAvx(const float (&min)[D][W],
                                           const float (&max)[D][W],
