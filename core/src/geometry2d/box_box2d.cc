@@ -44,40 +44,16 @@ namespace {
 
 float SignOf(float x) { return x < 0.0f ? -1.0f : 1.0f; }
 
-// The face of a box (centre `center`, axes e0 and e1, half extents h) whose
-// outward normal is n = sign * e_k: its end points in counter-clockwise
-// order (v1 -> v2 along LeftPerp(n)).
-void Face(Vec2 center, Vec2 e0, Vec2 e1, Vec2 h, int k, float sign, Vec2* v1,
-          Vec2* v2) {
-  const Vec2 n = sign * (k == 0 ? e0 : e1);
-  const float along = k == 0 ? h.x : h.y;
-  const float half = k == 0 ? h.y : h.x;
-  const Vec2 mid = center + along * n;
-  const Vec2 t = LeftPerp(n);
-  *v1 = mid - half * t;
-  *v2 = mid + half * t;
-}
-
-}  // namespace
-
-ContactResult<2> ContactBoxBox(const Box2& a, const Box2& b,
-                               const Pose2& b_in_a) {
-  const Vec2 ha = a.half_extents;
-  const Vec2 hb = b.half_extents;
+// The contact of boxes with half extents ha and hb, B at `b_in_a`, from
+// their separations on A's axes x, y (sep0, sep1) and B's axes u, v (sep2,
+// sep3), B's centre along u and v being du and dv.
+ContactResult<2> ContactFromSeparations(Vec2 ha, Vec2 hb, const Pose2& b_in_a,
+                                        float du, float dv, float sep0,
+                                        float sep1, float sep2, float sep3,
+                                        float tolerance) {
   const Vec2 d = b_in_a.position;
   const float c = b_in_a.rotation.c;
   const float s = b_in_a.rotation.s;
-  const float ac = std::fabs(c);
-  const float as = std::fabs(s);
-  // B's centre along B's own axes u = (c, s) and v = (-s, c).
-  const float du = c * d.x + s * d.y;
-  const float dv = c * d.y - s * d.x;
-  const float sep0 = std::fabs(d.x) - (ha.x + hb.x * ac + hb.y * as);
-  const float sep1 = std::fabs(d.y) - (ha.y + hb.x * as + hb.y * ac);
-  const float sep2 = std::fabs(du) - (hb.x + ha.x * ac + ha.y * as);
-  const float sep3 = std::fabs(dv) - (hb.y + ha.x * as + ha.y * ac);
-  const float tolerance =
-      TouchingTolerance(ha.x + ha.y + hb.x + hb.y + Length(d));
   const bool a_y = sep1 > sep0;
   const bool b_v = sep3 > sep2;
   const float sep_a = a_y ? sep1 : sep0;
@@ -163,6 +139,30 @@ ContactResult<2> ContactBoxBox(const Box2& a, const Box2& b,
   return result;
 }
 
+}  // namespace
+
+ContactResult<2> ContactBoxBox(const Box2& a, const Box2& b,
+                               const Pose2& b_in_a) {
+  const Vec2 ha = a.half_extents;
+  const Vec2 hb = b.half_extents;
+  const Vec2 d = b_in_a.position;
+  const float c = b_in_a.rotation.c;
+  const float s = b_in_a.rotation.s;
+  const float ac = std::fabs(c);
+  const float as = std::fabs(s);
+  // B's centre along B's own axes u = (c, s) and v = (-s, c).
+  const float du = c * d.x + s * d.y;
+  const float dv = c * d.y - s * d.x;
+  const float sep0 = std::fabs(d.x) - (ha.x + hb.x * ac + hb.y * as);
+  const float sep1 = std::fabs(d.y) - (ha.y + hb.x * as + hb.y * ac);
+  const float sep2 = std::fabs(du) - (hb.x + ha.x * ac + ha.y * as);
+  const float sep3 = std::fabs(dv) - (hb.y + ha.x * as + ha.y * ac);
+  const float tolerance =
+      TouchingTolerance(ha.x + ha.y + hb.x + hb.y + Length(d));
+  return ContactFromSeparations(ha, hb, b_in_a, du, dv, sep0, sep1, sep2, sep3,
+                                tolerance);
+}
+
 SweepResult<2> SweepBoxBox(const Box2& a, const Box2& b, const Pose2& b_in_a,
                            Vec2 motion) {
   using internal2d::F4;
@@ -181,7 +181,9 @@ SweepResult<2> SweepBoxBox(const Box2& a, const Box2& b, const Pose2& b_in_a,
   // half the time, which costs more than the math): centre distance d.L,
   // projected radii r_A(L) + r_B(L), rate v.L, and one vector division for
   // every axis' interval. Built from scalars in registers (a vector load of
-  // values just stored as scalars would stall on store forwarding).
+  // values just stored as scalars would stall on store forwarding). The
+  // lanes are computed exactly as ContactBoxBox computes its separations,
+  // so a start within the tolerance gives the same contact.
   const F4 dist{d.x, d.y, c * d.x + s * d.y, c * d.y - s * d.x};
   const F4 radius{ha.x + hb.x * ac + hb.y * as, ha.y + hb.x * as + hb.y * ac,
                   hb.x + ha.x * ac + ha.y * as, hb.y + ha.x * as + ha.y * ac};
@@ -189,7 +191,14 @@ SweepResult<2> SweepBoxBox(const Box2& a, const Box2& b, const Pose2& b_in_a,
                 c * motion.y - s * motion.x};
   const F4 abs_dist = dist < 0.0f ? -dist : dist;
   const auto inside = abs_dist <= radius + tolerance;
-  const bool started = (inside[0] & inside[1] & inside[2] & inside[3]) != 0;
+  if ((inside[0] & inside[1] & inside[2] & inside[3]) != 0) {
+    const F4 sep = abs_dist - radius;
+    result.outcome = SweepOutcome::kStartedOverlapping;
+    result.initial =
+        ContactFromSeparations(ha, hb, b_in_a, dist[2], dist[3], sep[0], sep[1],
+                               sep[2], sep[3], tolerance);
+    return result;
+  }
   // No motion along L: overlapping on L for all t, or never.
   const auto still = rate == 0.0f;
   const auto apart = still & (abs_dist > radius);
@@ -203,63 +212,72 @@ SweepResult<2> SweepBoxBox(const Box2& a, const Box2& b, const Pose2& b_in_a,
   const F4 hi = still ? inf : (t0 < t1 ? t1 : t0);
   const float enter = std::max(std::max(lo[0], lo[1]), std::max(lo[2], lo[3]));
   const float exit = std::min(std::min(hi[0], hi[1]), std::min(hi[2], hi[3]));
-  // The first axis whose entry is the latest (-1 when none enters).
-  int enter_axis = lo[3] == enter ? 3 : -1;
-  enter_axis = lo[2] == enter ? 2 : enter_axis;
-  enter_axis = lo[1] == enter ? 1 : enter_axis;
-  enter_axis = lo[0] == enter ? 0 : enter_axis;
-  enter_axis = enter == -internal2d::kInfinity ? -1 : enter_axis;
-  if (started) {
-    result.outcome = SweepOutcome::kStartedOverlapping;
-    result.initial = ContactBoxBox(a, b, b_in_a);
-    return result;
-  }
-  if (never || enter > exit || enter > 1.0f || exit < 0.0f || enter_axis < 0) {
+  if (never || enter > exit || enter > 1.0f || exit < 0.0f ||
+      enter == -internal2d::kInfinity) {
     return result;  // kMiss
   }
+  // The first axis whose entry is the latest.
+  int k = lo[2] == enter ? 2 : 3;
+  k = lo[1] == enter ? 1 : k;
+  k = lo[0] == enter ? 0 : k;
   const float t = std::max(enter, 0.0f);
-  const int k = enter_axis;
-  const Vec2 u{c, s};
-  const Vec2 v{-s, c};
-  const Vec2 axis = k == 0 ? Vec2{1.0f, 0.0f}
-                           : (k == 1 ? Vec2{0.0f, 1.0f} : (k == 2 ? u : v));
-  // B approaches from the side it starts on.
+  // B approaches from the side it starts on: the normal n = side * L_k.
   const float side = SignOf(dist[k]);
-  const Vec2 n = side * axis;
+  const float axis_x[4] = {1.0f, 0.0f, c, -s};
+  const float axis_y[4] = {0.0f, 1.0f, s, c};
   result.outcome = SweepOutcome::kHit;
   result.fraction = t;
-  result.normal = n;
-  // Contact point: the reference face meets the other box's support
-  // feature (a vertex, or an edge when parallel) at time t.
+  result.normal = {side * axis_x[k], side * axis_y[k]};
+  // Contact point: the reference face (the entering axis' face of its box,
+  // towards the other box) meets the other box's support feature at time t,
+  // a vertex, or an edge when that edge is (within the tolerance)
+  // parallel to the face; the point is the midpoint of the two features'
+  // overlap along the face, on the face. Worked out branch-free in the
+  // reference box's frame, in coordinates (n, t) as ContactBoxBox: the face
+  // is n = hn, |t| <= ht. A's axes enter for k < 2; for B's, A is the
+  // incident box, with centre -R^T dt and rotation (c, -s) in B's frame.
   const Vec2 dt = d + t * motion;
-  Vec2 r1, r2;
-  Vec2 inc[2];
-  int count = 1;
-  // Support of a box (centre c, axes e0, e1, half extents h) towards -m:
-  // its vertex c - sum h_k sign(m.e_k) e_k, and the neighbour along e_k when
-  // e_k is (within round-off) perpendicular to m.
-  auto support = [&](Vec2 centre, Vec2 e0, Vec2 e1, Vec2 h, Vec2 m) {
-    const float d0 = Dot(m, e0);
-    const float d1 = Dot(m, e1);
-    inc[0] = centre - (h.x * SignOf(d0)) * e0 - (h.y * SignOf(d1)) * e1;
-    // A neighbour within the tolerance of the support (as SupportMin).
-    if (2.0f * std::fabs(d0) * h.x <= tolerance) {
-      inc[1] = inc[0] + (2.0f * h.x * SignOf(d0)) * e0;
-      count = 2;
-    } else if (2.0f * std::fabs(d1) * h.y <= tolerance) {
-      inc[1] = inc[0] + (2.0f * h.y * SignOf(d1)) * e1;
-      count = 2;
-    }
-  };
-  if (k < 2) {
-    Face({}, {1.0f, 0.0f}, {0.0f, 1.0f}, ha, k, side, &r1, &r2);
-    support(dt, u, v, hb, n);
-    result.point = internal2d::FeatureMidpoint(r1, r2, n, inc, count);
-  } else {
-    Face(dt, u, v, hb, k - 2, -side, &r1, &r2);
-    support({}, {1.0f, 0.0f}, {0.0f, 1.0f}, ha, -n);
-    result.point = internal2d::FeatureMidpoint(r1, r2, -n, inc, count);
-  }
+  const bool flip = k >= 2;
+  const bool ky = (k & 1) != 0;
+  const Vec2 h_ref = flip ? hb : ha;
+  const Vec2 h_inc = flip ? ha : hb;
+  const Vec2 centre =
+      flip ? Vec2{-(c * dt.x + s * dt.y), s * dt.x - c * dt.y} : dt;
+  const float rs = flip ? -s : s;
+  const float ref_sign = flip ? -side : side;
+  const float hn = ky ? h_ref.y : h_ref.x;
+  const float ht = ky ? h_ref.x : h_ref.y;
+  const float mt = ky ? centre.x : centre.y;
+  // The incident box's axes u = (c, rs), v = (-rs, c) in (n, t).
+  const float un = ref_sign * (ky ? rs : c);
+  const float ut = ky ? c : rs;
+  const float vn = ref_sign * (ky ? c : -rs);
+  const float vt = ky ? -rs : c;
+  // Its support vertex towards -n (smallest n), and the neighbour along u,
+  // else along v, when that edge's ends differ in n by at most the
+  // tolerance.
+  const float su = h_inc.x * SignOf(un);
+  const float sv = h_inc.y * SignOf(vn);
+  const float pt0 = mt - su * ut - sv * vt;
+  const bool along_u = 2.0f * std::fabs(un) * h_inc.x <= tolerance;
+  const bool along_v = !along_u && 2.0f * std::fabs(vn) * h_inc.y <= tolerance;
+  const float pt1 = pt0 + (along_u ? 2.0f * su * ut : 0.0f) +
+                    (along_v ? 2.0f * sv * vt : 0.0f);
+  const float ilo = std::min(pt0, pt1);
+  const float ihi = std::max(pt0, pt1);
+  const float lo_t = std::max(-ht, ilo);
+  const float hi_t = std::min(ht, ihi);
+  // The ranges meet at the exact time of impact; lo_t > hi_t only under
+  // round-off (two nearly parallel axes entering at nearly the same time),
+  // and then the end of the face nearest the incident feature is the
+  // contact (the incident point itself could lie off the reference box by
+  // the round-off gap times the edge length).
+  const float mid =
+      lo_t <= hi_t ? 0.5f * (lo_t + hi_t) : (ihi < lo_t ? lo_t : hi_t);
+  const float pn = ref_sign * hn;
+  const Vec2 on_face = ky ? Vec2{mid, pn} : Vec2{pn, mid};
+  result.point =
+      flip ? Transform(Pose2{dt, b_in_a.rotation}, on_face) : on_face;
   return result;
 }
 
