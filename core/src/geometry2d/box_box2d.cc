@@ -203,10 +203,20 @@ SweepResult<2> SweepBoxBox(const Box2& a, const Box2& b, const Pose2& b_in_a,
   const auto still = rate == 0.0f;
   const auto apart = still & (abs_dist > radius);
   const bool never = (apart[0] | apart[1] | apart[2] | apart[3]) != 0;
+  // Each axis' interval, [t0, t1] or [t1, t0]. Only times in [-2, 2] can
+  // change the outcome (it compares them with 0, 1 and each other), so the
+  // numerators are clamped to 2 |rate|: no overflow (FE_OVERFLOW) however
+  // small the rate, and no division by zero.
   const F4 one = internal2d::Splat(1.0f);
-  const F4 inv = one / (still ? one : rate);
-  const F4 t0 = (-radius - dist) * inv;
-  const F4 t1 = (radius - dist) * inv;
+  const F4 abs_rate = rate < 0.0f ? -rate : rate;
+  const F4 limit = abs_rate + abs_rate;
+  const auto clamp = [&](F4 x) {
+    x = x < -limit ? -limit : x;
+    return x > limit ? limit : x;
+  };
+  const F4 divisor = still ? one : rate;
+  const F4 t0 = clamp(-radius - dist) / divisor;
+  const F4 t1 = clamp(radius - dist) / divisor;
   const F4 inf = internal2d::Splat(internal2d::kInfinity);
   const F4 lo = still ? -inf : (t0 < t1 ? t0 : t1);
   const F4 hi = still ? inf : (t0 < t1 ? t1 : t0);

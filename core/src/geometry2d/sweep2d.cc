@@ -68,7 +68,9 @@ SweepResult<2> SweepPolytopes(const Core& a, const Core& b, Vec2 v,
     s_max = std::max(s_max, s0);
     const float rate = Dot(n, v);
     if (s0 > 0.0f) {
-      if (rate >= 0.0f) {
+      // Never closing, or closing only after t = 1 (s0 / -rate > 1; the
+      // division could overflow for a tiny rate, raising FE_OVERFLOW).
+      if (rate >= 0.0f || s0 > -rate) {
         never = true;
         return;
       }
@@ -77,7 +79,8 @@ SweepResult<2> SweepPolytopes(const Core& a, const Core& b, Vec2 v,
         t_enter = t;
         enter_axis = {n, s0, kind, edge};
       }
-    } else if (rate > 0.0f) {
+    } else if (rate > 0.0f && -s0 < rate) {
+      // Leaving before t = 1 (a later exit decides nothing).
       t_exit = std::min(t_exit, -s0 / rate);
     }
   };
