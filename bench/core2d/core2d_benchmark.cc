@@ -10,6 +10,7 @@
 #include <box2d/box2d.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <numbers>
 #include <random>
 #include <vector>
@@ -150,6 +151,7 @@ const std::vector<PairInput>& ApartBoxPairs() {
         apart.push_back(p);
       }
     }
+    if (apart.empty()) std::abort();  // The generator no longer fits.
     while (apart.size() < static_cast<size_t>(kPairs)) {
       apart.push_back(apart[0]);
     }

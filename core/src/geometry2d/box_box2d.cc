@@ -179,8 +179,8 @@ SweepResult<2> SweepBoxBox(const Box2& a, const Box2& b, const Pose2& b_in_a,
   // The four axes L = x, y, u = (c, s), v = (-s, c) at once, branch-free
   // (on random inputs every data-dependent branch here mispredicts about
   // half the time, which costs more than the math): centre distance d.L,
-  // projected radii r_A(L) + r_B(L), rate v.L, and one vector division for
-  // every axis' interval. Built from scalars in registers (a vector load of
+  // projected radii r_A(L) + r_B(L), rate v.L, and two vector divisions
+  // for every axis' interval. Built from scalars in registers (a vector load of
   // values just stored as scalars would stall on store forwarding). The
   // lanes are computed exactly as ContactBoxBox computes its separations,
   // so a start within the tolerance gives the same contact.
@@ -203,13 +203,20 @@ SweepResult<2> SweepBoxBox(const Box2& a, const Box2& b, const Pose2& b_in_a,
   const auto still = rate == 0.0f;
   const auto apart = still & (abs_dist > radius);
   const bool never = (apart[0] | apart[1] | apart[2] | apart[3]) != 0;
-  // Each axis' interval, [t0, t1] or [t1, t0]. Only times in [-2, 2] can
-  // change the outcome (it compares them with 0, 1 and each other), so the
-  // numerators are clamped to 2 |rate|: no overflow (FE_OVERFLOW) however
-  // small the rate, and no division by zero.
+  // Each axis' interval, [t0, t1] or [t1, t0]. A quotient can overflow
+  // (FE_OVERFLOW) only for a rate below 1, and there the numerators are
+  // clamped to 2 |rate|, so the times to [-2, 2]. That changes no outcome:
+  // clamping is monotone, so it keeps every order except by making times
+  // beyond 2 (or below -2) equal; a hit needs its entry in [0, 1], and
+  // then the entering axis (the latest entry) and the earliest exit, if it
+  // precedes 1, are unclamped. Zero rates divide by 1 (their lanes are
+  // replaced below).
   const F4 one = internal2d::Splat(1.0f);
+  const F4 inf = internal2d::Splat(internal2d::kInfinity);
   const F4 abs_rate = rate < 0.0f ? -rate : rate;
-  const F4 limit = abs_rate + abs_rate;
+  const auto slow = abs_rate < one;
+  const F4 capped = slow ? abs_rate : one;  // 2 |rate| must not overflow.
+  const F4 limit = slow ? capped + capped : inf;
   const auto clamp = [&](F4 x) {
     x = x < -limit ? -limit : x;
     return x > limit ? limit : x;
@@ -217,12 +224,12 @@ SweepResult<2> SweepBoxBox(const Box2& a, const Box2& b, const Pose2& b_in_a,
   const F4 divisor = still ? one : rate;
   const F4 t0 = clamp(-radius - dist) / divisor;
   const F4 t1 = clamp(radius - dist) / divisor;
-  const F4 inf = internal2d::Splat(internal2d::kInfinity);
   const F4 lo = still ? -inf : (t0 < t1 ? t0 : t1);
   const F4 hi = still ? inf : (t0 < t1 ? t1 : t0);
   const float enter = std::max(std::max(lo[0], lo[1]), std::max(lo[2], lo[3]));
   const float exit = std::min(std::min(hi[0], hi[1]), std::min(hi[2], hi[3]));
-  if (never || enter > exit || enter > 1.0f || exit < 0.0f ||
+  // Written so that a NaN (from non-finite input) is a miss.
+  if (never || !(enter <= exit && enter <= 1.0f && exit >= 0.0f) ||
       enter == -internal2d::kInfinity) {
     return result;  // kMiss
   }
@@ -243,8 +250,8 @@ SweepResult<2> SweepBoxBox(const Box2& a, const Box2& b, const Pose2& b_in_a,
   // a vertex, or an edge when that edge is (within the tolerance)
   // parallel to the face; the point is the midpoint of the two features'
   // overlap along the face, on the face. Worked out branch-free in the
-  // reference box's frame, in coordinates (n, t) as ContactBoxBox: the face
-  // is n = hn, |t| <= ht. A's axes enter for k < 2; for B's, A is the
+  // reference box's frame, in coordinates (n, t) as ContactFromSeparations: the
+  // face is n = hn, |t| <= ht. A's axes enter for k < 2; for B's, A is the
   // incident box, with centre -R^T dt and rotation (c, -s) in B's frame.
   const Vec2 dt = d + t * motion;
   const bool flip = k >= 2;

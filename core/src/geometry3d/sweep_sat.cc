@@ -15,7 +15,9 @@
 // Sutherland and Hodgman 1974).
 #include "geometry3d/sweep_sat.h"
 
+#if defined(__SSE2__)
 #include <emmintrin.h>
+#endif
 
 #include <algorithm>
 #include <array>
@@ -544,6 +546,42 @@ Vec3 BoxBoxContactPoint(const float ha[3], const float hb[3], const Vec3 u[3],
 
 namespace {
 
+// The hit of the box-box sweep at fraction t_enter on axis `best` (0-2:
+// A's faces e_i, 3-5: B's faces u_j, 6 + 3 i + j: e_i x u_j), crossed with
+// speed of sign `best_sign`: the normal from A to B and the contact point,
+// in A's frame.
+SatSweepResult BoxSweepHit(const float (&ha)[3], const float (&hb)[3],
+                           const float (&r)[3][3], Vec3 offset, Vec3 v,
+                           int best, float best_sign, float t_enter) {
+  SatSweepResult result;
+  result.status = SatSweepStatus::kHit;
+  result.t = t_enter;
+  const Vec3 u[3] = {{r[0][0], r[1][0], r[2][0]},
+                     {r[0][1], r[1][1], r[2][1]},
+                     {r[0][2], r[1][2], r[2][2]}};
+  Vec3 axis;
+  if (best < 3) {
+    axis = Vec3{};
+    axis[best] = 1.0f;
+  } else if (best < 6) {
+    axis = u[best - 3];
+  } else {
+    Vec3 e{};
+    e[(best - 6) / 3] = 1.0f;
+    axis = Cross(e, u[(best - 6) % 3]);
+  }
+  result.normal = NormalizeOrZero(-best_sign * axis);
+  result.point =
+      BoxBoxContactPoint(ha, hb, u, offset + t_enter * v, result.normal);
+  return result;
+}
+
+}  // namespace
+
+#if defined(__SSE2__)
+
+namespace {
+
 // The box-box sweep with SSE2, three axes per vector (lane 3 unused): A's
 // face axes e_i, B's face axes u_j, then the edge axes e_i x u_j for i = 0,
 // 1, 2, each with the lanes j = 0, 1, 2. Every axis's centre offset c,
@@ -626,9 +664,9 @@ float HorizontalMin(__m128 v) {
 SatSweepResult SweepBoxBox(const Box3& a, const Box3& b, const Pose3& b_in_a,
                            Vec3 v) {
   // All 15 axes at once, branch-free: on random inputs the early exits of
-  // an axis-by-axis loop mispredict about half the time, and that cost
-  // more than the arithmetic of every axis (measured: 112 ns -> see
-  // docs/PERFORMANCE.md).
+  // an axis-by-axis loop mispredict about half the time, which cost more
+  // than the arithmetic of every axis (the whole generic Sweep call went
+  // from 112 to 72 ns; docs/core/geometry3d-casts-and-meshes.md).
   SatSweepResult result;
   const float ha[3] = {a.half_extents.x, a.half_extents.y, a.half_extents.z};
   const float hb[3] = {b.half_extents.x, b.half_extents.y, b.half_extents.z};
@@ -641,71 +679,75 @@ SatSweepResult SweepBoxBox(const Box3& a, const Box3& b, const Pose3& b_in_a,
                          _mm_setr_ps(r[0][1], r[1][1], r[2][1], 0.0f),
                          _mm_setr_ps(r[0][2], r[1][2], r[2][2], 0.0f)};
   const __m128 abs_row[3] = {AbsPs(row[0]), AbsPs(row[1]), AbsPs(row[2])};
-  const Vec3 t = b_in_a.position;
-  const float tt[3] = {t.x, t.y, t.z};
-  const float vv[3] = {v.x, v.y, v.z};
-  const __m128 hav = _mm_setr_ps(ha[0], ha[1], ha[2], 0.0f);
-  const __m128 hbv = _mm_setr_ps(hb[0], hb[1], hb[2], 0.0f);
+  const Vec3 offset = b_in_a.position;
+  const float offsets[3] = {offset.x, offset.y, offset.z};
+  const float speeds_in_a[3] = {v.x, v.y, v.z};
+  const __m128 ha_lanes = _mm_setr_ps(ha[0], ha[1], ha[2], 0.0f);
+  const __m128 hb_lanes = _mm_setr_ps(hb[0], hb[1], hb[2], 0.0f);
   const __m128 lane3 = _mm_castsi128_ps(_mm_setr_epi32(0, 0, 0, -1));
   auto mul = [](float x, __m128 y) { return _mm_mul_ps(_mm_set1_ps(x), y); };
-  BoxSweepLanes g[5];
+  BoxSweepLanes groups[5];
   // A's face axes e_i: r = ha[i] + sum_j hb[j] |R[i][j]|.
   const __m128 rb_faces = _mm_add_ps(
       _mm_add_ps(mul(hb[0], AbsPs(col[0])), mul(hb[1], AbsPs(col[1]))),
       mul(hb[2], AbsPs(col[2])));
-  g[0] = SweepLanes(_mm_setr_ps(t.x, t.y, t.z, 0.0f),
-                    _mm_setr_ps(v.x, v.y, v.z, 0.0f), _mm_add_ps(hav, rb_faces),
-                    lane3);
+  groups[0] = SweepLanes(_mm_setr_ps(offset.x, offset.y, offset.z, 0.0f),
+                         _mm_setr_ps(v.x, v.y, v.z, 0.0f),
+                         _mm_add_ps(ha_lanes, rb_faces), lane3);
   // B's face axes u_j: c = sum_i t[i] R[i][j], r = hb[j] + sum_i ha[i]
   // |R[i][j]|.
   const __m128 ra_faces =
       _mm_add_ps(_mm_add_ps(mul(ha[0], abs_row[0]), mul(ha[1], abs_row[1])),
                  mul(ha[2], abs_row[2]));
-  g[1] = SweepLanes(_mm_add_ps(_mm_add_ps(mul(t.x, row[0]), mul(t.y, row[1])),
-                               mul(t.z, row[2])),
-                    _mm_add_ps(_mm_add_ps(mul(v.x, row[0]), mul(v.y, row[1])),
-                               mul(v.z, row[2])),
-                    _mm_add_ps(hbv, ra_faces), lane3);
+  groups[1] = SweepLanes(
+      _mm_add_ps(_mm_add_ps(mul(offset.x, row[0]), mul(offset.y, row[1])),
+                 mul(offset.z, row[2])),
+      _mm_add_ps(_mm_add_ps(mul(v.x, row[0]), mul(v.y, row[1])),
+                 mul(v.z, row[2])),
+      _mm_add_ps(hb_lanes, ra_faces), lane3);
   // Edge axes e_i x u_j. |e_i x u_j|^2 = 1 - R[i][j]^2, and parallel edges
   // make no axis. The threshold must be representable: 1 - 1e-10 rounds to
   // 1 in float, which kept axes of length ~1e-4 whose radii and offset are
   // all round-off, and their noise reported a miss for overlapping boxes
   // (core_pair_fuzzer's finding,
   // tests/fuzz/seeds/core_pair/regression_box_box_sweep_parallel_edges.bin).
-  const __m128 hb1 = Rotate1(hbv);
-  const __m128 hb2 = Rotate2(hbv);
+  const __m128 hb_next = Rotate1(hb_lanes);
+  const __m128 hb_after = Rotate2(hb_lanes);
   const __m128 parallel_limit = _mm_set1_ps(1.0f - 1e-6f);
   for (int i = 0; i < 3; ++i) {
     const int i1 = (i + 1) % 3;
     const int i2 = (i + 2) % 3;
     const __m128 radius = _mm_add_ps(
         _mm_add_ps(mul(ha[i1], abs_row[i2]), mul(ha[i2], abs_row[i1])),
-        _mm_add_ps(_mm_mul_ps(hb1, Rotate2(abs_row[i])),
-                   _mm_mul_ps(hb2, Rotate1(abs_row[i]))));
-    const __m128 c = _mm_sub_ps(mul(tt[i2], row[i1]), mul(tt[i1], row[i2]));
-    const __m128 s = _mm_sub_ps(mul(vv[i2], row[i1]), mul(vv[i1], row[i2]));
+        _mm_add_ps(_mm_mul_ps(hb_next, Rotate2(abs_row[i])),
+                   _mm_mul_ps(hb_after, Rotate1(abs_row[i]))));
+    const __m128 c =
+        _mm_sub_ps(mul(offsets[i2], row[i1]), mul(offsets[i1], row[i2]));
+    const __m128 s = _mm_sub_ps(mul(speeds_in_a[i2], row[i1]),
+                                mul(speeds_in_a[i1], row[i2]));
     const __m128 parallel =
         _mm_cmpgt_ps(_mm_mul_ps(abs_row[i], abs_row[i]), parallel_limit);
-    g[2 + i] = SweepLanes(c, s, radius, _mm_or_ps(parallel, lane3));
+    groups[2 + i] = SweepLanes(c, s, radius, _mm_or_ps(parallel, lane3));
   }
-  __m128 miss = g[0].miss;
-  __m128 t_in = g[0].t_in;
-  __m128 t_out = g[0].t_out;
+  __m128 miss = groups[0].miss;
+  __m128 t_in = groups[0].t_in;
+  __m128 t_out = groups[0].t_out;
   for (int k = 1; k < 5; ++k) {
-    miss = _mm_or_ps(miss, g[k].miss);
-    t_in = _mm_max_ps(t_in, g[k].t_in);
-    t_out = _mm_min_ps(t_out, g[k].t_out);
+    miss = _mm_or_ps(miss, groups[k].miss);
+    t_in = _mm_max_ps(t_in, groups[k].t_in);
+    t_out = _mm_min_ps(t_out, groups[k].t_out);
   }
   const float enter = HorizontalMax(t_in);
   const float exit = HorizontalMin(t_out);
-  // Hit at the latest entry if it is no later than the earliest exit.
-  if (_mm_movemask_ps(miss) != 0 || enter > exit) return result;
+  // Hit at the latest entry if it is no later than the earliest exit
+  // (written so that a NaN, from non-finite input, is a miss).
+  if (_mm_movemask_ps(miss) != 0 || !(enter <= exit)) return result;
   // The axis of the latest entry, the first in the order above on a tie.
   const __m128 latest = _mm_set1_ps(enter);
   unsigned entering = 0;
   for (int k = 0; k < 5; ++k) {
     const __m128 at_latest =
-        _mm_and_ps(g[k].enters, _mm_cmpeq_ps(g[k].t_in, latest));
+        _mm_and_ps(groups[k].enters, _mm_cmpeq_ps(groups[k].t_in, latest));
     entering |= static_cast<unsigned>(_mm_movemask_ps(at_latest) & 7)
                 << (3 * k);
   }
@@ -716,29 +758,143 @@ SatSweepResult SweepBoxBox(const Box3& a, const Box3& b, const Pose3& b_in_a,
     return result;
   }
   const int best = std::countr_zero(entering);
-  alignas(16) float speeds[4];
-  _mm_store_ps(speeds, g[best / 3].s);
-  const float best_sign = speeds[best % 3] < 0.0f ? -1.0f : 1.0f;
-  result.status = SatSweepStatus::kHit;
-  result.t = enter;
-  const Vec3 u[3] = {{r[0][0], r[1][0], r[2][0]},
-                     {r[0][1], r[1][1], r[2][1]},
-                     {r[0][2], r[1][2], r[2][2]}};
-  Vec3 axis;
-  if (best < 3) {
-    axis = Vec3{};
-    axis[best] = 1.0f;
-  } else if (best < 6) {
-    axis = u[best - 3];
-  } else {
-    Vec3 e{};
-    e[(best - 6) / 3] = 1.0f;
-    axis = Cross(e, u[(best - 6) % 3]);
-  }
-  result.normal = NormalizeOrZero(-best_sign * axis);
-  result.point = BoxBoxContactPoint(ha, hb, u, t + enter * v, result.normal);
-  return result;
+  alignas(16) float lane_speeds[4];
+  _mm_store_ps(lane_speeds, groups[best / 3].s);
+  const float best_sign = lane_speeds[best % 3] < 0.0f ? -1.0f : 1.0f;
+  return BoxSweepHit(ha, hb, r, offset, v, best, best_sign, enter);
 }
+
+#else  // Scalar: the axes in turn, with early exits.
+
+namespace {
+
+// The running answer of the box-box sweep: the latest entry time and the
+// earliest exit time so far, each kept as a fraction num / den with den > 0
+// so that no axis needs a division (one is done at the end, for the hit).
+struct SweepWindow {
+  float enter_num = 0.0f;
+  float enter_den = 1.0f;
+  float exit_num = 1.0f;
+  float exit_den = 1.0f;
+  int best = -1;  // The axis of the latest entry; -1 while none entered.
+  float best_sign = 1.0f;
+};
+
+// One axis: B's centre is at c + s t along it (relative to A's), and the
+// projections overlap while |c + s t| <= r. Turned so that s >= 0, the
+// axis is crossed for t in [entry / s, exit / s] with entry = -r - c and
+// exit = r - c. Returns false when the axis alone, or the window narrowed
+// by it, rules out contact in [0, 1]. Comparisons of fractions are
+// cross-multiplied (both denominators are positive).
+[[gnu::always_inline]] inline bool SweepAxis(float c, float s, float r, int k,
+                                             SweepWindow* w) {
+  const float sign = s < 0.0f ? -1.0f : 1.0f;
+  s *= sign;
+  c *= sign;
+  const float entry = -r - c;
+  const float exit = r - c;
+  // Moving apart or never reaching within t <= 1 (s == 0 included).
+  if (exit < 0.0f || entry > s) return false;
+  if (entry > 0.0f && entry * w->enter_den > w->enter_num * s) {
+    w->enter_num = entry;
+    w->enter_den = s;
+    w->best = k;
+    w->best_sign = sign;
+  }
+  if (exit < s && exit * w->exit_den < w->exit_num * s) {
+    w->exit_num = exit;
+    w->exit_den = s;
+  }
+  return w->enter_num * w->exit_den <= w->exit_num * w->enter_den;
+}
+
+// The edge axis e_I x u_J (Gottschalk's table, see SweepBoxBox), unrolled
+// so that every index is a constant. Parallel edges make no axis.
+template <int I, int J>
+[[gnu::always_inline]] inline bool SweepEdgeAxis(
+    const float (&ha)[3], const float (&hb)[3], const float (&r)[3][3],
+    const float (&abs_r)[3][3], const float (&t)[3], const float (&v)[3],
+    SweepWindow* w) {
+  constexpr int kI1 = (I + 1) % 3;
+  constexpr int kI2 = (I + 2) % 3;
+  constexpr int kJ1 = (J + 1) % 3;
+  constexpr int kJ2 = (J + 2) % 3;
+  // |e_I x u_J|^2 = 1 - R[I][J]^2. The threshold must be representable:
+  // 1 - 1e-10 rounds to 1 in float, which kept axes of length ~1e-4 whose
+  // radii and offset are all round-off, and their noise reported a miss for
+  // overlapping boxes (core_pair_fuzzer's finding,
+  // tests/fuzz/seeds/core_pair/regression_box_box_sweep_parallel_edges.bin).
+  if (abs_r[I][J] * abs_r[I][J] > 1.0f - 1e-6f) return true;
+  const float ra = ha[kI1] * abs_r[kI2][J] + ha[kI2] * abs_r[kI1][J];
+  const float rb = hb[kJ1] * abs_r[I][kJ2] + hb[kJ2] * abs_r[I][kJ1];
+  const float c = t[kI2] * r[kI1][J] - t[kI1] * r[kI2][J];
+  const float s = v[kI2] * r[kI1][J] - v[kI1] * r[kI2][J];
+  return SweepAxis(c, s, ra + rb, 6 + 3 * I + J, w);
+}
+
+}  // namespace
+
+SatSweepResult SweepBoxBox(const Box3& a, const Box3& b, const Pose3& b_in_a,
+                           Vec3 v) {
+  // The 15 axes in turn (A's faces, B's faces, the 9 edge pairs), each
+  // giving an entry and an exit time, with an early exit as soon as one
+  // axis or the running window rules contact out: about half the pairs of a
+  // typical query miss after a few axes.
+  SatSweepResult result;
+  const float ha[3] = {a.half_extents.x, a.half_extents.y, a.half_extents.z};
+  const float hb[3] = {b.half_extents.x, b.half_extents.y, b.half_extents.z};
+  // R[i][j] = u_j . e_i, the rotation matrix of B in A; each axis's radii,
+  // centre offset and speed from R and |R| as in Gottschalk's OBB test
+  // (Ericson 4.4.1): for L = e_i x u_j,
+  //   ra = ha[i1] |R[i2][j]| + ha[i2] |R[i1][j]|
+  //   rb = hb[j1] |R[i][j2]| + hb[j2] |R[i][j1]|
+  //   L . x = x[i2] R[i1][j] - x[i1] R[i2][j]     (x = t or v)
+  // with (i1, i2) and (j1, j2) the other two indices, in cyclic order.
+  float r[3][3];
+  internal::RotationMatrixOf(b_in_a.rotation, r);
+  const float t[3] = {b_in_a.position.x, b_in_a.position.y, b_in_a.position.z};
+  const float vv[3] = {v.x, v.y, v.z};
+  float abs_r[3][3];
+  for (int i = 0; i < 3; ++i) {
+    for (int j = 0; j < 3; ++j) abs_r[i][j] = std::fabs(r[i][j]);
+  }
+  SweepWindow w;
+  // A's face axes e_i.
+  for (int i = 0; i < 3; ++i) {
+    const float rb =
+        hb[0] * abs_r[i][0] + hb[1] * abs_r[i][1] + hb[2] * abs_r[i][2];
+    if (!SweepAxis(t[i], vv[i], ha[i] + rb, i, &w)) return result;
+  }
+  // B's face axes u_j.
+  for (int j = 0; j < 3; ++j) {
+    const float ra =
+        ha[0] * abs_r[0][j] + ha[1] * abs_r[1][j] + ha[2] * abs_r[2][j];
+    const float c = r[0][j] * t[0] + r[1][j] * t[1] + r[2][j] * t[2];
+    const float s = r[0][j] * vv[0] + r[1][j] * vv[1] + r[2][j] * vv[2];
+    if (!SweepAxis(c, s, ra + hb[j], 3 + j, &w)) return result;
+  }
+  // Edge pairs e_i x u_j.
+  if (!SweepEdgeAxis<0, 0>(ha, hb, r, abs_r, t, vv, &w) ||
+      !SweepEdgeAxis<0, 1>(ha, hb, r, abs_r, t, vv, &w) ||
+      !SweepEdgeAxis<0, 2>(ha, hb, r, abs_r, t, vv, &w) ||
+      !SweepEdgeAxis<1, 0>(ha, hb, r, abs_r, t, vv, &w) ||
+      !SweepEdgeAxis<1, 1>(ha, hb, r, abs_r, t, vv, &w) ||
+      !SweepEdgeAxis<1, 2>(ha, hb, r, abs_r, t, vv, &w) ||
+      !SweepEdgeAxis<2, 0>(ha, hb, r, abs_r, t, vv, &w) ||
+      !SweepEdgeAxis<2, 1>(ha, hb, r, abs_r, t, vv, &w) ||
+      !SweepEdgeAxis<2, 2>(ha, hb, r, abs_r, t, vv, &w)) {
+    return result;
+  }
+  if (w.best < 0) {
+    result.status = SatSweepStatus::kStartedOverlapping;
+    result.t = 0.0f;
+    return result;
+  }
+  return BoxSweepHit(ha, hb, r, b_in_a.position, v, w.best, w.best_sign,
+                     w.enter_num / w.enter_den);
+}
+
+#endif  // defined(__SSE2__)
 
 SatSweepResult SweepPolytopes(const ConvexShape3& a, const ConvexShape3& b,
                               const Pose3& b_in_a, Vec3 v) {

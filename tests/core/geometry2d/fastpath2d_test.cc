@@ -310,19 +310,19 @@ BoxSweepSat BoxSweepIntervals(const Box2& a, const Box2& b, const Pose2& p,
 }
 
 // The box sweep divides on its four axes at once. Motions so slow that an
-// axis's entry over its rate overflows float (or with a zero rate on some
-// axes) must raise no floating-point exception (this binary traps
-// FE_OVERFLOW, FE_DIVBYZERO and FE_INVALID) and give the general sweep's
-// outcome.
-TEST(FastPath2d, SweepBoxBoxTinyMotionsRaiseNoException) {
+// axis's entry over its rate overflows float, zero rates on some axes, and
+// rates near the float limit must raise no floating-point exception (this
+// binary traps FE_OVERFLOW, FE_DIVBYZERO and FE_INVALID) and give the
+// general sweep's outcome.
+TEST(FastPath2d, SweepBoxBoxExtremeMotionsRaiseNoException) {
   const Box2 a{{1.0f, 0.5f}};
   const Box2 b{{0.5f, 0.25f}};
   BoxCaseGen gen(78u);
   for (int i = 0; i < 2000; ++i) {
     const Pose2 p{gen.gen().Point(4.0f),
                   i % 2 == 0 ? Rot2{} : Rot2::FromAngle(0.3f * i)};
-    const float tiny = i % 3 == 0 ? 0.0f : 1e-38f;
-    const Vec2 motion{tiny, i % 5 == 0 ? -tiny : 0.0f};
+    const float size = i % 3 == 0 ? 0.0f : (i % 3 == 1 ? 1e-38f : -2e38f);
+    const Vec2 motion{size, i % 5 == 0 ? -size : 0.0f};
     const float tol = BoxTolerance(a, b, p);
     const SweepResult<2> fast = SweepBoxBox(a, b, p, motion);
     const SweepResult<2> ref =
@@ -386,6 +386,20 @@ TEST(FastPath2d, SweepBoxBoxMatchesGeneralSweep) {
     }
     if (fast.outcome == SweepOutcome::kStartedOverlapping) {
       ++started;
+      // The sweep builds the contact from its own separations, computed as
+      // ContactBoxBox computes them: the same contact, bit for bit.
+      const ContactResult<2> direct = ContactBoxBox(a, b, p);
+      const ContactResult<2>& got = fast.initial;
+      bool same = got.overlapping == direct.overlapping &&
+                  got.depth == direct.depth &&
+                  got.normal.x == direct.normal.x &&
+                  got.normal.y == direct.normal.y &&
+                  got.point_count == direct.point_count;
+      for (int k = 0; same && k < got.point_count; ++k) {
+        same = got.points[k].x == direct.points[k].x &&
+               got.points[k].y == direct.points[k].y;
+      }
+      if (!same) fail("initial contact differs from ContactBoxBox");
       if (std::fabs(fast.initial.depth - ref.initial.depth) >
           0.1f * tol + 2e-6f * scale) {
         fail("initial depths differ");
