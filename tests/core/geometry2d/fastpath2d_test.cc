@@ -390,11 +390,10 @@ TEST(FastPath2d, SweepBoxBoxMatchesGeneralSweep) {
       // ContactBoxBox computes them: the same contact, bit for bit.
       const ContactResult<2> direct = ContactBoxBox(a, b, p);
       const ContactResult<2>& got = fast.initial;
-      bool same = got.overlapping == direct.overlapping &&
-                  got.depth == direct.depth &&
-                  got.normal.x == direct.normal.x &&
-                  got.normal.y == direct.normal.y &&
-                  got.point_count == direct.point_count;
+      bool same =
+          got.overlapping == direct.overlapping && got.depth == direct.depth &&
+          got.normal.x == direct.normal.x && got.normal.y == direct.normal.y &&
+          got.point_count == direct.point_count;
       for (int k = 0; same && k < got.point_count; ++k) {
         same = got.points[k].x == direct.points[k].x &&
                got.points[k].y == direct.points[k].y;
