@@ -44,8 +44,11 @@ inline CastHit CastPointCircle(Vec2 o, Vec2 d, Vec2 c, float r, float t_max) {
   const float cross = Cross(m, d);
   const float disc = a * r * r - cross * cross;
   if (disc < 0.0f) return out;
-  const float t = cc / (-b + std::sqrt(disc));
-  if (t > t_max) return out;
+  // t = cc / q > t_max is decided before dividing: for a very slow point
+  // (|d| near 1e-38) the quotient would overflow (FE_OVERFLOW).
+  const float q = -b + std::sqrt(disc);
+  if (!(cc <= t_max * q)) return out;
+  const float t = cc / q;
   out.hit = true;
   out.t = t;
   out.normal = NormalizeOrZero(m + t * d);
@@ -67,9 +70,10 @@ inline CastHit CastPointCapsule(Vec2 o, Vec2 d, Vec2 a, Vec2 b, float r,
     const Vec2 m = side == 0 ? n : -n;
     const float height = Dot(m, o - a) - r;
     const float rate = Dot(m, d);
-    if (height < 0.0f || rate >= 0.0f) continue;
+    // Reaching the side after t_max is decided before dividing (as above).
+    if (height < 0.0f || rate >= 0.0f || height > t_max * -rate) continue;
     const float t = height / -rate;
-    if (t > t_max || (best.hit && t >= best.t)) continue;
+    if (best.hit && t >= best.t) continue;
     const float along = Dot(u, o + t * d - a);
     if (along < 0.0f || along > length) continue;
     best.hit = true;

@@ -348,5 +348,39 @@ TEST(Aabb, EveryKindAtARotatedPose) {
   EXPECT_NEAR(tri.max.x, 0.0f, 1e-6f);
 }
 
+// Sweeps at the extremes of speed, for every pair kind: 1e-38 units per
+// step (a time of impact over a rate that small overflows float) and 1e15
+// (the largest displacement a scene accepts, broadphase::kMaxCoordinate;
+// its square is still a float). This binary traps FE_OVERFLOW,
+// FE_DIVBYZERO and FE_INVALID, so a sweep that divides carelessly crashes
+// the test. The outcome must not change with the motion's scale where the
+// motion is too small to reach: a miss, or a start already overlapping.
+TEST(SweepAnalytic, ExtremeSpeedsRaiseNoFloatingPointException) {
+  test2d::ShapeGen gen(4242u);
+  int checked = 0;
+  for (int ka = 0; ka < 5; ++ka) {
+    for (int kb = 0; kb < 5; ++kb) {
+      for (int i = 0; i < 40; ++i) {
+        const Shape2 a = gen.Shape(ka);
+        const Shape2 b = gen.Shape(kb);
+        const Pose2 pa = gen.RandomPose(2.0f);
+        const Pose2 pb = gen.RandomPose(6.0f);
+        const Vec2 direction = gen.Point(1.0f);
+        for (const float speed : {1e-38f, 1e15f}) {
+          const SweepResult<2> r = Sweep(a, pa, {}, b, pb, speed * direction);
+          if (speed < 1.0f) {
+            const bool overlapping = Contact(a, pa, b, pb).overlapping;
+            EXPECT_EQ(r.outcome, overlapping ? SweepOutcome::kStartedOverlapping
+                                             : SweepOutcome::kMiss)
+                << KindName(ka) << "-" << KindName(kb) << " " << i;
+          }
+          ++checked;
+        }
+      }
+    }
+  }
+  EXPECT_EQ(checked, 2000);
+}
+
 }  // namespace
 }  // namespace sator

@@ -294,5 +294,39 @@ INSTANTIATE_TEST_SUITE_P(
              testing_util::KindName(param_info.param.second);
     });
 
+// Sweeps at the extremes of speed, for every pair kind: 1e-38 units per
+// step (a time of impact over a rate that small overflows float) and 1e15
+// (the largest displacement a scene accepts, broadphase::kMaxCoordinate).
+// This binary traps FE_OVERFLOW, FE_DIVBYZERO and FE_INVALID, so a sweep
+// that divides carelessly crashes the test. Too slow to arrive, the tiny
+// motion must give a miss or a start already overlapping.
+TEST(Sweep3d, ExtremeSpeedsRaiseNoFloatingPointException) {
+  Rng rng(4243);
+  int checked = 0;
+  for (int ka = 0; ka < 5; ++ka) {
+    for (int kb = 0; kb < 5; ++kb) {
+      for (int i = 0; i < 20; ++i) {
+        const ConvexShape3 a = testing_util::RandomShape(ka, rng);
+        const ConvexShape3 b = testing_util::RandomShape(kb, rng);
+        const Pose3 pa{rng.InBox(2.0f), rng.Rotation()};
+        const Pose3 pb{rng.InBox(6.0f), rng.Rotation()};
+        const Vec3 direction = rng.InBox(1.0f);
+        for (const float speed : {1e-38f, 1e15f}) {
+          const SweepResult<3> r = Sweep(a, pa, {}, b, pb, speed * direction);
+          if (speed < 1.0f) {
+            const bool overlapping = Contact(a, pa, b, pb).overlapping;
+            EXPECT_EQ(r.outcome, overlapping ? SweepOutcome::kStartedOverlapping
+                                             : SweepOutcome::kMiss)
+                << testing_util::KindName(ka) << "-"
+                << testing_util::KindName(kb) << " " << i;
+          }
+          ++checked;
+        }
+      }
+    }
+  }
+  EXPECT_EQ(checked, 1000);
+}
+
 }  // namespace
 }  // namespace sator
