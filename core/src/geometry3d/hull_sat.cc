@@ -136,6 +136,13 @@ float MinDot(const SoaVertices& v, Vec3 n, int* arg) {
 #endif
 }
 
+// max over the vertices of n . v.
+float MaxDot(const std::vector<Vec3>& vertices, Vec3 n) {
+  float m = -3.0e38f;
+  for (const Vec3& v : vertices) m = std::max(m, Dot(n, v));
+  return m;
+}
+
 // The largest |coordinate| of the vertices and their mean.
 void MeanAndMagnitude(const std::vector<Vec3>& vertices, Vec3* mean,
                       float* magnitude) {
@@ -347,11 +354,20 @@ SatAxis HullHullAxis(const ConvexHull& a, const ConvexHull& b,
     const Vec3 db = EdgePole(out->vertices[eb.b] - pb, -c, -d);
     const Vec3 u = Cross(da, db);
     const float len_sq = LengthSquared(u);
-    if (len_sq >
-        kParallelSine * kParallelSine * LengthSquared(da) * LengthSquared(db)) {
+    const float lengths_sq = LengthSquared(da) * LengthSquared(db);
+    if (len_sq > kParallelSine * kParallelSine * lengths_sq) {
       Vec3 n = (1.0f / std::sqrt(len_sq)) * u;
       if (Dot(n, pa - mean_a) < 0.0f) n = -n;
-      const float sep = Dot(n, pb - pa);
+      // Read off the edges, and measured by projecting both hulls where
+      // the axis is poorly conditioned or would become the best
+      // (kEdgeReadSine, sat_polytope.h): a reported separation is always
+      // the one along its normal.
+      float sep = Dot(n, pb - pa);
+      if (sep > best.separation ||
+          !(len_sq > kEdgeReadSine * kEdgeReadSine * lengths_sq)) {
+        int unused;
+        sep = MinDot(bv, n, &unused) - MaxDot(a.vertices, n);
+      }
       if (sep > best.separation) best = {AxisKind::kEdges, sep, n, i, j};
     }
     return true;

@@ -64,14 +64,19 @@ bool IsMinkowskiFace(Vec3 a, Vec3 b, Vec3 c, Vec3 d) {
 }
 
 // The unit cross product of two edge directions, or false when they are
-// closer to parallel than kParallelSine.
-bool EdgeAxis(Vec3 ea, Vec3 eb, Vec3* axis) {
+// closer to parallel than kParallelSine. `well_conditioned` (if given) says
+// whether the sine exceeds kEdgeReadSine, so that the separation may be
+// read off the two edges.
+bool EdgeAxis(Vec3 ea, Vec3 eb, Vec3* axis, bool* well_conditioned = nullptr) {
   const Vec3 u = Cross(ea, eb);
   const float len_sq = LengthSquared(u);
-  const float limit =
-      kParallelSine * kParallelSine * LengthSquared(ea) * LengthSquared(eb);
+  const float lengths_sq = LengthSquared(ea) * LengthSquared(eb);
+  const float limit = kParallelSine * kParallelSine * lengths_sq;
   if (!(len_sq > limit) || len_sq <= 0.0f) return false;
   *axis = (1.0f / std::sqrt(len_sq)) * u;
+  if (well_conditioned != nullptr) {
+    *well_conditioned = len_sq > kEdgeReadSine * kEdgeReadSine * lengths_sq;
+  }
   return true;
 }
 
@@ -306,16 +311,24 @@ SatAxis SatQuery(const PolyRef& a, const PolyRef& b, bool early_out) {
         }
         const Vec3 pb = b.vertices[eb.a];
         Vec3 n;
+        bool well_conditioned = false;
         if (!EdgeAxis(
                 EdgePole(da, n1, n2),
                 EdgePole(b.vertices[eb.b] - pb, b.faces[eb.face_left].normal,
                          b.faces[eb.face_right].normal),
-                &n)) {
+                &n, &well_conditioned)) {
           continue;
         }
         // Orient away from A: A's edge is A's support feature along n.
         if (Dot(n, pa - a.centroid) < 0.0f) n = -n;
-        Consider(&best, AxisKind::kEdges, Dot(n, pb - pa), n, i, j);
+        // Read off the edges, and measured by projection where the axis is
+        // poorly conditioned or would become the best (kEdgeReadSine): a
+        // reported separation is always the one along its normal.
+        float separation = Dot(n, pb - pa);
+        if (!well_conditioned || separation > best.separation) {
+          separation = MinProjection(b, n) + MinProjection(a, -n);
+        }
+        Consider(&best, AxisKind::kEdges, separation, n, i, j);
         if (early_out && best.separation > 0.0f) return best;
       }
     }

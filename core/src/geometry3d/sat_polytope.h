@@ -42,6 +42,27 @@ struct SatAxis {
 // (Ericson 4.4.1).
 inline constexpr float kParallelSine = 1e-5f;
 
+// Edge pairs closer to parallel than this (sine of the angle) but not
+// skipped are measured by projecting both vertex sets on their axis instead
+// of reading the separation off the two edges (and so is any edge pair whose
+// read-off value would become the best so far, so that a reported
+// separation is always the one along its normal). The axis is the normalised
+// cross product of two float edge vectors, each carrying round-off of
+// about 1e-7 of the coordinates, so its direction is off by about 1e-7 /
+// sin(angle) of the size over the edge length: at a sine of 1e-4 (boxes
+// stacked face to face with a little rotation jitter) a few percent. The
+// two edges then no longer support their shapes along it, and the value
+// read off them can exceed the true separation along it by that fraction
+// of the edges' length: overlapping shapes were reported apart (a review
+// finding, HullSatTest.StackedHullsNeverReportMoreSeparationThanExists).
+// A projected separation is exact for the axis it is measured on, and any
+// axis's projected separation is at most the shapes' signed distance, so
+// the test can only err towards overlap, by the axis error times the size,
+// and the face axes, which carry no such error, decide stacked shapes.
+// Above 0.05 the read-off error is at most a few 1e-6 of the size, and the
+// read-off value only decides which axes are measured.
+inline constexpr float kEdgeReadSine = 0.05f;
+
 // How far from perpendicular to its two face normals (sine of the angle) an
 // edge's direction may be for the direction to serve as the edge's pole on
 // the Gauss map; see EdgePole.

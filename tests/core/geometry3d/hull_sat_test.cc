@@ -311,5 +311,163 @@ TEST(HullSatTest, ShortEdgesFarFromOriginGiveSymmetricDepth) {
   EXPECT_GT(checked, 1000);
 }
 
+// ---- Stacked shapes: faces against faces, with a little rotation jitter ---
+//
+// A review found hulls stacked face to face (a few 1e-6 rad of jitter)
+// reported apart while overlapping by 1e-3: an edge pair at an angle of
+// about 1e-5 passed the parallel test, its float cross product pointed a few
+// percent off, and the separation read off the two edges exceeded the true
+// one (kEdgeReadSine, sat_polytope.h). These tests place random hulls and
+// prisms (long parallel edges) face to face and check both SAT paths
+// against the double-precision exhaustive SAT.
+
+// An n-gon prism of circumradius r and half height h, turned by `phase`.
+std::shared_ptr<const ConvexHull> Prism(int n, float r, float h, float phase) {
+  std::vector<Vec3> pts;
+  for (int i = 0; i < n; ++i) {
+    const float angle = phase + 6.2831853f * static_cast<float>(i) / n;
+    pts.push_back({r * std::cos(angle), r * std::sin(angle), -h});
+    pts.push_back({r * std::cos(angle), r * std::sin(angle), h});
+  }
+  return *MakeConvexHull(pts);
+}
+
+Vec3 FaceCentre(const ConvexHull& h, int f) {
+  const ConvexHull::Face& face = h.faces[static_cast<size_t>(f)];
+  Vec3 sum{};
+  for (int k = 0; k < face.vertex_count; ++k) {
+    sum = sum + h.vertices[h.face_vertex_indices[face.first_index + k]];
+  }
+  return (1.0f / static_cast<float>(face.vertex_count)) * sum;
+}
+
+// The shortest rotation taking unit u to unit v (u != -v).
+Quat Between(Vec3 u, Vec3 v) {
+  const Vec3 c = Cross(u, v);
+  return Normalize(Quat{c.x, c.y, c.z, 1.0f + Dot(u, v)});
+}
+
+// B placed so that its face fb lies against A's face fa, turned about the
+// face normal by `yaw`, tilted by up to `jitter` radians, pushed into A by
+// `depth` along A's face normal and moved sideways by `lateral`.
+Pose3 Stack(const ConvexHull& a, int fa, const ConvexHull& b, int fb, float yaw,
+            Vec3 tilt_axis, float jitter, float depth, Vec3 lateral) {
+  const Vec3 na = a.faces[static_cast<size_t>(fa)].normal;
+  const Vec3 nb = b.faces[static_cast<size_t>(fb)].normal;
+  // Half a turn about an axis across the normal where nb is already na.
+  const Vec3 across = std::fabs(na.x) < 0.6f ? Vec3{1, 0, 0} : Vec3{0, 1, 0};
+  Quat q =
+      Dot(nb, na) > 0.999999f
+          ? Quat::FromAxisAngle(NormalizeOrZero(Cross(na, across)), 3.1415927f)
+          : Between(nb, -na);
+  q = Mul(Quat::FromAxisAngle(na, yaw), q);
+  q = Normalize(Mul(Quat::FromAxisAngle(tilt_axis, jitter), q));
+  const Vec3 lateral_in_plane = lateral - Dot(lateral, na) * na;
+  const Vec3 target = FaceCentre(a, fa) - depth * na + lateral_in_plane;
+  return {target - Rotate(q, FaceCentre(b, fb)), q};
+}
+
+TEST(HullSatTest, StackedHullsNeverReportMoreSeparationThanExists) {
+  testing::ShapeFactory factory(46);
+  std::vector<std::shared_ptr<const ConvexHull>> pool = HullPool(47);
+  pool.resize(16);
+  for (int n = 3; n <= 8; ++n) {
+    pool.push_back(Prism(n, factory.U(0.5f, 1.0f), factory.U(0.15f, 0.8f),
+                         factory.U(0.0f, 1.0f)));
+    pool.push_back(Prism(n, factory.U(0.5f, 1.0f), factory.U(0.15f, 0.8f),
+                         factory.U(0.0f, 1.0f)));
+  }
+  int overlapping = 0;
+  int separated = 0;
+  for (int k = 0; k < 20000; ++k) {
+    const auto& a_ptr = pool[factory.rng()() % pool.size()];
+    const auto& b_ptr = pool[factory.rng()() % pool.size()];
+    const ConvexHull& a = *a_ptr;
+    const ConvexHull& b = *b_ptr;
+    const int fa = static_cast<int>(factory.rng()() % a.faces.size());
+    const int fb = static_cast<int>(factory.rng()() % b.faces.size());
+    const float yaw = (k % 2 == 0)
+                          ? 1.5707964f * static_cast<float>(factory.rng()() % 4)
+                          : factory.U(-3.1415927f, 3.1415927f);
+    // Tilts from 1e-7 to 1e-3 radians, log-uniform.
+    const float jitter = std::pow(10.0f, factory.U(-7.0f, -3.0f));
+    const float size = Extent(a) + Extent(b);
+    const Pose3 b_in_a =
+        Stack(a, fa, b, fb, yaw, factory.RandomUnit(), jitter,
+              factory.U(-0.02f, 0.05f) * size,
+              factory.U(0.0f, 0.3f) * size * factory.RandomUnit());
+    const RefHull ra = Place(a, Pose3{});
+    const RefHull rb = Place(b, b_in_a);
+    const Reference ref = ExhaustiveSat(ra, rb);
+    const double whole = size + Length(b_in_a.position);
+    const double tol = 2e-6 * whole;
+    SCOPED_TRACE(::testing::Message() << "pair " << k);
+    internal::HullInA b_data;
+    const internal::SatAxis axis =
+        internal::HullHullAxis(a, b, b_in_a, /*early_out=*/false, &b_data);
+    internal::PolyData generic_b;
+    internal::MakePolyData(ConvexShape3{b_ptr}, b_in_a, &generic_b);
+    const internal::SatAxis generic = internal::SatQuery(
+        internal::HullRef(a), generic_b.Ref(), /*early_out=*/false);
+    for (const internal::SatAxis& found : {axis, generic}) {
+      // Never more separation than the exact SAT finds: overlapping shapes
+      // are never reported apart.
+      EXPECT_LE(found.separation, ref.all + tol);
+      // Each separation is the one measured along its own normal.
+      EXPECT_NEAR(Separation(ra, rb, ToD3(found.normal)), found.separation, tol)
+          << "axis kind " << static_cast<int>(found.kind);
+    }
+    if (ref.all <= 0.0) {
+      ++overlapping;
+      // Not deeper than the least depth beyond round-off and the edge pairs
+      // within kParallelSine of parallel, which are skipped (the face axes
+      // bound them to that fraction of the size).
+      EXPECT_GE(axis.separation, ref.all - tol - 1e-5 * whole);
+      EXPECT_GE(generic.separation, ref.all - tol - 1e-5 * whole);
+    } else {
+      ++separated;
+    }
+    EXPECT_EQ(OverlapHullHull(a, b, b_in_a), axis.separation <= 0.0f);
+  }
+  EXPECT_GT(overlapping, 10000);
+  EXPECT_GT(separated, 2000);
+}
+
+// The review's two cases, by hand. A pentagonal prism against itself,
+// stacked with 4e-6 rad of tilt: a point lies 5e-4 inside both, the least
+// depth is 1e-3, and Contact reported them 0.005 apart.
+TEST(HullSatTest, StackedPrismsWithTinyTiltOverlap) {
+  const auto prism = Prism(5, 1.0f, 0.3f, 0.1f);
+  const ConvexShape3 shape{prism};
+  const Pose3 pose_a{};
+  const Pose3 pose_b{
+      {1.39656091f, -0.815117478f, 0.0f},
+      Quat{-4.01202487e-06f, 4.49831987e-06f, 0.309016973f, 0.95105654f}};
+  const ContactResult<3> c = Contact(shape, pose_a, shape, pose_b);
+  EXPECT_TRUE(c.overlapping);
+  EXPECT_NEAR(c.depth, OverlapAlong(*prism, pose_a, *prism, pose_b, c.normal),
+              1e-5);
+  EXPECT_GT(c.depth, 5e-4f);
+  EXPECT_LT(c.depth, 1.2e-3f);
+  EXPECT_TRUE(Overlap(shape, pose_a, shape, pose_b));
+}
+
+// A box against a triangular prism lying on one of its faces (the generic
+// SAT of sat_polytope.cc): overlapping by 1e-3, reported 0.012 apart.
+TEST(HullSatTest, BoxAgainstPrismWithTinyTiltOverlaps) {
+  const Box3 box{{0.707106888f, 0.70710665f, 0.5f}};
+  const auto prism = Prism(3, 0.8f, 0.7f, 0.0f);
+  const Pose3 pose_a{};
+  const Pose3 pose_b{
+      {-1.10610676f, -0.101079382f, 0.00589692593f},
+      Quat{-0.866025388f, -0.49999997f, -3.01798127e-06f, 5.2272967e-06f}};
+  const ContactResult<3> c =
+      Contact(ConvexShape3{box}, pose_a, ConvexShape3{prism}, pose_b);
+  EXPECT_TRUE(c.overlapping);
+  EXPECT_GT(c.depth, 5e-4f);
+  EXPECT_LT(c.depth, 1.2e-3f);
+  EXPECT_TRUE(Overlap(ConvexShape3{box}, pose_a, ConvexShape3{prism}, pose_b));
+}
+
 }  // namespace
 }  // namespace sator
