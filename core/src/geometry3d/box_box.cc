@@ -91,7 +91,10 @@ bool OverlapBoxBox(const Box3& a, const Box3& b, const Pose3& b_in_a) {
       ha.z + hb.x * abs_r[2][0] + hb.y * abs_r[2][1] + hb.z * abs_r[2][2]) {
     return false;
   }
-  return !internal::SeparatedOnBAndEdgeAxes(ha, hb, t, r, abs_r);
+  if (internal::SeparatedOnBAndEdgeAxes(ha, hb, t, r, abs_r)) return false;
+  // Nearly parallel edges: the epsilon is too coarse (box_overlap_axes.h).
+  return !internal::HasIllConditionedEdgePair(r) ||
+         internal::BoxBoxSeparation(ha, hb, r, t) <= 0.0f;
 }
 
 namespace {
@@ -247,6 +250,20 @@ namespace internal {
 SatAxis BoxBoxAxis(const Box3& a, const Box3& b, const Pose3& b_in_a) {
   return AxisFromFrame(a, b, MakeFrame(b_in_a, 0.0f),
                        /*faces_decide_separation=*/false);
+}
+
+float BoxBoxSeparation(Vec3 ha, Vec3 hb, const float (&r)[3][3], Vec3 t) {
+  Frame f;
+  for (int i = 0; i < 3; ++i) {
+    for (int j = 0; j < 3; ++j) {
+      f.r[i][j] = r[i][j];
+      f.abs_r[i][j] = std::fabs(r[i][j]);
+    }
+    f.t[i] = t[i];
+  }
+  return AxisFromFrame(Box3{ha}, Box3{hb}, f,
+                       /*faces_decide_separation=*/true)
+      .separation;
 }
 
 }  // namespace internal

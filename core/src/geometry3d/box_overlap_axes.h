@@ -23,6 +23,43 @@ namespace sator::internal {
 // Ericson's epsilon added to |R|.
 inline constexpr float kBoxOverlapEpsilon = 1e-6f;
 
+// Ericson's epsilon is in the units of the unnormalised edge axis
+// L = A_i x B_j, of length sin(angle): normalised, it widens the boxes by
+// 1e-6 (a_i1 + a_i2 + b_j1 + b_j2) / sin(angle). Where the edges are nearly
+// but not quite parallel that reaches 1e-3 of the size (a sine of 2e-3),
+// and the test reported overlap for boxes 1e-3 apart that Contact reports
+// apart (a review finding, ObbOverlapTest.NearlyParallelEdgesAgreeWithContact).
+// Edge pairs whose squared sine lies in [kBoxEdgeParallelSin2,
+// kBoxEdgeConditionedSin2) are neither parallel enough to skip (the face
+// axes bound such an axis's separation to about the sine times the size,
+// 1e-5) nor long enough for the epsilon to be negligible (at a sine of
+// 0.05 it widens by 2e-5 of the size). A pair of boxes with such an edge
+// pair that the 15 axes find overlapping is decided by BoxBoxSeparation
+// (box_box.h), the MTV's own test, without the epsilon.
+inline constexpr float kBoxEdgeParallelSin2 = 1e-10f;
+inline constexpr float kBoxEdgeConditionedSin2 = 0.0025f;
+// sqrt(1 - kBoxEdgeConditionedSin2), rounded down: an entry of |R| above
+// it marks a pair of nearly parallel edges (a cheap first test).
+inline constexpr float kBoxEdgeNearlyParallelCos = 0.99874f;
+
+// True when some edge pair A_i x B_j is nearly parallel in the sense above.
+// |A_i x B_j|^2 = R[i1][j]^2 + R[i2][j]^2, summed from the small entries
+// (1 - R[i][j]^2 would lose every digit of a sine below 1e-4).
+inline bool HasIllConditionedEdgePair(const float (&r)[3][3]) {
+  for (int i = 0; i < 3; ++i) {
+    const int i1 = (i + 1) % 3;
+    const int i2 = (i + 2) % 3;
+    for (int j = 0; j < 3; ++j) {
+      if (!(std::fabs(r[i][j]) > kBoxEdgeNearlyParallelCos)) continue;
+      const float sin2 = r[i1][j] * r[i1][j] + r[i2][j] * r[i2][j];
+      if (sin2 >= kBoxEdgeParallelSin2 && sin2 < kBoxEdgeConditionedSin2) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
 // A bounding-sphere pre-test: each box lies in the ball of radius |h| about
 // its centre, so centres farther apart than the two radii cannot overlap.
 // Squared twice to stay free of square roots:

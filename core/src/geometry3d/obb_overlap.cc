@@ -11,6 +11,7 @@
 #include <immintrin.h>
 #endif
 
+#include "box_box.h"
 #include "box_overlap_axes.h"
 #include "sator/core/geometry3d/overlap3d.h"
 
@@ -25,6 +26,26 @@ Obb3 MakeObb(const Box3& box, const Pose3& pose) {
   obb.half_extents = box.half_extents;
   return obb;
 }
+
+namespace {
+
+// For boxes the 15 axes (with Ericson's epsilon) found overlapping: true
+// unless an edge pair is nearly but not quite parallel and the MTV's test
+// finds them apart (box_overlap_axes.h).
+bool DecideNearlyParallel(const Obb3& a, const Obb3& b) {
+  float r[3][3];
+  Vec3 t;
+  const Vec3 d = b.center - a.center;
+  for (int i = 0; i < 3; ++i) {
+    t[i] = Dot(d, a.axes[i]);
+    for (int j = 0; j < 3; ++j) r[i][j] = Dot(a.axes[i], b.axes[j]);
+  }
+  return !internal::HasIllConditionedEdgePair(r) ||
+         internal::BoxBoxSeparation(a.half_extents, b.half_extents, r, t) <=
+             0.0f;
+}
+
+}  // namespace
 
 #if defined(__SSE2__)
 namespace {
@@ -136,7 +157,15 @@ bool OverlapObbObb(const Obb3& a, const Obb3& b) {
       separated, edges(t2, t0, row2, row0, ha2, ha0, arow1, arow2, arow0));
   separated = _mm_or_ps(
       separated, edges(t0, t1, row0, row1, ha0, ha1, arow2, arow0, arow1));
-  return _mm_movemask_ps(separated) == 0;
+  if (_mm_movemask_ps(separated) != 0) return false;
+  // Nearly parallel edges (an entry of |R| near 1; lane 3 holds 1e-6): the
+  // epsilon is too coarse there (box_overlap_axes.h).
+  const __m128 largest = _mm_max_ps(_mm_max_ps(arow0, arow1), arow2);
+  if (_mm_movemask_ps(_mm_cmpgt_ps(
+          largest, _mm_set1_ps(internal::kBoxEdgeNearlyParallelCos))) == 0) {
+    return true;
+  }
+  return DecideNearlyParallel(a, b);
 }
 #else
 bool OverlapObbObb(const Obb3& a, const Obb3& b) {
@@ -160,8 +189,11 @@ bool OverlapObbObb(const Obb3& a, const Obb3& b) {
       return false;
     }
   }
-  return !internal::SeparatedOnBAndEdgeAxes(ha, hb, Vec3{t[0], t[1], t[2]}, r,
-                                            abs_r);
+  if (internal::SeparatedOnBAndEdgeAxes(ha, hb, Vec3{t[0], t[1], t[2]}, r,
+                                        abs_r)) {
+    return false;
+  }
+  return DecideNearlyParallel(a, b);
 }
 #endif
 
