@@ -27,6 +27,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "geometry3d/box_overlap_axes.h"
 #include "geometry3d/rotation_matrix.h"
 #include "geometry3d/sweep_round.h"
 
@@ -679,6 +680,20 @@ SatSweepResult SweepBoxBox(const Box3& a, const Box3& b, const Pose3& b_in_a,
                          _mm_setr_ps(r[0][1], r[1][1], r[2][1], 0.0f),
                          _mm_setr_ps(r[0][2], r[1][2], r[2][2], 0.0f)};
   const __m128 abs_row[3] = {AbsPs(row[0]), AbsPs(row[1]), AbsPs(row[2])};
+  // Edges nearly but not quite parallel (a sine in [1e-5, 0.05)) make axes
+  // that R's entries describe only to round-off relative to their length
+  // (1e-7 / sine): skipping them reported impacts early by the sine times
+  // the edge length (a review finding, 1.2e-3 for 1.5-unit edges at 8e-4
+  // rad; SweepInternal.BoxBoxNearlyParallelEdgesMatchGeneric), computing
+  // them from R would err by round-off over the sine. The generic sweep
+  // projects the boxes' corners on those axes instead. Rare on random
+  // rotations; a cheap test on |R| first (box_overlap_axes.h).
+  const __m128 near_one =
+      _mm_cmpgt_ps(_mm_max_ps(_mm_max_ps(abs_row[0], abs_row[1]), abs_row[2]),
+                   _mm_set1_ps(kBoxEdgeNearlyParallelCos));
+  if (_mm_movemask_ps(near_one) != 0 && HasIllConditionedEdgePair(r)) {
+    return SweepPolytopes(ConvexShape3{a}, ConvexShape3{b}, b_in_a, v);
+  }
   const Vec3 offset = b_in_a.position;
   const float offsets[3] = {offset.x, offset.y, offset.z};
   const float speeds_in_a[3] = {v.x, v.y, v.z};
@@ -705,15 +720,13 @@ SatSweepResult SweepBoxBox(const Box3& a, const Box3& b, const Pose3& b_in_a,
       _mm_add_ps(_mm_add_ps(mul(v.x, row[0]), mul(v.y, row[1])),
                  mul(v.z, row[2])),
       _mm_add_ps(hb_lanes, ra_faces), lane3);
-  // Edge axes e_i x u_j. |e_i x u_j|^2 = 1 - R[i][j]^2, and parallel edges
-  // make no axis. The threshold must be representable: 1 - 1e-10 rounds to
-  // 1 in float, which kept axes of length ~1e-4 whose radii and offset are
-  // all round-off, and their noise reported a miss for overlapping boxes
-  // (core_pair_fuzzer's finding,
-  // tests/fuzz/seeds/core_pair/regression_box_box_sweep_parallel_edges.bin).
+  // Edge axes e_i x u_j. Parallel edges (a sine below 1e-5) make no axis;
+  // the face axes bound what such an axis could add to about 1e-5 of the
+  // size. Edges nearly but not quite parallel went to the generic sweep
+  // above.
   const __m128 hb_next = Rotate1(hb_lanes);
   const __m128 hb_after = Rotate2(hb_lanes);
-  const __m128 parallel_limit = _mm_set1_ps(1.0f - 1e-6f);
+  const __m128 parallel_limit = _mm_set1_ps(kBoxEdgeParallelSin2);
   for (int i = 0; i < 3; ++i) {
     const int i1 = (i + 1) % 3;
     const int i2 = (i + 2) % 3;
@@ -725,8 +738,10 @@ SatSweepResult SweepBoxBox(const Box3& a, const Box3& b, const Pose3& b_in_a,
         _mm_sub_ps(mul(offsets[i2], row[i1]), mul(offsets[i1], row[i2]));
     const __m128 s = _mm_sub_ps(mul(speeds_in_a[i2], row[i1]),
                                 mul(speeds_in_a[i1], row[i2]));
-    const __m128 parallel =
-        _mm_cmpgt_ps(_mm_mul_ps(abs_row[i], abs_row[i]), parallel_limit);
+    // |e_i x u_j|^2 = R[i1][j]^2 + R[i2][j]^2 (the other rows' lane j).
+    const __m128 parallel = _mm_cmplt_ps(
+        _mm_add_ps(_mm_mul_ps(row[i1], row[i1]), _mm_mul_ps(row[i2], row[i2])),
+        parallel_limit);
     groups[2 + i] = SweepLanes(c, s, radius, _mm_or_ps(parallel, lane3));
   }
   __m128 miss = groups[0].miss;
@@ -819,12 +834,12 @@ template <int I, int J>
   constexpr int kI2 = (I + 2) % 3;
   constexpr int kJ1 = (J + 1) % 3;
   constexpr int kJ2 = (J + 2) % 3;
-  // |e_I x u_J|^2 = 1 - R[I][J]^2. The threshold must be representable:
-  // 1 - 1e-10 rounds to 1 in float, which kept axes of length ~1e-4 whose
-  // radii and offset are all round-off, and their noise reported a miss for
-  // overlapping boxes (core_pair_fuzzer's finding,
-  // tests/fuzz/seeds/core_pair/regression_box_box_sweep_parallel_edges.bin).
-  if (abs_r[I][J] * abs_r[I][J] > 1.0f - 1e-6f) return true;
+  // |e_I x u_J|^2 = R[I1][J]^2 + R[I2][J]^2: parallel edges (a sine below
+  // 1e-5) make no axis; nearly parallel ones went to the generic sweep (see
+  // the SSE2 form).
+  if (r[kI1][J] * r[kI1][J] + r[kI2][J] * r[kI2][J] < kBoxEdgeParallelSin2) {
+    return true;
+  }
   const float ra = ha[kI1] * abs_r[kI2][J] + ha[kI2] * abs_r[kI1][J];
   const float rb = hb[kJ1] * abs_r[I][kJ2] + hb[kJ2] * abs_r[I][kJ1];
   const float c = t[kI2] * r[kI1][J] - t[kI1] * r[kI2][J];
@@ -857,6 +872,11 @@ SatSweepResult SweepBoxBox(const Box3& a, const Box3& b, const Pose3& b_in_a,
   float abs_r[3][3];
   for (int i = 0; i < 3; ++i) {
     for (int j = 0; j < 3; ++j) abs_r[i][j] = std::fabs(r[i][j]);
+  }
+  // Nearly but not quite parallel edges: the generic sweep (see the SSE2
+  // form).
+  if (HasIllConditionedEdgePair(r)) {
+    return SweepPolytopes(ConvexShape3{a}, ConvexShape3{b}, b_in_a, v);
   }
   SweepWindow w;
   // A's face axes e_i.

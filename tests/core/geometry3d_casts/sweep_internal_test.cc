@@ -7,6 +7,8 @@
 #include "core/geometry3d_casts/shape_gen.h"
 #include "geometry3d/sweep_sat.h"
 #include "gtest/gtest.h"
+#include "sator/core/geometry3d/contact3d.h"
+#include "sator/core/geometry3d/sweep3d.h"
 
 namespace sator::internal {
 namespace {
@@ -71,6 +73,75 @@ TEST(SweepInternal, GaussMapPruningKeepsEveryNeededAxis) {
     hits += pruned.status == SatSweepStatus::kHit;
   }
   EXPECT_GT(hits, 6000);
+}
+
+// The review's case: two 3 x 0.2 x 0.2 boxes turned 45 degrees about x (an
+// edge on top, an edge below), B turned 8e-4 rad about z and dropped onto
+// A. The edges are nearly parallel, their cross product alone decides the
+// impact at 1 - 0.2 sqrt(2), and skipping it (sine below 1e-3) reported the
+// impact 1.2e-3 early, where the boxes were still apart.
+TEST(SweepInternal, BoxBoxNearlyParallelEdgesHitOnTime) {
+  const float kPi = 3.14159265f;
+  const Box3 box{{1.5f, 0.1f, 0.1f}};
+  const Quat diamond = Quat::FromAxisAngle({1, 0, 0}, 0.25f * kPi);
+  const Quat twist = Quat::FromAxisAngle({0, 0, 1}, 8e-4f);
+  const Pose3 pose_a{{0, 0, 0}, diamond};
+  const Pose3 pose_b{{0, 0, 1.0f}, Mul(twist, diamond)};
+  const Vec3 move_b{0, 0, -1.0f};
+  const SweepResult<3> r = Sweep(ConvexShape3{box}, pose_a, Vec3{},
+                                 ConvexShape3{box}, pose_b, move_b);
+  ASSERT_EQ(r.outcome, SweepOutcome::kHit);
+  EXPECT_NEAR(r.fraction, 1.0f - 0.2f * std::sqrt(2.0f), 2e-5f);
+  const Pose3 at_hit{pose_b.position + r.fraction * move_b, pose_b.rotation};
+  EXPECT_NEAR(ContactBoxBox(box, box, MulT(pose_a, at_hit)).depth, 0.0f, 2e-5f);
+}
+
+// Seeded random box pairs whose edges are 1e-5 to 1e-1 rad from parallel,
+// B thrown at an edge of their Minkowski sum (where nearly parallel edges
+// meet): at the time of impact the boxes touch (the static MTV's depth is
+// within round-off of 0), before it they are apart, and a miss never
+// passes through overlap (sampled).
+TEST(SweepInternal, BoxBoxNearlyParallelEdgesTouchAtImpact) {
+  Rng rng(34);
+  int hits = 0;
+  for (int i = 0; i < 20000; ++i) {
+    const Box3 a{{rng.Uniform(0.1f, 1.5f), rng.Uniform(0.1f, 1.5f),
+                  rng.Uniform(0.1f, 1.5f)}};
+    const Box3 b{{rng.Uniform(0.1f, 1.5f), rng.Uniform(0.1f, 1.5f),
+                  rng.Uniform(0.1f, 1.5f)}};
+    const float tilt = std::pow(10.0f, rng.Uniform(-5.0f, -1.0f));
+    const Quat rotation = Quat::FromAxisAngle(rng.UnitVector(), tilt);
+    const int k = rng.Int(0, 2);
+    Vec3 corner;
+    corner[k] =
+        rng.Uniform(-0.5f, 0.5f) * (a.half_extents[k] + b.half_extents[k]);
+    for (const int m : {(k + 1) % 3, (k + 2) % 3}) {
+      corner[m] = (rng.Int(0, 1) == 0 ? 1.0f : -1.0f) *
+                  (a.half_extents[m] + b.half_extents[m]) *
+                  (1.0f + rng.Uniform(-2e-3f, 2e-3f));
+    }
+    const Pose3 b_in_a{corner * rng.Uniform(1.1f, 2.0f), rotation};
+    const Vec3 v =
+        -b_in_a.position * rng.Uniform(0.3f, 1.2f) + rng.InBox(0.01f);
+    const SatSweepResult r = SweepBoxBox(a, b, b_in_a, v);
+    ASSERT_NE(r.status, SatSweepStatus::kStartedOverlapping) << i;
+    const float size = Length(a.half_extents) + Length(b.half_extents);
+    const float tol = 2e-5f * size;
+    auto depth_at = [&](float t) {
+      return ContactBoxBox(a, b, {b_in_a.position + t * v, b_in_a.rotation})
+          .depth;
+    };
+    if (r.status == SatSweepStatus::kHit) {
+      ++hits;
+      ASSERT_NEAR(depth_at(r.t), 0.0f, tol) << i << " tilt " << tilt;
+      ASSERT_LT(depth_at(0.5f * r.t), tol) << i;
+    } else {
+      for (int step = 1; step <= 16; ++step) {
+        ASSERT_LT(depth_at(static_cast<float>(step) / 16.0f), tol) << i;
+      }
+    }
+  }
+  EXPECT_GT(hits, 8000);
 }
 
 }  // namespace
