@@ -226,6 +226,10 @@ SatAxis HullHullAxis(const ConvexHull& a, const ConvexHull& b,
   const float tolerance = kBoundMargin * (magnitude_a + magnitude_b);
 
   SatAxis best;
+  // The best face axis alone, and whether an edge axis that is best was
+  // measured by projection (see the end).
+  SatAxis best_face;
+  bool best_measured = true;
   // Face bounds of A and the face with the largest.
   float bound_a[kMaxPolyFaces];
   float top_bound;
@@ -243,6 +247,9 @@ SatAxis HullHullAxis(const ConvexHull& a, const ConvexHull& b,
     sep_a[f] = sep;
     if (sep > best.separation) {
       best = {AxisKind::kFaceA, sep, a.faces[f].normal, f, -1};
+    }
+    if (sep > best_face.separation) {
+      best_face = {AxisKind::kFaceA, sep, a.faces[f].normal, f, -1};
     }
   };
   measure_a(top_a);
@@ -277,6 +284,7 @@ SatAxis HullHullAxis(const ConvexHull& a, const ConvexHull& b,
       const float sep = MinDot(av, b.faces[f].normal, &arg) - b.faces[f].offset;
       if (sep > best.separation) {
         best = {AxisKind::kFaceB, sep, -rot.Apply(b.faces[f].normal), -1, f};
+        best_face = best;
       }
       return arg;
     };
@@ -312,6 +320,28 @@ SatAxis HullHullAxis(const ConvexHull& a, const ConvexHull& b,
   }
   const int eb_count = static_cast<int>(b.edges.size());
   const int ea_count = static_cast<int>(a.edges.size());
+  // The separation along unit n by projecting both hulls (rare: kept out
+  // of line so that the pair test stays inlined in the walk).
+  auto projected = [&](Vec3 n) __attribute__((noinline, cold)) {
+    int unused;
+    return MinDot(bv, n, &unused) - MaxDot(a.vertices, n);
+  };
+  // An edge axis read off its edges is measured once it has won: its value
+  // is then the one along its normal. Round-off in the read-off value (a
+  // few 1e-6 of the size, kEdgeReadSine) may have let it beat an axis it
+  // does not beat; the best face axis is kept for that case, and any other
+  // edge axis it beat was within that round-off of it.
+  auto finish = [&] {
+    if (best.kind == AxisKind::kEdges && !best_measured) {
+      const float sep = projected(best.normal);
+      if (sep >= best_face.separation) {
+        best.separation = sep;
+      } else {
+        best = best_face;
+      }
+    }
+    return best;
+  };
   // B's vertex -> incident edges (compressed rows), built on first use.
   std::uint16_t vertex_first[kMaxPolyVertices + 1];
   std::uint16_t vertex_edges[2 * kMaxPolyEdges];
@@ -358,17 +388,18 @@ SatAxis HullHullAxis(const ConvexHull& a, const ConvexHull& b,
     if (len_sq > kParallelSine * kParallelSine * lengths_sq) {
       Vec3 n = (1.0f / std::sqrt(len_sq)) * u;
       if (Dot(n, pa - mean_a) < 0.0f) n = -n;
-      // Read off the edges, and measured by projecting both hulls where
-      // the axis is poorly conditioned or would become the best
-      // (kEdgeReadSine, sat_polytope.h): a reported separation is always
-      // the one along its normal.
+      // Read off the edges where the axis is well conditioned, measured by
+      // projecting both hulls where it is not (kEdgeReadSine,
+      // sat_polytope.h) or where it would end an early-out search.
       float sep = Dot(n, pb - pa);
-      if (sep > best.separation ||
-          !(len_sq > kEdgeReadSine * kEdgeReadSine * lengths_sq)) {
-        int unused;
-        sep = MinDot(bv, n, &unused) - MaxDot(a.vertices, n);
+      const bool measure =
+          !(len_sq > kEdgeReadSine * kEdgeReadSine * lengths_sq) ||
+          (early_out && sep > 0.0f);
+      if (measure) sep = projected(n);
+      if (sep > best.separation) {
+        best = {AxisKind::kEdges, sep, n, i, j};
+        best_measured = measure;
       }
-      if (sep > best.separation) best = {AxisKind::kEdges, sep, n, i, j};
     }
     return true;
   };
@@ -436,9 +467,9 @@ SatAxis HullHullAxis(const ConvexHull& a, const ConvexHull& b,
     if (!walked) {
       for (int j = 0; j < eb_count; ++j) test_pair(i, na, nb, bxa, pa, da, j);
     }
-    if (early_out && best.separation > 0.0f) return best;
+    if (early_out && best.separation > 0.0f) return finish();
   }
-  return best;
+  return finish();
 }
 
 }  // namespace sator::internal
