@@ -32,7 +32,8 @@ namespace {
 // For boxes the 15 axes (with Ericson's epsilon) found overlapping: true
 // unless an edge pair is nearly but not quite parallel and the MTV's test
 // finds them apart (box_overlap_axes.h).
-bool DecideNearlyParallel(const Obb3& a, const Obb3& b) {
+[[gnu::noinline, gnu::cold]] bool DecideNearlyParallel(const Obb3& a,
+                                                       const Obb3& b) {
   float r[3][3];
   Vec3 t;
   const Vec3 d = b.center - a.center;
