@@ -45,9 +45,11 @@ inline CastHit CastPointCircle(Vec2 o, Vec2 d, Vec2 c, float r, float t_max) {
   const float disc = a * r * r - cross * cross;
   if (disc < 0.0f) return out;
   // t = cc / q > t_max is decided before dividing: for a very slow point
-  // (|d| near 1e-38) the quotient would overflow (FE_OVERFLOW).
+  // (|d| near 1e-38) the quotient would overflow (FE_OVERFLOW). The product
+  // is formed in double (exact for two floats, no overflow): t_max may be
+  // FLT_MAX and q exceeds 1 for a unit ray more than half a unit away.
   const float q = -b + std::sqrt(disc);
-  if (!(cc <= t_max * q)) return out;
+  if (!(static_cast<double>(cc) <= static_cast<double>(t_max) * q)) return out;
   const float t = cc / q;
   out.hit = true;
   out.t = t;
@@ -71,7 +73,10 @@ inline CastHit CastPointCapsule(Vec2 o, Vec2 d, Vec2 a, Vec2 b, float r,
     const float height = Dot(m, o - a) - r;
     const float rate = Dot(m, d);
     // Reaching the side after t_max is decided before dividing (as above).
-    if (height < 0.0f || rate >= 0.0f || height > t_max * -rate) continue;
+    if (height < 0.0f || rate >= 0.0f ||
+        static_cast<double>(height) > static_cast<double>(t_max) * -rate) {
+      continue;
+    }
     const float t = height / -rate;
     if (best.hit && t >= best.t) continue;
     const float along = Dot(u, o + t * d - a);

@@ -66,17 +66,27 @@ RayResult<2> RayConvex(int count, VertexFn vertex, NormalFn normal,
   RayResult<2> r;
   for (int i = 0; i < count; ++i) {
     // n.(o + t d - v) <= 0  <=>  t * den <= num.
+    // The quotient num / den is compared with lower and upper before it is
+    // formed, by products in double (exact for floats, no overflow): upper
+    // starts at max_distance, which may be FLT_MAX, and |den| may round to
+    // just above 1 or be tiny (a direction with a subnormal component), so
+    // neither the float product nor an entry quotient beyond upper is safe.
     const Vec2 n = normal(i);
     const float num = Dot(n, vertex(i) - o);
     const float den = Dot(n, d);
+    const double dnum = num;
     outside |= num < -tolerance;
     if (den == 0.0f) {
       if (num < 0.0f) return !outside && inside() ? Inside(ray) : r;
-    } else if (den < 0.0f && num < lower * den) {
-      lower = num / den;  // Entering this half-plane.
+    } else if (den < 0.0f && dnum < static_cast<double>(lower) * den) {
+      // Entering this half-plane after lower; after upper too: empty.
+      if (dnum < static_cast<double>(upper) * den) {
+        return !outside && inside() ? Inside(ray) : r;
+      }
+      lower = num / den;  // In (lower, upper]: no overflow.
       index = i;
-    } else if (den > 0.0f && num < upper * den) {
-      upper = num / den;  // Leaving it.
+    } else if (den > 0.0f && dnum < static_cast<double>(upper) * den) {
+      upper = num / den;  // Leaving it, before upper.
     }
     if (upper < lower) return !outside && inside() ? Inside(ray) : r;
   }

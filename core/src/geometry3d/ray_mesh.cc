@@ -58,9 +58,10 @@ inline bool EnterBox(const Aabb3& box, const SlabRay& ray, float t_max,
   // Ize, "Robust BVH Ray Traversal", JCGT 2(2), 2013: the far distance is
   // scaled up by 1 + 2 gamma(3) to cover the rounding of the slab products,
   // so a ray through a box's edge or corner (a mesh vertex on the bounds)
-  // is not culled.
-  constexpr float kRobust = 1.0f + 2.0f * 3.0f * 6e-8f / (1.0f - 3.0f * 6e-8f);
-  return t0 <= t1 * kRobust;
+  // is not culled. Written t0 - t1 <= 2 gamma(3) t1 so that a far distance
+  // near FLT_MAX (t_max is the ray's max_distance) cannot overflow.
+  constexpr float kRobustSlack = 2.0f * 3.0f * 6e-8f / (1.0f - 3.0f * 6e-8f);
+  return t0 - t1 <= t1 * kRobustSlack;
 }
 
 }  // namespace

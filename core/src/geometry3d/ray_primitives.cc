@@ -202,8 +202,12 @@ RayStatus RayTriangle(const TriangleRay& ray, Vec3 dir, float t_max,
     det = -det;
     t = -t;
   }
-  // t / det in [0, t_max], compared before dividing.
-  if (t < 0.0f || t > t_max * det) return RayStatus::kMiss;
+  // t / det in [0, t_max], compared before dividing. The product is formed
+  // in double, where a product of two floats is exact and cannot overflow
+  // (t_max may be FLT_MAX and det exceeds 1 for most triangles).
+  if (t < 0.0f || static_cast<double>(t) > static_cast<double>(t_max) * det) {
+    return RayStatus::kMiss;
+  }
   hit->t = std::min(t / det, t_max);
   Vec3 n = NormalizeOrZero(Cross(tri.b - tri.a, tri.c - tri.a));
   if (Dot(n, dir) > 0.0f) n = -n;

@@ -8,8 +8,9 @@
 //   kHit:    the ray enters the solid at `t` in (0, t_max], with the unit
 //            outward normal there;
 //   kMiss:   otherwise.
-// No function divides by a number that can be zero or make an overflow, so
-// all are safe with floating-point exceptions on.
+// No function divides by a number that can be zero or make an overflow, and
+// none multiplies t_max by a factor that can exceed 1 in float (t_max may be
+// FLT_MAX), so all are safe with floating-point exceptions on.
 #ifndef SATOR_CORE_SRC_GEOMETRY3D_RAY_PRIMITIVES_H_
 #define SATOR_CORE_SRC_GEOMETRY3D_RAY_PRIMITIVES_H_
 

@@ -15,6 +15,7 @@
 // points at y = +-min(flat half lengths). Everything is then scaled by s
 // and offset, to check tiny, huge and far-away shapes.
 #include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -265,6 +266,55 @@ TEST(RayCast, HitsMissesAndStartsInside) {
       }
     }
   }
+}
+
+// A ray may be as long as any finite float: the casts compare candidate
+// distances against max_distance without forming max_distance * x (which
+// overflowed for circles and capsules, FE_OVERFLOW traps here). The same
+// cases as above, with max_distance FLT_MAX and 1e30 and the shapes turned
+// (an edge normal dotted with the direction can round to just above 1).
+TEST(RayCast, HugeMaxDistanceRaisesNoException) {
+  for (const float max_distance : {std::numeric_limits<float>::max(), 1e30f}) {
+    for (const Frame& f : kFrames) {
+      for (int k = 0; k < test2d::kKindCount; ++k) {
+        const UnitShape u = MakeUnit(k, f.scale);
+        SCOPED_TRACE(absl::StrFormat("%s scale %g max %g", KindName(k), f.scale,
+                                     max_distance));
+        const float slack = LengthSlack(f);
+        const Ray<2> ray{
+            f.offset + Vec2{-5 * f.scale, 0}, {1, 0}, max_distance};
+        const RayResult<2> r = RayCast(u.shape, Pose2{f.offset, {}}, ray);
+        ASSERT_TRUE(r.hit);
+        EXPECT_NEAR(r.distance, 5 * f.scale - u.w, slack);
+        EXPECT_NEAR(r.normal.x, -1.0f, 1e-6f);
+        // Turned by a little: the hit moves by less than the reach.
+        const RayResult<2> turned =
+            RayCast(u.shape, Pose2::FromAngle(f.offset, 0.1f), ray);
+        ASSERT_TRUE(turned.hit);
+        EXPECT_NEAR(turned.distance, 5 * f.scale - u.w, 0.2f * f.scale);
+        // Passing above.
+        EXPECT_FALSE(RayCast(u.shape, Pose2{f.offset, {}},
+                             Ray<2>{f.offset + Vec2{-5 * f.scale, 3 * f.scale},
+                                    {1, 0},
+                                    max_distance})
+                         .hit);
+      }
+    }
+  }
+}
+
+// A unit direction may have a subnormal component. A ray just outside the
+// square's left side, running up along it with direction (1e-39, 1), would
+// enter that side's half-plane only after 0.4 / 1e-39 = 4e38 > FLT_MAX:
+// the entry distance must be compared before it is divided out.
+TEST(RayCast, NearlyParallelToASideRaisesNoException) {
+  const Ray<2> ray{{-1.4f, 0}, {1e-39f, 1}, std::numeric_limits<float>::max()};
+  EXPECT_FALSE(RayCast(Square(1), Pose2{}, ray).hit);
+  EXPECT_FALSE(RayCast(Box2{{1, 1}}, Pose2{}, ray).hit);
+  const Ray<2> inside{{-0.6f, -5}, {1e-39f, 1}, 10};
+  const RayResult<2> r = RayCast(Box2{{1, 1}}, Pose2{}, inside);
+  ASSERT_TRUE(r.hit);
+  EXPECT_NEAR(r.distance, 4.0f, 1e-5f);
 }
 
 TEST(RayCast, AngledRayAgainstRotatedBox) {

@@ -2,6 +2,7 @@
 // every triangle.
 #include <cmath>
 #include <cstdint>
+#include <limits>
 
 #include "core/geometry3d_casts/mesh_test_util.h"
 #include "gtest/gtest.h"
@@ -143,6 +144,42 @@ TEST(MeshRay, PrunesWithTheBvh) {
   ASSERT_TRUE(r.hit);
   EXPECT_LT(stats.triangle_tests, 64);
   EXPECT_LT(stats.node_visits, 200);
+}
+
+// A ray as long as the largest float (Shape3's CheckRay accepts it) must
+// neither overflow in the triangle test (t > t_max * det) nor in the slab
+// test's robustness scaling (t_far * (1 + 2 gamma(3))).
+TEST(MeshRay, HugeMaxDistanceRaisesNoException) {
+  auto mesh =
+      MakeTriangleMesh({{-2, -2, 5}, {4, -2, 5}, {-2, 4, 5}}, {0, 1, 2});
+  ASSERT_TRUE(mesh.ok());
+  for (const float max_distance : {std::numeric_limits<float>::max(), 1e30f}) {
+    SCOPED_TRACE(max_distance);
+    const Ray<3> ray{{0, 0, 0}, {0, 0, 1}, max_distance};
+    RayResult<3> r = RayCast(**mesh, Pose3{}, ray);
+    ASSERT_TRUE(r.hit);
+    EXPECT_NEAR(r.distance, 5.0f, 1e-5f);
+    EXPECT_EQ(r.feature, 0);
+    EXPECT_NEAR(r.normal.z, -1.0f, 1e-6f);
+    // Missing the triangle, and a terrain through the BVH.
+    EXPECT_FALSE(
+        RayCast(**mesh, Pose3{}, Ray<3>{{10, 0, 0}, {0, 0, 1}, max_distance})
+            .hit);
+  }
+  const MeshInput terrain = testing_util::Terrain(16, 10.0f, 2.0f, 78);
+  auto big = MakeTriangleMesh(terrain.vertices, terrain.indices);
+  ASSERT_TRUE(big.ok());
+  Rng rng(77);
+  for (int i = 0; i < 2000; ++i) {
+    Ray<3> ray{rng.InBox(10.0f), rng.UnitVector(),
+               std::numeric_limits<float>::max()};
+    const RayResult<3> r = RayCast(**big, Pose3{}, ray);
+    const RayResult<3> b = BruteForce(**big, ray);
+    ASSERT_EQ(r.hit, b.hit);
+    if (r.hit) {
+      EXPECT_EQ(r.distance, b.distance);
+    }
+  }
 }
 
 }  // namespace

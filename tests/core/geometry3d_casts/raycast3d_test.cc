@@ -4,7 +4,9 @@
 #include "sator/core/geometry3d/raycast3d.h"
 
 #include <cmath>
+#include <limits>
 #include <memory>
+#include <variant>
 
 #include "core/geometry3d_casts/cast_test_util.h"
 #include "gtest/gtest.h"
@@ -305,6 +307,72 @@ TEST(RayCast, VariantDispatchesToEveryKind) {
   EXPECT_FALSE(
       RayCast(ConvexShape3{std::shared_ptr<const ConvexHull>()}, pose, ray)
           .hit);
+}
+
+// A ray may be as long as any finite float (Shape3's CheckRay accepts
+// FLT_MAX). The comparisons against max_distance must not multiply it by
+// anything larger than 1: the watertight triangle test compared
+// t > t_max * det and raised FE_OVERFLOW (SIGFPE here, exceptions trap) for
+// any triangle whose sheared determinant exceeds 1.
+TEST(RayCast, HugeMaxDistanceRaisesNoException) {
+  auto hull =
+      std::make_shared<const ConvexHull>(testing_util::BoxHull({3, 3, 3}));
+  const Triangle3 big{{-2, -2, 5}, {4, -2, 5}, {-2, 4, 5}};  // det 36
+  for (const float max_distance : {std::numeric_limits<float>::max(), 1e30f}) {
+    SCOPED_TRACE(max_distance);
+    // The reviewer's case: from the origin along +z onto z = 5.
+    const Ray<3> up{{0, 0, 0}, {0, 0, 1}, max_distance};
+    RayResult<3> r = RayCast(ConvexShape3{big}, Pose3{}, up);
+    ASSERT_TRUE(r.hit);
+    EXPECT_NEAR(r.distance, 5.0f, 1e-5f);
+    ExpectVec(r.normal, {0, 0, -1}, kTol);
+    // Every kind 10 units ahead along +x (posed, through the variant), each
+    // with its near surface at x = 10 - reach; large shapes so that no
+    // product in the tests is below 1.
+    const Pose3 pose{{10, 0, 0}, Quat::FromAxisAngle({0, 0, 1}, 0.3f)};
+    const Ray<3> ray = MakeRay({0, 0, 0}, {1, 0, 0}, max_distance);
+    EXPECT_NEAR(
+        RayCast(ConvexShape3{Sphere{3}}, Pose3{{10, 0, 0}, {}}, ray).distance,
+        7.0f, kTol);
+    EXPECT_NEAR(
+        RayCast(ConvexShape3{Box3{{3, 3, 3}}}, Pose3{{10, 0, 0}, {}}, ray)
+            .distance,
+        7.0f, kTol);
+    EXPECT_NEAR(RayCast(ConvexShape3{Capsule3{{0, -4, 0}, {0, 4, 0}, 3}},
+                        Pose3{{10, 0, 0}, {}}, ray)
+                    .distance,
+                7.0f, kTol);
+    EXPECT_NEAR(
+        RayCast(ConvexShape3{hull}, Pose3{{10, 0, 0}, {}}, ray).distance, 7.0f,
+        kTol);
+    r = RayCast(ConvexShape3{Triangle3{{0, -6, -6}, {0, 6, -6}, {0, 0, 6}}},
+                pose, ray);
+    ASSERT_TRUE(r.hit);
+    EXPECT_NEAR(r.distance, 10.0f, kTol);
+    // Rotated shapes and misses run the same comparisons; a far shape
+    // (1e15 away along +z: squared distances stay finite) is found there.
+    const Triangle3 wall{{0, -6, -6}, {0, 6, -6}, {0, 0, 6}};
+    for (const ConvexShape3& s :
+         {ConvexShape3{Sphere{3}}, ConvexShape3{Box3{{3, 3, 3}}},
+          ConvexShape3{Capsule3{{0, -4, 0}, {0, 4, 0}, 3}}, ConvexShape3{hull},
+          ConvexShape3{wall}, ConvexShape3{big}}) {
+      const bool is_big = std::holds_alternative<Triangle3>(s) &&
+                          std::get<Triangle3>(s).a.z == 5.0f;
+      if (!is_big) {
+        EXPECT_TRUE(RayCast(s, pose, ray).hit);
+        EXPECT_FALSE(
+            RayCast(s, pose, MakeRay({0, 50, 0}, {1, 0, 0}, max_distance)).hit);
+      }
+      const bool is_wall = std::holds_alternative<Triangle3>(s) && !is_big;
+      if (!is_wall) {
+        const RayResult<3> far =
+            RayCast(s, Pose3{{0, 0, 1e15f}, {}},
+                    MakeRay({0, 0, 0}, {0, 0, 1}, max_distance));
+        EXPECT_TRUE(far.hit);
+        EXPECT_NEAR(far.distance, 1e15f, 1e9f);
+      }
+    }
+  }
 }
 
 }  // namespace
