@@ -31,6 +31,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/string_view.h"
 
 namespace sator {
 namespace {
@@ -61,6 +62,75 @@ struct Tri {
 };
 
 double Dist(const Tri& t, D3 p) { return Dot(t.n, p) - t.d; }
+
+// The initial simplex: the farthest pair among the axis-extreme points, the
+// point farthest from their line, the point farthest from the plane of the
+// three. Refuses the input (naming it `what`) when the points are all
+// coincident, collinear or coplanar within `eps`: a hull needs volume. Both
+// factories call it, so MakeConvexHullFromFaces refuses a flat polytope
+// exactly when MakeConvexHull refuses the same points.
+absl::Status FindSimplex(const std::vector<D3>& p, double eps,
+                         absl::string_view what, std::array<int, 4>* simplex) {
+  const int n = static_cast<int>(p.size());
+  // Extreme points along the axes; the farthest pair starts the simplex.
+  std::array<int, 6> ext{};
+  for (int i = 0; i < n; ++i) {
+    if (p[i].x < p[ext[0]].x) ext[0] = i;
+    if (p[i].x > p[ext[1]].x) ext[1] = i;
+    if (p[i].y < p[ext[2]].y) ext[2] = i;
+    if (p[i].y > p[ext[3]].y) ext[3] = i;
+    if (p[i].z < p[ext[4]].z) ext[4] = i;
+    if (p[i].z > p[ext[5]].z) ext[5] = i;
+  }
+  int i0 = 0;
+  int i1 = 0;
+  double best = -1;
+  for (int a = 0; a < 6; ++a) {
+    for (int b = a + 1; b < 6; ++b) {
+      const double d = Len(p[ext[a]] - p[ext[b]]);
+      if (d > best) {
+        best = d;
+        i0 = ext[a];
+        i1 = ext[b];
+      }
+    }
+  }
+  if (best <= eps) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s are all coincident (within tolerance)", what));
+  }
+  const D3 dir = (1.0 / best) * (p[i1] - p[i0]);
+  int i2 = -1;
+  best = eps;
+  for (int i = 0; i < n; ++i) {
+    const double d = Len(Cross(p[i] - p[i0], dir));
+    if (d > best) {
+      best = d;
+      i2 = i;
+    }
+  }
+  if (i2 < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s are all collinear (within tolerance)", what));
+  }
+  const D3 plane_n = Cross(p[i1] - p[i0], p[i2] - p[i0]);
+  const D3 unit_n = (1.0 / Len(plane_n)) * plane_n;
+  int i3 = -1;
+  best = eps;
+  for (int i = 0; i < n; ++i) {
+    const double d = std::fabs(Dot(p[i] - p[i0], unit_n));
+    if (d > best) {
+      best = d;
+      i3 = i;
+    }
+  }
+  if (i3 < 0) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s are all coplanar (within tolerance); a hull needs volume", what));
+  }
+  *simplex = {i0, i1, i2, i3};
+  return absl::OkStatus();
+}
 
 class QuickHull {
  public:
@@ -110,66 +180,20 @@ class QuickHull {
 };
 
 absl::Status QuickHull::Build() {
+  std::array<int, 4> simplex{};
+  if (absl::Status s = FindSimplex(p_, eps_, "convex hull points", &simplex);
+      !s.ok()) {
+    return s;
+  }
+  int i0 = simplex[0];
+  int i1 = simplex[1];
+  int i2 = simplex[2];
+  const int i3 = simplex[3];
   const int n = static_cast<int>(p_.size());
-  // Extreme points along the axes; the farthest pair starts the simplex.
-  std::array<int, 6> ext{};
-  for (int i = 0; i < n; ++i) {
-    if (p_[i].x < p_[ext[0]].x) ext[0] = i;
-    if (p_[i].x > p_[ext[1]].x) ext[1] = i;
-    if (p_[i].y < p_[ext[2]].y) ext[2] = i;
-    if (p_[i].y > p_[ext[3]].y) ext[3] = i;
-    if (p_[i].z < p_[ext[4]].z) ext[4] = i;
-    if (p_[i].z > p_[ext[5]].z) ext[5] = i;
-  }
-  int i0 = 0;
-  int i1 = 0;
-  double best = -1;
-  for (int a = 0; a < 6; ++a) {
-    for (int b = a + 1; b < 6; ++b) {
-      const double d = Len(p_[ext[a]] - p_[ext[b]]);
-      if (d > best) {
-        best = d;
-        i0 = ext[a];
-        i1 = ext[b];
-      }
-    }
-  }
-  if (best <= eps_) {
-    return absl::InvalidArgumentError(
-        "convex hull points are all coincident (within tolerance)");
-  }
-  const D3 dir = (1.0 / best) * (p_[i1] - p_[i0]);
-  int i2 = -1;
-  best = eps_;
-  for (int i = 0; i < n; ++i) {
-    const double d = Len(Cross(p_[i] - p_[i0], dir));
-    if (d > best) {
-      best = d;
-      i2 = i;
-    }
-  }
-  if (i2 < 0) {
-    return absl::InvalidArgumentError(
-        "convex hull points are all collinear (within tolerance)");
-  }
-  const D3 plane_n = Cross(p_[i1] - p_[i0], p_[i2] - p_[i0]);
-  const D3 unit_n = (1.0 / Len(plane_n)) * plane_n;
-  int i3 = -1;
-  best = eps_;
-  for (int i = 0; i < n; ++i) {
-    const double d = std::fabs(Dot(p_[i] - p_[i0], unit_n));
-    if (d > best) {
-      best = d;
-      i3 = i;
-    }
-  }
-  if (i3 < 0) {
-    return absl::InvalidArgumentError(
-        "convex hull points are all coplanar (within tolerance); a hull "
-        "needs volume");
-  }
   // Orient the tetrahedron so every face looks outward.
-  if (Dot(p_[i3] - p_[i0], unit_n) > 0) std::swap(i1, i2);
+  if (Dot(p_[i3] - p_[i0], Cross(p_[i1] - p_[i0], p_[i2] - p_[i0])) > 0) {
+    std::swap(i1, i2);
+  }
   std::vector<int> faces = {AddTri(i0, i1, i2), AddTri(i0, i3, i1),
                             AddTri(i1, i3, i2), AddTri(i2, i3, i0)};
   for (int i = 0; i < n; ++i) {
@@ -548,6 +572,19 @@ absl::StatusOr<std::shared_ptr<const ConvexHull>> MakeConvexHullFromFaces(
       return absl::InvalidArgumentError(
           absl::StrFormat("vertex %d is on no face", i));
     }
+  }
+  // Faces can close up around a flat set of vertices (two fans of one
+  // polygon, back to back, pass every check of Finish: every vertex lies on
+  // every face plane, the surface is closed, V - E + F = 2). Such a polytope
+  // has no volume: refuse it with MakeConvexHull's own test and tolerance,
+  // so both factories agree on which vertex sets are flat.
+  std::vector<D3> p(vertices.size());
+  for (size_t i = 0; i < vertices.size(); ++i) p[i] = ToD3(vertices[i]);
+  std::array<int, 4> simplex{};
+  if (absl::Status s = FindSimplex(p, Tolerance(vertices),
+                                   "convex polytope vertices", &simplex);
+      !s.ok()) {
+    return s;
   }
   // Finish keeps the vertices in their given order.
   const double tol = 4.0 * Tolerance(vertices);

@@ -268,6 +268,57 @@ TEST(ConvexHullTest, FromFaces) {
                 "out of range");
 }
 
+// Faces can close up around a flat vertex set: two fans of one polygon,
+// back to back, pass every face check (each vertex lies on each plane, the
+// surface is closed, V - E + F = 6 - 12 + 8 = 2). Such a polytope has no
+// volume; MakeConvexHull refuses the same points as coplanar, and so must
+// MakeConvexHullFromFaces, by the same test and tolerance (1e-6 of the sum
+// of the largest coordinate magnitudes).
+TEST(ConvexHullTest, FromFacesRefusesFlatPolytope) {
+  const std::vector<Vec3> flat = {{4, 2, 0}, {4, -1, 0}, {0, 0, 0},
+                                  {3, 4, 0}, {2, -4, 0}, {3, -1, 0}};
+  const std::vector<std::vector<int>> pillow = {{0, 2, 4}, {0, 5, 2}, {0, 4, 3},
+                                                {0, 3, 5}, {1, 4, 2}, {1, 2, 5},
+                                                {1, 3, 4}, {1, 5, 3}};
+  ExpectInvalid(MakeConvexHullFromFaces(flat, pillow).status(),
+                "convex polytope vertices are all coplanar (within "
+                "tolerance); a hull needs volume");
+  ExpectInvalid(MakeConvexHull(flat).status(),
+                "convex hull points are all coplanar (within tolerance)");
+  // Flat within the tolerance (z = +-1e-6 on a 10-unit slab: 2e-6 thick,
+  // tolerance 2e-5): refused by both. Collinear too.
+  const std::vector<std::vector<int>> cube_faces = {{1, 3, 7, 5}, {0, 4, 6, 2},
+                                                    {2, 6, 7, 3}, {0, 1, 5, 4},
+                                                    {4, 5, 7, 6}, {0, 2, 3, 1}};
+  const auto slab = [](float half_thickness) {
+    std::vector<Vec3> v = CubeCorners(1);
+    for (Vec3& p : v) p = {10 * p.x, 10 * p.y, half_thickness * p.z};
+    return v;
+  };
+  ExpectInvalid(MakeConvexHullFromFaces(slab(1e-6f), cube_faces).status(),
+                "coplanar");
+  ExpectInvalid(MakeConvexHull(slab(1e-6f)).status(), "coplanar");
+  // Thin but solid (2e-3 thick, 100 times the tolerance): accepted by both.
+  absl::StatusOr<std::shared_ptr<const ConvexHull>> thin =
+      MakeConvexHullFromFaces(slab(1e-3f), cube_faces);
+  ASSERT_TRUE(thin.ok()) << thin.status();
+  EXPECT_EQ((*thin)->faces.size(), 6u);
+  ASSERT_TRUE(MakeConvexHull(slab(1e-3f)).ok());
+  // A thin tetrahedron (height 1e-3 over a 10-unit base) also passes.
+  const std::vector<Vec3> tet = {
+      {0, 0, 0}, {10, 0, 0}, {0, 10, 0}, {3, 3, 1e-3f}};
+  absl::StatusOr<std::shared_ptr<const ConvexHull>> sliver =
+      MakeConvexHullFromFaces(tet,
+                              {{0, 2, 1}, {0, 1, 3}, {1, 2, 3}, {2, 0, 3}});
+  ASSERT_TRUE(sliver.ok()) << sliver.status();
+  ExpectInvalid(
+      MakeConvexHullFromFaces(
+          std::vector<Vec3>{{0, 0, 0}, {1, 1, 1}, {2, 2, 2}, {3, 3, 3}},
+          {{0, 2, 1}, {0, 1, 3}, {1, 2, 3}, {2, 0, 3}})
+          .status(),
+      "convex polytope vertices are all collinear");
+}
+
 // AABBs: a box turned 45 degrees about z spans sqrt2 in x and y; a capsule
 // along x of half length 1 and radius 0.5 spans 1.5 in x; every AABB
 // contains the support points of the shape in the six axis directions and

@@ -33,7 +33,9 @@ absl::StatusOr<std::shared_ptr<const ConvexHull>> MakeConvexHull(
 // non-finite vertices, more than kMaxHullVertices vertices, unused vertices,
 // faces with fewer than 3 vertices or out-of-range indices, non-planar faces,
 // inward faces, open or non-manifold edges, a vertex in front of a face's
-// plane (non-convex), or two adjacent coplanar faces.
+// plane (non-convex), two adjacent coplanar faces, or vertices that are all
+// coincident, collinear or coplanar (no volume), by MakeConvexHull's own test
+// and tolerance, so both factories refuse the same flat vertex sets.
 absl::StatusOr<std::shared_ptr<const ConvexHull>> MakeConvexHullFromFaces(
     absl::Span<const Vec3> vertices, absl::Span<const std::vector<int>> faces);
 
