@@ -88,24 +88,14 @@ RoundHit PointCast(Vec3 p, Vec3 d, Cast&& cast) {
 }
 
 // Segment pq of A against segment (c1, c2) of B: the ray from the origin
-// along d against the parallelogram {y - x} rounded by `radius`.
+// along d against the parallelogram {y - x} rounded by `radius` (faces in
+// double, so nearly parallel segments keep them; see sweep_round.h).
 RoundHit SegmentSegment(Vec3 p, Vec3 q, Vec3 c1, Vec3 c2, Vec3 d,
                         float radius) {
-  const Vec3 ua = q - p;
-  const Vec3 ub = c2 - c1;
-  // Vertices (c1 - p), (c2 - p), (c2 - q), (c1 - q): the edges run +ub,
-  // -ua, -ub, +ua, so the loop is counter-clockwise about ub x (-ua).
-  // Parallel segments collapse it to a segment: no faces, edges only.
-  Vec3 n = Cross(ub, -ua);
-  const float nn = LengthSquared(n);
-  n = nn > 1e-12f * LengthSquared(ua) * LengthSquared(ub) && nn > 0.0f
-          ? NormalizeOrZero(n)
-          : Vec3{};
-  internal::SmallRoundPoly quad;
-  internal::MakeQuadRoundPoly(c1 - p, c2 - p, c2 - q, c1 - q, n, &quad);
   RoundHit out;
   PrimitiveHit h;
-  out.status = internal::RayRoundPoly(Vec3{}, d, 1.0f, quad.view, radius, &h);
+  out.status = internal::RayRoundSegmentDifference(Vec3{}, d, 1.0f, p, q, c1,
+                                                   c2, radius, &h);
   if (out.status != RayStatus::kHit) return out;
   out.t = h.t;
   out.normal = -h.normal;

@@ -46,11 +46,6 @@ struct SmallRoundPoly {
 RoundPoly HullRoundPoly(const ConvexHull& hull);
 void MakeBoxRoundPoly(const Box3& box, SmallRoundPoly* out);
 void MakeTriangleRoundPoly(const Triangle3& tri, SmallRoundPoly* out);
-// The flat polygon a, b, c, d (a parallelogram, counter-clockwise about
-// `normal`, unit). With a zero normal (degenerate polygon) only the four
-// edges are kept, which is exact for the segment it collapses to.
-void MakeQuadRoundPoly(Vec3 a, Vec3 b, Vec3 c, Vec3 d, Vec3 normal,
-                       SmallRoundPoly* out);
 
 // The squared distance from x to the polytope (0 inside a solid).
 float SquaredDistanceToPoly(Vec3 x, const RoundPoly& poly);
@@ -61,6 +56,34 @@ float SquaredDistanceToPoly(Vec3 x, const RoundPoly& poly);
 // face_count + edge index for an edge capsule.
 RayStatus RayRoundPoly(Vec3 origin, Vec3 dir, float t_max,
                        const RoundPoly& poly, float radius, PrimitiveHit* hit);
+
+// Ray against the parallelogram {y - x : y on c1c2, x on pq} (the Minkowski
+// difference of two segments; corners c1 - p, c2 - p, c2 - q, c1 - q) rounded
+// by `radius` (> 0): the two face prisms and the four edge capsules.
+// kInside when the origin is within `radius` of the parallelogram. Feature:
+// 0 or 1 a face, 2 + k the edge from corner k.
+//
+// The faces are needed however thin the parallelogram is: the edge capsules
+// cover the parallelogram itself once its smaller height h (area / longer
+// side) is at most 2 radius, but not the slab above and below it; a point
+// at height z <= radius over the middle is sqrt(z^2 + h^2 / 4) from the
+// edges, so edges alone miss a band up to sqrt(radius^2 + h^2 / 4) - radius
+// thick (about h^2 / (8 radius)). Nearly parallel segments make h small but
+// radius can be smaller still (the reviewer's capsules: h = 9e-3, radius
+// 2e-3). The faces are therefore tested whenever the segments' directions
+// are not exactly parallel in float, in double: the normal is the cross
+// product of the float edge vectors, whose products are exact in double, so
+// its direction is good to about 1e-16 however small sin(theta) is (in float
+// it is off by about 1e-7 / sin(theta), which tilts the face by more than
+// the radius across a long parallelogram), and the in-plane test compares
+// distances to the sides, not coefficients divided by sin(theta). The edge
+// capsules are tested in double as well: the corners lie as far from the
+// origin as the segments are long, where a float capsule test loses about
+// 1e-7 of that length (1e-3 for the reviewer's 1e4-long capsules, half the
+// radius).
+RayStatus RayRoundSegmentDifference(Vec3 origin, Vec3 dir, float t_max, Vec3 p,
+                                    Vec3 q, Vec3 c1, Vec3 c2, float radius,
+                                    PrimitiveHit* hit);
 
 // Closest points of segments p1q1 and p2q2 (Ericson 5.1.9, with the
 // parallel and degenerate cases clamped).

@@ -6,12 +6,16 @@
 // of a miss.
 #include "sator/core/geometry3d/sweep3d.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <variant>
 
 #include "core/geometry3d_casts/shape_gen.h"
 #include "gtest/gtest.h"
 #include "sator/core/geometry3d/contact3d.h"
+#include "sator/core/geometry3d/overlap3d.h"
+#include "sator/core/geometry3d/shape3d_validation.h"
 
 namespace sator {
 namespace {
@@ -101,6 +105,47 @@ TEST(Sweep, CrossedCapsules) {
   EXPECT_NEAR(r.fraction, 0.45f, kTol);
   ExpectVec(r.normal, {0, 0, 1}, kTol);
   ExpectVec(r.point, {0, 0, 0.25f}, 1e-4f);
+}
+
+// Nearly parallel long capsules (reviewer's case): A along x, B tilted by
+// sin(theta) = 9e-7 in the xy plane, 1 above and moving down by 1. Their
+// segments' difference is a parallelogram 1e4 long and 9e-3 high in the
+// plane z = 1 (B's frame); the radii sum to 2e-3, so over its middle the
+// rounded parallelogram is the slab |z - 1| <= 2e-3, 4.5e-3 from the edges:
+// the hit is at t = 1 - 2e-3. Its faces were dropped below sin(theta) =
+// 1e-6 (a float normal is off by ~1e-7 / sin(theta) there), and the edge
+// capsules alone missed.
+TEST(Sweep, NearlyParallelLongCapsulesHitTheFace) {
+  const Capsule3 a{{-5000.0f, 0.0f, 0.0f}, {5000.0f, 0.0f, 0.0f}, 1e-3f};
+  const Capsule3 b{{-5000.0f, -0.0045f, 0.0f}, {5000.0f, 0.0045f, 0.0f}, 1e-3f};
+  ASSERT_TRUE(ValidateShape(ConvexShape3{a}).ok());
+  ASSERT_TRUE(ValidateShape(ConvexShape3{b}).ok());
+  const Pose3 pose_a{};
+  const Pose3 pose_b{{0.0f, 0.0f, 1.0f}, {}};
+  ASSERT_TRUE(Overlap(ConvexShape3{a}, pose_a, ConvexShape3{b}, Pose3{}));
+  SweepResult<3> r = Sweep(ConvexShape3{a}, pose_a, Vec3{}, ConvexShape3{b},
+                           pose_b, {0.0f, 0.0f, -1.0f});
+  EXPECT_EQ(r.outcome, SweepOutcome::kHit);
+  EXPECT_NEAR(r.fraction, 0.998f, 1e-4f);
+  ExpectVec(r.normal, {0, 0, 1}, 1e-5f);
+  // Swapped, and the same against A posed far from the origin.
+  r = Sweep(ConvexShape3{b}, pose_b, {0.0f, 0.0f, -1.0f}, ConvexShape3{a},
+            pose_a, Vec3{});
+  EXPECT_EQ(r.outcome, SweepOutcome::kHit);
+  EXPECT_NEAR(r.fraction, 0.998f, 1e-4f);
+  ExpectVec(r.normal, {0, 0, -1}, 1e-5f);
+  // Thinner than twice the radius (height 3.6e-3 <= 4e-3, so the edge
+  // capsules cover the parallelogram itself) the faces are still needed:
+  // over the middle the edges reach only sqrt(2e-3^2 - 1.8e-3^2) = 8.7e-4
+  // above the plane, not 2e-3. B ends 1.5e-3 above A, overlapping.
+  const Capsule3 thin{
+      {-5000.0f, -0.0018f, 0.0f}, {5000.0f, 0.0018f, 0.0f}, 1e-3f};
+  ASSERT_TRUE(Overlap(ConvexShape3{a}, pose_a, ConvexShape3{thin},
+                      Pose3{{0.0f, 0.0f, 1.5e-3f}, {}}));
+  r = Sweep(ConvexShape3{a}, pose_a, Vec3{}, ConvexShape3{thin}, pose_b,
+            {0.0f, 0.0f, -1.0f + 1.5e-3f});
+  EXPECT_EQ(r.outcome, SweepOutcome::kHit);
+  EXPECT_NEAR(r.fraction, (1.0f - 2e-3f) / (1.0f - 1.5e-3f), 1e-4f);
 }
 
 TEST(Sweep, CapsuleOnBoxEdgeAndTriangleFace) {
@@ -293,6 +338,281 @@ INSTANTIATE_TEST_SUITE_P(
       return std::string(testing_util::KindName(param_info.param.first)) + "_" +
              testing_util::KindName(param_info.param.second);
     });
+
+// Nearly parallel pairs, by properties checked with part A's Overlap (the
+// exact core distance for pairs with a capsule) on the pair with the
+// capsule's radius grown or shrunk by `tol`: the shapes are within tol of
+// touching at a start reported as kStartedOverlapping; at a hit t they do
+// not overlap by more than tol at t - eps and touch within tol at t; when
+// the end pose overlaps by more than tol the sweep never misses and, the
+// distance being convex in t for linear motion, the shapes still touch at
+// t + eps; a miss is apart (by tol) at t = 0, 1/3, 2/3 and 1; swapping A and
+// B gives the same outcome. (Contact's depth is not used: for overlapping
+// long nearly parallel capsules it is an upper bound measured along float
+// directions, up to 1e-5 of the length too deep.)
+struct NearlyParallelStats {
+  int hits = 0;
+  int misses = 0;
+  int started = 0;
+  int end_overlapping = 0;
+  int grazes = 0;  // A hit one way, a miss the other, within tol.
+};
+
+// Overlap at time t, with the first capsule's radius (A's if A is one)
+// changed by `grow`.
+bool OverlapGrownAt(const ConvexShape3& a, const Pose3& pa, Vec3 da,
+                    const ConvexShape3& b, const Pose3& pb, Vec3 db, float t,
+                    float grow) {
+  ConvexShape3 ga = a;
+  ConvexShape3 gb = b;
+  if (auto* cap = std::get_if<Capsule3>(&ga)) {
+    cap->radius += grow;
+  } else {
+    std::get<Capsule3>(gb).radius += grow;
+  }
+  return Overlap(ga, Moved(pa, da, t), gb, Moved(pb, db, t));
+}
+
+void CheckNearlyParallel(const ConvexShape3& a, const Pose3& pa, Vec3 da,
+                         const ConvexShape3& b, const Pose3& pb, Vec3 db,
+                         float tol, NearlyParallelStats* stats) {
+  constexpr float kEps = 2e-3f;
+  const auto overlap = [&](float t, float grow) {
+    return OverlapGrownAt(a, pa, da, b, pb, db, t, grow);
+  };
+  const SweepResult<3> r = Sweep(a, pa, da, b, pb, db);
+  const SweepResult<3> s = Sweep(b, pb, db, a, pa, da);
+  if (r.outcome != s.outcome) {
+    // Only a graze within the tolerance may be a hit one way and a miss the
+    // other (the edge capsules are tested in float, good to about 1e-7 of
+    // the coordinates): never deeper than tol from the hit to the end.
+    ASSERT_NE(r.outcome, SweepOutcome::kStartedOverlapping);
+    ASSERT_NE(s.outcome, SweepOutcome::kStartedOverlapping);
+    const float t = r.outcome == SweepOutcome::kHit ? r.fraction : s.fraction;
+    for (int k = 0; k <= 16; ++k) {
+      ASSERT_FALSE(overlap(t + (1.0f - t) * k / 16.0f, -tol)) << k;
+    }
+    ++stats->grazes;
+    return;
+  }
+  const bool end_overlaps = overlap(1.0f, -tol);
+  if (end_overlaps) {
+    ++stats->end_overlapping;
+    ASSERT_NE(r.outcome, SweepOutcome::kMiss);
+  }
+  if (r.outcome == SweepOutcome::kStartedOverlapping) {
+    ++stats->started;
+    ASSERT_TRUE(overlap(0.0f, tol));
+    return;
+  }
+  if (r.outcome == SweepOutcome::kMiss) {
+    ++stats->misses;
+    for (int k = 0; k <= 3; ++k) ASSERT_FALSE(overlap(k / 3.0f, -tol)) << k;
+    return;
+  }
+  ++stats->hits;
+  ASSERT_GT(r.fraction, 0.0f);
+  ASSERT_LE(r.fraction, 1.0f);
+  // The same time within the distance tolerance over the speed.
+  ASSERT_NEAR(s.fraction, r.fraction, 1e-5f + 2 * tol / Length(db - da));
+  ASSERT_NEAR(Length(r.normal), 1.0f, 1e-4f);
+  ASSERT_FALSE(overlap(std::max(0.0f, r.fraction - kEps), -tol));
+  ASSERT_TRUE(overlap(r.fraction, tol));
+  ASSERT_FALSE(overlap(r.fraction, -tol));
+  if (end_overlaps) {
+    ASSERT_TRUE(overlap(std::min(1.0f, r.fraction + kEps), tol));
+  }
+}
+
+float LogUniform(Rng& rng, float lo_exp, float hi_exp) {
+  return std::pow(10.0f, rng.Uniform(lo_exp, hi_exp));
+}
+
+// A unit vector at angle theta from `axis` (unit), turned about it by phi.
+Vec3 Tilted(Vec3 axis, Vec3 u, Vec3 v, float theta, float phi) {
+  return std::cos(theta) * axis +
+         std::sin(theta) * (std::cos(phi) * u + std::sin(phi) * v);
+}
+
+// Capsule pairs at angles of 1e-9 to 1e-2 radians, 1 to 1e4 long, radii
+// 1e-5 to 1e-2 of the length, in a random orientation: the smaller height
+// of the segments' parallelogram ranges from far below to far above the
+// radius. B starts above A along a normal and moves towards it. Float
+// endpoints in a general orientation are only good to about 6e-8 of the
+// coordinates, so the tolerance is 1e-6 of them.
+TEST(Sweep3d, NearlyParallelCapsulesProperties) {
+  Rng rng(9001);
+  NearlyParallelStats stats;
+  int thick = 0;  // Pairs whose parallelogram is over 2 radii high.
+  for (int i = 0; i < 20000; ++i) {
+    const float len = LogUniform(rng, 0.0f, 4.0f);
+    const float ra = len * LogUniform(rng, -5.0f, -2.0f);
+    const float rb = len * LogUniform(rng, -5.0f, -2.0f);
+    const float theta = LogUniform(rng, -9.0f, -2.0f);
+    const float len_b = len * rng.Uniform(0.3f, 1.5f);
+    const float r = ra + rb;
+    if (theta * std::min(len, len_b) > 2 * r) ++thick;
+    // A's frame: axis x, B above along z (y lateral), then all turned by q.
+    const Quat q = rng.Rotation();
+    const Vec3 x = Rotate(q, {1, 0, 0});
+    const Vec3 y = Rotate(q, {0, 1, 0});
+    const Vec3 z = Rotate(q, {0, 0, 1});
+    const Vec3 dir_b = Tilted(x, y, z, theta, rng.Uniform(-3.14159f, 3.14159f));
+    const float lift = r * LogUniform(rng, 0.1f, 1.5f);
+    const Vec3 centre_b = rng.Uniform(-0.3f, 0.3f) * len * x +
+                          rng.Uniform(-2.0f, 2.0f) * r * y + lift * z;
+    const Capsule3 a{-0.5f * len * x, 0.5f * len * x, ra};
+    const Capsule3 b{centre_b - 0.5f * len_b * dir_b,
+                     centre_b + 0.5f * len_b * dir_b, rb};
+    const Vec3 db = rng.Uniform(-1.0f, 1.0f) * lift * x +
+                    rng.Uniform(-1.0f, 1.0f) * r * y -
+                    rng.Uniform(0.5f, 1.5f) * lift * z;
+    const Pose3 pose{rng.InBox(len), {}};
+    SCOPED_TRACE(::testing::Message() << "case " << i << " len " << len
+                                      << " theta " << theta << " r " << r);
+    CheckNearlyParallel(ConvexShape3{a}, pose, Vec3{}, ConvexShape3{b}, pose,
+                        db, 1e-6f * 2 * len, &stats);
+  }
+  std::printf(
+      "nearly parallel capsules: %d hits, %d misses, %d started, "
+      "%d end overlapping, %d over 2 radii high, %d grazes\n",
+      stats.hits, stats.misses, stats.started, stats.end_overlapping, thick,
+      stats.grazes);
+  EXPECT_GT(stats.hits, 4000);
+  EXPECT_GT(stats.misses, 2000);
+  EXPECT_GT(thick, 1000);
+  EXPECT_LT(stats.grazes, 20);
+}
+
+// The reviewer's regime, radii 1e-7 to 1e-5 of lengths 1e3 to 1e4: below
+// float resolution in a general orientation, so the pairs are axis-aligned
+// (A along x, B tilted in the xy plane by 2.5 to 100 radii over its length
+// and moving down z, like the reviewer's), where the endpoints are exact.
+// The parallelogram is always over 2 radii high: the old code dropped its
+// faces (sin(theta) < 1e-6) and missed hits over its middle.
+TEST(Sweep3d, NearlyParallelLongThinCapsulesProperties) {
+  Rng rng(9002);
+  NearlyParallelStats stats;
+  for (int i = 0; i < 5000; ++i) {
+    const float len = LogUniform(rng, 3.0f, 4.0f);
+    const float ra = len * LogUniform(rng, -7.0f, -5.0f);
+    const float rb = len * LogUniform(rng, -7.0f, -5.0f);
+    const float r = ra + rb;
+    const float half_height = 0.5f * r * LogUniform(rng, 0.4f, 2.0f);
+    const float lift = r * LogUniform(rng, 0.1f, 1.5f);
+    const float lateral = rng.Uniform(-1.0f, 1.0f) * half_height;
+    const Capsule3 a{{-0.5f * len, 0, 0}, {0.5f * len, 0, 0}, ra};
+    const Capsule3 b{{-0.5f * len, lateral - half_height, 0},
+                     {0.5f * len, lateral + half_height, 0},
+                     rb};
+    const Vec3 db{0, rng.Uniform(-1.0f, 1.0f) * r,
+                  -rng.Uniform(0.5f, 1.5f) * lift};
+    SCOPED_TRACE(::testing::Message() << "case " << i << " len " << len << " r "
+                                      << r << " h " << half_height);
+    CheckNearlyParallel(ConvexShape3{a}, Pose3{}, Vec3{}, ConvexShape3{b},
+                        Pose3{{0, 0, lift}, {}}, db, 0.02f * r, &stats);
+  }
+  std::printf(
+      "long thin capsules: %d hits, %d misses, %d started, "
+      "%d end overlapping, %d grazes\n",
+      stats.hits, stats.misses, stats.started, stats.end_overlapping,
+      stats.grazes);
+  EXPECT_GT(stats.hits, 1500);
+  EXPECT_GT(stats.end_overlapping, 1500);
+}
+
+// A capsule nearly parallel (1e-9 to 1e-2 radians) to a box edge, beside it
+// and moving towards it: the capsule's segment meets that edge as a nearly
+// degenerate parallelogram (RoundAgainst's loop over the box's edges).
+TEST(Sweep3d, CapsuleNearlyParallelToBoxEdgeProperties) {
+  Rng rng(9003);
+  NearlyParallelStats stats;
+  for (int i = 0; i < 20000; ++i) {
+    const float len = LogUniform(rng, 0.0f, 3.0f);
+    const Vec3 h{0.5f * len * rng.Uniform(0.5f, 1.5f),
+                 len * rng.Uniform(0.01f, 0.5f),
+                 len * rng.Uniform(0.01f, 0.5f)};
+    const float r = len * LogUniform(rng, -5.0f, -2.0f);
+    const float theta = LogUniform(rng, -9.0f, -2.0f);
+    const Quat q = rng.Rotation();
+    const Vec3 x = Rotate(q, {1, 0, 0});
+    const Vec3 y = Rotate(q, {0, 1, 0});
+    const Vec3 z = Rotate(q, {0, 0, 1});
+    // Outward from the edge (x, +h.y, +h.z), between its two faces.
+    const float angle = rng.Uniform(0.1f, 1.47f);
+    const Vec3 out = std::cos(angle) * y + std::sin(angle) * z;
+    const Vec3 side = std::sin(angle) * y - std::cos(angle) * z;
+    const float lift = r * LogUniform(rng, 0.1f, 1.5f);
+    const Vec3 edge = h.y * y + h.z * z;
+    const Vec3 centre = edge + rng.Uniform(-0.5f, 0.5f) * h.x * x + lift * out +
+                        rng.Uniform(-2.0f, 2.0f) * r * side;
+    const Vec3 dir =
+        Tilted(x, out, side, theta, rng.Uniform(-3.14159f, 3.14159f));
+    const float len_c = len * rng.Uniform(0.3f, 1.5f);
+    const Capsule3 cap{centre - 0.5f * len_c * dir, centre + 0.5f * len_c * dir,
+                       r};
+    const Vec3 dc = rng.Uniform(-1.0f, 1.0f) * lift * x +
+                    rng.Uniform(-1.0f, 1.0f) * r * side -
+                    rng.Uniform(0.5f, 1.5f) * lift * out;
+    const Pose3 pose{rng.InBox(len), q};
+    // The box's axes are q's; the capsule is given in world coordinates
+    // around the box's centre.
+    const Pose3 cap_pose{pose.position, {}};
+    SCOPED_TRACE(::testing::Message() << "case " << i << " len " << len
+                                      << " theta " << theta << " r " << r);
+    CheckNearlyParallel(ConvexShape3{cap}, cap_pose, dc, ConvexShape3{Box3{h}},
+                        pose, Vec3{}, 1e-6f * 2 * len, &stats);
+  }
+  std::printf(
+      "capsule along a box edge: %d hits, %d misses, %d started, "
+      "%d end overlapping, %d grazes\n",
+      stats.hits, stats.misses, stats.started, stats.end_overlapping,
+      stats.grazes);
+  EXPECT_GT(stats.hits, 4000);
+  EXPECT_GT(stats.misses, 2000);
+}
+
+// The reviewer's regime against a box: a capsule 1e3 to 1e4 long with a
+// radius of 1e-7 to 1e-5 of that lies beside an edge of an equally long box
+// (axis-aligned, small cross-section, so the coordinates are good to 5e-7),
+// outside both faces, turned about the outward direction by 2.5 to 100
+// radii over its length, and moves onto the edge. Its segment and the edge
+// span a parallelogram over 2 radii high whose face the capsule meets first
+// (RoundAgainst's loop over B's edges; the old code dropped that face below
+// sin(theta) = 1e-6).
+TEST(Sweep3d, CapsuleAlongLongBoxEdgeProperties) {
+  Rng rng(9004);
+  NearlyParallelStats stats;
+  for (int i = 0; i < 5000; ++i) {
+    const float len = LogUniform(rng, 3.0f, 4.0f);
+    const Vec3 h{0.5f * len, rng.Uniform(1.0f, 4.0f), rng.Uniform(1.0f, 4.0f)};
+    const float r = len * LogUniform(rng, -7.0f, -5.0f);
+    const float half_height = r * LogUniform(rng, 0.1f, 1.7f);
+    const float lift = r * LogUniform(rng, 0.1f, 1.5f);
+    const float half_len = 0.5f * len * rng.Uniform(0.5f, 1.5f);
+    const float lateral = rng.Uniform(-1.0f, 1.0f) * half_height;
+    // Outward from the edge (x, +h.y, +h.z), and across it.
+    const float angle = rng.Uniform(0.2f, 1.37f);
+    const Vec3 out{0, std::cos(angle), std::sin(angle)};
+    const Vec3 side{0, std::sin(angle), -std::cos(angle)};
+    const Vec3 mid = Vec3{0, h.y, h.z} + lift * out + lateral * side;
+    const Capsule3 cap{mid + Vec3{-half_len, 0, 0} - half_height * side,
+                       mid + Vec3{half_len, 0, 0} + half_height * side, r};
+    const Vec3 dc = rng.Uniform(-1.0f, 1.0f) * r * side -
+                    rng.Uniform(0.5f, 1.5f) * lift * out;
+    SCOPED_TRACE(::testing::Message() << "case " << i << " len " << len << " r "
+                                      << r << " h " << half_height);
+    CheckNearlyParallel(ConvexShape3{cap}, Pose3{}, dc, ConvexShape3{Box3{h}},
+                        Pose3{}, Vec3{}, 0.02f * r, &stats);
+  }
+  std::printf(
+      "capsule along a long box edge: %d hits, %d misses, %d started, "
+      "%d end overlapping, %d grazes\n",
+      stats.hits, stats.misses, stats.started, stats.end_overlapping,
+      stats.grazes);
+  EXPECT_GT(stats.hits, 1500);
+  EXPECT_GT(stats.end_overlapping, 1500);
+}
 
 // Sweeps at the extremes of speed, for every pair kind: 1e-38 units per
 // step (a time of impact over a rate that small overflows float) and 1e15
