@@ -59,33 +59,35 @@ RayResult<2> RayConvex(int count, VertexFn vertex, NormalFn normal,
     }
     return true;
   };
+  // The interval [lower, upper] of t, upper capped at kMaxClipDistance so
+  // that no product t * den overflows (|den| <= 1 but for round-off, and
+  // max_distance may be FLT_MAX): a hit farther than 1e37 is not reported,
+  // where a float point along the ray is off by more than 1e30 anyway.
+  // Products and compares stay in float (the loop is the hot path of the
+  // polygon ray; doubles cost 10% there).
+  constexpr float kMaxClipDistance = 1e37f;
   float lower = 0.0f;
-  float upper = ray.max_distance;
+  float upper = std::min(ray.max_distance, kMaxClipDistance);
   int index = -1;
   bool outside = false;
   RayResult<2> r;
   for (int i = 0; i < count; ++i) {
-    // n.(o + t d - v) <= 0  <=>  t * den <= num.
-    // The quotient num / den is compared with lower and upper before it is
-    // formed, by products in double (exact for floats, no overflow): upper
-    // starts at max_distance, which may be FLT_MAX, and |den| may round to
-    // just above 1 or be tiny (a direction with a subnormal component), so
-    // neither the float product nor an entry quotient beyond upper is safe.
+    // n.(o + t d - v) <= 0  <=>  t * den <= num. Each quotient num / den is
+    // compared with the interval before it is formed (a direction with a
+    // subnormal component makes den tiny and the quotient overflow), so
+    // every one formed lies in [0, upper].
     const Vec2 n = normal(i);
     const float num = Dot(n, vertex(i) - o);
     const float den = Dot(n, d);
-    const double dnum = num;
     outside |= num < -tolerance;
     if (den == 0.0f) {
       if (num < 0.0f) return !outside && inside() ? Inside(ray) : r;
-    } else if (den < 0.0f && dnum < static_cast<double>(lower) * den) {
+    } else if (den < 0.0f && num < lower * den) {
       // Entering this half-plane after lower; after upper too: empty.
-      if (dnum < static_cast<double>(upper) * den) {
-        return !outside && inside() ? Inside(ray) : r;
-      }
-      lower = num / den;  // In (lower, upper]: no overflow.
+      if (num < upper * den) return !outside && inside() ? Inside(ray) : r;
+      lower = num / den;
       index = i;
-    } else if (den > 0.0f && dnum < static_cast<double>(upper) * den) {
+    } else if (den > 0.0f && num < upper * den) {
       upper = num / den;  // Leaving it, before upper.
     }
     if (upper < lower) return !outside && inside() ? Inside(ray) : r;
