@@ -17,11 +17,17 @@
 // - Replay: snapshot scenes go through ImportScene, log records through the
 //   scene_ops function of their kind, with no batch limit (what was accepted
 //   once is accepted again) and no hook.
-// - The registry creates a scene's id before CreateScene's and ImportScene's
-//   hook runs, so a snapshot can hold a new, still empty scene whose record
-//   follows the snapshot. Replay therefore lets a create or import of an id
-//   that exists replace that scene (the record is the truth: the id was free
-//   when it was logged).
+// - A new scene (CreateScene, ImportScene) is published, made visible to
+//   the snapshot's SceneRegistry::List, by the hook's `apply`, so inside the
+//   MutationScope that logs it: a snapshot whose LSN covers the creation
+//   holds the scene, and one that does not, does not. (Publishing after the
+//   scope ended would let a snapshot in between cover the record but miss
+//   the scene, losing an acknowledged creation.) A refused import is never
+//   published.
+// - Replay still lets a create or import of an id that exists replace that
+//   scene (the record is the truth: the id was free when it was logged), for
+//   snapshots written before scenes were published inside the scope, which
+//   could hold a new scene whose record followed them.
 #ifndef SATOR_SERVER_DURABILITY_SCENE_PERSISTENCE_H_
 #define SATOR_SERVER_DURABILITY_SCENE_PERSISTENCE_H_
 

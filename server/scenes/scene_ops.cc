@@ -206,14 +206,17 @@ absl::StatusOr<sator::v1::SceneInfo> ImportAs(
         " bodies, above the scene's limit of ", settings.max_bodies));
   }
   // Filled and logged before anyone else can see or change it (see
-  // SceneRegistry::Create); a refusal leaves nothing behind.
+  // SceneRegistry::Create); a refusal leaves nothing behind. Published by
+  // `apply`, inside the hook, so that a snapshot sees the scene if and only
+  // if it sees the import's record.
   absl::Status populated;
-  absl::StatusOr<std::shared_ptr<HostedScene>> hosted =
-      registry.Create(snapshot.scene_id(), settings, [&](HostedScene& scene) {
+  absl::StatusOr<std::shared_ptr<HostedScene>> hosted = registry.Create(
+      snapshot.scene_id(), settings,
+      [&](HostedScene& scene, SceneRegistry::ScenePublish publish) {
         sator::v1::ImportSceneRequest effective = request;
         effective.mutable_snapshot()->set_scene_id(scene.id());
         populated = RunMutation(options, scene.id(), effective, [&] {
-          return VisitScene(scene, [&](auto& core) {
+          absl::Status filled = VisitScene(scene, [&](auto& core) {
             if constexpr (SceneDimension<std::decay_t<decltype(core)>>::value ==
                           D) {
               return Populate<D>(core, *content);
@@ -221,6 +224,8 @@ absl::StatusOr<sator::v1::SceneInfo> ImportAs(
               return absl::InternalError("scene dimension changed");
             }
           });
+          if (filled.ok()) publish();
+          return filled;
         });
         return populated;
       });
@@ -360,13 +365,18 @@ absl::StatusOr<sator::v1::SceneInfo> CreateScene(
   if (!settings.ok()) return settings.status();
   // The creation is logged before anyone else can see or change the scene
   // (see SceneRegistry::Create); the hook sees the request with the id the
-  // scene got, and a hook's error undoes the creation.
-  absl::StatusOr<std::shared_ptr<HostedScene>> hosted =
-      registry.Create(request.scene_id(), *settings, [&](HostedScene& scene) {
+  // scene got, and a hook's error undoes the creation. `apply` publishes the
+  // scene, inside the hook, so that a snapshot sees the scene if and only if
+  // it sees the creation's record.
+  absl::StatusOr<std::shared_ptr<HostedScene>> hosted = registry.Create(
+      request.scene_id(), *settings,
+      [&](HostedScene& scene, SceneRegistry::ScenePublish publish) {
         sator::v1::CreateSceneRequest effective = request;
         effective.set_scene_id(scene.id());
-        return RunMutation(options, scene.id(), effective,
-                           [] { return absl::OkStatus(); });
+        return RunMutation(options, scene.id(), effective, [&] {
+          publish();
+          return absl::OkStatus();
+        });
       });
   if (!hosted.ok()) return hosted.status();
   return DescribeScene(**hosted);

@@ -44,9 +44,13 @@ namespace sator::server {
 // still refuse a logged mutation (an unknown body id, a stale tick), and
 // replaying the log refuses it the same way.
 //
-// `apply` is a no-op for CreateScene: the registry has already made the
-// (empty) scene when the hook runs. For ImportScene it
-// fills that scene; for DeleteScene it removes the scene from the registry.
+// For CreateScene the registry has already made the (empty) scene when the
+// hook runs, and `apply` only publishes it (List and Find show it from then
+// on; see SceneRegistry::Create). For ImportScene `apply` fills that scene
+// and publishes it if the core accepts the content. For DeleteScene it
+// removes the scene from the registry. So whatever the hook does after
+// `apply` returns (such as ending a snapshot exclusion) happens with the
+// scene already visible, and a hook must return OK once `apply` succeeded.
 using MutationHook = std::function<absl::Status(
     const std::string& scene_id, const google::protobuf::Message& request,
     absl::FunctionRef<absl::Status()> apply)>;

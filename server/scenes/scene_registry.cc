@@ -175,7 +175,9 @@ absl::StatusOr<std::shared_ptr<HostedScene>> SceneRegistry::Create(
   }
   if (!init) return hosted;
 
-  absl::Status initialised = init(*hosted);
+  absl::Status initialised = init(*hosted, [&hosted] {
+    hosted->ready_.store(true, std::memory_order_release);
+  });
   if (initialised.ok()) {
     hosted->ready_.store(true, std::memory_order_release);
     return hosted;

@@ -19,6 +19,7 @@
 #include <variant>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "sator/core/scene/scene.h"
@@ -88,8 +89,8 @@ class HostedScene {
       scene_;
   mutable std::mutex write_mutex_;
   std::atomic<bool> deleted_{false};
-  // False while Create's `init` runs: the scene is then invisible to Find
-  // and List, though its id is taken.
+  // False while Create's `init` runs, until it publishes the scene: the
+  // scene is then invisible to Find and List, though its id is taken.
   std::atomic<bool> ready_{false};
 };
 
@@ -107,9 +108,11 @@ class SceneRegistry {
   absl::StatusOr<HostedSceneSettings> ResolveSettings(
       const HostedSceneSettings& requested) const;
 
-  // Fills in a scene being created, with its write_mutex() held; an error
-  // undoes the creation.
-  using SceneInit = std::function<absl::Status(HostedScene&)>;
+  // Makes the scene being created visible to List and Find (see Create).
+  using ScenePublish = absl::FunctionRef<void()>;
+  // Fills in a scene being created, with its write_mutex() held, and
+  // publishes it; an error undoes the creation.
+  using SceneInit = std::function<absl::Status(HostedScene&, ScenePublish)>;
 
   // Creates a scene. An empty id asks for a server-assigned one.
   // INVALID_ARGUMENT for a bad id or settings (resolve them first),
@@ -119,8 +122,18 @@ class SceneRegistry {
   // joins the map, and `init` runs under it (not under the registry's lock)
   // before List shows the scene (Find waits for it). So whatever `init` does
   // (fill the scene from a snapshot, log its creation) happens before any other
-  // mutation of the scene, and no reader sees it half made. If `init` fails,
-  // the scene is removed and marked deleted, and its error is returned.
+  // mutation of the scene, and no reader sees it half made.
+  //
+  // `init` calls its `publish` argument once the scene is complete and its
+  // creation can no longer fail: from then on List shows the scene and Find
+  // returns it at once (writers still wait for the write lock until `init`
+  // returns). Publishing inside `init`, rather than after it, lets the
+  // appearance be atomic with another step: the durability hook publishes
+  // inside the MutationScope that logs the creation, so a snapshot never
+  // records an LSN covering the creation without the scene. If `init`
+  // returns OK without publishing, Create publishes on its return. If `init`
+  // fails, the scene is removed and marked deleted (as by Delete, if it was
+  // published), and its error is returned.
   absl::StatusOr<std::shared_ptr<HostedScene>> Create(
       const std::string& id, const HostedSceneSettings& settings,
       const SceneInit& init = nullptr);

@@ -1,7 +1,9 @@
 // Scene persistence in process: what scene_ops writes through the hook comes
 // back in a fresh registry; replay tolerates the one mutation per scene a
-// snapshot may hold before its log record; and snapshots taken while many
-// threads write recover to exactly the final state.
+// snapshot may hold before its log record; a snapshot written while a scene
+// is being created holds it if and only if it covers the creation's record;
+// and snapshots taken while many threads write recover to exactly the final
+// state.
 #include <atomic>
 #include <cstdint>
 #include <cstdlib>
@@ -205,6 +207,148 @@ TEST_F(SceneDurabilityTest, ReplayReplacesAScenesTheSnapshotCaughtEarly) {
   EXPECT_EQ(report.records_failed, 0u);
   ExpectSameScenes(expected, ExportAll(restored));
   EXPECT_EQ(expected.size(), 3u);  // fresh, imported, thin.
+}
+
+// The server's hook, followed, for requests of type `Request`, by a snapshot
+// written from another thread (as the periodic snapshot thread does) once
+// OnMutation has returned: after its MutationScope ended, while the
+// registry's Create is still running. `refuse` makes the hook refuse such
+// requests, as when the log cannot be written, instead of logging them.
+template <typename Request>
+MutationHook SnapshotAfter(ScenePersistence* persistence, bool refuse = false) {
+  return [persistence, refuse](const std::string& id,
+                               const google::protobuf::Message& request,
+                               absl::FunctionRef<absl::Status()> apply) {
+    const bool matches = request.GetDescriptor() == Request::descriptor();
+    absl::Status status = matches && refuse
+                              ? absl::UnavailableError("log: disk full")
+                              : persistence->OnMutation(id, request, apply);
+    if (matches) {
+      std::thread snapshot(
+          [persistence] { EXPECT_TRUE(persistence->SnapshotNow().ok()); });
+      snapshot.join();
+    }
+    return status;
+  };
+}
+
+// A snapshot written right after a creation was logged, but before
+// CreateScene returned, holds the scene: its LSN covers the creation, so
+// replay skips the create record, and the acknowledged scene must come from
+// the snapshot.
+TEST_F(SceneDurabilityTest, SnapshotRightAfterCreateIsLoggedKeepsTheScene) {
+  {
+    SceneRegistry registry(limits_);
+    SceneOpsOptions ops;
+    std::unique_ptr<ScenePersistence> persistence = Open(registry, &ops);
+    ASSERT_NE(persistence, nullptr);
+    ops.on_mutation =
+        SnapshotAfter<sator::v1::CreateSceneRequest>(persistence.get());
+    ASSERT_TRUE(
+        CreateScene(registry, ops, Parse<sator::v1::CreateSceneRequest>(R"pb(
+                      scene_id: "arena"
+                      settings { dimension: DIMENSION_2D }
+                    )pb"))
+            .ok());
+    ASSERT_TRUE(UpsertBodies(registry, ops, Circles("arena", {1})).ok());
+    EXPECT_EQ(persistence->store().snapshots_written(), 1u);
+  }
+  SceneRegistry restored(limits_);
+  SceneOpsOptions ops;
+  durability::RecoveryReport report;
+  std::unique_ptr<ScenePersistence> persistence = Open(restored, &ops, &report);
+  ASSERT_NE(persistence, nullptr);
+  EXPECT_EQ(report.scenes_restored, 1u);
+  EXPECT_EQ(report.records_replayed, 1u);  // The upsert.
+  EXPECT_EQ(report.records_failed, 0u);
+  absl::StatusOr<sator::v1::SceneInfo> info = GetScene(
+      restored, Parse<sator::v1::GetSceneRequest>(R"pb(scene_id: "arena")pb"));
+  ASSERT_TRUE(info.ok()) << "acknowledged scene lost: " << info.status();
+  EXPECT_EQ(info->stats().body_count(), 1u);
+}
+
+// The same for ImportScene: the snapshot holds the imported bodies.
+TEST_F(SceneDurabilityTest, SnapshotRightAfterImportIsLoggedKeepsTheScene) {
+  std::map<std::string, sator::v1::SceneSnapshot> expected;
+  {
+    SceneRegistry registry(limits_);
+    SceneOpsOptions ops;
+    std::unique_ptr<ScenePersistence> persistence = Open(registry, &ops);
+    ASSERT_NE(persistence, nullptr);
+    ops.on_mutation =
+        SnapshotAfter<sator::v1::ImportSceneRequest>(persistence.get());
+    ASSERT_TRUE(
+        ImportScene(registry, ops, Parse<sator::v1::ImportSceneRequest>(R"pb(
+                      snapshot {
+                        scene_id: "copy"
+                        settings { dimension: DIMENSION_2D }
+                        bodies {
+                          body_id: 4
+                          motion_type: MOTION_TYPE_STATIC
+                          shape { circle { radius: 2 } }
+                        }
+                      }
+                    )pb"))
+            .ok());
+    ASSERT_TRUE(UpsertBodies(registry, ops, Circles("copy", {1})).ok());
+    EXPECT_EQ(persistence->store().snapshots_written(), 1u);
+    expected = ExportAll(registry);
+  }
+  SceneRegistry restored(limits_);
+  SceneOpsOptions ops;
+  durability::RecoveryReport report;
+  std::unique_ptr<ScenePersistence> persistence = Open(restored, &ops, &report);
+  ASSERT_NE(persistence, nullptr);
+  EXPECT_EQ(report.scenes_restored, 1u);
+  EXPECT_EQ(report.records_replayed, 1u);  // The upsert.
+  EXPECT_EQ(report.records_failed, 0u);
+  ExpectSameScenes(expected, ExportAll(restored));
+  ASSERT_TRUE(expected.contains("copy"));
+  EXPECT_EQ(expected.at("copy").bodies_size(), 2);
+}
+
+// A creation or import the hook refuses is in no snapshot, even one written
+// before CreateScene / ImportScene has undone it.
+TEST_F(SceneDurabilityTest, RefusedCreationIsInNoSnapshot) {
+  {
+    SceneRegistry registry(limits_);
+    SceneOpsOptions ops;
+    std::unique_ptr<ScenePersistence> persistence = Open(registry, &ops);
+    ASSERT_NE(persistence, nullptr);
+    SceneOpsOptions refusing = ops;
+    refusing.on_mutation = SnapshotAfter<sator::v1::CreateSceneRequest>(
+        persistence.get(), /*refuse=*/true);
+    EXPECT_EQ(CreateScene(registry, refusing,
+                          Parse<sator::v1::CreateSceneRequest>(R"pb(
+                            scene_id: "never"
+                            settings { dimension: DIMENSION_2D }
+                          )pb"))
+                  .status()
+                  .code(),
+              absl::StatusCode::kUnavailable);
+    refusing.on_mutation = SnapshotAfter<sator::v1::ImportSceneRequest>(
+        persistence.get(), /*refuse=*/true);
+    EXPECT_EQ(ImportScene(registry, refusing,
+                          Parse<sator::v1::ImportSceneRequest>(R"pb(
+                            snapshot {
+                              scene_id: "nor"
+                              settings { dimension: DIMENSION_3D }
+                            }
+                          )pb"))
+                  .status()
+                  .code(),
+              absl::StatusCode::kUnavailable);
+    EXPECT_EQ(persistence->store().snapshots_written(), 2u);
+    EXPECT_EQ(registry.size(), 0u);
+  }
+  SceneRegistry restored(limits_);
+  SceneOpsOptions ops;
+  durability::RecoveryReport report;
+  std::unique_ptr<ScenePersistence> persistence = Open(restored, &ops, &report);
+  ASSERT_NE(persistence, nullptr);
+  EXPECT_EQ(report.scenes_restored, 0u);
+  EXPECT_EQ(report.records_failed, 0u);
+  EXPECT_EQ(restored.size(), 0u);
 }
 
 // A request that passes validation but that the core refuses (an unknown

@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -105,8 +106,9 @@ TEST(SceneRegistryTest, CreateFindDeleteAndErrors) {
 TEST(SceneRegistryTest, InitRunsUnderTheWriteLockBeforeTheSceneIsVisible) {
   SceneRegistry registry(SceneLimits{});
   bool ran = false;
-  absl::StatusOr<std::shared_ptr<HostedScene>> created =
-      registry.Create("filled", Settings(2), [&](HostedScene& scene) {
+  absl::StatusOr<std::shared_ptr<HostedScene>> created = registry.Create(
+      "filled", Settings(2),
+      [&](HostedScene& scene, SceneRegistry::ScenePublish) {
         ran = true;
         // The write lock is held: another writer could not take it now.
         EXPECT_FALSE(scene.write_mutex().try_lock());
@@ -131,13 +133,14 @@ TEST(SceneRegistryTest, FindWaitsForASceneBeingCreated) {
   bool init_started = false;
   bool release_init = false;
   std::thread creator([&] {
-    auto created = registry.Create("slow", Settings(2), [&](HostedScene&) {
-      std::unique_lock<std::mutex> lock(mutex);
-      init_started = true;
-      changed.notify_all();
-      changed.wait(lock, [&] { return release_init; });
-      return absl::OkStatus();
-    });
+    auto created = registry.Create(
+        "slow", Settings(2), [&](HostedScene&, SceneRegistry::ScenePublish) {
+          std::unique_lock<std::mutex> lock(mutex);
+          init_started = true;
+          changed.notify_all();
+          changed.wait(lock, [&] { return release_init; });
+          return absl::OkStatus();
+        });
     EXPECT_TRUE(created.ok());
   });
   {
@@ -162,16 +165,57 @@ TEST(SceneRegistryTest, FailedInitLeavesNothingAndMarksTheSceneDeleted) {
   SceneRegistry registry(SceneLimits{});
   HostedScene* seen = nullptr;
   absl::StatusOr<std::shared_ptr<HostedScene>> created =
-      registry.Create("doomed", Settings(3), [&](HostedScene& scene) {
-        seen = &scene;
-        return absl::DataLossError("log refused it");
-      });
+      registry.Create("doomed", Settings(3),
+                      [&](HostedScene& scene, SceneRegistry::ScenePublish) {
+                        seen = &scene;
+                        return absl::DataLossError("log refused it");
+                      });
   EXPECT_EQ(created.status().code(), absl::StatusCode::kDataLoss);
   ASSERT_NE(seen, nullptr);
   EXPECT_EQ(registry.Find("doomed").status().code(),
             absl::StatusCode::kNotFound);
   EXPECT_EQ(registry.size(), 0u);
   EXPECT_TRUE(registry.Create("doomed", Settings(3)).ok());
+}
+
+TEST(SceneRegistryTest, InitCanPublishTheSceneBeforeItReturns) {
+  SceneRegistry registry(SceneLimits{});
+  absl::StatusOr<std::shared_ptr<HostedScene>> created = registry.Create(
+      "early", Settings(2),
+      [&](HostedScene& scene, SceneRegistry::ScenePublish publish) {
+        EXPECT_TRUE(registry.List("", 10).empty());
+        publish();
+        // Listed and found at once (Find does not wait for the write lock,
+        // which is still held), though `init` has not returned.
+        std::vector<std::shared_ptr<HostedScene>> listed =
+            registry.List("", 10);
+        EXPECT_EQ(listed.size(), 1u);
+        absl::StatusOr<std::shared_ptr<HostedScene>> found =
+            registry.Find("early");
+        EXPECT_TRUE(found.ok()) << found.status();
+        if (found.ok()) {
+          EXPECT_EQ(found->get(), &scene);
+        }
+        EXPECT_FALSE(scene.write_mutex().try_lock());
+        return absl::OkStatus();
+      });
+  ASSERT_TRUE(created.ok()) << created.status();
+  EXPECT_TRUE(registry.Find("early").ok());
+}
+
+TEST(SceneRegistryTest, FailedInitAfterPublishingDeletesTheScene) {
+  SceneRegistry registry(SceneLimits{});
+  absl::StatusOr<std::shared_ptr<HostedScene>> created =
+      registry.Create("brief", Settings(3),
+                      [&](HostedScene&, SceneRegistry::ScenePublish publish) {
+                        publish();
+                        return absl::InternalError("failed after publishing");
+                      });
+  EXPECT_EQ(created.status().code(), absl::StatusCode::kInternal);
+  EXPECT_EQ(registry.Find("brief").status().code(),
+            absl::StatusCode::kNotFound);
+  EXPECT_TRUE(registry.List("", 10).empty());
+  EXPECT_EQ(registry.size(), 0u);
 }
 
 TEST(SceneRegistryTest, DeleteMarksTheSceneForItsHolders) {
