@@ -11,6 +11,7 @@
 namespace sator::server {
 namespace {
 
+using ::sator::convert::CheckRayDirection;
 using ::sator::convert::FieldError;
 using ::sator::convert::FromVec2;
 using ::sator::convert::FromVec3;
@@ -142,10 +143,13 @@ absl::Status RunRaycast(const PairQueryRequest& request,
   if (!direction.ok()) {
     return PrefixField("raycast.direction", direction.status());
   }
-  const float length = Length(*direction);
-  if (!(length > 0.0f) || !std::isfinite(length)) {
-    return FieldError("raycast.direction", "must be a non-zero vector");
+  // The scene's rule (Raycast, RaycastBatch): below it the length is too
+  // inexact to normalise by (a 3e-23 direction came out 0.8 long).
+  if (absl::Status s = CheckRayDirection(*direction, "raycast.direction");
+      !s.ok()) {
+    return s;
   }
+  const float length = Length(*direction);
   const float max_distance = query.max_distance();
   if (!std::isfinite(max_distance) || !(max_distance > 0.0f) ||
       max_distance > convert::kMaxRayDistance) {

@@ -280,6 +280,28 @@ absl::StatusOr<Vec3> ToVec3(const sator::v1::Vector& vector) {
   return Vec3{vector.x(), vector.y(), vector.z()};
 }
 
+namespace {
+
+template <int D>
+absl::Status CheckDirection(Vec<D> direction, absl::string_view field) {
+  if (Length(direction) > kMinRayDirectionLength) return absl::OkStatus();
+  bool zero = true;
+  for (int i = 0; i < D; ++i) zero = zero && direction[i] == 0.0f;
+  if (zero) return FieldError(field, "zero length");
+  return FieldError(field,
+                    absl::StrCat("length below ", kMinRayDirectionLength));
+}
+
+}  // namespace
+
+absl::Status CheckRayDirection(Vec2 direction, absl::string_view field) {
+  return CheckDirection<2>(direction, field);
+}
+
+absl::Status CheckRayDirection(Vec3 direction, absl::string_view field) {
+  return CheckDirection<3>(direction, field);
+}
+
 absl::StatusOr<Pose2> ToPose2(const sator::v1::Pose& pose) {
   absl::StatusOr<Vec2> position = ToVec2(pose.position());
   if (!position.ok()) return PrefixField("position", position.status());

@@ -8,7 +8,9 @@
 
 #include <cstdint>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "sator/core/geometry2d/shapes2d.h"
 #include "sator/core/geometry3d/shape3d_queries.h"
 #include "sator/core/pose.h"
@@ -44,6 +46,13 @@ absl::StatusOr<Vec3> ToVec3(const sator::v1::Vector& vector);
 absl::StatusOr<Pose2> ToPose2(const sator::v1::Pose& pose);
 // Normalises the quaternion; refuses one far from unit length.
 absl::StatusOr<Pose3> ToPose3(const sator::v1::Pose& pose);
+// The scene's rule for a ray direction (of finite, in-range coordinates, as
+// ToVec2 / ToVec3 return): INVALID_ARGUMENT naming `field` ("zero length",
+// or "length below 1e-12") unless its Length() is above
+// kMinRayDirectionLength. Below that its squared length is subnormal or
+// zero, so Length() is too inexact to normalise the direction by.
+absl::Status CheckRayDirection(Vec2 direction, absl::string_view field);
+absl::Status CheckRayDirection(Vec3 direction, absl::string_view field);
 absl::StatusOr<Shape2> ToShape2(const sator::v1::Shape& shape,
                                 const ShapeLimits& limits);
 absl::StatusOr<Shape3> ToShape3(const sator::v1::Shape& shape,

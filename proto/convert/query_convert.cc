@@ -240,12 +240,8 @@ absl::StatusOr<scene::SceneQuery<D>> ToSceneQuery(
   if (!origin.ok()) return PrefixField("origin", origin.status());
   absl::StatusOr<Vec<D>> direction = Dim<D>::ToVec(query.direction());
   if (!direction.ok()) return PrefixField("direction", direction.status());
-  bool zero = true;
-  for (int i = 0; i < D; ++i) zero = zero && (*direction)[i] == 0.0f;
-  if (zero) return FieldError("direction", "zero length");
-  if (!(Length(*direction) > kMinRayDirectionLength)) {
-    return FieldError("direction",
-                      absl::StrCat("length below ", kMinRayDirectionLength));
+  if (absl::Status s = CheckRayDirection(*direction, "direction"); !s.ok()) {
+    return s;
   }
   const float max_distance = query.max_distance();
   if (!std::isfinite(max_distance)) {

@@ -91,12 +91,10 @@ absl::Status PackedRays<D>::Get(int i, PackedRay<D>* ray) const {
   // comparison; only a failure goes on to find and name the culprit.
   bool ok = std::isfinite(max_distance) && max_distance > 0.0f &&
             max_distance <= kMaxRayDistance;
-  bool nonzero = false;
   for (int k = 0; k < D; ++k) {
     ok = ok && std::isfinite(origin[k]) && std::isfinite(direction[k]) &&
          std::fabs(origin[k]) <= kMaxCoordinate &&
          std::fabs(direction[k]) <= kMaxCoordinate;
-    nonzero = nonzero || direction[k] != 0.0f;
     ray->origin[k] = origin[k];
     ray->direction[k] = direction[k];
   }
@@ -119,11 +117,11 @@ absl::Status PackedRays<D>::Get(int i, PackedRay<D>* ray) const {
     return s;
   }
   // Every coordinate is now known finite and in range.
-  if (!nonzero || !(Length(ray->direction) > kMinRayDirectionLength)) {
-    return FieldError(
-        absl::StrCat("directions[", first, "..", first + D - 1, "]"),
-        nonzero ? absl::StrCat("length below ", kMinRayDirectionLength)
-                : "zero length");
+  if (absl::Status s = CheckRayDirection(
+          ray->direction,
+          absl::StrCat("directions[", first, "..", first + D - 1, "]"));
+      !s.ok()) {
+    return s;
   }
   if (!std::isfinite(max_distance)) {
     return FieldError(Element("max_distances", d), "not finite");
