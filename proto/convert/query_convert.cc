@@ -130,8 +130,10 @@ absl::StatusOr<scene::QueryOptions> ToQueryOptions(
   const sator::v1::QueryFilter& filter = options.filter();
   if (filter.has_layer()) out.filter.layer = filter.layer();
   if (filter.has_mask()) out.filter.mask = filter.mask();
-  out.filter.excluded_ids.assign(filter.exclude_body_ids().begin(),
-                                 filter.exclude_body_ids().end());
+  // Sorted once here, then searched by every candidate body of every query
+  // that uses these options.
+  out.filter.excluded_ids = scene::ExcludedIds(std::vector<std::uint64_t>(
+      filter.exclude_body_ids().begin(), filter.exclude_body_ids().end()));
   switch (filter.motion()) {
     case sator::v1::MOTION_FILTER_UNSPECIFIED:
       out.filter.motion = scene::MotionSelection::kAll;

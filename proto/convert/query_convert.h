@@ -35,9 +35,10 @@ absl::StatusOr<QueryKind> KindOf(const sator::v1::Query& query);
 
 // Options: an unset layer or mask is all 64 bits; RESULT_MODE_UNSPECIFIED is
 // closest; max_hits 0 is kDefaultMaxHits (capped at `max_hits_limit`), above
-// `max_hits_limit` is RESOURCE_EXHAUSTED; a rewind needs a finite fraction in
-// [0, 1) and a tick >= 0 (whether the tick is still in the history is the
-// scene's OUT_OF_RANGE).
+// `max_hits_limit` is RESOURCE_EXHAUSTED; the exclusions are sorted once, here
+// (scene::ExcludedIds), and shared by every copy of the options; a rewind
+// needs a finite fraction in [0, 1) and a tick >= 0 (whether the tick is
+// still in the history is the scene's OUT_OF_RANGE).
 absl::StatusOr<scene::QueryOptions> ToQueryOptions(
     const sator::v1::QueryOptions& options, int max_hits_limit);
 

@@ -16,6 +16,7 @@
 namespace sator::convert {
 namespace {
 
+using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
@@ -46,6 +47,25 @@ TEST(QueryConvert, OptionDefaults) {
   EXPECT_EQ(capped->max_hits, 10);
 }
 
+// The exclusions are sorted once, at conversion; every copy of the options
+// (a batch's queries share them) shares that sorted set instead of copying
+// or sorting it again.
+TEST(QueryConvert, ExcludedIdsAreSortedOnceAndShared) {
+  absl::StatusOr<scene::QueryOptions> options =
+      ToQueryOptions(Parse<sator::v1::QueryOptions>(
+                         R"pb(
+                           filter { exclude_body_ids: [ 9, 4, 9, 1 ] }
+                         )pb"),
+                     4096);
+  ASSERT_TRUE(options.ok()) << options.status();
+  const scene::ExcludedIds& ids = options->filter.excluded_ids;
+  EXPECT_THAT(ids.sorted(), ElementsAre(1, 4, 9));
+  EXPECT_TRUE(ids.Contains(4));
+  EXPECT_FALSE(ids.Contains(5));
+  const scene::QueryOptions copy = *options;
+  EXPECT_EQ(copy.filter.excluded_ids.sorted().data(), ids.sorted().data());
+}
+
 TEST(QueryConvert, OptionsAreCarriedOver) {
   absl::StatusOr<scene::QueryOptions> options =
       ToQueryOptions(Parse<sator::v1::QueryOptions>(R"pb(
@@ -63,7 +83,7 @@ TEST(QueryConvert, OptionsAreCarriedOver) {
   ASSERT_TRUE(options.ok()) << options.status();
   EXPECT_EQ(options->filter.layer, 0u);  // An explicit 0 stays 0.
   EXPECT_EQ(options->filter.mask, 6u);
-  EXPECT_EQ(options->filter.excluded_ids, (std::vector<std::uint64_t>{4, 9}));
+  EXPECT_THAT(options->filter.excluded_ids.sorted(), ElementsAre(4, 9));
   EXPECT_EQ(options->filter.motion, scene::MotionSelection::kDynamicOnly);
   EXPECT_EQ(options->mode, scene::ResultMode::kAllUpToN);
   EXPECT_EQ(options->max_hits, 7);

@@ -70,10 +70,6 @@ class QueryRunner {
         hits_(Scratch().hits) {
     keys_.clear();
     hits_.clear();
-    if (!options.filter.excluded_ids.empty()) {
-      excluded_ = options.filter.excluded_ids;
-      std::sort(excluded_.begin(), excluded_.end());
-    }
   }
   ~QueryRunner() {
     // One huge query must not pin its memory for the thread's lifetime.
@@ -141,7 +137,9 @@ class QueryRunner {
         record.motion != MotionType::kDynamic) {
       return false;
     }
-    return !std::binary_search(excluded_.begin(), excluded_.end(), record.id);
+    // Sorted once when the set was made (ExcludedIds), however many queries
+    // share it.
+    return !filter.excluded_ids.Contains(record.id);
   }
 
   // Both trees, always: a body sits in the tree of its newest motion type,
@@ -237,7 +235,6 @@ class QueryRunner {
   const QueryOptions& options_;
   std::size_t frame_;
   float fraction_;
-  std::vector<std::uint64_t> excluded_;
   std::vector<Keyed>& keys_;
   std::vector<QueryHit<D>>& hits_;
 };

@@ -463,6 +463,25 @@ TEST_F(SceneQueryTest, Filters) {
   EXPECT_EQ(ray(filter), (std::vector<std::uint64_t>{1, 2}));
 }
 
+// ExcludedIds sorts and deduplicates once, when made; its copies (one per
+// query of a batch sharing the options) share the sorted ids.
+TEST(ExcludedIdsTest, SortedOnceAndSharedByCopies) {
+  const ExcludedIds none;
+  EXPECT_TRUE(none.empty());
+  EXPECT_FALSE(none.Contains(0));
+  const ExcludedIds ids = {9, 2, 9, 5};
+  EXPECT_EQ(ids.size(), 3u);
+  EXPECT_EQ(
+      std::vector<std::uint64_t>(ids.sorted().begin(), ids.sorted().end()),
+      (std::vector<std::uint64_t>{2, 5, 9}));
+  EXPECT_TRUE(ids.Contains(5));
+  EXPECT_FALSE(ids.Contains(4));
+  QueryOptions options;
+  options.filter.excluded_ids = ids;
+  const QueryOptions copy = options;
+  EXPECT_EQ(copy.filter.excluded_ids.sorted().data(), ids.sorted().data());
+}
+
 TEST_F(SceneQueryTest, OverlapSweepPoint) {
   const Shape2 box = Box2{{0.5f, 0.5f}};
   // A unit box at (6, 0): 1.5 from circles 1 and 2, both at distance 0.5.

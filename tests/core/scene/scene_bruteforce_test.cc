@@ -200,8 +200,8 @@ QueryFilter RandomFilter(Rng& rng, const Model<D>& model) {
     const int skip = rng.Int(0, static_cast<int>(model.current().size()) - 1);
     auto it = model.current().begin();
     std::advance(it, skip);
-    filter.excluded_ids.push_back(it->first);
-    filter.excluded_ids.push_back(12345);  // Not a body: harmless.
+    // 12345 is not a body: harmless.
+    filter.excluded_ids = {it->first, 12345};
   }
   filter.motion = static_cast<MotionSelection>(rng.Int(0, 2));
   return filter;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "sator/core/geometry2d/queries2d.h"
 #include "sator/core/geometry3d/convex_hull.h"
 #include "sator/core/geometry3d/shape3d_queries.h"
@@ -336,8 +337,9 @@ inline bool Passes(const QueryFilter& filter, std::uint64_t id,
       motion != MotionType::kDynamic) {
     return false;
   }
-  return std::find(filter.excluded_ids.begin(), filter.excluded_ids.end(),
-                   id) == filter.excluded_ids.end();
+  // A linear scan, independent of ExcludedIds::Contains.
+  const absl::Span<const std::uint64_t> excluded = filter.excluded_ids.sorted();
+  return std::find(excluded.begin(), excluded.end(), id) == excluded.end();
 }
 
 template <int D>

@@ -8,13 +8,18 @@
 #ifndef SATOR_CORE_SCENE_SCENE_TYPES_H_
 #define SATOR_CORE_SCENE_SCENE_TYPES_H_
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <limits>
 #include <memory>
 #include <optional>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
+#include "absl/types/span.h"
 #include "sator/core/broadphase/tree_stats.h"
 #include "sator/core/geometry2d/shapes2d.h"
 #include "sator/core/geometry3d/shape3d_queries.h"
@@ -80,6 +85,42 @@ enum class MotionSelection : std::uint8_t {
   kDynamicOnly
 };
 
+// The ids of the bodies a query skips (QueryFilter::excluded_ids), sorted
+// and deduplicated once, when the set is made, and then shared by every copy
+// of it (immutable, so copies may be used on any thread). A batch whose
+// queries share one QueryOptions (RaycastBatch's rays) thus sorts its
+// exclusions once, not once per query.
+class ExcludedIds {
+ public:
+  ExcludedIds() = default;
+  // Implicit, so that a filter reads `filter.excluded_ids = ids`.
+  // NOLINTNEXTLINE(google-explicit-constructor)
+  ExcludedIds(std::vector<std::uint64_t> ids) {
+    if (ids.empty()) return;
+    std::sort(ids.begin(), ids.end());
+    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+    ids_ = std::make_shared<const std::vector<std::uint64_t>>(std::move(ids));
+  }
+  ExcludedIds(std::initializer_list<std::uint64_t> ids)
+      : ExcludedIds(std::vector<std::uint64_t>(ids)) {}
+
+  bool Contains(std::uint64_t id) const {
+    return ids_ != nullptr &&
+           std::binary_search(ids_->begin(), ids_->end(), id);
+  }
+  bool empty() const { return ids_ == nullptr; }
+  // Distinct ids.
+  std::size_t size() const { return ids_ == nullptr ? 0 : ids_->size(); }
+  // Ascending, without repeats; shared by every copy of this set.
+  absl::Span<const std::uint64_t> sorted() const {
+    if (ids_ == nullptr) return {};
+    return absl::MakeConstSpan(*ids_);
+  }
+
+ private:
+  std::shared_ptr<const std::vector<std::uint64_t>> ids_;  // Null if empty.
+};
+
 // Which bodies a query considers. A body passes when:
 //   (body.layer & filter.mask) != 0, and
 //   if two_way: (filter.layer & body.mask) != 0 as well
@@ -91,7 +132,7 @@ struct QueryFilter {
   std::uint64_t layer = ~std::uint64_t{0};
   std::uint64_t mask = ~std::uint64_t{0};
   bool two_way = true;
-  std::vector<std::uint64_t> excluded_ids;
+  ExcludedIds excluded_ids;
   MotionSelection motion = MotionSelection::kAll;
 };
 
