@@ -130,8 +130,14 @@ absl::StatusOr<scene::QueryOptions> ToQueryOptions(
   const sator::v1::QueryFilter& filter = options.filter();
   if (filter.has_layer()) out.filter.layer = filter.layer();
   if (filter.has_mask()) out.filter.mask = filter.mask();
-  // Sorted once here, then searched by every candidate body of every query
-  // that uses these options.
+  // Bounded: the ids are sorted once here, then searched by every
+  // candidate body of every query that uses these options.
+  if (filter.exclude_body_ids_size() > kMaxExcludedBodyIds) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "filter.exclude_body_ids: at most ", kMaxExcludedBodyIds,
+        " ids (use layers and masks to leave out larger groups), got ",
+        filter.exclude_body_ids_size()));
+  }
   out.filter.excluded_ids = scene::ExcludedIds(std::vector<std::uint64_t>(
       filter.exclude_body_ids().begin(), filter.exclude_body_ids().end()));
   switch (filter.motion()) {

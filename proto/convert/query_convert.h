@@ -33,9 +33,15 @@ absl::string_view ResultModeName(scene::ResultMode mode);
 // The kind of a v1::Query, or INVALID_ARGUMENT "kind: no query kind is set".
 absl::StatusOr<QueryKind> KindOf(const sator::v1::Query& query);
 
+// The most ids one filter may exclude (docs/QUERIES.md). Larger groups are
+// what layers and masks are for.
+inline constexpr int kMaxExcludedBodyIds = 4096;
+
 // Options: an unset layer or mask is all 64 bits; RESULT_MODE_UNSPECIFIED is
 // closest; max_hits 0 is kDefaultMaxHits (capped at `max_hits_limit`), above
-// `max_hits_limit` is RESOURCE_EXHAUSTED; the exclusions are sorted once, here
+// `max_hits_limit` is RESOURCE_EXHAUSTED; more than kMaxExcludedBodyIds
+// exclude_body_ids is RESOURCE_EXHAUSTED ("filter.exclude_body_ids: ..."),
+// checked before they are copied; the exclusions are sorted once, here
 // (scene::ExcludedIds), and shared by every copy of the options; a rewind
 // needs a finite fraction in [0, 1) and a tick >= 0 (whether the tick is
 // still in the history is the scene's OUT_OF_RANGE).

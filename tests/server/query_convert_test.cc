@@ -66,6 +66,24 @@ TEST(QueryConvert, ExcludedIdsAreSortedOnceAndShared) {
   EXPECT_EQ(copy.filter.excluded_ids.sorted().data(), ids.sorted().data());
 }
 
+TEST(QueryConvert, ExcludedIdsAreBounded) {
+  sator::v1::QueryOptions message;
+  for (int id = 0; id < kMaxExcludedBodyIds; ++id) {
+    message.mutable_filter()->add_exclude_body_ids(
+        static_cast<std::uint64_t>(id));
+  }
+  absl::StatusOr<scene::QueryOptions> at_limit = ToQueryOptions(message, 4096);
+  ASSERT_TRUE(at_limit.ok()) << at_limit.status();
+  EXPECT_EQ(at_limit->filter.excluded_ids.size(),
+            static_cast<std::size_t>(kMaxExcludedBodyIds));
+  message.mutable_filter()->add_exclude_body_ids(1u << 20);
+  absl::StatusOr<scene::QueryOptions> over = ToQueryOptions(message, 4096);
+  EXPECT_EQ(over.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(std::string(over.status().message()),
+              StartsWith("filter.exclude_body_ids: at most 4096 ids"));
+  EXPECT_THAT(std::string(over.status().message()), HasSubstr("got 4097"));
+}
+
 TEST(QueryConvert, OptionsAreCarriedOver) {
   absl::StatusOr<scene::QueryOptions> options =
       ToQueryOptions(Parse<sator::v1::QueryOptions>(R"pb(

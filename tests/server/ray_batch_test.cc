@@ -509,6 +509,18 @@ TEST_F(RayBatchTest, RefusalsNameTheField) {
          return r;
        }(),
        absl::StatusCode::kResourceExhausted, "options.max_hits"},
+      {"too many excluded ids",
+       [] {
+         sator::v1::RaycastBatchRequest r =
+             Request("space", 3, {0, 0, 0}, {0, 0, 1}, {1});
+         for (int id = 0; id <= convert::kMaxExcludedBodyIds; ++id) {
+           r.mutable_options()->mutable_filter()->add_exclude_body_ids(
+               static_cast<std::uint64_t>(id));
+         }
+         return r;
+       }(),
+       absl::StatusCode::kResourceExhausted,
+       "options.filter.exclude_body_ids: at most 4096 ids"},
       {"too many rays",
        Request("space", 3, std::vector<float>(33, 0.0f),
                std::vector<float>(33, 1.0f), {1}),
