@@ -159,9 +159,10 @@ TEST_F(SceneDurabilityTest, EveryKindOfMutationComesBack) {
   EXPECT_EQ(expected.size(), 2u);
 }
 
-// The registry makes a new scene's id before CreateScene's and ImportScene's
-// hook runs, so a snapshot can hold a scene whose record follows it.
-// Recreate that by applying without the hook, snapshotting, then logging.
+// A snapshot written before new scenes were published inside the mutation
+// scope that logs them could hold a scene whose record follows it; replay
+// still accepts such snapshots. Recreate that by applying without the hook,
+// snapshotting, then logging.
 TEST_F(SceneDurabilityTest, ReplayReplacesAScenesTheSnapshotCaughtEarly) {
   std::map<std::string, sator::v1::SceneSnapshot> expected;
   {
