@@ -32,26 +32,15 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
+#include "geometry3d/double_vec3.h"
 
 namespace sator {
 namespace {
 
 constexpr double kHullTolerance = 1e-6;
 
-struct D3 {
-  double x = 0;
-  double y = 0;
-  double z = 0;
-};
-D3 operator-(D3 a, D3 b) { return {a.x - b.x, a.y - b.y, a.z - b.z}; }
-D3 operator+(D3 a, D3 b) { return {a.x + b.x, a.y + b.y, a.z + b.z}; }
-D3 operator*(double s, D3 a) { return {s * a.x, s * a.y, s * a.z}; }
-double Dot(D3 a, D3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
-D3 Cross(D3 a, D3 b) {
-  return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
-}
-double Len(D3 a) { return std::sqrt(Dot(a, a)); }
-D3 ToD3(Vec3 v) { return {v.x, v.y, v.z}; }
+using internal::D3;
+using internal::ToD3;
 
 struct Tri {
   std::array<int, 3> v;

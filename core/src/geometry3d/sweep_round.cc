@@ -5,6 +5,8 @@
 #include <cmath>
 #include <limits>
 
+#include "geometry3d/double_vec3.h"
+
 namespace sator::internal {
 namespace {
 
@@ -250,21 +252,6 @@ RayStatus RayRoundPoly(Vec3 origin, Vec3 dir, float t_max,
 
 namespace sator::internal {
 namespace {
-
-struct D3 {
-  double x = 0.0;
-  double y = 0.0;
-  double z = 0.0;
-};
-
-D3 ToD3(Vec3 v) { return {v.x, v.y, v.z}; }
-D3 operator-(D3 a, D3 b) { return {a.x - b.x, a.y - b.y, a.z - b.z}; }
-D3 operator+(D3 a, D3 b) { return {a.x + b.x, a.y + b.y, a.z + b.z}; }
-D3 operator*(double s, D3 a) { return {s * a.x, s * a.y, s * a.z}; }
-double Dot(D3 a, D3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
-D3 Cross(D3 a, D3 b) {
-  return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
-}
 
 // The entry t in (0, t_max] of o + t d into the ball |x - m0|^2 <= r2, with
 // m = o - m0 (the stable root of RaySphere), or -1 (no entry, or the origin
