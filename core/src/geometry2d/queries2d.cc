@@ -197,6 +197,12 @@ bool OverlapPolygonCircle(const ConvexPolygon& a, const Circle& b,
 
 ContactResult<2> ContactPolygons(const ConvexPolygon& a, const ConvexPolygon& b,
                                  const Pose2& b_in_a) {
+  if (internal2d::FitsSmallPolygons(a, b, b_in_a)) {
+    // PairTolerance's sum, in its order.
+    return internal2d::ContactSmallPolygons(
+        a, b, b_in_a,
+        TouchingTolerance(a.extent() + b.extent() + Length(b_in_a.position)));
+  }
   Core ca;
   Core cb;
   internal2d::MakePolygonCore(a, ca);

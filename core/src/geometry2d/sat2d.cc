@@ -20,12 +20,40 @@
 //   incident edge is clipped to the reference edge's slab and each clipped
 //   point is kept if its penetration is at least -tolerance; it is reported
 //   midway between the two surfaces.
+//
+// ContactSmallPolygons is the same method for two polygons of at most 8
+// vertices, laid out for SSE2: each polygon's vertices and normals fill two
+// registers of four lanes per coordinate (lanes past the count repeat vertex
+// 0 and normal 0, as ConvexPolygon pads them; a polygon of at most 4
+// vertices repeats its first four lanes). B is moved into A's frame in
+// registers, with no copy of either polygon. Each edge lane of one polygon
+// takes the min over all eight vertex lanes of the other, each vertex
+// broadcast from its register by a shuffle, and the eight mins are taken
+// as a tree (a shorter chain than a running min); a repeated lane holds the
+// very same floats as the lane it repeats, so it changes no min and no max.
+// The winning edge is the lowest lane equal to the largest separation (a
+// compare and a movemask), which is the edge the scalar scan of
+// MaxSeparation keeps (strict >, so the first of equal ones): a repeated
+// lane comes after the lane it repeats, so it never wins. The incident edge
+// is picked the same way with the lowest lane of the smallest dot product.
+// The arithmetic is ContactSat's, operation for operation, so the results
+// are the same floats; FitsSmallPolygons bounds the pose so that no value
+// is NaN or infinite (the lowest-lane rule needs an ordered set of floats).
 #include "geometry2d/sat2d.h"
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace sator::internal2d {
 
-void ClipIncidentEdge(Vec2 n, Vec2 v1, Vec2 v2, Vec2 p1, Vec2 p2, float rr,
-                      float ri, float tolerance, ContactResult<2>& out) {
+namespace {
+
+// ClipIncidentEdge's body, inlined into ContactSmallPolygons.
+[[gnu::always_inline]] inline void ClipEdge(Vec2 n, Vec2 v1, Vec2 v2, Vec2 p1,
+                                            Vec2 p2, float rr, float ri,
+                                            float tolerance,
+                                            ContactResult<2>& out) {
   // Written with selects rather than branches: on random contacts each
   // branch here would mispredict about half the time.
   const float plane = Dot(n, v1);
@@ -70,5 +98,200 @@ void ClipIncidentEdge(Vec2 n, Vec2 v1, Vec2 v2, Vec2 p1, Vec2 p2, float rr,
   out.points[1] = m2;
   out.point_count = static_cast<int>(keep1) + static_cast<int>(keep2);
 }
+
+}  // namespace
+
+void ClipIncidentEdge(Vec2 n, Vec2 v1, Vec2 v2, Vec2 p1, Vec2 p2, float rr,
+                      float ri, float tolerance, ContactResult<2>& out) {
+  ClipEdge(n, v1, v2, p1, p2, rr, ri, tolerance, out);
+}
+
+#if defined(__SSE2__)
+namespace {
+
+// A polygon of at most 8 vertices in registers: lanes 0-3 in [0], 4-7 in
+// [1].
+struct Lanes8 {
+  __m128 x[2];
+  __m128 y[2];
+  __m128 nx[2];
+  __m128 ny[2];
+};
+
+[[gnu::always_inline]] inline Lanes8 LoadLanes(const ConvexPolygon& p) {
+  Lanes8 l;
+  l.x[0] = _mm_load_ps(p.xs());
+  l.y[0] = _mm_load_ps(p.ys());
+  l.nx[0] = _mm_load_ps(p.normal_xs());
+  l.ny[0] = _mm_load_ps(p.normal_ys());
+  if (p.count() > 4) {
+    l.x[1] = _mm_load_ps(p.xs() + 4);
+    l.y[1] = _mm_load_ps(p.ys() + 4);
+    l.nx[1] = _mm_load_ps(p.normal_xs() + 4);
+    l.ny[1] = _mm_load_ps(p.normal_ys() + 4);
+  } else {
+    l.x[1] = l.x[0];
+    l.y[1] = l.y[0];
+    l.nx[1] = l.nx[0];
+    l.ny[1] = l.ny[0];
+  }
+  return l;
+}
+
+// TransformCore (core2d.h) on the lanes, with its operations in its order.
+[[gnu::always_inline]] inline void TransformLanes(const Pose2& pose,
+                                                  Lanes8& l) {
+  const __m128 c = _mm_set1_ps(pose.rotation.c);
+  const __m128 s = _mm_set1_ps(pose.rotation.s);
+  const __m128 px = _mm_set1_ps(pose.position.x);
+  const __m128 py = _mm_set1_ps(pose.position.y);
+  for (int g = 0; g < 2; ++g) {
+    const __m128 x = l.x[g];
+    const __m128 y = l.y[g];
+    const __m128 nx = l.nx[g];
+    const __m128 ny = l.ny[g];
+    l.x[g] = _mm_add_ps(_mm_sub_ps(_mm_mul_ps(c, x), _mm_mul_ps(s, y)), px);
+    l.y[g] = _mm_add_ps(_mm_add_ps(_mm_mul_ps(s, x), _mm_mul_ps(c, y)), py);
+    l.nx[g] = _mm_sub_ps(_mm_mul_ps(c, nx), _mm_mul_ps(s, ny));
+    l.ny[g] = _mm_add_ps(_mm_mul_ps(s, nx), _mm_mul_ps(c, ny));
+  }
+}
+
+template <int kLane>
+[[gnu::always_inline]] inline __m128 Broadcast(__m128 v) {
+  return _mm_shuffle_ps(v, v, _MM_SHUFFLE(kLane, kLane, kLane, kLane));
+}
+
+// n . w for a's four edge normals in group g and the vertex in lane kLane
+// of (wx, wy).
+template <int kLane>
+[[gnu::always_inline]] inline __m128 Dot(const Lanes8& a, int g, __m128 wx,
+                                         __m128 wy) {
+  return _mm_add_ps(_mm_mul_ps(a.nx[g], Broadcast<kLane>(wx)),
+                    _mm_mul_ps(a.ny[g], Broadcast<kLane>(wy)));
+}
+
+// The lowest of the eight lanes whose compare masks (eq0 for lanes 0-3, eq1
+// for 4-7) are set.
+[[gnu::always_inline]] inline int LowestLane(__m128 eq0, __m128 eq1) {
+  const unsigned bits = static_cast<unsigned>(_mm_movemask_ps(eq0)) |
+                        static_cast<unsigned>(_mm_movemask_ps(eq1)) << 4;
+  return __builtin_ctz(bits | 0x100u);  // Never empty for ordered floats.
+}
+
+// MaxSeparation (sat2d.h) of `a`'s edges against `b`'s vertices.
+[[gnu::always_inline]] inline AxisSeparation MaxSeparationLanes(
+    const Lanes8& a, const Lanes8& b) {
+  // The min over b's eight vertex lanes as a tree (three dependent mins
+  // rather than seven): the same value as MaxSeparation's running min, as
+  // min is exact; at most the sign of a zero min may differ, which changes
+  // no output (0 - (+0) and 0 - (-0) are both +0 and compare equal).
+  __m128 m[2];
+  for (int g = 0; g < 2; ++g) {
+    const __m128 m01 =
+        _mm_min_ps(Dot<0>(a, g, b.x[0], b.y[0]), Dot<1>(a, g, b.x[0], b.y[0]));
+    const __m128 m23 =
+        _mm_min_ps(Dot<2>(a, g, b.x[0], b.y[0]), Dot<3>(a, g, b.x[0], b.y[0]));
+    const __m128 m45 =
+        _mm_min_ps(Dot<0>(a, g, b.x[1], b.y[1]), Dot<1>(a, g, b.x[1], b.y[1]));
+    const __m128 m67 =
+        _mm_min_ps(Dot<2>(a, g, b.x[1], b.y[1]), Dot<3>(a, g, b.x[1], b.y[1]));
+    m[g] = _mm_min_ps(_mm_min_ps(m01, m23), _mm_min_ps(m45, m67));
+  }
+  __m128 sep[2];
+  for (int g = 0; g < 2; ++g) {
+    const __m128 offset =
+        _mm_add_ps(_mm_mul_ps(a.nx[g], a.x[g]), _mm_mul_ps(a.ny[g], a.y[g]));
+    sep[g] = _mm_sub_ps(m[g], offset);
+  }
+  // The largest lane, in every lane.
+  __m128 top = _mm_max_ps(sep[0], sep[1]);
+  top = _mm_max_ps(top, _mm_shuffle_ps(top, top, _MM_SHUFFLE(1, 0, 3, 2)));
+  top = _mm_max_ps(top, _mm_shuffle_ps(top, top, _MM_SHUFFLE(2, 3, 0, 1)));
+  AxisSeparation best;
+  best.edge = LowestLane(_mm_cmpeq_ps(sep[0], top), _mm_cmpeq_ps(sep[1], top));
+  best.separation = _mm_cvtss_f32(top);
+  return best;
+}
+
+// The incident edge of ClipContactPoints: the lowest lane of the smallest
+// n . normal.
+[[gnu::always_inline]] inline int IncidentEdge(Vec2 n, const Lanes8& inc) {
+  const __m128 x = _mm_set1_ps(n.x);
+  const __m128 y = _mm_set1_ps(n.y);
+  __m128 d[2];
+  for (int g = 0; g < 2; ++g) {
+    d[g] = _mm_add_ps(_mm_mul_ps(x, inc.nx[g]), _mm_mul_ps(y, inc.ny[g]));
+  }
+  __m128 low = _mm_min_ps(d[0], d[1]);
+  low = _mm_min_ps(low, _mm_shuffle_ps(low, low, _MM_SHUFFLE(1, 0, 3, 2)));
+  low = _mm_min_ps(low, _mm_shuffle_ps(low, low, _MM_SHUFFLE(2, 3, 0, 1)));
+  return LowestLane(_mm_cmpeq_ps(d[0], low), _mm_cmpeq_ps(d[1], low));
+}
+
+}  // namespace
+
+ContactResult<2> ContactSmallPolygons(const ConvexPolygon& a,
+                                      const ConvexPolygon& b,
+                                      const Pose2& b_in_a, float tolerance) {
+  ContactResult<2> result;
+  const Lanes8 la = LoadLanes(a);
+  Lanes8 lb = LoadLanes(b);
+  TransformLanes(b_in_a, lb);
+  const AxisSeparation sa = MaxSeparationLanes(la, lb);
+  const AxisSeparation sb = MaxSeparationLanes(lb, la);
+  const bool flip = sb.separation > sa.separation + kFaceBias * tolerance;
+  const AxisSeparation& s = flip ? sb : sa;
+  // B's lanes in memory, to read single vertices and normals.
+  alignas(16) float bx[8];
+  alignas(16) float by[8];
+  alignas(16) float bnx[8];
+  alignas(16) float bny[8];
+  for (int g = 0; g < 2; ++g) {
+    _mm_store_ps(bx + 4 * g, lb.x[g]);
+    _mm_store_ps(by + 4 * g, lb.y[g]);
+    _mm_store_ps(bnx + 4 * g, lb.nx[g]);
+    _mm_store_ps(bny + 4 * g, lb.ny[g]);
+  }
+  const float* ref_nx = flip ? bnx : a.normal_xs();
+  const float* ref_ny = flip ? bny : a.normal_ys();
+  const Vec2 n{ref_nx[s.edge], ref_ny[s.edge]};
+  result.normal = flip ? -n : n;
+  result.depth = 0.0f - s.separation;  // Radii 0.
+  result.overlapping = result.depth >= -tolerance;
+  if (!result.overlapping) return result;
+  // Reference edge v1 -> v2, incident edge p1 -> p2.
+  const float* ref_x = flip ? bx : a.xs();
+  const float* ref_y = flip ? by : a.ys();
+  const int ref_count = flip ? b.count() : a.count();
+  const int ref_next = s.edge + 1 == ref_count ? 0 : s.edge + 1;
+  const float* inc_x = flip ? a.xs() : bx;
+  const float* inc_y = flip ? a.ys() : by;
+  const int inc_count = flip ? a.count() : b.count();
+  const int inc_edge = IncidentEdge(n, flip ? la : lb);
+  const int inc_next = inc_edge + 1 == inc_count ? 0 : inc_edge + 1;
+  ClipEdge(n, {ref_x[s.edge], ref_y[s.edge]},
+           {ref_x[ref_next], ref_y[ref_next]},
+           {inc_x[inc_edge], inc_y[inc_edge]},
+           {inc_x[inc_next], inc_y[inc_next]}, 0.0f, 0.0f, tolerance, result);
+  if (result.point_count == 0) {
+    // ContactSat's guard (cannot happen for overlapping polygons).
+    result.point_count = 1;
+    result.points[0] = {inc_x[0], inc_y[0]};
+  }
+  return result;
+}
+#else
+ContactResult<2> ContactSmallPolygons(const ConvexPolygon& a,
+                                      const ConvexPolygon& b,
+                                      const Pose2& b_in_a, float tolerance) {
+  Core ca;
+  Core cb;
+  MakePolygonCore(a, ca);
+  MakePolygonCore(b, cb);
+  TransformCore(b_in_a, cb);
+  return ContactSat(ca, cb, tolerance);
+}
+#endif
 
 }  // namespace sator::internal2d

@@ -93,6 +93,26 @@ void ClipContactPoints(const R& ref, int ref_edge, const I& inc,
                    ref.radius, inc.radius, tolerance, out);
 }
 
+// True when ContactSmallPolygons applies: both polygons have at most 8
+// vertices and every number of the pose is within 1e12 in magnitude (so no
+// product or sum in the SAT overflows or is NaN, see sat2d.cc).
+inline bool FitsSmallPolygons(const ConvexPolygon& a, const ConvexPolygon& b,
+                              const Pose2& b_in_a) {
+  constexpr float kLimit = 1e12f;
+  return a.count() <= 8 && b.count() <= 8 &&
+         std::fabs(b_in_a.position.x) <= kLimit &&
+         std::fabs(b_in_a.position.y) <= kLimit &&
+         std::fabs(b_in_a.rotation.c) <= kLimit &&
+         std::fabs(b_in_a.rotation.s) <= kLimit;
+}
+
+// ContactSat of two polygons (B placed by `b_in_a`) with the same results,
+// for pairs where FitsSmallPolygons holds: both kept in eight SIMD lanes in
+// registers, no core built (sat2d.cc).
+ContactResult<2> ContactSmallPolygons(const ConvexPolygon& a,
+                                      const ConvexPolygon& b,
+                                      const Pose2& b_in_a, float tolerance);
+
 // SAT and clipping for two cores in the same frame (A's), radii included.
 // Exact MTV when the cores overlap, or when neither core is round; contact
 // points by clipping the incident edge against the reference edge. The
