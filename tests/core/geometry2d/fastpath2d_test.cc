@@ -18,9 +18,11 @@
 #include <cmath>
 #include <numbers>
 #include <random>
+#include <vector>
 
 #include "geometry2d/core2d.h"
 #include "geometry2d/raycast2d.h"
+#include "geometry2d/sat2d.h"
 #include "geometry2d/sweep2d.h"
 #include "gtest/gtest.h"
 #include "sator/core/geometry2d/queries2d.h"
@@ -511,6 +513,80 @@ TEST(FastPath2d, RayCastPolygonMatchesGeneralRayCast) {
   EXPECT_EQ(failures, 0);
   EXPECT_GT(hits, kCases / 5);
   EXPECT_GT(inside, kCases / 100);
+}
+
+// ContactPolygons keeps polygons of at most 8 vertices in SIMD registers
+// (ContactSmallPolygons, sat2d.cc) and claims the very floats of the core
+// path it replaces (two cores, TransformCore, ContactSat), operation for
+// operation. Checked bit for bit on polygons of 3 to 8 vertices, posed at
+// random, at quarter turns and half-integer offsets (ties between axes and
+// vertices), nearly touching and deeply overlapping, at scales 1e-3 to 1e3.
+TEST(FastPath2d, ContactSmallPolygonsMatchesCorePathExactly) {
+  test2d::ShapeGen gen(97u);
+  int overlapping = 0;
+  int failures = 0;
+  for (int i = 0; i < kCases && failures < 10; ++i) {
+    const float scale =
+        gen.Int(0, 5) == 0 ? 1e3f : (gen.Int(0, 4) == 0 ? 1e-3f : 1.0f);
+    const ConvexPolygon a = gen.Polygon(gen.Int(3, 8));
+    const ConvexPolygon b = gen.Polygon(gen.Int(3, 8));
+    Pose2 pose;
+    switch (gen.Int(0, 3)) {
+      case 0: {  // Quarter turns at half-integer offsets: exact ties.
+        static constexpr Rot2 kQuarter[4] = {
+            {1.0f, 0.0f}, {0.0f, 1.0f}, {-1.0f, 0.0f}, {0.0f, -1.0f}};
+        pose = {{0.5f * static_cast<float>(gen.Int(-6, 6)),
+                 0.5f * static_cast<float>(gen.Int(-6, 6))},
+                kQuarter[gen.Int(0, 3)]};
+        break;
+      }
+      case 1:  // Deep.
+        pose = gen.RandomPose(0.2f);
+        break;
+      default:
+        pose = gen.RandomPose(3.0f);
+        break;
+    }
+    std::vector<Vec2> pa;
+    std::vector<Vec2> pb;
+    for (int k = 0; k < a.count(); ++k) pa.push_back(scale * a.vertex(k));
+    for (int k = 0; k < b.count(); ++k) pb.push_back(scale * b.vertex(k));
+    const ConvexPolygon sa = *MakeConvexPolygon(pa);
+    const ConvexPolygon sb = *MakeConvexPolygon(pb);
+    pose.position = scale * pose.position;
+    ASSERT_TRUE(internal2d::FitsSmallPolygons(sa, sb, pose));
+    const ContactResult<2> fast = ContactPolygons(sa, sb, pose);
+    Core ca;
+    Core cb;
+    internal2d::MakePolygonCore(sa, ca);
+    internal2d::MakePolygonCore(sb, cb);
+    internal2d::TransformCore(pose, cb);
+    const ContactResult<2> ref =
+        internal2d::ContactSat(ca, cb, internal2d::PairTolerance(ca, cb, pose));
+    overlapping += ref.overlapping ? 1 : 0;
+    bool same = fast.overlapping == ref.overlapping &&
+                fast.depth == ref.depth && fast.normal.x == ref.normal.x &&
+                fast.normal.y == ref.normal.y &&
+                fast.point_count == ref.point_count;
+    for (int k = 0; same && k < ref.point_count; ++k) {
+      same = fast.points[k].x == ref.points[k].x &&
+             fast.points[k].y == ref.points[k].y;
+    }
+    if (!same) {
+      ++failures;
+      ADD_FAILURE() << "case " << i << " counts " << sa.count() << ", "
+                    << sb.count() << " pose (" << pose.position.x << ", "
+                    << pose.position.y << ") rot (" << pose.rotation.c << ", "
+                    << pose.rotation.s << ") fast n (" << fast.normal.x << ", "
+                    << fast.normal.y << ") depth " << fast.depth << " count "
+                    << fast.point_count << " ref n (" << ref.normal.x << ", "
+                    << ref.normal.y << ") depth " << ref.depth << " count "
+                    << ref.point_count;
+    }
+  }
+  EXPECT_EQ(failures, 0);
+  EXPECT_GT(overlapping, kCases / 5);
+  EXPECT_LT(overlapping, kCases - kCases / 5);
 }
 
 }  // namespace
