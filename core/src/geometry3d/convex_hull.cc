@@ -468,6 +468,24 @@ absl::StatusOr<std::shared_ptr<const ConvexHull>> Finish(
         "V - E + F = %d, not 2: the faces do not bound one convex polytope",
         euler));
   }
+  // Vertex -> incident edges (compressed rows), for the hull SAT's walks
+  // over the Gauss map (hull_sat.cc).
+  hull->vertex_edge_first.assign(static_cast<size_t>(vertex_count) + 1, 0);
+  for (const ConvexHull::Edge& e : hull->edges) {
+    ++hull->vertex_edge_first[e.a + 1u];
+    ++hull->vertex_edge_first[e.b + 1u];
+  }
+  for (int k = 0; k < vertex_count; ++k) {
+    hull->vertex_edge_first[k + 1] += hull->vertex_edge_first[k];
+  }
+  hull->vertex_edges.resize(2 * hull->edges.size());
+  std::vector<std::uint16_t> fill(hull->vertex_edge_first.begin(),
+                                  hull->vertex_edge_first.end() - 1);
+  for (size_t j = 0; j < hull->edges.size(); ++j) {
+    const ConvexHull::Edge& e = hull->edges[j];
+    hull->vertex_edges[fill[e.a]++] = static_cast<std::uint16_t>(j);
+    hull->vertex_edges[fill[e.b]++] = static_cast<std::uint16_t>(j);
+  }
   return std::shared_ptr<const ConvexHull>(std::move(hull));
 }
 

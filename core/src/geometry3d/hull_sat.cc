@@ -342,30 +342,37 @@ SatAxis HullHullAxis(const ConvexHull& a, const ConvexHull& b,
     }
     return best;
   };
-  // B's vertex -> incident edges (compressed rows), built on first use.
-  std::uint16_t vertex_first[kMaxPolyVertices + 1];
-  std::uint16_t vertex_edges[2 * kMaxPolyEdges];
-  bool adjacency_built = false;
+  // B's vertex -> incident edges (compressed rows): the hull's own, or
+  // built here for a hull made by hand without them.
+  const std::uint16_t* vertex_first = b.vertex_edge_first.data();
+  const std::uint16_t* vertex_edges = b.vertex_edges.data();
+  std::uint16_t own_first[kMaxPolyVertices + 1];
+  std::uint16_t own_edges[2 * kMaxPolyEdges];
+  bool adjacency_built =
+      b.vertex_edge_first.size() == static_cast<size_t>(vb_count) + 1;
   auto build_adjacency = [&] {
-    for (int v = 0; v <= vb_count; ++v) vertex_first[v] = 0;
+    for (int v = 0; v <= vb_count; ++v) own_first[v] = 0;
     for (const ConvexHull::Edge& e : b.edges) {
-      ++vertex_first[e.a + 1];
-      ++vertex_first[e.b + 1];
+      ++own_first[e.a + 1];
+      ++own_first[e.b + 1];
     }
-    for (int v = 0; v < vb_count; ++v) vertex_first[v + 1] += vertex_first[v];
+    for (int v = 0; v < vb_count; ++v) own_first[v + 1] += own_first[v];
     std::uint16_t fill[kMaxPolyVertices];
-    for (int v = 0; v < vb_count; ++v) fill[v] = vertex_first[v];
+    for (int v = 0; v < vb_count; ++v) fill[v] = own_first[v];
     for (int j = 0; j < eb_count; ++j) {
-      vertex_edges[fill[b.edges[j].a]++] = static_cast<std::uint16_t>(j);
-      vertex_edges[fill[b.edges[j].b]++] = static_cast<std::uint16_t>(j);
+      own_edges[fill[b.edges[j].a]++] = static_cast<std::uint16_t>(j);
+      own_edges[fill[b.edges[j].b]++] = static_cast<std::uint16_t>(j);
     }
+    vertex_first = own_first;
+    vertex_edges = own_edges;
     adjacency_built = true;
   };
   // The full Gauss-map test of A's arc (na, nb) against B's edge j; on a
   // crossing, the edge pair's axis is measured unless B's edge is bounded
   // below the best separation.
   auto test_pair = [&](int i, Vec3 na, Vec3 nb, Vec3 bxa, Vec3 pa, Vec3 da,
-                       int j) -> bool {
+                       int j) __attribute__((always_inline))
+                       ->bool {
     const ConvexHull::Edge& eb = b.edges[j];
     const Vec3 c{gx[eb.face_left], gy[eb.face_left], gz[eb.face_left]};
     const Vec3 d{gx[eb.face_right], gy[eb.face_right], gz[eb.face_right]};

@@ -217,6 +217,56 @@ TEST(HullSatTest, MatchesGenericSatAndEarlyOut) {
   }
 }
 
+// The factories fill the vertex -> edge rows (each vertex lists exactly the
+// edges that touch it, each edge twice in all), and a hull built by hand
+// without them gets the same answers: the SAT then builds the rows itself.
+TEST(HullSatTest, VertexEdgeRowsFromFactoryOrBuiltPerCall) {
+  const auto pool = HullPool(45);
+  for (const auto& hull : pool) {
+    const int vertices = static_cast<int>(hull->vertices.size());
+    ASSERT_EQ(hull->vertex_edge_first.size(),
+              static_cast<size_t>(vertices) + 1);
+    ASSERT_EQ(hull->vertex_edges.size(), 2 * hull->edges.size());
+    for (int v = 0; v < vertices; ++v) {
+      std::vector<int> listed;
+      for (int k = hull->vertex_edge_first[v];
+           k < hull->vertex_edge_first[v + 1]; ++k) {
+        listed.push_back(hull->vertex_edges[k]);
+      }
+      std::vector<int> touching;
+      for (size_t j = 0; j < hull->edges.size(); ++j) {
+        if (hull->edges[j].a == v || hull->edges[j].b == v) {
+          touching.push_back(static_cast<int>(j));
+        }
+      }
+      std::sort(listed.begin(), listed.end());
+      EXPECT_EQ(listed, touching) << "vertex " << v;
+    }
+  }
+  testing::ShapeFactory factory(46);
+  for (int k = 0; k < 4000; ++k) {
+    const auto& a = pool[factory.rng()() % pool.size()];
+    const auto& b = pool[factory.rng()() % pool.size()];
+    ConvexHull bare = *b;
+    bare.vertex_edge_first.clear();
+    bare.vertex_edges.clear();
+    const Pose3 b_in_a{factory.U(0.0f, 2.5f) * factory.RandomUnit(),
+                       factory.RandomRotation()};
+    internal::HullInA with_rows;
+    internal::HullInA without_rows;
+    const internal::SatAxis x =
+        internal::HullHullAxis(*a, *b, b_in_a, false, &with_rows);
+    const internal::SatAxis y =
+        internal::HullHullAxis(*a, bare, b_in_a, false, &without_rows);
+    SCOPED_TRACE(::testing::Message() << "pair " << k);
+    EXPECT_EQ(x.kind, y.kind);
+    EXPECT_EQ(x.separation, y.separation);
+    EXPECT_EQ(x.normal.x, y.normal.x);
+    EXPECT_EQ(x.normal.y, y.normal.y);
+    EXPECT_EQ(x.normal.z, y.normal.z);
+  }
+}
+
 // The overlap of the posed hulls along unit n (B pushed along +n), in
 // double.
 double OverlapAlong(const ConvexHull& a, const Pose3& pa, const ConvexHull& b,

@@ -65,6 +65,12 @@ struct ConvexHull {
   std::vector<Face> faces;
   std::vector<std::uint16_t> face_vertex_indices;
   std::vector<Edge> edges;
+  // Vertex -> incident edges, as compressed rows: vertex v's edges are
+  // vertex_edges[vertex_edge_first[v]] up to vertex_edge_first[v + 1]
+  // (filled by the factories; a hull built by hand may leave both empty,
+  // and the queries then build them per call).
+  std::vector<std::uint16_t> vertex_edge_first;
+  std::vector<std::uint16_t> vertex_edges;
   Vec3 centroid{};  // An interior point (the mean of the vertices).
 };
 
