@@ -84,6 +84,16 @@ absl::Status RunMutation(const SceneOpsOptions& options, const std::string& id,
   return options.on_mutation(id, request, apply);
 }
 
+// The settings a CreateScene or ImportScene asks for, converted, with the
+// defaults filled in and checked against the limits.
+absl::StatusOr<HostedSceneSettings> ResolveRequestedSettings(
+    const SceneRegistry& registry, const sator::v1::SceneSettings& requested) {
+  absl::StatusOr<HostedSceneSettings> hosted =
+      ToHostedSettings(requested, registry.limits());
+  if (!hosted.ok()) return hosted.status();
+  return registry.ResolveSettings(*hosted);
+}
+
 std::string EncodePageToken(const std::string& last_id) {
   std::string token;
   absl::WebSafeBase64Escape(absl::StrCat(kPageTokenPrefix, last_id), &token);
@@ -297,7 +307,7 @@ absl::StatusOr<sator::v1::UpdatePosesResponse> UpdatePosesIn(
 }  // namespace
 
 absl::StatusOr<HostedSceneSettings> ToHostedSettings(
-    const sator::v1::SceneSettings& settings) {
+    const sator::v1::SceneSettings& settings, const SceneLimits& limits) {
   HostedSceneSettings hosted;
   switch (settings.dimension()) {
     case sator::v1::DIMENSION_2D:
@@ -310,15 +320,16 @@ absl::StatusOr<HostedSceneSettings> ToHostedSettings(
       return convert::FieldError("settings.dimension",
                                  "must be DIMENSION_2D or DIMENSION_3D");
   }
+  // Above INT_MAX is above every limit (the flags are bounded by the core's
+  // kMaxHistoryTicks and kMaxBodies), and does not fit the int below.
   if (settings.history_ticks() > static_cast<std::uint32_t>(INT_MAX)) {
-    return convert::FieldError(
-        "settings.history_ticks",
-        absl::StrCat("too large: ", settings.history_ticks()));
+    return SettingAboveLimit("settings.history_ticks", settings.history_ticks(),
+                             limits.max_history_ticks, "max_history_ticks");
   }
   if (settings.max_bodies() > static_cast<std::uint32_t>(INT_MAX)) {
-    return convert::FieldError(
-        "settings.max_bodies",
-        absl::StrCat("too large: ", settings.max_bodies()));
+    return SettingAboveLimit("settings.max_bodies", settings.max_bodies(),
+                             limits.max_bodies_per_scene,
+                             "max_bodies_per_scene");
   }
   hosted.history_ticks = static_cast<int>(settings.history_ticks());
   hosted.teleport_distance = settings.teleport_distance();
@@ -357,11 +368,8 @@ sator::v1::SceneInfo DescribeScene(const HostedScene& scene) {
 absl::StatusOr<sator::v1::SceneInfo> CreateScene(
     SceneRegistry& registry, const SceneOpsOptions& options,
     const sator::v1::CreateSceneRequest& request) {
-  absl::StatusOr<HostedSceneSettings> requested =
-      ToHostedSettings(request.settings());
-  if (!requested.ok()) return requested.status();
   absl::StatusOr<HostedSceneSettings> settings =
-      registry.ResolveSettings(*requested);
+      ResolveRequestedSettings(registry, request.settings());
   if (!settings.ok()) return settings.status();
   // The creation is logged before anyone else can see or change the scene
   // (see SceneRegistry::Create); the hook sees the request with the id the
@@ -467,13 +475,8 @@ absl::StatusOr<sator::v1::SceneInfo> ImportScene(
       !s.ok()) {
     return s;
   }
-  absl::StatusOr<HostedSceneSettings> requested =
-      ToHostedSettings(snapshot.settings());
-  if (!requested.ok()) {
-    return convert::PrefixField("snapshot", requested.status());
-  }
   absl::StatusOr<HostedSceneSettings> settings =
-      registry.ResolveSettings(*requested);
+      ResolveRequestedSettings(registry, snapshot.settings());
   if (!settings.ok()) {
     return convert::PrefixField("snapshot", settings.status());
   }

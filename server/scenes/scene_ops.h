@@ -15,7 +15,7 @@
 //   (unknown scene or body), ALREADY_EXISTS (scene id taken),
 //   FAILED_PRECONDITION (a tick older than the current one, a pose for a
 //   static body), RESOURCE_EXHAUSTED (scenes per server, bodies per scene,
-//   bodies per batch).
+//   bodies per batch, scene settings above the limit flags).
 #ifndef SATOR_SERVER_SCENES_SCENE_OPS_H_
 #define SATOR_SERVER_SCENES_SCENE_OPS_H_
 
@@ -139,10 +139,12 @@ absl::StatusOr<sator::v1::UpdatePosesResponse> UpdatePoses(
 // ---- Shared pieces ---------------------------------------------------------
 
 // SceneSettings (as requested) to HostedSceneSettings before defaults are
-// filled in (SceneRegistry::ResolveSettings does that); INVALID_ARGUMENT
-// naming `settings.*` for a value that does not fit.
+// filled in (SceneRegistry::ResolveSettings does that): INVALID_ARGUMENT
+// naming `settings.dimension` for a missing or unknown dimension,
+// RESOURCE_EXHAUSTED (as SettingAboveLimit, with `limits`) for a count too
+// large for an int, which is above every limit.
 absl::StatusOr<HostedSceneSettings> ToHostedSettings(
-    const sator::v1::SceneSettings& settings);
+    const sator::v1::SceneSettings& settings, const SceneLimits& limits);
 void FromHostedSettings(const HostedSceneSettings& settings,
                         sator::v1::SceneSettings* out);
 

@@ -31,6 +31,13 @@ absl::StatusOr<std::unique_ptr<scene::Scene<D>>> MakeCoreScene(
 
 }  // namespace
 
+absl::Status SettingAboveLimit(absl::string_view field, std::int64_t value,
+                               int limit, absl::string_view flag) {
+  return absl::ResourceExhaustedError(absl::StrCat(field, ": ", value,
+                                                   " above the server limit ",
+                                                   limit, " (--", flag, ")"));
+}
+
 absl::Status ValidateSceneLimits(const SceneLimits& limits) {
   auto check = [](const char* flag, int value, int most) -> absl::Status {
     if (value < 1 || value > most) {
@@ -89,32 +96,39 @@ absl::Status SceneRegistry::ValidateSceneId(const std::string& id) {
 absl::StatusOr<HostedSceneSettings> SceneRegistry::ResolveSettings(
     const HostedSceneSettings& requested) const {
   HostedSceneSettings settings = requested;
+  // Malformed values first: INVALID_ARGUMENT.
   if (settings.dimension != 2 && settings.dimension != 3) {
     return absl::InvalidArgumentError(
         "settings.dimension: must be DIMENSION_2D or DIMENSION_3D");
   }
-  if (settings.history_ticks == 0) {
-    settings.history_ticks = limits_.default_history_ticks;
-  }
-  if (settings.history_ticks < 1 ||
-      settings.history_ticks > limits_.max_history_ticks) {
+  if (settings.history_ticks < 0) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "settings.history_ticks: must be at most ", limits_.max_history_ticks,
-        ", got ", settings.history_ticks));
+        "settings.history_ticks: must be >= 0, got ", settings.history_ticks));
   }
   if (!std::isfinite(settings.teleport_distance) ||
       settings.teleport_distance < 0.0f) {
     return absl::InvalidArgumentError(
         "settings.teleport_distance: must be finite and >= 0");
   }
+  if (settings.max_bodies < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "settings.max_bodies: must be >= 0, got ", settings.max_bodies));
+  }
+  if (settings.history_ticks == 0) {
+    settings.history_ticks = limits_.default_history_ticks;
+  }
   if (settings.max_bodies == 0) {
     settings.max_bodies = limits_.max_bodies_per_scene;
   }
-  if (settings.max_bodies < 1 ||
-      settings.max_bodies > limits_.max_bodies_per_scene) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "settings.max_bodies: must be at most ", limits_.max_bodies_per_scene,
-        ", got ", settings.max_bodies));
+  // Then the limits: RESOURCE_EXHAUSTED.
+  if (settings.history_ticks > limits_.max_history_ticks) {
+    return SettingAboveLimit("settings.history_ticks", settings.history_ticks,
+                             limits_.max_history_ticks, "max_history_ticks");
+  }
+  if (settings.max_bodies > limits_.max_bodies_per_scene) {
+    return SettingAboveLimit("settings.max_bodies", settings.max_bodies,
+                             limits_.max_bodies_per_scene,
+                             "max_bodies_per_scene");
   }
   return settings;
 }

@@ -22,6 +22,7 @@
 #include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "sator/core/scene/scene.h"
 
 namespace sator::server {
@@ -43,6 +44,12 @@ struct SceneLimits {
 // INVALID_ARGUMENT naming the flag when a limit is out of range (each must be
 // positive; the history and body limits within the core's own bounds).
 absl::Status ValidateSceneLimits(const SceneLimits& limits);
+
+// The RESOURCE_EXHAUSTED of a scene setting above a limit flag, naming the
+// setting, its value, the limit and the flag: "settings.max_bodies: 5000
+// above the server limit 1000 (--max_bodies_per_scene)".
+absl::Status SettingAboveLimit(absl::string_view field, std::int64_t value,
+                               int limit, absl::string_view flag);
 
 // What a scene was created with, after defaults were filled in.
 struct HostedSceneSettings {
@@ -103,8 +110,13 @@ class SceneRegistry {
   // Checks a scene id: 1 to 128 characters from [A-Za-z0-9._-].
   static absl::Status ValidateSceneId(const std::string& id);
 
-  // Fills in defaults and checks `requested` against the limits:
-  // INVALID_ARGUMENT naming the setting ("settings.history_ticks: ...").
+  // Fills in defaults (0 means the server default: --default_history_ticks,
+  // --max_bodies_per_scene) and checks `requested`. A malformed setting (a
+  // dimension other than 2 or 3, a negative or non-finite teleport distance,
+  // a negative count) is INVALID_ARGUMENT; one above a limit flag is
+  // RESOURCE_EXHAUSTED naming the setting, its value, the limit and the flag
+  // ("settings.max_bodies: 5000 above the server limit 1000
+  // (--max_bodies_per_scene)").
   absl::StatusOr<HostedSceneSettings> ResolveSettings(
       const HostedSceneSettings& requested) const;
 

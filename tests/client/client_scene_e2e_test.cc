@@ -10,6 +10,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "sator/client/client.h"
+#include "sator/client/retry.h"
 #include "sator/core/geometry3d/convex_hull.h"
 #include "sator/core/geometry3d/triangle_mesh.h"
 #include "support/satord_process.h"
@@ -74,6 +75,18 @@ TEST_F(ClientSceneEndToEnd, CreateGetDeleteWithTheirErrors) {
       client_->CreateScene("bad id!", {.dimension = Dimension::k2D});
   EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(bad.status().message()), HasSubstr("scene_id"));
+  // A setting above the server's limit (--max_history_ticks, 1024 by
+  // default): RESOURCE_EXHAUSTED with the server's message, and not worth a
+  // retry (no retry-after).
+  absl::StatusOr<SceneInfo> too_deep = client_->CreateScene(
+      "deep", {.dimension = Dimension::k3D, .history_ticks = 2000});
+  EXPECT_EQ(too_deep.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_EQ(too_deep.status().message(),
+            "settings.history_ticks: 2000 above the server limit 1024 "
+            "(--max_history_ticks)");
+  EXPECT_FALSE(client::IsRetryable(too_deep.status()));
+  EXPECT_EQ(client_->GetScene("deep").status().code(),
+            absl::StatusCode::kNotFound);
 
   absl::StatusOr<SceneInfo> got = client_->AsyncGetScene("arena").get();
   ASSERT_TRUE(got.ok()) << got.status();

@@ -307,10 +307,22 @@ TEST_F(SceneBodyEndToEnd, BadRequestsGetTheirCodeAndChangeNothing) {
         "scene_id: scene 'arena' already exists"},
        create(R"pb(scene_id: "arena"
                    settings { dimension: DIMENSION_3D })pb")},
-      {{"create over the history limit", grpc::StatusCode::INVALID_ARGUMENT,
-        "settings.history_ticks: must be at most 1024"},
+      {{"create over the history limit", grpc::StatusCode::RESOURCE_EXHAUSTED,
+        "settings.history_ticks: 5000 above the server limit 1024 "
+        "(--max_history_ticks)"},
        create(
            R"pb(settings { dimension: DIMENSION_3D history_ticks: 5000 })pb")},
+      {{"create over the body limit", grpc::StatusCode::RESOURCE_EXHAUSTED,
+        "settings.max_bodies: 6 above the server limit 5 "
+        "(--max_bodies_per_scene)"},
+       create(R"pb(settings { dimension: DIMENSION_2D max_bodies: 6 })pb")},
+      {{"import over the body limit", grpc::StatusCode::RESOURCE_EXHAUSTED,
+        "snapshot.settings.max_bodies: 9 above the server limit 5 "
+        "(--max_bodies_per_scene)"},
+       import(R"pb(snapshot {
+                     scene_id: "new"
+                     settings { dimension: DIMENSION_2D max_bodies: 9 }
+                   })pb")},
       {{"create past its deadline", grpc::StatusCode::DEADLINE_EXCEEDED, ""},
        create(R"pb(scene_id: "late"
                    settings { dimension: DIMENSION_2D })pb",
@@ -590,6 +602,20 @@ TEST_F(SceneBodyEndToEnd, SceneAndShapeLimitsAreResourceExhausted) {
   EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
   EXPECT_THAT(status.error_message(), HasSubstr("bodies[0].shape.hull"));
   EXPECT_EQ(Export("scene-1").bodies_size(), 0);
+
+  // A setting above its limit flag is a hard limit too: no retry-after-ms,
+  // since the same call can never succeed.
+  std::unique_ptr<grpc::ClientContext> context = Context();
+  status = scenes_->CreateScene(
+      context.get(),
+      Parse<sator::v1::CreateSceneRequest>(
+          R"pb(settings { dimension: DIMENSION_3D max_bodies: 100 })pb"),
+      &info);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_EQ(status.error_message(),
+            "settings.max_bodies: 100 above the server limit 5 "
+            "(--max_bodies_per_scene)");
+  EXPECT_FALSE(context->GetServerTrailingMetadata().contains("retry-after-ms"));
 }
 
 }  // namespace

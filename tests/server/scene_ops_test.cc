@@ -137,12 +137,53 @@ TEST_F(SceneOpsTest, CreateErrors) {
                               "DIMENSION_2D }"))
                   .status(),
               absl::StatusCode::kInvalidArgument, "scene_id: character 1");
+  // Above a limit flag: RESOURCE_EXHAUSTED naming the setting and the flag.
   ExpectError(CreateScene(registry_, options_,
                           Parse<sator::v1::CreateSceneRequest>(
                               "settings { dimension: DIMENSION_2D "
                               "max_bodies: 101 }"))
                   .status(),
-              absl::StatusCode::kInvalidArgument, "settings.max_bodies: ");
+              absl::StatusCode::kResourceExhausted,
+              "settings.max_bodies: 101 above the server limit 100 "
+              "(--max_bodies_per_scene)");
+  ExpectError(CreateScene(registry_, options_,
+                          Parse<sator::v1::CreateSceneRequest>(
+                              "settings { dimension: DIMENSION_2D "
+                              "max_bodies: 3000000000 }"))
+                  .status(),
+              absl::StatusCode::kResourceExhausted,
+              "settings.max_bodies: 3000000000 above the server limit 100 "
+              "(--max_bodies_per_scene)");
+  ExpectError(CreateScene(registry_, options_,
+                          Parse<sator::v1::CreateSceneRequest>(
+                              "settings { dimension: DIMENSION_3D "
+                              "history_ticks: 1025 }"))
+                  .status(),
+              absl::StatusCode::kResourceExhausted,
+              "settings.history_ticks: 1025 above the server limit 1024 "
+              "(--max_history_ticks)");
+  ExpectError(CreateScene(registry_, options_,
+                          Parse<sator::v1::CreateSceneRequest>(
+                              "settings { dimension: DIMENSION_3D "
+                              "history_ticks: 4294967295 }"))
+                  .status(),
+              absl::StatusCode::kResourceExhausted,
+              "settings.history_ticks: 4294967295 above the server limit");
+  // Malformed: INVALID_ARGUMENT.
+  ExpectError(CreateScene(registry_, options_,
+                          Parse<sator::v1::CreateSceneRequest>(
+                              "settings { dimension: DIMENSION_2D "
+                              "teleport_distance: nan }"))
+                  .status(),
+              absl::StatusCode::kInvalidArgument,
+              "settings.teleport_distance: ");
+  ExpectError(CreateScene(registry_, options_,
+                          Parse<sator::v1::CreateSceneRequest>(
+                              "settings { dimension: DIMENSION_2D "
+                              "teleport_distance: -1 }"))
+                  .status(),
+              absl::StatusCode::kInvalidArgument,
+              "settings.teleport_distance: ");
   for (int i = 1; i < 8; ++i) Create(absl::StrCat("s", i), "DIMENSION_2D");
   ExpectError(CreateScene(registry_, options_,
                           Parse<sator::v1::CreateSceneRequest>(
@@ -575,6 +616,16 @@ TEST_F(SceneOpsTest, RefusedImportsLeaveNothingBehind) {
       {R"pb(scene_id: "new"
             settings {})pb",
        absl::StatusCode::kInvalidArgument, "snapshot.settings.dimension: "},
+      {R"pb(scene_id: "new"
+            settings { dimension: DIMENSION_2D max_bodies: 101 })pb",
+       absl::StatusCode::kResourceExhausted,
+       "snapshot.settings.max_bodies: 101 above the server limit 100 "
+       "(--max_bodies_per_scene)"},
+      {R"pb(scene_id: "new"
+            settings { dimension: DIMENSION_2D history_ticks: 2000 })pb",
+       absl::StatusCode::kResourceExhausted,
+       "snapshot.settings.history_ticks: 2000 above the server limit 1024 "
+       "(--max_history_ticks)"},
       {R"pb(scene_id: "new"
             settings { dimension: DIMENSION_2D }
             current_tick: -3)pb",

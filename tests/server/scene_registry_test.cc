@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -62,21 +63,47 @@ TEST(SceneRegistryTest, ResolveSettingsFillsDefaultsAndChecksLimits) {
   EXPECT_EQ(resolved->history_ticks, 32);
   EXPECT_EQ(resolved->max_bodies, 500);
 
+  // Above a limit flag: RESOURCE_EXHAUSTED naming the setting, the value,
+  // the limit and the flag.
   HostedSceneSettings bad = Settings(3);
   bad.history_ticks = 101;
-  EXPECT_THAT(registry.ResolveSettings(bad).status().message(),
-              HasSubstr("settings.history_ticks"));
+  absl::Status status = registry.ResolveSettings(bad).status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kResourceExhausted) << status;
+  EXPECT_EQ(status.message(),
+            "settings.history_ticks: 101 above the server limit 100 "
+            "(--max_history_ticks)");
   bad = Settings(3);
   bad.max_bodies = 501;
-  EXPECT_THAT(registry.ResolveSettings(bad).status().message(),
-              HasSubstr("settings.max_bodies"));
+  status = registry.ResolveSettings(bad).status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kResourceExhausted) << status;
+  EXPECT_EQ(status.message(),
+            "settings.max_bodies: 501 above the server limit 500 "
+            "(--max_bodies_per_scene)");
+
+  // Malformed: INVALID_ARGUMENT.
   bad = Settings(4);
-  EXPECT_THAT(registry.ResolveSettings(bad).status().message(),
-              HasSubstr("settings.dimension"));
+  status = registry.ResolveSettings(bad).status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << status;
+  EXPECT_THAT(status.message(), HasSubstr("settings.dimension"));
   bad = Settings(2);
   bad.teleport_distance = -1.0f;
-  EXPECT_THAT(registry.ResolveSettings(bad).status().message(),
-              HasSubstr("settings.teleport_distance"));
+  status = registry.ResolveSettings(bad).status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << status;
+  EXPECT_THAT(status.message(), HasSubstr("settings.teleport_distance"));
+  bad = Settings(2);
+  bad.teleport_distance = std::numeric_limits<float>::quiet_NaN();
+  EXPECT_EQ(registry.ResolveSettings(bad).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  bad = Settings(2);
+  bad.history_ticks = -1;
+  status = registry.ResolveSettings(bad).status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << status;
+  EXPECT_THAT(status.message(), HasSubstr("settings.history_ticks"));
+  bad = Settings(2);
+  bad.max_bodies = -1;
+  status = registry.ResolveSettings(bad).status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << status;
+  EXPECT_THAT(status.message(), HasSubstr("settings.max_bodies"));
 }
 
 TEST(SceneRegistryTest, CreateFindDeleteAndErrors) {
