@@ -17,6 +17,11 @@
 // - Replay: snapshot scenes go through ImportScene, log records through the
 //   scene_ops function of their kind, with no batch limit (what was accepted
 //   once is accepted again) and no hook.
+// - A CreateScene or ImportScene is logged with the settings the scene got
+//   (defaults filled in), so a settings field left at 0 replays as the
+//   default of the server that acknowledged it, not of the one replaying
+//   (snapshots always held the resolved settings). Records written before
+//   that still hold the zeros, which take the replaying server's defaults.
 // - A new scene (CreateScene, ImportScene) is published, made visible to
 //   the snapshot's SceneRegistry::List, by the hook's `apply`, so inside the
 //   MutationScope that logs it: a snapshot whose LSN covers the creation

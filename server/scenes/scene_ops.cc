@@ -225,6 +225,9 @@ absl::StatusOr<sator::v1::SceneInfo> ImportAs(
       [&](HostedScene& scene, SceneRegistry::ScenePublish publish) {
         sator::v1::ImportSceneRequest effective = request;
         effective.mutable_snapshot()->set_scene_id(scene.id());
+        // Logged with the settings the scene got, as for CreateScene.
+        FromHostedSettings(settings,
+                           effective.mutable_snapshot()->mutable_settings());
         populated = RunMutation(options, scene.id(), effective, [&] {
           absl::Status filled = VisitScene(scene, [&](auto& core) {
             if constexpr (SceneDimension<std::decay_t<decltype(core)>>::value ==
@@ -376,11 +379,20 @@ absl::StatusOr<sator::v1::SceneInfo> CreateScene(
   // scene got, and a hook's error undoes the creation. `apply` publishes the
   // scene, inside the hook, so that a snapshot sees the scene if and only if
   // it sees the creation's record.
+  //
+  // The hook also sees the settings the scene got in place of the requested
+  // ones: a field left at 0 ("the server default") is logged as the value it
+  // resolved to here, so that replay after a restart with other
+  // --default_history_ticks or --max_bodies_per_scene rebuilds the scene that
+  // was acknowledged, not one with the new defaults. (Records logged before
+  // this was done hold the requested settings; their zeros still take the
+  // defaults of the replaying server: docs/OPERATIONS.md, Recovery.)
   absl::StatusOr<std::shared_ptr<HostedScene>> hosted = registry.Create(
       request.scene_id(), *settings,
       [&](HostedScene& scene, SceneRegistry::ScenePublish publish) {
         sator::v1::CreateSceneRequest effective = request;
         effective.set_scene_id(scene.id());
+        FromHostedSettings(*settings, effective.mutable_settings());
         return RunMutation(options, scene.id(), effective, [&] {
           publish();
           return absl::OkStatus();

@@ -36,7 +36,8 @@ namespace sator::server {
 
 // Wraps every mutation once its request passed validation: called inside the
 // scene's write lock with the scene id, the request (for CreateScene and
-// ImportScene with the assigned scene id filled in) and `apply`, which
+// ImportScene with the assigned scene id and the resolved settings, every
+// default filled in, in place of the requested ones) and `apply`, which
 // performs the mutation and returns its status. The hook calls `apply` at
 // most once and returns its status, or refuses the mutation by returning an
 // error without calling it (the caller gets that error, and a CreateScene or

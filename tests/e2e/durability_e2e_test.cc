@@ -9,6 +9,8 @@
 // - SIGTERM loses nothing: scenes, bodies, poses and ticks come back equal.
 // - A log with a truncated tail or a corrupt middle record recovers: the
 //   damaged record is skipped with a log line and every other one is there.
+// - Scenes keep the settings they were acknowledged with across restarts
+//   with other default or limit flags.
 #include <signal.h>
 
 #include <atomic>
@@ -636,6 +638,97 @@ TEST(DurabilityEndToEnd, CorruptMiddleRecordIsSkippedAndLaterOnesRecovered) {
   ASSERT_TRUE(StartInstance(data_dir, {}, &again).ok())
       << again.process->ReadLog();
   EXPECT_EQ(BodiesOf(again, "arena"), (std::set<std::uint64_t>{1, 2, 4}));
+  std::filesystem::remove_all(data_dir);
+}
+
+// ---- scene settings across flag changes -------------------------------------
+
+// Every scene's settings, by id, as ListScenes reports them.
+std::map<std::string, sator::v1::SceneSettings> SettingsById(
+    sator::v1::SceneService::Stub& scenes) {
+  std::map<std::string, sator::v1::SceneSettings> settings;
+  sator::v1::ListScenesRequest request;
+  request.set_page_size(1000);
+  sator::v1::ListScenesResponse page;
+  const grpc::Status status =
+      scenes.ListScenes(Context().get(), request, &page);
+  EXPECT_TRUE(status.ok()) << status.error_message();
+  for (const sator::v1::SceneInfo& info : page.scenes()) {
+    settings[info.scene_id()] = info.settings();
+  }
+  return settings;
+}
+
+void ExpectSameSettings(
+    const std::map<std::string, sator::v1::SceneSettings>& expected,
+    const std::map<std::string, sator::v1::SceneSettings>& actual) {
+  ASSERT_EQ(expected.size(), actual.size());
+  for (const auto& [id, settings] : expected) {
+    ASSERT_TRUE(actual.contains(id)) << id;
+    EXPECT_TRUE(MessageDifferencer::Equals(settings, actual.at(id)))
+        << id << " acknowledged with:\n"
+        << settings.DebugString() << "came back with:\n"
+        << actual.at(id).DebugString();
+  }
+}
+
+// A scene created with its settings left at 0 (the server's defaults) comes
+// back after a kill -9 with the settings it was acknowledged with, though the
+// restarted server has other defaults: the log holds the resolved settings.
+TEST(DurabilityEndToEnd, RestartWithOtherDefaultsKeepsTheAcknowledgedSettings) {
+  const std::string data_dir = testing::MakeTempDir("durability-defaults");
+  std::map<std::string, sator::v1::SceneSettings> acknowledged;
+  {
+    Instance instance;
+    ASSERT_TRUE(
+        StartInstance(data_dir,
+                      {"--snapshot_interval=0s", "--default_history_ticks=16",
+                       "--max_bodies_per_scene=500"},
+                      &instance)
+            .ok())
+        << instance.process->ReadLog();
+    sator::v1::SceneInfo info;
+    grpc::Status status = instance.scenes->CreateScene(
+        Context().get(), Parse<sator::v1::CreateSceneRequest>(R"pb(
+          scene_id: "created"
+          settings { dimension: DIMENSION_2D }
+        )pb"),
+        &info);
+    ASSERT_TRUE(status.ok()) << status.error_message();
+    status = instance.scenes->ImportScene(
+        Context().get(), Parse<sator::v1::ImportSceneRequest>(R"pb(
+          snapshot {
+            scene_id: "imported"
+            settings { dimension: DIMENSION_3D teleport_distance: 4 }
+          }
+        )pb"),
+        &info);
+    ASSERT_TRUE(status.ok()) << status.error_message();
+    acknowledged = SettingsById(*instance.scenes);
+    ASSERT_EQ(acknowledged.size(), 2u);
+    for (const auto& [id, settings] : acknowledged) {
+      EXPECT_EQ(settings.history_ticks(), 16u) << id;
+      EXPECT_EQ(settings.max_bodies(), 500u) << id;
+    }
+    // Only the log has them: no snapshot was written.
+    ASSERT_TRUE(instance.process->Signal(SIGKILL).ok());
+    ASSERT_TRUE(instance.process->WaitForExit(absl::Seconds(10)).ok());
+  }
+  Instance restarted;
+  ASSERT_TRUE(StartInstance(
+                  data_dir,
+                  {"--default_history_ticks=32", "--max_bodies_per_scene=1000"},
+                  &restarted)
+                  .ok())
+      << restarted.process->ReadLog();
+  ExpectSameSettings(acknowledged, SettingsById(*restarted.scenes));
+  // GetScene says the same.
+  sator::v1::GetSceneRequest get;
+  get.set_scene_id("created");
+  sator::v1::SceneInfo info;
+  ASSERT_TRUE(restarted.scenes->GetScene(Context().get(), get, &info).ok());
+  EXPECT_EQ(info.settings().history_ticks(), 16u);
+  EXPECT_EQ(info.settings().max_bodies(), 500u);
   std::filesystem::remove_all(data_dir);
 }
 

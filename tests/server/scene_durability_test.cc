@@ -386,6 +386,54 @@ TEST_F(SceneDurabilityTest, RefusedMutationIsExpectedOnReplay) {
   EXPECT_EQ(scenes.at("arena").bodies_size(), 2);  // Body 1 stayed.
 }
 
+// The settings a scene got from the default flags are in its creation's
+// record: replay under other defaults rebuilds the scene that was
+// acknowledged, not one with the new defaults.
+TEST_F(SceneDurabilityTest, ReplayKeepsTheDefaultsTheSceneWasCreatedWith) {
+  SceneLimits before = limits_;
+  before.default_history_ticks = 16;
+  before.max_bodies_per_scene = 500;
+  std::map<std::string, sator::v1::SceneSnapshot> expected;
+  {
+    SceneRegistry registry(before);
+    SceneOpsOptions ops;
+    std::unique_ptr<ScenePersistence> persistence = Open(registry, &ops);
+    ASSERT_NE(persistence, nullptr);
+    // Both left at 0, and only in the log (no snapshot).
+    ASSERT_TRUE(
+        CreateScene(registry, ops, Parse<sator::v1::CreateSceneRequest>(R"pb(
+                      scene_id: "created"
+                      settings { dimension: DIMENSION_2D }
+                    )pb"))
+            .ok());
+    ASSERT_TRUE(
+        ImportScene(registry, ops, Parse<sator::v1::ImportSceneRequest>(R"pb(
+                      snapshot {
+                        scene_id: "imported"
+                        settings { dimension: DIMENSION_3D }
+                      }
+                    )pb"))
+            .ok());
+    expected = ExportAll(registry);
+  }
+  ASSERT_EQ(expected.size(), 2u);
+  for (const auto& [id, snapshot] : expected) {
+    EXPECT_EQ(snapshot.settings().history_ticks(), 16u) << id;
+    EXPECT_EQ(snapshot.settings().max_bodies(), 500u) << id;
+  }
+  SceneLimits after = limits_;
+  after.default_history_ticks = 32;
+  after.max_bodies_per_scene = 1000;
+  SceneRegistry restored(after);
+  SceneOpsOptions ops;
+  durability::RecoveryReport report;
+  std::unique_ptr<ScenePersistence> persistence = Open(restored, &ops, &report);
+  ASSERT_NE(persistence, nullptr);
+  EXPECT_EQ(report.records_replayed, 2u);
+  EXPECT_EQ(report.records_failed, 0u);
+  ExpectSameScenes(expected, ExportAll(restored));
+}
+
 // Writers on several scenes through scene_ops with the hook, snapshots in
 // between: recovery rebuilds exactly the final bodies of every scene.
 TEST_F(SceneDurabilityTest, SnapshotsDuringConcurrentWritesRecoverExactly) {

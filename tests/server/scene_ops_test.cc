@@ -735,6 +735,57 @@ TEST_F(SceneOpsTest, HookWrapsEachValidatedMutationOnceInOrder) {
   EXPECT_EQ(calls, expected);
 }
 
+// The hook (the write-ahead log) sees the settings a scene got, defaults
+// filled in, not the zeros it was asked with: replay under other default
+// flags must rebuild the scene that was acknowledged.
+TEST_F(SceneOpsTest, HookSeesTheResolvedSettings) {
+  std::vector<sator::v1::SceneSettings> logged;
+  options_.on_mutation = [&](const std::string&,
+                             const google::protobuf::Message& request,
+                             absl::FunctionRef<absl::Status()> apply) {
+    const google::protobuf::Descriptor* type = request.GetDescriptor();
+    if (type == sator::v1::CreateSceneRequest::descriptor()) {
+      logged.push_back(
+          static_cast<const sator::v1::CreateSceneRequest&>(request)
+              .settings());
+    } else if (type == sator::v1::ImportSceneRequest::descriptor()) {
+      logged.push_back(
+          static_cast<const sator::v1::ImportSceneRequest&>(request)
+              .snapshot()
+              .settings());
+    }
+    return apply();
+  };
+  absl::StatusOr<sator::v1::SceneInfo> created =
+      CreateScene(registry_, options_,
+                  Parse<sator::v1::CreateSceneRequest>(
+                      R"pb(scene_id: "zeros"
+                           settings { dimension: DIMENSION_2D })pb"));
+  ASSERT_TRUE(created.ok()) << created.status();
+  absl::StatusOr<sator::v1::SceneInfo> imported = ImportScene(
+      registry_, options_, Parse<sator::v1::ImportSceneRequest>(R"pb(
+        snapshot {
+          scene_id: "imported"
+          settings { dimension: DIMENSION_3D teleport_distance: 2 }
+        }
+      )pb"));
+  ASSERT_TRUE(imported.ok()) << imported.status();
+  ASSERT_EQ(logged.size(), 2u);
+  // Defaults: history 64 (SceneLimits), max_bodies the limit of 100.
+  EXPECT_TRUE(MessageDifferencer::Equals(
+      logged[0], Parse<sator::v1::SceneSettings>(
+                     "dimension: DIMENSION_2D history_ticks: 64 "
+                     "max_bodies: 100")))
+      << logged[0].DebugString();
+  EXPECT_TRUE(MessageDifferencer::Equals(logged[0], created->settings()));
+  EXPECT_TRUE(MessageDifferencer::Equals(
+      logged[1], Parse<sator::v1::SceneSettings>(
+                     "dimension: DIMENSION_3D history_ticks: 64 "
+                     "teleport_distance: 2 max_bodies: 100")))
+      << logged[1].DebugString();
+  EXPECT_TRUE(MessageDifferencer::Equals(logged[1], imported->settings()));
+}
+
 // A hook that refuses (a log that cannot be written) leaves everything as it
 // was: no body changed, no scene created or imported, none deleted.
 TEST_F(SceneOpsTest, HookErrorRefusesTheMutation) {
