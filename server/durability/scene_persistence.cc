@@ -93,6 +93,18 @@ absl::StatusOr<std::unique_ptr<ScenePersistence>> ScenePersistence::Open(
   SceneOpsOptions replay = ops;
   replay.on_mutation = nullptr;
   replay.max_batch_bodies = std::numeric_limits<std::uint32_t>::max();
+  // A scene acknowledged under higher --max_history_ticks or
+  // --max_bodies_per_scene comes back as it was acknowledged, with a warning
+  // (its memory is not bounded by the lowered flag).
+  replay.keep_settings_over_limits = true;
+  replay.on_setting_over_limit = [](const std::string& scene_id,
+                                    const std::string& message) {
+    Log(LogLevel::kWarning, "scene_setting_over_limit",
+        {{"scene_id", scene_id},
+         {"error", message},
+         {"message",
+          "kept: the scene was acknowledged with it under a higher limit"}});
+  };
 
   auto on_scene = [&](absl::string_view payload) -> absl::Status {
     absl::StatusOr<sator::v1::SceneSnapshot> snapshot =

@@ -16,7 +16,10 @@
 //   docs/DESIGN.md, Durability).
 // - Replay: snapshot scenes go through ImportScene, log records through the
 //   scene_ops function of their kind, with no batch limit (what was accepted
-//   once is accepted again) and no hook.
+//   once is accepted again) and no hook. Scene settings above the current
+//   --max_history_ticks or --max_bodies_per_scene are kept, with a
+//   `scene_setting_over_limit` warning, not refused: the scene was
+//   acknowledged with them.
 // - A CreateScene or ImportScene is logged with the settings the scene got
 //   (defaults filled in), so a settings field left at 0 replays as the
 //   default of the server that acknowledged it, not of the one replaying

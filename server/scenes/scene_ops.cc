@@ -85,13 +85,27 @@ absl::Status RunMutation(const SceneOpsOptions& options, const std::string& id,
 }
 
 // The settings a CreateScene or ImportScene asks for, converted, with the
-// defaults filled in and checked against the limits.
+// defaults filled in and checked against the limits; settings kept above a
+// limit flag on replay (SceneOpsOptions::keep_settings_over_limits) are
+// appended to `kept_over_limit`.
 absl::StatusOr<HostedSceneSettings> ResolveRequestedSettings(
-    const SceneRegistry& registry, const sator::v1::SceneSettings& requested) {
+    const SceneRegistry& registry, const SceneOpsOptions& options,
+    const sator::v1::SceneSettings& requested,
+    std::vector<std::string>* kept_over_limit) {
   absl::StatusOr<HostedSceneSettings> hosted =
       ToHostedSettings(requested, registry.limits());
   if (!hosted.ok()) return hosted.status();
-  return registry.ResolveSettings(*hosted);
+  return registry.ResolveSettings(
+      *hosted, options.keep_settings_over_limits ? kept_over_limit : nullptr);
+}
+
+void ReportKeptOverLimit(const SceneOpsOptions& options,
+                         const std::string& scene_id,
+                         const std::vector<std::string>& kept_over_limit) {
+  if (!options.on_setting_over_limit) return;
+  for (const std::string& message : kept_over_limit) {
+    options.on_setting_over_limit(scene_id, message);
+  }
 }
 
 std::string EncodePageToken(const std::string& last_id) {
@@ -371,8 +385,9 @@ sator::v1::SceneInfo DescribeScene(const HostedScene& scene) {
 absl::StatusOr<sator::v1::SceneInfo> CreateScene(
     SceneRegistry& registry, const SceneOpsOptions& options,
     const sator::v1::CreateSceneRequest& request) {
-  absl::StatusOr<HostedSceneSettings> settings =
-      ResolveRequestedSettings(registry, request.settings());
+  std::vector<std::string> kept_over_limit;
+  absl::StatusOr<HostedSceneSettings> settings = ResolveRequestedSettings(
+      registry, options, request.settings(), &kept_over_limit);
   if (!settings.ok()) return settings.status();
   // The creation is logged before anyone else can see or change the scene
   // (see SceneRegistry::Create); the hook sees the request with the id the
@@ -399,6 +414,7 @@ absl::StatusOr<sator::v1::SceneInfo> CreateScene(
         });
       });
   if (!hosted.ok()) return hosted.status();
+  ReportKeptOverLimit(options, (*hosted)->id(), kept_over_limit);
   return DescribeScene(**hosted);
 }
 
@@ -487,15 +503,24 @@ absl::StatusOr<sator::v1::SceneInfo> ImportScene(
       !s.ok()) {
     return s;
   }
-  absl::StatusOr<HostedSceneSettings> settings =
-      ResolveRequestedSettings(registry, snapshot.settings());
+  std::vector<std::string> kept_over_limit;
+  absl::StatusOr<HostedSceneSettings> settings = ResolveRequestedSettings(
+      registry, options, snapshot.settings(), &kept_over_limit);
   if (!settings.ok()) {
     return convert::PrefixField("snapshot", settings.status());
   }
-  if (settings->dimension == 2) {
-    return ImportAs<2>(registry, options, *settings, request);
+  absl::StatusOr<sator::v1::SceneInfo> info =
+      settings->dimension == 2
+          ? ImportAs<2>(registry, options, *settings, request)
+          : ImportAs<3>(registry, options, *settings, request);
+  if (info.ok()) {
+    std::vector<std::string> prefixed;
+    for (const std::string& message : kept_over_limit) {
+      prefixed.push_back(absl::StrCat("snapshot.", message));
+    }
+    ReportKeptOverLimit(options, info->scene_id(), prefixed);
   }
-  return ImportAs<3>(registry, options, *settings, request);
+  return info;
 }
 
 absl::StatusOr<sator::v1::UpsertBodiesResponse> UpsertBodies(

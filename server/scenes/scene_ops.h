@@ -67,6 +67,16 @@ struct SceneOpsOptions {
   // Called with the number of poses an accepted UpdatePoses applied (for
   // sator_pose_updates_total). Empty: no hook.
   std::function<void(std::int64_t)> on_poses_applied;
+  // For replay only (ScenePersistence): a CreateScene or ImportScene whose
+  // settings are above --max_history_ticks or --max_bodies_per_scene keeps
+  // them instead of being refused, since an earlier start acknowledged the
+  // scene with them (under higher limits), and each such setting is passed
+  // to `on_setting_over_limit` (if set) with the scene id and the message a
+  // request would have been refused with. Settings above the core's own
+  // bounds are refused either way.
+  bool keep_settings_over_limits = false;
+  std::function<void(const std::string& scene_id, const std::string& message)>
+      on_setting_over_limit;
 };
 
 // The largest page ListScenes returns, and the page size it uses for 0.

@@ -29,6 +29,13 @@ absl::StatusOr<std::unique_ptr<scene::Scene<D>>> MakeCoreScene(
   return scene::Scene<D>::Create(options);
 }
 
+// A setting above what the core supports at all (no flag allows it).
+absl::Status SettingAboveCoreBound(absl::string_view field, int value,
+                                   int bound) {
+  return absl::ResourceExhaustedError(absl::StrCat(
+      field, ": ", value, " above the largest value satord supports, ", bound));
+}
+
 }  // namespace
 
 absl::Status SettingAboveLimit(absl::string_view field, std::int64_t value,
@@ -94,7 +101,8 @@ absl::Status SceneRegistry::ValidateSceneId(const std::string& id) {
 }
 
 absl::StatusOr<HostedSceneSettings> SceneRegistry::ResolveSettings(
-    const HostedSceneSettings& requested) const {
+    const HostedSceneSettings& requested,
+    std::vector<std::string>* kept_over_limit) const {
   HostedSceneSettings settings = requested;
   // Malformed values first: INVALID_ARGUMENT.
   if (settings.dimension != 2 && settings.dimension != 3) {
@@ -120,15 +128,30 @@ absl::StatusOr<HostedSceneSettings> SceneRegistry::ResolveSettings(
   if (settings.max_bodies == 0) {
     settings.max_bodies = limits_.max_bodies_per_scene;
   }
-  // Then the limits: RESOURCE_EXHAUSTED.
-  if (settings.history_ticks > limits_.max_history_ticks) {
-    return SettingAboveLimit("settings.history_ticks", settings.history_ticks,
-                             limits_.max_history_ticks, "max_history_ticks");
-  }
-  if (settings.max_bodies > limits_.max_bodies_per_scene) {
-    return SettingAboveLimit("settings.max_bodies", settings.max_bodies,
-                             limits_.max_bodies_per_scene,
-                             "max_bodies_per_scene");
+  // Then the limits: RESOURCE_EXHAUSTED. A flag is never above the core's
+  // bound (ValidateSceneLimits), so a value within the flag fits the core.
+  struct Bounded {
+    const char* field;
+    int value;
+    int limit;
+    const char* flag;
+    int core_bound;
+  };
+  for (const Bounded& b :
+       {Bounded{"settings.history_ticks", settings.history_ticks,
+                limits_.max_history_ticks, "max_history_ticks",
+                scene::kMaxHistoryTicks},
+        Bounded{"settings.max_bodies", settings.max_bodies,
+                limits_.max_bodies_per_scene, "max_bodies_per_scene",
+                scene::kMaxBodies}}) {
+    if (b.value <= b.limit) continue;
+    const absl::Status above =
+        SettingAboveLimit(b.field, b.value, b.limit, b.flag);
+    if (kept_over_limit == nullptr) return above;
+    if (b.value > b.core_bound) {
+      return SettingAboveCoreBound(b.field, b.value, b.core_bound);
+    }
+    kept_over_limit->emplace_back(above.message());
   }
   return settings;
 }

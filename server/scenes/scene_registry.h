@@ -117,8 +117,16 @@ class SceneRegistry {
   // RESOURCE_EXHAUSTED naming the setting, its value, the limit and the flag
   // ("settings.max_bodies: 5000 above the server limit 1000
   // (--max_bodies_per_scene)").
+  //
+  // With `kept_over_limit` (replay of what an earlier start acknowledged,
+  // perhaps under higher limit flags), a setting above a limit flag is kept
+  // rather than refused and that refusal's message is appended to
+  // `*kept_over_limit`; a setting above the core's own bound
+  // (scene::kMaxBodies, scene::kMaxHistoryTicks), which no flag allows, is
+  // still refused.
   absl::StatusOr<HostedSceneSettings> ResolveSettings(
-      const HostedSceneSettings& requested) const;
+      const HostedSceneSettings& requested,
+      std::vector<std::string>* kept_over_limit = nullptr) const;
 
   // Makes the scene being created visible to List and Find (see Create).
   using ScenePublish = absl::FunctionRef<void()>;

@@ -732,6 +732,72 @@ TEST(DurabilityEndToEnd, RestartWithOtherDefaultsKeepsTheAcknowledgedSettings) {
   std::filesystem::remove_all(data_dir);
 }
 
+// Scenes acknowledged under higher --max_history_ticks and
+// --max_bodies_per_scene come back with their settings, from the log and
+// from a snapshot, each with a warning, rather than stopping the start;
+// new requests meet the lowered limits.
+TEST(DurabilityEndToEnd, RestartWithLowerLimitsKeepsTheAcknowledgedSettings) {
+  const std::string data_dir = testing::MakeTempDir("durability-lowered");
+  const std::vector<std::string> lowered = {"--max_history_ticks=8",
+                                            "--default_history_ticks=8",
+                                            "--max_bodies_per_scene=100"};
+  std::map<std::string, sator::v1::SceneSettings> acknowledged;
+  {
+    Instance instance;
+    ASSERT_TRUE(
+        StartInstance(data_dir, {"--snapshot_interval=0s"}, &instance).ok())
+        << instance.process->ReadLog();
+    sator::v1::SceneInfo info;
+    grpc::Status status = instance.scenes->CreateScene(
+        Context().get(), Parse<sator::v1::CreateSceneRequest>(R"pb(
+          scene_id: "explicit"
+          settings { dimension: DIMENSION_2D history_ticks: 16 max_bodies: 500 }
+        )pb"),
+        &info);
+    ASSERT_TRUE(status.ok()) << status.error_message();
+    // The defaults: 64 ticks and 1000000 bodies.
+    status = instance.scenes->CreateScene(
+        Context().get(), Parse<sator::v1::CreateSceneRequest>(R"pb(
+          scene_id: "defaults"
+          settings { dimension: DIMENSION_3D }
+        )pb"),
+        &info);
+    ASSERT_TRUE(status.ok()) << status.error_message();
+    acknowledged = SettingsById(*instance.scenes);
+    ASSERT_TRUE(instance.process->Signal(SIGKILL).ok());
+    ASSERT_TRUE(instance.process->WaitForExit(absl::Seconds(10)).ok());
+  }
+  for (const char* from : {"the log", "a snapshot"}) {
+    SCOPED_TRACE(from);
+    Instance restarted;
+    ASSERT_TRUE(StartInstance(data_dir, lowered, &restarted).ok())
+        << restarted.process->ReadLog();
+    ExpectSameSettings(acknowledged, SettingsById(*restarted.scenes));
+    const std::string log = restarted.process->ReadLog();
+    EXPECT_NE(log.find("\"scene_setting_over_limit\""), std::string::npos)
+        << log;
+    EXPECT_NE(log.find("settings.max_bodies: 500 above the server limit 100"),
+              std::string::npos)
+        << log;
+    sator::v1::SceneInfo info;
+    const grpc::Status refused = restarted.scenes->CreateScene(
+        Context().get(), Parse<sator::v1::CreateSceneRequest>(R"pb(
+          scene_id: "new"
+          settings { dimension: DIMENSION_2D history_ticks: 16 }
+        )pb"),
+        &info);
+    EXPECT_EQ(refused.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED)
+        << refused.error_message();
+    // SIGTERM writes a snapshot: the next round restores from it.
+    ASSERT_TRUE(restarted.process->Signal(SIGTERM).ok());
+    absl::StatusOr<int> exit =
+        restarted.process->WaitForExit(absl::Seconds(20));
+    ASSERT_TRUE(exit.ok());
+    EXPECT_EQ(*exit, 0) << restarted.process->ReadLog();
+  }
+  std::filesystem::remove_all(data_dir);
+}
+
 // ---- the data directory itself ----------------------------------------------
 
 TEST(DurabilityEndToEnd, SecondSatordOnTheSameDataDirectoryExitsOne) {

@@ -434,6 +434,54 @@ TEST_F(SceneDurabilityTest, ReplayKeepsTheDefaultsTheSceneWasCreatedWith) {
   ExpectSameScenes(expected, ExportAll(restored));
 }
 
+// A scene acknowledged under higher limit flags comes back as it was, from
+// the log and from a snapshot, though a request for its settings would now
+// be refused.
+TEST_F(SceneDurabilityTest, ReplayKeepsSettingsAboveLoweredLimits) {
+  std::map<std::string, sator::v1::SceneSnapshot> expected;
+  const std::string big = R"pb(
+    settings { dimension: DIMENSION_2D history_ticks: 16 max_bodies: 500 }
+  )pb";
+  {
+    SceneRegistry registry(limits_);
+    SceneOpsOptions ops;
+    std::unique_ptr<ScenePersistence> persistence = Open(registry, &ops);
+    ASSERT_NE(persistence, nullptr);
+    ASSERT_TRUE(CreateScene(registry, ops,
+                            Parse<sator::v1::CreateSceneRequest>(
+                                absl::StrCat("scene_id: 'snapshotted' ", big)))
+                    .ok());
+    ASSERT_TRUE(persistence->SnapshotNow().ok());
+    ASSERT_TRUE(CreateScene(registry, ops,
+                            Parse<sator::v1::CreateSceneRequest>(
+                                absl::StrCat("scene_id: 'logged' ", big)))
+                    .ok());
+    ASSERT_TRUE(UpsertBodies(registry, ops, Circles("logged", {1, 2})).ok());
+    expected = ExportAll(registry);
+  }
+  SceneLimits lowered = limits_;
+  lowered.max_history_ticks = 8;
+  lowered.default_history_ticks = 8;
+  lowered.max_bodies_per_scene = 100;
+  SceneRegistry restored(lowered);
+  SceneOpsOptions ops;
+  durability::RecoveryReport report;
+  std::unique_ptr<ScenePersistence> persistence = Open(restored, &ops, &report);
+  ASSERT_NE(persistence, nullptr);
+  EXPECT_EQ(report.scenes_restored, 1u);
+  EXPECT_EQ(report.scenes_failed, 0u);
+  EXPECT_EQ(report.records_replayed, 2u);
+  EXPECT_EQ(report.records_failed, 0u);
+  ExpectSameScenes(expected, ExportAll(restored));
+  // New requests meet the lowered limits.
+  EXPECT_EQ(CreateScene(restored, ops,
+                        Parse<sator::v1::CreateSceneRequest>(
+                            absl::StrCat("scene_id: 'new' ", big)))
+                .status()
+                .code(),
+            absl::StatusCode::kResourceExhausted);
+}
+
 // Writers on several scenes through scene_ops with the hook, snapshots in
 // between: recovery rebuilds exactly the final bodies of every scene.
 TEST_F(SceneDurabilityTest, SnapshotsDuringConcurrentWritesRecoverExactly) {

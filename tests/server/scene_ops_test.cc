@@ -786,6 +786,48 @@ TEST_F(SceneOpsTest, HookSeesTheResolvedSettings) {
   EXPECT_TRUE(MessageDifferencer::Equals(logged[1], imported->settings()));
 }
 
+// Replay (keep_settings_over_limits) keeps settings above the limit flags
+// that an earlier start acknowledged, and reports each one.
+TEST_F(SceneOpsTest, ReplayKeepsSettingsOverTheLimitsAndReportsThem) {
+  std::vector<std::string> reported;
+  options_.keep_settings_over_limits = true;
+  options_.on_setting_over_limit = [&](const std::string& scene_id,
+                                       const std::string& message) {
+    reported.push_back(absl::StrCat(scene_id, " ", message));
+  };
+  absl::StatusOr<sator::v1::SceneInfo> created = CreateScene(
+      registry_, options_,
+      Parse<sator::v1::CreateSceneRequest>(
+          R"pb(scene_id: "wide"
+               settings { dimension: DIMENSION_2D max_bodies: 500 })pb"));
+  ASSERT_TRUE(created.ok()) << created.status();
+  EXPECT_EQ(created->settings().max_bodies(), 500u);
+  absl::StatusOr<sator::v1::SceneInfo> imported = ImportScene(
+      registry_, options_, Parse<sator::v1::ImportSceneRequest>(R"pb(
+        snapshot {
+          scene_id: "deep"
+          settings { dimension: DIMENSION_3D history_ticks: 2000 }
+        }
+      )pb"));
+  ASSERT_TRUE(imported.ok()) << imported.status();
+  EXPECT_EQ(imported->settings().history_ticks(), 2000u);
+  EXPECT_THAT(reported,
+              ::testing::ElementsAre(
+                  "wide settings.max_bodies: 500 above the server limit 100 "
+                  "(--max_bodies_per_scene)",
+                  "deep snapshot.settings.history_ticks: 2000 above the "
+                  "server limit 1024 (--max_history_ticks)"));
+  // Malformed settings are refused all the same.
+  ExpectError(CreateScene(registry_, options_,
+                          Parse<sator::v1::CreateSceneRequest>(
+                              "settings { dimension: DIMENSION_2D "
+                              "teleport_distance: -1 }"))
+                  .status(),
+              absl::StatusCode::kInvalidArgument,
+              "settings.teleport_distance: ");
+  EXPECT_EQ(reported.size(), 2u);
+}
+
 // A hook that refuses (a log that cannot be written) leaves everything as it
 // was: no body changed, no scene created or imported, none deleted.
 TEST_F(SceneOpsTest, HookErrorRefusesTheMutation) {

@@ -106,6 +106,57 @@ TEST(SceneRegistryTest, ResolveSettingsFillsDefaultsAndChecksLimits) {
   EXPECT_THAT(status.message(), HasSubstr("settings.max_bodies"));
 }
 
+// Replay keeps what an earlier start acknowledged under higher limit flags,
+// and says what it kept; the core's own bounds still hold.
+TEST(SceneRegistryTest, ResolveSettingsKeepsSettingsOverTheLimitsWhenAsked) {
+  SceneLimits limits;
+  limits.default_history_ticks = 8;
+  limits.max_history_ticks = 8;
+  limits.max_bodies_per_scene = 100;
+  SceneRegistry registry(limits);
+  HostedSceneSettings acknowledged = Settings(2);
+  acknowledged.history_ticks = 16;
+  acknowledged.max_bodies = 500;
+  std::vector<std::string> kept;
+  absl::StatusOr<HostedSceneSettings> resolved =
+      registry.ResolveSettings(acknowledged, &kept);
+  ASSERT_TRUE(resolved.ok()) << resolved.status();
+  EXPECT_EQ(resolved->history_ticks, 16);
+  EXPECT_EQ(resolved->max_bodies, 500);
+  EXPECT_THAT(kept, ::testing::ElementsAre(
+                        "settings.history_ticks: 16 above the server limit 8 "
+                        "(--max_history_ticks)",
+                        "settings.max_bodies: 500 above the server limit 100 "
+                        "(--max_bodies_per_scene)"));
+  // And the scene can be made with them.
+  EXPECT_TRUE(registry.Create("kept", *resolved).ok());
+
+  // Within the limits: nothing to report.
+  kept.clear();
+  HostedSceneSettings within = Settings(3);
+  within.history_ticks = 0;
+  within.max_bodies = 100;
+  ASSERT_TRUE(registry.ResolveSettings(within, &kept).ok());
+  EXPECT_TRUE(kept.empty());
+
+  // Beyond what the core supports: refused even so.
+  HostedSceneSettings impossible = Settings(2);
+  impossible.max_bodies = scene::kMaxBodies + 1;
+  absl::Status status = registry.ResolveSettings(impossible, &kept).status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kResourceExhausted) << status;
+  EXPECT_THAT(status.message(),
+              HasSubstr("settings.max_bodies: 16777217 above the largest"));
+  impossible = Settings(2);
+  impossible.history_ticks = scene::kMaxHistoryTicks + 1;
+  EXPECT_EQ(registry.ResolveSettings(impossible, &kept).status().code(),
+            absl::StatusCode::kResourceExhausted);
+  // Malformed ones too.
+  impossible = Settings(2);
+  impossible.teleport_distance = -1.0f;
+  EXPECT_EQ(registry.ResolveSettings(impossible, &kept).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
 TEST(SceneRegistryTest, CreateFindDeleteAndErrors) {
   SceneRegistry registry(SceneLimits{});
   absl::StatusOr<std::shared_ptr<HostedScene>> created =
