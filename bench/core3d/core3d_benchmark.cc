@@ -21,6 +21,12 @@
 //                                   libccd ccdMPRPenetration vs Bullet
 //                                   btGjkPairDetector with GJK-EPA.
 //   HullHullMtvDispatch/sator       the same through Contact(ConvexShape3).
+//   CapsuleCapsuleMtv/sator,        round pairs through Contact and Overlap
+//   CapsuleCapsuleOverlap/sator,    (ConvexShape3), no peer: capsules of
+//   SphereCapsuleMtv/sator,         half length 0.2 to 1 and radius 0.1 to
+//   CapsuleBoxMtv/sator,            0.5 against capsules, spheres, boxes
+//   CapsuleHullMtv/sator            and the 16-point hulls, for instruction
+//                                   counts of the closest-feature path.
 //
 // Run: core3d_benchmark --benchmark_repetitions=5
 //        --benchmark_report_aggregates_only=true
@@ -470,6 +476,104 @@ void BM_HullHullMtvBullet(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_HullHullMtvBullet)->Name("HullHullMtv/bullet");
+
+// ---- Round shapes (Sator only) ---------------------------------------------
+
+struct RoundPair {
+  ConvexShape3 a;
+  ConvexShape3 b;
+  Pose3 pa;
+  Pose3 pb;
+};
+
+Capsule3 RandomCapsule() {
+  const Vec3 d = U(0.2f, 1.0f) * RandomUnit();
+  return {-d, d, U(0.1f, 0.5f)};
+}
+
+// A capsule (or, with a_sphere, a sphere) against `make_b()`'s shapes.
+// Balanced: exactly half the pairs overlap.
+template <typename MakeB>
+std::vector<RoundPair> MakeRoundPairs(bool a_sphere, MakeB make_b) {
+  std::vector<RoundPair> out;
+  int over = 0;
+  int apart = 0;
+  while (static_cast<int>(out.size()) < kPairs) {
+    RoundPair p;
+    if (a_sphere) {
+      p.a = Sphere{U(0.1f, 0.8f)};
+    } else {
+      p.a = RandomCapsule();
+    }
+    p.b = make_b();
+    p.pa = {{U(-10, 10), U(-10, 10), U(-10, 10)}, RandomRotation()};
+    p.pb = {p.pa.position + U(0.0f, 2.5f) * RandomUnit(), RandomRotation()};
+    const bool hit = Overlap(p.a, p.pa, p.b, p.pb);
+    if (hit && over < kPairs / 2) {
+      ++over;
+      out.push_back(p);
+    } else if (!hit && apart < kPairs / 2) {
+      ++apart;
+      out.push_back(p);
+    }
+  }
+  return out;
+}
+
+void RunRoundMtv(benchmark::State& state, const std::vector<RoundPair>& pairs) {
+  int i = 0;
+  for (auto _ : state) {
+    const RoundPair& p = pairs[i];
+    const ContactResult<3> c = Contact(p.a, p.pa, p.b, p.pb);
+    benchmark::DoNotOptimize(c);
+    i = (i + 1) & (kPairs - 1);
+  }
+}
+
+const std::vector<RoundPair>& CapsuleCapsulePairs() {
+  static const std::vector<RoundPair> pairs =
+      MakeRoundPairs(false, [] { return ConvexShape3{RandomCapsule()}; });
+  return pairs;
+}
+
+void BM_CapsuleCapsuleMtvSator(benchmark::State& state) {
+  RunRoundMtv(state, CapsuleCapsulePairs());
+}
+BENCHMARK(BM_CapsuleCapsuleMtvSator)->Name("CapsuleCapsuleMtv/sator");
+
+void BM_CapsuleCapsuleOverlapSator(benchmark::State& state) {
+  const std::vector<RoundPair>& pairs = CapsuleCapsulePairs();
+  int i = 0;
+  for (auto _ : state) {
+    const RoundPair& p = pairs[i];
+    const bool hit = Overlap(p.a, p.pa, p.b, p.pb);
+    benchmark::DoNotOptimize(hit);
+    i = (i + 1) & (kPairs - 1);
+  }
+}
+BENCHMARK(BM_CapsuleCapsuleOverlapSator)->Name("CapsuleCapsuleOverlap/sator");
+
+void BM_SphereCapsuleMtvSator(benchmark::State& state) {
+  static const std::vector<RoundPair> pairs =
+      MakeRoundPairs(true, [] { return ConvexShape3{RandomCapsule()}; });
+  RunRoundMtv(state, pairs);
+}
+BENCHMARK(BM_SphereCapsuleMtvSator)->Name("SphereCapsuleMtv/sator");
+
+void BM_CapsuleBoxMtvSator(benchmark::State& state) {
+  static const std::vector<RoundPair> pairs = MakeRoundPairs(false, [] {
+    return ConvexShape3{Box3{{U(0.2f, 1.0f), U(0.2f, 1.0f), U(0.2f, 1.0f)}}};
+  });
+  RunRoundMtv(state, pairs);
+}
+BENCHMARK(BM_CapsuleBoxMtvSator)->Name("CapsuleBoxMtv/sator");
+
+void BM_CapsuleHullMtvSator(benchmark::State& state) {
+  static const std::vector<RoundPair> pairs = MakeRoundPairs(
+      false, [] { return ConvexShape3{Hulls()[Rng()() % Hulls().size()]}; });
+  RunRoundMtv(state, pairs);
+}
+BENCHMARK(BM_CapsuleHullMtvSator)->Name("CapsuleHullMtv/sator");
 
 }  // namespace
 }  // namespace sator
