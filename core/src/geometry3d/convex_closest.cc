@@ -13,40 +13,51 @@ float Clamp01(float x) { return std::clamp(x, 0.0f, 1.0f); }
 
 // Keeps the closest candidate point pair, and the candidates that tie with
 // it within round-off (their directions can differ although their lengths
-// agree to float precision).
+// agree to float precision). Candidates come in double and their length
+// and direction are taken before rounding (see ClosestCorePoints).
 struct Best {
-  float dist_sq = 0.0f;
-  Vec3 pa{};
-  Vec3 pb{};
+  double dist_sq = 0.0;
+  D3 pa{};
+  D3 pb{};
   bool set = false;
   CorePairs* ties = nullptr;
-  void Offer(Vec3 a, Vec3 b) {
-    const float d = LengthSquared(b - a);
+  void Offer(D3 a, D3 b) {
+    const D3 diff = b - a;
+    const double d = Dot(diff, diff);
     if (!set || d < dist_sq) {
       dist_sq = d;
       pa = a;
       pb = b;
       set = true;
     }
-    if (ties != nullptr) ties->Offer(a, b, d);
+    if (ties != nullptr) ties->Offer(ToVec3(a), ToVec3(b), ToVec3(diff), d);
   }
 };
+
+// The closest point to p on [a, b], in double.
+D3 ClosestOnSegmentD3(D3 p, D3 a, D3 b) {
+  const D3 ab = b - a;
+  const double len_sq = Dot(ab, ab);
+  if (!(len_sq > 0.0)) return a;
+  return a + std::clamp(Dot(p - a, ab) / len_sq, 0.0, 1.0) * ab;
+}
 
 // The closest point of the solid polytope `s` to `p`; returns false (and
 // leaves *out alone) when p is inside or on it. The closest point lies on a
 // face whose plane has p in front, so only those faces are searched, each as
 // a fan of triangles.
-bool ClosestPointOnSolid(const PolyRef& s, Vec3 p, Vec3* out) {
+bool ClosestPointOnSolid(const PolyRef& s, Vec3 p, D3* out) {
   bool found = false;
-  float best = 0.0f;
+  double best = 0.0;
+  const D3 pd = ToD3(p);
   for (int f = 0; f < s.face_count; ++f) {
     const ConvexHull::Face& face = s.faces[f];
     if (Dot(face.normal, p) - face.offset <= 0.0f) continue;
     const Vec3 v0 = s.FaceVertex(f, 0);
     for (int i = 1; i + 1 < face.vertex_count; ++i) {
-      const Vec3 q = ClosestPointOnTriangle(p, v0, s.FaceVertex(f, i),
+      const D3 q = ClosestPointOnTriangleD3(p, v0, s.FaceVertex(f, i),
                                             s.FaceVertex(f, i + 1));
-      const float d = LengthSquared(q - p);
+      const double d = Dot(q - pd, q - pd);
       if (!found || d < best) {
         best = d;
         *out = q;
@@ -59,21 +70,23 @@ bool ClosestPointOnSolid(const PolyRef& s, Vec3 p, Vec3* out) {
 
 // Point against any core.
 void PointCore(Vec3 p, const PolyRef& b, Best* best) {
+  const D3 pd = ToD3(p);
   switch (b.kind) {
     case CoreKind::kPoint:
-      best->Offer(p, b.vertices[0]);
+      best->Offer(pd, ToD3(b.vertices[0]));
       return;
     case CoreKind::kSegment:
-      best->Offer(p, ClosestPointOnSegment(p, b.vertices[0], b.vertices[1]));
+      best->Offer(
+          pd, ClosestOnSegmentD3(pd, ToD3(b.vertices[0]), ToD3(b.vertices[1])));
       return;
     case CoreKind::kTriangle:
-      best->Offer(p, ClosestPointOnTriangle(p, b.vertices[0], b.vertices[1],
-                                            b.vertices[2]));
+      best->Offer(pd, ClosestPointOnTriangleD3(p, b.vertices[0], b.vertices[1],
+                                               b.vertices[2]));
       return;
     case CoreKind::kSolid: {
-      Vec3 q = p;
+      D3 q = pd;
       ClosestPointOnSolid(b, p, &q);
-      best->Offer(p, q);
+      best->Offer(pd, q);
       return;
     }
   }
@@ -94,16 +107,16 @@ void SegmentTriangle(Vec3 p, Vec3 q, const PolyRef& t, Best* best) {
     const float denom = dp - dq;
     if (denom != 0.0f) {
       const Vec3 x = p + Clamp01(dp / denom) * (q - p);
-      best->Offer(x, ClosestPointOnTriangle(x, a, b, c));
+      best->Offer(ToD3(x), ClosestPointOnTriangleD3(x, a, b, c));
     }
   }
-  best->Offer(p, ClosestPointOnTriangle(p, a, b, c));
-  best->Offer(q, ClosestPointOnTriangle(q, a, b, c));
+  best->Offer(ToD3(p), ClosestPointOnTriangleD3(p, a, b, c));
+  best->Offer(ToD3(q), ClosestPointOnTriangleD3(q, a, b, c));
   const Vec3 v[3] = {a, b, c};
   for (int i = 0; i < 3; ++i) {
-    Vec3 c1;
-    Vec3 c2;
-    ClosestPointsSegmentSegment(p, q, v[i], v[(i + 1) % 3], &c1, &c2);
+    D3 c1;
+    D3 c2;
+    ClosestPointsSegmentSegmentD3(p, q, v[i], v[(i + 1) % 3], &c1, &c2);
     best->Offer(c1, c2);
   }
 }
@@ -135,17 +148,17 @@ void SegmentSolid(Vec3 p, Vec3 q, const PolyRef& s, Best* best) {
     if (t_enter > t_exit) hit = false;
   }
   if (hit) {
-    const Vec3 x = p + t_enter * d;
+    const D3 x = ToD3(p + t_enter * d);
     best->Offer(x, x);
     return;
   }
   PointCore(p, s, best);
   PointCore(q, s, best);
   for (int e = 0; e < s.edge_count; ++e) {
-    Vec3 c1;
-    Vec3 c2;
-    ClosestPointsSegmentSegment(p, q, s.vertices[s.edges[e].a],
-                                s.vertices[s.edges[e].b], &c1, &c2);
+    D3 c1;
+    D3 c2;
+    ClosestPointsSegmentSegmentD3(p, q, s.vertices[s.edges[e].a],
+                                  s.vertices[s.edges[e].b], &c1, &c2);
     best->Offer(c1, c2);
   }
 }
@@ -165,56 +178,49 @@ Vec3 ClosestPointOnSegment(Vec3 p, Vec3 a, Vec3 b) {
 // of products that cancel in float on a sliver triangle (a width of 6e-5
 // against a length of 2 flipped a sign and put the point 7.7e-3 off the
 // face; tests/fuzz/seeds/core_pair/regression_mesh_ray_sliver_triangle.bin).
-Vec3 ClosestPointOnTriangle(Vec3 p, Vec3 a, Vec3 b, Vec3 c) {
-  struct D {
-    double x, y, z;
-  };
-  auto sub = [](Vec3 u, Vec3 v) {
-    return D{static_cast<double>(u.x) - v.x, static_cast<double>(u.y) - v.y,
-             static_cast<double>(u.z) - v.z};
-  };
-  auto dot = [](D u, D v) { return u.x * v.x + u.y * v.y + u.z * v.z; };
-  // a + s * u + t * v, rounded once to float.
-  auto at = [&](double s, D u, double t, D v) {
-    return Vec3{static_cast<float>(a.x + s * u.x + t * v.x),
-                static_cast<float>(a.y + s * u.y + t * v.y),
-                static_cast<float>(a.z + s * u.z + t * v.z)};
-  };
-  const D ab = sub(b, a);
-  const D ac = sub(c, a);
-  const D ap = sub(p, a);
-  const double d1 = dot(ab, ap);
-  const double d2 = dot(ac, ap);
-  if (d1 <= 0.0 && d2 <= 0.0) return a;
-  const D bp = sub(p, b);
-  const double d3 = dot(ab, bp);
-  const double d4 = dot(ac, bp);
-  if (d3 >= 0.0 && d4 <= d3) return b;
+D3 ClosestPointOnTriangleD3(Vec3 p, Vec3 a, Vec3 b, Vec3 c) {
+  const D3 ad = ToD3(a);
+  // a + s * u + t * v.
+  auto at = [&](double s, D3 u, double t, D3 v) { return ad + s * u + t * v; };
+  const D3 ab = ToD3(b) - ad;
+  const D3 ac = ToD3(c) - ad;
+  const D3 ap = ToD3(p) - ad;
+  const double d1 = Dot(ab, ap);
+  const double d2 = Dot(ac, ap);
+  if (d1 <= 0.0 && d2 <= 0.0) return ad;
+  const D3 bp = ToD3(p) - ToD3(b);
+  const double d3 = Dot(ab, bp);
+  const double d4 = Dot(ac, bp);
+  if (d3 >= 0.0 && d4 <= d3) return ToD3(b);
   const double vc = d1 * d4 - d3 * d2;
   if (vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0) {
     const double denom = d1 - d3;
-    return denom > 0.0 ? at(d1 / denom, ab, 0.0, ac) : a;
+    return denom > 0.0 ? at(d1 / denom, ab, 0.0, ac) : ad;
   }
-  const D cp = sub(p, c);
-  const double d5 = dot(ab, cp);
-  const double d6 = dot(ac, cp);
-  if (d6 >= 0.0 && d5 <= d6) return c;
+  const D3 cp = ToD3(p) - ToD3(c);
+  const double d5 = Dot(ab, cp);
+  const double d6 = Dot(ac, cp);
+  if (d6 >= 0.0 && d5 <= d6) return ToD3(c);
   const double vb = d5 * d2 - d1 * d6;
   if (vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0) {
     const double denom = d2 - d6;
-    return denom > 0.0 ? at(0.0, ab, d2 / denom, ac) : a;
+    return denom > 0.0 ? at(0.0, ab, d2 / denom, ac) : ad;
   }
   const double va = d3 * d6 - d5 * d4;
   if (va <= 0.0 && (d4 - d3) >= 0.0 && (d5 - d6) >= 0.0) {
     const double denom = (d4 - d3) + (d5 - d6);
-    if (!(denom > 0.0)) return b;
+    if (!(denom > 0.0)) return ToD3(b);
     // b + w (c - b) = a + (1 - w) ab + w ac.
     const double w = (d4 - d3) / denom;
     return at(1.0 - w, ab, w, ac);
   }
   const double sum = va + vb + vc;
-  if (!(sum > 0.0)) return a;  // Degenerate triangle (refused upstream).
+  if (!(sum > 0.0)) return ad;  // Degenerate triangle (refused upstream).
   return at(vb / sum, ab, vc / sum, ac);
+}
+
+Vec3 ClosestPointOnTriangle(Vec3 p, Vec3 a, Vec3 b, Vec3 c) {
+  return ToVec3(ClosestPointOnTriangleD3(p, a, b, c));
 }
 
 // Ericson 5.1.9: minimise |p1 + s d1 - (p2 + t d2)|^2 over the unit square,
@@ -222,24 +228,32 @@ Vec3 ClosestPointOnTriangle(Vec3 p, Vec3 a, Vec3 b, Vec3 c) {
 // double: its determinant a e - b^2 = |d1|^2 |d2|^2 sin^2(angle) cancels
 // catastrophically in float for nearly parallel segments, and the error of
 // s then tilts the direction between the closest points.
-void ClosestPointsSegmentSegment(Vec3 p1, Vec3 q1, Vec3 p2, Vec3 q2, Vec3* c1,
-                                 Vec3* c2) {
-  const double d1[3] = {static_cast<double>(q1.x) - p1.x,
-                        static_cast<double>(q1.y) - p1.y,
-                        static_cast<double>(q1.z) - p1.z};
-  const double d2[3] = {static_cast<double>(q2.x) - p2.x,
-                        static_cast<double>(q2.y) - p2.y,
-                        static_cast<double>(q2.z) - p2.z};
-  const double r[3] = {static_cast<double>(p1.x) - p2.x,
-                       static_cast<double>(p1.y) - p2.y,
-                       static_cast<double>(p1.z) - p2.z};
-  auto dot = [](const double* u, const double* v) {
-    return u[0] * v[0] + u[1] * v[1] + u[2] * v[2];
-  };
+//
+// What error in s remains is harmless to that direction: with t following
+// s (t = (b s + f) / e), moving s by delta moves c1 - c2 by delta times the
+// part of d1 perpendicular to d2, of length |d1| sin(angle). The distance
+// changes only to second order, and the direction turns by an angle whose
+// projection on the segments is at most sin(angle), so their extent along
+// it grows by at most |d1| sin(angle) delta; below the parallel cut-off
+// (sin^2 < 1e-14, s = 0) that is 1e-7 of the length.
+//
+// Rounding is the other loss: the points were rounded to float here and
+// their difference taken afterwards, which moves each by up to half an ulp
+// of the coordinates in any direction, along the segments too, and tilts
+// c2 - c1 by about an ulp over the distance: that tilt, times the length,
+// is added to the segments' extent along the direction (Ericson's routine
+// returns the points, whose difference is exact only in exact arithmetic).
+// The D3 version returns the points unrounded so that the caller takes the
+// difference first (ClosestCorePoints).
+void ClosestPointsSegmentSegmentD3(Vec3 p1, Vec3 q1, Vec3 p2, Vec3 q2, D3* c1,
+                                   D3* c2) {
+  const D3 d1 = ToD3(q1) - ToD3(p1);
+  const D3 d2 = ToD3(q2) - ToD3(p2);
+  const D3 r = ToD3(p1) - ToD3(p2);
   auto clamp01 = [](double x) { return std::clamp(x, 0.0, 1.0); };
-  const double a = dot(d1, d1);
-  const double e = dot(d2, d2);
-  const double f = dot(d2, r);
+  const double a = Dot(d1, d1);
+  const double e = Dot(d2, d2);
+  const double f = Dot(d2, r);
   double s = 0.0;
   double t = 0.0;
   if (a <= 0.0 && e <= 0.0) {
@@ -247,11 +261,11 @@ void ClosestPointsSegmentSegment(Vec3 p1, Vec3 q1, Vec3 p2, Vec3 q2, Vec3* c1,
   } else if (a <= 0.0) {
     t = clamp01(f / e);
   } else {
-    const double c = dot(d1, r);
+    const double c = Dot(d1, r);
     if (e <= 0.0) {
       s = clamp01(-c / a);
     } else {
-      const double b = dot(d1, d2);
+      const double b = Dot(d1, d2);
       const double denom = a * e - b * b;  // >= 0; 0 when parallel.
       // Parallel segments: any s works; start at 0 and let the clamps below
       // pick the point.
@@ -268,18 +282,24 @@ void ClosestPointsSegmentSegment(Vec3 p1, Vec3 q1, Vec3 p2, Vec3 q2, Vec3* c1,
       }
     }
   }
-  *c1 = {static_cast<float>(p1.x + s * d1[0]),
-         static_cast<float>(p1.y + s * d1[1]),
-         static_cast<float>(p1.z + s * d1[2])};
-  *c2 = {static_cast<float>(p2.x + t * d2[0]),
-         static_cast<float>(p2.y + t * d2[1]),
-         static_cast<float>(p2.z + t * d2[2])};
+  *c1 = ToD3(p1) + s * d1;
+  *c2 = ToD3(p2) + t * d2;
 }
 
-void CorePairs::Offer(Vec3 a, Vec3 b, float dist_sq) {
+void ClosestPointsSegmentSegment(Vec3 p1, Vec3 q1, Vec3 p2, Vec3 q2, Vec3* c1,
+                                 Vec3* c2) {
+  D3 x1;
+  D3 x2;
+  ClosestPointsSegmentSegmentD3(p1, q1, p2, q2, &x1, &x2);
+  *c1 = ToVec3(x1);
+  *c2 = ToVec3(x2);
+}
+
+void CorePairs::Offer(Vec3 a, Vec3 b, Vec3 diff, double dist_sq) {
   if (count < kMaxCorePairs) {
     pa[count] = a;
     pb[count] = b;
+    diffs[count] = diff;
     dist_sqs[count] = dist_sq;
     ++count;
     return;
@@ -292,16 +312,19 @@ void CorePairs::Offer(Vec3 a, Vec3 b, float dist_sq) {
   if (dist_sq < dist_sqs[worst]) {
     pa[worst] = a;
     pb[worst] = b;
+    diffs[worst] = diff;
     dist_sqs[worst] = dist_sq;
   }
 }
 
-void CorePairs::KeepNear(float best_dist_sq, float slack) {
+void CorePairs::KeepNear(double best_dist_sq, double slack) {
+  if (count <= 1) return;  // The closest pair is always kept.
   int kept = 0;
   for (int i = 0; i < count; ++i) {
     if (dist_sqs[i] <= best_dist_sq + slack) {
       pa[kept] = pa[i];
       pb[kept] = pb[i];
+      diffs[kept] = diffs[i];
       dist_sqs[kept] = dist_sqs[i];
       ++kept;
     }
@@ -309,15 +332,19 @@ void CorePairs::KeepNear(float best_dist_sq, float slack) {
   count = kept;
 }
 
-float ClosestCorePoints(const PolyRef& a, const PolyRef& b, Vec3* pa, Vec3* pb,
-                        CorePairs* ties) {
+double ClosestCorePoints(const PolyRef& a, const PolyRef& b, Vec3* pa, Vec3* pb,
+                         Vec3* diff, CorePairs* ties) {
   const bool a_round =
       a.kind == CoreKind::kPoint || a.kind == CoreKind::kSegment;
   if (!a_round) {
     // Solve with the roles swapped.
-    const float d = ClosestCorePoints(b, a, pb, pa, ties);
+    const double d = ClosestCorePoints(b, a, pb, pa, diff, ties);
+    if (diff != nullptr) *diff = -*diff;
     if (ties != nullptr) {
-      for (int i = 0; i < ties->count; ++i) std::swap(ties->pa[i], ties->pb[i]);
+      for (int i = 0; i < ties->count; ++i) {
+        std::swap(ties->pa[i], ties->pb[i]);
+        ties->diffs[i] = -ties->diffs[i];
+      }
     }
     return d;
   }
@@ -331,15 +358,15 @@ float ClosestCorePoints(const PolyRef& a, const PolyRef& b, Vec3* pa, Vec3* pb,
     const Vec3 q = a.vertices[1];
     switch (b.kind) {
       case CoreKind::kPoint: {
-        const Vec3 c = ClosestPointOnSegment(b.vertices[0], p, q);
-        best.Offer(c, b.vertices[0]);
+        const D3 x = ToD3(b.vertices[0]);
+        best.Offer(ClosestOnSegmentD3(x, ToD3(p), ToD3(q)), x);
         break;
       }
       case CoreKind::kSegment: {
-        Vec3 c1;
-        Vec3 c2;
-        ClosestPointsSegmentSegment(p, q, b.vertices[0], b.vertices[1], &c1,
-                                    &c2);
+        D3 c1;
+        D3 c2;
+        ClosestPointsSegmentSegmentD3(p, q, b.vertices[0], b.vertices[1], &c1,
+                                      &c2);
         best.Offer(c1, c2);
         break;
       }
@@ -351,12 +378,13 @@ float ClosestCorePoints(const PolyRef& a, const PolyRef& b, Vec3* pa, Vec3* pb,
         break;
     }
   }
-  *pa = best.pa;
-  *pb = best.pb;
+  *pa = ToVec3(best.pa);
+  *pb = ToVec3(best.pb);
+  if (diff != nullptr) *diff = ToVec3(best.pb - best.pa);
   if (ties != nullptr) {
     // Lengths within a few float ulps of the best (relative 1e-5 of d^2,
     // plus an absolute floor for touching cores).
-    ties->KeepNear(best.dist_sq, 1e-5f * best.dist_sq + 1e-12f);
+    ties->KeepNear(best.dist_sq, 1e-5 * best.dist_sq + 1e-12);
   }
   return std::sqrt(best.dist_sq);
 }

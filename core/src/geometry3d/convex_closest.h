@@ -8,34 +8,55 @@
 #define SATOR_CORE_SRC_GEOMETRY3D_CONVEX_CLOSEST_H_
 
 #include "convex_polytope.h"
+#include "double_vec3.h"
 #include "sator/core/vec.h"
 
 namespace sator::internal {
 
 Vec3 ClosestPointOnSegment(Vec3 p, Vec3 a, Vec3 b);
 Vec3 ClosestPointOnTriangle(Vec3 p, Vec3 a, Vec3 b, Vec3 c);
+// The same unrounded.
+D3 ClosestPointOnTriangleD3(Vec3 p, Vec3 a, Vec3 b, Vec3 c);
 // The closest points c1 on [p1, q1] and c2 on [p2, q2].
 void ClosestPointsSegmentSegment(Vec3 p1, Vec3 q1, Vec3 p2, Vec3 q2, Vec3* c1,
                                  Vec3* c2);
+// The same in double, unrounded: the difference c2 - c1 keeps the direction
+// between the points, which rounding each point to float loses (see
+// ClosestCorePoints).
+void ClosestPointsSegmentSegmentD3(Vec3 p1, Vec3 q1, Vec3 p2, Vec3 q2, D3* c1,
+                                   D3* c2);
 
-// Candidate closest pairs whose lengths tie with the closest one.
+// Candidate closest pairs whose lengths tie with the closest one, each with
+// its difference pb - pa taken in double before the points were rounded
+// (then rounded itself, which keeps its direction to float precision).
 inline constexpr int kMaxCorePairs = 8;
 struct CorePairs {
   int count = 0;
   Vec3 pa[kMaxCorePairs];
   Vec3 pb[kMaxCorePairs];
-  float dist_sqs[kMaxCorePairs];
-  void Offer(Vec3 a, Vec3 b, float dist_sq);
-  void KeepNear(float best_dist_sq, float slack);
+  Vec3 diffs[kMaxCorePairs];
+  double dist_sqs[kMaxCorePairs];
+  void Offer(Vec3 a, Vec3 b, Vec3 diff, double dist_sq);
+  void KeepNear(double best_dist_sq, double slack);
 };
 
 // The distance between the cores `a` and `b` (both in one frame) and the
 // closest points `pa` on a and `pb` on b; 0 when they intersect (then pa and
 // pb are a common point). One of the two must be a point or a segment.
-// With `ties`, also the candidate pairs as long as the closest one within
-// round-off (the closest included).
-float ClosestCorePoints(const PolyRef& a, const PolyRef& b, Vec3* pa, Vec3* pb,
-                        CorePairs* ties = nullptr);
+// With `diff`, also pb - pa as taken in double (below). With `ties`, also
+// the candidate pairs as long as the closest one within round-off (the
+// closest included).
+//
+// The closest points are found in double and the distance and direction
+// are taken from their double difference; pa and pb are only then rounded
+// to float. Rounding first moves each point by up to half an ulp of the
+// coordinates in any direction, also along a long segment, and so tilts
+// pb - pa by about ulp / distance: across a segment of length L that tilt
+// shifts the segment's extent along the direction by L ulp / distance
+// (the reported pair: capsules 627 long of radius 0.17, nearly parallel and
+// 1e-6 deep, were given a depth of 0.0085).
+double ClosestCorePoints(const PolyRef& a, const PolyRef& b, Vec3* pa, Vec3* pb,
+                         Vec3* diff = nullptr, CorePairs* ties = nullptr);
 
 }  // namespace sator::internal
 

@@ -3,31 +3,48 @@
 #include "convex_round.h"
 
 #include "convex_closest.h"
+#include "double_vec3.h"
 #include "sat_polytope.h"
 
 namespace sator::internal {
 namespace {
 
-// The unit direction from tie i's point of A to its point of B; false for a
-// pair of coincident points.
-bool TieDirection(const CorePairs& ties, int i, Vec3* u) {
-  const Vec3 diff = ties.pb[i] - ties.pa[i];
-  const float len = Length(diff);
-  if (!(len > 0.0f)) return false;
-  *u = (1.0f / len) * diff;
-  return true;
+// The interval of the core's vertices projected on the unit axis u, in
+// double: a product of two floats is exact there, so the interval is good to
+// about 1e-16 of the coordinates, where float's (Project) carries a few
+// ulps of them, as much as the whole tolerance of the depth.
+void ProjectD3(const PolyRef& p, Vec3 u, double* lo, double* hi) {
+  const D3 ud = ToD3(u);
+  double min_v = Dot(ud, ToD3(p.vertices[0]));
+  double max_v = min_v;
+  for (int i = 1; i < p.vertex_count; ++i) {
+    const double d = Dot(ud, ToD3(p.vertices[i]));
+    min_v = d < min_v ? d : min_v;
+    max_v = d > max_v ? d : max_v;
+  }
+  *lo = min_v;
+  *hi = max_v;
 }
 
 // The gap between the cores along the unit direction u (B's lowest point
 // minus A's highest; negative when their projections overlap).
-float CoreGap(const PolyRef& a, const PolyRef& b, Vec3 u) {
-  float a_lo;
-  float a_hi;
-  float b_lo;
-  float b_hi;
-  Project(a, u, &a_lo, &a_hi);
-  Project(b, u, &b_lo, &b_hi);
+double CoreGap(const PolyRef& a, const PolyRef& b, Vec3 u) {
+  double a_lo;
+  double a_hi;
+  double b_lo;
+  double b_hi;
+  ProjectD3(a, u, &a_lo, &a_hi);
+  ProjectD3(b, u, &b_lo, &b_hi);
   return b_lo - a_hi;
+}
+
+// The unit direction of tie i's difference (from its point of A to its
+// point of B); false for a pair of coincident points.
+bool TieDirection(const CorePairs& ties, int i, Vec3* u) {
+  const float len = Length(ties.diffs[i]);
+  if (!(len > 0.0f)) return false;
+  *u = (1.0f / len) * ties.diffs[i];
+  return true;
 }
 
 }  // namespace
@@ -36,55 +53,65 @@ ContactResult<3> ContactRound(const PolyRef& a, const PolyRef& b) {
   ContactResult<3> result;
   Vec3 pa;
   Vec3 pb;
+  Vec3 diff;
   CorePairs ties;
-  const float d = ClosestCorePoints(a, b, &pa, &pb, &ties);
-  const float radii = a.radius + b.radius;
+  // The distance d and the direction come from the closest points'
+  // difference taken in double before the points are rounded
+  // (ClosestCorePoints; Ericson 5.1.2, 5.1.5, 5.1.9): rounding them first
+  // tilted the direction by about an ulp of the coordinates over d, also
+  // along a long segment, whose extent along the direction then grew by its
+  // length times that tilt, and the depth measured below with it.
+  const double d = ClosestCorePoints(a, b, &pa, &pb, &diff, &ties);
+  const double radii = static_cast<double>(a.radius) + b.radius;
   if (d > kCoreContactFraction * radii) {
-    Vec3 n = (1.0f / d) * (pb - pa);
-    float depth = radii - d;
-    if (depth >= 0.0f &&
+    Vec3 n = (1.0f / static_cast<float>(d)) * diff;
+    double depth = radii - d;
+    if (depth >= 0.0 &&
         (a.kind != CoreKind::kPoint || b.kind != CoreKind::kPoint)) {
-      // The direction of pa -> pb carries the round-off of the closest
-      // points divided by d: of the coordinates (about 1e-7 of their size)
-      // when d is short, and more for nearly parallel segment pairs (Ericson
-      // 5.1.9 divides by the squared sine of their angle). Near a face the
-      // tilt costs overlap in proportion to the face's size. So measure this
-      // axis by projection, measure the cores' SAT axis too, and keep the
-      // one with less overlap: both are exact along their own axis. (Apart,
-      // the closest points give the exact distance, which SAT only bounds.)
       // Near-ties among the candidate pairs (a vertex and a point of an
-      // edge next to it, say) have lengths equal in float but directions
-      // apart by the round-off over d: measure each.
-      depth = 3.0e38f;
+      // edge next to it, say) have lengths equal to round-off but
+      // directions apart by the offset over d. So measure each candidate's
+      // axis by projection, measure the cores' SAT axis too, and keep the
+      // one with less overlap: each is exact along its own axis, so the
+      // depth reported is the overlap along the normal reported. (Apart,
+      // the closest points give the exact distance, which SAT only bounds.)
+      // Along the true direction the overlap is r_a + r_b - d; along its
+      // float rounding (about 6e-8 off) at most the cores' extent times
+      // that more.
+      bool measured = false;
       for (int i = 0; i < ties.count; ++i) {
         Vec3 u;
         if (!TieDirection(ties, i, &u)) continue;
-        const float along = radii - CoreGap(a, b, u);
-        if (along < depth) {
+        const double along = radii - CoreGap(a, b, u);
+        if (!measured || along < depth) {
           depth = along;
           n = u;
           pa = ties.pa[i];
           pb = ties.pb[i];
+          measured = true;
         }
       }
-      if (ties.count == 0) depth = radii - d;
+      // The SAT's separation is float (a few ulps of the coordinates off):
+      // an axis that seems better is measured again as the candidates were.
       const SatAxis axis = SatQuery(a, b, /*early_out=*/false);
       if (axis.kind != AxisKind::kNone && radii - axis.separation < depth) {
-        n = axis.normal;
-        depth = radii - axis.separation;
+        const double along = radii - CoreGap(a, b, axis.normal);
+        if (along < depth) {
+          n = axis.normal;
+          depth = along;
+        }
       }
-    } else if (depth < 0.0f && ties.count > 1) {
+    } else if (depth < 0.0 && ties.count > 1) {
       // Apart, the distance is exact, but near-tied candidate pairs (a point
       // where the segment crosses a triangle's plane and the exact
-      // edge-edge pair, say, equal in float) point apart by their offset
-      // over d. The true direction separates the cores by the distance
-      // and every other by less, so keep the pair whose direction
-      // separates them most.
-      float best_gap = -3.0e38f;
+      // edge-edge pair, say) point apart by their offset over d. The true
+      // direction separates the cores by the distance and every other by
+      // less, so keep the pair whose direction separates them most.
+      double best_gap = -3.0e38;
       for (int i = 0; i < ties.count; ++i) {
         Vec3 u;
         if (!TieDirection(ties, i, &u)) continue;
-        const float gap = CoreGap(a, b, u);
+        const double gap = CoreGap(a, b, u);
         if (gap > best_gap) {
           best_gap = gap;
           n = u;
@@ -94,7 +121,7 @@ ContactResult<3> ContactRound(const PolyRef& a, const PolyRef& b) {
       }
     }
     result.normal = n;
-    result.depth = depth;
+    result.depth = static_cast<float>(depth);
     result.overlapping = result.depth >= 0.0f;
     if (result.overlapping) {
       // Midway between A's surface point and B's.
@@ -113,7 +140,7 @@ ContactResult<3> ContactRound(const PolyRef& a, const PolyRef& b) {
     core_depth = 0.0f;
   }
   result.normal = n;
-  result.depth = core_depth + radii;
+  result.depth = core_depth + static_cast<float>(radii);
   result.overlapping = result.depth >= 0.0f;
   if (result.overlapping) {
     // B's deepest surface point towards A, moved half the depth into A.
@@ -127,7 +154,8 @@ ContactResult<3> ContactRound(const PolyRef& a, const PolyRef& b) {
 bool OverlapRound(const PolyRef& a, const PolyRef& b) {
   Vec3 pa;
   Vec3 pb;
-  return ClosestCorePoints(a, b, &pa, &pb) <= a.radius + b.radius;
+  return ClosestCorePoints(a, b, &pa, &pb) <=
+         static_cast<double>(a.radius) + b.radius;
 }
 
 }  // namespace sator::internal

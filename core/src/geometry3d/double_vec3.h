@@ -1,7 +1,8 @@
 // Private: a 3-vector in double, for the few places that need exact
 // products of float inputs (a product of two floats is exact in double) or
-// more range and precision than float: quickhull's predicates and the
-// nearly-parallel parts of the round sweeps.
+// more range and precision than float: quickhull's predicates, the
+// nearly-parallel parts of the round sweeps and the closest points of round
+// shapes' cores.
 #ifndef SATOR_CORE_SRC_GEOMETRY3D_DOUBLE_VEC3_H_
 #define SATOR_CORE_SRC_GEOMETRY3D_DOUBLE_VEC3_H_
 
@@ -26,6 +27,11 @@ inline D3 Cross(D3 a, D3 b) {
   return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
 }
 inline double Len(D3 a) { return std::sqrt(Dot(a, a)); }
+// Rounded to float, each component once.
+inline Vec3 ToVec3(D3 a) {
+  return {static_cast<float>(a.x), static_cast<float>(a.y),
+          static_cast<float>(a.z)};
+}
 
 }  // namespace sator::internal
 

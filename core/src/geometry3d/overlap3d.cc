@@ -58,12 +58,15 @@ bool OverlapSphereBox(const Sphere& a, const Box3& b, const Pose3& b_in_a) {
 
 bool OverlapCapsuleCapsule(const Capsule3& a, const Capsule3& b,
                            const Pose3& b_in_a) {
-  Vec3 ca;
-  Vec3 cb;
-  internal::ClosestPointsSegmentSegment(a.a, a.b, Transform(b_in_a, b.a),
-                                        Transform(b_in_a, b.b), &ca, &cb);
-  const float r = a.radius + b.radius;
-  return LengthSquared(cb - ca) <= r * r;
+  // The distance from the closest points' difference in double, as
+  // ContactCapsuleCapsule measures it (see ClosestCorePoints).
+  internal::D3 ca;
+  internal::D3 cb;
+  internal::ClosestPointsSegmentSegmentD3(a.a, a.b, Transform(b_in_a, b.a),
+                                          Transform(b_in_a, b.b), &ca, &cb);
+  const double r = static_cast<double>(a.radius) + b.radius;
+  const internal::D3 diff = cb - ca;
+  return internal::Dot(diff, diff) <= r * r;
 }
 
 bool OverlapHullHull(const ConvexHull& a, const ConvexHull& b,
