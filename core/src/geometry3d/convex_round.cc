@@ -47,6 +47,54 @@ bool TieDirection(const CorePairs& ties, int i, Vec3* u) {
   return true;
 }
 
+// Both cores points or segments. The axis perpendicular to both (unit, in
+// either orientation): the normal d_a x d_b of their parallelogram, formed in
+// double from the edge vectors (differences of floats, exact there), so its
+// direction is good to about 1e-16 / sin(angle) at any angle (in float the
+// cross product of nearly parallel edges is off by about 1e-7 / sin(angle),
+// which, times the segments' length, the overlap measured along it gained).
+// For parallel segments, or a point and a segment, the closest points'
+// difference with its part along the segment removed (any perpendicular
+// when nothing is left); for two points, the difference, or z.
+Vec3 FlatCoresAxis(const PolyRef& a, const PolyRef& b, Vec3 diff) {
+  D3 ua{};
+  D3 ub{};
+  if (a.kind == CoreKind::kSegment)
+    ua = ToD3(a.vertices[1]) - ToD3(a.vertices[0]);
+  if (b.kind == CoreKind::kSegment)
+    ub = ToD3(b.vertices[1]) - ToD3(b.vertices[0]);
+  const D3 c = Cross(ua, ub);
+  const double c2 = Dot(c, c);
+  if (c2 > 0.0) return ToVec3((1.0 / std::sqrt(c2)) * c);
+  const D3 u = Dot(ua, ua) > 0.0 ? ua : ub;
+  const double uu = Dot(u, u);
+  D3 w = ToD3(diff);
+  if (uu > 0.0) w = w - (Dot(w, u) / uu) * u;
+  const double ww = Dot(w, w);
+  if (ww > 0.0) return ToVec3((1.0 / std::sqrt(ww)) * w);
+  if (uu > 0.0) return AnyPerpendicular(ToVec3((1.0 / std::sqrt(uu)) * u));
+  return {0.0f, 0.0f, 1.0f};
+}
+
+// r_a + r_b minus the cores' gap along the better orientation of the unit
+// axis *u (the one with the larger gap, left in *u).
+double AlongBetterSign(const PolyRef& a, const PolyRef& b, double radii,
+                       Vec3* u) {
+  double a_lo;
+  double a_hi;
+  double b_lo;
+  double b_hi;
+  ProjectD3(a, *u, &a_lo, &a_hi);
+  ProjectD3(b, *u, &b_lo, &b_hi);
+  const double plus = b_lo - a_hi;
+  const double minus = a_lo - b_hi;
+  if (minus > plus) {
+    *u = -*u;
+    return radii - minus;
+  }
+  return radii - plus;
+}
+
 }  // namespace
 
 ContactResult<3> ContactRound(const PolyRef& a, const PolyRef& b) {
@@ -63,15 +111,22 @@ ContactResult<3> ContactRound(const PolyRef& a, const PolyRef& b) {
   // length times that tilt, and the depth measured below with it.
   const double d = ClosestCorePoints(a, b, &pa, &pb, &diff, &ties);
   const double radii = static_cast<double>(a.radius) + b.radius;
-  if (d > kCoreContactFraction * radii) {
-    Vec3 n = (1.0f / static_cast<float>(d)) * diff;
+  // Two point or segment cores: their Minkowski difference (a point, a
+  // segment or a parallelogram) has no interior, so the cores' penetration
+  // is 0 and the depth is r_a + r_b - d however small d is, with no SAT.
+  const bool flat = IsRound(a) && IsRound(b);
+  if (flat || d > kCoreContactFraction * radii) {
+    Vec3 n{0.0f, 0.0f, 1.0f};
+    const float diff_len = Length(diff);
+    if (diff_len > 0.0f) n = (1.0f / diff_len) * diff;
     double depth = radii - d;
-    if (depth >= 0.0 &&
-        (a.kind != CoreKind::kPoint || b.kind != CoreKind::kPoint)) {
+    if (depth >= 0.0 && (a.kind != CoreKind::kPoint ||
+                         b.kind != CoreKind::kPoint || d == 0.0)) {
       // Near-ties among the candidate pairs (a vertex and a point of an
       // edge next to it, say) have lengths equal to round-off but
       // directions apart by the offset over d. So measure each candidate's
-      // axis by projection, measure the cores' SAT axis too, and keep the
+      // axis by projection, measure one more axis (the cores' SAT axis, or
+      // for two flat cores the axis perpendicular to both), and keep the
       // one with less overlap: each is exact along its own axis, so the
       // depth reported is the overlap along the normal reported. (Apart,
       // the closest points give the exact distance, which SAT only bounds.)
@@ -91,10 +146,23 @@ ContactResult<3> ContactRound(const PolyRef& a, const PolyRef& b) {
           measured = true;
         }
       }
-      // The SAT's separation is float (a few ulps of the coordinates off):
-      // an axis that seems better is measured again as the candidates were.
-      const SatAxis axis = SatQuery(a, b, /*early_out=*/false);
-      if (axis.kind != AxisKind::kNone && radii - axis.separation < depth) {
+      if (flat) {
+        // When d is small the closest points' direction carries their
+        // round-off over d; the axis perpendicular to both cores does not,
+        // and along it the gap is d whenever the closest points are
+        // interior (and 0 for crossing segments).
+        Vec3 u = FlatCoresAxis(a, b, diff);
+        const double along = AlongBetterSign(a, b, radii, &u);
+        if (!measured || along < depth) {
+          depth = along;
+          n = u;
+        }
+      } else if (const SatAxis axis = SatQuery(a, b, /*early_out=*/false);
+                 axis.kind != AxisKind::kNone &&
+                 radii - axis.separation < depth) {
+        // The SAT's separation is float (a few ulps of the coordinates
+        // off): an axis that seems better is measured again as the
+        // candidates were.
         const double along = radii - CoreGap(a, b, axis.normal);
         if (along < depth) {
           n = axis.normal;

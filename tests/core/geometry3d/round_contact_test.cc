@@ -305,6 +305,42 @@ TEST(RoundContactTest, ReportedCapsulePair) {
   EXPECT_EQ(tally.failures, 0);
 }
 
+// Long nearly parallel capsules lying one on the other: their segments
+// 1e-9 to 1e-4 of r_a + r_b apart, or crossing. Cores that close went
+// through the cores' SAT, whose axis for two segments is the float cross
+// product of their directions, off by about 1e-7 / sin(angle): the overlap
+// measured along it gained the segments' length times that (on the code
+// before these fixes 12,861 failures, the worst by 2,106 FLT_EPSILON x M;
+// with the closest points in double but the SAT still used, 8,170 and
+// 1,745). Two segments' Minkowski difference has no interior, so the depth
+// is r_a + r_b - d here too.
+TEST(RoundContactTest, LongNearlyParallelCapsulesCoresNearlyTouching) {
+  Family f(4646);
+  Tally tally;
+  for (int i = 0; i < 20000; ++i) {
+    Vec3 u, v, w;
+    f.Frame(&u, &v, &w);
+    const float len = f.LogU(1.0f, 3.0f);
+    const Vec3 centre = (i % 2 == 0 ? 0.0f : f.LogU(0.0f, 3.0f)) * f.Unit();
+    const float ra = f.LogU(-2.0f, -0.3f);
+    const float rb = f.LogU(-2.0f, -0.3f);
+    const float theta = f.LogU(-7.0f, -2.0f);
+    const float phi = i % 4 < 2 ? 1.5707964f : f.U(0.0f, 6.2831855f);
+    const Vec3 dir_b =
+        std::cos(theta) * u +
+        std::sin(theta) * (std::cos(phi) * v + std::sin(phi) * w);
+    const float offset = i % 8 == 0 ? 0.0f : (ra + rb) * f.LogU(-9.0f, -4.0f);
+    const float len_b = len * f.U(0.5f, 1.5f);
+    const Vec3 centre_b = centre + f.U(-0.4f, 0.4f) * len * u + offset * v;
+    const Capsule3 a{centre - 0.5f * len * u, centre + 0.5f * len * u, ra};
+    const Capsule3 b{centre_b - 0.5f * len_b * dir_b,
+                     centre_b + 0.5f * len_b * dir_b, rb};
+    Check(a, RefB{b, Pose3{}}, &tally, i);
+  }
+  Report("long capsules, cores nearly touching", tally);
+  EXPECT_EQ(tally.failures, 0);
+}
+
 // A sphere against the side of a long capsule, nearly touching: the closest
 // point on the segment was rounded to float the same way (before the fix
 // 17,163 failures, the worst by 48,719 FLT_EPSILON x M; pairs apart failed
@@ -347,6 +383,31 @@ Vec3 TiltedAxis(Family& f, int i, Vec3 axis, Vec3 side, Vec3 other,
   const float phi = f.U(0.0f, 6.2831855f);
   return std::cos(theta) * axis +
          std::sin(theta) * (std::cos(phi) * side + std::sin(phi) * other);
+}
+
+// A sphere whose centre is 1e-9 to 1e-4 of r_a + r_b from a long capsule's
+// segment, or on it (on the code before these fixes 222 failures, the worst
+// by 57 FLT_EPSILON x M; with the closest points in double but the SAT still
+// used, 9 and 6.6).
+TEST(RoundContactTest, SphereCentreNearLongCapsuleAxis) {
+  Family f(4747);
+  Tally tally;
+  for (int i = 0; i < 20000; ++i) {
+    Vec3 u, v, w;
+    f.Frame(&u, &v, &w);
+    const float len = f.LogU(1.0f, 3.0f);
+    const Vec3 centre = (i % 2 == 0 ? 0.0f : f.LogU(0.0f, 3.0f)) * f.Unit();
+    const float ra = f.LogU(-2.0f, -0.3f);
+    const float rb = f.LogU(-2.0f, -0.3f);
+    const float offset = i % 8 == 0 ? 0.0f : (ra + rb) * f.LogU(-9.0f, -4.0f);
+    const float angle = f.U(0.0f, 6.2831855f);
+    const Capsule3 a{centre - 0.5f * len * u, centre + 0.5f * len * u, ra};
+    const Vec3 c = centre + f.U(-0.45f, 0.45f) * len * u +
+                   offset * (std::cos(angle) * v + std::sin(angle) * w);
+    Check(a, RefB{Sphere{rb}, Pose3{c, {}}}, &tally, i);
+  }
+  Report("sphere centre near a long capsule's axis", tally);
+  EXPECT_EQ(tally.failures, 0);
 }
 
 // A long capsule nearly parallel to a long box's x edges, over its +z face
