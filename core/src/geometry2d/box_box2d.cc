@@ -32,6 +32,7 @@
 #pragma GCC optimize("no-tree-slp-vectorize")
 #endif
 
+#include <algorithm>
 #include <cmath>
 
 #include "geometry2d/core2d.h"
@@ -58,8 +59,13 @@ ContactResult<2> ContactFromSeparations(Vec2 ha, Vec2 hb, const Pose2& b_in_a,
   const bool b_v = sep3 > sep2;
   const float sep_a = a_y ? sep1 : sep0;
   const float sep_b = b_v ? sep3 : sep2;
-  // A's face unless B's is better by a tenth of the tolerance (sat2d.cc).
-  const bool flip = sep_b > sep_a + internal2d::kFaceBias * tolerance;
+  // A's face unless B's is better by a tenth of the tolerance (sat2d.cc);
+  // the verdict, and the axis of a separated pair, from the larger
+  // separation itself (as ContactSat).
+  const bool touching = -std::max(sep_a, sep_b) >= -tolerance;
+  const bool flip = touching
+                        ? sep_b > sep_a + internal2d::kFaceBias * tolerance
+                        : sep_b > sep_a;
   ContactResult<2> result;
   result.depth = -(flip ? sep_b : sep_a);
   // The normal from A to B: the winning axis, signed by B's side.
@@ -119,8 +125,10 @@ ContactResult<2> ContactFromSeparations(Vec2 ha, Vec2 hb, const Pose2& b_in_a,
   hi = apart ? deepest : hi;
   const float n1 = mn + lo * fn;
   const float n2 = mn + hi * fn;
-  const bool keep1 = hn - n1 >= -tolerance;
   const bool keep2 = hi > lo && hn - n2 >= -tolerance;
+  // Neither deep enough (a touch within the tolerance whose clipped part
+  // lies just past -tolerance): the deeper end alone, as ClipIncidentEdge.
+  const bool keep1 = hn - n1 >= -tolerance || (!keep2 && n1 <= n2);
   // Midway between the surfaces: n = (hn + n_i) / 2.
   const float pn1 = 0.5f * (hn + n1);
   const float pn2 = 0.5f * (hn + n2);
@@ -135,7 +143,8 @@ ContactResult<2> ContactFromSeparations(Vec2 ha, Vec2 hb, const Pose2& b_in_a,
   const Vec2 q2 = flip ? Transform(b_in_a, r2) : r2;
   result.points[0] = keep1 ? q1 : q2;
   result.points[1] = q2;
-  result.point_count = static_cast<int>(keep1) + static_cast<int>(keep2);
+  result.point_count =
+      std::max(1, static_cast<int>(keep1) + static_cast<int>(keep2));
   return result;
 }
 

@@ -82,21 +82,30 @@ namespace {
     // The incident edge is outside the slab (only possible for a corner
     // contact within the tolerance) or is seen end-on (or is a single
     // point): report its deepest vertex.
+    // It is reported even when shallower than -tolerance (a pair that
+    // touches has a point; it lies within the tolerance of both shapes).
     const Vec2 p = Dot(n, p1) <= Dot(n, p2) ? p1 : p2;
-    out.point_count = deep_enough(p) ? 1 : 0;
+    out.point_count = 1;
     out.points[0] = midway(p);
     return;
   }
   const Vec2 d = (1.0f / span) * e;
   const Vec2 c1 = q + (lo - a_lo) * d;
   const Vec2 c2 = q + (hi - a_lo) * d;
-  const bool keep1 = deep_enough(c1);
+  bool keep1 = deep_enough(c1);
   const bool keep2 = hi > lo && deep_enough(c2);
+  // Neither deep enough: the pair touches within the tolerance (its
+  // deepest point is a vertex outside the slab, and the clipped part of the
+  // incident edge, sloping away, lies just past -tolerance). Keep the
+  // deeper clipped end: a touching result always has a point near both
+  // surfaces.
+  keep1 = keep1 || (!keep2 && Dot(n, c1) <= Dot(n, c2));
   const Vec2 m1 = midway(c1);
   const Vec2 m2 = midway(c2);
   out.points[0] = keep1 ? m1 : m2;
   out.points[1] = m2;
-  out.point_count = static_cast<int>(keep1) + static_cast<int>(keep2);
+  out.point_count = std::max(
+      1, static_cast<int>(keep1) + static_cast<int>(keep2));
 }
 
 }  // namespace
@@ -240,7 +249,12 @@ ContactResult<2> ContactSmallPolygons(const ConvexPolygon& a,
   TransformLanes(b_in_a, lb);
   const AxisSeparation sa = MaxSeparationLanes(la, lb);
   const AxisSeparation sb = MaxSeparationLanes(lb, la);
-  const bool flip = sb.separation > sa.separation + kFaceBias * tolerance;
+  // ContactSat's verdict and reference face choice (sat2d.h).
+  const bool touching =
+      0.0f - std::max(sa.separation, sb.separation) >= -tolerance;
+  const bool flip = touching
+                        ? sb.separation > sa.separation + kFaceBias * tolerance
+                        : sb.separation > sa.separation;
   const AxisSeparation& s = flip ? sb : sa;
   // B's lanes in memory, to read single vertices and normals.
   alignas(16) float bx[8];
@@ -275,7 +289,7 @@ ContactResult<2> ContactSmallPolygons(const ConvexPolygon& a,
            {inc_x[inc_edge], inc_y[inc_edge]},
            {inc_x[inc_next], inc_y[inc_next]}, 0.0f, 0.0f, tolerance, result);
   if (result.point_count == 0) {
-    // ContactSat's guard (cannot happen for overlapping polygons).
+    // ContactSat's guard (cannot happen: ClipEdge keeps a point).
     result.point_count = 1;
     result.points[0] = {inc_x[0], inc_y[0]};
   }

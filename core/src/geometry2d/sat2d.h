@@ -68,7 +68,8 @@ inline bool AnyAxisSeparates(const A& a, const B& b, float threshold) {
 
 // Clips the incident edge [p1, p2] (p1 == p2 for a point) against the
 // reference edge v1 -> v2 with outward unit normal n; rr and ri are the
-// radii. Writes up to two points into `out`.
+// radii. Writes one or two points into `out`: those of penetration >=
+// -tolerance, or else the deepest one alone.
 void ClipIncidentEdge(Vec2 n, Vec2 v1, Vec2 v2, Vec2 p1, Vec2 p2, float rr,
                       float ri, float tolerance, ContactResult<2>& out);
 
@@ -123,9 +124,17 @@ ContactResult<2> ContactSat(const A& a, const B& b, float tolerance) {
   ContactResult<2> result;
   const AxisSeparation sa = MaxSeparation(a, b);
   const AxisSeparation sb = MaxSeparation(b, a);
-  const bool flip = sb.separation > sa.separation + kFaceBias * tolerance;
-  const AxisSeparation& s = flip ? sb : sa;
   const float rsum = a.radius + b.radius;
+  // The verdict comes from the largest separation itself; the face bias
+  // only picks the reference face of a pair that touches (else B's axis
+  // separating by up to 1.1 x tolerance, A's by less than the tolerance,
+  // would be called overlapping, which Overlap denies).
+  const bool touching =
+      rsum - std::max(sa.separation, sb.separation) >= -tolerance;
+  const bool flip = touching
+                        ? sb.separation > sa.separation + kFaceBias * tolerance
+                        : sb.separation > sa.separation;
+  const AxisSeparation& s = flip ? sb : sa;
   if (s.edge < 0) {
     // Two points (both cores single vertices): the caller handles circles.
     result.normal = {1.0f, 0.0f};
@@ -146,8 +155,7 @@ ContactResult<2> ContactSat(const A& a, const B& b, float tolerance) {
     ClipContactPoints(a, s.edge, b, tolerance, result);
   }
   if (result.point_count == 0) {
-    // Cannot happen for overlapping cores (the deepest incident point is
-    // within the slab); kept as a guard so a result never lacks a point.
+    // Cannot happen: ClipIncidentEdge always keeps at least one point.
     result.point_count = 1;
     result.points[0] = flip ? a.v(0) : b.v(0);
   }

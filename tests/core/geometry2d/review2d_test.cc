@@ -80,7 +80,7 @@ double Distance(const std::vector<D2>& p, const std::vector<D2>& q) {
 // little less than the tolerance, the boxes are apart (exact distance 1.05
 // x tolerance, vertex of A against B's face), Overlap says so, and Contact
 // said overlapping (depth -0.97 x tolerance, A's axis).
-TEST(Review2d, DISABLED_ContactAgreesWithOverlapWhenTheFaceBiasPicksTheShallowerAxis) {
+TEST(Review2d, ContactAgreesWithOverlapWhenTheFaceBiasPicksTheShallowerAxis) {
   const double theta = 5e-6;
   const Rot2 rot{static_cast<float>(std::cos(theta)),
                  static_cast<float>(std::sin(theta))};
@@ -128,7 +128,7 @@ TEST(Review2d, DISABLED_ContactAgreesWithOverlapWhenTheFaceBiasPicksTheShallower
 // general SAT path (any pair with a ConvexPolygon) fell back to the
 // incident polygon's vertex 0, here B's far corner (3.50, 0.32), 2.5 units
 // outside A.
-TEST(Review2d, DISABLED_ContactPointsOfATouchWithinTheToleranceLieOnBothShapes) {
+TEST(Review2d, ContactPointsOfATouchWithinTheToleranceLieOnBothShapes) {
   const Vec2 h{1.0f, 1.0f};
   const Pose2 pose_a{{0.0f, 0.0f}, {1.0f, 0.0f}};
   const Pose2 pose_b{{2.25091457f, -0.340202302f},
