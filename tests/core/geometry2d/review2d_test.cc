@@ -238,7 +238,8 @@ TEST(Review2d, DISABLED_SweepThatTouchesWithinTheToleranceOnTheWayIsNotAMiss) {
 // angle), so a sharp corner is called touching up to tolerance /
 // corner_factor away. Two valid 10-degree spikes tip to tip, 5.0 x tolerance
 // apart (exact distance 2.17e-4, tolerance 4.35e-5): Overlap, Contact
-// (depth -1.9e-5) and a still Sweep (kStartedOverlapping) all said touching.
+// (depth -1.9e-5) and a still Sweep (kStartedOverlapping) all said touching,
+// and a ray starting 5 x tolerance past a tip said started_inside.
 // A 1-degree spike would be called touching at 115 x tolerance.
 TEST(Review2d, DISABLED_SharpCornersApartByMoreThanTheToleranceDoNotTouch) {
   const float w = 2.0f * std::tan(5.0f * 3.14159265f / 180.0f);
@@ -258,6 +259,13 @@ TEST(Review2d, DISABLED_SharpCornersApartByMoreThanTheToleranceDoNotTouch) {
   EXPECT_FALSE(contact.overlapping) << "depth " << contact.depth;
   EXPECT_NE(Sweep(spike, pose_a, {}, spike, pose_b, {}).outcome,
             SweepOutcome::kStartedOverlapping);
+  // The polygon ray's inside test is the same half-plane test: a ray from 5
+  // x its tolerance past the tip, pointing away, said started_inside.
+  const float ray_tol = TouchingTolerance(extent + 1.0f);
+  const RayResult<2> ray = RayCast(
+      spike, pose_a, Ray<2>{{1.0f + 5.0f * ray_tol, 0.0f}, {1.0f, 0.0f}, 10.0f});
+  EXPECT_FALSE(ray.hit);
+  EXPECT_FALSE(ray.started_inside);
 }
 
 }  // namespace
