@@ -13,7 +13,7 @@
 namespace sator::internal2d {
 
 // How far the squared length of a pose's (cos, sin) may be from 1.
-inline constexpr float kRotationSquaredLengthTolerance = 2e-4f;
+inline constexpr float kRotationSquaredLengthTolerance = 2e-6f;
 
 // True when the position and rotation are finite and the rotation is of unit
 // length within the tolerance. Finiteness is checked before any arithmetic

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "gtest/gtest.h"
 #include "test_shapes2d.h"
 
@@ -26,8 +27,8 @@ struct D2 {
 std::vector<D2> Corners(Vec2 h, const Pose2& pose) {
   std::vector<D2> out;
   const double c = pose.rotation.c, s = pose.rotation.s;
-  for (const D2 q : {D2{-h.x, -h.y}, D2{h.x, -h.y}, D2{h.x, h.y},
-                     D2{-h.x, h.y}}) {
+  for (const D2 q :
+       {D2{-h.x, -h.y}, D2{h.x, -h.y}, D2{h.x, h.y}, D2{-h.x, h.y}}) {
     out.push_back({c * q.x - s * q.y + pose.position.x,
                    s * q.x + c * q.y + pose.position.y});
   }
@@ -91,8 +92,8 @@ TEST(Review2d, ContactAgreesWithOverlapWhenTheFaceBiasPicksTheShallowerAxis) {
   const double dx = (1.0 + c + s + 1.05 * tol_guess - s * dy) / c;
   const Pose2 pose_a{{0.0f, 0.0f}, {1.0f, 0.0f}};
   const Pose2 pose_b{{static_cast<float>(dx), static_cast<float>(dy)}, rot};
-  const double tol = TouchingTolerance(
-      4.0f + Length(pose_b.position - pose_a.position));
+  const double tol =
+      TouchingTolerance(4.0f + Length(pose_b.position - pose_a.position));
   const std::vector<D2> ca = Corners(h, pose_a), cb = Corners(h, pose_b);
   ASSERT_GT(std::max(MaxSeparation(ca, cb), MaxSeparation(cb, ca)), 0.0);
   const double distance = Distance(ca, cb);
@@ -170,33 +171,45 @@ TEST(Review2d, ContactPointsOfATouchWithinTheToleranceLieOnBothShapes) {
   }
 }
 
-// Finding 3. ValidatePose accepts a rotation whose squared length is within
-// 2e-4 of 1, but the queries use (c, s) as if it were unit: MulT applies the
-// transpose as the inverse, so B's offset and shape in A's frame are scaled
-// by |(c, s)| (up to 1 + 1e-4) where the inverse would divide by it: an
-// error of up to 2e-4 of the offset, twenty times the relative touching
-// tolerance. Here A = (1.000099, 0) is exactly angle 0: the 2000 x 2 box A
-// and the unit box B at (1001, 0) touch face to face, whichever meaning a
-// non-unit rotation has (a rotation, or a rotation and a uniform scale by
-// 1.0001, which makes them overlap by 0.099). The query put a gap of
-// 0.099 between them (tolerance 0.02) and a ray from (1100, 0) along -x
-// hit A at 100.099 (expected 100, or 99.901 scaled; tolerance 0.021).
-TEST(Review2d, DISABLED_RotationAcceptedByValidatePoseKeepsTheTolerance) {
+// Finding 3 (fixed by tightening ValidatePose). The queries use (c, s) as
+// if it were unit: MulT applies the transpose as the inverse, so B's offset
+// in A's frame is scaled by |(c, s)| where the inverse would divide by it.
+// ValidatePose used to accept a squared length within 2e-4 of 1, an error
+// of up to 2e-4 of the offset, twenty times the relative touching
+// tolerance: with A = (1.000099, 0), the 2000 x 2 box A and the unit box B
+// at (1001, 0), which touch face to face, were reported 0.099 apart
+// (tolerance 0.02). ValidatePose now refuses such a rotation, and the
+// largest error it still accepts (squared length 1 + 2e-6, so |(c, s)| - 1
+// up to 1e-6) stays a tenth of the relative touching tolerance: the same
+// pair still touches, and the ray still hits A at 100 within the tolerance.
+TEST(Review2d, RotationAcceptedByValidatePoseKeepsTheTolerance) {
   const Shape2 a = Box2{{1000.0f, 1.0f}};
   const Shape2 b = Box2{{1.0f, 1.0f}};
-  const Pose2 pose_a{{0.0f, 0.0f}, {1.000099f, 0.0f}};
   const Pose2 pose_b{{1001.0f, 0.0f}, {1.0f, 0.0f}};
-  ASSERT_TRUE(ValidatePose(pose_a).ok());
-  ASSERT_TRUE(Overlap(a, Pose2{{0.0f, 0.0f}, {1.0f, 0.0f}}, b, pose_b));
-  EXPECT_TRUE(Overlap(a, pose_a, b, pose_b));
-  EXPECT_TRUE(Overlap(b, pose_b, a, pose_a));
-  EXPECT_TRUE(Contact(a, pose_a, b, pose_b).overlapping);
-  const RayResult<2> ray =
-      RayCast(a, pose_a, Ray<2>{{1100.0f, 0.0f}, {-1.0f, 0.0f}, 1000.0f});
-  ASSERT_TRUE(ray.hit);
-  const double tol = TouchingTolerance(1001.0f + 1100.0f);
-  EXPECT_GE(ray.distance, 100.0 - 0.099 - tol);
-  EXPECT_LE(ray.distance, 100.0 + tol);
+  const Pose2 sloppy{{0.0f, 0.0f}, {1.000099f, 0.0f}};
+  const absl::Status refused = ValidatePose(sloppy);
+  EXPECT_EQ(refused.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(refused.message().find("unit length"), std::string::npos);
+  // Within the new limit, on either side of 1.
+  for (const float c : {1.00000095f, 0.99999905f}) {
+    const Pose2 pose_a{{0.0f, 0.0f}, {c, 0.0f}};
+    SCOPED_TRACE(::testing::Message() << "c " << c);
+    ASSERT_TRUE(ValidatePose(pose_a).ok());
+    EXPECT_TRUE(Overlap(a, pose_a, b, pose_b));
+    EXPECT_TRUE(Overlap(b, pose_b, a, pose_a));
+    EXPECT_TRUE(Contact(a, pose_a, b, pose_b).overlapping);
+    const RayResult<2> ray =
+        RayCast(a, pose_a, Ray<2>{{1100.0f, 0.0f}, {-1.0f, 0.0f}, 1000.0f});
+    ASSERT_TRUE(ray.hit);
+    const double tol = TouchingTolerance(1001.0f + 1100.0f);
+    EXPECT_NEAR(ray.distance, 100.0, tol);
+  }
+  // Every rotation Rot2::FromAngle makes is accepted.
+  for (int i = -20000; i <= 20000; ++i) {
+    const float angle = 1.5e-4f * static_cast<float>(i);
+    ASSERT_TRUE(ValidatePose(Pose2::FromAngle({0.0f, 0.0f}, angle)).ok())
+        << angle;
+  }
 }
 
 // Finding 4 (not fixed: it needs a decision on what a sweep's "touch" is).
@@ -217,14 +230,13 @@ TEST(Review2d, DISABLED_SweepThatTouchesWithinTheToleranceOnTheWayIsNotAMiss) {
   const Shape2 box = Box2{{1.0f, 1.0f}};
   const Shape2 square = BoxPolygon({1.0f, 1.0f});
   const Shape2 circle = Circle{1.0f};
-  for (const auto& [name, shape] : {std::pair{"box", box},
-                                    std::pair{"polygon", square},
-                                    std::pair{"circle", circle}}) {
+  for (const auto& [name, shape] :
+       {std::pair{"box", box}, std::pair{"polygon", square},
+        std::pair{"circle", circle}}) {
     SCOPED_TRACE(name);
     ASSERT_TRUE(Overlap(shape, pose_a, shape, middle));
     ASSERT_TRUE(Contact(shape, pose_a, shape, middle).overlapping);
-    const SweepResult<2> sweep =
-        Sweep(shape, pose_a, {}, shape, start, motion);
+    const SweepResult<2> sweep = Sweep(shape, pose_a, {}, shape, start, motion);
     EXPECT_EQ(sweep.outcome, SweepOutcome::kHit);
     EXPECT_LE(sweep.fraction, 0.5f);
   }
@@ -262,8 +274,9 @@ TEST(Review2d, DISABLED_SharpCornersApartByMoreThanTheToleranceDoNotTouch) {
   // The polygon ray's inside test is the same half-plane test: a ray from 5
   // x its tolerance past the tip, pointing away, said started_inside.
   const float ray_tol = TouchingTolerance(extent + 1.0f);
-  const RayResult<2> ray = RayCast(
-      spike, pose_a, Ray<2>{{1.0f + 5.0f * ray_tol, 0.0f}, {1.0f, 0.0f}, 10.0f});
+  const RayResult<2> ray =
+      RayCast(spike, pose_a,
+              Ray<2>{{1.0f + 5.0f * ray_tol, 0.0f}, {1.0f, 0.0f}, 10.0f});
   EXPECT_FALSE(ray.hit);
   EXPECT_FALSE(ray.started_inside);
 }
