@@ -63,9 +63,8 @@ ContactResult<2> ContactFromSeparations(Vec2 ha, Vec2 hb, const Pose2& b_in_a,
   // the verdict, and the axis of a separated pair, from the larger
   // separation itself (as ContactSat).
   const bool touching = -std::max(sep_a, sep_b) >= -tolerance;
-  const bool flip = touching
-                        ? sep_b > sep_a + internal2d::kFaceBias * tolerance
-                        : sep_b > sep_a;
+  const bool flip = touching ? sep_b > sep_a + internal2d::kFaceBias * tolerance
+                             : sep_b > sep_a;
   ContactResult<2> result;
   result.depth = -(flip ? sep_b : sep_a);
   // The normal from A to B: the winning axis, signed by B's side.

@@ -104,8 +104,8 @@ namespace {
   const Vec2 m2 = midway(c2);
   out.points[0] = keep1 ? m1 : m2;
   out.points[1] = m2;
-  out.point_count = std::max(
-      1, static_cast<int>(keep1) + static_cast<int>(keep2));
+  out.point_count =
+      std::max(1, static_cast<int>(keep1) + static_cast<int>(keep2));
 }
 
 }  // namespace
