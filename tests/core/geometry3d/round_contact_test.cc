@@ -18,6 +18,7 @@
 #include <random>
 #include <variant>
 
+#include "core/geometry3d/double_reference3d.h"
 #include "gtest/gtest.h"
 #include "sator/core/geometry3d/contact3d.h"
 #include "sator/core/geometry3d/overlap3d.h"
@@ -26,38 +27,13 @@
 namespace sator {
 namespace {
 
-struct Dv {
-  double x, y, z;
-};
-Dv ToDv(Vec3 v) { return {v.x, v.y, v.z}; }
-Dv operator+(Dv a, Dv b) { return {a.x + b.x, a.y + b.y, a.z + b.z}; }
-Dv operator-(Dv a, Dv b) { return {a.x - b.x, a.y - b.y, a.z - b.z}; }
-Dv operator*(double s, Dv a) { return {s * a.x, s * a.y, s * a.z}; }
-double DotD(Dv a, Dv b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
-Dv CrossD(Dv a, Dv b) {
-  return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
-}
-double LenD(Dv a) { return std::sqrt(DotD(a, a)); }
-
-double DistanceToSegment(Dv p, Dv a, Dv b) {
-  const Dv ab = b - a;
-  const double ab2 = DotD(ab, ab);
-  const double t = ab2 > 0.0 ? std::clamp(DotD(p - a, ab) / ab2, 0.0, 1.0) : 0;
-  return LenD(p - (a + t * ab));
-}
-
-// The plane projection when it falls inside the triangle, else the nearest
-// edge.
-double DistanceToTriangle(Dv p, Dv a, Dv b, Dv c) {
-  const Dv n = CrossD(b - a, c - a);
-  const Dv q = p - (DotD(p - a, n) / DotD(n, n)) * n;
-  const bool inside = DotD(CrossD(b - a, q - a), n) >= 0.0 &&
-                      DotD(CrossD(c - b, q - b), n) >= 0.0 &&
-                      DotD(CrossD(a - c, q - c), n) >= 0.0;
-  if (inside) return LenD(p - q);
-  return std::min({DistanceToSegment(p, a, b), DistanceToSegment(p, b, c),
-                   DistanceToSegment(p, c, a)});
-}
+using test3d::CrossD;
+using test3d::DistanceToSegment;
+using test3d::DistanceToTriangle;
+using test3d::DotD;
+using test3d::Dv;
+using test3d::LenD;
+using test3d::ToDv;
 
 // An axis-aligned box (identity rotation): clamp to it.
 double DistanceToBox(Dv p, Dv centre, Dv half) {

@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <variant>
 
+#include "core/geometry3d/double_reference3d.h"
 #include "core/geometry3d_casts/shape_gen.h"
 #include "gtest/gtest.h"
 #include "sator/core/geometry3d/contact3d.h"
@@ -617,41 +618,13 @@ TEST(Sweep3d, CapsuleAlongLongBoxEdgeProperties) {
 
 // ---- Sliver triangles against a double-precision reference -------------
 
-// A double 3-vector for the references below (written here from the
-// definitions, independent of the library's code).
-struct Dv {
-  double x, y, z;
-};
-Dv ToDv(Vec3 v) { return {v.x, v.y, v.z}; }
-Dv operator+(Dv a, Dv b) { return {a.x + b.x, a.y + b.y, a.z + b.z}; }
-Dv operator-(Dv a, Dv b) { return {a.x - b.x, a.y - b.y, a.z - b.z}; }
-Dv operator*(double s, Dv a) { return {s * a.x, s * a.y, s * a.z}; }
-double DotD(Dv a, Dv b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
-Dv CrossD(Dv a, Dv b) {
-  return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
-}
-double LenD(Dv a) { return std::sqrt(DotD(a, a)); }
-
-double DistanceToSegmentD(Dv p, Dv a, Dv b) {
-  const Dv ab = b - a;
-  const double t = std::clamp(DotD(p - a, ab) / DotD(ab, ab), 0.0, 1.0);
-  return LenD(p - (a + t * ab));
-}
-
-// The distance from p to triangle abc: to its plane when p's projection lies
-// inside (on the inner side of all three edges), else to the nearest edge.
-// The edge vectors of float vertices are exact in double, so the normal is
-// good to about 1e-16 / sin(angle) however thin the triangle.
-double DistanceToTriangleD(Dv p, Dv a, Dv b, Dv c) {
-  const Dv n = CrossD(b - a, c - a);
-  const Dv q = p - (DotD(p - a, n) / DotD(n, n)) * n;
-  const bool inside = DotD(CrossD(b - a, q - a), n) >= 0.0 &&
-                      DotD(CrossD(c - b, q - b), n) >= 0.0 &&
-                      DotD(CrossD(a - c, q - c), n) >= 0.0;
-  if (inside) return LenD(p - q);
-  return std::min({DistanceToSegmentD(p, a, b), DistanceToSegmentD(p, b, c),
-                   DistanceToSegmentD(p, c, a)});
-}
+using test3d::CrossD;
+using test3d::DistanceToSegment;
+using test3d::DistanceToTriangle;
+using test3d::DotD;
+using test3d::Dv;
+using test3d::LenD;
+using test3d::ToDv;
 
 // The first t in [0, 1] at which the point p + t d comes within r of the
 // triangle, or -1. The distance along a line to a convex set is convex in
@@ -659,7 +632,7 @@ double DistanceToTriangleD(Dv p, Dv a, Dv b, Dv c) {
 // within r, bisection finds the first crossing before it.
 double ReferenceSphereTriangleToi(Dv p, Dv d, double r, Dv a, Dv b, Dv c) {
   const auto gap = [&](double t) {
-    return DistanceToTriangleD(p + t * d, a, b, c) - r;
+    return DistanceToTriangle(p + t * d, a, b, c) - r;
   };
   if (!(gap(0.0) > 0.0)) return -1.0;
   const double g = (std::sqrt(5.0) - 1.0) / 2.0;
@@ -743,7 +716,7 @@ TEST(Sweep3d, SphereOntoSliverTriangleMatchesDoubleReference) {
     ASSERT_NEAR(s.fraction * speed, t_ref * speed, tol)
         << "fraction " << s.fraction << " reference " << t_ref;
     // Nothing overlaps before the reported time.
-    const double gap_at = DistanceToTriangleD(
+    const double gap_at = DistanceToTriangle(
         ToDv(centre) + static_cast<double>(s.fraction) * ToDv(d), ToDv(tri.a),
         ToDv(tri.b), ToDv(tri.c));
     ASSERT_GE(gap_at, r - tol);
