@@ -337,7 +337,11 @@ std::vector<prometheus::MetricFamily> QueryMetrics::Collect() const {
   std::size_t scene_count = 0;
   std::size_t static_bodies = 0;
   std::size_t dynamic_bodies = 0;
+  // Scenes kept on restart with a setting above a lowered limit flag
+  // (scene_setting_over_limit in the log; ScenePersistence).
+  std::size_t scenes_over_limit = 0;
   if (scenes_ != nullptr) {
+    const SceneLimits& limits = scenes_->limits();
     std::string after;
     while (true) {
       const std::vector<std::shared_ptr<HostedScene>> page =
@@ -350,6 +354,11 @@ std::vector<prometheus::MetricFamily> QueryMetrics::Collect() const {
           counts = scene->scene3()->Snapshot().CountBodies();
         }
         ++scene_count;
+        const HostedSceneSettings& settings = scene->settings();
+        if (settings.history_ticks > limits.max_history_ticks ||
+            settings.max_bodies > limits.max_bodies_per_scene) {
+          ++scenes_over_limit;
+        }
         static_bodies += counts.static_bodies;
         dynamic_bodies += counts.dynamic_bodies;
       }
@@ -362,6 +371,16 @@ std::vector<prometheus::MetricFamily> QueryMetrics::Collect() const {
   scenes_family.metric.emplace_back();
   scenes_family.metric.back().gauge.value = static_cast<double>(scene_count);
   families.push_back(std::move(scenes_family));
+
+  prometheus::MetricFamily over_limit = MakeFamily(
+      "sator_scenes_over_limit",
+      "Hosted scenes with a setting above the current --max_history_ticks or "
+      "--max_bodies_per_scene: acknowledged under a higher limit and kept on "
+      "restart (log event scene_setting_over_limit).",
+      prometheus::MetricType::Gauge);
+  over_limit.metric.emplace_back();
+  over_limit.metric.back().gauge.value = static_cast<double>(scenes_over_limit);
+  families.push_back(std::move(over_limit));
 
   prometheus::MetricFamily bodies =
       MakeFamily("sator_bodies", "Bodies in all hosted scenes, by motion type.",

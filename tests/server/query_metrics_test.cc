@@ -298,6 +298,37 @@ TEST_F(QueryMetricsTest, ScenesAndBodiesAreCountedAtScrapeTime) {
   EXPECT_EQ(s.at("sator_bodies{motion=\"dynamic\"}"), 0);
 }
 
+// A scene kept on restart with a setting above a lowered limit flag
+// (ScenePersistence's replay) is counted until it is deleted.
+TEST_F(QueryMetricsTest, ScenesOverTheLimitFlagsAreCounted) {
+  SceneLimits limits;
+  limits.max_bodies_per_scene = 100;
+  limits.max_history_ticks = 32;
+  SceneRegistry scenes{limits};
+  std::shared_ptr<QueryMetrics> query_metrics =
+      Add(&scenes, absl::ZeroDuration());
+  EXPECT_EQ(Scrape().samples.at("sator_scenes_over_limit"), 0);
+  ASSERT_TRUE(
+      scenes
+          .Create("within",
+                  {.dimension = 2, .history_ticks = 32, .max_bodies = 100})
+          .ok());
+  EXPECT_EQ(Scrape().samples.at("sator_scenes_over_limit"), 0);
+  ASSERT_TRUE(
+      scenes
+          .Create("bodies",
+                  {.dimension = 2, .history_ticks = 16, .max_bodies = 101})
+          .ok());
+  ASSERT_TRUE(
+      scenes
+          .Create("history",
+                  {.dimension = 3, .history_ticks = 33, .max_bodies = 50})
+          .ok());
+  EXPECT_EQ(Scrape().samples.at("sator_scenes_over_limit"), 2);
+  ASSERT_TRUE(scenes.Delete("bodies").ok());
+  EXPECT_EQ(Scrape().samples.at("sator_scenes_over_limit"), 1);
+}
+
 TEST_F(QueryMetricsTest, ConcurrentRecordingAddsUp) {
   std::shared_ptr<QueryMetrics> query_metrics =
       Add(nullptr, absl::ZeroDuration());
