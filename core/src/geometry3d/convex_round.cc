@@ -54,8 +54,21 @@ bool TieDirection(const CorePairs& ties, int i, Vec3* u) {
 // cross product of nearly parallel edges is off by about 1e-7 / sin(angle),
 // which, times the segments' length, the overlap measured along it gained).
 // For parallel segments, or a point and a segment, the closest points'
-// difference with its part along the segment removed (any perpendicular
-// when nothing is left); for two points, the difference, or z.
+// difference with its part along the segment removed; for two points, the
+// difference, or z.
+//
+// The part along the segment is removed by projecting the difference on two
+// unit vectors e1, e2 that complete the segment's direction to an
+// orthonormal frame, not by subtracting the part along it: when the
+// difference lies along the segment (a point on the segment's line, its
+// difference from its closest point mere round-off), the subtraction leaves
+// a residual of round-off that points along the segment too, and the
+// overlap measured along that axis was the segment's length past the point,
+// deeper than r_a + r_b. The frame's vectors are perpendicular to the
+// segment to double precision whatever the difference is; when its
+// perpendicular part is nothing but round-off (below 1e-9 of its length,
+// so that its direction would carry that round-off), e1 serves: the cores'
+// gap along any perpendicular is then within that part of d.
 Vec3 FlatCoresAxis(const PolyRef& a, const PolyRef& b, Vec3 diff) {
   D3 ua{};
   D3 ub{};
@@ -68,12 +81,29 @@ Vec3 FlatCoresAxis(const PolyRef& a, const PolyRef& b, Vec3 diff) {
   if (c2 > 0.0) return ToVec3((1.0 / std::sqrt(c2)) * c);
   const D3 u = Dot(ua, ua) > 0.0 ? ua : ub;
   const double uu = Dot(u, u);
-  D3 w = ToD3(diff);
-  if (uu > 0.0) w = w - (Dot(w, u) / uu) * u;
+  const D3 w = ToD3(diff);
   const double ww = Dot(w, w);
-  if (ww > 0.0) return ToVec3((1.0 / std::sqrt(ww)) * w);
-  if (uu > 0.0) return AnyPerpendicular(ToVec3((1.0 / std::sqrt(uu)) * u));
-  return {0.0f, 0.0f, 1.0f};
+  if (!(uu > 0.0)) {
+    if (ww > 0.0) return ToVec3((1.0 / std::sqrt(ww)) * w);
+    return {0.0f, 0.0f, 1.0f};
+  }
+  const D3 e0 = (1.0 / std::sqrt(uu)) * u;
+  // e1: e0 crossed with the coordinate axis least aligned with it.
+  const D3 m{std::fabs(e0.x), std::fabs(e0.y), std::fabs(e0.z)};
+  D3 axis{1.0, 0.0, 0.0};
+  if (m.y < m.x && m.y <= m.z) {
+    axis = {0.0, 1.0, 0.0};
+  } else if (m.z < m.x && m.z < m.y) {
+    axis = {0.0, 0.0, 1.0};
+  }
+  D3 e1 = Cross(e0, axis);
+  e1 = (1.0 / Len(e1)) * e1;
+  const D3 e2 = Cross(e0, e1);
+  const double s1 = Dot(w, e1);
+  const double s2 = Dot(w, e2);
+  const double perpendicular2 = s1 * s1 + s2 * s2;
+  if (!(perpendicular2 > 1e-18 * ww)) return ToVec3(e1);
+  return ToVec3((1.0 / std::sqrt(perpendicular2)) * (s1 * e1 + s2 * e2));
 }
 
 // r_a + r_b minus the cores' gap along the better orientation of the unit
