@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "double_vec3.h"
 #include "sator/core/geometry3d/overlap3d.h"
 
 namespace sator {
@@ -33,12 +34,21 @@ bool TriangleBoxLocal(const Vec3 v[3], Vec3 h) {
       return false;
     }
   }
+  // The triangle's plane against the box: |n . v0| > r, in double. In
+  // float a sliver's normal (the cross product of two nearly parallel
+  // edges) is off by up to 0.1 radians, and v0 alone then misplaces the
+  // plane across the triangle's length (see TriangleNormal): boxes poking
+  // into a sliver were reported apart. The edge vectors are exact in double
+  // and every product is rounded once.
+  {
+    const internal::D3 d0 = internal::ToD3(v[0]);
+    const internal::D3 n =
+        internal::Cross(internal::ToD3(v[1]) - d0, internal::ToD3(v[2]) - d0);
+    const double r =
+        h.x * std::fabs(n.x) + h.y * std::fabs(n.y) + h.z * std::fabs(n.z);
+    if (std::fabs(internal::Dot(n, d0)) > r) return false;
+  }
   const Vec3 e[3] = {v[1] - v[0], v[2] - v[1], v[0] - v[2]};
-  // The triangle's plane against the box: |n . v0| > r.
-  const Vec3 n = Cross(e[0], e[1]);
-  const float r =
-      h.x * std::fabs(n.x) + h.y * std::fabs(n.y) + h.z * std::fabs(n.z);
-  if (std::fabs(Dot(n, v[0])) > r) return false;
   // Box axis x triangle edge (a zero axis projects everything to 0 and
   // never separates).
   const Vec3 axes[3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};

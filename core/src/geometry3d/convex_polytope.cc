@@ -6,6 +6,8 @@
 #include <cmath>
 #include <type_traits>
 
+#include "double_vec3.h"
+
 namespace sator::internal {
 namespace {
 
@@ -42,8 +44,11 @@ void MakeTriangleData(const Triangle3& t, PolyData* out) {
   out->vertices[0] = t.a;
   out->vertices[1] = t.b;
   out->vertices[2] = t.c;
-  const Vec3 n = NormalizeOrZero(Cross(t.b - t.a, t.c - t.a));
-  const float offset = Dot(n, t.a);
+  // The normal in double (see TriangleNormal: in float it is off by up to
+  // 0.1 radians on a sliver, and the face axis then misjudges the
+  // triangle's extent across its length); the plane's offset too.
+  const Vec3 n = TriangleNormal(t.a, t.b, t.c);
+  const float offset = static_cast<float>(Dot(ToD3(n), ToD3(t.a)));
   out->face_count = 2;
   out->faces[0] = {n, offset, 0, 3};
   out->faces[1] = {-n, -offset, 3, 3};

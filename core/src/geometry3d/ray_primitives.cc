@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "geometry3d/double_vec3.h"
+
 namespace sator::internal {
 namespace {
 
@@ -209,7 +211,9 @@ RayStatus RayTriangle(const TriangleRay& ray, Vec3 dir, float t_max,
     return RayStatus::kMiss;
   }
   hit->t = std::min(t / det, t_max);
-  Vec3 n = NormalizeOrZero(Cross(tri.b - tri.a, tri.c - tri.a));
+  // In double: in float a sliver's normal is off by up to 0.1 radians (see
+  // TriangleNormal).
+  Vec3 n = TriangleNormal(tri.a, tri.b, tri.c);
   if (Dot(n, dir) > 0.0f) n = -n;
   hit->normal = n;
   hit->feature = 0;

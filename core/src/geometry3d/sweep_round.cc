@@ -160,29 +160,12 @@ void MakeTriangleRoundPoly(const Triangle3& tri, SmallRoundPoly* out) {
   out->vertices[0] = tri.a;
   out->vertices[1] = tri.b;
   out->vertices[2] = tri.c;
-  // The face normal (b - a) x (c - a) in double. On a sliver two of the
-  // edges are nearly parallel and the cross product cancels: in float its
-  // components carry round-off of about 1e-7 |b - a| |c - a| (from the
-  // products and from rounding the edge vectors) against a length of
-  // |b - a| |c - a| sin(angle), so the normal is off by about
-  // 1e-7 / sin(angle) radians, 0.1 at the smallest angle validation accepts
-  // (kMinTriangleAreaRatio), and the pushed-out face plane then stands above
-  // the true one by up to that angle times the triangle's length: a sphere
-  // swept at a sliver hit its face prism early. In double the edge vectors
-  // are exact (differences of floats) and each product is rounded once, so
-  // the direction is good to about 1e-16 / sin(angle). (Ericson, "Real-Time
-  // Collision Detection", 2005, chapter 11, on cancellation in products of
-  // nearly parallel vectors.)
-  const D3 nd = Cross(ToD3(tri.b) - ToD3(tri.a), ToD3(tri.c) - ToD3(tri.a));
-  const double len = Len(nd);
-  Vec3 n{};
-  double offset = 0.0;
-  if (len > 0.0) {
-    const D3 unit = (1.0 / len) * nd;
-    n = {static_cast<float>(unit.x), static_cast<float>(unit.y),
-         static_cast<float>(unit.z)};
-    offset = Dot(ToD3(n), ToD3(tri.a));
-  }
+  // The face normal in double (see TriangleNormal: in float a sliver's is
+  // off by up to 0.1 radians, and the pushed-out face plane then stands
+  // above the true one by that angle times the triangle's length: a sphere
+  // swept at a sliver hit its face prism early); the offset too.
+  const Vec3 n = TriangleNormal(tri.a, tri.b, tri.c);
+  const double offset = Dot(ToD3(n), ToD3(tri.a));
   out->faces[0] = {n, static_cast<float>(offset), 0, 3};
   out->faces[1] = {-n, static_cast<float>(-offset), 3, 3};
   static constexpr std::uint16_t kLoops[6] = {0, 1, 2, 0, 2, 1};

@@ -28,6 +28,7 @@
 #include <utility>
 
 #include "geometry3d/box_overlap_axes.h"
+#include "geometry3d/double_vec3.h"
 #include "geometry3d/rotation_matrix.h"
 #include "geometry3d/sweep_round.h"
 
@@ -111,7 +112,12 @@ void MakeBox(const Box3& box, const Pose3& pose, BoxStore* out) {
 void MakeTriangle(const Triangle3& tri, const Pose3& pose, TriStore* out) {
   const Vec3 v[3] = {Transform(pose, tri.a), Transform(pose, tri.b),
                      Transform(pose, tri.c)};
-  const Vec3 n = NormalizeOrZero(Cross(v[1] - v[0], v[2] - v[0]));
+  // The normal in double (see TriangleNormal: in float a sliver's is off by
+  // up to 0.1 radians, and its face axis then misjudges the triangle's
+  // extent across its length: boxes and hulls hit slivers early or late).
+  // The side normals m = e x n are well conditioned (e is perpendicular to
+  // n) and stay in float.
+  const Vec3 n = TriangleNormal(v[0], v[1], v[2]);
   out->axes[0] = n;
   for (int i = 0; i < 3; ++i) {
     out->vertices[i] = v[i];
