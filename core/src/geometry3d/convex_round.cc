@@ -4,7 +4,6 @@
 
 #include "convex_closest.h"
 #include "double_vec3.h"
-#include "sat_polytope.h"
 
 namespace sator::internal {
 namespace {
@@ -125,6 +124,73 @@ double AlongBetterSign(const PolyRef& a, const PolyRef& b, double radii,
   return radii - plus;
 }
 
+// The cores' SAT in double for a point or segment core (`round`) against a
+// polytope core (`poly`; a box, hull or triangle), for cores within
+// kCoreContactFraction of each other or intersecting. The axes are the
+// polytope's face normals and, for a segment, the cross products of its
+// direction with every polytope edge: for a segment (or a point) and a
+// polytope these are all the face normals of their Minkowski difference
+// (the polytope's faces, and the parallelograms of the segment and an
+// edge), so the least overlap over them is the cores' penetration depth.
+// The edge axes are formed in double from the float vertices (their
+// differences are exact there), so a segment nearly parallel to an edge
+// keeps an axis good to about 1e-16 / sin(angle) (in float it was off by
+// about 1e-7 / sin(angle), or skipped below a sine of kParallelSine, and a
+// long segment beside an edge was reported far too deep), and every axis
+// is measured by projecting both cores in double. Returns r_a + r_b minus
+// the largest gap over the axes, and that axis from A to B in *n.
+double RoundPolySatD(const PolyRef& a, const PolyRef& b, double radii,
+                     Vec3* n) {
+  const bool a_round = IsRound(a);
+  const PolyRef& round = a_round ? a : b;
+  const PolyRef& poly = a_round ? b : a;
+  // The polytope's vertices in double once (a hull has up to 64).
+  D3 pv[kMaxPolyVertices];
+  for (int i = 0; i < poly.vertex_count; ++i) pv[i] = ToD3(poly.vertices[i]);
+  const D3 r0 = ToD3(round.vertices[0]);
+  const D3 r1 = round.kind == CoreKind::kSegment ? ToD3(round.vertices[1]) : r0;
+  double best_gap = -3.0e300;
+  D3 best_axis{0.0, 0.0, 1.0};
+  // The gap between the cores along the unit axis u in its better
+  // orientation (B above A), kept if it is the largest so far.
+  const auto measure = [&](D3 u) {
+    double p_lo = Dot(u, pv[0]);
+    double p_hi = p_lo;
+    for (int i = 1; i < poly.vertex_count; ++i) {
+      const double d = Dot(u, pv[i]);
+      p_lo = d < p_lo ? d : p_lo;
+      p_hi = d > p_hi ? d : p_hi;
+    }
+    const double d0 = Dot(u, r0);
+    const double d1 = Dot(u, r1);
+    const double r_lo = d0 < d1 ? d0 : d1;
+    const double r_hi = d0 < d1 ? d1 : d0;
+    // Gap with the polytope above the round core, and below it.
+    const double above = p_lo - r_hi;
+    const double below = r_lo - p_hi;
+    const double gap = above > below ? above : below;
+    if (gap > best_gap) {
+      best_gap = gap;
+      // From A to B: B above A along u.
+      const bool b_above = a_round ? above >= below : below > above;
+      best_axis = b_above ? u : -1.0 * u;
+    }
+  };
+  for (int f = 0; f < poly.face_count; ++f) {
+    measure(ToD3(poly.faces[f].normal));
+  }
+  if (round.kind == CoreKind::kSegment) {
+    const D3 dr = r1 - r0;
+    for (int e = 0; e < poly.edge_count; ++e) {
+      const D3 c = Cross(dr, pv[poly.edges[e].b] - pv[poly.edges[e].a]);
+      const double c2 = Dot(c, c);
+      if (c2 > 0.0) measure((1.0 / std::sqrt(c2)) * c);
+    }
+  }
+  *n = ToVec3(best_axis);
+  return radii - best_gap;
+}
+
 }  // namespace
 
 ContactResult<3> ContactRound(const PolyRef& a, const PolyRef& b) {
@@ -187,15 +253,16 @@ ContactResult<3> ContactRound(const PolyRef& a, const PolyRef& b) {
           depth = along;
           n = u;
         }
-      } else if (const SatAxis axis = SatQuery(a, b, /*early_out=*/false);
-                 axis.kind != AxisKind::kNone &&
-                 radii - axis.separation < depth) {
-        // The SAT's separation is float (a few ulps of the coordinates
-        // off): an axis that seems better is measured again as the
-        // candidates were.
-        const double along = radii - CoreGap(a, b, axis.normal);
+      } else {
+        // The cores' SAT in double: it bounds the distance from below, so
+        // it never beats an exact closest-point direction, but where the
+        // cores cross by round-off (a segment along a triangle's edge) the
+        // closest points report a gap below an ulp of the coordinates in a
+        // direction along which the cores overlap by far more.
+        Vec3 u;
+        const double along = RoundPolySatD(a, b, radii, &u);
         if (along < depth) {
-          n = axis.normal;
+          n = u;
           depth = along;
         }
       }
@@ -228,17 +295,28 @@ ContactResult<3> ContactRound(const PolyRef& a, const PolyRef& b) {
     }
     return result;
   }
-  // The cores touch or intersect: SAT on the cores, plus the radii.
-  const SatAxis axis = SatQuery(a, b, /*early_out=*/false);
-  Vec3 n = axis.normal;
-  float core_depth = -axis.separation;
-  if (axis.kind == AxisKind::kNone) {
-    // No axis at all cannot happen for valid cores; keep a defined answer.
-    n = {0.0f, 0.0f, 1.0f};
-    core_depth = 0.0f;
+  // The cores touch or intersect (one is a point or a segment, the other a
+  // polytope): the cores' SAT in double, plus the radii (growing both
+  // shapes by balls grows the Minkowski difference by a ball of the summed
+  // radius).
+  Vec3 n;
+  double depth = RoundPolySatD(a, b, radii, &n);
+  // While the cores are apart, the closest points' direction too: where the
+  // closest features are a vertex and a vertex or an edge, no SAT axis
+  // points along it, and the SAT's largest gap is less than the distance.
+  if (d > 0.0) {
+    for (int i = 0; i < ties.count; ++i) {
+      Vec3 u;
+      if (!TieDirection(ties, i, &u)) continue;
+      const double along = radii - CoreGap(a, b, u);
+      if (along < depth) {
+        depth = along;
+        n = u;
+      }
+    }
   }
   result.normal = n;
-  result.depth = core_depth + static_cast<float>(radii);
+  result.depth = static_cast<float>(depth);
   result.overlapping = result.depth >= 0.0f;
   if (result.overlapping) {
     // B's deepest surface point towards A, moved half the depth into A.

@@ -8,10 +8,12 @@
 // is the cores' SAT penetration depth plus r_a + r_b (growing both shapes by
 // a ball grows the Minkowski difference by a ball of the summed radius, and
 // the depth of a point inside a polytope grows by exactly that radius), so
-// the cores go through the SAT of sat_polytope.h. Two point or segment
-// cores need no SAT: their Minkowski difference (a point, a segment or a
-// parallelogram) has no interior, so their penetration depth is 0 and the
-// depth is r_a + r_b - d for every d >= 0.
+// the cores go through a SAT: for a point or segment core against a
+// polytope core its axes (the polytope's faces, the segment crossed with
+// each edge) are formed and measured in double (convex_round.cc). Two
+// point or segment cores need no SAT: their Minkowski difference (a point,
+// a segment or a parallelogram) has no interior, so their penetration depth
+// is 0 and the depth is r_a + r_b - d for every d >= 0.
 #ifndef SATOR_CORE_SRC_GEOMETRY3D_CONVEX_ROUND_H_
 #define SATOR_CORE_SRC_GEOMETRY3D_CONVEX_ROUND_H_
 
@@ -25,10 +27,10 @@ inline bool IsRound(const PolyRef& p) {
 }
 
 // Below this core distance, relative to r_a + r_b, the closest-point
-// direction is too noisy in float and the core SAT gives the normal instead
-// (its depth then differs from the exact one by at most this much). Not for
-// two point or segment cores (see above), which measure the axis
-// perpendicular to both instead.
+// direction is too noisy in float and the cores' SAT (in double) gives the
+// normal instead, with the closest-point direction as a further candidate
+// while the cores are apart. Not for two point or segment cores (see
+// above), which measure the axis perpendicular to both instead.
 inline constexpr float kCoreContactFraction = 1e-5f;
 
 // Both in one frame (A's); at least one of a, b is round.
