@@ -22,6 +22,13 @@
 namespace sator {
 namespace {
 
+using test3d::CrossD;
+using test3d::DistanceToSegment;
+using test3d::DistanceToTriangle;
+using test3d::DotD;
+using test3d::Dv;
+using test3d::LenD;
+using test3d::ToDv;
 using testing_util::Rng;
 
 constexpr float kTol = 1e-5f;
@@ -486,6 +493,65 @@ TEST(Sweep3d, NearlyParallelCapsulesProperties) {
   EXPECT_LT(stats.grazes, 20);
 }
 
+// The contact point of nearly parallel capsule sweeps (the family above):
+// at the time of impact it must lie on both surfaces, within r_a and r_b
+// of the cores (in double) up to the family's tolerance. The point is A's
+// core point closest to B's segment plus r_a along the normal; for nearly
+// parallel segments the float closest-point solve (its determinant
+// a e - b^2 cancels) could return a point far along the segment from the
+// contact, off B's surface by that distance times sin(theta).
+TEST(Sweep3d, NearlyParallelCapsulesContactPointOnBothSurfaces) {
+  Rng rng(9002);
+  int hits = 0;
+  int failures = 0;
+  double worst = 0.0;  // In units of the tolerance.
+  for (int i = 0; i < 20000; ++i) {
+    const float len = LogUniform(rng, 0.0f, 4.0f);
+    const float ra = len * LogUniform(rng, -5.0f, -2.0f);
+    const float rb = len * LogUniform(rng, -5.0f, -2.0f);
+    const float theta = LogUniform(rng, -9.0f, -2.0f);
+    const float len_b = len * rng.Uniform(0.3f, 1.5f);
+    const float r = ra + rb;
+    const Quat q = rng.Rotation();
+    const Vec3 x = Rotate(q, {1, 0, 0});
+    const Vec3 y = Rotate(q, {0, 1, 0});
+    const Vec3 z = Rotate(q, {0, 0, 1});
+    const Vec3 dir_b = Tilted(x, y, z, theta, rng.Uniform(-3.14159f, 3.14159f));
+    const float lift = r * LogUniform(rng, 0.1f, 1.5f);
+    const Vec3 centre_b = rng.Uniform(-0.3f, 0.3f) * len * x +
+                          rng.Uniform(-2.0f, 2.0f) * r * y + lift * z;
+    const Capsule3 a{-0.5f * len * x, 0.5f * len * x, ra};
+    const Capsule3 b{centre_b - 0.5f * len_b * dir_b,
+                     centre_b + 0.5f * len_b * dir_b, rb};
+    const Vec3 db = rng.Uniform(-1.0f, 1.0f) * lift * x +
+                    rng.Uniform(-1.0f, 1.0f) * r * y -
+                    rng.Uniform(0.5f, 1.5f) * lift * z;
+    const SweepResult<3> s = Sweep(a, Pose3{}, Vec3{}, b, Pose3{}, db);
+    if (s.outcome != SweepOutcome::kHit) continue;
+    ++hits;
+    const double tol = 1e-6 * 2.0 * len;
+    const Dv p = ToDv(s.point);
+    const Dv shift = static_cast<double>(s.fraction) * ToDv(db);
+    const double off_a =
+        std::fabs(DistanceToSegment(p, ToDv(a.a), ToDv(a.b)) - ra);
+    const double off_b = std::fabs(
+        DistanceToSegment(p, ToDv(b.a) + shift, ToDv(b.b) + shift) - rb);
+    const double off = std::max(off_a, off_b);
+    worst = std::max(worst, off / tol);
+    if (off > tol && ++failures <= 5) {
+      ADD_FAILURE() << "case " << i << " len " << len << " theta " << theta
+                    << ": point off A's surface by " << off_a << ", off B's by "
+                    << off_b << ", tolerance " << tol;
+    }
+  }
+  std::printf(
+      "nearly parallel capsule points: %d hits, %d failures, worst %.2f"
+      " tolerances\n",
+      hits, failures, worst);
+  EXPECT_EQ(failures, 0);
+  EXPECT_GT(hits, 4000);
+}
+
 // The reviewer's regime, radii 1e-7 to 1e-5 of lengths 1e3 to 1e4: below
 // float resolution in a general orientation, so the pairs are axis-aligned
 // (A along x, B tilted in the xy plane by 2.5 to 100 radii over its length
@@ -618,13 +684,6 @@ TEST(Sweep3d, CapsuleAlongLongBoxEdgeProperties) {
 
 // ---- Sliver triangles against a double-precision reference -------------
 
-using test3d::CrossD;
-using test3d::DistanceToSegment;
-using test3d::DistanceToTriangle;
-using test3d::DotD;
-using test3d::Dv;
-using test3d::LenD;
-using test3d::ToDv;
 
 // The first t in [0, 1] at which the point p + t d comes within r of the
 // triangle, or -1. The distance along a line to a convex set is convex in
