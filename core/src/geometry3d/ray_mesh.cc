@@ -77,7 +77,6 @@ RayResult<3> RayCastMesh(const TriangleMesh& mesh, const Ray<3>& ray,
   const std::vector<MeshTriangle>& tris = mesh.leaf_triangles();
   float best = ray.max_distance;
   std::int64_t best_index = -1;
-  internal::PrimitiveHit best_hit;
   int node_visits = 1;
   int triangle_tests = 0;
 
@@ -95,11 +94,10 @@ RayResult<3> RayCastMesh(const TriangleMesh& mesh, const Ray<3>& ray,
       if (n.count > 0) {
         for (std::uint32_t i = n.index; i < n.index + n.count; ++i) {
           ++triangle_tests;
-          internal::PrimitiveHit hit;
-          if (internal::RayTriangle(tri_ray, ray.direction, best, tris[i],
-                                    &hit) == internal::RayStatus::kHit) {
-            best = hit.t;
-            best_hit = hit;
+          float t = 0.0f;
+          if (internal::RayTriangleT(tri_ray, best, tris[i], &t) ==
+              internal::RayStatus::kHit) {
+            best = t;
             best_index = i;
           }
         }
@@ -152,7 +150,8 @@ RayResult<3> RayCastMesh(const TriangleMesh& mesh, const Ray<3>& ray,
   result.hit = true;
   result.distance = best;
   result.point = ray.origin + best * ray.direction;
-  result.normal = best_hit.normal;
+  // The normal of the nearest hit only (formed in double).
+  result.normal = internal::TriangleHitNormal(tris[best_index], ray.direction);
   result.feature =
       static_cast<std::int32_t>(mesh.leaf_triangle_ids()[best_index]);
   return result;

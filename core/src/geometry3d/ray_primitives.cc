@@ -163,8 +163,8 @@ TriangleRay MakeTriangleRay(Vec3 origin, Vec3 dir) {
   return r;
 }
 
-RayStatus RayTriangle(const TriangleRay& ray, Vec3 dir, float t_max,
-                      const MeshTriangle& tri, PrimitiveHit* hit) {
+RayStatus RayTriangleT(const TriangleRay& ray, float t_max,
+                       const MeshTriangle& tri, float* t_hit) {
   if (!ray.valid) return RayStatus::kMiss;
   // Vertices relative to the origin, sheared so the ray runs along +z.
   const Vec3 a = tri.a - ray.origin;
@@ -210,12 +210,23 @@ RayStatus RayTriangle(const TriangleRay& ray, Vec3 dir, float t_max,
   if (t < 0.0f || static_cast<double>(t) > static_cast<double>(t_max) * det) {
     return RayStatus::kMiss;
   }
-  hit->t = std::min(t / det, t_max);
-  // In double: in float a sliver's normal is off by up to 0.1 radians (see
-  // TriangleNormal).
+  *t_hit = std::min(t / det, t_max);
+  return RayStatus::kHit;
+}
+
+Vec3 TriangleHitNormal(const MeshTriangle& tri, Vec3 dir) {
   Vec3 n = TriangleNormal(tri.a, tri.b, tri.c);
   if (Dot(n, dir) > 0.0f) n = -n;
-  hit->normal = n;
+  return n;
+}
+
+RayStatus RayTriangle(const TriangleRay& ray, Vec3 dir, float t_max,
+                      const MeshTriangle& tri, PrimitiveHit* hit) {
+  float t = 0.0f;
+  const RayStatus status = RayTriangleT(ray, t_max, tri, &t);
+  if (status != RayStatus::kHit) return status;
+  hit->t = t;
+  hit->normal = TriangleHitNormal(tri, dir);
   hit->feature = 0;
   return RayStatus::kHit;
 }

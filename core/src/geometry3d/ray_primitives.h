@@ -73,6 +73,14 @@ TriangleRay MakeTriangleRay(Vec3 origin, Vec3 dir);
 // faces the ray's origin. t in [0, t_max].
 RayStatus RayTriangle(const TriangleRay& ray, Vec3 dir, float t_max,
                       const MeshTriangle& tri, PrimitiveHit* hit);
+// RayTriangle's test alone: the hit's t, no normal (the mesh ray forms the
+// normal once, for its nearest hit).
+RayStatus RayTriangleT(const TriangleRay& ray, float t_max,
+                       const MeshTriangle& tri, float* t);
+// The unit normal of a triangle hit by a ray along `dir`, facing the ray's
+// origin; formed in double (TriangleNormal, double_vec3.h: in float a
+// sliver's is off by up to 0.1 radians).
+Vec3 TriangleHitNormal(const MeshTriangle& tri, Vec3 dir);
 
 // Solid convex hull by clipping the ray against the face planes (Haines,
 // "Fast Ray-Convex Polyhedron Intersection", Graphics Gems II, 1991; Ericson

@@ -23,6 +23,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "geometry3d/convex_closest.h"
 #include "geometry3d/ray_primitives.h"
 #include "geometry3d/sweep_round.h"
 #include "geometry3d/sweep_sat.h"
@@ -99,9 +100,13 @@ RoundHit SegmentSegment(Vec3 p, Vec3 q, Vec3 c1, Vec3 c2, Vec3 d,
   if (out.status != RayStatus::kHit) return out;
   out.t = h.t;
   out.normal = -h.normal;
-  // A's segment at the time of impact against B's segment.
+  // A's segment at the time of impact against B's segment, solved in double:
+  // in float the determinant a e - b^2 of nearly parallel segments cancels,
+  // s came out anywhere along the segment, and the contact point lay off
+  // B's surface by that distance times sin(angle).
   Vec3 ca, cb;
-  internal::ClosestSegmentPoints(p + h.t * d, q + h.t * d, c1, c2, &ca, &cb);
+  internal::ClosestPointsSegmentSegment(p + h.t * d, q + h.t * d, c1, c2, &ca,
+                                        &cb);
   out.core_a = ca;
   return out;
 }

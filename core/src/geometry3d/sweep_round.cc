@@ -5,7 +5,6 @@
 #include <cmath>
 #include <limits>
 
-#include "geometry3d/convex_closest.h"
 #include "geometry3d/double_vec3.h"
 
 namespace sator::internal {
@@ -40,11 +39,46 @@ Vec3 ClosestOnSegmentPoint(Vec3 x, Vec3 p, Vec3 q) {
 
 void ClosestSegmentPoints(Vec3 p1, Vec3 q1, Vec3 p2, Vec3 q2, Vec3* c1,
                           Vec3* c2) {
-  // Solved in double (Ericson 5.1.9; convex_closest.cc): in float the
-  // determinant a e - b^2 of nearly parallel segments cancels, s came out
-  // anywhere along the segment, and the contact point of a nearly parallel
-  // capsule sweep lay off B's surface by that distance times sin(angle).
-  ClosestPointsSegmentSegment(p1, q1, p2, q2, c1, c2);
+  // Minimise |p1 + s d1 - (p2 + t d2)|^2 over [0, 1]^2: solve the 2x2
+  // normal equations for s, clamp, recompute t for that s, clamp, and
+  // recompute s for the clamped t.
+  const Vec3 d1 = q1 - p1;
+  const Vec3 d2 = q2 - p2;
+  const Vec3 r = p1 - p2;
+  const float a = Dot(d1, d1);
+  const float e = Dot(d2, d2);
+  const float f = Dot(d2, r);
+  float s = 0.0f;
+  float t = 0.0f;
+  if (!(a > kTinySquared) && !(e > kTinySquared)) {
+    *c1 = p1;
+    *c2 = p2;
+    return;
+  }
+  if (!(a > kTinySquared)) {
+    t = std::clamp(f / e, 0.0f, 1.0f);
+  } else {
+    const float c = Dot(d1, r);
+    if (!(e > kTinySquared)) {
+      s = std::clamp(-c / a, 0.0f, 1.0f);
+    } else {
+      const float b = Dot(d1, d2);
+      const float denom = a * e - b * b;  // >= 0; 0 when parallel
+      s = denom > 1e-12f * a * e
+              ? std::clamp((b * f - c * e) / denom, 0.0f, 1.0f)
+              : 0.0f;
+      t = (b * s + f) / e;
+      if (t < 0.0f) {
+        t = 0.0f;
+        s = std::clamp(-c / a, 0.0f, 1.0f);
+      } else if (t > 1.0f) {
+        t = 1.0f;
+        s = std::clamp((b - c) / a, 0.0f, 1.0f);
+      }
+    }
+  }
+  *c1 = p1 + s * d1;
+  *c2 = p2 + t * d2;
 }
 
 bool RayReachesBox(Vec3 origin, Vec3 dir, float t_max, Vec3 lo, Vec3 hi) {

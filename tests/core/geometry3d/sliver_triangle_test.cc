@@ -244,7 +244,9 @@ void CheckPair(const ConvexShape3& a, const RefPoly& ra, const ConvexShape3& b,
 
 // A box (identity rotation) poking one corner into a sliver, or standing
 // just apart from it, its lowest corner along -n over a point of the
-// sliver: Contact and Overlap with the sliver first and second.
+// sliver: Contact and Overlap with the sliver first and second. With the
+// float normal 10,638 of 39,976 cases failed (2,704 of them Overlap, through
+// box_triangle.cc's plane test), the worst by 67,560 FLT_EPSILON x M.
 TEST(SliverTriangleTest, BoxCornerOnSliverMatchesDoubleReference) {
   Family f(5151);
   Tally tally;
@@ -276,7 +278,8 @@ TEST(SliverTriangleTest, BoxCornerOnSliverMatchesDoubleReference) {
 }
 
 // A random hull of 12 points, its lowest vertex along -n poking into a
-// sliver or standing just apart from it.
+// sliver or standing just apart from it. With the float normal 4,590 of
+// 19,994 cases failed (1,240 of them Overlap), the worst by 135,875.
 TEST(SliverTriangleTest, HullOnSliverMatchesDoubleReference) {
   Family f(5252);
   Tally tally;
@@ -308,7 +311,8 @@ TEST(SliverTriangleTest, HullOnSliverMatchesDoubleReference) {
 
 // Rays at slivers from up to 10 lengths away on either side: the reported
 // normal (facing the ray's origin) against the double normal, within 4
-// FLT_EPSILON (the rounding of a unit vector to float).
+// FLT_EPSILON (the rounding of a unit vector to float). With the float
+// normal 18,688 of 19,739 hits failed, the worst by 119,811 FLT_EPSILON.
 TEST(SliverTriangleTest, RayNormalMatchesDoubleReference) {
   Family f(5353);
   int hits = 0;
@@ -373,7 +377,8 @@ double ReferenceToi(const RefPoly& a, const RefPoly& b, Dv d, double* leave_t) {
 // corner over a point of it, swept down onto it with a little sideways
 // motion: the time of impact (as a distance travelled) against the
 // reference, within 4 FLT_EPSILON x M (M the coordinates' magnitude and the
-// displacement's length); a miss only for a graze that short.
+// displacement's length); a miss only for a graze that short. With the
+// float normal 8,864 of 19,980 sweeps failed, the worst by 615.
 TEST(SliverTriangleTest, SweepOntoSliverMatchesDoubleReference) {
   Family f(5454);
   Tally tally;
