@@ -191,6 +191,19 @@ double RoundPolySatD(const PolyRef& a, const PolyRef& b, double radii,
   return radii - best_gap;
 }
 
+// The point of a point or segment core deepest along u. Where a segment
+// lies across u (its ends level within round-off), the closest core point
+// `closest` (on the segment, where it meets or nearly meets the other core)
+// instead of an end, which may lie beyond the other shape.
+Vec3 RoundCorePoint(const PolyRef& round, Vec3 u, Vec3 closest) {
+  if (round.kind == CoreKind::kPoint) return round.vertices[0];
+  const Vec3 p = round.vertices[0];
+  const Vec3 q = round.vertices[1];
+  const float along = Dot(q - p, u);
+  if (std::fabs(along) <= 1e-6f * Length(q - p)) return closest;
+  return along > 0.0f ? q : p;
+}
+
 }  // namespace
 
 ContactResult<3> ContactRound(const PolyRef& a, const PolyRef& b) {
@@ -319,9 +332,14 @@ ContactResult<3> ContactRound(const PolyRef& a, const PolyRef& b) {
   result.depth = static_cast<float>(depth);
   result.overlapping = result.depth >= 0.0f;
   if (result.overlapping) {
-    // B's deepest surface point towards A, moved half the depth into A.
-    const Vec3 v = b.vertices[SupportIndex(b, -n)] - b.radius * n;
-    result.points[0] = v + (0.5f * result.depth) * n;
+    // The round shape's deepest surface point towards the polytope, moved
+    // half the depth back: midway between the surfaces. (Taken from the
+    // polytope, whose support along the normal is often a face, the point
+    // was that face's first vertex, anywhere across the face.)
+    result.points[0] =
+        IsRound(b)
+            ? RoundCorePoint(b, -n, pb) - (b.radius - 0.5f * result.depth) * n
+            : RoundCorePoint(a, n, pa) + (a.radius - 0.5f * result.depth) * n;
     result.point_count = 1;
   }
   return result;

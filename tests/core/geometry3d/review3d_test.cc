@@ -1,0 +1,869 @@
+// Exactly degenerate inputs for every pair of convex kinds, against a
+// double-precision reference written here from the definitions.
+//
+// Random floats are never exactly degenerate; these families are: shapes on
+// a grid of quarter units (exact in float up to 1e4 and beyond), placed
+// with exact or nearly exact quarter and half turns, so that coordinates
+// are equal, points lie exactly on edges, faces and lines, centres
+// coincide, capsules have zero length, boxes are as thin as validation
+// allows, edges and faces are exactly parallel and pairs touch with a gap
+// of exactly 0.
+//
+// The reference: every shape is a core (point, segment, triangle or
+// polytope) grown by a radius. The cores' distance is the least over their
+// features (points, segments, triangles) paired by exact double distances,
+// 0 when a vertex of one lies inside the other; intersecting cores have the
+// penetration of the SAT over the face normals of both and the crossed edge
+// directions (the face normals of their Minkowski difference), measured by
+// projecting both cores in double. The depth of the pair is then
+// r_a + r_b - distance, or r_a + r_b + penetration.
+#include <algorithm>
+#include <array>
+#include <cfloat>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <random>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "core/geometry3d/double_reference3d.h"
+#include "gtest/gtest.h"
+#include "sator/core/geometry3d/contact3d.h"
+#include "sator/core/geometry3d/convex_hull.h"
+#include "sator/core/geometry3d/overlap3d.h"
+#include "sator/core/geometry3d/raycast3d.h"
+#include "sator/core/geometry3d/shape3d.h"
+#include "sator/core/geometry3d/shape3d_validation.h"
+#include "sator/core/geometry3d/sweep3d.h"
+#include "sator/core/pose.h"
+
+namespace sator {
+namespace {
+
+using test3d::CrossD;
+using test3d::DistanceSegmentSegment;
+using test3d::DistanceSegmentTriangle;
+using test3d::DistanceToSegment;
+using test3d::DistanceToTriangle;
+using test3d::DotD;
+using test3d::Dv;
+using test3d::LenD;
+using test3d::ToDv;
+
+// A posed shape as a core in the world frame, in double.
+struct RefShape {
+  int dim = 0;  // Of the core: 0 point, 1 segment, 2 triangle, 3 solid.
+  double radius = 0.0;
+  std::vector<Dv> points;
+  std::vector<std::array<int, 2>> edges;
+  std::vector<std::array<int, 3>> triangles;  // The boundary (or itself).
+  std::vector<Dv> normals;                    // Unit face normals.
+  std::vector<double> offsets;                // For a solid: n . x <= d.
+  double magnitude = 0.0;  // Largest coordinate magnitude, radius included.
+};
+
+Dv Normalized(Dv v) { return (1.0 / LenD(v)) * v; }
+
+// The rotation of a float quaternion, normalised and applied in double.
+Dv RotateD(Quat q, Dv v) {
+  const double len = std::sqrt(
+      static_cast<double>(q.x) * q.x + static_cast<double>(q.y) * q.y +
+      static_cast<double>(q.z) * q.z + static_cast<double>(q.w) * q.w);
+  const Dv u{q.x / len, q.y / len, q.z / len};
+  const double w = q.w / len;
+  const Dv t = 2.0 * CrossD(u, v);
+  return v + w * t + CrossD(u, t);
+}
+
+RefShape MakeRef(const ConvexShape3& shape, const Pose3& pose) {
+  RefShape r;
+  const Dv c = ToDv(pose.position);
+  const auto place = [&](Vec3 local) {
+    return c + RotateD(pose.rotation, ToDv(local));
+  };
+  const auto quad = [&](int i, int j, int k, int l) {
+    r.triangles.push_back({i, j, k});
+    r.triangles.push_back({i, k, l});
+  };
+  if (const auto* s = std::get_if<Sphere>(&shape)) {
+    r.radius = s->radius;
+    r.points = {c};
+  } else if (const auto* k = std::get_if<Capsule3>(&shape)) {
+    r.radius = k->radius;
+    r.points = {place(k->a)};
+    if (!(k->a == k->b)) {
+      r.dim = 1;
+      r.points.push_back(place(k->b));
+      r.edges = {{0, 1}};
+    }
+  } else if (const auto* t = std::get_if<Triangle3>(&shape)) {
+    r.dim = 2;
+    r.points = {place(t->a), place(t->b), place(t->c)};
+    r.edges = {{0, 1}, {1, 2}, {2, 0}};
+    r.triangles = {{0, 1, 2}};
+    r.normals = {Normalized(
+        CrossD(r.points[1] - r.points[0], r.points[2] - r.points[0]))};
+  } else if (const auto* b = std::get_if<Box3>(&shape)) {
+    r.dim = 3;
+    const Vec3 h = b->half_extents;
+    for (int i = 0; i < 8; ++i) {
+      r.points.push_back(place(
+          {(i & 1) ? h.x : -h.x, (i & 2) ? h.y : -h.y, (i & 4) ? h.z : -h.z}));
+    }
+    for (int i = 0; i < 8; ++i) {
+      for (int bit : {1, 2, 4}) {
+        if (!(i & bit)) r.edges.push_back({i, i | bit});
+      }
+    }
+    quad(0, 2, 6, 4);
+    quad(1, 5, 7, 3);
+    quad(0, 4, 5, 1);
+    quad(2, 3, 7, 6);
+    quad(0, 1, 3, 2);
+    quad(4, 6, 7, 5);
+    const Vec3 axes[3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+    const float hs[3] = {h.x, h.y, h.z};
+    for (int i = 0; i < 3; ++i) {
+      const Dv n = RotateD(pose.rotation, ToDv(axes[i]));
+      r.normals.push_back(n);
+      r.offsets.push_back(DotD(n, c) + hs[i]);
+      r.normals.push_back(-1.0 * n);
+      r.offsets.push_back(-DotD(n, c) + hs[i]);
+    }
+  } else {
+    const ConvexHull& h = *std::get<std::shared_ptr<const ConvexHull>>(shape);
+    r.dim = 3;
+    for (const Vec3 v : h.vertices) r.points.push_back(place(v));
+    for (const ConvexHull::Edge& e : h.edges) r.edges.push_back({e.a, e.b});
+    for (const ConvexHull::Face& f : h.faces) {
+      const int v0 = h.face_vertex_indices[f.first_index];
+      for (int j = 1; j + 1 < f.vertex_count; ++j) {
+        r.triangles.push_back({v0, h.face_vertex_indices[f.first_index + j],
+                               h.face_vertex_indices[f.first_index + j + 1]});
+      }
+      const Dv n = Normalized(RotateD(pose.rotation, ToDv(f.normal)));
+      r.normals.push_back(n);
+      r.offsets.push_back(DotD(n, r.points[v0]));
+    }
+  }
+  r.magnitude = r.radius;
+  for (const Dv p : r.points) {
+    r.magnitude =
+        std::max({r.magnitude, std::fabs(p.x), std::fabs(p.y), std::fabs(p.z)});
+  }
+  return r;
+}
+
+RefShape Moved(RefShape r, Dv by) {
+  for (Dv& p : r.points) p = p + by;
+  for (size_t i = 0; i < r.offsets.size(); ++i) {
+    r.offsets[i] += DotD(r.normals[i], by);
+  }
+  for (const Dv p : r.points) {
+    r.magnitude =
+        std::max({r.magnitude, std::fabs(p.x), std::fabs(p.y), std::fabs(p.z)});
+  }
+  return r;
+}
+
+// The segments of a core: its edges, or its point as a segment of length 0.
+std::vector<std::array<Dv, 2>> Segments(const RefShape& r) {
+  std::vector<std::array<Dv, 2>> s;
+  if (r.edges.empty()) s.push_back({r.points[0], r.points[0]});
+  for (const auto& e : r.edges) s.push_back({r.points[e[0]], r.points[e[1]]});
+  return s;
+}
+
+bool Inside(const RefShape& solid, Dv p) {
+  if (solid.dim != 3) return false;
+  for (size_t i = 0; i < solid.normals.size(); ++i) {
+    if (DotD(solid.normals[i], p) > solid.offsets[i]) return false;
+  }
+  return true;
+}
+
+// The distance between the cores (0 when they intersect).
+double CoreDistance(const RefShape& a, const RefShape& b) {
+  if (Inside(b, a.points[0]) || Inside(a, b.points[0])) return 0.0;
+  double best = 3e38;
+  const auto sa = Segments(a);
+  const auto sb = Segments(b);
+  for (const auto& x : sa) {
+    for (const auto& y : sb) {
+      best = std::min(best, DistanceSegmentSegment(x[0], x[1], y[0], y[1]));
+    }
+  }
+  const auto seg_tri = [&best](const std::vector<std::array<Dv, 2>>& segs,
+                               const RefShape& t) {
+    for (const auto& tri : t.triangles) {
+      for (const auto& s : segs) {
+        best = std::min(
+            best, DistanceSegmentTriangle(s[0], s[1], t.points[tri[0]],
+                                          t.points[tri[1]], t.points[tri[2]]));
+      }
+    }
+  };
+  seg_tri(sa, b);
+  seg_tri(sb, a);
+  return best;
+}
+
+// max over A of n.x minus min over B of n.x, cores only.
+double CoreOverlapAlong(const RefShape& a, const RefShape& b, Dv n) {
+  double hi = -3e38;
+  for (const Dv p : a.points) hi = std::max(hi, DotD(p, n));
+  double lo = 3e38;
+  for (const Dv p : b.points) lo = std::min(lo, DotD(p, n));
+  return hi - lo;
+}
+
+double OverlapAlong(const RefShape& a, const RefShape& b, Dv n) {
+  return CoreOverlapAlong(a, b, Normalized(n)) + a.radius + b.radius;
+}
+
+// The penetration of intersecting cores (0 when their Minkowski difference
+// has no interior).
+double CorePenetration(const RefShape& a, const RefShape& b) {
+  if (a.dim <= 1 && b.dim <= 1) return 0.0;
+  std::vector<Dv> axes = a.normals;
+  axes.insert(axes.end(), b.normals.begin(), b.normals.end());
+  for (const auto& ea : a.edges) {
+    for (const auto& eb : b.edges) {
+      const Dv u = a.points[ea[1]] - a.points[ea[0]];
+      const Dv v = b.points[eb[1]] - b.points[eb[0]];
+      const Dv x = CrossD(u, v);
+      if (DotD(x, x) > 1e-24 * DotD(u, u) * DotD(v, v)) {
+        axes.push_back(Normalized(x));
+      }
+    }
+  }
+  double best = 3e38;
+  for (const Dv n : axes) {
+    best = std::min(
+        {best, CoreOverlapAlong(a, b, n), CoreOverlapAlong(a, b, -1.0 * n)});
+  }
+  return std::max(best, 0.0);
+}
+
+// The depth of the pair: > 0 overlapping, minus the distance when apart.
+double ReferenceDepth(const RefShape& a, const RefShape& b) {
+  const double d = CoreDistance(a, b);
+  const double r = a.radius + b.radius;
+  return d > 0.0 ? r - d : r + CorePenetration(a, b);
+}
+
+// How deep p lies in the shape (minus its distance when outside).
+double DepthOfPoint(const RefShape& shape, Dv p) {
+  RefShape point;
+  point.points = {p};
+  return ReferenceDepth(point, shape);
+}
+
+// max over the shape of n.x, n unit.
+double Support(const RefShape& shape, Dv n) {
+  double hi = -3e38;
+  for (const Dv p : shape.points) hi = std::max(hi, DotD(p, n));
+  return hi + shape.radius;
+}
+
+bool IsRound(const ConvexShape3& s) {
+  return std::holds_alternative<Sphere>(s) ||
+         std::holds_alternative<Capsule3>(s);
+}
+
+// ---- Degenerate families on a grid of quarter units ----
+
+class Grid {
+ public:
+  explicit Grid(unsigned seed) : rng_(seed) {}
+  int I(int lo, int hi) {
+    return std::uniform_int_distribution<int>(lo, hi)(rng_);
+  }
+  float Q(int lo, int hi) { return 0.25f * static_cast<float>(I(lo, hi)); }
+  Vec3 P(int lo, int hi) { return {Q(lo, hi), Q(lo, hi), Q(lo, hi)}; }
+  // A positive size; now and then as thin as validation allows.
+  float Size() {
+    const int k = I(0, 9);
+    if (k == 0) return 2e-6f;
+    if (k == 1) return 1e-3f;
+    return Q(1, 8);
+  }
+  // Exact turns: identity, half turns, the 120 degree turns that permute
+  // the axes (exact matrices), and quarter turns (sqrt(1/2) rounded).
+  Quat Turn() {
+    const float s = std::sqrt(0.5f);
+    static const Quat kTurns[] = {
+        {0, 0, 0, 1},  {1, 0, 0, 0},         {0, 1, 0, 0},
+        {0, 0, 1, 0},  {0.5, 0.5, 0.5, 0.5}, {-0.5, 0.5, -0.5, 0.5},
+        {s, 0, 0, s},  {0, s, 0, s},         {0, 0, s, s},
+        {0, 0, -s, s}, {s, s, 0, 0},         {0, s, s, 0}};
+    const int k = I(0, 13);
+    return k < 12 ? kTurns[k] : Quat{0, 0, 0, 1};
+  }
+  ConvexShape3 Make(ShapeKind3 kind) {
+    switch (kind) {
+      case ShapeKind3::kSphere:
+        return Sphere{Q(1, 8)};
+      case ShapeKind3::kBox:
+        return Box3{{Size(), Size(), Size()}};
+      case ShapeKind3::kCapsule: {
+        const Vec3 a = P(-4, 4);
+        Vec3 b = a;
+        const int k = I(0, 4);
+        if (k <= 2) {
+          b[k] += Q(1, 8) * (I(0, 1) ? 1.0f : -1.0f);  // Axis-aligned.
+        } else if (k == 3) {
+          b = P(-4, 4);  // Any (possibly a == b).
+        }                // k == 4: zero length.
+        return Capsule3{a, b, Q(1, 6)};
+      }
+      case ShapeKind3::kTriangle:
+        for (;;) {
+          Triangle3 t;
+          if (I(0, 1)) {  // A right triangle in a coordinate plane.
+            const int u = I(0, 2);
+            const int v = (u + I(1, 2)) % 3;
+            t.a = P(-4, 4);
+            t.b = t.a;
+            t.c = t.a;
+            t.b[u] += Q(1, 8) * (I(0, 1) ? 1.0f : -1.0f);
+            t.c[v] += Q(1, 8) * (I(0, 1) ? 1.0f : -1.0f);
+          } else {
+            t = {P(-4, 4), P(-4, 4), P(-4, 4)};
+          }
+          if (ValidateShape(t).ok()) return t;
+        }
+      case ShapeKind3::kHull:
+        return Hull();
+    }
+    return Sphere{1.0f};
+  }
+
+ private:
+  std::shared_ptr<const ConvexHull> Hull() {
+    for (;;) {
+      std::vector<Vec3> pts;
+      const int k = I(0, 3);
+      if (k == 0) {  // A box with quarter-unit corners.
+        const Vec3 lo = P(-4, 0);
+        const Vec3 hi = lo + Vec3{Q(1, 8), Q(1, 8), Q(1, 8)};
+        for (int i = 0; i < 8; ++i) {
+          pts.push_back({(i & 1) ? hi.x : lo.x, (i & 2) ? hi.y : lo.y,
+                         (i & 4) ? hi.z : lo.z});
+        }
+      } else if (k == 1) {  // An octahedron.
+        const float s = Q(1, 8);
+        pts = {{s, 0, 0},  {-s, 0, 0}, {0, s, 0},
+               {0, -s, 0}, {0, 0, s},  {0, 0, -s}};
+      } else {  // Grid points.
+        const int n = I(4, 10);
+        for (int i = 0; i < n; ++i) pts.push_back(P(-6, 6));
+      }
+      auto hull = MakeConvexHull(pts);
+      if (hull.ok()) return *hull;
+    }
+  }
+
+  std::mt19937 rng_;
+};
+
+struct Case {
+  ConvexShape3 a;
+  Pose3 pa;
+  ConvexShape3 b;
+  Pose3 pb;
+};
+
+// B placed on the grid relative to A (often at A's own pose, or offset along
+// one axis, so that faces meet exactly); `base` shifts both.
+Case MakeCase(Grid& g, ShapeKind3 ka, ShapeKind3 kb, float base) {
+  Case c{g.Make(ka), {}, g.Make(kb), {}};
+  const Vec3 shift{base, base, base};
+  c.pa = {shift + g.P(-4, 4), g.Turn()};
+  const int how = g.I(0, 5);
+  if (how == 0) {
+    c.pb = c.pa;
+    if (g.I(0, 1)) c.b = c.a;  // Identical shapes at identical poses.
+  } else if (how <= 2) {
+    Vec3 off{};
+    off[g.I(0, 2)] = g.Q(-16, 16);
+    c.pb = {c.pa.position + off, g.Turn()};
+  } else {
+    c.pb = {c.pa.position + g.P(-12, 12), g.Turn()};
+  }
+  return c;
+}
+
+std::string Describe(const ConvexShape3& s, const Pose3& p) {
+  char buf[400];
+  const Vec3 x = p.position;
+  const Quat q = p.rotation;
+  int n = std::snprintf(buf, sizeof(buf),
+                        "pose (%.9g %.9g %.9g | %.9g %.9g %.9g %.9g) ", x.x,
+                        x.y, x.z, q.x, q.y, q.z, q.w);
+  if (const auto* s0 = std::get_if<Sphere>(&s)) {
+    std::snprintf(buf + n, sizeof(buf) - n, "sphere %.9g", s0->radius);
+  } else if (const auto* b = std::get_if<Box3>(&s)) {
+    std::snprintf(buf + n, sizeof(buf) - n, "box %.9g %.9g %.9g",
+                  b->half_extents.x, b->half_extents.y, b->half_extents.z);
+  } else if (const auto* k = std::get_if<Capsule3>(&s)) {
+    std::snprintf(buf + n, sizeof(buf) - n,
+                  "capsule (%.9g %.9g %.9g)-(%.9g %.9g %.9g) r %.9g", k->a.x,
+                  k->a.y, k->a.z, k->b.x, k->b.y, k->b.z, k->radius);
+  } else if (const auto* t = std::get_if<Triangle3>(&s)) {
+    std::snprintf(buf + n, sizeof(buf) - n,
+                  "triangle (%g %g %g) (%g %g %g) (%g %g %g)", t->a.x, t->a.y,
+                  t->a.z, t->b.x, t->b.y, t->b.z, t->c.x, t->c.y, t->c.z);
+  } else {
+    const auto& h = *std::get<std::shared_ptr<const ConvexHull>>(s);
+    std::string v = "hull";
+    for (const Vec3 p2 : h.vertices) {
+      char e[80];
+      std::snprintf(e, sizeof(e), " (%g %g %g)", p2.x, p2.y, p2.z);
+      v += e;
+    }
+    return std::string(buf) + v;
+  }
+  return buf;
+}
+
+constexpr ShapeKind3 kKinds[] = {ShapeKind3::kSphere, ShapeKind3::kBox,
+                                 ShapeKind3::kCapsule, ShapeKind3::kTriangle,
+                                 ShapeKind3::kHull};
+
+const char* Name(ShapeKind3 k) {
+  static const char* kNames[] = {"sphere", "box", "capsule", "triangle",
+                                 "hull"};
+  return kNames[static_cast<int>(k)];
+}
+
+struct Tally {
+  int cases = 0;
+  int overlapping = 0;
+  int failures = 0;
+  double worst = 0.0;  // In FLT_EPSILON x M.
+};
+
+// Contact and Overlap of one ordered pair against the reference. Returns
+// an empty string when everything holds.
+std::string CheckContact(const Case& c, const RefShape& ra, const RefShape& rb,
+                         double ref, double tol, double unit, bool points,
+                         Tally* t) {
+  const ContactResult<3> r = Contact(c.a, c.pa, c.b, c.pb);
+  const bool round = IsRound(c.a) || IsRound(c.b);
+  char buf[300];
+  const float len = Length(r.normal);
+  if (!(std::fabs(len - 1.0f) < 1e-4f)) {
+    std::snprintf(buf, sizeof(buf), "normal length %g", len);
+    return buf;
+  }
+  const double along = OverlapAlong(ra, rb, ToDv(r.normal));
+  if (ref > -tol || round) {
+    // Overlapping or touching (or a round pair, whose separation is the
+    // exact distance): the depth is the reference's.
+    t->worst = std::max(t->worst, std::fabs(r.depth - ref) / unit);
+    if (std::fabs(r.depth - ref) > tol) {
+      std::snprintf(buf, sizeof(buf), "depth %.9g, reference %.9g (tol %g)",
+                    r.depth, ref, tol);
+      return buf;
+    }
+  } else if (r.depth > tol || r.depth < ref - tol) {
+    // Apart: minus a separation along some axis, at most the distance.
+    std::snprintf(buf, sizeof(buf), "separated: depth %.9g, reference %.9g",
+                  r.depth, ref);
+    return buf;
+  }
+  // The overlap along the normal is the depth (for separated polytopes: the
+  // normal separates them by at least the gap claimed).
+  if (along - r.depth > tol || (r.depth > -tol && r.depth - along > tol)) {
+    std::snprintf(buf, sizeof(buf),
+                  "overlap along the normal %.9g, depth %.9g (reference %.9g)",
+                  along, r.depth, ref);
+    return buf;
+  }
+  if (std::fabs(ref) > tol && r.overlapping != (ref > 0.0)) {
+    std::snprintf(buf, sizeof(buf), "overlapping flag %d, reference %.9g",
+                  r.overlapping, ref);
+    return buf;
+  }
+  if (ref > tol && points) {
+    // Up to 4 points, each within depth / 2 of both surfaces (midway).
+    if (r.point_count < 1 || r.point_count > 4) return "no contact points";
+    for (int k = 0; k < r.point_count; ++k) {
+      const Vec3 p = r.points[k];
+      const double in_a = DepthOfPoint(ra, ToDv(p));
+      const double in_b = DepthOfPoint(rb, ToDv(p));
+      if (in_a < -0.5 * r.depth - tol || in_b < -0.5 * r.depth - tol) {
+        std::snprintf(buf, sizeof(buf),
+                      "point %d (%.9g %.9g %.9g) is %.9g into A and %.9g "
+                      "into B, depth %.9g",
+                      k, p.x, p.y, p.z, in_a, in_b, r.depth);
+        return buf;
+      }
+    }
+  }
+  if (std::fabs(ref) > tol && Overlap(c.a, c.pa, c.b, c.pb) != (ref > 0.0)) {
+    std::snprintf(buf, sizeof(buf), "Overlap disagrees, reference %.9g", ref);
+    return buf;
+  }
+  return "";
+}
+
+// Contact and Overlap of every pair of kinds; the contact points of the
+// pairs selected by `points`. Returns the number of failing cases.
+int RunContactFamilies(bool (*points)(ShapeKind3, ShapeKind3)) {
+  int total_failures = 0;
+  for (int ia = 0; ia < 5; ++ia) {
+    for (int ib = ia; ib < 5; ++ib) {
+      Grid g(1000 + 10 * ia + ib);
+      Tally t;
+      const bool check_points = points(kKinds[ia], kKinds[ib]);
+      for (int i = 0; i < 3000; ++i) {
+        const float base = i % 3 == 2 ? 1e4f : 0.0f;
+        const Case c = MakeCase(g, kKinds[ia], kKinds[ib], base);
+        const RefShape ra = MakeRef(c.a, c.pa);
+        const RefShape rb = MakeRef(c.b, c.pb);
+        const double ref = ReferenceDepth(ra, rb);
+        const double m = std::max(ra.magnitude, rb.magnitude);
+        const double unit = FLT_EPSILON * m;
+        const double tol = 4.0 * unit;
+        ++t.cases;
+        t.overlapping += ref > 0.0;
+        std::string why =
+            CheckContact(c, ra, rb, ref, tol, unit, check_points, &t);
+        if (why.empty()) {
+          const Case swapped{c.b, c.pb, c.a, c.pa};
+          why = CheckContact(swapped, rb, ra, ref, tol, unit, check_points, &t);
+          if (!why.empty()) why = "(B, A) " + why;
+        }
+        if (!why.empty() && ++t.failures <= 3) {
+          ADD_FAILURE() << Name(kKinds[ia]) << "-" << Name(kKinds[ib])
+                        << " case " << i << ": " << why << "\n  A "
+                        << Describe(c.a, c.pa) << "\n  B "
+                        << Describe(c.b, c.pb);
+        }
+      }
+      std::printf("%s-%s: %d cases, %d overlapping, %d failures, worst %.2f\n",
+                  Name(kKinds[ia]), Name(kKinds[ib]), t.cases, t.overlapping,
+                  t.failures, t.worst);
+      total_failures += t.failures;
+    }
+  }
+  return total_failures;
+}
+
+bool EitherRound(ShapeKind3 a, ShapeKind3 b) {
+  const auto round = [](ShapeKind3 k) {
+    return k == ShapeKind3::kSphere || k == ShapeKind3::kCapsule;
+  };
+  return round(a) || round(b);
+}
+
+// Depth (r_a + r_b minus the distance, or plus the cores' penetration)
+// within 4 FLT_EPSILON x M for every pair, the overlap along the normal
+// equal to the depth, Overlap agreeing beyond the tolerance, both orders;
+// and for pairs with a sphere or capsule, the contact point midway between
+// the surfaces (within depth / 2 of both). Before the contact point fix
+// (ContactRound, cores touching or intersecting, took its point from the
+// polytope's support, often a whole face, so any of that face's vertices)
+// 755 of the 30,000 cases with a round shape failed on the point: a sphere
+// inside a box, a capsule lying on a face.
+TEST(Review3dTest, ExactlyDegenerateContactMatchesDoubleReference) {
+  EXPECT_EQ(RunContactFamilies(EitherRound), 0);
+}
+
+// Known limit (docs/core/geometry3d.md): the face-clipping manifold of
+// polytope pairs can put a point off the reference shape. With a triangle
+// as A and a box as B (a triangle 0.25 inside a box's top face, the box
+// turned by a half turn about (1, 1, 0)) the single point lies 0.76 beyond
+// the triangle; 42 of the 30,000 polytope cases fail (box-triangle 32,
+// triangle-hull 5, box-hull 3, triangle-triangle 1, hull-hull 1). The
+// depth and normal are right. Fix needed: find why FillContact's clipping
+// keeps a point outside the reference face for these poses (the incident
+// face choice or the side planes of the triangle's back face).
+TEST(Review3dTest, DISABLED_PolytopeContactPointsLieBetweenSurfaces) {
+  EXPECT_EQ(RunContactFamilies([](ShapeKind3, ShapeKind3) { return true; }), 0);
+}
+
+// The reported shape of the fault above, by hand: a sphere of radius 0.5
+// whose centre lies 0.25 inside a box's face (the box turned by an exact
+// 120 degree turn). Depth 0.75 along -x; the point midway between the
+// surfaces is the sphere's centre moved 0.125 towards -x, whichever order.
+// Before the fix, with the sphere as A, the point was the box face's corner
+// (-1.125, -2.5, -1.5).
+TEST(Review3dTest, SphereInsideBoxFaceContactPoint) {
+  const ConvexShape3 sphere = Sphere{0.5f};
+  const Pose3 ps{{-1.0f, -1.0f, -0.75f}, {}};
+  const ConvexShape3 box = Box3{{1.5f, 0.75f, 1.25f}};
+  const Pose3 pb{{-2.0f, -1.0f, -0.75f}, {0.5f, 0.5f, 0.5f, 0.5f}};
+  for (const bool sphere_first : {true, false}) {
+    const ContactResult<3> r = sphere_first ? Contact(sphere, ps, box, pb)
+                                            : Contact(box, pb, sphere, ps);
+    EXPECT_NEAR(r.depth, 0.75f, 1e-6f);
+    EXPECT_NEAR(std::fabs(r.normal.x), 1.0f, 1e-6f);
+    ASSERT_EQ(r.point_count, 1);
+    EXPECT_NEAR(r.points[0].x, -1.125f, 1e-6f) << sphere_first;
+    EXPECT_NEAR(r.points[0].y, -1.0f, 1e-6f) << sphere_first;
+    EXPECT_NEAR(r.points[0].z, -0.75f, 1e-6f) << sphere_first;
+  }
+}
+
+// ---- Sweeps ----
+
+Vec3 Motion(Grid& g) {
+  const int k = g.I(0, 3);
+  if (k == 0) return {};
+  if (k == 1) {
+    Vec3 v{};
+    v[g.I(0, 2)] = g.Q(-24, 24);
+    return v;
+  }
+  return g.P(-16, 16);
+}
+
+std::string CheckSweep(const Case& c, Vec3 da, Vec3 db, bool point, Tally* t) {
+  const SweepResult<3> r = Sweep(c.a, c.pa, da, c.b, c.pb, db);
+  const RefShape ra = MakeRef(c.a, c.pa);
+  const RefShape rb0 = MakeRef(c.b, c.pb);
+  const Dv v = ToDv(db) - ToDv(da);
+  const auto depth_at = [&](double time) {
+    return ReferenceDepth(ra, Moved(rb0, time * v));
+  };
+  const double m =
+      std::max({ra.magnitude, rb0.magnitude, Moved(rb0, v).magnitude});
+  const double unit = FLT_EPSILON * m;
+  const double tol = 4.0 * unit;
+  const double ref0 = depth_at(0.0);
+  char buf[300];
+  if (std::fabs(ref0) > tol &&
+      (r.outcome == SweepOutcome::kStartedOverlapping) != (ref0 > 0.0)) {
+    std::snprintf(buf, sizeof(buf), "outcome %d, reference depth at 0 %.9g",
+                  static_cast<int>(r.outcome), ref0);
+    return buf;
+  }
+  if (r.outcome == SweepOutcome::kStartedOverlapping) return "";
+  const double end = r.outcome == SweepOutcome::kHit ? r.fraction : 1.0;
+  if (r.outcome == SweepOutcome::kHit) {
+    const double at = depth_at(end);
+    t->worst = std::max(t->worst, std::fabs(at) / unit);
+    if (std::fabs(at) > tol) {
+      std::snprintf(buf, sizeof(buf),
+                    "hit at %.9g where the reference depth is %.9g (tol %g)",
+                    r.fraction, at, tol);
+      return buf;
+    }
+    if (!(std::fabs(Length(r.normal) - 1.0f) < 1e-4f)) return "normal length";
+    // At impact the normal separates the shapes and the point lies on both
+    // surfaces.
+    const RefShape ra_t = Moved(ra, end * ToDv(da));
+    const RefShape rb_t = Moved(rb0, end * ToDv(db));
+    const double along = OverlapAlong(ra_t, rb_t, ToDv(r.normal));
+    const double on_a = DepthOfPoint(ra_t, ToDv(r.point));
+    const double on_b = DepthOfPoint(rb_t, ToDv(r.point));
+    if (along > tol ||
+        (point && (std::fabs(on_a) > tol || std::fabs(on_b) > tol))) {
+      std::snprintf(buf, sizeof(buf),
+                    "hit at %.9g: overlap along the normal (%g %g %g) %.9g, "
+                    "point (%.9g %.9g %.9g) %.9g into A, %.9g into B (tol %g)",
+                    r.fraction, r.normal.x, r.normal.y, r.normal.z, along,
+                    r.point.x, r.point.y, r.point.z, on_a, on_b, tol);
+      return buf;
+    }
+  }
+  for (int k = 0; k <= 32; ++k) {
+    const double time = end * k / 32.0;
+    const double at = depth_at(time);
+    if (at > tol) {
+      std::snprintf(buf, sizeof(buf),
+                    "outcome %d (fraction %.9g) but the reference depth at "
+                    "%.9g is %.9g (tol %g)",
+                    static_cast<int>(r.outcome), r.fraction, time, at, tol);
+      return buf;
+    }
+  }
+  return "";
+}
+
+int RunSweepFamilies(bool point) {
+  int total_failures = 0;
+  for (int ia = 0; ia < 5; ++ia) {
+    for (int ib = ia; ib < 5; ++ib) {
+      Grid g(2000 + 10 * ia + ib);
+      Tally t;
+      for (int i = 0; i < 2000; ++i) {
+        const float base = i % 3 == 2 ? 1e4f : 0.0f;
+        const Case c = MakeCase(g, kKinds[ia], kKinds[ib], base);
+        const Vec3 da = Motion(g);
+        const Vec3 db = Motion(g);
+        ++t.cases;
+        std::string why = CheckSweep(c, da, db, point, &t);
+        if (why.empty()) {
+          why = CheckSweep({c.b, c.pb, c.a, c.pa}, db, da, point, &t);
+          if (!why.empty()) why = "(B, A) " + why;
+        }
+        if (!why.empty() && ++t.failures <= 3) {
+          ADD_FAILURE() << Name(kKinds[ia]) << "-" << Name(kKinds[ib])
+                        << " case " << i << ": " << why << "\n  A "
+                        << Describe(c.a, c.pa) << " moving " << da.x << " "
+                        << da.y << " " << da.z << "\n  B "
+                        << Describe(c.b, c.pb) << " moving " << db.x << " "
+                        << db.y << " " << db.z;
+        }
+      }
+      std::printf("sweep %s-%s: %d cases, %d failures, worst %.2f\n",
+                  Name(kKinds[ia]), Name(kKinds[ib]), t.cases, t.failures,
+                  t.worst);
+      total_failures += t.failures;
+    }
+  }
+  return total_failures;
+}
+
+// Time of impact (touching at the fraction, never overlapping before it, a
+// miss never overlapping), started-overlapping iff overlapping at t = 0 and
+// the normal separating the shapes at impact, both orders, within
+// 4 FLT_EPSILON x M.
+TEST(Review3dTest, ExactlyDegenerateSweepMatchesDoubleReference) {
+  EXPECT_EQ(RunSweepFamilies(/*point=*/false), 0);
+}
+
+// Known limit (docs/core/geometry3d-casts-and-meshes.md): the contact point
+// of a polytope sweep's hit can lie off A's surface: box-box (0.75 off A),
+// box-triangle (2e-4) and box-hull (2e-5), 3 of the 30,000 cases. Time
+// and normal are right. Fix needed: the polytope sweep's contact point
+// (sweep_sat.cc) for the touching features of exactly parallel faces and
+// edges.
+TEST(Review3dTest, DISABLED_SweepContactPointOnBothSurfaces) {
+  EXPECT_EQ(RunSweepFamilies(/*point=*/true), 0);
+}
+
+// ---- Rays ----
+
+std::string CheckRay(const ConvexShape3& shape, const Pose3& pose,
+                     const Ray<3>& ray, Tally* t) {
+  const RayResult<3> r = RayCast(shape, pose, ray);
+  const RefShape rs = MakeRef(shape, pose);
+  const bool solid = !std::holds_alternative<Triangle3>(shape);
+  const Dv o = ToDv(ray.origin);
+  const Dv d = ToDv(ray.direction);
+  const auto depth_at = [&](double s) {
+    RefShape p;
+    p.points = {o + s * d};
+    return ReferenceDepth(p, rs);
+  };
+  const double m =
+      std::max({rs.magnitude, std::fabs(o.x), std::fabs(o.y), std::fabs(o.z),
+                static_cast<double>(ray.max_distance)});
+  const double unit = FLT_EPSILON * m;
+  const double tol = 4.0 * unit;
+  char buf[300];
+  const double ref0 = depth_at(0.0);
+  if (solid && std::fabs(ref0) > tol && r.started_inside != (ref0 > 0.0)) {
+    std::snprintf(buf, sizeof(buf), "started_inside %d, origin depth %.9g",
+                  r.started_inside, ref0);
+    return buf;
+  }
+  if (r.started_inside) return solid ? "" : "a triangle started inside";
+  if (solid && ref0 > tol) return "";
+  const double end = r.hit ? r.distance : ray.max_distance;
+  if (r.hit) {
+    const double at = depth_at(r.distance);
+    t->worst = std::max(t->worst, std::fabs(at) / unit);
+    if (std::fabs(at) > tol) {
+      std::snprintf(buf, sizeof(buf),
+                    "hit at %.9g where the point's depth is %.9g (tol %g)",
+                    r.distance, at, tol);
+      return buf;
+    }
+    if (!(std::fabs(Length(r.normal) - 1.0f) < 1e-4f) ||
+        Dot(r.normal, ray.direction) > 1e-6f) {
+      std::snprintf(buf, sizeof(buf), "hit normal (%g %g %g)", r.normal.x,
+                    r.normal.y, r.normal.z);
+      return buf;
+    }
+    // The normal is the surface's at the point: the shape lies behind it.
+    const Dv n = Normalized(ToDv(r.normal));
+    const double beyond = Support(rs, n) - DotD(n, ToDv(r.point));
+    if (std::fabs(beyond) > tol) {
+      std::snprintf(buf, sizeof(buf),
+                    "hit at %.9g, normal (%g %g %g): the shape reaches %.9g "
+                    "beyond the point along it",
+                    r.distance, r.normal.x, r.normal.y, r.normal.z, beyond);
+      return buf;
+    }
+  }
+  if (solid) {
+    for (int k = 0; k <= 64; ++k) {
+      const double s = end * k / 64.0;
+      const double at = depth_at(s);
+      if (at > tol) {
+        std::snprintf(buf, sizeof(buf),
+                      "hit %d at %.9g but the depth at %.9g is %.9g", r.hit,
+                      r.distance, s, at);
+        return buf;
+      }
+    }
+  } else if (!r.hit) {
+    const Dv n = rs.normals[0];
+    if (std::fabs(DotD(n, d)) > 1e-3 &&
+        DistanceSegmentTriangle(
+            o, o + static_cast<double>(ray.max_distance) * d, rs.points[0],
+            rs.points[1], rs.points[2]) == 0.0) {
+      const double s = DotD(rs.points[0] - o, n) / DotD(d, n);
+      const Dv x = o + s * d;
+      const double to_edge =
+          std::min({DistanceToSegment(x, rs.points[0], rs.points[1]),
+                    DistanceToSegment(x, rs.points[1], rs.points[2]),
+                    DistanceToSegment(x, rs.points[2], rs.points[0])});
+      if (s > tol && s < ray.max_distance - tol && to_edge > tol) {
+        std::snprintf(buf, sizeof(buf), "missed a triangle crossed at %.9g", s);
+        return buf;
+      }
+    }
+  }
+  return "";
+}
+
+TEST(Review3dTest, ExactlyDegenerateRayMatchesDoubleReference) {
+  int total_failures = 0;
+  for (int ik = 0; ik < 5; ++ik) {
+    Grid g(3000 + ik);
+    Tally t;
+    for (int i = 0; i < 5000; ++i) {
+      const float base = i % 3 == 2 ? 1e4f : 0.0f;
+      const Vec3 shift{base, base, base};
+      const ConvexShape3 shape = g.Make(kKinds[ik]);
+      const Pose3 pose{shift + g.P(-4, 4), g.Turn()};
+      Ray<3> ray;
+      ray.origin = shift + g.P(-24, 24);
+      Vec3 dir{};
+      if (g.I(0, 1)) {
+        dir[g.I(0, 2)] = g.I(0, 1) ? 1.0f : -1.0f;
+      } else {
+        dir = g.P(-4, 4);
+        if (Length(dir) == 0.0f) dir = {0, 0, 1};
+      }
+      ray.direction = NormalizeOrZero(dir);
+      ray.max_distance = g.Q(0, 160);
+      ++t.cases;
+      const std::string why = CheckRay(shape, pose, ray, &t);
+      if (!why.empty() && ++t.failures <= 3) {
+        ADD_FAILURE() << Name(kKinds[ik]) << " case " << i << ": " << why
+                      << "\n  " << Describe(shape, pose) << "\n  ray ("
+                      << ray.origin.x << " " << ray.origin.y << " "
+                      << ray.origin.z << ") dir (" << ray.direction.x << " "
+                      << ray.direction.y << " " << ray.direction.z << ") max "
+                      << ray.max_distance;
+      }
+    }
+    std::printf("ray %s: %d cases, %d failures, worst %.2f\n", Name(kKinds[ik]),
+                t.cases, t.failures, t.worst);
+    total_failures += t.failures;
+  }
+  EXPECT_EQ(total_failures, 0);
+}
+
+}  // namespace
+}  // namespace sator
