@@ -36,6 +36,7 @@
 #include <cmath>
 
 #include "geometry2d/core2d.h"
+#include "geometry2d/distance2d.h"
 #include "geometry2d/sat2d.h"
 #include "geometry2d/sweep2d.h"
 #include "sator/core/geometry2d/queries2d.h"
@@ -47,11 +48,12 @@ float SignOf(float x) { return x < 0.0f ? -1.0f : 1.0f; }
 
 // The contact of boxes with half extents ha and hb, B at `b_in_a`, from
 // their separations on A's axes x, y (sep0, sep1) and B's axes u, v (sep2,
-// sep3), B's centre along u and v being du and dv.
+// sep3), B's centre along u and v being du and dv, and the verdict
+// `touching` (BoxesTouching).
 ContactResult<2> ContactFromSeparations(Vec2 ha, Vec2 hb, const Pose2& b_in_a,
                                         float du, float dv, float sep0,
                                         float sep1, float sep2, float sep3,
-                                        float tolerance) {
+                                        bool touching, float tolerance) {
   const Vec2 d = b_in_a.position;
   const float c = b_in_a.rotation.c;
   const float s = b_in_a.rotation.s;
@@ -60,9 +62,8 @@ ContactResult<2> ContactFromSeparations(Vec2 ha, Vec2 hb, const Pose2& b_in_a,
   const float sep_a = a_y ? sep1 : sep0;
   const float sep_b = b_v ? sep3 : sep2;
   // A's face unless B's is better by a tenth of the tolerance (sat2d.cc);
-  // the verdict, and the axis of a separated pair, from the larger
-  // separation itself (as ContactSat).
-  const bool touching = -std::max(sep_a, sep_b) >= -tolerance;
+  // the verdict from the caller, and the axis of a separated pair from the
+  // larger separation itself (as ContactSat).
   const bool flip = touching ? sep_b > sep_a + internal2d::kFaceBias * tolerance
                              : sep_b > sep_a;
   ContactResult<2> result;
@@ -73,7 +74,8 @@ ContactResult<2> ContactFromSeparations(Vec2 ha, Vec2 hb, const Pose2& b_in_a,
   const Vec2 axis = flip ? (b_v ? Vec2{-s, c} : Vec2{c, s})
                          : (a_y ? Vec2{0.0f, 1.0f} : Vec2{1.0f, 0.0f});
   result.normal = sign * axis;
-  result.overlapping = result.depth >= -tolerance;
+  // depth >= -tolerance, but in the band, where the exact distance decides.
+  result.overlapping = touching;
   if (!result.overlapping) return result;
   // Clip in the reference box's frame: A's, or B's, where A has centre
   // (-du, -dv) and rotation (c, -s). The reference face's outward normal is
@@ -147,6 +149,20 @@ ContactResult<2> ContactFromSeparations(Vec2 ha, Vec2 hb, const Pose2& b_in_a,
   return result;
 }
 
+// The verdict of ContactSat on the four separations: touching when the
+// largest is at most the tolerance, and in the band (0, tolerance] when the
+// exact distance is (sat2d.h, PolygonsOverlap). Kept out of
+// ContactFromSeparations, whose callers inline the common case.
+bool BoxesTouching(Vec2 ha, Vec2 hb, const Pose2& b_in_a, float sep0,
+                   float sep1, float sep2, float sep3, float tolerance) {
+  const float best = std::max(std::max(sep0, sep1), std::max(sep2, sep3));
+  if (!(-best >= -tolerance)) return false;
+  if (best > 0.0f) [[unlikely]] {
+    return internal2d::BoxesTouch(ha, hb, b_in_a, tolerance);
+  }
+  return true;
+}
+
 }  // namespace
 
 ContactResult<2> ContactBoxBox(const Box2& a, const Box2& b,
@@ -167,8 +183,10 @@ ContactResult<2> ContactBoxBox(const Box2& a, const Box2& b,
   const float sep3 = std::fabs(dv) - (hb.y + ha.x * as + ha.y * ac);
   const float tolerance =
       TouchingTolerance(ha.x + ha.y + hb.x + hb.y + Length(d));
+  const bool touching =
+      BoxesTouching(ha, hb, b_in_a, sep0, sep1, sep2, sep3, tolerance);
   return ContactFromSeparations(ha, hb, b_in_a, du, dv, sep0, sep1, sep2, sep3,
-                                tolerance);
+                                touching, tolerance);
 }
 
 SweepResult<2> SweepBoxBox(const Box2& a, const Box2& b, const Pose2& b_in_a,
@@ -199,12 +217,16 @@ SweepResult<2> SweepBoxBox(const Box2& a, const Box2& b, const Pose2& b_in_a,
                 c * motion.y - s * motion.x};
   const F4 abs_dist = dist < 0.0f ? -dist : dist;
   const auto inside = abs_dist <= radius + tolerance;
-  if ((inside[0] & inside[1] & inside[2] & inside[3]) != 0) {
+  // Within the tolerance on every axis, and not apart on any (or, in the
+  // band, within it in exact distance, as ContactFromSeparations decides).
+  if ((inside[0] & inside[1] & inside[2] & inside[3]) != 0 &&
+      (!internal2d::AnyLane(abs_dist > radius) ||
+       internal2d::BoxesTouch(ha, hb, b_in_a, tolerance))) {
     const F4 sep = abs_dist - radius;
     result.outcome = SweepOutcome::kStartedOverlapping;
     result.initial =
         ContactFromSeparations(ha, hb, b_in_a, dist[2], dist[3], sep[0], sep[1],
-                               sep[2], sep[3], tolerance);
+                               sep[2], sep[3], true, tolerance);
     return result;
   }
   // No motion along L: overlapping on L for all t, or never.

@@ -14,6 +14,9 @@
 // vertices against the segment.
 #include "geometry2d/distance2d.h"
 
+#include <algorithm>
+#include <limits>
+
 #include "geometry2d/sat2d.h"
 
 namespace sator::internal2d {
@@ -114,7 +117,138 @@ CoreClosest SmallPolygon(const Core& small, const Core& polygon) {
   return out;
 }
 
+// Squared distance from p to the segment [a, b] (a != b), in double from
+// float inputs: each difference of two floats is exact in double, and so is
+// each product of two such differences, so the result carries a relative
+// error of a few 1e-16. Ericson 5.1.2.1, except that where p projects inside
+// the segment the squared distance is (w x e)^2 / (e . e) (w = p - a, e = b
+// - a): the book's w.w - (w.e)^2 / (e.e) cancels when p lies near the
+// segment's line, which is the case this function is for.
+double PointSegmentSquared(double px, double py, double ax, double ay,
+                           double bx, double by) {
+  const double ex = bx - ax;
+  const double ey = by - ay;
+  const double wx = px - ax;
+  const double wy = py - ay;
+  const double we = wx * ex + wy * ey;
+  if (we <= 0.0) return wx * wx + wy * wy;
+  const double ee = ex * ex + ey * ey;
+  if (we >= ee) {
+    const double vx = px - bx;
+    const double vy = py - by;
+    return vx * vx + vy * vy;
+  }
+  const double cross = wx * ey - wy * ex;
+  return cross * cross / ee;
+}
+
+// max over the edges i of p (counter-clockwise, n >= 3) of the outward
+// separation of the point (qx, qy) from edge i's line, times the edge's
+// length (unnormalised: only its sign is used), in double.
+double MaxScaledSeparation(const float* x, const float* y, int n, double qx,
+                           double qy) {
+  double best = -std::numeric_limits<double>::infinity();
+  for (int i = 0; i < n; ++i) {
+    const int j = i + 1 == n ? 0 : i + 1;
+    const double ex = static_cast<double>(x[j]) - x[i];
+    const double ey = static_cast<double>(y[j]) - y[i];
+    // Outward normal of a counter-clockwise edge: (ey, -ex).
+    best = std::max(best, ey * (qx - x[i]) - ex * (qy - y[i]));
+  }
+  return best;
+}
+
+// True when some edge line of p (n >= 3) has every vertex of q (m) strictly
+// outside it: the separating axis test on p's edge normals, in double.
+bool SomeEdgeSeparates(const float* px, const float* py, int n, const float* qx,
+                       const float* qy, int m) {
+  for (int i = 0; i < n; ++i) {
+    const int j = i + 1 == n ? 0 : i + 1;
+    const double ex = static_cast<double>(px[j]) - px[i];
+    const double ey = static_cast<double>(py[j]) - py[i];
+    double lowest = std::numeric_limits<double>::infinity();
+    for (int k = 0; k < m; ++k) {
+      lowest = std::min(lowest, ey * (static_cast<double>(qx[k]) - px[i]) -
+                                    ex * (static_cast<double>(qy[k]) - py[i]));
+    }
+    if (lowest > 0.0) return true;
+  }
+  return false;
+}
+
+// min over the vertices of p (n) and the edges of q (m >= 3) of the
+// squared vertex-to-edge distance.
+double VertexEdgeSquared(const float* px, const float* py, int n,
+                         const float* qx, const float* qy, int m) {
+  double best = std::numeric_limits<double>::infinity();
+  for (int k = 0; k < n; ++k) {
+    for (int i = 0; i < m; ++i) {
+      const int j = i + 1 == m ? 0 : i + 1;
+      best = std::min(
+          best, PointSegmentSquared(px[k], py[k], qx[i], qy[i], qx[j], qy[j]));
+    }
+  }
+  return best;
+}
+
 }  // namespace
+
+// Why the band needs more than the SAT: the edge-normal SAT gap is a lower
+// bound of the distance, but where the closest features are two vertices
+// the best edge normal is up to half an exterior angle phi off the
+// closest-point direction, so it sees the distance times cos(phi / 2)
+// (shapes2d.h, corner_factor()): a 1-degree tip is called touching up to
+// 115 tolerances away. So in the band (0, tolerance] the exact distance
+// decides.
+// The distance of two disjoint convex polygons P and Q is that of the
+// origin to their Minkowski difference P - Q (Ericson, "Real-Time Collision
+// Detection", 3.11), a convex polygon whose every edge is an edge of P
+// minus a vertex of Q or a vertex of P minus an edge of Q. Its point
+// nearest the origin lies on one of those edges, so the distance is the
+// least vertex-to-edge distance over both directions (each such distance is
+// at least the true one, and the nearest edge attains it). That holds only
+// for disjoint polygons (two crossing bars have every vertex far from the
+// other's edges), so the SAT is first repeated in double: the band's float
+// SAT said "apart" by at most a tolerance, which round-off can get wrong
+// for slivers; if no edge separates in double, the polygons intersect and
+// touch. Everything is in double from the float vertices the SAT used, so
+// the verdict depends only on those vertices: the paths that decide
+// touching (Overlap, Contact, the sweep's start, and the fast paths that
+// compute the same vertices) agree bit for bit. Cost: 2 n m point-segment
+// distances, far more than the SAT, but only pairs in the band pay it.
+bool PolygonsTouch(const float* ax, const float* ay, int na, const float* bx,
+                   const float* by, int nb, float tolerance) {
+  if (!SomeEdgeSeparates(ax, ay, na, bx, by, nb) &&
+      !SomeEdgeSeparates(bx, by, nb, ax, ay, na)) {
+    return true;  // They intersect (in exact arithmetic on these vertices).
+  }
+  const double d2 = std::min(VertexEdgeSquared(ax, ay, na, bx, by, nb),
+                             VertexEdgeSquared(bx, by, nb, ax, ay, na));
+  const double tol = tolerance;
+  return d2 <= tol * tol;
+}
+
+bool BoxesTouch(Vec2 ha, Vec2 hb, Pose2 b_in_a, float tolerance) {
+  Core ca;
+  Core cb;
+  MakeBoxCore(Box2{ha}, ca);
+  MakeBoxCore(Box2{hb}, cb);
+  TransformCore(b_in_a, cb);
+  return PolygonsTouch(ca.vx, ca.vy, ca.count, cb.vx, cb.vy, cb.count,
+                       tolerance);
+}
+
+// A point outside a convex polygon is nearest to one of its edges (as
+// segments; Ericson 5.1.2), so its distance is the least point-to-edge
+// distance. A point inside (the float test said outside by round-off) is
+// inside in double too: touching.
+bool PointTouchesPolygon(const float* x, const float* y, int n, Vec2 p,
+                         float tolerance) {
+  if (MaxScaledSeparation(x, y, n, p.x, p.y) <= 0.0) return true;
+  const double d2 = VertexEdgeSquared(&p.x, &p.y, 1, x, y, n);
+  const double tol = tolerance;
+  return d2 <= tol * tol;
+}
 
 Vec2 ClosestPointOnSegment(Vec2 p, Vec2 a, Vec2 b) {
   const Vec2 d = b - a;

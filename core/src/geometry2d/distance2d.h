@@ -30,6 +30,33 @@ ContactResult<2> ContactSmallCore(const Core& a, const Core& b,
 // Overlap for a pair with a point or segment core.
 bool OverlapSmallCore(const Core& a, const Core& b, float tolerance);
 
+// The touching decision of two convex polygons (vertices (ax, ay), na >= 3,
+// and (bx, by), nb >= 3, counter-clockwise, in the same frame) whose best
+// edge-normal separation lies in (0, tolerance]: true when their exact
+// distance is at most `tolerance` (distance2d.cc). The SAT alone would say
+// "touching" for every such pair, but it sees a vertex-to-vertex gap shrunk
+// by cos(half the exterior angle). Out of line and cold: only that band
+// calls it.
+[[gnu::cold, gnu::noinline]] bool PolygonsTouch(const float* ax,
+                                                const float* ay, int na,
+                                                const float* bx,
+                                                const float* by, int nb,
+                                                float tolerance);
+
+// PolygonsTouch for two boxes, B placed by `b_in_a`: their corners as
+// MakeBoxCore and TransformCore make them (so the answer is that of the
+// general path on box cores, bit for bit). The pose is taken by value (in
+// registers), so that callers need not keep it in memory.
+[[gnu::cold, gnu::noinline]] bool BoxesTouch(Vec2 ha, Vec2 hb, Pose2 b_in_a,
+                                             float tolerance);
+
+// The same for a point p outside a convex polygon (n >= 3 vertices) by at
+// most `tolerance` along every edge normal and by more than 0 along one:
+// true when its exact distance to the polygon is at most `tolerance`.
+[[gnu::cold, gnu::noinline]] bool PointTouchesPolygon(const float* x,
+                                                      const float* y, int n,
+                                                      Vec2 p, float tolerance);
+
 }  // namespace sator::internal2d
 
 #endif  // SATOR_CORE_SRC_GEOMETRY2D_DISTANCE2D_H_

@@ -149,15 +149,43 @@ bool OverlapBoxBox(const Box2& a, const Box2& b, const Pose2& b_in_a) {
   const float as = std::fabs(s);
   const float tolerance =
       TouchingTolerance(ha.x + ha.y + hb.x + hb.y + Length(d));
+  // On each axis: apart by more than the tolerance ends the test; apart by
+  // less (a gap in (0, tol]) leaves the verdict to the exact distance
+  // (sat2d.h, PolygonsOverlap). Testing the gap against 0 first keeps
+  // overlapping pairs to one compare per axis; the inner test is taken only
+  // by pairs apart on that axis, and almost all of those are apart by more.
+  bool within = false;
   // A's axes: B's projected radius along x is hb.x |c| + hb.y |s|.
-  if (std::fabs(d.x) > ha.x + hb.x * ac + hb.y * as + tolerance) return false;
-  if (std::fabs(d.y) > ha.y + hb.x * as + hb.y * ac + tolerance) return false;
-  // B's axes u = (c, s) and v = (-s, c).
-  if (std::fabs(c * d.x + s * d.y) > hb.x + ha.x * ac + ha.y * as + tolerance) {
-    return false;
+  const float dx = std::fabs(d.x);
+  const float rx = ha.x + hb.x * ac + hb.y * as;
+  if (dx > rx) {
+    if (dx > rx + tolerance) return false;
+    within = true;
   }
-  return std::fabs(c * d.y - s * d.x) <=
-         hb.y + ha.x * as + ha.y * ac + tolerance;
+  const float dy = std::fabs(d.y);
+  const float ry = ha.y + hb.x * as + hb.y * ac;
+  if (dy > ry) {
+    if (dy > ry + tolerance) return false;
+    within = true;
+  }
+  // B's axes u = (c, s) and v = (-s, c).
+  const float du = std::fabs(c * d.x + s * d.y);
+  const float ru = hb.x + ha.x * ac + ha.y * as;
+  if (du > ru) {
+    if (du > ru + tolerance) return false;
+    within = true;
+  }
+  const float dv = std::fabs(c * d.y - s * d.x);
+  const float rv = hb.y + ha.x * as + ha.y * ac;
+  if (!(dv <= rv)) {
+    // (Written so that a NaN is apart, as before.)
+    if (!(dv <= rv + tolerance)) return false;
+    within = true;
+  }
+  if (within) [[unlikely]] {
+    return internal2d::BoxesTouch(ha, hb, b_in_a, tolerance);
+  }
+  return true;
 }
 
 bool OverlapPolygons(const ConvexPolygon& a, const ConvexPolygon& b,
@@ -183,8 +211,7 @@ bool OverlapPolygons(const ConvexPolygon& a, const ConvexPolygon& b,
   const internal2d::PolygonRef ca(a);
   const float tolerance =
       TouchingTolerance(a.extent() + b.extent() + Length(b_in_a.position));
-  return !internal2d::AnyAxisSeparates(ca, cb, tolerance) &&
-         !internal2d::AnyAxisSeparates(cb, ca, tolerance);
+  return internal2d::PolygonsOverlap(ca, cb, tolerance);
 }
 
 bool OverlapPolygonCircle(const ConvexPolygon& a, const Circle& b,
@@ -281,8 +308,7 @@ bool OverlapLocal(const Shape2& a, const Shape2& b, const Pose2& b_in_a) {
   if (ca.count <= 2 || cb.count <= 2) {
     return internal2d::OverlapSmallCore(ca, cb, tolerance);
   }
-  return !internal2d::AnyAxisSeparates(ca, cb, tolerance) &&
-         !internal2d::AnyAxisSeparates(cb, ca, tolerance);
+  return internal2d::PolygonsOverlap(ca, cb, tolerance);
 }
 
 ContactResult<2> ContactLocal(const Shape2& a, const Shape2& b,

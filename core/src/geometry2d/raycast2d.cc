@@ -44,20 +44,29 @@ RayResult<2> FromCast(const CastHit& h, const Ray<2>& ray) {
 }
 
 // Cyrus-Beck over any convex polygon given by accessors (a core in SoA
-// form, or a ConvexPolygon read in place without copying).
+// form, or a ConvexPolygon read in place without copying); xs and ys are
+// its vertex coordinates (for the exact distance of an origin in the band).
 template <typename VertexFn, typename NormalFn>
 RayResult<2> RayConvex(int count, VertexFn vertex, NormalFn normal,
-                       const Ray<2>& ray, float tolerance) {
+                       const float* xs, const float* ys, const Ray<2>& ray,
+                       float tolerance) {
   const Vec2 o = ray.origin;
   const Vec2 d = ray.direction;
-  // The origin is inside (within the tolerance) iff every num >= -tol. The
+  // The origin is inside (within the tolerance) when it lies within the
+  // tolerance of the polygon: every num >= -tol is necessary, and enough
+  // when every num >= 0 (truly inside); in between (outside some edge line
+  // by at most the tolerance) the exact distance decides, as for pairs (a
+  // sharp corner's half-planes reach tol / cos(phi / 2) past its tip). The
   // clipping loop sees every num unless it exits early on a miss, and then
   // the inside test is completed separately.
   const auto inside = [&] {
+    bool apart = false;
     for (int i = 0; i < count; ++i) {
-      if (Dot(normal(i), o - vertex(i)) > tolerance) return false;
+      const float s = Dot(normal(i), o - vertex(i));
+      if (s > tolerance) return false;
+      apart |= s > 0.0f;
     }
-    return true;
+    return !apart || PointTouchesPolygon(xs, ys, count, o, tolerance);
   };
   // The interval [lower, upper] of t, upper capped at kMaxClipDistance so
   // that no product t * den overflows (|den| <= 1 but for round-off, and
@@ -69,7 +78,10 @@ RayResult<2> RayConvex(int count, VertexFn vertex, NormalFn normal,
   float lower = 0.0f;
   float upper = std::min(ray.max_distance, kMaxClipDistance);
   int index = -1;
-  bool outside = false;
+  // The least num so far: below -tol, the origin is outside (by more than
+  // the tolerance); below 0, outside some edge line. (A running min costs
+  // the loop no more than a flag.)
+  float lowest = kInfinity;
   RayResult<2> r;
   for (int i = 0; i < count; ++i) {
     // n.(o + t d - v) <= 0  <=>  t * den <= num. Each quotient num / den is
@@ -79,20 +91,33 @@ RayResult<2> RayConvex(int count, VertexFn vertex, NormalFn normal,
     const Vec2 n = normal(i);
     const float num = Dot(n, vertex(i) - o);
     const float den = Dot(n, d);
-    outside |= num < -tolerance;
+    lowest = std::min(lowest, num);
     if (den == 0.0f) {
-      if (num < 0.0f) return !outside && inside() ? Inside(ray) : r;
+      if (num < 0.0f) {
+        return !(lowest < -tolerance) && inside() ? Inside(ray) : r;
+      }
     } else if (den < 0.0f && num < lower * den) {
       // Entering this half-plane after lower; after upper too: empty.
-      if (num < upper * den) return !outside && inside() ? Inside(ray) : r;
+      if (num < upper * den) {
+        return !(lowest < -tolerance) && inside() ? Inside(ray) : r;
+      }
       lower = num / den;
       index = i;
     } else if (den > 0.0f && num < upper * den) {
       upper = num / den;  // Leaving it, before upper.
     }
-    if (upper < lower) return !outside && inside() ? Inside(ray) : r;
+    if (upper < lower) {
+      return !(lowest < -tolerance) && inside() ? Inside(ray) : r;
+    }
   }
-  if (!outside) return Inside(ray);
+  // Every num >= -tol: within the tolerance of every edge line, so inside
+  // unless the exact distance says otherwise; then the origin is outside
+  // some edge line and the loop has either entered it (index >= 0, a hit
+  // at lower > 0) or ended early above.
+  if (!(lowest < -tolerance) &&
+      (!(lowest < 0.0f) || PointTouchesPolygon(xs, ys, count, o, tolerance))) {
+    return Inside(ray);
+  }
   if (index < 0) return r;
   r.hit = true;
   r.distance = lower;
@@ -105,7 +130,7 @@ RayResult<2> RayConvex(int count, VertexFn vertex, NormalFn normal,
 RayResult<2> RayPolygon(const Core& core, const Ray<2>& ray, float tolerance) {
   return RayConvex(
       core.count, [&](int i) { return core.v(i); },
-      [&](int i) { return core.n(i); }, ray, tolerance);
+      [&](int i) { return core.n(i); }, core.vx, core.vy, ray, tolerance);
 }
 
 RayResult<2> RaySegment(Vec2 a, Vec2 b, const Ray<2>& ray, float tolerance) {
@@ -169,7 +194,8 @@ RayResult<2> RayCastConvexPolygon(const ConvexPolygon& polygon,
   if (LengthSquared(off) * (cf * cf) > reach * reach) return RayResult<2>{};
   return RayConvex(
       polygon.count(), [&](int i) { return polygon.vertex(i); },
-      [&](int i) { return polygon.normal(i); }, ray, tolerance);
+      [&](int i) { return polygon.normal(i); }, polygon.xs(), polygon.ys(), ray,
+      tolerance);
 }
 
 RayResult<2> RayCastCore(const Core& core, const Ray<2>& ray) {

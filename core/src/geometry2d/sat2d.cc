@@ -14,6 +14,10 @@
 //   With radii r_A, r_B the depth is r_A + r_B - max(s_A, s_B): exact when
 //   the cores overlap (the Minkowski sum of a convex set and a disc has the
 //   same MTV direction, deeper by the radius).
+//   The pair touches when -depth <= tolerance, except that for two polygons
+//   with max(s_A, s_B) in (0, tolerance] the exact distance decides: there
+//   the SAT gap may be the distance shrunk by cos(half a corner's exterior
+//   angle) (PolygonsTouch, distance2d.cc).
 //   The reference edge is the winning edge (A's unless B's wins by more than
 //   a tenth of the tolerance, so the choice is stable); the incident edge is
 //   the other core's edge most anti-parallel to the reference normal. The
@@ -249,13 +253,6 @@ ContactResult<2> ContactSmallPolygons(const ConvexPolygon& a,
   TransformLanes(b_in_a, lb);
   const AxisSeparation sa = MaxSeparationLanes(la, lb);
   const AxisSeparation sb = MaxSeparationLanes(lb, la);
-  // ContactSat's verdict and reference face choice (sat2d.h).
-  const bool touching =
-      0.0f - std::max(sa.separation, sb.separation) >= -tolerance;
-  const bool flip = touching
-                        ? sb.separation > sa.separation + kFaceBias * tolerance
-                        : sb.separation > sa.separation;
-  const AxisSeparation& s = flip ? sb : sa;
   // B's lanes in memory, to read single vertices and normals.
   alignas(16) float bx[8];
   alignas(16) float by[8];
@@ -267,12 +264,24 @@ ContactResult<2> ContactSmallPolygons(const ConvexPolygon& a,
     _mm_store_ps(bnx + 4 * g, lb.nx[g]);
     _mm_store_ps(bny + 4 * g, lb.ny[g]);
   }
+  // ContactSat's verdict (with the exact distance in the band, on the same
+  // vertices as the core path's) and reference face choice (sat2d.h).
+  const float best = std::max(sa.separation, sb.separation);
+  bool touching = 0.0f - best >= -tolerance;
+  if (touching && best > 0.0f) [[unlikely]] {
+    touching =
+        PolygonsTouch(a.xs(), a.ys(), a.count(), bx, by, b.count(), tolerance);
+  }
+  const bool flip = touching
+                        ? sb.separation > sa.separation + kFaceBias * tolerance
+                        : sb.separation > sa.separation;
+  const AxisSeparation& s = flip ? sb : sa;
   const float* ref_nx = flip ? bnx : a.normal_xs();
   const float* ref_ny = flip ? bny : a.normal_ys();
   const Vec2 n{ref_nx[s.edge], ref_ny[s.edge]};
   result.normal = flip ? -n : n;
   result.depth = 0.0f - s.separation;  // Radii 0.
-  result.overlapping = result.depth >= -tolerance;
+  result.overlapping = touching;
   if (!result.overlapping) return result;
   // Reference edge v1 -> v2, incident edge p1 -> p2.
   const float* ref_x = flip ? bx : a.xs();

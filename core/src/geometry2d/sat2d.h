@@ -2,9 +2,15 @@
 #ifndef SATOR_CORE_SRC_GEOMETRY2D_SAT2D_H_
 #define SATOR_CORE_SRC_GEOMETRY2D_SAT2D_H_
 
+#include <cstring>
 #include <limits>
 
+#if defined(__SSE2__)
+#include <xmmintrin.h>
+#endif
+
 #include "geometry2d/core2d.h"
+#include "geometry2d/distance2d.h"
 #include "sator/core/query_types.h"
 
 namespace sator::internal2d {
@@ -46,24 +52,57 @@ inline AxisSeparation MaxSeparation(const A& a, const B& b) {
   return best;
 }
 
-// True when some edge normal of `a` separates `b` by more than `threshold`.
+// True when some lane of a vector compare is set (one movemask on SSE).
+template <typename M>
+inline bool AnyLane(M mask) {
+#if defined(__SSE2__)
+  F4 bits;
+  std::memcpy(&bits, &mask, sizeof(bits));
+  return _mm_movemask_ps(bits) != 0;
+#else
+  return (mask[0] | mask[1] | mask[2] | mask[3]) != 0;
+#endif
+}
+
+// The edge normals of `a` against `b`: false as soon as one separates by
+// more than `threshold`; otherwise true, with `highest` raised lane-wise to
+// the separations seen (its largest lane is the best edge's separation).
 template <typename A, typename B>
-inline bool AnyAxisSeparates(const A& a, const B& b, float threshold) {
+inline bool AxesWithin(const A& a, const B& b, float threshold, F4& highest) {
   const int edges = a.EdgeCount();
   for (int k = 0; k < edges; k += 4) {
     const F4 nx = Load4(a.nx + k);
     const F4 ny = Load4(a.ny + k);
-    const F4 limit = nx * Load4(a.vx + k) + ny * Load4(a.vy + k) + threshold;
+    const F4 offset = nx * Load4(a.vx + k) + ny * Load4(a.vy + k);
     F4 m = nx * b.vx[0] + ny * b.vy[0];
     for (int j = 1; j < b.count; ++j) {
       const F4 d = nx * b.vx[j] + ny * b.vy[j];
       m = d < m ? d : m;
     }
     // Padded lanes repeat edge 0, so every lane is a real axis.
-    const auto beyond = m > limit;
-    if (beyond[0] | beyond[1] | beyond[2] | beyond[3]) return true;
+    const F4 sep = m - offset;
+    if (AnyLane(sep > threshold)) return false;
+    highest = sep > highest ? sep : highest;
   }
-  return false;
+  return true;
+}
+
+// The touching verdict of two convex polygons (3 or more vertices each,
+// radius 0, in the same frame) from the SAT in both directions: apart if an
+// edge normal separates by more than the tolerance, touching if none
+// separates at all, and otherwise (the band (0, tolerance]) by their exact
+// distance (PolygonsTouch, distance2d.h).
+template <typename A, typename B>
+inline bool PolygonsOverlap(const A& a, const B& b, float tolerance) {
+  F4 highest = Splat(-kInfinity);
+  if (!AxesWithin(a, b, tolerance, highest) ||
+      !AxesWithin(b, a, tolerance, highest)) {
+    return false;
+  }
+  if (!AnyLane(highest > 0.0f)) [[likely]] {
+    return true;
+  }
+  return PolygonsTouch(a.vx, a.vy, a.count, b.vx, b.vy, b.count, tolerance);
 }
 
 // Clips the incident edge [p1, p2] (p1 == p2 for a point) against the
@@ -129,8 +168,14 @@ ContactResult<2> ContactSat(const A& a, const B& b, float tolerance) {
   // only picks the reference face of a pair that touches (else B's axis
   // separating by up to 1.1 x tolerance, A's by less than the tolerance,
   // would be called overlapping, which Overlap denies).
-  const bool touching =
-      rsum - std::max(sa.separation, sb.separation) >= -tolerance;
+  const float best = std::max(sa.separation, sb.separation);
+  bool touching = rsum - best >= -tolerance;
+  if (touching && best > 0.0f && a.count >= 3 && b.count >= 3) [[unlikely]] {
+    // Two polygons (radius 0) apart by at most the tolerance along every
+    // edge normal: their exact distance decides (PolygonsTouch).
+    touching =
+        PolygonsTouch(a.vx, a.vy, a.count, b.vx, b.vy, b.count, tolerance);
+  }
   const bool flip = touching
                         ? sb.separation > sa.separation + kFaceBias * tolerance
                         : sb.separation > sa.separation;
@@ -147,7 +192,9 @@ ContactResult<2> ContactSat(const A& a, const B& b, float tolerance) {
   const Vec2 n = flip ? b.n(s.edge) : a.n(s.edge);
   result.normal = flip ? -n : n;
   result.depth = rsum - s.separation;
-  result.overlapping = result.depth >= -tolerance;
+  // The same as depth >= -tolerance but in the band, where the exact
+  // distance may say apart with a depth in [-tolerance, 0).
+  result.overlapping = touching;
   if (!result.overlapping) return result;
   if (flip) {
     ClipContactPoints(b, s.edge, a, tolerance, result);

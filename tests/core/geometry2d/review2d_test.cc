@@ -3,7 +3,10 @@
 // the expected value derived from the geometry in double precision here.
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <numbers>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -242,18 +245,18 @@ TEST(Review2d, DISABLED_SweepThatTouchesWithinTheToleranceOnTheWayIsNotAMiss) {
   }
 }
 
-// Finding 5 (not fixed: the polytope verdict would need the exact distance
-// when the best SAT gap is in (0, tol]). The verdict for boxes and polygons
-// is the SAT's: touching when every edge normal separates by at most the
-// tolerance. Apart shapes whose closest features are two vertices are
-// separated along the edge normals by only distance x cos(half the exterior
-// angle), so a sharp corner is called touching up to tolerance /
-// corner_factor away. Two valid 10-degree spikes tip to tip, 5.0 x tolerance
-// apart (exact distance 2.17e-4, tolerance 4.35e-5): Overlap, Contact
-// (depth -1.9e-5) and a still Sweep (kStartedOverlapping) all said touching,
-// and a ray starting 5 x tolerance past a tip said started_inside.
-// A 1-degree spike would be called touching at 115 x tolerance.
-TEST(Review2d, DISABLED_SharpCornersApartByMoreThanTheToleranceDoNotTouch) {
+// Finding 5 (fixed: the exact distance decides when the best SAT gap is in
+// (0, tol]). The verdict for boxes and polygons was the SAT's: touching when
+// every edge normal separates by at most the tolerance. Apart shapes whose
+// closest features are two vertices are separated along the edge normals by
+// only distance x cos(half the exterior angle), so a sharp corner was called
+// touching up to tolerance / corner_factor away. Two valid 10-degree spikes
+// tip to tip, 5.0 x tolerance apart (exact distance 2.17e-4, tolerance
+// 4.35e-5): Overlap, Contact (depth -1.9e-5) and a still Sweep
+// (kStartedOverlapping) all said touching, and a ray starting 5 x tolerance
+// past a tip said started_inside. A 1-degree spike would be called touching
+// at 115 x tolerance.
+TEST(Review2d, SharpCornersApartByMoreThanTheToleranceDoNotTouch) {
   const float w = 2.0f * std::tan(5.0f * 3.14159265f / 180.0f);
   const Shape2 spike =
       *MakeConvexPolygon(std::vector<Vec2>{{-1, -w}, {1, 0}, {-1, w}});
@@ -279,6 +282,384 @@ TEST(Review2d, DISABLED_SharpCornersApartByMoreThanTheToleranceDoNotTouch) {
               Ray<2>{{1.0f + 5.0f * ray_tol, 0.0f}, {1.0f, 0.0f}, 10.0f});
   EXPECT_FALSE(ray.hit);
   EXPECT_FALSE(ray.started_inside);
+}
+
+// ---- Finding 5: further cases -----------------------------------------------
+
+// The vertices of a box or polygon at a pose, counter-clockwise, in double.
+std::vector<D2> WorldVertices(const Shape2& shape, const Pose2& pose) {
+  if (const Box2* box = std::get_if<Box2>(&shape)) {
+    return Corners(box->half_extents, pose);
+  }
+  const ConvexPolygon& polygon = std::get<ConvexPolygon>(shape);
+  std::vector<D2> out;
+  const double c = pose.rotation.c, s = pose.rotation.s;
+  for (int i = 0; i < polygon.count(); ++i) {
+    const Vec2 v = polygon.vertex(i);
+    out.push_back({c * v.x - s * v.y + pose.position.x,
+                   s * v.x + c * v.y + pose.position.y});
+  }
+  return out;
+}
+
+// The exact distance of two convex polygons (0 when they intersect), and a
+// closest pair: the least vertex-to-edge distance of disjoint polygons.
+struct Nearest {
+  double distance = 0.0;
+  D2 on_p{}, on_q{};
+};
+Nearest ExactNearest(const std::vector<D2>& p, const std::vector<D2>& q) {
+  Nearest out;
+  if (std::max(MaxSeparation(p, q), MaxSeparation(q, p)) <= 0.0) return out;
+  out.distance = 1e300;
+  for (int pass = 0; pass < 2; ++pass) {
+    const auto& u = pass == 0 ? p : q;
+    const auto& v = pass == 0 ? q : p;
+    for (const D2 w : u) {
+      for (size_t i = 0; i < v.size(); ++i) {
+        const D2 a = v[i], b = v[(i + 1) % v.size()];
+        const double ex = b.x - a.x, ey = b.y - a.y;
+        const double t = std::clamp(
+            ((w.x - a.x) * ex + (w.y - a.y) * ey) / (ex * ex + ey * ey), 0.0,
+            1.0);
+        const D2 on{a.x + t * ex, a.y + t * ey};
+        const double d = std::hypot(w.x - on.x, w.y - on.y);
+        if (d < out.distance) {
+          out.distance = d;
+          out.on_p = pass == 0 ? w : on;
+          out.on_q = pass == 0 ? on : w;
+        }
+      }
+    }
+  }
+  return out;
+}
+
+// A spike: tip at (1, 0) with an interior angle of `degrees`, base corners
+// at (-1, +-w), and `back` more vertices on the half circle of radius w
+// behind the base (a triangle for back = 0; back = 9 gives 12 vertices,
+// beyond ContactPolygons' 8-vertex register path). Its tip's exterior
+// angle is 180 - degrees, so the edge-normal SAT sees a tip-to-tip gap
+// times sin(degrees / 2).
+ConvexPolygon Spike(double degrees, int back) {
+  const double w = 2.0 * std::tan(degrees * std::numbers::pi / 360.0);
+  std::vector<Vec2> points{{1.0f, 0.0f}, {-1.0f, static_cast<float>(w)}};
+  for (int k = 1; k <= back; ++k) {
+    const double a =
+        std::numbers::pi *
+        (0.5 + static_cast<double>(k) / static_cast<double>(back + 1));
+    points.push_back({static_cast<float>(-1.0 + w * std::cos(a)),
+                      static_cast<float>(w * std::sin(a))});
+  }
+  points.push_back({-1.0f, static_cast<float>(-w)});
+  return *MakeConvexPolygon(points);
+}
+
+float ExtentOf(const Shape2& shape) { return test2d::Extent(shape); }
+
+float Tolerance(const Shape2& a, const Pose2& pa, const Shape2& b,
+                const Pose2& pb) {
+  // As the core computes it: in A's frame, in float.
+  return TouchingTolerance(ExtentOf(a) + ExtentOf(b) +
+                           Length(MulT(pa, pb).position));
+}
+
+// Every query that decides "touching" for a pair, both ways round: Overlap,
+// Contact, and the start of a still sweep and of one moving apart.
+void ExpectTouching(const Shape2& a, const Pose2& pa, const Shape2& b,
+                    const Pose2& pb, bool touching, double distance) {
+  for (int order = 0; order < 2; ++order) {
+    SCOPED_TRACE(order == 0 ? "A, B" : "B, A");
+    const Shape2& p = order == 0 ? a : b;
+    const Shape2& q = order == 0 ? b : a;
+    const Pose2& pp = order == 0 ? pa : pb;
+    const Pose2& pq = order == 0 ? pb : pa;
+    EXPECT_EQ(Overlap(p, pp, q, pq), touching);
+    const ContactResult<2> contact = Contact(p, pp, q, pq);
+    EXPECT_EQ(contact.overlapping, touching) << "depth " << contact.depth;
+    if (!touching) {
+      // Separated: minus the gap along the best axis, which lies within the
+      // tolerance here (that is why the SAT alone called them touching) and
+      // is a lower bound on the distance.
+      EXPECT_LT(contact.depth, 0.0f);
+      EXPECT_LE(-contact.depth, distance * (1.0 + 1e-3));
+    }
+    const Vec2 away = pq.position - pp.position;
+    for (const Vec2 motion : {Vec2{}, away}) {
+      const SweepResult<2> sweep = Sweep(p, pp, {}, q, pq, motion);
+      EXPECT_EQ(sweep.outcome, touching ? SweepOutcome::kStartedOverlapping
+                                        : SweepOutcome::kMiss);
+    }
+  }
+}
+
+// Finding 5 on analytic pairs just inside and just outside the tolerance:
+// spikes of 1 and 10 degrees tip to tip (the register polygon path, and the
+// core path with 12 vertices), a spike's tip against a box corner (box
+// turned 45 degrees), and box corners meeting along the diagonal (boxes and
+// squares as polygons). The SAT gap is at most sin(5 degrees), sin(45
+// degrees) and cos(45 degrees) of the distance: at 1.1 x tolerance the old
+// SAT verdict was "touching" for every one.
+TEST(Review2d, SharpCornersTouchByTheirExactDistance) {
+  const Pose2 origin{{0.0f, 0.0f}, {1.0f, 0.0f}};
+  for (const double fraction : {0.9, 1.1}) {
+    const bool touching = fraction < 1.0;
+    SCOPED_TRACE(::testing::Message() << "distance / tolerance " << fraction);
+    // Tip to tip: B is the spike turned by a half turn, tip at (1 + g, 0).
+    for (const double degrees : {1.0, 10.0}) {
+      for (const int back : {0, 9}) {
+        SCOPED_TRACE(::testing::Message() << degrees << "-degree spike, "
+                                          << back + 3 << " vertices");
+        const Shape2 spike = Spike(degrees, back);
+        const float extent = ExtentOf(spike);
+        const float guess = TouchingTolerance(2.0f * extent + 2.0f);
+        const Pose2 pb{{static_cast<float>(2.0 + fraction * guess), 0.0f},
+                       {-1.0f, 0.0f}};
+        const double tol = Tolerance(spike, origin, spike, pb);
+        const double distance = static_cast<double>(pb.position.x) - 2.0;
+        ASSERT_NEAR(distance / tol, fraction, 0.01);
+        ExpectTouching(spike, origin, spike, pb, touching, distance);
+        // A ray from that far off the tip, pointing away.
+        const float ray_tol = TouchingTolerance(extent + 1.0f);
+        const Ray<2> ray{{static_cast<float>(1.0 + fraction * ray_tol), 0.0f},
+                         {1.0f, 0.0f},
+                         10.0f};
+        const RayResult<2> hit = RayCast(spike, origin, ray);
+        EXPECT_EQ(hit.started_inside, touching);
+        EXPECT_EQ(hit.hit, touching);
+      }
+    }
+    // A 10-degree tip against the corner of a box turned by 45 degrees.
+    {
+      SCOPED_TRACE("spike against box corner");
+      const Shape2 spike = Spike(10.0, 0);
+      const Shape2 box = Box2{{0.5f, 0.5f}};
+      const double half_diagonal = 0.5 * std::numbers::sqrt2;
+      const float guess =
+          TouchingTolerance(ExtentOf(spike) + 1.0f + 1.0f + 0.71f);
+      const Pose2 pb{
+          {static_cast<float>(1.0 + fraction * guess + half_diagonal), 0.0f},
+          Rot2::FromAngle(std::numbers::pi_v<float> / 4.0f)};
+      const double tol = Tolerance(spike, origin, box, pb);
+      const double distance =
+          ExactNearest(WorldVertices(spike, origin), WorldVertices(box, pb))
+              .distance;
+      ASSERT_NEAR(distance / tol, fraction, 0.01);
+      ExpectTouching(spike, origin, box, pb, touching, distance);
+      ExpectTouching(spike, origin, BoxPolygon({0.5f, 0.5f}), pb, touching,
+                     distance);
+    }
+    // Corner to corner along the diagonal: A's (1, 1), B's (-1, -1).
+    {
+      SCOPED_TRACE("box corners on the diagonal");
+      const float guess = TouchingTolerance(4.0f + 2.83f);
+      const float at =
+          static_cast<float>(2.0 + fraction * guess / std::numbers::sqrt2);
+      const Pose2 pb{{at, at}, {1.0f, 0.0f}};
+      const Shape2 box = Box2{{1.0f, 1.0f}};
+      const Shape2 square = BoxPolygon({1.0f, 1.0f});
+      const double tol = Tolerance(box, origin, box, pb);
+      const double distance =
+          std::numbers::sqrt2 * (static_cast<double>(at) - 2.0);
+      ASSERT_NEAR(distance / tol, fraction, 0.01);
+      for (const auto& [name, a, b] :
+           {std::tuple{"box-box", box, box},
+            std::tuple{"polygon-polygon", square, square},
+            std::tuple{"box-polygon", box, square}}) {
+        SCOPED_TRACE(name);
+        ExpectTouching(a, origin, b, pb, touching, distance);
+      }
+    }
+  }
+}
+
+// Finding 5 as a property: on random pairs of boxes and polygons (two thirds
+// of the polygons sharp spikes of 1 to 40 degrees) placed 0.5 to 2 tolerances
+// apart (half of them vertex to vertex, half along a random direction),
+// every query's verdict is
+// "exact distance <= tolerance" (computed here in double from the same float
+// shapes and poses). Pairs within 5% of the tolerance of the boundary are
+// ambiguous by float round-off and skipped. Random rays starting near a
+// vertex, pointing away: started_inside is "distance <= tolerance" too.
+TEST(Review2d, TouchingIsTheExactDistanceOnNearTouchingPairs) {
+  test2d::ShapeGen gen(4242u);
+  const auto shape = [&](int kind) -> Shape2 {
+    if (kind == 0)
+      return Box2{{gen.Uniform(0.1f, 2.0f), gen.Uniform(0.1f, 2.0f)}};
+    if (gen.Int(0, 2) != 0) {
+      return Spike(gen.Uniform(1.0f, 40.0f), gen.Int(0, 1) == 0 ? 0 : 9);
+    }
+    return gen.Polygon(gen.Int(3, 8));
+  };
+  constexpr int kPairs = 100000;
+  int touching = 0;
+  int apart_within_sat = 0;  // Apart, but every SAT gap within tolerance.
+  int skipped = 0;
+  int failures = 0;
+  for (int i = 0; i < kPairs && failures < 10; ++i) {
+    const Shape2 a = shape(gen.Int(0, 2));
+    const Shape2 b = shape(gen.Int(0, 2));
+    const Pose2 pa = gen.RandomPose(3.0f);
+    const double want = gen.Uniform(0.5f, 2.0f);
+    Pose2 pb;
+    if (i % 2 == 0) {
+      // Vertex to vertex: a direction u in the normal cone of one of A's
+      // vertices, B turned so that -u is in the cone of one of its own,
+      // that vertex placed at distance want x tolerance along u. The
+      // tolerance depends on the offset: placed twice, the second time
+      // with the tolerance of the first placement.
+      const std::vector<D2> ca = WorldVertices(a, pa);
+      const std::vector<D2> cb =
+          WorldVertices(b, Pose2{{0.0f, 0.0f}, {1.0f, 0.0f}});
+      // The outward normals of the edges before and after vertex k.
+      const auto normals = [](const std::vector<D2>& c, size_t k) {
+        const size_t n = c.size();
+        const D2 prev = c[(k + n - 1) % n], v = c[k], next = c[(k + 1) % n];
+        const double l1 = std::hypot(v.x - prev.x, v.y - prev.y);
+        const double l2 = std::hypot(next.x - v.x, next.y - v.y);
+        return std::pair{D2{(v.y - prev.y) / l1, -(v.x - prev.x) / l1},
+                         D2{(next.y - v.y) / l2, -(next.x - v.x) / l2}};
+      };
+      // A random vertex, or half the time the sharpest (where the SAT gap
+      // falls shortest of the distance).
+      const auto pick = [&](const std::vector<D2>& c) {
+        size_t k =
+            static_cast<size_t>(gen.Int(0, static_cast<int>(c.size()) - 1));
+        if (gen.Int(0, 1) == 0) {
+          double lowest = 2.0;
+          for (size_t j = 0; j < c.size(); ++j) {
+            const auto [n1, n2] = normals(c, j);
+            const double cosine = n1.x * n2.x + n1.y * n2.y;
+            if (cosine < lowest) {
+              lowest = cosine;
+              k = j;
+            }
+          }
+        }
+        return k;
+      };
+      // A direction in the vertex's normal cone, mostly near its middle.
+      const auto cone = [&](const std::vector<D2>& c, size_t k) {
+        const auto [n1, n2] = normals(c, k);
+        const double mix = gen.Uniform(0.3f, 0.7f);
+        const double x = mix * n1.x + (1 - mix) * n2.x;
+        const double y = mix * n1.y + (1 - mix) * n2.y;
+        const double l = std::hypot(x, y);
+        return D2{x / l, y / l};
+      };
+      const size_t ka = pick(ca);
+      const size_t kb = pick(cb);
+      const D2 u = cone(ca, ka);
+      const D2 w = cone(cb, kb);
+      const Rot2 rot = Rot2::FromAngle(
+          static_cast<float>(std::atan2(-u.y, -u.x) - std::atan2(w.y, w.x)));
+      const double rc = rot.c, rs = rot.s;
+      const D2 vb{rc * cb[kb].x - rs * cb[kb].y, rs * cb[kb].x + rc * cb[kb].y};
+      pb = Pose2{pa.position, rot};
+      for (int pass = 0; pass < 2; ++pass) {
+        const double d = want * Tolerance(a, pa, b, pb);
+        pb.position = {static_cast<float>(ca[ka].x + d * u.x - vb.x),
+                       static_cast<float>(ca[ka].y + d * u.y - vb.y)};
+      }
+    } else {
+      // Any features: B at a random direction, moved straight at A along
+      // the closest points' direction, which lowers the distance by exactly
+      // the move (the supporting lines stay apart); twice, as above.
+      pb = Pose2::FromAngle(pa.position + 8.0f * gen.Direction(),
+                            gen.Uniform(-3.14159f, 3.14159f));
+      const Nearest far =
+          ExactNearest(WorldVertices(a, pa), WorldVertices(b, pb));
+      const double ux = (far.on_q.x - far.on_p.x) / far.distance;
+      const double uy = (far.on_q.y - far.on_p.y) / far.distance;
+      double current = far.distance;
+      for (int pass = 0; pass < 2; ++pass) {
+        const double move = current - want * Tolerance(a, pa, b, pb);
+        pb.position = {static_cast<float>(pb.position.x - move * ux),
+                       static_cast<float>(pb.position.y - move * uy)};
+        current -= move;
+      }
+    }
+    const std::vector<D2> va = WorldVertices(a, pa), vb = WorldVertices(b, pb);
+    const double distance = ExactNearest(va, vb).distance;
+    const double tol = Tolerance(a, pa, b, pb);
+    if (std::fabs(distance - tol) <= 0.05 * tol) {
+      ++skipped;
+      continue;
+    }
+    const bool expect = distance <= tol;
+    touching += expect ? 1 : 0;
+    const double sat = std::max(MaxSeparation(va, vb), MaxSeparation(vb, va));
+    apart_within_sat += !expect && sat <= tol ? 1 : 0;
+    const auto fail = [&](const char* what) {
+      ++failures;
+      ADD_FAILURE() << what << " in case " << i << ": distance " << distance
+                    << ", SAT gap " << sat << ", tolerance " << tol;
+    };
+    if (Overlap(a, pa, b, pb) != expect) fail("Overlap(A, B)");
+    if (Overlap(b, pb, a, pa) != expect) fail("Overlap(B, A)");
+    if (Contact(a, pa, b, pb).overlapping != expect) fail("Contact(A, B)");
+    if (Contact(b, pb, a, pa).overlapping != expect) fail("Contact(B, A)");
+    const SweepOutcome start = Sweep(a, pa, {}, b, pb, {}).outcome;
+    if ((start == SweepOutcome::kStartedOverlapping) != expect) {
+      fail("Sweep start");
+    }
+    // A ray from near one of A's vertices, pointing away from A within the
+    // vertex's normal cone (so the vertex is the nearest point), A at rest.
+    const Pose2 rest{{0.0f, 0.0f}, {1.0f, 0.0f}};
+    const std::vector<D2> corners = WorldVertices(a, rest);
+    const size_t n = corners.size();
+    const size_t k = static_cast<size_t>(gen.Int(0, static_cast<int>(n) - 1));
+    const D2 prev = corners[(k + n - 1) % n], v = corners[k],
+             next = corners[(k + 1) % n];
+    // Outward normals of the edges before and after the vertex.
+    const double l1 = std::hypot(v.x - prev.x, v.y - prev.y);
+    const double l2 = std::hypot(next.x - v.x, next.y - v.y);
+    const D2 n1{(v.y - prev.y) / l1, -(v.x - prev.x) / l1};
+    const D2 n2{(next.y - v.y) / l2, -(next.x - v.x) / l2};
+    const double mix = gen.Uniform(0.05f, 0.95f);
+    const double dx = mix * n1.x + (1.0 - mix) * n2.x;
+    const double dy = mix * n1.y + (1.0 - mix) * n2.y;
+    const double dl = std::hypot(dx, dy);
+    const double ray_tol_guess = TouchingTolerance(
+        ExtentOf(a) + static_cast<float>(std::fabs(v.x) + std::fabs(v.y)));
+    const double off = ray_tol_guess * gen.Uniform(0.5f, 2.0f);
+    const Vec2 o{static_cast<float>(v.x + off * dx / dl),
+                 static_cast<float>(v.y + off * dy / dl)};
+    const double ray_tol =
+        TouchingTolerance(ExtentOf(a) + std::fabs(o.x) + std::fabs(o.y));
+    double ray_distance = 0.0;  // Inside: 0.
+    if (MaxSeparation(corners, {{o.x, o.y}}) > 0.0) {
+      ray_distance = 1e300;
+      for (size_t j = 0; j < n; ++j) {
+        ray_distance = std::min(
+            ray_distance,
+            PointSegment({o.x, o.y}, corners[j], corners[(j + 1) % n]));
+      }
+    }
+    if (std::fabs(ray_distance - ray_tol) > 0.05 * ray_tol) {
+      const RayResult<2> ray = RayCast(
+          a, rest,
+          Ray<2>{o,
+                 {static_cast<float>(dx / dl), static_cast<float>(dy / dl)},
+                 5.0f});
+      if (ray.started_inside != (ray_distance <= ray_tol) ||
+          ray.hit != ray.started_inside) {
+        ++failures;
+        ADD_FAILURE() << "ray in case " << i << ": started_inside "
+                      << ray.started_inside << ", hit " << ray.hit
+                      << ", distance " << ray_distance << ", tolerance "
+                      << ray_tol;
+      }
+    }
+  }
+  std::printf(
+      "%d touching, %d apart (%d of them within the tolerance on every SAT "
+      "axis), %d skipped\n",
+      touching, kPairs - touching - skipped, apart_within_sat, skipped);
+  EXPECT_EQ(failures, 0);
+  // The cases the fix is about must be plentiful.
+  EXPECT_GT(apart_within_sat, kPairs / 50);
+  EXPECT_GT(touching, kPairs / 5);
 }
 
 }  // namespace

@@ -24,7 +24,9 @@ namespace sator {
 
 // ---- Generic, world frame -------------------------------------------------
 
-// True when the shapes overlap or touch within the touching tolerance.
+// True when the shapes overlap or touch within the touching tolerance: their
+// exact distance is at most the tolerance (for boxes and polygons too, whose
+// edge-normal SAT alone would let sharp corners touch from farther).
 bool Overlap(const Shape2& a, const Pose2& pose_a, const Shape2& b,
              const Pose2& pose_b);
 
