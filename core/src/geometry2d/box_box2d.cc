@@ -24,7 +24,9 @@
 // "Intersection of Convex Objects: The Method of Separating Axes"): on axis
 // L the centre distance moves as d.L + t v.L and the projections overlap
 // while |d.L + t v.L| <= r_A(L) + r_B(L), an interval of t; the time of
-// impact is the latest interval start if it precedes the earliest end.
+// impact is the latest interval start if it precedes the earliest end. A
+// miss that may still pass within the touching tolerance goes to the general
+// graze rule (sweep2d.cc SweepGraze) on the box cores.
 // GCC's SLP vectoriser packs these small scalar pose and result updates into
 // vector loads of values just stored as scalars, which stalls on store
 // forwarding (measured: generic Contact 2x slower); keep them scalar.
@@ -261,7 +263,28 @@ SweepResult<2> SweepBoxBox(const Box2& a, const Box2& b, const Pose2& b_in_a,
   // Written so that a NaN (from non-finite input) is a miss.
   if (never || !(enter <= exit && enter <= 1.0f && exit >= 0.0f) ||
       enter == -internal2d::kInfinity) {
-    return result;  // kMiss
+    // No touch at separation 0. A graze (within the tolerance on the way,
+    // sweep2d.cc SweepGraze) needs every axis' gap within the tolerance at
+    // one time t_g in [0, 1]: on axis L that widens the interval by e_L =
+    // tol / |rate_L| at each end (still axes: |d.L| <= r_L + tol), so
+    // enter - E <= t_g <= exit + E with E = tol / min |rate| (times clamped
+    // to +-2 still bracket t_g), whence the margin max(enter - exit, enter
+    // - 1, -exit) <= 2 E, i.e. margin x |rate_L| <= 2 tol on some moving
+    // axis. A miss by more than that (nearly every miss; the test is a few
+    // vector instructions, no horizontal reduction) is final; the rest go
+    // to the cold graze on the box cores. No motion at all (enter = -inf):
+    // no graze. (Past that test the margin is finite, as some axis moves,
+    // or NaN from non-finite input, a miss.)
+    if (enter == -internal2d::kInfinity ||
+        internal2d::AnyLane(still & ~inside)) {
+      return result;  // kMiss
+    }
+    const float margin = std::max(std::max(enter - exit, enter - 1.0f), -exit);
+    const auto close = (margin * abs_rate <= 3.0f * tolerance) & ~still;
+    if (!internal2d::AnyLane(close)) [[likely]] {
+      return result;  // kMiss
+    }
+    return internal2d::GrazeBoxBox(ha, hb, b_in_a, motion, tolerance);
   }
   // The first axis whose entry is the latest.
   int k = lo[2] == enter ? 2 : 3;

@@ -26,6 +26,14 @@
 // Minkowski-sum view of van den Bergen, "Ray Casting against General Convex
 // Objects", 2004, done feature by feature). Exact; no conservative
 // advancement.
+//
+// Grazes: shapes that never reach separation 0 but come within the touching
+// tolerance on the way hit at the first time they are within it (the query
+// semantics of "touch"). The SAT over time also keeps the intervals where
+// each axis gap is at most the tolerance; where those meet in [0, 1] (a
+// necessary condition), SweepGraze runs the feature casts above with the
+// radius grown by the tolerance, which finds that first time exactly (or
+// none). Round sweeps try the grown casts when the plain ones miss.
 #include "geometry2d/sweep2d.h"
 
 #include "geometry2d/cast2d.h"
@@ -64,9 +72,26 @@ SweepResult<2> SweepPolytopes(const Core& a, const Core& b, Vec2 v,
   float s_max = -kInfinity;
   Axis enter_axis{{}, 0.0f, -1, -1};
   bool never = false;
+  // The same intervals for "the axis separates by at most the tolerance"
+  // (s_n(t) <= tol): where they meet in [0, 1] the shapes may pass within
+  // the tolerance without touching (a graze, see SweepGraze).
+  float g_enter = -kInfinity;
+  float g_exit = kInfinity;
+  bool g_never = false;
   auto consider = [&](Vec2 n, float s0, int kind, int edge) {
     s_max = std::max(s_max, s0);
     const float rate = Dot(n, v);
+    const float g0 = s0 - tolerance;
+    if (g0 > 0.0f) {
+      if (rate >= 0.0f || g0 > -rate) {
+        g_never = true;  // And so never (s0 > g0).
+        never = true;
+        return;
+      }
+      g_enter = std::max(g_enter, g0 / -rate);
+    } else if (rate > 0.0f && -g0 < rate) {
+      g_exit = std::min(g_exit, -g0 / rate);
+    }
     if (s0 > 0.0f) {
       // Never closing, or closing only after t = 1 (s0 / -rate > 1; the
       // division could overflow for a tiny rate, raising FE_OVERFLOW).
@@ -84,17 +109,17 @@ SweepResult<2> SweepPolytopes(const Core& a, const Core& b, Vec2 v,
       t_exit = std::min(t_exit, -s0 / rate);
     }
   };
-  for (int i = 0; i < a.EdgeCount() && !never; ++i) {
+  for (int i = 0; i < a.EdgeCount() && !g_never; ++i) {
     const Vec2 n = a.n(i);
     consider(n, MinDot(b, n.x, n.y) - Dot(n, a.v(i)), 0, i);
   }
-  for (int j = 0; j < b.EdgeCount() && !never; ++j) {
+  for (int j = 0; j < b.EdgeCount() && !g_never; ++j) {
     const Vec2 m = b.n(j);
     consider(-m, MinDot(a, m.x, m.y) - Dot(m, b.v(j)), 1, j);
   }
   // Segment directions, both ways: only needed when the obstacle may be
   // degenerate (a segment against a segment).
-  if (a.count == 2 && b.count == 2 && !never) {
+  if (a.count == 2 && b.count == 2 && !g_never) {
     for (const Core* c : {&a, &b}) {
       const Vec2 u = LeftPerp(c->n(0));
       for (const Vec2 n : {u, -u}) {
@@ -118,7 +143,13 @@ SweepResult<2> SweepPolytopes(const Core& a, const Core& b, Vec2 v,
       return result;
     }
   }
-  if (never || t_enter > t_exit || t_enter > 1.0f) return result;  // kMiss
+  if (never || t_enter > t_exit || t_enter > 1.0f) {
+    // No axis-by-axis touch at separation 0. Every axis within the
+    // tolerance at once is needed for a graze (an axis' gap is a lower
+    // bound of the distance); SweepGraze then decides by the distance.
+    if (g_never || g_enter > g_exit || g_enter > 1.0f) return result;
+    return SweepGraze(a, b, v, tolerance);
+  }
   if (enter_axis.kind < 0) {
     // Touching within round-off but not by the tolerance test: impact at 0.
     const ContactResult<2> c = ContactCores(a, b, tolerance);
@@ -155,37 +186,35 @@ SweepResult<2> SweepPolytopes(const Core& a, const Core& b, Vec2 v,
   return result;
 }
 
-SweepResult<2> SweepRound(const Core& a, const Core& b, Vec2 v,
-                          float tolerance) {
-  SweepResult<2> result;
-  const ContactResult<2> initial = ContactCores(a, b, tolerance);
-  if (initial.overlapping) {
-    result.outcome = SweepOutcome::kStartedOverlapping;
-    result.initial = initial;
-    return result;
-  }
-  const float r = a.radius + b.radius;
-  CastHit best;
-  Vec2 a_point{};  // The point of A's core touched at impact.
+// The first t in [0, 1] at which the cores (B moving by v) come within
+// `reach` of each other, with the normal from A to B there and the point of
+// A's core touched.
+struct CoreCast {
+  CastHit hit;
+  Vec2 a_point{};
+};
+
+CoreCast CastCores(const Core& a, const Core& b, Vec2 v, float reach) {
+  CoreCast best;
   auto keep = [&](const CastHit& h, Vec2 on_a) {
-    if (h.hit && (!best.hit || h.t < best.t)) {
-      best = h;
-      a_point = on_a;
+    if (h.hit && (!best.hit.hit || h.t < best.hit.t)) {
+      best.hit = h;
+      best.a_point = on_a;
     }
   };
   // B's vertices against A's edges (or A's single vertex).
   for (int j = 0; j < b.count; ++j) {
     const Vec2 w = b.v(j);
     if (a.count == 1) {
-      keep(CastPointCircle(w, v, a.v(0), r, 1.0f), a.v(0));
+      keep(CastPointCircle(w, v, a.v(0), reach, 1.0f), a.v(0));
       continue;
     }
     const int edges = a.count == 2 ? 1 : a.count;
     for (int i = 0; i < edges; ++i) {
       const Vec2 p = a.v(i);
       const Vec2 q = a.v(a.Next(i));
-      const CastHit h = CastPointCapsule(w, v, p, q, r, 1.0f);
-      if (h.hit && (!best.hit || h.t < best.t)) {
+      const CastHit h = CastPointCapsule(w, v, p, q, reach, 1.0f);
+      if (h.hit && (!best.hit.hit || h.t < best.hit.t)) {
         keep(h, ClosestPointOnSegment(w + h.t * v, p, q));
       }
     }
@@ -196,34 +225,62 @@ SweepResult<2> SweepRound(const Core& a, const Core& b, Vec2 v,
     for (int i = 0; i < a.count; ++i) {
       const Vec2 u = a.v(i);
       for (int j = 0; j < edges; ++j) {
-        CastHit h = CastPointCapsule(u, -v, b.v(j), b.v(b.Next(j)), r, 1.0f);
+        CastHit h =
+            CastPointCapsule(u, -v, b.v(j), b.v(b.Next(j)), reach, 1.0f);
         h.normal = -h.normal;  // The cast's normal points from B to A.
         keep(h, u);
       }
     }
   }
-  if (!best.hit) return result;
+  return best;
+}
+
+// The hit of a cast that found one. `gap` is the distance between the
+// surfaces at that time (0 for an impact, the tolerance for a graze); the
+// point is midway between them.
+SweepResult<2> HitFromCast(const Core& a, const Core& b, Vec2 v,
+                           const CoreCast& cast, float gap, float tolerance) {
+  SweepResult<2> result;
   result.outcome = SweepOutcome::kHit;
-  result.fraction = best.t;
-  result.normal = best.normal;
-  result.point = a_point + a.radius * best.normal;
+  result.fraction = cast.hit.t;
+  result.normal = cast.hit.normal;
+  result.point = cast.a_point + (a.radius + 0.5f * gap) * cast.hit.normal;
   // Refine normal and point from the configuration at impact: the closest
   // points there are well conditioned, while a grazing cast's hit point
   // slides along the surface. Edges meeting flat (a capsule side on a box
   // face) report the middle of the touching span.
   Core moved = b;
   for (int j = 0; j < moved.Lanes(); ++j) {
-    moved.vx[j] += best.t * v.x;
-    moved.vy[j] += best.t * v.y;
+    moved.vx[j] += cast.hit.t * v.x;
+    moved.vy[j] += cast.hit.t * v.y;
   }
   const ContactResult<2> touch = ContactCores(a, moved, tolerance);
-  if (touch.overlapping && touch.point_count > 0) {
+  // A graze passes nearly along the surfaces: the contact's face normal may
+  // then lean along the motion, and the cast's (the closest points'
+  // direction, against the motion where the distance falls to the
+  // tolerance) stays.
+  if (touch.overlapping && touch.point_count > 0 &&
+      (gap == 0.0f || Dot(touch.normal, v) <= 0.0f)) {
     result.normal = touch.normal;
     result.point = touch.point_count == 2
                        ? 0.5f * (touch.points[0] + touch.points[1])
                        : touch.points[0];
   }
   return result;
+}
+
+SweepResult<2> SweepRound(const Core& a, const Core& b, Vec2 v,
+                          float tolerance) {
+  SweepResult<2> result;
+  const ContactResult<2> initial = ContactCores(a, b, tolerance);
+  if (initial.overlapping) {
+    result.outcome = SweepOutcome::kStartedOverlapping;
+    result.initial = initial;
+    return result;
+  }
+  const CoreCast cast = CastCores(a, b, v, a.radius + b.radius);
+  if (cast.hit.hit) return HitFromCast(a, b, v, cast, 0.0f, tolerance);
+  return SweepGraze(a, b, v, tolerance);
 }
 
 }  // namespace
@@ -252,6 +309,36 @@ Vec2 FeatureMidpoint(Vec2 r1, Vec2 r2, Vec2 n, const Vec2* inc, int inc_count) {
   const float mid = lo <= hi ? 0.5f * (lo + hi) : (ihi < lo ? lo : hi);
   const float height = Dot(n, r1);
   return mid * u + height * n;
+}
+
+// A graze: the shapes pass within the tolerance without touching (their
+// separation never reaches 0 on [0, 1]). Query semantics: shapes touch when
+// their separation is at most the tolerance, so such a sweep is a hit, at the
+// first time the separation is within the tolerance. The distance between
+// two convex cores is reached at a vertex of one and an edge (or the
+// vertex) of the other (distance2d.cc), so that first time is the earliest
+// of every vertex-edge cast with the capsule radius r_A + r_B + tolerance:
+// the feature casts of SweepRound with the radius grown by the tolerance
+// (for polytopes the radius is the tolerance alone, which is the
+// exact-distance rule of PolygonsTouch, not the edge-normal SAT that sees a
+// sharp corner's gap shrunk). No cast reaching that radius on [0, 1]: a
+// miss.
+SweepResult<2> SweepGraze(const Core& a, const Core& b, Vec2 motion,
+                          float tolerance) {
+  const CoreCast cast =
+      CastCores(a, b, motion, a.radius + b.radius + tolerance);
+  if (!cast.hit.hit) return SweepResult<2>{};
+  return HitFromCast(a, b, motion, cast, tolerance, tolerance);
+}
+
+SweepResult<2> GrazeBoxBox(Vec2 ha, Vec2 hb, const Pose2& b_in_a, Vec2 motion,
+                           float tolerance) {
+  Core ca;
+  Core cb;
+  MakeBoxCore(Box2{ha}, ca);
+  MakeBoxCore(Box2{hb}, cb);
+  TransformCore(b_in_a, cb);
+  return SweepGraze(ca, cb, motion, tolerance);
 }
 
 ContactResult<2> ContactCores(const Core& a, const Core& b, float tolerance) {

@@ -13,6 +13,23 @@ namespace sator::internal2d {
 SweepResult<2> SweepCores(const Core& a, const Core& b, Vec2 motion,
                           float tolerance);
 
+// The graze rule of a sweep whose separation never reaches 0 (sweep2d.cc):
+// kHit at the first t in [0, 1] at which the cores' distance is at most
+// r_A + r_B + tolerance, else kMiss. Out of line and cold: only sweeps that
+// miss at separation 0 call it (polytope sweeps only when every SAT axis
+// comes within the tolerance at one time).
+[[gnu::cold, gnu::noinline]] SweepResult<2> SweepGraze(const Core& a,
+                                                       const Core& b,
+                                                       Vec2 motion,
+                                                       float tolerance);
+
+// SweepGraze for two boxes (B at `b_in_a`), on the cores MakeBoxCore and
+// TransformCore build: the general sweep's answer, bit for bit.
+[[gnu::cold, gnu::noinline]] SweepResult<2> GrazeBoxBox(Vec2 ha, Vec2 hb,
+                                                        const Pose2& b_in_a,
+                                                        Vec2 motion,
+                                                        float tolerance);
+
 // Contact of any two cores in A's frame (dispatches to SAT or the exact
 // small-core distance).
 ContactResult<2> ContactCores(const Core& a, const Core& b, float tolerance);

@@ -120,6 +120,7 @@ TEST_P(PairProperty, Sweep) {
   int hits = 0;
   int misses = 0;
   int started = 0;
+  int grazes = 0;
   int failures = 0;
   for (int i = 0; i < kCases && failures < 10; ++i) {
     const Shape2 a = gen.Shape(ka);
@@ -161,7 +162,8 @@ TEST_P(PairProperty, Sweep) {
         if (t < 0.0f || t > 1.0f) fail("fraction out of range");
         if (t - e > 0.0f && at(t - e).depth > tol) fail("overlap before t");
         // Exact: the shapes touch at t.
-        if (std::fabs(at(t).depth) > 10.0f * tol) fail("no contact at t");
+        const float depth_t = at(t).depth;
+        if (std::fabs(depth_t) > 10.0f * tol) fail("no contact at t");
         // Overlap or touch just after t. A grazing contact (a corner
         // brushing past a corner) stays in contact only briefly, so look
         // at t + e for e = 1e-5, 1e-4 and 1e-3.
@@ -169,7 +171,17 @@ TEST_P(PairProperty, Sweep) {
         for (float step : {1e-5f, 1e-4f, 1e-3f}) {
           if (t + step <= 1.0f) after = std::max(after, at(t + step).depth);
         }
-        if (t + 1e-5f <= 1.0f && after < -tol) fail("no touch after t");
+        // A graze (the separation never reaches 0 but comes within the
+        // tolerance: a hit at the first time it does, docs) may part again
+        // at once, as when it only reaches the tolerance; it must be within
+        // the tolerance at t (the best axis' gap is at most the distance).
+        const bool graze = depth_t < 0.0f && after < 0.0f;
+        if (graze) {
+          ++grazes;
+          if (depth_t < -1.01f * tol) fail("graze not within tolerance at t");
+        } else if (t + 1e-5f <= 1.0f && after < -tol) {
+          fail("no touch after t");
+        }
         const Pose2 qa = Translated(pa, t * da);
         const Pose2 qb = Translated(pb, t * db);
         if (std::fabs(Sd(a, qa, r.point)) > 10.0f * tol ||
@@ -182,8 +194,10 @@ TEST_P(PairProperty, Sweep) {
       }
     }
   }
-  std::printf("%s-%s sweeps: %d hits, %d misses, %d started overlapping\n",
-              KindName(ka), KindName(kb), hits, misses, started);
+  std::printf(
+      "%s-%s sweeps: %d hits (%d apart at t and just after), %d misses, "
+      "%d started overlapping\n",
+      KindName(ka), KindName(kb), hits, grazes, misses, started);
   EXPECT_GT(hits, kCases / 20);
   EXPECT_GT(misses, kCases / 10);
 }

@@ -215,7 +215,7 @@ TEST(Review2d, RotationAcceptedByValidatePoseKeepsTheTolerance) {
   }
 }
 
-// Finding 4 (not fixed: it needs a decision on what a sweep's "touch" is).
+// Finding 4 (fixed: the sweep's graze rule, docs/core/geometry2d.md).
 // Docs and query_types.h: kMiss means the shapes never touch for t in [0, 1],
 // and shapes touch when their separation is at most the tolerance (as a
 // sweep's start does). A shape sliding past A at a gap of 1e-5 (tolerance
@@ -224,8 +224,8 @@ TEST(Review2d, RotationAcceptedByValidatePoseKeepsTheTolerance) {
 // miss overlaps nowhere on 8 samples of the path". Sweep said kMiss: the
 // SAT over time and the round casts enter at separation 0, not at the
 // tolerance, and an axis that separates by 0 < s0 <= tol and never closes
-// rules the pair out ("never").
-TEST(Review2d, DISABLED_SweepThatTouchesWithinTheToleranceOnTheWayIsNotAMiss) {
+// ruled the pair out ("never").
+TEST(Review2d, SweepThatTouchesWithinTheToleranceOnTheWayIsNotAMiss) {
   const Pose2 pose_a{{0.0f, 0.0f}, {1.0f, 0.0f}};
   const Pose2 start{{-5.0f, 2.00001f}, {1.0f, 0.0f}};
   const Vec2 motion{10.0f, 0.0f};
@@ -284,7 +284,7 @@ TEST(Review2d, SharpCornersApartByMoreThanTheToleranceDoNotTouch) {
   EXPECT_FALSE(ray.started_inside);
 }
 
-// ---- Finding 5: further cases -----------------------------------------------
+// ---- Findings 4 and 5: further cases ----------------------------------------
 
 // The vertices of a box or polygon at a pose, counter-clockwise, in double.
 std::vector<D2> WorldVertices(const Shape2& shape, const Pose2& pose) {
@@ -660,6 +660,120 @@ TEST(Review2d, TouchingIsTheExactDistanceOnNearTouchingPairs) {
   // The cases the fix is about must be plentiful.
   EXPECT_GT(apart_within_sat, kPairs / 50);
   EXPECT_GT(touching, kPairs / 5);
+}
+
+// Finding 4 for every kind: B slides past a unit box along +x, 10 units in
+// [0, 1], its lowest feature at a gap g above the box's top face (a box, a
+// square polygon, a unit circle, a horizontal capsule of radius 1, a
+// segment). At g = 0.5 x tolerance (the pair's at the closest approach) it
+// touches on the way: a hit at the
+// first time the distance is the sweep's tolerance (its value at t = 0),
+// when B's leading feature (a corner, the cap's or circle's centre, an end)
+// reaches x_lead = -1 - sqrt((tol + r)^2 - h^2), with h its height over
+// the box's corner (-1, 1) and r its radius. At g = 2 x tolerance (the
+// sweep's, at t = 0): a miss.
+// Both ways round (A's vertices cast against B's edges then).
+TEST(Review2d, SweepPassingWithinTheToleranceIsAHitForEveryKind) {
+  const Pose2 origin{{0.0f, 0.0f}, {1.0f, 0.0f}};
+  const Shape2 box = Box2{{1.0f, 1.0f}};
+  struct Kind {
+    const char* name;
+    Shape2 shape;
+    float bottom;  // Height of B's centre over its lowest point.
+    Vec2 lead;     // The leading feature, in B's frame.
+    double radius;
+  };
+  const Kind kinds[] = {
+      {"box", Box2{{1.0f, 1.0f}}, 1.0f, {1.0f, -1.0f}, 0.0},
+      {"polygon", BoxPolygon({1.0f, 1.0f}), 1.0f, {1.0f, -1.0f}, 0.0},
+      {"circle", Circle{1.0f}, 1.0f, {0.0f, 0.0f}, 1.0},
+      {"capsule",
+       Capsule2{{-1.0f, 0.0f}, {1.0f, 0.0f}, 1.0f},
+       1.0f,
+       {1.0f, 0.0f},
+       1.0},
+      {"segment",
+       Segment2{{-1.0f, 0.0f}, {1.0f, 0.0f}},
+       0.0f,
+       {1.0f, 0.0f},
+       0.0},
+  };
+  const Vec2 motion{10.0f, 0.0f};
+  for (const Kind& kind : kinds) {
+    SCOPED_TRACE(kind.name);
+    const float scale = ExtentOf(box) + ExtentOf(kind.shape);
+    // The pair's tolerance at the closest approach (the smallest on the
+    // way), and the sweep's (at t = 0, the largest).
+    const float closest = TouchingTolerance(scale + 1.0f + kind.bottom);
+    const float widest = TouchingTolerance(scale + 5.2f);
+    for (const double gap : {0.5, 2.0}) {
+      SCOPED_TRACE(::testing::Message() << "gap / tolerance " << gap);
+      const float y0 = static_cast<float>(1.0 + kind.bottom +
+                                          gap * (gap < 1.0 ? closest : widest));
+      const Pose2 start{{-5.0f, y0}, {1.0f, 0.0f}};
+      const float tol = Tolerance(box, origin, kind.shape, start);
+      const SweepResult<2> ab =
+          Sweep(box, origin, {}, kind.shape, start, motion);
+      const SweepResult<2> ba =
+          Sweep(kind.shape, start, {}, box, origin, -1.0f * motion);
+      if (gap > 1.0) {
+        EXPECT_EQ(ab.outcome, SweepOutcome::kMiss);
+        EXPECT_EQ(ba.outcome, SweepOutcome::kMiss);
+        continue;
+      }
+      ASSERT_EQ(ab.outcome, SweepOutcome::kHit);
+      ASSERT_EQ(ba.outcome, SweepOutcome::kHit);
+      const double h = static_cast<double>(y0) + kind.lead.y - 1.0;
+      const double r = kind.radius + tol;
+      const double x_lead = -1.0 - std::sqrt(r * r - h * h);
+      const double t = (x_lead - (-5.0 + kind.lead.x)) / 10.0;
+      // Within a fifth of the tolerance, along the path.
+      EXPECT_NEAR(ab.fraction, t, 0.02 * tol);
+      EXPECT_NEAR(ba.fraction, t, 0.02 * tol);
+      for (const SweepResult<2>* hit : {&ab, &ba}) {
+        EXPECT_NEAR(Length(hit->normal), 1.0f, 1e-5f);
+      }
+      // Normals from A to B, not along B's motion relative to A.
+      EXPECT_LE(Dot(ab.normal, motion), 0.0f);
+      EXPECT_LE(Dot(ba.normal, -1.0f * motion), 0.0f);
+      // The point lies within the tolerance of both shapes at that time.
+      const Pose2 at{{-5.0f + ab.fraction * 10.0f, y0}, {1.0f, 0.0f}};
+      EXPECT_LE(std::fabs(SignedDistance(box, ab.point)), 2.0f * tol);
+      EXPECT_LE(
+          std::fabs(SignedDistance(kind.shape, InvTransform(at, ab.point))),
+          2.0f * tol);
+    }
+  }
+}
+
+// Graze and finding 5 together: B's 10-degree tip passes A's tip (B turned
+// by a half turn, moving along y from -3 to 3) at 0.9 and 1.1 sweep
+// tolerances. The SAT gap on the way is at most sin(5 degrees) of the
+// distance, within the tolerance in both cases; the exact distance decides:
+// a hit where the tips come within the tolerance (tip height -sqrt(tol^2 -
+// x^2)), and a miss.
+TEST(Review2d, SweepPastASharpTipGrazesByTheExactDistance) {
+  const Pose2 origin{{0.0f, 0.0f}, {1.0f, 0.0f}};
+  const Shape2 spike = Spike(10.0, 0);
+  const float guess = TouchingTolerance(2.0f * ExtentOf(spike) + 3.61f);
+  const Vec2 motion{0.0f, 6.0f};
+  for (const double fraction : {0.9, 1.1}) {
+    SCOPED_TRACE(::testing::Message() << "distance / tolerance " << fraction);
+    const Pose2 start{{static_cast<float>(2.0 + fraction * guess), -3.0f},
+                      {-1.0f, 0.0f}};
+    const double tol = Tolerance(spike, origin, spike, start);
+    const double x = static_cast<double>(start.position.x) - 2.0;
+    ASSERT_NEAR(x / tol, fraction, 0.01);
+    const SweepResult<2> sweep = Sweep(spike, origin, {}, spike, start, motion);
+    if (fraction > 1.0) {
+      EXPECT_EQ(sweep.outcome, SweepOutcome::kMiss);
+      continue;
+    }
+    ASSERT_EQ(sweep.outcome, SweepOutcome::kHit);
+    const double t = (3.0 - std::sqrt(tol * tol - x * x)) / 6.0;
+    EXPECT_NEAR(sweep.fraction, t, 0.05 * tol);
+    EXPECT_LE(Dot(sweep.normal, motion), 0.0f);
+  }
 }
 
 }  // namespace

@@ -41,8 +41,12 @@ ContactResult<2> Contact(const Shape2& a, const Pose2& pose_a, const Shape2& b,
 
 // A moves by displacement_a and B by displacement_b over t in [0, 1],
 // linearly, without rotating. Exact time of first touch (SAT over time for
-// polygons, capsule casts for round shapes). Shapes that overlap or touch at
-// t = 0 give kStartedOverlapping with the MTV in `initial`.
+// polygons, capsule casts for round shapes): the first t at which the
+// separation reaches 0. Shapes that overlap or touch at t = 0 give
+// kStartedOverlapping with the MTV in `initial`. Shapes that never reach
+// separation 0 but come within the touching tolerance (the pair's at t = 0)
+// on the way graze: kHit at the first t at which their distance is within
+// it. Otherwise kMiss.
 SweepResult<2> Sweep(const Shape2& a, const Pose2& pose_a, Vec2 displacement_a,
                      const Shape2& b, const Pose2& pose_b, Vec2 displacement_b);
 

@@ -1,9 +1,10 @@
 // The touching tolerance of the 2D core.
 //
 // Two shapes "touch" (and so overlap, for Overlap, Contact and the start of a
-// Sweep) when their signed separation -- their exact distance when apart --
-// is at most TouchingTolerance(scale), where `scale` is the size of the
-// problem in A's frame:
+// Sweep, and a Sweep that passes that close hits) when their signed
+// separation -- their exact distance when apart -- is at most
+// TouchingTolerance(scale), where `scale` is the size of the problem in A's
+// frame:
 //
 //   scale = extent(A) + extent(B) + |offset|
 //
