@@ -284,7 +284,11 @@ SweepResult<2> SweepBoxBox(const Box2& a, const Box2& b, const Pose2& b_in_a,
     if (!internal2d::AnyLane(close)) [[likely]] {
       return result;  // kMiss
     }
-    return internal2d::GrazeBoxBox(ha, hb, b_in_a, motion, tolerance);
+    // Assigned, not returned: one named result keeps the return value
+    // optimisation (returning another object here made every return copy
+    // `result` from the stack: +1.3 ns on the generic sweep).
+    result = internal2d::GrazeBoxBox(ha, hb, b_in_a, motion, tolerance);
+    return result;
   }
   // The first axis whose entry is the latest.
   int k = lo[2] == enter ? 2 : 3;

@@ -33,7 +33,8 @@
 // each axis gap is at most the tolerance; where those meet in [0, 1] (a
 // necessary condition), SweepGraze runs the feature casts above with the
 // radius grown by the tolerance, which finds that first time exactly (or
-// none). Round sweeps try the grown casts when the plain ones miss.
+// none). Round sweeps cast at the grown radius first (a miss there is
+// final), then at r_A + r_B for the exact time of impact.
 #include "geometry2d/sweep2d.h"
 
 #include "geometry2d/cast2d.h"
@@ -148,7 +149,8 @@ SweepResult<2> SweepPolytopes(const Core& a, const Core& b, Vec2 v,
     // tolerance at once is needed for a graze (an axis' gap is a lower
     // bound of the distance); SweepGraze then decides by the distance.
     if (g_never || g_enter > g_exit || g_enter > 1.0f) return result;
-    return SweepGraze(a, b, v, tolerance);
+    result = SweepGraze(a, b, v, tolerance);  // (One named result: NRVO.)
+    return result;
   }
   if (enter_axis.kind < 0) {
     // Touching within round-off but not by the tolerance test: impact at 0.
@@ -235,12 +237,11 @@ CoreCast CastCores(const Core& a, const Core& b, Vec2 v, float reach) {
   return best;
 }
 
-// The hit of a cast that found one. `gap` is the distance between the
-// surfaces at that time (0 for an impact, the tolerance for a graze); the
-// point is midway between them.
-SweepResult<2> HitFromCast(const Core& a, const Core& b, Vec2 v,
-                           const CoreCast& cast, float gap, float tolerance) {
-  SweepResult<2> result;
+// The hit of a cast that found one, written into `result`. `gap` is the
+// distance between the surfaces at that time (0 for an impact, the
+// tolerance for a graze); the point is midway between them.
+void HitFromCast(const Core& a, const Core& b, Vec2 v, const CoreCast& cast,
+                 float gap, float tolerance, SweepResult<2>& result) {
   result.outcome = SweepOutcome::kHit;
   result.fraction = cast.hit.t;
   result.normal = cast.hit.normal;
@@ -266,7 +267,6 @@ SweepResult<2> HitFromCast(const Core& a, const Core& b, Vec2 v,
                        ? 0.5f * (touch.points[0] + touch.points[1])
                        : touch.points[0];
   }
-  return result;
 }
 
 SweepResult<2> SweepRound(const Core& a, const Core& b, Vec2 v,
@@ -278,9 +278,21 @@ SweepResult<2> SweepRound(const Core& a, const Core& b, Vec2 v,
     result.initial = initial;
     return result;
   }
-  const CoreCast cast = CastCores(a, b, v, a.radius + b.radius);
-  if (cast.hit.hit) return HitFromCast(a, b, v, cast, 0.0f, tolerance);
-  return SweepGraze(a, b, v, tolerance);
+  // The casts at the grown radius r + tol first: they reach every sweep
+  // that comes within the tolerance (a superset of the impacts), so a miss
+  // there (most sweeps) is final after one pass; the rest cast again at r
+  // for the exact time of impact, and graze if that misses (the rule of
+  // SweepGraze).
+  const float r = a.radius + b.radius;
+  const CoreCast graze = CastCores(a, b, v, r + tolerance);
+  if (!graze.hit.hit) return result;  // kMiss
+  const CoreCast cast = CastCores(a, b, v, r);
+  if (cast.hit.hit) {
+    HitFromCast(a, b, v, cast, 0.0f, tolerance, result);
+  } else {
+    HitFromCast(a, b, v, graze, tolerance, tolerance, result);
+  }
+  return result;
 }
 
 }  // namespace
@@ -327,8 +339,10 @@ SweepResult<2> SweepGraze(const Core& a, const Core& b, Vec2 motion,
                           float tolerance) {
   const CoreCast cast =
       CastCores(a, b, motion, a.radius + b.radius + tolerance);
-  if (!cast.hit.hit) return SweepResult<2>{};
-  return HitFromCast(a, b, motion, cast, tolerance, tolerance);
+  SweepResult<2> result;
+  if (cast.hit.hit)
+    HitFromCast(a, b, motion, cast, tolerance, tolerance, result);
+  return result;
 }
 
 SweepResult<2> GrazeBoxBox(Vec2 ha, Vec2 hb, const Pose2& b_in_a, Vec2 motion,

@@ -15,9 +15,10 @@ SweepResult<2> SweepCores(const Core& a, const Core& b, Vec2 motion,
 
 // The graze rule of a sweep whose separation never reaches 0 (sweep2d.cc):
 // kHit at the first t in [0, 1] at which the cores' distance is at most
-// r_A + r_B + tolerance, else kMiss. Out of line and cold: only sweeps that
-// miss at separation 0 call it (polytope sweeps only when every SAT axis
-// comes within the tolerance at one time).
+// r_A + r_B + tolerance, else kMiss. Out of line and cold: polytope sweeps
+// call it only when they miss at separation 0 with every SAT axis within
+// the tolerance at one time (round sweeps apply the rule inline: their
+// casts are their main path).
 [[gnu::cold, gnu::noinline]] SweepResult<2> SweepGraze(const Core& a,
                                                        const Core& b,
                                                        Vec2 motion,
