@@ -50,12 +50,11 @@ float SignOf(float x) { return x < 0.0f ? -1.0f : 1.0f; }
 
 // The contact of boxes with half extents ha and hb, B at `b_in_a`, from
 // their separations on A's axes x, y (sep0, sep1) and B's axes u, v (sep2,
-// sep3), B's centre along u and v being du and dv, and the verdict
-// `touching` (BoxesTouching).
+// sep3), B's centre along u and v being du and dv.
 ContactResult<2> ContactFromSeparations(Vec2 ha, Vec2 hb, const Pose2& b_in_a,
                                         float du, float dv, float sep0,
                                         float sep1, float sep2, float sep3,
-                                        bool touching, float tolerance) {
+                                        float tolerance) {
   const Vec2 d = b_in_a.position;
   const float c = b_in_a.rotation.c;
   const float s = b_in_a.rotation.s;
@@ -64,8 +63,14 @@ ContactResult<2> ContactFromSeparations(Vec2 ha, Vec2 hb, const Pose2& b_in_a,
   const float sep_a = a_y ? sep1 : sep0;
   const float sep_b = b_v ? sep3 : sep2;
   // A's face unless B's is better by a tenth of the tolerance (sat2d.cc);
-  // the verdict from the caller, and the axis of a separated pair from the
-  // larger separation itself (as ContactSat).
+  // the verdict, and the axis of a separated pair, from the larger
+  // separation itself (as ContactSat), and in the band (0, tolerance] from
+  // the exact distance (sat2d.h, PolygonsOverlap).
+  const float best = std::max(sep_a, sep_b);
+  bool touching = -best >= -tolerance;
+  if (touching && best > 0.0f) {
+    touching = internal2d::BoxesTouch(ha, hb, b_in_a, tolerance);
+  }
   const bool flip = touching ? sep_b > sep_a + internal2d::kFaceBias * tolerance
                              : sep_b > sep_a;
   ContactResult<2> result;
@@ -151,20 +156,6 @@ ContactResult<2> ContactFromSeparations(Vec2 ha, Vec2 hb, const Pose2& b_in_a,
   return result;
 }
 
-// The verdict of ContactSat on the four separations: touching when the
-// largest is at most the tolerance, and in the band (0, tolerance] when the
-// exact distance is (sat2d.h, PolygonsOverlap). Kept out of
-// ContactFromSeparations, whose callers inline the common case.
-bool BoxesTouching(Vec2 ha, Vec2 hb, const Pose2& b_in_a, float sep0,
-                   float sep1, float sep2, float sep3, float tolerance) {
-  const float best = std::max(std::max(sep0, sep1), std::max(sep2, sep3));
-  if (!(-best >= -tolerance)) return false;
-  if (best > 0.0f) [[unlikely]] {
-    return internal2d::BoxesTouch(ha, hb, b_in_a, tolerance);
-  }
-  return true;
-}
-
 }  // namespace
 
 ContactResult<2> ContactBoxBox(const Box2& a, const Box2& b,
@@ -185,10 +176,8 @@ ContactResult<2> ContactBoxBox(const Box2& a, const Box2& b,
   const float sep3 = std::fabs(dv) - (hb.y + ha.x * as + ha.y * ac);
   const float tolerance =
       TouchingTolerance(ha.x + ha.y + hb.x + hb.y + Length(d));
-  const bool touching =
-      BoxesTouching(ha, hb, b_in_a, sep0, sep1, sep2, sep3, tolerance);
   return ContactFromSeparations(ha, hb, b_in_a, du, dv, sep0, sep1, sep2, sep3,
-                                touching, tolerance);
+                                tolerance);
 }
 
 SweepResult<2> SweepBoxBox(const Box2& a, const Box2& b, const Pose2& b_in_a,
@@ -228,7 +217,7 @@ SweepResult<2> SweepBoxBox(const Box2& a, const Box2& b, const Pose2& b_in_a,
     result.outcome = SweepOutcome::kStartedOverlapping;
     result.initial =
         ContactFromSeparations(ha, hb, b_in_a, dist[2], dist[3], sep[0], sep[1],
-                               sep[2], sep[3], true, tolerance);
+                               sep[2], sep[3], tolerance);
     return result;
   }
   // No motion along L: overlapping on L for all t, or never.
