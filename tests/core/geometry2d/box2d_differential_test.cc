@@ -15,7 +15,9 @@
 //    depth along Box2D's choice must be within that bias of ours.
 //  - Time of impact: b2TimeOfImpact stops when the cores are `target` apart,
 //    target = max(linearSlop, radii sum - 3 linearSlop), within 0.25
-//    linearSlop. We report the exact touch. So at Box2D's t our exact gap
+//    linearSlop. We report the exact touch (or, for a pass that comes within
+//    our touching tolerance without touching, the first time within it: a
+//    graze, inside Box2D's much larger target). So at Box2D's t our exact gap
 //    must be target - (our radii) within 0.25 linearSlop (+1e-4 of
 //    round-off), and the hit/miss verdicts may differ only when our path's
 //    closest approach is within that target ("skin"). For round shapes the
