@@ -195,6 +195,65 @@ int SupportEdge(const PolyRef& p, int e, Vec3 axis) {
   return best;
 }
 
+// An edge of `p` that supports it along `axis` (both ends farthest along
+// it): SupportEdge's edge parallel to `e`, unless some edge's lower end
+// lies farther along the axis than that edge's. With a triangle every edge
+// pair is measured by projection, and on exactly degenerate inputs the
+// winning pair need not be the supporting one: any two edges perpendicular
+// to the axis give the same cross product, and the first pair found wins
+// the tie (a triangle's edge crossing a hull's, reported with another hull
+// edge in the same plane; its closest points lay 0.83 off the triangle).
+int SupportingEdge(const PolyRef& p, int e, Vec3 axis) {
+  const auto low = [&p, axis](int i) {
+    return std::fmin(Dot(axis, p.vertices[p.edges[i].a]),
+                     Dot(axis, p.vertices[p.edges[i].b]));
+  };
+  int best = SupportEdge(p, e, axis);
+  float best_low = low(best);
+  for (int i = 0; i < p.edge_count; ++i) {
+    const float l = low(i);
+    if (l > best_low) {
+      best_low = l;
+      best = i;
+    }
+  }
+  return best;
+}
+
+// The face of `p` (among `faces`, or all faces when `faces` is null) whose
+// outward normal lies within kFaceContactSine of the unit `dir`, or -1.
+int ParallelFace(const PolyRef& p, Vec3 dir, const int* faces, int count) {
+  constexpr float kLimit = kFaceContactSine * kFaceContactSine;
+  for (int k = 0; k < count; ++k) {
+    const int f = faces != nullptr ? faces[k] : k;
+    const Vec3 n = p.faces[f].normal;
+    if (Dot(n, dir) > 0.0f && LengthSquared(Cross(n, dir)) <= kLimit) {
+      return f;
+    }
+  }
+  return -1;
+}
+
+// For an edge axis that is a face normal of A (outward along the axis) or
+// of B (outward against it), the contact points of that face axis (see
+// kFaceContactSine); false when it is no face normal. `faces_a` / `faces_b`
+// restrict the faces tried (null: all of them).
+bool FaceContactForEdgeAxis(const PolyRef& a, const int* faces_a, int count_a,
+                            const PolyRef& b, const int* faces_b, int count_b,
+                            Vec3 normal, ContactResult<3>* result) {
+  const int fa = ParallelFace(a, normal, faces_a, count_a);
+  if (fa >= 0) {
+    ClipFaces(a, fa, b, result);
+    return true;
+  }
+  const int fb = ParallelFace(b, -normal, faces_b, count_b);
+  if (fb >= 0) {
+    ClipFaces(b, fb, a, result);
+    return true;
+  }
+  return false;
+}
+
 // One contact point midway between the closest points of edge ia of `a`
 // and edge ib of `b`.
 void EdgeContact(const PolyRef& a, int ia, const PolyRef& b, int ib,
@@ -392,8 +451,12 @@ void FillContact(const PolyRef& a, const PolyRef& b, const SatAxis& axis,
       ClipFaces(b, axis.index_b, a, result);
       return;
     case AxisKind::kEdges:
-      EdgeContact(a, SupportEdge(a, axis.index_a, axis.normal), b,
-                  SupportEdge(b, axis.index_b, -axis.normal), result);
+      if (FaceContactForEdgeAxis(a, nullptr, a.face_count, b, nullptr,
+                                 b.face_count, axis.normal, result)) {
+        return;
+      }
+      EdgeContact(a, SupportingEdge(a, axis.index_a, axis.normal), b,
+                  SupportingEdge(b, axis.index_b, -axis.normal), result);
       return;
     case AxisKind::kNone:
     case AxisKind::kOther: {
@@ -414,6 +477,16 @@ void FillContactMinkowskiEdges(const PolyRef& a, const PolyRef& b,
   result->normal = axis.normal;
   result->depth = -axis.separation;
   result->overlapping = true;
+  // The edges support their shapes along the axis, so a face of either
+  // shape that is its support face along it contains the edge.
+  const ConvexHull::Edge& ea = a.edges[axis.index_a];
+  const ConvexHull::Edge& eb = b.edges[axis.index_b];
+  const int faces_a[2] = {ea.face_left, ea.face_right};
+  const int faces_b[2] = {eb.face_left, eb.face_right};
+  if (FaceContactForEdgeAxis(a, faces_a, 2, b, faces_b, 2, axis.normal,
+                             result)) {
+    return;
+  }
   EdgeContact(a, axis.index_a, b, axis.index_b, result);
 }
 

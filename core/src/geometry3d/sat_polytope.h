@@ -63,6 +63,22 @@ inline constexpr float kParallelSine = 1e-5f;
 // read-off value only decides which axes are measured.
 inline constexpr float kEdgeReadSine = 0.05f;
 
+// An edge-edge axis closer than this (sine of the angle) to an outward face
+// normal of A, or of B against it, takes its contact points from that face
+// (reference-face clipping) instead of from the two edges. On exactly
+// degenerate inputs (grid coordinates, exact turns) the cross product of two
+// edges can be exactly a face normal: an edge of B parallel to a face of A,
+// a triangle's edge against a box's, an octahedron's faces meeting
+// another's. The face and the edge axis then tie and round-off of the
+// normalised cross product (about 1e-7) decides for the edges, while the
+// shapes meet with a face: the two edges need not cross along the axis (or,
+// with a triangle, where every pair is measured by projection, even
+// support), their closest points are clamped to the segments' ends, and the
+// midpoint lay off the shapes (0.76 beyond a triangle; a review finding,
+// Review3dTest.PolytopeContactPointsLieBetweenSurfaces). The depth is the
+// edge axis's, which the face axis matches within round-off.
+inline constexpr float kFaceContactSine = 1e-5f;
+
 // How far from perpendicular to its two face normals (sine of the angle) an
 // edge's direction may be for the direction to serve as the edge's pole on
 // the Gauss map; see EdgePole.
