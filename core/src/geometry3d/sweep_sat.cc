@@ -335,31 +335,131 @@ int ClipPolygon(const P2* subject, int n, const P2* clip, int m, P2* out) {
   return count;
 }
 
+// The closest point to `p` on the 2D segment [a, b].
+P2 ClosestOnSegment2(P2 p, P2 a, P2 b) {
+  const float dx = b.x - a.x;
+  const float dy = b.y - a.y;
+  const float len_sq = dx * dx + dy * dy;
+  float t = 0.0f;
+  if (len_sq > 0.0f) {
+    t = std::clamp(((p.x - a.x) * dx + (p.y - a.y) * dy) / len_sq, 0.0f, 1.0f);
+  }
+  return {a.x + t * dx, a.y + t * dy};
+}
+
+// The midpoint of the closest points of two convex polygons (or segments,
+// or points) that do not overlap, or touch only along their boundaries: the
+// closest pair over every vertex of one against every edge of the other.
+P2 ClosestPolygonsMidpoint(const P2* pa, int na, const P2* pb, int nb) {
+  P2 best_p = pa[0];
+  P2 best_q = pb[0];
+  float best = 3.0e38f;
+  const auto consider = [&](P2 p, P2 q) {
+    const float dx = p.x - q.x;
+    const float dy = p.y - q.y;
+    const float d = dx * dx + dy * dy;
+    if (d < best) {
+      best = d;
+      best_p = p;
+      best_q = q;
+    }
+  };
+  for (int i = 0; i < na; ++i) {
+    for (int j = 0; j < nb; ++j) {
+      consider(pa[i], ClosestOnSegment2(pa[i], pb[j], pb[(j + 1) % nb]));
+    }
+  }
+  for (int j = 0; j < nb; ++j) {
+    for (int i = 0; i < na; ++i) {
+      consider(ClosestOnSegment2(pb[j], pa[i], pa[(i + 1) % na]), pb[j]);
+    }
+  }
+  return {0.5f * (best_p.x + best_q.x), 0.5f * (best_p.y + best_q.y)};
+}
+
+// The supporting feature of a shape along a direction: its vertices taken
+// in order of their drop below the extreme one, each kept when it lies at
+// most kFlatSine times its distance below the nearest vertex kept (the
+// segment between them is within that sine of the contact plane), plus
+// round-off, kRoundOff times the shape's vertex scale (SupportFeature). For
+// a box this is the fast path's test, an axis is flat when its sine with
+// the plane is at most kFlatSine (BoxBoxContactPoint). A feature taken for
+// flatter than it is puts the point at most kFlatSine times the feature's
+// extent off the surface. Exactly parallel faces and edges project within a
+// few FLT_EPSILON of the coordinates of each other; nearly parallel ones
+// (an edge axis a few 1e-6 from a face normal can beat the face by
+// round-off) are still taken for the face. The test was a drop of 1e-4 of
+// the projections' magnitude, however short the step: the edge of a box
+// 2e-3 thick, 3.9e-4 from flat along the normal (a sine of 0.196), was
+// taken for a face, and the point (the centre of the face's overlap with
+// B's feature) lay 2e-4 off A's surface; a vertex of such a box 4.2e-5
+// above its neighbour (a sine of 0.021) was taken for an edge (2e-5 off).
+constexpr float kFlatSine = 1e-4f;
+constexpr float kRoundOff = 32.0f * 1.1920929e-7f;
+
+// The supporting feature of `p` (its vertices moved by `offset`) along the
+// unit `dir` (see kFlatSine), as vertex indices in `out`; returns their
+// count, and the largest projection on `dir` in `extreme`. The vertex
+// scale is the largest |x| + |y| + |z|: the scale of the round-off in the
+// projections, and half a bound on the vertices' distances.
+int SupportFeature(const SatPoly& p, Vec3 offset, Vec3 dir, float* extreme,
+                   std::uint8_t* out) {
+  std::array<float, kMaxHullVertices> proj;
+  float top = -3.0e38f;
+  float scale = 0.0f;
+  for (int i = 0; i < p.vertex_count; ++i) {
+    const Vec3 v = p.vertices[i] + offset;
+    proj[i] = Dot(dir, v);
+    top = std::max(top, proj[i]);
+    scale = std::max(scale, std::fabs(v.x) + std::fabs(v.y) + std::fabs(v.z));
+  }
+  *extreme = top;
+  const float round_off = kRoundOff * scale;
+  const float reach = round_off + kFlatSine * 2.0f * scale;
+  std::array<float, kMaxHullVertices> drops;
+  int count = 0;
+  for (int i = 0; i < p.vertex_count; ++i) {
+    const float drop = top - proj[i];
+    if (drop > reach) continue;
+    // Insertion by drop (a few vertices).
+    int k = count++;
+    for (; k > 0 && drops[k - 1] > drop; --k) {
+      drops[k] = drops[k - 1];
+      out[k] = out[k - 1];
+    }
+    drops[k] = drop;
+    out[k] = static_cast<std::uint8_t>(i);
+  }
+  int kept = 1;
+  for (int i = 1; i < count; ++i) {
+    const Vec3 v = p.vertices[out[i]];
+    int nearest = 0;
+    float nearest_sq = LengthSquared(v - p.vertices[out[0]]);
+    for (int k = 1; k < kept; ++k) {
+      const float d = LengthSquared(v - p.vertices[out[k]]);
+      if (d < nearest_sq) {
+        nearest_sq = d;
+        nearest = k;
+      }
+    }
+    const float rise = drops[i] - drops[nearest] - round_off;
+    if (rise <= 0.0f || rise * rise <= kFlatSine * kFlatSine * nearest_sq) {
+      drops[kept] = drops[i];
+      out[kept++] = out[i];
+    }
+  }
+  return kept;
+}
+
 Vec3 ContactPoint(const SatPoly& a, const SatPoly& b, Vec3 offset_b, Vec3 n) {
-  float max_a = Dot(n, a.vertices[0]);
-  for (int i = 1; i < a.vertex_count; ++i) {
-    max_a = std::max(max_a, Dot(n, a.vertices[i]));
-  }
-  float min_b = Dot(n, b.vertices[0] + offset_b);
-  for (int i = 1; i < b.vertex_count; ++i) {
-    min_b = std::min(min_b, Dot(n, b.vertices[i] + offset_b));
-  }
-  const float tol = 1e-4f * (1.0f + std::fabs(max_a) + std::fabs(min_b));
   // The supporting features, as vertex indices (no scratch to initialise).
   std::uint8_t ia[kMaxHullVertices];
   std::uint8_t ib[kMaxHullVertices];
-  int na = 0;
-  int nb = 0;
-  for (int i = 0; i < a.vertex_count; ++i) {
-    if (Dot(n, a.vertices[i]) >= max_a - tol) {
-      ia[na++] = static_cast<std::uint8_t>(i);
-    }
-  }
-  for (int i = 0; i < b.vertex_count; ++i) {
-    if (Dot(n, b.vertices[i] + offset_b) <= min_b + tol) {
-      ib[nb++] = static_cast<std::uint8_t>(i);
-    }
-  }
+  float max_a;
+  float neg_min_b;
+  const int na = SupportFeature(a, Vec3{}, n, &max_a, ia);
+  const int nb = SupportFeature(b, offset_b, -n, &neg_min_b, ib);
+  const float min_b = -neg_min_b;
   const auto sa = [&](int k) { return a.vertices[ia[k]]; };
   const auto sb = [&](int k) { return b.vertices[ib[k]] + offset_b; };
   if (na == 1) return sa(0);
@@ -396,11 +496,14 @@ Vec3 ContactPoint(const SatPoly& a, const SatPoly& b, Vec3 offset_b, Vec3 n) {
     const float inv = 1.0f / static_cast<float>(kc);
     return level * n + (mean.x * inv) * u + (mean.y * inv) * w;
   }
-  // Round-off left no overlap: the middle of the two features.
-  Vec3 mean{};
-  for (int i = 0; i < na; ++i) mean += sa(i);
-  for (int i = 0; i < nb; ++i) mean += sb(i);
-  return mean * (1.0f / static_cast<float>(na + nb));
+  // No overlap of positive area: the features touch along their
+  // boundaries (faces meeting edge to edge, a segment along a polygon's
+  // side; round-off clips such a contact away), or both are segments.
+  // The middle of their closest points. (This was the mean of all their
+  // vertices, which for two boxes' faces meeting along an edge lay in the
+  // middle of B's face, 0.75 off A.)
+  const P2 mid = ClosestPolygonsMidpoint(ha.data(), ka, hb.data(), kb);
+  return level * n + mid.x * u + mid.y * w;
 }
 
 SatSweepResult Run(const SatPoly& a, const SatPoly& b, Vec3 v, bool prune) {
@@ -489,14 +592,13 @@ Vec3 BoxBoxContactPoint(const float ha[3], const float hb[3], const Vec3 u[3],
                         Vec3 cb, Vec3 n) {
   const float na[3] = {n.x, n.y, n.z};
   const float nb[3] = {Dot(n, u[0]), Dot(n, u[1]), Dot(n, u[2])};
-  float max_a = 0.0f;
-  float spread_b = 0.0f;
-  for (int i = 0; i < 3; ++i) {
-    max_a += ha[i] * std::fabs(na[i]);
-    spread_b += hb[i] * std::fabs(nb[i]);
-  }
-  const float min_b = Dot(n, cb) - spread_b;
-  const float tol = 1e-4f * (1.0f + std::fabs(max_a) + std::fabs(min_b));
+  // ContactPoint's criterion (kFlatSine): an axis is flat when the edge
+  // along it is within kFlatSine of the contact plane, or within round-off
+  // (the vertex scales bounded from the boxes' extents).
+  const float round_off_a = kRoundOff * (ha[0] + ha[1] + ha[2]);
+  const float round_off_b =
+      kRoundOff * (std::fabs(cb.x) + std::fabs(cb.y) + std::fabs(cb.z) + hb[0] +
+                   hb[1] + hb[2]);
   int flat_a = 0;
   int flat_b = 0;
   int axis_a = 0;
@@ -506,8 +608,10 @@ Vec3 BoxBoxContactPoint(const float ha[3], const float hb[3], const Vec3 u[3],
   Vec3 vertex_a{};
   Vec3 vertex_b = cb;
   for (int i = 0; i < 3; ++i) {
-    const bool fa = 2.0f * ha[i] * std::fabs(na[i]) <= tol;
-    const bool fb = 2.0f * hb[i] * std::fabs(nb[i]) <= tol;
+    const bool fa =
+        2.0f * ha[i] * (std::fabs(na[i]) - kFlatSine) <= round_off_a;
+    const bool fb =
+        2.0f * hb[i] * (std::fabs(nb[i]) - kFlatSine) <= round_off_b;
     if (fa) {
       ++flat_a;
       axis_a = i;

@@ -839,14 +839,64 @@ TEST(Review3dTest, ExactlyDegenerateSweepMatchesDoubleReference) {
   EXPECT_EQ(RunSweepFamilies(/*point=*/false), 0);
 }
 
-// Known limit (docs/core/geometry3d-casts-and-meshes.md): the contact point
-// of a polytope sweep's hit can lie off A's surface: box-box (0.75 off A),
-// box-triangle (2e-4) and box-hull (2e-5), 3 of the 30,000 cases. Time
-// and normal are right. Fix needed: the polytope sweep's contact point
-// (sweep_sat.cc) for the touching features of exactly parallel faces and
-// edges.
-TEST(Review3dTest, DISABLED_SweepContactPointOnBothSurfaces) {
+// Time, normal and, at impact, the contact point on both surfaces (within
+// 4 FLT_EPSILON x M). Before the fix (sweep_sat.cc's ContactPoint) 3 of the
+// 30,000 cases failed on the point: box-box (0.75 off A: two faces meeting
+// along an edge, whose overlap round-off clipped away, and the fallback
+// took the mean of both faces' corners), box-triangle (2e-4) and box-hull
+// (2e-5) (a box 2e-3 thick whose edge or vertex was taken for a face or an
+// edge: the supporting features were chosen within 1e-4 of the
+// coordinates).
+TEST(Review3dTest, SweepContactPointOnBothSurfaces) {
   EXPECT_EQ(RunSweepFamilies(/*point=*/true), 0);
+}
+
+// The box-box case above by hand: at t = 9/14 A's face y = 0.303571 meets
+// B's face y = 0.303571, and A's side x = -1.25 meets B's side x = -1.25,
+// so the shapes touch only along the segment x = -1.25, y = 0.303571,
+// z in [-0.5357, 0.9643]. The point was (-0.5, 0.3036, 0.4821), the middle
+// of the two faces' corners, 0.75 off A.
+TEST(Review3dTest, BoxSweepFacesMeetingAlongAnEdgeContactPoint) {
+  const float s = std::sqrt(0.5f);
+  const ConvexShape3 a = Box3{{0.25f, 0.75f, 0.25f}};
+  const Pose3 pa{{0.75f, 2.0f, -0.75f}, {s, 0.0f, 0.0f, s}};
+  const Vec3 da{-3.5f, -2.25f, 1.5f};
+  const ConvexShape3 b = Box3{{0.25f, 1.25f, 1.75f}};
+  const Pose3 pb{{0.5f, -0.75f, 0.75f}, {0.5f, 0.5f, 0.5f, 0.5f}};
+  const Vec3 db{0.0f, 1.25f, 0.0f};
+  const SweepResult<3> r = Sweep(a, pa, da, b, pb, db);
+  ASSERT_EQ(r.outcome, SweepOutcome::kHit);
+  EXPECT_NEAR(r.fraction, 9.0f / 14.0f, 1e-6f);
+  EXPECT_NEAR(r.normal.y, -1.0f, 1e-6f);
+  EXPECT_NEAR(r.point.x, -1.25f, 1e-5f);
+  EXPECT_NEAR(r.point.y, -0.5f + 1.25f * 9.0f / 14.0f, 1e-5f);
+  EXPECT_GE(r.point.z, -0.5f - 1e-5f);
+  EXPECT_LE(r.point.z, -0.75f + 1.5f * 9.0f / 14.0f + 0.75f + 1e-5f);
+}
+
+// A box 2e-3 thick (half extents 1e-3, 1, 1) at rest, and a cube whose face
+// comes down on it along n = (0.1, sqrt(0.99), 0): A's supporting feature
+// is its edge x = 1e-3, y = 1 (the edge at x = -1e-3 lies 2e-4 lower along
+// n). With the supporting features chosen within 1e-4 of the projections
+// (3e-4 here) A's face y = 1 was taken instead and the point, the middle of
+// that face, lay 1e-4 off A; now it is the middle of the edge, (1e-3, 1, 0).
+TEST(Review3dTest, ThinBoxSweepContactPointOnItsEdge) {
+  const float sin_t = 0.1f;
+  const float cos_t = std::sqrt(1.0f - sin_t * sin_t);
+  const Vec3 n{sin_t, cos_t, 0.0f};
+  const float half = 0.5f * std::asin(sin_t);
+  const ConvexShape3 a = Box3{{1e-3f, 1.0f, 1.0f}};
+  const ConvexShape3 b = Box3{{1.0f, 1.0f, 1.0f}};
+  // Turned by -theta about z: B's -y face faces A, with outward normal -n.
+  const Pose3 pb{(1e-3f * sin_t + cos_t + 1.5f) * n,
+                 {0.0f, 0.0f, -std::sin(half), std::cos(half)}};
+  const SweepResult<3> r = Sweep(a, Pose3{}, Vec3{}, b, pb, -1.0f * n);
+  ASSERT_EQ(r.outcome, SweepOutcome::kHit);
+  EXPECT_NEAR(r.fraction, 0.5f, 1e-6f);
+  EXPECT_NEAR(Dot(r.normal, n), 1.0f, 1e-6f);
+  EXPECT_NEAR(r.point.x, 1e-3f, 2e-6f);
+  EXPECT_NEAR(r.point.y, 1.0f, 2e-6f);
+  EXPECT_NEAR(r.point.z, 0.0f, 2e-6f);
 }
 
 // ---- Rays ----
