@@ -43,6 +43,53 @@ RayResult<2> FromCast(const CastHit& h, const Ray<2>& ray) {
   return r;
 }
 
+// The clipping of RayConvex again in double, for an interval that float
+// left too thin to trust: each num and den is a dot product of floats,
+// exact in double but for one rounding of the sum, where in float each
+// carries a few ulps of the coordinates, and num / den that over |den|.
+// Near a sharp corner two nearly parallel edge lines cut the ray a hair
+// apart (a tip of angle phi passed at distance s is cut at parameters
+// about s phi apart), below float's resolution of the parameter, so float
+// could keep a ray that passes the tip well beyond the tolerance (a
+// fuzzer finding: a needle of angle 3e-5 passed at 2e-5, 50 times the
+// tolerance, reported a hit 2e-5 off the polygon). False when the interval
+// is empty; else its lower end and the edge that raised it.
+template <typename VertexFn, typename NormalFn>
+[[gnu::cold, gnu::noinline]] bool ClipInDouble(int count, VertexFn vertex,
+                                               NormalFn normal,
+                                               const Ray<2>& ray, float upper,
+                                               double* lower_out,
+                                               int* index_out) {
+  const double ox = ray.origin.x;
+  const double oy = ray.origin.y;
+  double lower = 0.0;
+  double upper_d = upper;
+  int index = -1;
+  for (int i = 0; i < count; ++i) {
+    const Vec2 n = normal(i);
+    const Vec2 v = vertex(i);
+    const double num = static_cast<double>(n.x) * (v.x - ox) +
+                       static_cast<double>(n.y) * (v.y - oy);
+    const double den = static_cast<double>(n.x) * ray.direction.x +
+                       static_cast<double>(n.y) * ray.direction.y;
+    if (den == 0.0) {
+      if (num < 0.0) return false;
+    } else if (den < 0.0) {
+      const double t = num / den;
+      if (t > lower) {
+        lower = t;
+        index = i;
+      }
+    } else {
+      upper_d = std::min(upper_d, num / den);
+    }
+  }
+  if (upper_d < lower || index < 0) return false;
+  *lower_out = lower;
+  *index_out = index;
+  return true;
+}
+
 // Cyrus-Beck over any convex polygon given by accessors (a core in SoA
 // form, or a ConvexPolygon read in place without copying); xs and ys are
 // its vertex coordinates (for the exact distance of an origin in the band).
@@ -119,6 +166,19 @@ RayResult<2> RayConvex(int count, VertexFn vertex, NormalFn normal,
     return Inside(ray);
   }
   if (index < 0) return r;
+  // An interval thinner than float can resolve (its ends carry a few ulps
+  // of the problem's scale, more over a small |den|; the scale is tol /
+  // kTouchingRelativeTolerance): decided again in double. Rare for rays
+  // that hit, so off the hot path.
+  if (upper - lower <= 1e-3f * upper + 100.0f * tolerance) {
+    double lower_d;
+    if (!ClipInDouble(count, vertex, normal, ray,
+                      std::min(ray.max_distance, kMaxClipDistance), &lower_d,
+                      &index)) {
+      return r;
+    }
+    lower = static_cast<float>(lower_d);
+  }
   r.hit = true;
   r.distance = lower;
   r.point = o + lower * d;

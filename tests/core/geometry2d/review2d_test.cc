@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <numbers>
+#include <random>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -774,6 +775,116 @@ TEST(Review2d, SweepPastASharpTipGrazesByTheExactDistance) {
     EXPECT_NEAR(sweep.fraction, t, 0.05 * tol);
     EXPECT_LE(Dot(sweep.normal, motion), 0.0f);
   }
+}
+
+// A ray past a needle's tip (a core_pair_fuzzer finding, seed
+// regression_ray_needle_tip_clip). The needle's two long edge lines cut a
+// ray that passes its tip at distance s a mere s x phi apart in the ray's
+// parameter (phi the tip's angle), below float's resolution of a parameter
+// of the problem's size, and the float clipping kept an interval that is
+// empty: a needle of angle 3e-5 passed at 2e-5 (50 x the tolerance)
+// reported a hit 2e-5 off the polygon. Such thin intervals are now decided
+// again in double. Here: needles of angle 1e-5 to 1e-2, length 0.3 to 10,
+// turned and placed at random; rays crossing the axis 3 to 1000 tolerances
+// beyond the tip within 60 degrees of square to it (which cannot meet the
+// needle: they must miss) and rays crossing the axis inside the needle
+// (which must hit on the boundary, within the tolerance, and enter through
+// one of the two long edges). Before the fix 2,105 of the 10,000 passing
+// rays hit.
+TEST(Review2d, RayPastANeedleTipMissesAndThroughItHitsOnTheBoundary) {
+  {
+    const ConvexPolygon needle =
+        *MakeConvexPolygon(std::vector<Vec2>{{-3.05185097e-07f, 0.00992187206f},
+                                             {0.0f, 1.95318462e-05f},
+                                             {0.0f, 0.00460921042f}});
+    const Pose2 pose{{0.0f, 0.000799584959f}, {0.33703506f, 0.941492081f}};
+    const RayResult<2> ray = RayCast(
+        needle, pose,
+        Ray<2>{{2.44148077e-06f, -0.0344541743f}, {0.0f, 1.0f}, 0.08097f});
+    EXPECT_FALSE(ray.hit) << "at " << ray.distance;
+  }
+  std::mt19937 rng(2024);
+  const auto uniform = [&](double lo, double hi) {
+    return std::uniform_real_distribution<double>(lo, hi)(rng);
+  };
+  int passing_hits = 0;
+  int through_misses = 0;
+  int through_off_boundary = 0;
+  for (int i = 0; i < 20000; ++i) {
+    const double length = std::pow(10.0, uniform(-0.5, 1.0));
+    const double phi = std::pow(10.0, uniform(-5.0, -2.0));
+    const double half_width = 0.5 * length * std::tan(0.5 * phi);
+    // Tip at the origin, the needle along +x, in the polygon's frame.
+    const ConvexPolygon needle = *MakeConvexPolygon(std::vector<Vec2>{
+        {0.0f, 0.0f},
+        {static_cast<float>(length), static_cast<float>(-half_width)},
+        {static_cast<float>(length), static_cast<float>(half_width)}});
+    const std::vector<D2> corners = {{0.0, 0.0},
+                                     {needle.vertex(1).x, needle.vertex(1).y},
+                                     {needle.vertex(2).x, needle.vertex(2).y}};
+    const double angle = uniform(0.0, 2.0 * std::numbers::pi);
+    const Pose2 pose =
+        Pose2::FromAngle({static_cast<float>(uniform(-length, length)),
+                          static_cast<float>(uniform(-length, length))},
+                         static_cast<float>(angle));
+    const bool passing = i % 2 == 0;
+    const double theta = uniform(-std::numbers::pi / 3, std::numbers::pi / 3);
+    // Direction: within 60 degrees of square to the axis, either side.
+    const double sign = i % 4 < 2 ? 1.0 : -1.0;
+    const D2 dir_local{std::sin(theta), sign * std::cos(theta)};
+    // The ray's tolerance (raycast2d.cc): the polygon's extent plus the
+    // origin's, in the polygon's frame; the origin 1.5 lengths back from
+    // where the ray crosses the axis, which is within a length of the tip.
+    const float tolerance = TouchingTolerance(ExtentOf(Shape2{needle}) +
+                                              static_cast<float>(3.0 * length));
+    // Where the ray crosses the needle's axis, in the needle's frame.
+    const double cross_x =
+        passing ? -tolerance * std::pow(10.0, uniform(std::log10(3.0), 3.0))
+                : length * uniform(0.1, 0.9);
+    const D2 origin_local{cross_x - 1.5 * length * dir_local.x,
+                          -1.5 * length * dir_local.y};
+    const double c = std::cos(angle), s = std::sin(angle);
+    const auto to_world = [&](D2 q, bool point) {
+      return Vec2{static_cast<float>(c * q.x - s * q.y +
+                                     (point ? pose.position.x : 0.0f)),
+                  static_cast<float>(s * q.x + c * q.y +
+                                     (point ? pose.position.y : 0.0f))};
+    };
+    const Ray<2> ray{to_world(origin_local, true), to_world(dir_local, false),
+                     static_cast<float>(3.0 * length)};
+    const RayResult<2> result = RayCast(needle, pose, ray);
+    if (passing) {
+      if (result.hit && ++passing_hits <= 3) {
+        ADD_FAILURE() << "case " << i << ": a ray " << -cross_x / tolerance
+                      << " tolerances past a tip of angle " << phi << " hit at "
+                      << result.distance;
+      }
+      continue;
+    }
+    if (!result.hit || result.started_inside) {
+      ++through_misses;
+      continue;
+    }
+    // The hit point in the needle's frame, against the exact boundary.
+    const double px = result.point.x - pose.position.x;
+    const double py = result.point.y - pose.position.y;
+    const D2 local{c * px + s * py, -s * px + c * py};
+    double to_boundary = 1e300;
+    for (size_t e = 0; e < corners.size(); ++e) {
+      to_boundary = std::min(
+          to_boundary,
+          PointSegment(local, corners[e], corners[(e + 1) % corners.size()]));
+    }
+    if (to_boundary > tolerance && ++through_off_boundary <= 3) {
+      ADD_FAILURE() << "case " << i << ": hit point " << to_boundary
+                    << " off the boundary, tolerance " << tolerance;
+    }
+  }
+  std::printf("rays past needle tips: %d hits; rays through: %d misses\n",
+              passing_hits, through_misses);
+  EXPECT_EQ(passing_hits, 0);
+  EXPECT_EQ(through_misses, 0);
+  EXPECT_EQ(through_off_boundary, 0);
 }
 
 }  // namespace
