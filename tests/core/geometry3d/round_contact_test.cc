@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "core/geometry3d/double_reference3d.h"
+#include "core/geometry3d/seeded_family3d.h"
 #include "gtest/gtest.h"
 #include "sator/core/geometry3d/contact3d.h"
 #include "sator/core/geometry3d/convex_hull.h"
@@ -36,6 +37,7 @@ using test3d::DistanceToSegment;
 using test3d::DistanceToTriangle;
 using test3d::DotD;
 using test3d::Dv;
+using test3d::Family;
 using test3d::LenD;
 using test3d::ToDv;
 
@@ -214,34 +216,6 @@ void Check(const Capsule3& a, const RefB& b, Tally* tally, int i) {
     }
   }
 }
-
-class Family {
- public:
-  explicit Family(unsigned seed) : rng_(seed) {}
-  float U(float lo, float hi) {
-    return std::uniform_real_distribution<float>(lo, hi)(rng_);
-  }
-  float LogU(float lo_exp, float hi_exp) {
-    return std::pow(10.0f, U(lo_exp, hi_exp));
-  }
-  Vec3 Unit() {
-    std::normal_distribution<float> g(0.0f, 1.0f);
-    for (;;) {
-      const Vec3 v{g(rng_), g(rng_), g(rng_)};
-      const float len = Length(v);
-      if (len > 1e-3f) return (1.0f / len) * v;
-    }
-  }
-  // Unit u, and v, w completing an orthonormal frame.
-  void Frame(Vec3* u, Vec3* v, Vec3* w) {
-    *u = Unit();
-    *v = NormalizeOrZero(Cross(*u, Unit()));
-    *w = Cross(*u, *v);
-  }
-
- private:
-  std::mt19937 rng_;
-};
 
 void Report(const char* name, const Tally& t) {
   std::printf("%s: %d cases, %d overlapping, %d failures, worst %.2f\n", name,

@@ -684,7 +684,6 @@ TEST(Sweep3d, CapsuleAlongLongBoxEdgeProperties) {
 
 // ---- Sliver triangles against a double-precision reference -------------
 
-
 // The first t in [0, 1] at which the point p + t d comes within r of the
 // triangle, or -1. The distance along a line to a convex set is convex in
 // t, so a golden-section search finds its least value and, when that is
