@@ -349,10 +349,15 @@ void PolygonRayCastSator(benchmark::State& s) {
     const Ray<2> local{InvTransform(pose, rays[i].origin),
                        InvRotate(pose.rotation, rays[i].direction),
                        rays[i].max_distance};
-    RayResult<2> r =
-        RayCastPolygon(*std::get_if<ConvexPolygon>(&pairs[i].a), local);
-    r.point = rays[i].origin + r.distance * rays[i].direction;
-    r.normal = Rotate(pose.rotation, r.normal);
+    // Back to the world frame; kept const for DoNotOptimize (its non-const
+    // form can corrupt a float result with GCC 12, google/benchmark#903).
+    const RayResult<2> r = [&] {
+      RayResult<2> hit =
+          RayCastPolygon(*std::get_if<ConvexPolygon>(&pairs[i].a), local);
+      hit.point = rays[i].origin + hit.distance * rays[i].direction;
+      hit.normal = Rotate(pose.rotation, hit.normal);
+      return hit;
+    }();
     benchmark::DoNotOptimize(r);
     i = (i + 1) & (kPairs - 1);
   }
