@@ -365,6 +365,9 @@ void FromQueryResult(const scene::QueryResult<D>& result, QueryKind kind,
       std::clamp<std::int64_t>(result.stats.leaf_visits, 0, kMaxCount)));
 }
 
+// D is a template argument, which cannot be parenthesized here (clang then
+// finds the explicit instantiations ambiguous with the templates).
+// NOLINTBEGIN(bugprone-macro-parentheses)
 #define SATOR_INSTANTIATE_QUERY_CONVERT(D)                                    \
   template absl::StatusOr<scene::SceneQuery<D>> ToSceneQuery<D>(              \
       const sator::v1::OverlapQuery&, scene::QueryOptions,                    \
@@ -384,6 +387,7 @@ void FromQueryResult(const scene::QueryResult<D>& result, QueryKind kind,
   template void FromQueryResult<D>(const scene::QueryResult<D>&, QueryKind,   \
                                    sator::v1::QueryResult*);
 
+// NOLINTEND(bugprone-macro-parentheses)
 SATOR_INSTANTIATE_QUERY_CONVERT(2)
 SATOR_INSTANTIATE_QUERY_CONVERT(3)
 

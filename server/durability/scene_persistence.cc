@@ -79,9 +79,9 @@ absl::StatusOr<std::string> SerializeScene(
 
 }  // namespace
 
-ScenePersistence::ScenePersistence(const PersistenceOptions& options,
+ScenePersistence::ScenePersistence(PersistenceOptions options,
                                    SceneRegistry& registry)
-    : options_(options), registry_(registry) {}
+    : options_(std::move(options)), registry_(registry) {}
 
 ScenePersistence::~ScenePersistence() { StopPeriodicSnapshots(); }
 
@@ -202,12 +202,12 @@ absl::Status ScenePersistence::SnapshotNow() {
     for (std::shared_ptr<HostedScene>& hosted :
          registry_.List("", std::numeric_limits<std::size_t>::max())) {
       if (const scene::Scene2* core = hosted->scene2(); core != nullptr) {
-        serializers.push_back([hosted, published = core->Snapshot()] {
+        serializers.emplace_back([hosted, published = core->Snapshot()] {
           return SerializeScene<2>(*hosted, published);
         });
       } else if (const scene::Scene3* core3 = hosted->scene3();
                  core3 != nullptr) {
-        serializers.push_back([hosted, published = core3->Snapshot()] {
+        serializers.emplace_back([hosted, published = core3->Snapshot()] {
           return SerializeScene<3>(*hosted, published);
         });
       }

@@ -95,7 +95,7 @@ class ScenePersistence {
   durability::DurableStore& store() { return *store_; }
 
  private:
-  ScenePersistence(const PersistenceOptions& options, SceneRegistry& registry);
+  ScenePersistence(PersistenceOptions options, SceneRegistry& registry);
 
   const PersistenceOptions options_;
   SceneRegistry& registry_;

@@ -27,7 +27,7 @@ template <typename T>
 struct SceneDimension;
 template <int D>
 struct SceneDimension<scene::Scene<D>> {
-  static constexpr int value = D;
+  static constexpr int kValue = D;
 };
 
 // Calls `visit(scene)` with the hosted scene's core Scene<2> or Scene<3>.
@@ -244,8 +244,8 @@ absl::StatusOr<sator::v1::SceneInfo> ImportAs(
                            effective.mutable_snapshot()->mutable_settings());
         populated = RunMutation(options, scene.id(), effective, [&] {
           absl::Status filled = VisitScene(scene, [&](auto& core) {
-            if constexpr (SceneDimension<std::decay_t<decltype(core)>>::value ==
-                          D) {
+            if constexpr (SceneDimension<
+                              std::decay_t<decltype(core)>>::kValue == D) {
               return Populate<D>(core, *content);
             } else {
               return absl::InternalError("scene dimension changed");
@@ -475,7 +475,7 @@ absl::StatusOr<sator::v1::SceneSnapshot> ExportScene(
   snapshot.set_scene_id((*hosted)->id());
   FromHostedSettings((*hosted)->settings(), snapshot.mutable_settings());
   VisitScene(**hosted, [&](const auto& core) {
-    constexpr int kDim = SceneDimension<std::decay_t<decltype(core)>>::value;
+    constexpr int kDim = SceneDimension<std::decay_t<decltype(core)>>::kValue;
     // One published state gives both the tick and the bodies.
     const auto published = core.Snapshot();
     convert::FromSceneContent<kDim>(published.tick(), published.Bodies(),
@@ -515,6 +515,7 @@ absl::StatusOr<sator::v1::SceneInfo> ImportScene(
           : ImportAs<3>(registry, options, *settings, request);
   if (info.ok()) {
     std::vector<std::string> prefixed;
+    prefixed.reserve(kept_over_limit.size());
     for (const std::string& message : kept_over_limit) {
       prefixed.push_back(absl::StrCat("snapshot.", message));
     }
