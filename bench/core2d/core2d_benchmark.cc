@@ -335,8 +335,10 @@ Ray<2> MakeRay(const PairInput& p, int i) {
   const Vec2 from = p.pb.position + Vec2{3.0f, 0.5f};
   return {from, NormalizeOrZero(target - from), 6.0f};
 }
-// Typed path: the caller maps the ray into the polygon's frame and the hit
-// back (timed, as Box2D does the same inside RayCast).
+// Typed path: the caller maps the ray into the polygon's frame and a hit
+// back (timed, as Box2D does the same inside RayCast). Only a hit is mapped
+// back, as RayCast(shape, pose, ray) does and as b2PolygonShape::RayCast
+// (which writes its output only on a hit); a miss has no point or normal.
 void PolygonRayCastSator(benchmark::State& s) {
   const std::vector<PairInput>& pairs = PolygonPairs();
   std::vector<Ray<2>> rays;
@@ -354,8 +356,10 @@ void PolygonRayCastSator(benchmark::State& s) {
     const RayResult<2> r = [&] {
       RayResult<2> hit =
           RayCastPolygon(*std::get_if<ConvexPolygon>(&pairs[i].a), local);
-      hit.point = rays[i].origin + hit.distance * rays[i].direction;
-      hit.normal = Rotate(pose.rotation, hit.normal);
+      if (hit.hit) {
+        hit.point = rays[i].origin + hit.distance * rays[i].direction;
+        hit.normal = Rotate(pose.rotation, hit.normal);
+      }
       return hit;
     }();
     benchmark::DoNotOptimize(r);
