@@ -11,7 +11,7 @@
 // handled on its own.
 // A ray whose origin is inside the shape, or within the touching tolerance
 // of it, reports started_inside (query_types.h). Polygons first try an early
-// reject by their bounding disc (RayCastConvexPolygon).
+// reject by their bounding disc (RayCastPolygon).
 #include "geometry2d/raycast2d.h"
 
 #include <algorithm>
@@ -19,6 +19,7 @@
 #include "geometry2d/cast2d.h"
 #include "geometry2d/distance2d.h"
 #include "geometry2d/sat2d.h"
+#include "sator/core/geometry2d/queries2d.h"
 
 namespace sator::internal2d {
 namespace {
@@ -232,32 +233,6 @@ RayResult<2> RaySegment(Vec2 a, Vec2 b, const Ray<2>& ray, float tolerance) {
 
 }  // namespace
 
-RayResult<2> RayCastConvexPolygon(const ConvexPolygon& polygon,
-                                  const Ray<2>& ray) {
-  const float tolerance = TouchingTolerance(polygon.extent() + L1(ray.origin));
-  // Early reject by the bounding disc (centroid c, radius R, shapes2d.h).
-  // Every point the clipping could report (a boundary point, or an origin
-  // with n_i.(o - v_i) <= tol for all i) lies in the polygon grown by tol
-  // along each edge normal, whose vertices are tol / cos(phi / 2) from the
-  // original ones (phi the exterior angle), so within R + tol /
-  // corner_factor of c. If the closest point of the ray's segment [0,
-  // max_distance] to c is farther, the loop below would find nothing.
-  // Compared multiplied by corner_factor (no division); 1.1 tol covers the
-  // round-off of the closest point (a few ulps of the scale, which the
-  // tolerance exceeds 80-fold).
-  const Vec2 to_c = polygon.centroid() - ray.origin;
-  const float along =
-      std::clamp(Dot(to_c, ray.direction), 0.0f, ray.max_distance);
-  const Vec2 off = to_c - along * ray.direction;
-  const float cf = polygon.corner_factor();
-  const float reach = polygon.bounding_radius() * cf + 1.1f * tolerance;
-  if (LengthSquared(off) * (cf * cf) > reach * reach) return RayResult<2>{};
-  return RayConvex(
-      polygon.count(), [&](int i) { return polygon.vertex(i); },
-      [&](int i) { return polygon.normal(i); }, polygon.xs(), polygon.ys(), ray,
-      tolerance);
-}
-
 RayResult<2> RayCastCore(const Core& core, const Ray<2>& ray) {
   const float tolerance = TouchingTolerance(core.extent + L1(ray.origin));
   if (core.count == 1) {
@@ -284,3 +259,38 @@ RayResult<2> RayCastCore(const Core& core, const Ray<2>& ray) {
 }
 
 }  // namespace sator::internal2d
+
+namespace sator {
+
+// The public polygon ray (queries2d.h) is defined here, next to the clipping
+// it runs, rather than in queries2d.cc as a wrapper: GCC 12 does not turn a
+// call that returns a struct in memory into a tail jump, so a wrapper costs a
+// call, a return and a frame on every ray (the typed path, RayCastLocal and
+// RayCast all call it).
+RayResult<2> RayCastPolygon(const ConvexPolygon& polygon, const Ray<2>& ray) {
+  const float tolerance =
+      TouchingTolerance(polygon.extent() + internal2d::L1(ray.origin));
+  // Early reject by the bounding disc (centroid c, radius R, shapes2d.h).
+  // Every point the clipping could report (a boundary point, or an origin
+  // with n_i.(o - v_i) <= tol for all i) lies in the polygon grown by tol
+  // along each edge normal, whose vertices are tol / cos(phi / 2) from the
+  // original ones (phi the exterior angle), so within R + tol /
+  // corner_factor of c. If the closest point of the ray's segment [0,
+  // max_distance] to c is farther, the loop below would find nothing.
+  // Compared multiplied by corner_factor (no division); 1.1 tol covers the
+  // round-off of the closest point (a few ulps of the scale, which the
+  // tolerance exceeds 80-fold).
+  const Vec2 to_c = polygon.centroid() - ray.origin;
+  const float along =
+      std::clamp(Dot(to_c, ray.direction), 0.0f, ray.max_distance);
+  const Vec2 off = to_c - along * ray.direction;
+  const float cf = polygon.corner_factor();
+  const float reach = polygon.bounding_radius() * cf + 1.1f * tolerance;
+  if (LengthSquared(off) * (cf * cf) > reach * reach) return RayResult<2>{};
+  return internal2d::RayConvex(
+      polygon.count(), [&](int i) { return polygon.vertex(i); },
+      [&](int i) { return polygon.normal(i); }, polygon.xs(), polygon.ys(), ray,
+      tolerance);
+}
+
+}  // namespace sator
