@@ -54,7 +54,7 @@ struct Core {
 
 // Four floats, with GCC/Clang vector extensions (SSE on x86-64, NEON on
 // AArch64).
-typedef float F4 __attribute__((vector_size(16)));
+using F4 = float __attribute__((vector_size(16)));
 
 inline F4 Load4(const float* p) {
   F4 v;
@@ -179,14 +179,14 @@ inline void MakeCore(const Shape2& shape, Core& core) {
       MakePolygonCore(As<ConvexPolygon>(shape), core);
       return;
     case 3: {
-      const Capsule2& c = As<Capsule2>(shape);
+      const auto& c = As<Capsule2>(shape);
       SetSegment(core, c.a, c.b);
       core.radius = c.radius;
       core.extent = std::max(L1(c.a), L1(c.b)) + c.radius;
       return;
     }
     default: {
-      const Segment2& s = As<Segment2>(shape);
+      const auto& s = As<Segment2>(shape);
       SetSegment(core, s.a, s.b);
       core.radius = 0.0f;
       core.extent = std::max(L1(s.a), L1(s.b));

@@ -430,7 +430,7 @@ Aabb2 ComputeAabb(const Shape2& shape, const Pose2& pose) {
       return {p - e, p + e};
     }
     case kPolygon: {
-      const ConvexPolygon& polygon = internal2d::As<ConvexPolygon>(shape);
+      const auto& polygon = internal2d::As<ConvexPolygon>(shape);
       Vec2 lo = Transform(pose, polygon.vertex(0));
       Vec2 hi = lo;
       for (int i = 1; i < polygon.count(); ++i) {
@@ -441,14 +441,14 @@ Aabb2 ComputeAabb(const Shape2& shape, const Pose2& pose) {
       return {lo, hi};
     }
     case kCapsule: {
-      const Capsule2& c = internal2d::As<Capsule2>(shape);
+      const auto& c = internal2d::As<Capsule2>(shape);
       const Vec2 a = Transform(pose, c.a);
       const Vec2 b = Transform(pose, c.b);
       const Vec2 r{c.radius, c.radius};
       return {Min(a, b) - r, Max(a, b) + r};
     }
     default: {
-      const Segment2& s = internal2d::As<Segment2>(shape);
+      const auto& s = internal2d::As<Segment2>(shape);
       const Vec2 a = Transform(pose, s.a);
       const Vec2 b = Transform(pose, s.b);
       return {Min(a, b), Max(a, b)};

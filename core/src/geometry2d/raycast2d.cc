@@ -197,8 +197,9 @@ RayResult<2> RayPolygon(const Core& core, const Ray<2>& ray, float tolerance) {
 RayResult<2> RaySegment(Vec2 a, Vec2 b, const Ray<2>& ray, float tolerance) {
   const Vec2 o = ray.origin;
   const Vec2 d = ray.direction;
-  if (Length(o - ClosestPointOnSegment(o, a, b)) <= tolerance)
+  if (Length(o - ClosestPointOnSegment(o, a, b)) <= tolerance) {
     return Inside(ray);
+  }
   RayResult<2> r;
   const Vec2 e = b - a;
   const float length = Length(e);

@@ -49,6 +49,8 @@
 #include <emmintrin.h>
 #endif
 
+#include <cstddef>
+
 namespace sator::internal2d {
 
 namespace {
@@ -258,7 +260,7 @@ ContactResult<2> ContactSmallPolygons(const ConvexPolygon& a,
   alignas(16) float by[8];
   alignas(16) float bnx[8];
   alignas(16) float bny[8];
-  for (int g = 0; g < 2; ++g) {
+  for (std::size_t g = 0; g < 2; ++g) {
     _mm_store_ps(bx + 4 * g, lb.x[g]);
     _mm_store_ps(by + 4 * g, lb.y[g]);
     _mm_store_ps(bnx + 4 * g, lb.nx[g]);

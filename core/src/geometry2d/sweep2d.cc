@@ -340,8 +340,9 @@ SweepResult<2> SweepGraze(const Core& a, const Core& b, Vec2 motion,
   const CoreCast cast =
       CastCores(a, b, motion, a.radius + b.radius + tolerance);
   SweepResult<2> result;
-  if (cast.hit.hit)
+  if (cast.hit.hit) {
     HitFromCast(a, b, motion, cast, tolerance, tolerance, result);
+  }
   return result;
 }
 

@@ -48,7 +48,7 @@ void MakeTriangleData(const Triangle3& t, PolyData* out) {
   // 0.1 radians on a sliver, and the face axis then misjudges the
   // triangle's extent across its length); the plane's offset too.
   const Vec3 n = TriangleNormal(t.a, t.b, t.c);
-  const float offset = static_cast<float>(Dot(ToD3(n), ToD3(t.a)));
+  const auto offset = static_cast<float>(Dot(ToD3(n), ToD3(t.a)));
   out->face_count = 2;
   out->faces[0] = {n, offset, 0, 3};
   out->faces[1] = {-n, -offset, 3, 3};
@@ -138,8 +138,9 @@ void MakeBoxData(const Box3& box, PolyData* out) {
   for (int f = 0; f < 6; ++f) {
     out->faces[f] = {normals[f], offsets[f], static_cast<std::uint16_t>(4 * f),
                      4};
-    for (int i = 0; i < 4; ++i)
+    for (int i = 0; i < 4; ++i) {
       out->face_vertex_indices[4 * f + i] = kBoxFaces[f][i];
+    }
   }
   out->face_index_count = 24;
   out->edge_count = 12;

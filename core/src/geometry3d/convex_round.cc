@@ -71,10 +71,12 @@ bool TieDirection(const CorePairs& ties, int i, Vec3* u) {
 Vec3 FlatCoresAxis(const PolyRef& a, const PolyRef& b, Vec3 diff) {
   D3 ua{};
   D3 ub{};
-  if (a.kind == CoreKind::kSegment)
+  if (a.kind == CoreKind::kSegment) {
     ua = ToD3(a.vertices[1]) - ToD3(a.vertices[0]);
-  if (b.kind == CoreKind::kSegment)
+  }
+  if (b.kind == CoreKind::kSegment) {
     ub = ToD3(b.vertices[1]) - ToD3(b.vertices[0]);
+  }
   const D3 c = Cross(ua, ub);
   const double c2 = Dot(c, c);
   if (c2 > 0.0) return ToVec3((1.0 / std::sqrt(c2)) * c);

@@ -210,7 +210,7 @@ SweepResult<3> SweepRound(const ConvexShape3& a, const Pose3& pose_a,
     core[0] = a_in_b.position;
     r_a = sphere->radius;
   } else {
-    const Capsule3& cap = std::get<Capsule3>(a);
+    const auto& cap = std::get<Capsule3>(a);
     core[0] = Transform(a_in_b, cap.a);
     core[1] = Transform(a_in_b, cap.b);
     core_count = 2;
