@@ -11,11 +11,13 @@
 #include <cmath>
 #include <cstdio>
 #include <variant>
+#include <vector>
 
 #include "core/geometry3d/double_reference3d.h"
 #include "core/geometry3d_casts/shape_gen.h"
 #include "gtest/gtest.h"
 #include "sator/core/geometry3d/contact3d.h"
+#include "sator/core/geometry3d/convex_hull.h"
 #include "sator/core/geometry3d/overlap3d.h"
 #include "sator/core/geometry3d/shape3d_validation.h"
 
@@ -780,6 +782,190 @@ TEST(Sweep3d, SphereOntoSliverTriangleMatchesDoubleReference) {
     ASSERT_GE(gap_at, r - tol);
   }
   EXPECT_GT(hits, 5000);
+}
+
+// A box's half extents and pose with the rotation as a double matrix, for
+// the exact distance of a point to its surface.
+struct DoubleBox {
+  Dv centre;
+  Dv axis[3];
+  double half[3];
+};
+
+DoubleBox ToDoubleBox(const Vec3& h, const Pose3& pose) {
+  // The rotation of the (not exactly unit) float quaternion, normalised in
+  // double: the float geometry rounds to within about 1e-7 of it.
+  const Quat q = pose.rotation;
+  const double n = std::sqrt(
+      static_cast<double>(q.x) * q.x + static_cast<double>(q.y) * q.y +
+      static_cast<double>(q.z) * q.z + static_cast<double>(q.w) * q.w);
+  const double x = q.x / n, y = q.y / n, z = q.z / n, w = q.w / n;
+  DoubleBox b;
+  b.centre = ToDv(pose.position);
+  b.axis[0] = {1 - 2 * (y * y + z * z), 2 * (x * y + w * z),
+               2 * (x * z - w * y)};
+  b.axis[1] = {2 * (x * y - w * z), 1 - 2 * (x * x + z * z),
+               2 * (y * z + w * x)};
+  b.axis[2] = {2 * (x * z + w * y), 2 * (y * z - w * x),
+               1 - 2 * (x * x + y * y)};
+  b.half[0] = h.x;
+  b.half[1] = h.y;
+  b.half[2] = h.z;
+  return b;
+}
+
+Dv LocalToWorld(const DoubleBox& b, Dv local) {
+  return b.centre + local.x * b.axis[0] + local.y * b.axis[1] +
+         local.z * b.axis[2];
+}
+
+// The distance from p to the box's surface (from outside or inside).
+double DistanceToBoxSurface(const DoubleBox& b, Dv p) {
+  const Dv d = p - b.centre;
+  double outside = 0.0;
+  double inside = -1e300;  // The largest (least negative) face distance.
+  for (int i = 0; i < 3; ++i) {
+    const double excess = std::fabs(DotD(d, b.axis[i])) - b.half[i];
+    if (excess > 0.0) outside += excess * excess;
+    inside = std::max(inside, excess);
+  }
+  return outside > 0.0 ? std::sqrt(outside) : -inside;
+}
+
+// A convex shape of the edge family below: a box, the same box as a hull,
+// or a triangle on one of the box's faces sharing the edge; with the exact
+// distance to its surface.
+struct EdgeFamilyShape {
+  ConvexShape3 shape;
+  DoubleBox box;
+  bool triangle = false;
+  Dv tri[3];
+
+  double DistanceToSurface(Dv p) const {
+    return triangle ? DistanceToTriangle(p, tri[0], tri[1], tri[2])
+                    : DistanceToBoxSurface(box, p);
+  }
+};
+
+// Kind 0 a box, 1 its hull, 2 the triangle with the box's edge along local
+// x at (y, z) = (sy h.y, sz h.z) on the face y = sy h.y, its third vertex
+// at the far side of that face.
+EdgeFamilyShape MakeEdgeFamilyShape(int kind, Vec3 h, const Pose3& pose,
+                                    float sy, float sz) {
+  EdgeFamilyShape s;
+  s.box = ToDoubleBox(h, pose);
+  if (kind == 0) {
+    s.shape = Box3{h};
+  } else if (kind == 1) {
+    std::vector<Vec3> corners;
+    for (int k = 0; k < 8; ++k) {
+      corners.push_back(
+          {(k & 1) ? h.x : -h.x, (k & 2) ? h.y : -h.y, (k & 4) ? h.z : -h.z});
+    }
+    s.shape = *MakeConvexHull(corners);
+  } else {
+    const Vec3 local[3] = {{-h.x, sy * h.y, sz * h.z},
+                           {h.x, sy * h.y, sz * h.z},
+                           {0, sy * h.y, -sz * h.z}};
+    s.shape = Triangle3{local[0], local[1], local[2]};
+    s.triangle = true;
+    for (int k = 0; k < 3; ++k) s.tri[k] = LocalToWorld(s.box, ToDv(local[k]));
+  }
+  return s;
+}
+
+EdgeFamilyShape Shifted(EdgeFamilyShape s, Dv shift) {
+  s.box.centre = s.box.centre + shift;
+  for (Dv& v : s.tri) v = v + shift;
+  return s;
+}
+
+// Polytope sweeps whose time of impact is an edge of A against an edge of
+// B at sines of 1e-5 (below which edge axes are skipped) to 1e-2: boxes,
+// the same boxes as hulls, and triangles on their faces, 1e-1 to 1e3 long,
+// in a random orientation and position up to 10 sizes from the origin. B's
+// edge is turned by theta about the normal between A's two faces there, so
+// the edges' cross product is that normal, beside A's edge and moving onto
+// it; they cross when B's lateral offset is under theta times the length.
+// At the time of impact the contact point must lie on both surfaces within
+// 4e-6 of the coordinates' magnitude M (the rounding of the poses and the
+// vertices to float is about 1e-7 of it). The float solve of the edges'
+// closest points (ClosestSegmentPoints) has a determinant of
+// |d1|^2 |d2|^2 sin^2 carrying round-off of about FLT_EPSILON |d1|^2 |d2|^2,
+// so its s was off by about FLT_EPSILON / sin^2 and the point by that times
+// the length times sin, off the other edge.
+TEST(Sweep3d, NearlyParallelPolytopeEdgesContactPointOnBothSurfaces) {
+  Rng rng(9201);
+  int hits = 0;
+  int edge_hits = 0;  // Normal within 1e-3 of the edges' normal.
+  int failures = 0;
+  double worst = 0.0;  // In units of the tolerance.
+  for (int i = 0; i < 12000; ++i) {
+    const int kind_a = i % 3;
+    const int kind_b = (i / 3) % 3;
+    const float len = LogUniform(rng, -1.0f, 3.0f);
+    const Vec3 ha{0.5f * len, len * rng.Uniform(0.05f, 0.5f),
+                  len * rng.Uniform(0.05f, 0.5f)};
+    const Vec3 hb{0.5f * len * rng.Uniform(0.5f, 1.5f),
+                  len * rng.Uniform(0.05f, 0.5f),
+                  len * rng.Uniform(0.05f, 0.5f)};
+    const float theta = LogUniform(rng, -5.0f, -0.5f);
+    // Between A's faces +y and +z at its edge (x, +h.y, +h.z).
+    const float alpha = rng.Uniform(0.1f, 1.47f);
+    const Vec3 out{0.0f, std::cos(alpha), std::sin(alpha)};
+    const Vec3 side{0.0f, std::sin(alpha), -std::cos(alpha)};
+    // B: its edge along local x at (-h.y, -h.z) faces -out between its
+    // faces -y and -z (beta), then the edge tilts by theta about out.
+    const float beta = rng.Uniform(0.1f, 1.47f);
+    const Quat qb = Mul(Quat::FromAxisAngle(out, theta),
+                        Quat::FromAxisAngle({1, 0, 0}, alpha - beta));
+    const float lift = len * LogUniform(rng, -3.0f, -1.0f);
+    const float lateral =
+        rng.Uniform(-0.4f, 0.4f) * theta * std::min(ha.x, hb.x);
+    const Vec3 edge_mid = Vec3{rng.Uniform(-0.3f, 0.3f) * ha.x, ha.y, ha.z} +
+                          lift * out + lateral * side;
+    const Vec3 centre_b = edge_mid - Rotate(qb, Vec3{0.0f, -hb.y, -hb.z});
+    const Vec3 db_local = -rng.Uniform(1.2f, 3.0f) * lift * out +
+                          rng.Uniform(-0.2f, 0.2f) * lift * Vec3{1, 0, 0};
+    // Everything turned and placed at random.
+    const Pose3 world{rng.InBox(2.0f * len), rng.Rotation()};
+    const Pose3 pose_a = world;
+    const Pose3 pose_b = Mul(world, Pose3{centre_b, qb});
+    const Vec3 db = Rotate(world.rotation, db_local);
+    const EdgeFamilyShape a =
+        MakeEdgeFamilyShape(kind_a, ha, pose_a, 1.0f, 1.0f);
+    const EdgeFamilyShape b =
+        MakeEdgeFamilyShape(kind_b, hb, pose_b, -1.0f, -1.0f);
+    const SweepResult<3> s =
+        Sweep(a.shape, pose_a, Vec3{}, b.shape, pose_b, db);
+    if (s.outcome != SweepOutcome::kHit) continue;
+    ++hits;
+    if (Length(s.normal - Rotate(world.rotation, out)) < 1e-3f) ++edge_hits;
+    float m = Length(db);
+    for (const Vec3 p : {pose_a.position, pose_b.position}) {
+      m = std::max({m, std::fabs(p.x), std::fabs(p.y), std::fabs(p.z)});
+    }
+    m += 2.0f * std::max(Length(ha), Length(hb));
+    const double tol = 4e-6 * m;
+    const Dv p = ToDv(s.point);
+    const Dv shift = static_cast<double>(s.fraction) * ToDv(db);
+    const double off_a = std::fabs(a.DistanceToSurface(p));
+    const double off_b = std::fabs(Shifted(b, shift).DistanceToSurface(p));
+    const double off = std::max(off_a, off_b);
+    worst = std::max(worst, off / tol);
+    if (off > tol && ++failures <= 5) {
+      ADD_FAILURE() << "case " << i << " kinds " << kind_a << "-" << kind_b
+                    << " len " << len << " theta " << theta
+                    << ": point off A's surface by " << off_a << ", off B's by "
+                    << off_b << ", tolerance " << tol;
+    }
+  }
+  std::printf(
+      "nearly parallel polytope edges: %d hits, %d on the edge axis, %d "
+      "failures, worst %.2f tolerances\n",
+      hits, edge_hits, failures, worst);
+  EXPECT_EQ(failures, 0);
+  EXPECT_GT(edge_hits, 8000);
 }
 
 // Sweeps at the extremes of speed, for every pair kind: 1e-38 units per
