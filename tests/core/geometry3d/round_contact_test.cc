@@ -641,5 +641,175 @@ TEST(RoundContactTest, SphereCentreOnAxisAlignedCapsuleLine) {
   EXPECT_EQ(failures, 0);
 }
 
+// A sphere beside an edge or a corner of a rotated box, or just inside it
+// there: the centre 1e-6 to 1e-1 of the box's size from the edge or the
+// corner (outside, towards any direction of the feature's normal cone, or
+// inside, where two or three faces are nearly as close), radii from 1e-3 of
+// the size to the size and about the distance (touching), boxes 1e-1 to 1e2
+// wide at up to 1e4 from the origin, both orders of the pair. The
+// reference is the closest point of the box, in double from the float
+// inputs (the rotation normalised in double): outside, the distance d and
+// the direction from the centre to that point; inside, the nearest face.
+// Within 4 FLT_EPSILON x M (M the largest coordinate magnitude of the
+// centre, the box's corners and the radius): the depth is r - d (r plus the
+// face distance inside); the overlap of the shapes along the normal is the
+// depth; outside, the normal is the reference direction within 4 tolerances
+// over d (where d is over 100 tolerances); the point is the centre moved
+// along the normal by r minus half the depth; Overlap agrees with the
+// reference's sign beyond the tolerance.
+TEST(RoundContactTest, SphereNearBoxEdgeAndCorner) {
+  Family f(5252);
+  int cases = 0;
+  int overlapping = 0;
+  int failures = 0;
+  double worst = 0.0;  // In FLT_EPSILON x M.
+  for (int i = 0; i < 24000; ++i) {
+    const bool corner = i % 2 == 1;
+    const bool inside = (i / 2) % 2 == 1;
+    const float size = f.LogU(-1.0f, 2.0f);
+    const Vec3 h{size * f.U(0.2f, 0.5f), size * f.U(0.2f, 0.5f),
+                 size * f.U(0.2f, 0.5f)};
+    const float far = i % 8 < 4 ? 0.0f : f.LogU(0.0f, 4.0f);
+    Vec3 axis;
+    Vec3 unused;
+    Vec3 unused2;
+    f.Frame(&axis, &unused, &unused2);
+    const Pose3 box_pose{{f.U(-far, far), f.U(-far, far), f.U(-far, far)},
+                         Quat::FromAxisAngle(axis, f.U(-3.14159f, 3.14159f))};
+    // The feature and its outward direction in the box's frame.
+    const float s[3] = {f.U(0.0f, 1.0f) < 0.5f ? -1.0f : 1.0f,
+                        f.U(0.0f, 1.0f) < 0.5f ? -1.0f : 1.0f,
+                        f.U(0.0f, 1.0f) < 0.5f ? -1.0f : 1.0f};
+    Vec3 feature{s[0] * h.x, s[1] * h.y, s[2] * h.z};
+    Vec3 out;
+    if (corner) {
+      out = NormalizeOrZero(Vec3{s[0] * f.U(0.0f, 1.0f), s[1] * f.U(0.0f, 1.0f),
+                                 s[2] * f.U(0.0f, 1.0f)});
+    } else {
+      const int k = i % 3;
+      feature[k] = f.U(-0.95f, 0.95f) * h[k];
+      const float phi = f.U(0.0f, 1.5707963f);
+      out = Vec3{s[0], s[1], s[2]};
+      out[k] = 0.0f;
+      out[(k + 1) % 3] *= std::cos(phi);
+      out[(k + 2) % 3] *= std::sin(phi);
+    }
+    if (LengthSquared(out) == 0.0f) continue;
+    const float dist = size * f.LogU(-6.0f, -1.0f);
+    const Vec3 local = feature + (inside ? -dist : dist) * out;
+    const Vec3 centre = Transform(box_pose, local);
+    const float r =
+        i % 3 == 0 ? dist * f.U(0.5f, 1.5f) : size * f.LogU(-3.0f, 0.0f);
+    // The reference, in the box's frame in double.
+    const Quat q = box_pose.rotation;
+    const double qn = std::sqrt(
+        static_cast<double>(q.x) * q.x + static_cast<double>(q.y) * q.y +
+        static_cast<double>(q.z) * q.z + static_cast<double>(q.w) * q.w);
+    const double x = q.x / qn, y = q.y / qn, z = q.z / qn, w = q.w / qn;
+    const Dv u[3] = {
+        {1 - 2 * (y * y + z * z), 2 * (x * y + w * z), 2 * (x * z - w * y)},
+        {2 * (x * y - w * z), 1 - 2 * (x * x + z * z), 2 * (y * z + w * x)},
+        {2 * (x * z + w * y), 2 * (y * z - w * x), 1 - 2 * (x * x + y * y)}};
+    const Dv c = ToDv(centre);
+    const Dv rel = c - ToDv(box_pose.position);
+    const double half[3] = {h.x, h.y, h.z};
+    double lc[3];
+    Dv closest = ToDv(box_pose.position);
+    bool is_inside = true;
+    int nearest_face = 0;
+    double nearest_gap = 3e300;
+    for (int k = 0; k < 3; ++k) {
+      lc[k] = DotD(rel, u[k]);
+      const double clamped = std::clamp(lc[k], -half[k], half[k]);
+      if (clamped != lc[k]) is_inside = false;
+      closest = closest + clamped * u[k];
+      const double gap = half[k] - std::fabs(lc[k]);
+      if (gap < nearest_gap) {
+        nearest_gap = gap;
+        nearest_face = k;
+      }
+    }
+    double ref_depth;
+    Dv ref_normal;  // From the sphere to the box.
+    const double d = LenD(closest - c);
+    if (!is_inside) {
+      ref_depth = r - d;
+      ref_normal = (1.0 / d) * (closest - c);
+    } else {
+      ref_depth = r + nearest_gap;
+      ref_normal = (lc[nearest_face] >= 0.0 ? -1.0 : 1.0) * u[nearest_face];
+    }
+    double m = r;
+    for (const Dv p : {c, ToDv(box_pose.position)}) {
+      m = std::max({m, std::fabs(p.x), std::fabs(p.y), std::fabs(p.z)});
+    }
+    m += std::fabs(h.x) + std::fabs(h.y) + std::fabs(h.z);
+    const double unit = FLT_EPSILON * m;
+    const double tol = 4.0 * unit;
+    const Box3 box{h};
+    const Sphere sphere{r};
+    const Pose3 sphere_pose{centre, {}};
+    ++cases;
+    overlapping += ref_depth > 0.0;
+    for (int order = 0; order < 2; ++order) {
+      const ContactResult<3> got =
+          order == 0 ? Contact(sphere, sphere_pose, box, box_pose)
+                     : Contact(box, box_pose, sphere, sphere_pose);
+      const bool overlap = order == 0
+                               ? Overlap(sphere, sphere_pose, box, box_pose)
+                               : Overlap(box, box_pose, sphere, sphere_pose);
+      // From the sphere to the box, whichever is A.
+      const Dv n = (order == 0 ? 1.0 : -1.0) * ToDv(got.normal);
+      const double n_len = LenD(n);
+      // Overlap along n: the sphere's top minus the box's bottom.
+      const double box_low = DotD(ToDv(box_pose.position), n) -
+                             (half[0] * std::fabs(DotD(u[0], n)) +
+                              half[1] * std::fabs(DotD(u[1], n)) +
+                              half[2] * std::fabs(DotD(u[2], n)));
+      const double along = DotD(c, n) + r - box_low;
+      const double depth_error = std::fabs(got.depth - ref_depth);
+      const double along_error = std::fabs(along - got.depth);
+      double normal_error = 0.0;
+      if (!is_inside && d > 100.0 * tol) {
+        normal_error = LenD(n - ref_normal) * d / 4.0;
+      }
+      double point_error = 0.0;
+      if (got.overlapping) {
+        const Dv expected = c + (static_cast<double>(r) - 0.5 * ref_depth) * n;
+        point_error = LenD(ToDv(got.points[0]) - expected) / 2.0;
+      }
+      const bool overlap_error =
+          std::fabs(ref_depth) > tol && overlap != (ref_depth > 0.0);
+      const bool count_error =
+          got.overlapping != (got.point_count == 1) ||
+          (std::fabs(ref_depth) > tol && got.overlapping != (ref_depth > 0.0));
+      const double error =
+          std::max({depth_error, along_error, normal_error, point_error});
+      worst = std::max(worst, error / unit);
+      if (error > tol || overlap_error || count_error ||
+          std::fabs(n_len - 1.0) > 1e-5) {
+        if (++failures <= 8) {
+          ADD_FAILURE() << "case " << i << (corner ? " corner" : " edge")
+                        << (inside ? " inside" : " outside") << " order "
+                        << order << " size " << size << " dist " << dist
+                        << " r " << r << " far " << far << ": depth "
+                        << got.depth << " reference " << ref_depth << ", along "
+                        << along << ", normal error " << normal_error
+                        << ", point error " << point_error
+                        << (overlap_error ? ", Overlap disagrees" : "")
+                        << (count_error ? ", overlapping/points wrong" : "")
+                        << ", tolerance " << tol;
+        }
+      }
+    }
+  }
+  std::printf(
+      "sphere near a box edge or corner: %d cases, %d overlapping, %d "
+      "failures, worst %.2f\n",
+      cases, overlapping, failures, worst);
+  EXPECT_EQ(failures, 0);
+  EXPECT_GT(overlapping, 12000);
+}
+
 }  // namespace
 }  // namespace sator
