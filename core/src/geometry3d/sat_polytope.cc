@@ -110,6 +110,139 @@ void ClipByPlane(const ClipBuffer& in, Vec3 normal, float offset,
   }
 }
 
+// The midpoint of the closest points of two convex polygons, each given by
+// its vertex loop (one vertex: a point; two: a segment), in double: the
+// least over every edge (or the point) of one against every edge of the
+// other (Ericson 5.1.9), each vertex against the other polygon's interior
+// (its projection on the plane, when inside), and each edge crossing the
+// other polygon (distance 0 there). A cold fallback of the contact points
+// (see ClippedAwayPoint and FillContact), where the features meet along their
+// boundaries or only within round-off.
+[[gnu::cold, gnu::noinline]] Vec3 ClosestFeaturesMidpoint(const Vec3* pa,
+                                                          int na,
+                                                          const Vec3* pb,
+                                                          int nb) {
+  double best = 3.0e300;
+  D3 best_a = ToD3(pa[0]);
+  D3 best_b = ToD3(pb[0]);
+  const auto offer = [&](D3 x, D3 y) {
+    const D3 d = y - x;
+    const double dd = Dot(d, d);
+    if (dd < best) {
+      best = dd;
+      best_a = x;
+      best_b = y;
+    }
+  };
+  // A loop of n >= 3 vertices has n edges, a segment one, a point none
+  // (then the point itself stands as a segment of zero length).
+  const auto edges = [](int n) { return n >= 3 ? n : 1; };
+  for (int i = 0; i < edges(na); ++i) {
+    for (int j = 0; j < edges(nb); ++j) {
+      D3 x;
+      D3 y;
+      ClosestPointsSegmentSegmentD3(pa[i], pa[(i + 1) % na], pb[j],
+                                    pb[(j + 1) % nb], &x, &y);
+      offer(x, y);
+    }
+  }
+  // Points of `p` (n_p vertices) against polygon `q` (n_q >= 3): vertices
+  // over its interior, edges through it.
+  const auto against_polygon = [&](const Vec3* p, int n_p, const Vec3* q,
+                                   int n_q, bool p_is_a) {
+    if (n_q < 3) return;
+    const D3 q0 = ToD3(q[0]);
+    D3 normal{0.0, 0.0, 0.0};
+    for (int k = 1; k + 1 < n_q; ++k) {
+      normal = normal + Cross(ToD3(q[k]) - q0, ToD3(q[k + 1]) - q0);
+    }
+    const double nn = Dot(normal, normal);
+    if (!(nn > 0.0)) return;
+    const auto inside = [&](D3 x) {
+      for (int k = 0; k < n_q; ++k) {
+        const D3 e = ToD3(q[(k + 1) % n_q]) - ToD3(q[k]);
+        if (Dot(Cross(e, x - ToD3(q[k])), normal) < 0.0) return false;
+      }
+      return true;
+    };
+    const auto pair = [&](D3 on_p, D3 on_q) {
+      if (p_is_a) {
+        offer(on_p, on_q);
+      } else {
+        offer(on_q, on_p);
+      }
+    };
+    for (int k = 0; k < n_p; ++k) {
+      const D3 v = ToD3(p[k]);
+      const D3 foot = v - (Dot(v - q0, normal) / nn) * normal;
+      if (inside(foot)) pair(v, foot);
+    }
+    for (int k = 0; k < edges(n_p) && n_p >= 2; ++k) {
+      const D3 u = ToD3(p[k]);
+      const D3 v = ToD3(p[(k + 1) % n_p]);
+      const double su = Dot(u - q0, normal);
+      const double sv = Dot(v - q0, normal);
+      if ((su < 0.0) == (sv < 0.0) || su == sv) continue;
+      const D3 x = u + (su / (su - sv)) * (v - u);
+      if (inside(x)) pair(x, x);
+    }
+  };
+  against_polygon(pa, na, pb, nb, true);
+  against_polygon(pb, nb, pa, na, false);
+  return ToVec3(0.5 * (best_a + best_b));
+}
+
+// The vertices of `p` farthest along `dir`, within 1e-5 of the vertex
+// scale (the largest |x| + |y| + |z|) of the extreme one, into `out` (up to
+// 3): a vertex or an edge, or a triangle's face. Of a polytope of more than
+// three vertices only the extreme vertex, whose other supporting vertices
+// in index order need not form a loop.
+int SupportVertices(const PolyRef& p, Vec3 dir, Vec3* out) {
+  float top = -3.0e38f;
+  float scale = 0.0f;
+  for (int i = 0; i < p.vertex_count; ++i) {
+    const Vec3 v = p.vertices[i];
+    top = std::fmax(top, Dot(dir, v));
+    scale = std::fmax(scale, std::fabs(v.x) + std::fabs(v.y) + std::fabs(v.z));
+  }
+  if (p.vertex_count > 3) {
+    out[0] = p.vertices[SupportIndex(p, dir)];
+    return 1;
+  }
+  int n = 0;
+  for (int i = 0; i < p.vertex_count; ++i) {
+    if (top - Dot(dir, p.vertices[i]) <= 1e-5f * scale) {
+      out[n++] = p.vertices[i];
+    }
+  }
+  if (n == 0) {  // Only for non-finite input, which validation refuses.
+    out[n++] = p.vertices[0];
+  }
+  return n;
+}
+
+// ClipFaces' fallback when round-off clips everything away: the incident
+// shape's deepest vertex along -n (n the reference face's normal) moved half
+// the depth along n, as before; but where a triangle's deepest feature is an
+// edge or its face (ties within SupportVertices' tolerance: coplanar
+// triangles touching edge to edge, say), the middle of the closest points
+// of that feature and the reference face. The deepest vertex was then
+// either end of the edge, off the reference triangle by up to the edge's
+// length.
+[[gnu::cold, gnu::noinline]] Vec3 ClippedAwayPoint(const PolyRef& ref, int f,
+                                                   const PolyRef& inc) {
+  const ConvexHull::Face& face = ref.faces[f];
+  Vec3 deepest[3];
+  const int n = SupportVertices(inc, -face.normal, deepest);
+  if (n == 1) {
+    const float depth = face.offset - Dot(face.normal, deepest[0]);
+    return deepest[0] + (0.5f * depth) * face.normal;
+  }
+  std::array<Vec3, kMaxPolyVertices> pr;
+  for (int i = 0; i < face.vertex_count; ++i) pr[i] = ref.FaceVertex(f, i);
+  return ClosestFeaturesMidpoint(pr.data(), face.vertex_count, deepest, n);
+}
+
 // Clips the incident face of `inc` against the reference face `f` of `ref`.
 // `ref_normal` is ref's outward face normal.
 void ClipFaces(const PolyRef& ref, int f, const PolyRef& inc,
@@ -162,11 +295,8 @@ void ClipFaces(const PolyRef& ref, int f, const PolyRef& inc,
     }
   }
   if (count == 0) {
-    // Round-off clipped everything away: report the incident shape's
-    // deepest vertex.
-    const Vec3 v = inc.vertices[SupportIndex(inc, -nr)];
-    const float depth = face.offset - Dot(nr, v);
-    result->points[0] = v + (0.5f * depth) * nr;
+    // Round-off clipped everything away (see ClippedAwayPoint).
+    result->points[0] = ClippedAwayPoint(ref, f, inc);
     result->point_count = 1;
     return;
   }
@@ -460,8 +590,17 @@ void FillContact(const PolyRef& a, const PolyRef& b, const SatAxis& axis,
       return;
     case AxisKind::kNone:
     case AxisKind::kOther: {
-      const Vec3 v = b.vertices[SupportIndex(b, -axis.normal)];
-      result->points[0] = v + (0.5f * result->depth) * axis.normal;
+      // Two triangles' in-plane axis (nearly coplanar triangles meeting
+      // edge to edge or vertex to edge; kNone is never the best axis of
+      // valid shapes): the middle of the closest points of A's supporting
+      // feature along the normal and B's against it. (This was B's deepest
+      // vertex moved half the depth: with B's edge along A's, either end,
+      // off A by up to the edge's length.)
+      Vec3 fa[3];
+      Vec3 fb[3];
+      const int na = SupportVertices(a, axis.normal, fa);
+      const int nb = SupportVertices(b, -axis.normal, fb);
+      result->points[0] = ClosestFeaturesMidpoint(fa, na, fb, nb);
       result->point_count = 1;
       return;
     }
