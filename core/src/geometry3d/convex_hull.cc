@@ -33,6 +33,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
 #include "geometry3d/double_vec3.h"
+#include "geometry3d/hull_sat.h"
 
 namespace sator {
 namespace {
@@ -486,6 +487,10 @@ absl::StatusOr<std::shared_ptr<const ConvexHull>> Finish(
     hull->vertex_edges[fill[e.a]++] = static_cast<std::uint16_t>(j);
     hull->vertex_edges[fill[e.b]++] = static_cast<std::uint16_t>(j);
   }
+  // The structure-of-arrays layout for the SIMD face queries.
+  hull->soa.resize(static_cast<size_t>(internal::HullSoaSize(
+      vertex_count, static_cast<int>(hull->faces.size()))));
+  internal::FillHullSoa(*hull, hull->soa.data());
   return std::shared_ptr<const ConvexHull>(std::move(hull));
 }
 

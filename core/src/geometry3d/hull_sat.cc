@@ -37,6 +37,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 
 #if defined(__SSE2__)
@@ -143,39 +144,261 @@ float MaxDot(const std::vector<Vec3>& vertices, Vec3 n) {
   return m;
 }
 
-// The largest |coordinate| of the vertices and their mean.
-void MeanAndMagnitude(const std::vector<Vec3>& vertices, Vec3* mean,
-                      float* magnitude) {
-  Vec3 sum{};
-  float m = 0.0f;
-  for (const Vec3& v : vertices) {
-    sum = sum + v;
-    m = std::max({m, std::fabs(v.x), std::fabs(v.y), std::fabs(v.z)});
-  }
-  *mean = (1.0f / static_cast<float>(vertices.size())) * sum;
-  *magnitude = m;
+constexpr int Round4(int n) { return (n + 3) & ~3; }
+
+// Four float lanes: SSE2, or plain arrays without it.
+#if defined(__SSE2__)
+struct F4 {
+  __m128 v;
+};
+inline F4 Load4(const float* p) { return {_mm_loadu_ps(p)}; }
+inline void Store4(float* p, F4 a) { _mm_storeu_ps(p, a.v); }
+inline F4 Splat(float s) { return {_mm_set1_ps(s)}; }
+inline F4 operator+(F4 a, F4 b) { return {_mm_add_ps(a.v, b.v)}; }
+inline F4 operator-(F4 a, F4 b) { return {_mm_sub_ps(a.v, b.v)}; }
+inline F4 operator*(F4 a, F4 b) { return {_mm_mul_ps(a.v, b.v)}; }
+inline F4 Max4(F4 a, F4 b) { return {_mm_max_ps(a.v, b.v)}; }
+inline F4 Min4(F4 a, F4 b) { return {_mm_min_ps(a.v, b.v)}; }
+inline F4 Abs4(F4 a) { return {_mm_andnot_ps(_mm_set1_ps(-0.0f), a.v)}; }
+inline F4 Negate4(F4 a) { return {_mm_xor_ps(_mm_set1_ps(-0.0f), a.v)}; }
+// Where d < *m: *m = d and *arg = index.
+inline void TakeLess(F4 d, F4 index, F4* m, F4* arg) {
+  const __m128 less = _mm_cmplt_ps(d.v, m->v);
+  m->v = _mm_min_ps(m->v, d.v);
+  arg->v = _mm_or_ps(_mm_and_ps(less, index.v), _mm_andnot_ps(less, arg->v));
 }
-
-constexpr std::uint8_t kUnknown = 0xFF;
-
-// bound[f] = n_f . point - d_f for every face (an upper bound on the face's
-// separation when `point` lies in the other hull); returns the face with the
-// largest, and that bound in `top_bound`.
-int FaceBounds(const ConvexHull& h, Vec3 point, float* bound,
-               float* top_bound) {
-  const int count = static_cast<int>(h.faces.size());
-  int top = 0;
-  float top_value = -3.0e38f;
-  for (int f = 0; f < count; ++f) {
-    const float u = Dot(h.faces[f].normal, point) - h.faces[f].offset;
-    bound[f] = u;
-    if (u > top_value) {
-      top_value = u;
-      top = f;
+// Bit i set where lane i of a is above b.
+inline int MaskAbove(F4 a, float b) {
+  return _mm_movemask_ps(_mm_cmpgt_ps(a.v, _mm_set1_ps(b)));
+}
+// Bit i set where lane i of a equals b.
+inline int MaskEqual(F4 a, float b) {
+  return _mm_movemask_ps(_mm_cmpeq_ps(a.v, _mm_set1_ps(b)));
+}
+inline void StoreInt4(int* p, F4 a) {
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm_cvttps_epi32(a.v));
+}
+// Four planes (n, d) from structure-of-arrays into faces[0..3].
+inline void StorePlanes(F4 nx, F4 ny, F4 nz, F4 d, ConvexHull::Face* faces) {
+  static_assert(offsetof(ConvexHull::Face, offset) == 3 * sizeof(float));
+  _MM_TRANSPOSE4_PS(nx.v, ny.v, nz.v, d.v);
+  _mm_storeu_ps(&faces[0].normal.x, nx.v);
+  _mm_storeu_ps(&faces[1].normal.x, ny.v);
+  _mm_storeu_ps(&faces[2].normal.x, nz.v);
+  _mm_storeu_ps(&faces[3].normal.x, d.v);
+}
+inline float HorizontalSum(F4 a) {
+  const __m128 s = _mm_add_ps(a.v, _mm_movehl_ps(a.v, a.v));
+  return _mm_cvtss_f32(_mm_add_ss(s, _mm_shuffle_ps(s, s, 1)));
+}
+inline float HorizontalMax(F4 a) {
+  const __m128 s = _mm_max_ps(a.v, _mm_movehl_ps(a.v, a.v));
+  return _mm_cvtss_f32(_mm_max_ss(s, _mm_shuffle_ps(s, s, 1)));
+}
+#else
+struct F4 {
+  float v[4];
+};
+inline F4 Load4(const float* p) { return {{p[0], p[1], p[2], p[3]}}; }
+inline void Store4(float* p, F4 a) {
+  for (int i = 0; i < 4; ++i) p[i] = a.v[i];
+}
+inline F4 Splat(float s) { return {{s, s, s, s}}; }
+#define SATOR_F4_BINARY(op, expr) \
+  inline F4 op(F4 a, F4 b) {      \
+    F4 r;                         \
+    for (int i = 0; i < 4; ++i) { \
+      const float x = a.v[i];     \
+      const float y = b.v[i];     \
+      r.v[i] = (expr);            \
+    }                             \
+    return r;                     \
+  }
+SATOR_F4_BINARY(operator+, x + y)
+SATOR_F4_BINARY(operator-, x - y)
+SATOR_F4_BINARY(operator*, x* y)
+SATOR_F4_BINARY(Max4, std::max(x, y))
+SATOR_F4_BINARY(Min4, x < y ? x : y)
+#undef SATOR_F4_BINARY
+inline F4 Abs4(F4 a) {
+  for (float& x : a.v) x = std::fabs(x);
+  return a;
+}
+inline F4 Negate4(F4 a) {
+  for (float& x : a.v) x = -x;
+  return a;
+}
+inline void TakeLess(F4 d, F4 index, F4* m, F4* arg) {
+  for (int i = 0; i < 4; ++i) {
+    if (d.v[i] < m->v[i]) {
+      m->v[i] = d.v[i];
+      arg->v[i] = index.v[i];
     }
   }
-  *top_bound = top_value;
-  return top;
+}
+inline int MaskAbove(F4 a, float b) {
+  int mask = 0;
+  for (int i = 0; i < 4; ++i) mask |= (a.v[i] > b ? 1 : 0) << i;
+  return mask;
+}
+inline int MaskEqual(F4 a, float b) {
+  int mask = 0;
+  for (int i = 0; i < 4; ++i) mask |= (a.v[i] == b ? 1 : 0) << i;
+  return mask;
+}
+inline void StoreInt4(int* p, F4 a) {
+  for (int i = 0; i < 4; ++i) p[i] = static_cast<int>(a.v[i]);
+}
+inline void StorePlanes(F4 nx, F4 ny, F4 nz, F4 d, ConvexHull::Face* faces) {
+  for (int i = 0; i < 4; ++i) {
+    faces[i].normal = {nx.v[i], ny.v[i], nz.v[i]};
+    faces[i].offset = d.v[i];
+  }
+}
+inline float HorizontalSum(F4 a) {
+  return (a.v[0] + a.v[2]) + (a.v[1] + a.v[3]);
+}
+inline float HorizontalMax(F4 a) {
+  return std::max(std::max(a.v[0], a.v[2]), std::max(a.v[1], a.v[3]));
+}
+#endif
+
+// A hull's vertices moved by a rotation (rows r0, r1, r2) and translation:
+// structure-of-arrays (padded like the hull's), with their mean (of the
+// padded set: a point of the hull) and largest |coordinate|; splatted per
+// vertex for the face blocks once one is needed.
+struct MovedVertices {
+  SoaVertices soa;
+  Vec3 mean;
+  float magnitude;
+  bool splatted = false;
+  F4 sx[kMaxPolyVertices];
+  F4 sy[kMaxPolyVertices];
+  F4 sz[kMaxPolyVertices];
+
+  void Splat4() {
+    for (int i = 0; i < soa.padded; ++i) {
+      sx[i] = Splat(soa.x[i]);
+      sy[i] = Splat(soa.y[i]);
+      sz[i] = Splat(soa.z[i]);
+    }
+    splatted = true;
+  }
+};
+
+// v -> R v + t (forward) or R^T (v - t) (inverse), in the arithmetic order
+// of Rotation::Apply and ApplyInverse, so the floats are the same.
+template <bool kInverse>
+void MoveVertices(const float* soa, int count, const Rotation& rot, Vec3 t,
+                  MovedVertices* out) {
+  const int padded = Round4(count);
+  const Vec3 c0 = kInverse ? Vec3{rot.r0.x, rot.r1.x, rot.r2.x} : rot.r0;
+  const Vec3 c1 = kInverse ? Vec3{rot.r0.y, rot.r1.y, rot.r2.y} : rot.r1;
+  const Vec3 c2 = kInverse ? Vec3{rot.r0.z, rot.r1.z, rot.r2.z} : rot.r2;
+  const F4 m00 = Splat(c0.x), m01 = Splat(c0.y), m02 = Splat(c0.z);
+  const F4 m10 = Splat(c1.x), m11 = Splat(c1.y), m12 = Splat(c1.z);
+  const F4 m20 = Splat(c2.x), m21 = Splat(c2.y), m22 = Splat(c2.z);
+  const F4 tx = Splat(t.x), ty = Splat(t.y), tz = Splat(t.z);
+  F4 sum_x = Splat(0.0f), sum_y = sum_x, sum_z = sum_x, magnitude = sum_x;
+  for (int k = 0; k < padded; k += 4) {
+    F4 x = Load4(soa + k);
+    F4 y = Load4(soa + padded + k);
+    F4 z = Load4(soa + 2 * padded + k);
+    if constexpr (kInverse) {
+      x = x - tx;
+      y = y - ty;
+      z = z - tz;
+    }
+    F4 px = (m00 * x + m01 * y) + m02 * z;
+    F4 py = (m10 * x + m11 * y) + m12 * z;
+    F4 pz = (m20 * x + m21 * y) + m22 * z;
+    if constexpr (!kInverse) {
+      px = px + tx;
+      py = py + ty;
+      pz = pz + tz;
+    }
+    Store4(out->soa.x + k, px);
+    Store4(out->soa.y + k, py);
+    Store4(out->soa.z + k, pz);
+    sum_x = sum_x + px;
+    sum_y = sum_y + py;
+    sum_z = sum_z + pz;
+    magnitude = Max4(magnitude, Max4(Abs4(px), Max4(Abs4(py), Abs4(pz))));
+  }
+  out->soa.count = count;
+  out->soa.padded = padded;
+  const float inverse_count = 1.0f / static_cast<float>(padded);
+  out->mean = {inverse_count * HorizontalSum(sum_x),
+               inverse_count * HorizontalSum(sum_y),
+               inverse_count * HorizontalSum(sum_z)};
+  out->magnitude = HorizontalMax(magnitude);
+}
+
+// One block of the face matrix: for the four planes k..k+3 of `planes`
+// (nx, ny, nz, offset arrays of `padded` entries), sep[i] = min over the
+// points of n . p - d, as MinDot computes it, without a branch; with kArg
+// also arg[i], the lowest index reaching the minimum (the padding copies
+// vertex 0, so it never takes the argmin).
+template <bool kArg>
+void FaceBlock(const float* planes, int padded, int k, const MovedVertices& p,
+               float* sep, int* arg) {
+  const F4 nx = Load4(planes + k);
+  const F4 ny = Load4(planes + padded + k);
+  const F4 nz = Load4(planes + 2 * padded + k);
+  const F4 one = Splat(1.0f);
+  F4 m = Splat(3.0e38f);
+  F4 index = Splat(0.0f);
+  F4 at = index;
+  for (int v = 0; v < p.soa.padded; v += 4) {
+    for (int u = v; u < v + 4; ++u) {
+      const F4 d = (nx * p.sx[u] + ny * p.sy[u]) + nz * p.sz[u];
+      if constexpr (kArg) {
+        TakeLess(d, index, &m, &at);
+        index = index + one;
+      } else {
+        m = Min4(m, d);
+      }
+    }
+  }
+  Store4(sep, m - Load4(planes + 3 * padded + k));
+  if constexpr (kArg) StoreInt4(arg, at);
+}
+
+// Which faces of the block k..k+3 (of `count`) may beat `best`: both
+// bounds, at `bound` (precomputed) and at the point q, above it with the
+// margin.
+int FacesToMeasure(const float* planes, int padded, int count, int k,
+                   const float* bound, Vec3 q, float tolerance, float best) {
+  const F4 u = ((Load4(planes + k) * Splat(q.x) +
+                 Load4(planes + padded + k) * Splat(q.y)) +
+                Load4(planes + 2 * padded + k) * Splat(q.z)) -
+               Load4(planes + 3 * padded + k);
+  const int mask =
+      MaskAbove(Min4(Load4(bound + k), u) + Splat(tolerance), best);
+  return count - k >= 4 ? mask : mask & ((1 << (count - k)) - 1);
+}
+
+// bound[f] = n_f . point - d_f for every plane (an upper bound on the
+// face's separation when `point` lies in the other hull); returns the face
+// with the largest (the lowest such index), and that bound in `top_bound`.
+int FaceBounds(const float* planes, int padded, Vec3 point, float* bound,
+               float* top_bound) {
+  const F4 x = Splat(point.x), y = Splat(point.y), z = Splat(point.z);
+  F4 top = Splat(-3.0e38f);
+  for (int k = 0; k < padded; k += 4) {
+    const F4 u = ((Load4(planes + k) * x + Load4(planes + padded + k) * y) +
+                  Load4(planes + 2 * padded + k) * z) -
+                 Load4(planes + 3 * padded + k);
+    Store4(bound + k, u);
+    top = Max4(top, u);  // The padding repeats face 0: never larger.
+  }
+  *top_bound = HorizontalMax(top);
+  // The first block holding it (the padding only repeats face 0).
+  for (int k = 0; k < padded; k += 4) {
+    const int mask = MaskEqual(Load4(bound + k), *top_bound);
+    if (mask != 0) return k + __builtin_ctz(static_cast<unsigned>(mask));
+  }
+  return 0;  // Not reached unless a bound is NaN.
 }
 
 // True when no axis on the arc of an edge whose two faces have the bounds
@@ -186,7 +409,40 @@ bool EdgeBoundedBelow(float u_a, float u_b, float tolerance, float best) {
   return std::max(u_a, u_b) + tolerance <= std::min(best, 0.0f);
 }
 
+// The hull's structure-of-arrays layout: its own, or built into `scratch`
+// for a hull made by hand without it.
+const float* SoaOf(const ConvexHull& h, float* scratch) {
+  const int v = static_cast<int>(h.vertices.size());
+  const int f = static_cast<int>(h.faces.size());
+  if (h.soa.size() == static_cast<size_t>(HullSoaSize(v, f))) {
+    return h.soa.data();
+  }
+  FillHullSoa(h, scratch);
+  return scratch;
+}
+
 }  // namespace
+
+void FillHullSoa(const ConvexHull& h, float* out) {
+  const int v = static_cast<int>(h.vertices.size());
+  const int f = static_cast<int>(h.faces.size());
+  const int vp = Round4(v);
+  const int fp = Round4(f);
+  for (int i = 0; i < vp; ++i) {
+    const Vec3& p = h.vertices[i < v ? i : 0];
+    out[i] = p.x;
+    out[vp + i] = p.y;
+    out[2 * vp + i] = p.z;
+  }
+  float* planes = out + 3 * vp;
+  for (int i = 0; i < fp; ++i) {
+    const ConvexHull::Face& face = h.faces[i < f ? i : 0];
+    planes[i] = face.normal.x;
+    planes[fp + i] = face.normal.y;
+    planes[2 * fp + i] = face.normal.z;
+    planes[3 * fp + i] = face.offset;
+  }
+}
 
 PolyRef HullInA::Ref(const ConvexHull& b) const {
   PolyRef ref = HullRef(b);
@@ -201,49 +457,57 @@ SatAxis HullHullAxis(const ConvexHull& a, const ConvexHull& b,
   const int vb_count = static_cast<int>(b.vertices.size());
   const int fa_count = static_cast<int>(a.faces.size());
   const int fb_count = static_cast<int>(b.faces.size());
+  const int fa_padded = Round4(fa_count);
+  const int fb_padded = Round4(fb_count);
   const Rotation rot(b_in_a.rotation);
   const Vec3 t = b_in_a.position;
+  alignas(16) float own_a[kHullSoaMax];
+  alignas(16) float own_b[kHullSoaMax];
+  const float* soa_a = SoaOf(a, own_a);
+  const float* soa_b = SoaOf(b, own_b);
+  const float* planes_a = soa_a + 3 * Round4(va_count);
+  const float* planes_b = soa_b + 3 * Round4(vb_count);
 
-  // B's vertices in A's frame (AoS for the contact, SoA for the face
-  // queries), their mean and magnitude.
-  SoaVertices bv;
-  bv.count = vb_count;
-  Vec3 sum_b{};
-  float magnitude_b = 0.0f;
-  for (int i = 0; i < vb_count; ++i) {
-    const Vec3 v = rot.Apply(b.vertices[i]) + t;
-    out->vertices[i] = v;
-    bv.Set(i, v);
-    sum_b = sum_b + v;
-    magnitude_b =
-        std::max({magnitude_b, std::fabs(v.x), std::fabs(v.y), std::fabs(v.z)});
+  // B's vertices in A's frame, their mean and magnitude; A's (in its own
+  // frame) the same.
+  MovedVertices bv;
+  MoveVertices<false>(soa_b, vb_count, rot, t, &bv);
+  float magnitude_a = 0.0f;
+  Vec3 sum_a{};
+  for (const Vec3& v : a.vertices) {
+    sum_a = sum_a + v;
+    magnitude_a =
+        std::max({magnitude_a, std::fabs(v.x), std::fabs(v.y), std::fabs(v.z)});
   }
-  bv.Pad();
-  const Vec3 mean_b = (1.0f / static_cast<float>(vb_count)) * sum_b;
-  Vec3 mean_a;
-  float magnitude_a;
-  MeanAndMagnitude(a.vertices, &mean_a, &magnitude_a);
-  const float tolerance = kBoundMargin * (magnitude_a + magnitude_b);
+  const Vec3 mean_a = (1.0f / static_cast<float>(va_count)) * sum_a;
+  const float tolerance = kBoundMargin * (magnitude_a + bv.magnitude);
 
   SatAxis best;
   // The best face axis alone, and whether an edge axis that is best was
   // measured by projection (see the end).
   SatAxis best_face;
   bool best_measured = true;
-  // Face bounds of A and the face with the largest.
-  float bound_a[kMaxPolyFaces];
+  // Face axes of A. The face with the largest bound at B's vertex mean is
+  // measured first, and the vertex of B deepest below it bounds every other
+  // face too (often much more tightly than the mean, for faces facing B).
+  // The others go by blocks of four: a block is skipped when both bounds
+  // rule out all four, one face is measured alone (MinDot), and two or more
+  // are measured together (FaceBlock, the four at once without a branch).
+  alignas(16) float bound_a[kMaxPolyFaces];
   float top_bound;
-  const int top_a = FaceBounds(a, mean_b, bound_a, &top_bound);
-  // deepest_b[f]: B's vertex deepest along -n_f, once measured. Its region
-  // of B's negated Gauss map contains n_f (where the edge walks start and
-  // end).
-  std::uint8_t deepest_b[kMaxPolyFaces];
-  float sep_a[kMaxPolyFaces];  // The face's separation, once measured.
-  std::fill(deepest_b, deepest_b + fa_count, kUnknown);
+  const int top_a =
+      FaceBounds(planes_a, fa_padded, bv.mean, bound_a, &top_bound);
+  // deepest_b[f]: B's vertex deepest along -n_f, once measured (else -1).
+  // Its region of B's negated Gauss map contains n_f (where the edge walks
+  // start and end).
+  alignas(16) float sep_a[kMaxPolyFaces];
+  alignas(16) int deepest_b[kMaxPolyFaces];
+  std::fill(deepest_b, deepest_b + fa_count, -1);
   auto measure_a = [&](int f) {
     int arg;
-    const float sep = MinDot(bv, a.faces[f].normal, &arg) - a.faces[f].offset;
-    deepest_b[f] = static_cast<std::uint8_t>(arg);
+    const float sep =
+        MinDot(bv.soa, a.faces[f].normal, &arg) - a.faces[f].offset;
+    deepest_b[f] = arg;
     sep_a[f] = sep;
     if (sep > best.separation) {
       best = {AxisKind::kFaceA, sep, a.faces[f].normal, f, -1};
@@ -254,69 +518,110 @@ SatAxis HullHullAxis(const ConvexHull& a, const ConvexHull& b,
   };
   measure_a(top_a);
   if (early_out && best.separation > 0.0f) return best;
-  // The vertex of B deepest below the top face bounds every other face too
-  // (often much more tightly than the mean, for faces facing B).
-  const Vec3 deep_b = out->vertices[deepest_b[top_a]];
-  for (int f = 0; f < fa_count; ++f) {
-    if (f == top_a || bound_a[f] + tolerance <= best.separation) continue;
-    const ConvexHull::Face& face = a.faces[f];
-    if (Dot(face.normal, deep_b) - face.offset + tolerance <= best.separation) {
-      continue;
+  {
+    const Vec3 deep_b{bv.soa.x[deepest_b[top_a]], bv.soa.y[deepest_b[top_a]],
+                      bv.soa.z[deepest_b[top_a]]};
+    for (int k = 0; k < fa_padded; k += 4) {
+      int mask = FacesToMeasure(planes_a, fa_padded, fa_count, k, bound_a,
+                                deep_b, tolerance, best.separation);
+      if (top_a - k >= 0 && top_a - k < 4) mask &= ~(1 << (top_a - k));
+      if (mask == 0) continue;
+      if ((mask & (mask - 1)) == 0) {
+        measure_a(k + __builtin_ctz(static_cast<unsigned>(mask)));
+      } else {
+        if (!bv.splatted) bv.Splat4();
+        FaceBlock<true>(planes_a, fa_padded, k, bv, sep_a + k, deepest_b + k);
+        for (int f = k; f < std::min(k + 4, fa_count); ++f) {
+          if (sep_a[f] > best.separation) {
+            best = {AxisKind::kFaceA, sep_a[f], a.faces[f].normal, f, -1};
+            best_face = best;
+          }
+        }
+      }
+      if (early_out && best.separation > 0.0f) return best;
     }
-    measure_a(f);
-    if (early_out && best.separation > 0.0f) return best;
   }
 
-  // Face axes of B, in B's frame: bounds from A's vertex mean there; A's
+  // Face axes of B, in B's frame, the same way (without the deepest
+  // vertices beyond the first): bounds from A's vertex mean there; A's
   // vertices are moved into B's frame only if a face needs measuring.
   const Vec3 mean_a_in_b = rot.ApplyInverse(mean_a - t);
-  float bound_b[kMaxPolyFaces];
-  const int top_b = FaceBounds(b, mean_a_in_b, bound_b, &top_bound);
+  alignas(16) float bound_b[kMaxPolyFaces];
+  const int top_b =
+      FaceBounds(planes_b, fb_padded, mean_a_in_b, bound_b, &top_bound);
   if (top_bound + tolerance > best.separation) {
-    SoaVertices av;
-    av.count = va_count;
-    for (int i = 0; i < va_count; ++i) {
-      av.Set(i, rot.ApplyInverse(a.vertices[i] - t));
-    }
-    av.Pad();
-    auto measure_b = [&](int f) {
-      int arg;
-      const float sep = MinDot(av, b.faces[f].normal, &arg) - b.faces[f].offset;
+    MovedVertices av;
+    MoveVertices<true>(soa_a, va_count, rot, t, &av);
+    auto take_b = [&](int f, float sep) {
       if (sep > best.separation) {
         best = {AxisKind::kFaceB, sep, -rot.Apply(b.faces[f].normal), -1, f};
         best_face = best;
       }
-      return arg;
     };
-    const int deepest = measure_b(top_b);
+    int deepest;
+    take_b(top_b, MinDot(av.soa, b.faces[top_b].normal, &deepest) -
+                      b.faces[top_b].offset);
     if (early_out && best.separation > 0.0f) return best;
-    const Vec3 deep_a{av.x[deepest], av.y[deepest], av.z[deepest]};
-    for (int f = 0; f < fb_count; ++f) {
-      if (f == top_b || bound_b[f] + tolerance <= best.separation) continue;
-      const ConvexHull::Face& face = b.faces[f];
-      if (Dot(face.normal, deep_a) - face.offset + tolerance <=
-          best.separation) {
-        continue;
+    const Vec3 deep_a{av.soa.x[deepest], av.soa.y[deepest], av.soa.z[deepest]};
+    for (int k = 0; k < fb_padded; k += 4) {
+      int mask = FacesToMeasure(planes_b, fb_padded, fb_count, k, bound_b,
+                                deep_a, tolerance, best.separation);
+      if (top_b - k >= 0 && top_b - k < 4) mask &= ~(1 << (top_b - k));
+      if (mask == 0) continue;
+      if ((mask & (mask - 1)) == 0) {
+        const int f = k + __builtin_ctz(static_cast<unsigned>(mask));
+        int unused;
+        take_b(f,
+               MinDot(av.soa, b.faces[f].normal, &unused) - b.faces[f].offset);
+      } else {
+        if (!av.splatted) av.Splat4();
+        alignas(16) float sep_b[4];
+        FaceBlock<false>(planes_b, fb_padded, k, av, sep_b, nullptr);
+        for (int f = k; f < std::min(k + 4, fb_count); ++f) {
+          take_b(f, sep_b[f - k]);
+        }
       }
-      measure_b(f);
       if (early_out && best.separation > 0.0f) return best;
     }
   }
   if (best.separation > 0.0f) return best;
 
-  // Edge pairs. B's faces in A's frame (also what the contact needs), and
-  // B's negated face normals as structure-of-arrays for the arc tests.
-  float gx[kMaxPolyFaces];
-  float gy[kMaxPolyFaces];
-  float gz[kMaxPolyFaces];
+  // Edge pairs. B's vertices and faces in A's frame (also what the contact
+  // needs), and B's negated face normals as structure-of-arrays for the arc
+  // tests; A's face bounds at B's vertex mean.
+  for (int i = 0; i < vb_count; ++i) {
+    out->vertices[i] = {bv.soa.x[i], bv.soa.y[i], bv.soa.z[i]};
+  }
+  alignas(16) float gx[kMaxPolyFaces];
+  alignas(16) float gy[kMaxPolyFaces];
+  alignas(16) float gz[kMaxPolyFaces];
+  {
+    const F4 r00 = Splat(rot.r0.x), r01 = Splat(rot.r0.y),
+             r02 = Splat(rot.r0.z);
+    const F4 r10 = Splat(rot.r1.x), r11 = Splat(rot.r1.y),
+             r12 = Splat(rot.r1.z);
+    const F4 r20 = Splat(rot.r2.x), r21 = Splat(rot.r2.y),
+             r22 = Splat(rot.r2.z);
+    const F4 tx = Splat(t.x), ty = Splat(t.y), tz = Splat(t.z);
+    for (int k = 0; k < fb_padded; k += 4) {
+      const F4 x = Load4(planes_b + k);
+      const F4 y = Load4(planes_b + fb_padded + k);
+      const F4 z = Load4(planes_b + 2 * fb_padded + k);
+      const F4 nx = (r00 * x + r01 * y) + r02 * z;
+      const F4 ny = (r10 * x + r11 * y) + r12 * z;
+      const F4 nz = (r20 * x + r21 * y) + r22 * z;
+      StorePlanes(
+          nx, ny, nz,
+          Load4(planes_b + 3 * fb_padded + k) + ((nx * tx + ny * ty) + nz * tz),
+          &out->faces[k]);
+      Store4(gx + k, Negate4(nx));
+      Store4(gy + k, Negate4(ny));
+      Store4(gz + k, Negate4(nz));
+    }
+  }
   for (int f = 0; f < fb_count; ++f) {
-    const ConvexHull::Face& face = b.faces[f];
-    const Vec3 n = rot.Apply(face.normal);
-    out->faces[f] = {n, face.offset + Dot(n, t), face.first_index,
-                     face.vertex_count};
-    gx[f] = -n.x;
-    gy[f] = -n.y;
-    gz[f] = -n.z;
+    out->faces[f].first_index = b.faces[f].first_index;
+    out->faces[f].vertex_count = b.faces[f].vertex_count;
   }
   const int eb_count = static_cast<int>(b.edges.size());
   const int ea_count = static_cast<int>(a.edges.size());
@@ -324,7 +629,7 @@ SatAxis HullHullAxis(const ConvexHull& a, const ConvexHull& b,
   // of line so that the pair test stays inlined in the walk).
   auto projected = [&](Vec3 n) __attribute__((noinline, cold)) {
     int unused;
-    return MinDot(bv, n, &unused) - MaxDot(a.vertices, n);
+    return MinDot(bv.soa, n, &unused) - MaxDot(a.vertices, n);
   };
   // An edge axis read off its edges is measured once it has won: its value
   // is then the one along its normal. Round-off in the read-off value (a
@@ -416,8 +721,8 @@ SatAxis HullHullAxis(const ConvexHull& a, const ConvexHull& b,
                          tolerance, best.separation)) {
       continue;
     }
-    if (deepest_b[ea.face_left] == kUnknown) measure_a(ea.face_left);
-    if (deepest_b[ea.face_right] == kUnknown) measure_a(ea.face_right);
+    if (deepest_b[ea.face_left] < 0) measure_a(ea.face_left);
+    if (deepest_b[ea.face_right] < 0) measure_a(ea.face_right);
     const int start = deepest_b[ea.face_left];
     const int end = deepest_b[ea.face_right];
     // The arc lies in one region of B's negated Gauss map: no crossing.

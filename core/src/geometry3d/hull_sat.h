@@ -16,6 +16,16 @@ struct HullInA {
   PolyRef Ref(const ConvexHull& b) const;
 };
 
+// The hull's vertices and face planes as structure-of-arrays
+// (ConvexHull::soa): the vertices' x, y and z, then the faces' normal x, y,
+// z and offset, each array padded to a multiple of 4 with copies of its
+// first entry; HullSoaSize floats in all, at most kHullSoaMax.
+constexpr int HullSoaSize(int vertex_count, int face_count) {
+  return 3 * ((vertex_count + 3) & ~3) + 4 * ((face_count + 3) & ~3);
+}
+inline constexpr int kHullSoaMax = HullSoaSize(kMaxPolyVertices, kMaxPolyFaces);
+void FillHullSoa(const ConvexHull& h, float* out);
+
 // The axis of greatest separation of two hulls (B placed by b_in_a), as
 // SatQuery gives for two solids (axes that provably cannot win are skipped,
 // see hull_sat.cc), and B's vertices in A's frame in `b_in_a_out`; B's faces

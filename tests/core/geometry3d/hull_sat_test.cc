@@ -267,6 +267,82 @@ TEST(HullSatTest, VertexEdgeRowsFromFactoryOrBuiltPerCall) {
   }
 }
 
+// Both factories fill the structure-of-arrays layout of the vertices and
+// face planes (each array padded to a multiple of 4 with copies of its first
+// entry), and hulls built by hand without it get the same answers: the SAT
+// then builds it per call.
+void ExpectSoaLayout(const ConvexHull& h) {
+  const int v = static_cast<int>(h.vertices.size());
+  const int f = static_cast<int>(h.faces.size());
+  const int vp = (v + 3) / 4 * 4;
+  const int fp = (f + 3) / 4 * 4;
+  ASSERT_EQ(h.soa.size(), static_cast<size_t>(3 * vp + 4 * fp));
+  for (int i = 0; i < vp; ++i) {
+    const Vec3 p = h.vertices[i < v ? i : 0];
+    EXPECT_EQ(h.soa[i], p.x);
+    EXPECT_EQ(h.soa[vp + i], p.y);
+    EXPECT_EQ(h.soa[2 * vp + i], p.z);
+  }
+  const float* planes = h.soa.data() + 3 * vp;
+  for (int i = 0; i < fp; ++i) {
+    const ConvexHull::Face& face = h.faces[i < f ? i : 0];
+    EXPECT_EQ(planes[i], face.normal.x);
+    EXPECT_EQ(planes[fp + i], face.normal.y);
+    EXPECT_EQ(planes[2 * fp + i], face.normal.z);
+    EXPECT_EQ(planes[3 * fp + i], face.offset);
+  }
+}
+
+TEST(HullSatTest, SoaLayoutFromFactoriesOrBuiltPerCall) {
+  auto pool = HullPool(48);
+  // A cube from its faces (6 faces: two of padding) and a hull with a
+  // vertex count that is not a multiple of 4.
+  const std::vector<Vec3> cube = {{-1, -1, -1}, {1, -1, -1}, {1, 1, -1},
+                                  {-1, 1, -1},  {-1, -1, 1}, {1, -1, 1},
+                                  {1, 1, 1},    {-1, 1, 1}};
+  const std::vector<std::vector<int>> cube_faces = {{0, 3, 2, 1}, {4, 5, 6, 7},
+                                                    {0, 1, 5, 4}, {2, 3, 7, 6},
+                                                    {1, 2, 6, 5}, {0, 4, 7, 3}};
+  auto from_faces = MakeConvexHullFromFaces(cube, cube_faces);
+  ASSERT_TRUE(from_faces.ok()) << from_faces.status();
+  pool.push_back(*from_faces);
+  auto pyramid = MakeConvexHull(
+      std::vector<Vec3>{{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}, {1, 1, 1}});
+  ASSERT_TRUE(pyramid.ok()) << pyramid.status();
+  pool.push_back(*pyramid);
+  for (const auto& hull : pool) {
+    SCOPED_TRACE(::testing::Message() << hull->vertices.size() << " vertices");
+    ExpectSoaLayout(*hull);
+  }
+  testing::ShapeFactory factory(49);
+  for (int k = 0; k < 4000; ++k) {
+    const auto& a = pool[factory.rng()() % pool.size()];
+    const auto& b = pool[factory.rng()() % pool.size()];
+    ConvexHull bare_a = *a;
+    ConvexHull bare_b = *b;
+    bare_a.soa.clear();
+    bare_b.soa.clear();
+    const Pose3 b_in_a{factory.U(0.0f, 2.5f) * factory.RandomUnit(),
+                       factory.RandomRotation()};
+    SCOPED_TRACE(::testing::Message() << "pair " << k);
+    for (const bool early_out : {false, true}) {
+      internal::HullInA with_soa;
+      internal::HullInA without_soa;
+      const internal::SatAxis x =
+          internal::HullHullAxis(*a, *b, b_in_a, early_out, &with_soa);
+      const internal::SatAxis y = internal::HullHullAxis(
+          bare_a, bare_b, b_in_a, early_out, &without_soa);
+      EXPECT_EQ(x.kind, y.kind);
+      EXPECT_EQ(x.separation, y.separation);
+      EXPECT_EQ(x.normal.x, y.normal.x);
+      EXPECT_EQ(x.normal.y, y.normal.y);
+      EXPECT_EQ(x.normal.z, y.normal.z);
+      EXPECT_EQ(x.index_a, y.index_a);
+      EXPECT_EQ(x.index_b, y.index_b);
+    }
+  }
+}
+
 // The overlap of the posed hulls along unit n (B pushed along +n), in
 // double.
 double OverlapAlong(const ConvexHull& a, const Pose3& pa, const ConvexHull& b,

@@ -71,6 +71,13 @@ struct ConvexHull {
   // and the queries then build them per call).
   std::vector<std::uint16_t> vertex_edge_first;
   std::vector<std::uint16_t> vertex_edges;
+  // The vertices and face planes as structure-of-arrays for the SIMD face
+  // queries: the vertices' x, y, z, then the faces' normal x, y, z and
+  // offset, each array padded to a multiple of 4 with copies of its first
+  // entry (filled by the factories; a hull built by hand may leave it empty,
+  // and the queries then build it per call; one whose vertices or faces are
+  // changed must clear it or fill it again).
+  std::vector<float> soa;
   Vec3 centroid{};  // An interior point (the mean of the vertices).
 };
 
