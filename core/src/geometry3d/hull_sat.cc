@@ -3,7 +3,9 @@
 //
 //   1. Face axes of A: the separation along face f is
 //        sep_f = min_{v in B} n_f . v - d_f
-//      (B's vertices moved into A's frame once, with a rotation matrix).
+//      (B's vertices moved into A's frame once, with a rotation matrix),
+//      measured one face at a time or four at once (a block of the face
+//      matrix: four faces per SIMD lane, B's vertices broadcast one by one).
 //      Face axes of B: the same in B's frame with A's vertices moved there.
 //   2. If a face axis separates, stop: the hulls are apart, and the answer is
 //      the best face axis (a lower bound on the distance).
@@ -175,6 +177,11 @@ inline int MaskAbove(F4 a, float b) {
 inline int MaskEqual(F4 a, float b) {
   return _mm_movemask_ps(_mm_cmpeq_ps(a.v, _mm_set1_ps(b)));
 }
+// -1 where lane i of a is at most b, else 0.
+inline void StoreNotAbove(int* p, F4 a, float b) {
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(p),
+                   _mm_castps_si128(_mm_cmple_ps(a.v, _mm_set1_ps(b))));
+}
 inline void StoreInt4(int* p, F4 a) {
   _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm_cvttps_epi32(a.v));
 }
@@ -246,6 +253,9 @@ inline int MaskEqual(F4 a, float b) {
   for (int i = 0; i < 4; ++i) mask |= (a.v[i] == b ? 1 : 0) << i;
   return mask;
 }
+inline void StoreNotAbove(int* p, F4 a, float b) {
+  for (int i = 0; i < 4; ++i) p[i] = a.v[i] <= b ? -1 : 0;
+}
 inline void StoreInt4(int* p, F4 a) {
   for (int i = 0; i < 4; ++i) p[i] = static_cast<int>(a.v[i]);
 }
@@ -285,6 +295,28 @@ struct MovedVertices {
     splatted = true;
   }
 };
+
+// The mean of a hull's vertices (of the padded set: a point of the hull)
+// and their largest |coordinate|, from its structure-of-arrays layout.
+void MeanAndMagnitude(const float* soa, int count, Vec3* mean,
+                      float* magnitude) {
+  const int padded = Round4(count);
+  F4 sum_x = Splat(0.0f), sum_y = sum_x, sum_z = sum_x, m = sum_x;
+  for (int k = 0; k < padded; k += 4) {
+    const F4 x = Load4(soa + k);
+    const F4 y = Load4(soa + padded + k);
+    const F4 z = Load4(soa + 2 * padded + k);
+    sum_x = sum_x + x;
+    sum_y = sum_y + y;
+    sum_z = sum_z + z;
+    m = Max4(m, Max4(Abs4(x), Max4(Abs4(y), Abs4(z))));
+  }
+  const float inverse_count = 1.0f / static_cast<float>(padded);
+  *mean = {inverse_count * HorizontalSum(sum_x),
+           inverse_count * HorizontalSum(sum_y),
+           inverse_count * HorizontalSum(sum_z)};
+  *magnitude = HorizontalMax(m);
+}
 
 // v -> R v + t (forward) or R^T (v - t) (inverse), in the arithmetic order
 // of Rotation::Apply and ApplyInverse, so the floats are the same.
@@ -334,6 +366,19 @@ void MoveVertices(const float* soa, int count, const Rotation& rot, Vec3 t,
   out->magnitude = HorizontalMax(magnitude);
 }
 
+// Vertex indices, splatted (a memory operand for the argmin's blend).
+struct VertexIndexTable {
+  alignas(16) float lanes[kMaxPolyVertices][4];
+  constexpr VertexIndexTable() : lanes{} {
+    for (int v = 0; v < kMaxPolyVertices; ++v) {
+      for (float& lane : lanes[v]) lane = static_cast<float>(v);
+    }
+  }
+};
+constexpr VertexIndexTable kVertexIndexTable;
+constexpr const float (&kVertexIndex)[kMaxPolyVertices][4] =
+    kVertexIndexTable.lanes;
+
 // One block of the face matrix: for the four planes k..k+3 of `planes`
 // (nx, ny, nz, offset arrays of `padded` entries), sep[i] = min over the
 // points of n . p - d, as MinDot computes it, without a branch; with kArg
@@ -345,19 +390,16 @@ void FaceBlock(const float* planes, int padded, int k, const MovedVertices& p,
   const F4 nx = Load4(planes + k);
   const F4 ny = Load4(planes + padded + k);
   const F4 nz = Load4(planes + 2 * padded + k);
-  const F4 one = Splat(1.0f);
   F4 m = Splat(3.0e38f);
-  F4 index = Splat(0.0f);
-  F4 at = index;
-  for (int v = 0; v < p.soa.padded; v += 4) {
-    for (int u = v; u < v + 4; ++u) {
-      const F4 d = (nx * p.sx[u] + ny * p.sy[u]) + nz * p.sz[u];
-      if constexpr (kArg) {
-        TakeLess(d, index, &m, &at);
-        index = index + one;
-      } else {
-        m = Min4(m, d);
-      }
+  F4 at = Splat(0.0f);
+  // The padded count is a multiple of 4: unrolled by 4.
+#pragma GCC unroll 4
+  for (int v = 0; v < p.soa.padded; ++v) {
+    const F4 d = (nx * p.sx[v] + ny * p.sy[v]) + nz * p.sz[v];
+    if constexpr (kArg) {
+      TakeLess(d, Load4(kVertexIndex[v]), &m, &at);
+    } else {
+      m = Min4(m, d);
     }
   }
   Store4(sep, m - Load4(planes + 3 * padded + k));
@@ -472,14 +514,9 @@ SatAxis HullHullAxis(const ConvexHull& a, const ConvexHull& b,
   // frame) the same.
   MovedVertices bv;
   MoveVertices<false>(soa_b, vb_count, rot, t, &bv);
-  float magnitude_a = 0.0f;
-  Vec3 sum_a{};
-  for (const Vec3& v : a.vertices) {
-    sum_a = sum_a + v;
-    magnitude_a =
-        std::max({magnitude_a, std::fabs(v.x), std::fabs(v.y), std::fabs(v.z)});
-  }
-  const Vec3 mean_a = (1.0f / static_cast<float>(va_count)) * sum_a;
+  Vec3 mean_a;
+  float magnitude_a;
+  MeanAndMagnitude(soa_a, va_count, &mean_a, &magnitude_a);
   const float tolerance = kBoundMargin * (magnitude_a + bv.magnitude);
 
   SatAxis best;
@@ -715,12 +752,20 @@ SatAxis HullHullAxis(const ConvexHull& a, const ConvexHull& b,
     }
     return true;
   };
+  // low_a[f]: -1 where A's face f is bounded below the best separation at
+  // B's vertex mean (EdgeBoundedBelow for one face), else 0; an edge between
+  // two such faces is skipped. The best only grows, so the flags stay valid.
+  alignas(16) int low_a[kMaxPolyFaces];
+  {
+    const F4 margin = Splat(tolerance);
+    const float bar = std::min(best.separation, 0.0f);
+    for (int k = 0; k < fa_padded; k += 4) {
+      StoreNotAbove(low_a + k, Load4(bound_a + k) + margin, bar);
+    }
+  }
   for (int i = 0; i < ea_count; ++i) {
     const ConvexHull::Edge& ea = a.edges[i];
-    if (EdgeBoundedBelow(bound_a[ea.face_left], bound_a[ea.face_right],
-                         tolerance, best.separation)) {
-      continue;
-    }
+    if ((low_a[ea.face_left] & low_a[ea.face_right]) != 0) continue;
     if (deepest_b[ea.face_left] < 0) measure_a(ea.face_left);
     if (deepest_b[ea.face_right] < 0) measure_a(ea.face_right);
     const int start = deepest_b[ea.face_left];
