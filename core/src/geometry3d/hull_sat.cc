@@ -194,6 +194,13 @@ inline void StorePlanes(F4 nx, F4 ny, F4 nz, F4 d, ConvexHull::Face* faces) {
   _mm_storeu_ps(&faces[2].normal.x, nz.v);
   _mm_storeu_ps(&faces[3].normal.x, d.v);
 }
+// out[i] = lane i of a, in all four lanes.
+inline void SplatLanes(F4 a, F4* out) {
+  out[0].v = _mm_shuffle_ps(a.v, a.v, _MM_SHUFFLE(0, 0, 0, 0));
+  out[1].v = _mm_shuffle_ps(a.v, a.v, _MM_SHUFFLE(1, 1, 1, 1));
+  out[2].v = _mm_shuffle_ps(a.v, a.v, _MM_SHUFFLE(2, 2, 2, 2));
+  out[3].v = _mm_shuffle_ps(a.v, a.v, _MM_SHUFFLE(3, 3, 3, 3));
+}
 inline float HorizontalSum(F4 a) {
   const __m128 s = _mm_add_ps(a.v, _mm_movehl_ps(a.v, a.v));
   return _mm_cvtss_f32(_mm_add_ss(s, _mm_shuffle_ps(s, s, 1)));
@@ -265,6 +272,9 @@ inline void StorePlanes(F4 nx, F4 ny, F4 nz, F4 d, ConvexHull::Face* faces) {
     faces[i].offset = d.v[i];
   }
 }
+inline void SplatLanes(F4 a, F4* out) {
+  for (int i = 0; i < 4; ++i) out[i] = Splat(a.v[i]);
+}
 inline float HorizontalSum(F4 a) {
   return (a.v[0] + a.v[2]) + (a.v[1] + a.v[3]);
 }
@@ -287,10 +297,10 @@ struct MovedVertices {
   F4 sz[kMaxPolyVertices];
 
   void Splat4() {
-    for (int i = 0; i < soa.padded; ++i) {
-      sx[i] = Splat(soa.x[i]);
-      sy[i] = Splat(soa.y[i]);
-      sz[i] = Splat(soa.z[i]);
+    for (int i = 0; i < soa.padded; i += 4) {
+      SplatLanes(Load4(soa.x + i), sx + i);
+      SplatLanes(Load4(soa.y + i), sy + i);
+      SplatLanes(Load4(soa.z + i), sz + i);
     }
     splatted = true;
   }
@@ -766,23 +776,44 @@ SatAxis HullHullAxis(const ConvexHull& a, const ConvexHull& b,
   for (int i = 0; i < ea_count; ++i) {
     const ConvexHull::Edge& ea = a.edges[i];
     if ((low_a[ea.face_left] & low_a[ea.face_right]) != 0) continue;
-    if (deepest_b[ea.face_left] < 0) measure_a(ea.face_left);
-    if (deepest_b[ea.face_right] < 0) measure_a(ea.face_right);
-    const int start = deepest_b[ea.face_left];
-    const int end = deepest_b[ea.face_right];
-    // The arc lies in one region of B's negated Gauss map: no crossing.
-    if (start == end) continue;
-    // Tighter bounds with B's deepest vertices as the point of B: along the
-    // arc, n . (q - p) = alpha (a . q - d_a) + beta (b . q - d_b).
-    const ConvexHull::Face& fl = a.faces[ea.face_left];
-    const ConvexHull::Face& fr = a.faces[ea.face_right];
+    const int left = ea.face_left;
+    const int right = ea.face_right;
+    const ConvexHull::Face& fl = a.faces[left];
+    const ConvexHull::Face& fr = a.faces[right];
     const Vec3 na = fl.normal;
     const Vec3 nb = fr.normal;
-    if (EdgeBoundedBelow(sep_a[ea.face_left],
-                         Dot(nb, out->vertices[start]) - fr.offset, tolerance,
-                         best.separation) ||
-        EdgeBoundedBelow(Dot(na, out->vertices[end]) - fl.offset,
-                         sep_a[ea.face_right], tolerance, best.separation)) {
+    // Tighter bounds with B's vertex deepest below one face as the point of
+    // B: along the arc, n . (q - p) = alpha (a . q - d_a) + beta (b . q -
+    // d_b). A face not yet measured is measured only if the bound from the
+    // other face's deepest vertex does not already skip the edge.
+    auto bounded_from_left = [&] {
+      return EdgeBoundedBelow(
+          sep_a[left], Dot(nb, out->vertices[deepest_b[left]]) - fr.offset,
+          tolerance, best.separation);
+    };
+    auto bounded_from_right = [&] {
+      return EdgeBoundedBelow(
+          Dot(na, out->vertices[deepest_b[right]]) - fl.offset, sep_a[right],
+          tolerance, best.separation);
+    };
+    bool left_checked = false;
+    bool right_checked = false;
+    if (deepest_b[left] < 0 && deepest_b[right] < 0) measure_a(left);
+    if (deepest_b[right] < 0) {
+      if (bounded_from_left()) continue;
+      left_checked = true;
+      measure_a(right);
+    } else if (deepest_b[left] < 0) {
+      if (bounded_from_right()) continue;
+      right_checked = true;
+      measure_a(left);
+    }
+    const int start = deepest_b[left];
+    const int end = deepest_b[right];
+    // The arc lies in one region of B's negated Gauss map: no crossing.
+    if (start == end) continue;
+    if ((!left_checked && bounded_from_left()) ||
+        (!right_checked && bounded_from_right())) {
       continue;
     }
     if (!adjacency_built) build_adjacency();
