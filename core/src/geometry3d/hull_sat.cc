@@ -86,16 +86,6 @@ struct SoaVertices {
   alignas(16) float z[kMaxPolyVertices];
   int count = 0;   // Real vertices.
   int padded = 0;  // count rounded up to a multiple of 4.
-
-  void Set(int i, Vec3 v) {
-    x[i] = v.x;
-    y[i] = v.y;
-    z[i] = v.z;
-  }
-  void Pad() {
-    padded = (count + 3) & ~3;
-    for (int i = count; i < padded; ++i) Set(i, {x[0], y[0], z[0]});
-  }
 };
 
 // min over the vertices of n . v, and the lowest index reaching it.
