@@ -713,7 +713,7 @@ SatAxis HullHullAxis(const ConvexHull& a, const ConvexHull& b,
   // crossing, the edge pair's axis is measured unless B's edge is bounded
   // below the best separation.
   auto test_pair = [&](int i, Vec3 na, Vec3 nb, Vec3 bxa, Vec3 pa, Vec3 da,
-                       int j) __attribute__((always_inline))
+                       bool knife_a, int j) __attribute__((always_inline))
                        ->bool {
     const ConvexHull::Edge& eb = b.edges[j];
     const Vec3 c{gx[eb.face_left], gy[eb.face_left], gz[eb.face_left]};
@@ -721,7 +721,15 @@ SatAxis HullHullAxis(const ConvexHull& a, const ConvexHull& b,
     const float cba = Dot(c, bxa);
     const float dba = Dot(d, bxa);
     if (!(cba * dba < 0.0f)) return false;
-    const Vec3 dxc = Cross(d, c);
+    Vec3 dxc = Cross(d, c);
+    // B's arc runs from -c to -d: its plane is (-d) x (-c) = d x c, and at
+    // a knife edge B's pole, oriented by B's outward direction there.
+    bool knife_b = false;
+    if (IsKnifeEdge(dxc, c, d)) [[unlikely]] {
+      const Vec3 pb = out->vertices[eb.a];
+      dxc = ArcPlane(-c, -d, EdgePole(out->vertices[eb.b] - pb, -c, -d),
+                     pb - bv.mean, &knife_b);
+    }
     const float adc = Dot(na, dxc);
     const float bdc = Dot(nb, dxc);
     if (!(adc * bdc < 0.0f && cba * bdc > 0.0f)) return false;
@@ -740,10 +748,14 @@ SatAxis HullHullAxis(const ConvexHull& a, const ConvexHull& b,
       // Read off the edges where the axis is well conditioned, measured by
       // projecting both hulls where it is not (kEdgeReadSine,
       // sat_polytope.h) or where it would end an early-out search.
+      // Knife edges too: a crossing decided within their arcs' round-off
+      // may name an axis along which the edges do not support, and a value
+      // read off them could then beat the true best and hide it (the
+      // winner's check at the end would fall back to the best face).
       float sep = Dot(n, pb - pa);
       const bool measure =
           !(len_sq > kEdgeReadSine * kEdgeReadSine * lengths_sq) ||
-          (early_out && sep > 0.0f);
+          (early_out && sep > 0.0f) || knife_a || knife_b;
       if (measure) sep = projected(n);
       if (sep > best.separation) {
         best = {AxisKind::kEdges, sep, n, i, j};
@@ -807,9 +819,10 @@ SatAxis HullHullAxis(const ConvexHull& a, const ConvexHull& b,
       continue;
     }
     if (!adjacency_built) build_adjacency();
-    const Vec3 bxa = Cross(nb, na);
     const Vec3 pa = a.vertices[ea.a];
     const Vec3 da = EdgePole(a.vertices[ea.b] - pa, na, nb);
+    bool knife_a;
+    const Vec3 bxa = ArcPlane(na, nb, da, pa - mean_a, &knife_a);
     // Walk B's negated Gauss map along A's arc from na to nb: start in the
     // region of the B vertex deepest along -na, leave each region through
     // the one other incident edge the arc crosses (regions are convex, so
@@ -830,7 +843,7 @@ SatAxis HullHullAxis(const ConvexHull& a, const ConvexHull& b,
       for (int k = vertex_first[v]; k < vertex_first[v + 1]; ++k) {
         const int j = vertex_edges[k];
         if (j == came_from) continue;
-        if (test_pair(i, na, nb, bxa, pa, da, j)) {
+        if (test_pair(i, na, nb, bxa, pa, da, knife_a, j)) {
           exit = j;
           break;
         }
@@ -843,7 +856,8 @@ SatAxis HullHullAxis(const ConvexHull& a, const ConvexHull& b,
       v = b.edges[exit].a == v ? b.edges[exit].b : b.edges[exit].a;
     }
     if (!walked) {
-      for (int j = 0; j < eb_count; ++j) test_pair(i, na, nb, bxa, pa, da, j);
+      for (int j = 0; j < eb_count; ++j)
+        test_pair(i, na, nb, bxa, pa, da, knife_a, j);
     }
     if (early_out && best.separation > 0.0f) return finish();
   }

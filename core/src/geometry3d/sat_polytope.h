@@ -21,6 +21,8 @@
 #ifndef SATOR_CORE_SRC_GEOMETRY3D_SAT_POLYTOPE_H_
 #define SATOR_CORE_SRC_GEOMETRY3D_SAT_POLYTOPE_H_
 
+#include <algorithm>
+
 #include "convex_polytope.h"
 #include "sator/core/query_types.h"
 
@@ -79,6 +81,16 @@ inline constexpr float kEdgeReadSine = 0.05f;
 // edge axis's, which the face axis matches within round-off.
 inline constexpr float kFaceContactSine = 1e-5f;
 
+// Below this length of n2 x n1 (the sine of the angle between an edge's
+// two face normals), with the normals opposed, an edge is a knife edge: its
+// faces are nearly antiparallel, its Gauss-map arc nearly a half circle, and n2
+// x n1 keeps only the normals' round-off in its direction (about 1e-7 / sine:
+// 1% at a sine of 1e-5, as in the fuzz finding on a sliver tetrahedron).
+inline constexpr float kKnifeSine = 1e-2f;
+inline bool IsKnifeEdge(Vec3 pole, Vec3 n1, Vec3 n2) {
+  return LengthSquared(pole) < kKnifeSine * kKnifeSine && Dot(n1, n2) < 0.0f;
+}
+
 // How far from perpendicular to its two face normals (sine of the angle) an
 // edge's direction may be for the direction to serve as the edge's pole on
 // the Gauss map; see EdgePole.
@@ -95,12 +107,33 @@ inline constexpr float kEdgePoleSine = 1e-5f;
 // edge whose direction agrees with its normals keeps its direction, which is
 // the better conditioned of the two for long edges between nearly coplanar
 // faces (where n1 x n2 is short and loses digits).
+//
+// At a knife edge (kKnifeSine, below), between nearly antiparallel faces,
+// the pole is worse: n1 x n2 is then short and its direction carries the
+// normals' round-off divided by its length (about 1% at 1.4e-5 rad from
+// antiparallel, the fuzz finding on a sliver tetrahedron), so the edge
+// keeps its direction there.
 inline Vec3 EdgePole(Vec3 direction, Vec3 n1, Vec3 n2) {
   const float d1 = Dot(direction, n1);
   const float d2 = Dot(direction, n2);
   const float limit = kEdgePoleSine * kEdgePoleSine * LengthSquared(direction);
   if (d1 * d1 <= limit && d2 * d2 <= limit) return direction;
-  return Cross(n1, n2);
+  const Vec3 pole = Cross(n1, n2);
+  if (IsKnifeEdge(pole, n1, n2)) return direction;
+  return pole;
+}
+
+// The normal of the plane of an edge's arc from face normal n1 to n2, in
+// Gregorius's orientation n2 x n1; at a knife edge the edge's pole
+// (EdgePole: there its direction) oriented the same way, which an outward
+// direction at the edge (`outward`: from an interior point to the edge)
+// decides: the arc runs from n1 through the outward direction to n2, so
+// n2 x n1 points along outward x n1. Sets *knife when it is one.
+inline Vec3 ArcPlane(Vec3 n1, Vec3 n2, Vec3 pole, Vec3 outward, bool* knife) {
+  const Vec3 plane = Cross(n2, n1);
+  *knife = IsKnifeEdge(plane, n1, n2);
+  if (!*knife) return plane;
+  return Dot(pole, Cross(outward, n1)) >= 0.0f ? pole : -pole;
 }
 
 // The axis of greatest separation. With `early_out` it returns the first

@@ -437,6 +437,109 @@ TEST(HullSatTest, ShortEdgesFarFromOriginGiveSymmetricDepth) {
   EXPECT_GT(checked, 1000);
 }
 
+// ---- Knife edges: slivers whose faces meet nearly antiparallel ----------
+//
+// The fuzz finding (core_pair_fuzzer, seed
+// regression_hull_hull_knife_edge_3d.bin): B is a tetrahedron 80,000 across
+// and about 3 thick, so two of its faces meet at an edge 1.4e-5 rad from
+// antiparallel. That edge's arc plane n2 x n1 was 1.4e-5 long and 1% off in
+// direction, the pole built from the normals as well; Contact(B, A) read a
+// separation off that edge pair along an axis where the edges do not
+// support, it beat the true best edge axis (-49,897), and the check of the
+// winner at the end fell back to the best face: depth 50,001.5 against
+// 49,897.4 the other way round (and in double). Knife edges now use the
+// edge's direction for both (EdgePole, ArcPlane) and are measured by
+// projection.
+TEST(HullSatTest, KnifeEdgeOfSliverTetrahedronGivesSymmetricDepth) {
+  constexpr float kH = 50001.5273f;
+  const auto a = *MakeConvexHull({{-kH, -kH, -kH},
+                                  {-kH, -kH, kH},
+                                  {-kH, kH, -kH},
+                                  {-kH, kH, kH},
+                                  {kH, -kH, -kH},
+                                  {kH, -kH, kH},
+                                  {kH, kH, -kH},
+                                  {kH, kH, kH}});
+  const auto b = *MakeConvexHull({{7031.46436f, 0, 0},
+                                  {311.288788f, 79689.9297f, 3.05185103f},
+                                  {0, 311.288788f, 79689.9297f},
+                                  {0, 0, 80001.2266f}});
+  const Pose3 pa{{100000, 99987.7891f, 99987.7891f}, Quat{}};
+  const Pose3 pb{{99987.7891f, 99987.7891f, 99987.7891f},
+                 Normalize(Quat{-0.00015260186f, 0, 0, 1})};
+  // The fuzzer's slack: 1e-4 of the problem's size.
+  ExpectSymmetricDepth(a, pa, b, pb, 60.0);
+}
+
+// Seeded slivers: tetrahedra and wedges whose points lie within 1e-6 to
+// 1e-3 of their size of a plane (knife edges between nearly antiparallel
+// faces), against the benchmark's hulls and against each other, at random
+// poses, both orders. The hull SAT must give the exhaustive SAT's
+// separation (in double), as MatchesExhaustiveSat, and the two orders the
+// same depth.
+TEST(HullSatTest, SliversWithKnifeEdgesMatchExhaustiveSat) {
+  const auto pool = HullPool(47);
+  testing::ShapeFactory factory(48);
+  auto sliver = [&] {
+    for (;;) {
+      const float size = std::pow(10.0f, factory.U(-1.0f, 4.0f));
+      const float thickness = size * std::pow(10.0f, factory.U(-6.0f, -3.0f));
+      const int n = 4 + static_cast<int>(factory.rng()() % 3);
+      std::vector<Vec3> pts;
+      for (int i = 0; i < n; ++i) {
+        pts.push_back({factory.U(-size, size), factory.U(-size, size),
+                       factory.U(-thickness, thickness)});
+      }
+      auto h = MakeConvexHull(pts);
+      if (h.ok()) return *h;
+    }
+  };
+  int overlapping = 0;
+  int failures = 0;
+  for (int k = 0; k < 6000; ++k) {
+    const std::shared_ptr<const ConvexHull> s = sliver();
+    std::shared_ptr<const ConvexHull> other =
+        k % 3 == 0 ? sliver() : pool[factory.rng()() % pool.size()];
+    float other_size = Extent(*other);
+    const float s_size = Extent(*s);
+    // Scale the pool hull to the sliver's size so that they meet.
+    if (k % 3 != 0) {
+      std::vector<Vec3> scaled;
+      for (const Vec3& v : other->vertices) {
+        scaled.push_back((s_size / other_size) * v);
+      }
+      other = *MakeConvexHull(scaled);
+      other_size = Extent(*other);
+    }
+    const Pose3 b_in_a{factory.U(0.0f, 1.2f) * s_size * factory.RandomUnit(),
+                       factory.RandomRotation()};
+    for (int order = 0; order < 2; ++order) {
+      const ConvexHull& a = order == 0 ? *s : *other;
+      const ConvexHull& b = order == 0 ? *other : *s;
+      internal::HullInA b_data;
+      const internal::SatAxis axis =
+          internal::HullHullAxis(a, b, b_in_a, /*early_out=*/false, &b_data);
+      const RefHull ra = Place(a, Pose3{});
+      const RefHull rb = Place(b, b_in_a);
+      const Reference ref = ExhaustiveSat(ra, rb);
+      const double tol = 2e-6 * (s_size + other_size + Length(b_in_a.position));
+      if (ref.all > 0.0) continue;
+      ++overlapping;
+      const double along = Separation(ra, rb, ToD3(axis.normal));
+      const bool ok = std::fabs(axis.separation - ref.all) <= tol &&
+                      std::fabs(along - axis.separation) <= tol;
+      if (!ok) {
+        ++failures;
+        ADD_FAILURE() << "pair " << k << " order " << order << ": separation "
+                      << axis.separation << " along its normal " << along
+                      << ", exhaustive " << ref.all << " (tol " << tol << ")";
+      }
+      if (failures > 20) return;
+    }
+  }
+  EXPECT_GT(overlapping, 3000);
+}
+
 // ---- Stacked shapes: faces against faces, with a little rotation jitter ---
 //
 // A review found hulls stacked face to face (a few 1e-6 rad of jitter)
