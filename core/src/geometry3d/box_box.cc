@@ -270,15 +270,132 @@ float BoxBoxSeparation(Vec3 ha, Vec3 hb, const float (&r)[3][3], Vec3 t) {
 
 namespace {
 
-// Reference-face clipping specialised to boxes. The reference face belongs
-// to box R (half extents hr) in R's own frame, with outward normal s * e_i;
-// the incident box I (half extents hi) is placed by (rot, t) in R's frame.
-// The incident face is I's face most anti-parallel to the reference normal;
-// it is clipped against the four axis-aligned side planes |x_k| <= hr[k]
-// (k != i) of the reference face, and the points below the face are kept,
-// moved halfway to it. Points are returned in R's frame.
-int ClipBoxFace(Vec3 hr, int i, float s, Vec3 hi, const float rot[3][3], Vec3 t,
-                Vec3* points, float* depths) {
+// The face manifold, specialised to boxes. The reference face belongs to
+// box R (half extents hr) in R's own frame, with outward normal s * e_i; the
+// incident box I (half extents hi) is placed by (rot, t) in R's frame. In
+// the reference face's frame (u, v) = (x_i1, x_i2) the face is the
+// rectangle |u| <= hr[i1], |v| <= hr[i2], and w = x_i is the height:
+//   1. I's face most anti-parallel to s * e_i gives 4 corners (u, v, w).
+//   2. The quad is clipped against the rectangle's sides u <= hr[i1],
+//      -u <= hr[i1], v <= hr[i2], -v <= hr[i2] (Sutherland-Hodgman, one
+//      coordinate compared per side). A side that none of the 4 corners
+//      crosses cannot cut their convex hull, so it is skipped: when the
+//      incident face lies within the reference face's sides, no clipping.
+//   3. Points below the face (depth = hr[i] - s w >= 0) are kept, moved
+//      halfway to it, and at most 4 are chosen as ReduceContactPoints
+//      (sat_polytope.cc) chooses them; with the normal along e_i its area
+//      terms are 2D cross products in (u, v).
+// The polygon is kept as coordinate arrays c[0] = u, c[1] = v, c[2] = w,
+// so every coordinate index in the loops is a constant.
+struct FacePolygon {
+  float c[3][8];
+};
+
+// Sutherland-Hodgman against one side: sg * c[kCoord] <= limit, sg = +1
+// for kUpper, -1 otherwise.
+template <int kCoord, bool kUpper>
+int ClipSide(const FacePolygon& in, int n, float limit, FacePolygon* out) {
+  const auto outside = [limit](float x) { return (kUpper ? x : -x) - limit; };
+  int m = 0;
+  float pu = in.c[0][n - 1];
+  float pv = in.c[1][n - 1];
+  float pw = in.c[2][n - 1];
+  float d_prev = outside(in.c[kCoord][n - 1]);
+  for (int q = 0; q < n; ++q) {
+    const float cu = in.c[0][q];
+    const float cv = in.c[1][q];
+    const float cw = in.c[2][q];
+    const float d_cur = outside(in.c[kCoord][q]);
+    if ((d_prev <= 0.0f) != (d_cur <= 0.0f)) {
+      const float f = d_prev / (d_prev - d_cur);
+      out->c[0][m] = pu + f * (cu - pu);
+      out->c[1][m] = pv + f * (cv - pv);
+      out->c[2][m] = pw + f * (cw - pw);
+      ++m;
+    }
+    if (d_cur <= 0.0f) {
+      out->c[0][m] = cu;
+      out->c[1][m] = cv;
+      out->c[2][m] = cw;
+      ++m;
+    }
+    pu = cu;
+    pv = cv;
+    pw = cw;
+    d_prev = d_cur;
+  }
+  return m;
+}
+
+// ReduceContactPoints' choice (the deepest point, the farthest from it, the
+// one spanning the largest triangle with those two, the one adding the most
+// area outside that triangle) on `n` > 4 points with depths `depth`, in the
+// face's frame; writes the chosen indices to `keep` and returns how many.
+int ReduceFacePoints(const FacePolygon& p, const float* depth, int n,
+                     int* keep) {
+  const float* u = p.c[0];
+  const float* v = p.c[1];
+  const float* w = p.c[2];
+  int i0 = 0;
+  for (int q = 1; q < n; ++q) {
+    if (depth[q] > depth[i0]) i0 = q;
+  }
+  int i1 = i0 == 0 ? 1 : 0;
+  float far = -1.0f;
+  for (int q = 0; q < n; ++q) {
+    const float du = u[q] - u[i0];
+    const float dv = v[q] - v[i0];
+    const float dw = w[q] - w[i0];
+    const float d = du * du + dv * dv + dw * dw;
+    if (d > far) {
+      far = d;
+      i1 = q;
+    }
+  }
+  keep[0] = i0;
+  keep[1] = i1;
+  // Twice the signed area of (p_i0, p_i1, p_q) in (u, v).
+  const float eu = u[i1] - u[i0];
+  const float ev = v[i1] - v[i0];
+  int i2 = -1;
+  float area2 = 0.0f;
+  for (int q = 0; q < n; ++q) {
+    const float s = std::fabs(eu * (v[q] - v[i0]) - ev * (u[q] - u[i0]));
+    if (s > area2) {
+      area2 = s;
+      i2 = q;
+    }
+  }
+  if (i2 < 0) return 2;
+  keep[2] = i2;
+  // Orient the triangle counterclockwise; a point outside edge (a, b) has a
+  // negative cross product (b - a) x (p - a).
+  const float orient =
+      eu * (v[i2] - v[i0]) - ev * (u[i2] - u[i0]) >= 0.0f ? 1.0f : -1.0f;
+  const int tri[4] = {i0, i1, i2, i0};
+  int i3 = -1;
+  float gain = 0.0f;
+  for (int q = 0; q < n; ++q) {
+    for (int e = 0; e < 3; ++e) {
+      const int a = tri[e];
+      const int b = tri[e + 1];
+      const float s = -orient * ((u[b] - u[a]) * (v[q] - v[a]) -
+                                 (v[b] - v[a]) * (u[q] - u[a]));
+      if (s > gain) {
+        gain = s;
+        i3 = q;
+      }
+    }
+  }
+  if (i3 < 0) return 3;
+  keep[3] = i3;
+  return 4;
+}
+
+// Steps 1 to 3 above: at most 4 points, in R's frame; 0 when round-off
+// clipped everything away.
+int BoxFaceManifold(Vec3 hr, int i, float s, Vec3 hi, const float rot[3][3],
+                    Vec3 t, Vec3* points) {
   // The incident face: I's axis j most aligned with e_i, facing against
   // s * e_i.
   int j = 0;
@@ -296,70 +413,81 @@ int ClipBoxFace(Vec3 hr, int i, float s, Vec3 hi, const float rot[3][3], Vec3 t,
   const float h_j1 = hi[j1];
   const float h_j2 = hi[j2];
   const float tt[3] = {t.x, t.y, t.z};
-  // The incident face's corners as plain coordinate triples (the clipping
-  // indexes coordinates by a runtime axis, which Vec3's operator[] makes
-  // slow).
-  struct P {
-    float c[3];
-  };
-  P buf_a[8];
-  P buf_b[8];
-  for (int r = 0; r < 3; ++r) {
-    const float centre = tt[r] + h_j * rot[r][j];
-    const float u = h_j1 * rot[r][j1];
-    const float v = h_j2 * rot[r][j2];
-    buf_a[0].c[r] = centre + u + v;
-    buf_a[1].c[r] = centre - u + v;
-    buf_a[2].c[r] = centre - u - v;
-    buf_a[3].c[r] = centre + u - v;
-  }
-  int n = 4;
-  P* in = buf_a;
-  P* out = buf_b;
   const int i1 = i == 2 ? 0 : i + 1;
   const int i2 = i == 0 ? 2 : i - 1;
-  // Side planes: sign * x_k <= hr[k] (Sutherland-Hodgman, one plane at a
-  // time).
-  const int ks[4] = {i1, i1, i2, i2};
-  const float signs[4] = {1.0f, -1.0f, 1.0f, -1.0f};
-  for (int p = 0; p < 4 && n > 0; ++p) {
-    const int k = ks[p];
-    const float sg = signs[p];
-    const float limit = hr[k];
-    int m = 0;
-    P prev = in[n - 1];
-    float d_prev = sg * prev.c[k] - limit;
-    for (int q = 0; q < n; ++q) {
-      const P cur = in[q];
-      const float d_cur = sg * cur.c[k] - limit;
-      if ((d_prev <= 0.0f) != (d_cur <= 0.0f)) {
-        const float f = d_prev / (d_prev - d_cur);
-        P x;
-        for (int r = 0; r < 3; ++r) {
-          x.c[r] = prev.c[r] + f * (cur.c[r] - prev.c[r]);
-        }
-        out[m++] = x;
-      }
-      if (d_cur <= 0.0f) out[m++] = cur;
-      prev = cur;
-      d_prev = d_cur;
-    }
-    n = m;
-    P* tmp = in;
+  // The face's axes (u, v, w) in R's frame.
+  const int axis[3] = {i1, i2, i};
+  FacePolygon buf_a;
+  FacePolygon buf_b;
+  for (int a = 0; a < 3; ++a) {
+    const int r = axis[a];
+    const float centre = tt[r] + h_j * rot[r][j];
+    const float du = h_j1 * rot[r][j1];
+    const float dv = h_j2 * rot[r][j2];
+    buf_a.c[a][0] = centre + du + dv;
+    buf_a.c[a][1] = centre - du + dv;
+    buf_a.c[a][2] = centre - du - dv;
+    buf_a.c[a][3] = centre + du - dv;
+  }
+  const float hu = hr[i1];
+  const float hv = hr[i2];
+  // The sides some corner crosses (c > limit, or -c > limit).
+  const auto max4 = [](const float* x) {
+    const float a = x[0] > x[1] ? x[0] : x[1];
+    const float b = x[2] > x[3] ? x[2] : x[3];
+    return a > b ? a : b;
+  };
+  const auto min4 = [](const float* x) {
+    const float a = x[0] < x[1] ? x[0] : x[1];
+    const float b = x[2] < x[3] ? x[2] : x[3];
+    return a < b ? a : b;
+  };
+  const bool cut[4] = {max4(buf_a.c[0]) > hu, -min4(buf_a.c[0]) > hu,
+                       max4(buf_a.c[1]) > hv, -min4(buf_a.c[1]) > hv};
+  FacePolygon* in = &buf_a;
+  FacePolygon* out = &buf_b;
+  int n = 4;
+  const auto swap = [&in, &out]() {
+    FacePolygon* tmp = in;
     in = out;
     out = tmp;
+  };
+  if (cut[0]) {
+    n = ClipSide<0, true>(*in, n, hu, out);
+    swap();
   }
+  if (cut[1] && n > 0) {
+    n = ClipSide<0, false>(*in, n, hu, out);
+    swap();
+  }
+  if (cut[2] && n > 0) {
+    n = ClipSide<1, true>(*in, n, hv, out);
+    swap();
+  }
+  if (cut[3] && n > 0) {
+    n = ClipSide<1, false>(*in, n, hv, out);
+    swap();
+  }
+  // Points below the face, moved halfway to it (in place).
   const float face = hr[i];
+  float depth[8];
   int count = 0;
   for (int q = 0; q < n; ++q) {
-    const float depth = face - s * in[q].c[i];
-    if (depth >= 0.0f) {
-      P p = in[q];
-      p.c[i] += s * 0.5f * depth;
-      points[count] = {p.c[0], p.c[1], p.c[2]};
-      depths[count] = depth;
+    const float d = face - s * in->c[2][q];
+    if (d >= 0.0f) {
+      in->c[0][count] = in->c[0][q];
+      in->c[1][count] = in->c[1][q];
+      in->c[2][count] = in->c[2][q] + s * 0.5f * d;
+      depth[count] = d;
       ++count;
     }
+  }
+  int keep[4] = {0, 1, 2, 3};
+  if (count > 4) count = ReduceFacePoints(*in, depth, count, keep);
+  for (int k = 0; k < count; ++k) {
+    float p[3];
+    for (int a = 0; a < 3; ++a) p[axis[a]] = in->c[a][keep[k]];
+    points[k] = {p[0], p[1], p[2]};
   }
   return count;
 }
@@ -378,18 +506,18 @@ ContactResult<3> ContactBoxBox(const Box3& a, const Box3& b,
   if (!result.overlapping) return result;
   const Vec3 ha = a.half_extents;
   const Vec3 hb = b.half_extents;
-  Vec3 points[8];
-  float depths[8];
   int count = 0;
   switch (axis.kind) {
     case internal::AxisKind::kFaceA: {
       const int i = axis.index_a / 2;
       const float s = (axis.index_a % 2 == 0) ? 1.0f : -1.0f;
-      count = ClipBoxFace(ha, i, s, hb, f.r, b_in_a.position, points, depths);
+      count = BoxFaceManifold(ha, i, s, hb, f.r, b_in_a.position,
+                              result.points.data());
       break;
     }
     case internal::AxisKind::kFaceB: {
-      // Clip in B's frame: A is placed by R^T and -R^T t there.
+      // In B's frame A is placed by R^T and -R^T t; the points come back
+      // by R and t.
       const int j = axis.index_b / 2;
       const float s = (axis.index_b % 2 == 0) ? 1.0f : -1.0f;
       float rt[3][3];
@@ -397,8 +525,10 @@ ContactResult<3> ContactBoxBox(const Box3& a, const Box3& b,
         for (int c = 0; c < 3; ++c) rt[r][c] = f.r[c][r];
       }
       const Vec3 ta = InvRotate(b_in_a.rotation, -b_in_a.position);
-      count = ClipBoxFace(hb, j, s, ha, rt, ta, points, depths);
-      for (int k = 0; k < count; ++k) points[k] = Transform(b_in_a, points[k]);
+      count = BoxFaceManifold(hb, j, s, ha, rt, ta, result.points.data());
+      for (int k = 0; k < count; ++k) {
+        result.points[k] = Transform(b_in_a, result.points[k]);
+      }
       break;
     }
     default: {
@@ -443,7 +573,7 @@ ContactResult<3> ContactBoxBox(const Box3& a, const Box3& b,
     internal::FillContact(box_a.Ref(), box_b.Ref(), axis, &result);
     return result;
   }
-  internal::ReduceContactPoints(points, depths, count, result.normal, &result);
+  result.point_count = count;
   return result;
 }
 
