@@ -272,56 +272,58 @@ namespace {
 
 // The face manifold, specialised to boxes. The reference face belongs to
 // box R (half extents hr) in R's own frame, with outward normal s * e_i; the
-// incident box I (half extents hi) is placed by (rot, t) in R's frame. In
-// the reference face's frame (u, v) = (x_i1, x_i2) the face is the
-// rectangle |u| <= hr[i1], |v| <= hr[i2], and w = x_i is the height:
-//   1. I's face most anti-parallel to s * e_i gives 4 corners (u, v, w).
-//   2. The quad is clipped against the rectangle's sides u <= hr[i1],
-//      -u <= hr[i1], v <= hr[i2], -v <= hr[i2] (Sutherland-Hodgman, one
-//      coordinate compared per side). A side that none of the 4 corners
+// incident box I (half extents hi) is placed by (rot, t) in R's frame. The
+// face is the rectangle |x_i1| <= hr[i1], |x_i2| <= hr[i2] (i1, i2 the
+// other two axes) at height x_i = s * hr[i]:
+//   1. I's face most anti-parallel to s * e_i gives 4 corners.
+//   2. The quad is clipped against the rectangle's sides x_i1 <= hr[i1],
+//      -x_i1 <= hr[i1], x_i2 <= hr[i2], -x_i2 <= hr[i2] (Sutherland-Hodgman,
+//      one coordinate compared per side). A side that none of the 4 corners
 //      crosses cannot cut their convex hull, so it is skipped: when the
 //      incident face lies within the reference face's sides, no clipping.
-//   3. Points below the face (depth = hr[i] - s w >= 0) are kept, moved
+//   3. Points below the face (depth = hr[i] - s x_i >= 0) are kept, moved
 //      halfway to it, and at most 4 are chosen as ReduceContactPoints
 //      (sat_polytope.cc) chooses them; with the normal along e_i its area
-//      terms are 2D cross products in (u, v).
-// The polygon is kept as coordinate arrays c[0] = u, c[1] = v, c[2] = w,
-// so every coordinate index in the loops is a constant.
+//      terms are 2D cross products in (x_i1, x_i2).
+// The polygon is kept as coordinate arrays (c[k] holds every x_k), so a
+// runtime axis index costs an offset, not a select.
 struct FacePolygon {
   float c[3][8];
 };
 
-// Sutherland-Hodgman against one side: sg * c[kCoord] <= limit, sg = +1
-// for kUpper, -1 otherwise.
-template <int kCoord, bool kUpper>
-int ClipSide(const FacePolygon& in, int n, float limit, FacePolygon* out) {
+// Sutherland-Hodgman against one side: sg * x_k <= limit, sg = +1 for
+// kUpper, -1 otherwise.
+template <bool kUpper>
+[[gnu::always_inline]] inline int ClipSide(const FacePolygon& in, int n, int k,
+                                           float limit, FacePolygon* out) {
+  const float* side = in.c[k];
   const auto outside = [limit](float x) { return (kUpper ? x : -x) - limit; };
   int m = 0;
-  float pu = in.c[0][n - 1];
-  float pv = in.c[1][n - 1];
-  float pw = in.c[2][n - 1];
-  float d_prev = outside(in.c[kCoord][n - 1]);
+  float px = in.c[0][n - 1];
+  float py = in.c[1][n - 1];
+  float pz = in.c[2][n - 1];
+  float d_prev = outside(side[n - 1]);
   for (int q = 0; q < n; ++q) {
-    const float cu = in.c[0][q];
-    const float cv = in.c[1][q];
-    const float cw = in.c[2][q];
-    const float d_cur = outside(in.c[kCoord][q]);
+    const float cx = in.c[0][q];
+    const float cy = in.c[1][q];
+    const float cz = in.c[2][q];
+    const float d_cur = outside(side[q]);
     if ((d_prev <= 0.0f) != (d_cur <= 0.0f)) {
       const float f = d_prev / (d_prev - d_cur);
-      out->c[0][m] = pu + f * (cu - pu);
-      out->c[1][m] = pv + f * (cv - pv);
-      out->c[2][m] = pw + f * (cw - pw);
+      out->c[0][m] = px + f * (cx - px);
+      out->c[1][m] = py + f * (cy - py);
+      out->c[2][m] = pz + f * (cz - pz);
       ++m;
     }
     if (d_cur <= 0.0f) {
-      out->c[0][m] = cu;
-      out->c[1][m] = cv;
-      out->c[2][m] = cw;
+      out->c[0][m] = cx;
+      out->c[1][m] = cy;
+      out->c[2][m] = cz;
       ++m;
     }
-    pu = cu;
-    pv = cv;
-    pw = cw;
+    px = cx;
+    py = cy;
+    pz = cz;
     d_prev = d_cur;
   }
   return m;
@@ -329,66 +331,79 @@ int ClipSide(const FacePolygon& in, int n, float limit, FacePolygon* out) {
 
 // ReduceContactPoints' choice (the deepest point, the farthest from it, the
 // one spanning the largest triangle with those two, the one adding the most
-// area outside that triangle) on `n` > 4 points with depths `depth`, in the
-// face's frame; writes the chosen indices to `keep` and returns how many.
-int ReduceFacePoints(const FacePolygon& p, const float* depth, int n,
-                     int* keep) {
-  const float* u = p.c[0];
-  const float* v = p.c[1];
-  const float* w = p.c[2];
+// area outside that triangle) on `n` > 4 points with depths `depth`, the
+// normal along e_i; writes the chosen indices to `keep` and returns how
+// many. (u, v) = (x_i1, x_i2): e_i . (a x b) = a_u b_v - a_v b_u.
+int ReduceFacePoints(const FacePolygon& p, int i1, int i2, const float* depth,
+                     int n, int* keep) {
+  const float* x = p.c[0];
+  const float* y = p.c[1];
+  const float* z = p.c[2];
+  const float* u = p.c[i1];
+  const float* v = p.c[i2];
   int i0 = 0;
   for (int q = 1; q < n; ++q) {
     if (depth[q] > depth[i0]) i0 = q;
   }
-  int i1 = i0 == 0 ? 1 : 0;
+  int i1st = i0 == 0 ? 1 : 0;
   float far = -1.0f;
   for (int q = 0; q < n; ++q) {
-    const float du = u[q] - u[i0];
-    const float dv = v[q] - v[i0];
-    const float dw = w[q] - w[i0];
-    const float d = du * du + dv * dv + dw * dw;
+    const float dx = x[q] - x[i0];
+    const float dy = y[q] - y[i0];
+    const float dz = z[q] - z[i0];
+    const float d = dx * dx + dy * dy + dz * dz;
     if (d > far) {
       far = d;
-      i1 = q;
+      i1st = q;
     }
   }
   keep[0] = i0;
-  keep[1] = i1;
-  // Twice the signed area of (p_i0, p_i1, p_q) in (u, v).
-  const float eu = u[i1] - u[i0];
-  const float ev = v[i1] - v[i0];
-  int i2 = -1;
+  keep[1] = i1st;
+  // Twice the area of (p_i0, p_i1st, p_q) in (u, v).
+  const float eu = u[i1st] - u[i0];
+  const float ev = v[i1st] - v[i0];
+  int i2nd = -1;
   float area2 = 0.0f;
   for (int q = 0; q < n; ++q) {
     const float s = std::fabs(eu * (v[q] - v[i0]) - ev * (u[q] - u[i0]));
     if (s > area2) {
       area2 = s;
-      i2 = q;
+      i2nd = q;
     }
   }
-  if (i2 < 0) return 2;
-  keep[2] = i2;
-  // Orient the triangle counterclockwise; a point outside edge (a, b) has a
-  // negative cross product (b - a) x (p - a).
+  if (i2nd < 0) return 2;
+  keep[2] = i2nd;
+  // The point adding the most area outside the triangle: a point outside
+  // edge (a, b) of the counterclockwise triangle has (b - a) x (p - a) < 0,
+  // so each edge is taken with its direction times -orient.
   const float orient =
-      eu * (v[i2] - v[i0]) - ev * (u[i2] - u[i0]) >= 0.0f ? 1.0f : -1.0f;
-  const int tri[4] = {i0, i1, i2, i0};
-  int i3 = -1;
+      eu * (v[i2nd] - v[i0]) - ev * (u[i2nd] - u[i0]) >= 0.0f ? 1.0f : -1.0f;
+  const int tri[4] = {i0, i1st, i2nd, i0};
+  float au[3];
+  float av[3];
+  float du[3];
+  float dv[3];
+  for (int e = 0; e < 3; ++e) {
+    au[e] = u[tri[e]];
+    av[e] = v[tri[e]];
+    du[e] = -orient * (u[tri[e + 1]] - au[e]);
+    dv[e] = -orient * (v[tri[e + 1]] - av[e]);
+  }
+  int i3rd = -1;
   float gain = 0.0f;
   for (int q = 0; q < n; ++q) {
-    for (int e = 0; e < 3; ++e) {
-      const int a = tri[e];
-      const int b = tri[e + 1];
-      const float s = -orient * ((u[b] - u[a]) * (v[q] - v[a]) -
-                                 (v[b] - v[a]) * (u[q] - u[a]));
-      if (s > gain) {
-        gain = s;
-        i3 = q;
-      }
+    const float s0 = du[0] * (v[q] - av[0]) - dv[0] * (u[q] - au[0]);
+    const float s1 = du[1] * (v[q] - av[1]) - dv[1] * (u[q] - au[1]);
+    const float s2 = du[2] * (v[q] - av[2]) - dv[2] * (u[q] - au[2]);
+    const float s01 = s0 > s1 ? s0 : s1;
+    const float s = s01 > s2 ? s01 : s2;
+    if (s > gain) {
+      gain = s;
+      i3rd = q;
     }
   }
-  if (i3 < 0) return 3;
-  keep[3] = i3;
+  if (i3rd < 0) return 3;
+  keep[3] = i3rd;
   return 4;
 }
 
@@ -413,25 +428,22 @@ int BoxFaceManifold(Vec3 hr, int i, float s, Vec3 hi, const float rot[3][3],
   const float h_j1 = hi[j1];
   const float h_j2 = hi[j2];
   const float tt[3] = {t.x, t.y, t.z};
-  const int i1 = i == 2 ? 0 : i + 1;
-  const int i2 = i == 0 ? 2 : i - 1;
-  // The face's axes (u, v, w) in R's frame.
-  const int axis[3] = {i1, i2, i};
   FacePolygon buf_a;
   FacePolygon buf_b;
-  for (int a = 0; a < 3; ++a) {
-    const int r = axis[a];
+  for (int r = 0; r < 3; ++r) {
     const float centre = tt[r] + h_j * rot[r][j];
     const float du = h_j1 * rot[r][j1];
     const float dv = h_j2 * rot[r][j2];
-    buf_a.c[a][0] = centre + du + dv;
-    buf_a.c[a][1] = centre - du + dv;
-    buf_a.c[a][2] = centre - du - dv;
-    buf_a.c[a][3] = centre + du - dv;
+    buf_a.c[r][0] = centre + du + dv;
+    buf_a.c[r][1] = centre - du + dv;
+    buf_a.c[r][2] = centre - du - dv;
+    buf_a.c[r][3] = centre + du - dv;
   }
+  const int i1 = i == 2 ? 0 : i + 1;
+  const int i2 = i == 0 ? 2 : i - 1;
   const float hu = hr[i1];
   const float hv = hr[i2];
-  // The sides some corner crosses (c > limit, or -c > limit).
+  // The sides some corner crosses (x > limit, or -x > limit).
   const auto max4 = [](const float* x) {
     const float a = x[0] > x[1] ? x[0] : x[1];
     const float b = x[2] > x[3] ? x[2] : x[3];
@@ -442,8 +454,8 @@ int BoxFaceManifold(Vec3 hr, int i, float s, Vec3 hi, const float rot[3][3],
     const float b = x[2] < x[3] ? x[2] : x[3];
     return a < b ? a : b;
   };
-  const bool cut[4] = {max4(buf_a.c[0]) > hu, -min4(buf_a.c[0]) > hu,
-                       max4(buf_a.c[1]) > hv, -min4(buf_a.c[1]) > hv};
+  const bool cut[4] = {max4(buf_a.c[i1]) > hu, -min4(buf_a.c[i1]) > hu,
+                       max4(buf_a.c[i2]) > hv, -min4(buf_a.c[i2]) > hv};
   FacePolygon* in = &buf_a;
   FacePolygon* out = &buf_b;
   int n = 4;
@@ -453,41 +465,41 @@ int BoxFaceManifold(Vec3 hr, int i, float s, Vec3 hi, const float rot[3][3],
     out = tmp;
   };
   if (cut[0]) {
-    n = ClipSide<0, true>(*in, n, hu, out);
+    n = ClipSide<true>(*in, n, i1, hu, out);
     swap();
   }
   if (cut[1] && n > 0) {
-    n = ClipSide<0, false>(*in, n, hu, out);
+    n = ClipSide<false>(*in, n, i1, hu, out);
     swap();
   }
   if (cut[2] && n > 0) {
-    n = ClipSide<1, true>(*in, n, hv, out);
+    n = ClipSide<true>(*in, n, i2, hv, out);
     swap();
   }
   if (cut[3] && n > 0) {
-    n = ClipSide<1, false>(*in, n, hv, out);
+    n = ClipSide<false>(*in, n, i2, hv, out);
     swap();
   }
-  // Points below the face, moved halfway to it (in place).
+  // Points below the face (copied without a branch into the other buffer,
+  // the count advanced for those kept), moved halfway to it.
   const float face = hr[i];
+  const float* h = in->c[i];
+  FacePolygon& kept = *out;
   float depth[8];
   int count = 0;
   for (int q = 0; q < n; ++q) {
-    const float d = face - s * in->c[2][q];
-    if (d >= 0.0f) {
-      in->c[0][count] = in->c[0][q];
-      in->c[1][count] = in->c[1][q];
-      in->c[2][count] = in->c[2][q] + s * 0.5f * d;
-      depth[count] = d;
-      ++count;
-    }
+    const float d = face - s * h[q];
+    kept.c[0][count] = in->c[0][q];
+    kept.c[1][count] = in->c[1][q];
+    kept.c[2][count] = in->c[2][q];
+    depth[count] = d;
+    count += d >= 0.0f ? 1 : 0;
   }
+  for (int q = 0; q < count; ++q) kept.c[i][q] += s * 0.5f * depth[q];
   int keep[4] = {0, 1, 2, 3};
-  if (count > 4) count = ReduceFacePoints(*in, depth, count, keep);
+  if (count > 4) count = ReduceFacePoints(kept, i1, i2, depth, count, keep);
   for (int k = 0; k < count; ++k) {
-    float p[3];
-    for (int a = 0; a < 3; ++a) p[axis[a]] = in->c[a][keep[k]];
-    points[k] = {p[0], p[1], p[2]};
+    points[k] = {kept.c[0][keep[k]], kept.c[1][keep[k]], kept.c[2][keep[k]]};
   }
   return count;
 }
