@@ -47,13 +47,12 @@ struct Frame {
 };
 
 // R from B's unit quaternion in A's frame (9 products instead of rotating
-// three axes).
-[[gnu::always_inline]] inline Frame MakeFrame(const Pose3& b_in_a,
-                                              float epsilon) {
+// three axes), and |R|.
+[[gnu::always_inline]] inline Frame MakeFrame(const Pose3& b_in_a) {
   Frame f;
   internal::RotationMatrixOf(b_in_a.rotation, f.r);
   for (int i = 0; i < 3; ++i) {
-    for (int j = 0; j < 3; ++j) f.abs_r[i][j] = std::fabs(f.r[i][j]) + epsilon;
+    for (int j = 0; j < 3; ++j) f.abs_r[i][j] = std::fabs(f.r[i][j]);
     f.t[i] = b_in_a.position[i];
   }
   return f;
@@ -248,7 +247,7 @@ internal::SatAxis AxisFromFrame(const Box3& a, const Box3& b, const Frame& f,
 namespace internal {
 
 SatAxis BoxBoxAxis(const Box3& a, const Box3& b, const Pose3& b_in_a) {
-  return AxisFromFrame(a, b, MakeFrame(b_in_a, 0.0f),
+  return AxisFromFrame(a, b, MakeFrame(b_in_a),
                        /*faces_decide_separation=*/false);
 }
 
@@ -508,7 +507,7 @@ int BoxFaceManifold(Vec3 hr, int i, float s, Vec3 hi, const float rot[3][3],
 
 ContactResult<3> ContactBoxBox(const Box3& a, const Box3& b,
                                const Pose3& b_in_a) {
-  const Frame f = MakeFrame(b_in_a, 0.0f);
+  const Frame f = MakeFrame(b_in_a);
   const internal::SatAxis axis =
       AxisFromFrame(a, b, f, /*faces_decide_separation=*/true);
   ContactResult<3> result;
@@ -536,10 +535,17 @@ ContactResult<3> ContactBoxBox(const Box3& a, const Box3& b,
       for (int r = 0; r < 3; ++r) {
         for (int c = 0; c < 3; ++c) rt[r][c] = f.r[c][r];
       }
-      const Vec3 ta = InvRotate(b_in_a.rotation, -b_in_a.position);
+      const Vec3 ta{
+          -(f.t[0] * f.r[0][0] + f.t[1] * f.r[1][0] + f.t[2] * f.r[2][0]),
+          -(f.t[0] * f.r[0][1] + f.t[1] * f.r[1][1] + f.t[2] * f.r[2][1]),
+          -(f.t[0] * f.r[0][2] + f.t[1] * f.r[1][2] + f.t[2] * f.r[2][2])};
       count = BoxFaceManifold(hb, j, s, ha, rt, ta, result.points.data());
       for (int k = 0; k < count; ++k) {
-        result.points[k] = Transform(b_in_a, result.points[k]);
+        const Vec3 p = result.points[k];
+        result.points[k] = {
+            f.t[0] + f.r[0][0] * p.x + f.r[0][1] * p.y + f.r[0][2] * p.z,
+            f.t[1] + f.r[1][0] * p.x + f.r[1][1] * p.y + f.r[1][2] * p.z,
+            f.t[2] + f.r[2][0] * p.x + f.r[2][1] * p.y + f.r[2][2] * p.z};
       }
       break;
     }
