@@ -238,7 +238,7 @@ void QuickHull::AddPoint(int face) {
       const int u = t.v[j];
       const int v = t.v[(j + 1) % 3];
       const int g = Neighbour(v, u);
-      if (g < 0 || !is_visible[g]) horizon.push_back({u, v});
+      if (g < 0 || !is_visible[g]) horizon.emplace_back(u, v);
     }
   }
   std::vector<int> orphans;

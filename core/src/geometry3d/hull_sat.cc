@@ -368,8 +368,8 @@ void MoveVertices(const float* soa, int count, const Rotation& rot, Vec3 t,
 
 // Vertex indices, splatted (a memory operand for the argmin's blend).
 struct VertexIndexTable {
-  alignas(16) float lanes[kMaxPolyVertices][4];
-  constexpr VertexIndexTable() : lanes{} {
+  alignas(16) float lanes[kMaxPolyVertices][4] = {};
+  constexpr VertexIndexTable() {
     for (int v = 0; v < kMaxPolyVertices; ++v) {
       for (float& lane : lanes[v]) lane = static_cast<float>(v);
     }
@@ -856,8 +856,9 @@ SatAxis HullHullAxis(const ConvexHull& a, const ConvexHull& b,
       v = b.edges[exit].a == v ? b.edges[exit].b : b.edges[exit].a;
     }
     if (!walked) {
-      for (int j = 0; j < eb_count; ++j)
+      for (int j = 0; j < eb_count; ++j) {
         test_pair(i, na, nb, bxa, pa, da, knife_a, j);
+      }
     }
     if (early_out && best.separation > 0.0f) return finish();
   }

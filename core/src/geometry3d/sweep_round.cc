@@ -180,8 +180,9 @@ void MakeBoxRoundPoly(const Box3& box, SmallRoundPoly* out) {
     Vec3 n{};
     n[axis] = (f % 2 == 0) ? 1.0f : -1.0f;
     out->faces[f] = {n, h[axis], static_cast<std::uint16_t>(4 * f), 4};
-    for (int k = 0; k < 4; ++k)
+    for (int k = 0; k < 4; ++k) {
       out->face_vertex_indices[4 * f + k] = kLoops[f][k];
+    }
   }
   // The 12 edges: pairs of vertices differing in one bit.
   int e = 0;
@@ -417,7 +418,7 @@ RayStatus RayRoundSegmentDifference(Vec3 origin, Vec3 dir, float t_max, Vec3 p,
     if (height > 0.0 && rate < 0.0 && height <= -rate * t_max) {
       const double t = height / -rate;
       if (over(w0 + t * d)) {
-        const float tf = static_cast<float>(t);
+        const auto tf = static_cast<float>(t);
         if (!(tf > 0.0f)) {  // Touching within float: started touching.
           hit->t = 0.0f;
           return RayStatus::kInside;
@@ -462,7 +463,7 @@ RayStatus RayRoundSegmentDifference(Vec3 origin, Vec3 dir, float t_max, Vec3 p,
     }
   }
   if (edge >= 0 && (!found || t_edge < best.t)) {
-    const float tf = static_cast<float>(t_edge);
+    const auto tf = static_cast<float>(t_edge);
     if (!(tf > 0.0f)) {  // Touching within float: started touching.
       hit->t = 0.0f;
       return RayStatus::kInside;
