@@ -52,10 +52,11 @@ void ConsiderProjected(const PolyRef& a, const PolyRef& b, Vec3 u,
 // map cross iff c and d lie on opposite sides of the plane through a and b,
 // a and b on opposite sides of the plane through c and d, and the arcs are
 // in the same hemisphere. B's normals enter negated (the Minkowski
-// difference A - B).
-bool IsMinkowskiFace(Vec3 a, Vec3 b, Vec3 c, Vec3 d) {
-  const Vec3 bxa = Cross(b, a);
-  const Vec3 dxc = Cross(d, c);
+// difference A - B). The arcs' planes come in as `bxa` (b x a) and `dxc`
+// (d x c): at a knife edge the edge's pole oriented as they would be
+// (ArcPlane, sat_polytope.h), as b x a there keeps only round-off in its
+// direction.
+bool IsMinkowskiFace(Vec3 a, Vec3 b, Vec3 bxa, Vec3 c, Vec3 d, Vec3 dxc) {
   const float cba = Dot(c, bxa);
   const float dba = Dot(d, bxa);
   const float adc = Dot(a, dxc);
@@ -489,32 +490,42 @@ SatAxis SatQuery(const PolyRef& a, const PolyRef& b, bool early_out) {
     for (int i = 0; i < a.edge_count; ++i) {
       const ConvexHull::Edge& ea = a.edges[i];
       const Vec3 pa = a.vertices[ea.a];
-      const Vec3 da = a.vertices[ea.b] - pa;
       const Vec3 n1 = a.faces[ea.face_left].normal;
       const Vec3 n2 = a.faces[ea.face_right].normal;
+      const Vec3 da = EdgePole(a.vertices[ea.b] - pa, n1, n2);
+      // A's arc plane n2 x n1, or at a knife edge its pole oriented by the
+      // outward direction there (the hull SAT's knife edges, session 11).
+      bool knife_a;
+      const Vec3 bxa = ArcPlane(n1, n2, da, pa - a.centroid, &knife_a);
       for (int j = 0; j < b.edge_count; ++j) {
         const ConvexHull::Edge& eb = b.edges[j];
-        if (!IsMinkowskiFace(n1, n2, -b.faces[eb.face_left].normal,
-                             -b.faces[eb.face_right].normal)) {
-          continue;
-        }
+        const Vec3 nl = b.faces[eb.face_left].normal;
+        const Vec3 nr = b.faces[eb.face_right].normal;
         const Vec3 pb = b.vertices[eb.a];
+        // B's arc from -nl to -nr has the plane (-nr) x (-nl) = nr x nl.
+        Vec3 dxc = Cross(nr, nl);
+        bool knife_b = false;
+        if (IsKnifeEdge(dxc, nl, nr)) [[unlikely]] {
+          dxc = ArcPlane(nl, nr, EdgePole(b.vertices[eb.b] - pb, nl, nr),
+                         pb - b.centroid, &knife_b);
+        }
+        if (!IsMinkowskiFace(n1, n2, bxa, -nl, -nr, dxc)) continue;
         Vec3 n;
         bool well_conditioned = false;
-        if (!EdgeAxis(
-                EdgePole(da, n1, n2),
-                EdgePole(b.vertices[eb.b] - pb, b.faces[eb.face_left].normal,
-                         b.faces[eb.face_right].normal),
-                &n, &well_conditioned)) {
+        if (!EdgeAxis(da, EdgePole(b.vertices[eb.b] - pb, nl, nr), &n,
+                      &well_conditioned)) {
           continue;
         }
         // Orient away from A: A's edge is A's support feature along n.
         if (Dot(n, pa - a.centroid) < 0.0f) n = -n;
         // Read off the edges, and measured by projection where the axis is
         // poorly conditioned or would become the best (kEdgeReadSine): a
-        // reported separation is always the one along its normal.
+        // reported separation is always the one along its normal. Knife
+        // edges too: a crossing decided within their arcs' round-off may
+        // name an axis along which the edges do not support.
         float separation = Dot(n, pb - pa);
-        if (!well_conditioned || separation > best.separation) {
+        if (!well_conditioned || knife_a || knife_b ||
+            separation > best.separation) {
           separation = MinProjection(b, n) + MinProjection(a, -n);
         }
         Consider(&best, AxisKind::kEdges, separation, n, i, j);

@@ -1,0 +1,367 @@
+// Knife edges outside the hull-hull SAT: slivers (hulls whose points lie
+// within a small fraction of their size of a plane, so that the faces along
+// their rims meet nearly antiparallel) against boxes, triangles and hulls,
+// through the generic SAT (SatQuery, used for every polytope pair but
+// hull-hull), the public Contact and Overlap in both orders, and the
+// polytope sweep. White box: it sees core/src.
+//
+// The reference is written here from the definitions and runs in double on
+// the float vertices the library works with: the separation along a unit
+// axis n (A to B) is min_B(n.x) - max_A(n.x), and the exhaustive SAT tries
+// every face normal of both shapes and the cross product of every edge of A
+// with every edge of B (no Gauss-map pruning). The sweep's reference is the
+// same exhaustive SAT with B moved by t v.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <random>
+#include <vector>
+
+#include "double_reference3d.h"
+#include "geometry3d/convex_polytope.h"
+#include "geometry3d/sat_polytope.h"
+#include "gtest/gtest.h"
+#include "sator/core/geometry3d/contact3d.h"
+#include "sator/core/geometry3d/convex_hull.h"
+#include "sator/core/geometry3d/overlap3d.h"
+#include "sator/core/geometry3d/sweep3d.h"
+#include "test_shapes3d.h"
+
+namespace sator {
+namespace {
+
+using test3d::CrossD;
+using test3d::DotD;
+using test3d::Dv;
+using test3d::LenD;
+using test3d::ToDv;
+
+// A polytope core in double: its float vertices, its faces (loops, and the
+// float normals the library uses: a hull's merged faces need not be exactly
+// planar, so normals recomputed from a loop would name other axes) and its
+// edges, each flagged when it is a knife edge of a solid (faces within
+// kKnife of antiparallel).
+constexpr double kKnife = 1e-2;
+struct RefPoly {
+  bool solid = false;
+  std::vector<Dv> vertices;
+  std::vector<std::vector<int>> faces;
+  std::vector<Dv> normals;
+  std::vector<double> offsets;
+  std::vector<Dv> edges;
+  std::vector<bool> knife;
+};
+
+Dv Unit(Dv v) { return (1.0 / LenD(v)) * v; }
+
+RefPoly Reference(const internal::PolyRef& p) {
+  RefPoly r;
+  r.solid = p.kind == internal::CoreKind::kSolid;
+  for (int i = 0; i < p.vertex_count; ++i) {
+    r.vertices.push_back(ToDv(p.vertices[i]));
+  }
+  for (int f = 0; f < p.face_count; ++f) {
+    std::vector<int> loop;
+    const ConvexHull::Face& face = p.faces[f];
+    for (int i = 0; i < face.vertex_count; ++i) {
+      loop.push_back(p.face_vertex_indices[face.first_index + i]);
+    }
+    const Dv n = Unit(ToDv(face.normal));
+    double offset = -1e300;
+    for (const int i : loop) offset = std::max(offset, DotD(n, r.vertices[i]));
+    r.faces.push_back(loop);
+    r.normals.push_back(n);
+    r.offsets.push_back(offset);
+  }
+  for (int e = 0; e < p.edge_count; ++e) {
+    const ConvexHull::Edge& edge = p.edges[e];
+    r.edges.push_back(r.vertices[edge.b] - r.vertices[edge.a]);
+    bool knife = false;
+    if (r.solid) {
+      const Dv n1 = r.normals[edge.face_left];
+      const Dv n2 = r.normals[edge.face_right];
+      knife = LenD(CrossD(n1, n2)) < kKnife && DotD(n1, n2) < 0.0;
+    }
+    r.knife.push_back(knife);
+  }
+  return r;
+}
+
+// min_B(n.x) - max_A(n.x), B moved by `shift`.
+double Separation(const RefPoly& a, const RefPoly& b, Dv n, Dv shift = {}) {
+  double max_a = -1e300;
+  double min_b = 1e300;
+  for (const Dv& v : a.vertices) max_a = std::max(max_a, DotD(n, v));
+  for (const Dv& v : b.vertices) min_b = std::min(min_b, DotD(n, v));
+  return min_b + DotD(n, shift) - max_a;
+}
+
+// Every axis of the exhaustive SAT, unit, in one orientation (the
+// separation is measured both ways), with whether a knife edge makes it.
+struct RefAxis {
+  Dv n;
+  bool knife = false;
+};
+std::vector<RefAxis> Axes(const RefPoly& a, const RefPoly& b) {
+  std::vector<RefAxis> axes;
+  for (const Dv& n : a.normals) axes.push_back({n});
+  for (const Dv& n : b.normals) axes.push_back({n});
+  for (std::size_t i = 0; i < a.edges.size(); ++i) {
+    for (std::size_t j = 0; j < b.edges.size(); ++j) {
+      const Dv c = CrossD(a.edges[i], b.edges[j]);
+      const double len = LenD(c);
+      if (!(len > 1e-9 * LenD(a.edges[i]) * LenD(b.edges[j]))) continue;
+      axes.push_back({(1.0 / len) * c, a.knife[i] || b.knife[j]});
+    }
+  }
+  return axes;
+}
+
+struct SatRef {
+  double all = -1e300;    // The exhaustive SAT's separation.
+  double faces = -1e300;  // Over the face axes only.
+  bool knife = false;     // The winning axis is made by a knife edge.
+};
+SatRef ExhaustiveSat(const RefPoly& a, const RefPoly& b,
+                     const std::vector<RefAxis>& axes, Dv shift = {}) {
+  SatRef r;
+  const std::size_t face_axes = a.normals.size() + b.normals.size();
+  for (std::size_t k = 0; k < axes.size(); ++k) {
+    const Dv n = axes[k].n;
+    const double s =
+        std::max(Separation(a, b, n, shift), Separation(a, b, -1.0 * n, shift));
+    if (k < face_axes) r.faces = std::max(r.faces, s);
+    if (s > r.all) {
+      r.all = s;
+      r.knife = axes[k].knife;
+    }
+  }
+  return r;
+}
+
+// The distance from p to the polytope (0 inside a solid).
+double Distance(const RefPoly& poly, Dv p) {
+  if (poly.solid) {
+    bool inside = true;
+    for (std::size_t f = 0; f < poly.faces.size() && inside; ++f) {
+      inside = DotD(poly.normals[f], p) <= poly.offsets[f];
+    }
+    if (inside) return 0.0;
+  }
+  double best = 1e300;
+  for (const std::vector<int>& loop : poly.faces) {
+    for (std::size_t i = 1; i + 1 < loop.size(); ++i) {
+      best =
+          std::min(best, test3d::DistanceToTriangle(
+                             p, poly.vertices[loop[0]], poly.vertices[loop[i]],
+                             poly.vertices[loop[i + 1]]));
+    }
+  }
+  return best;
+}
+
+float Extent(const ConvexShape3& s) {
+  float m = 0.0f;
+  if (const auto* h = std::get_if<std::shared_ptr<const ConvexHull>>(&s)) {
+    for (const Vec3& v : (*h)->vertices) m = std::max(m, Length(v));
+  } else if (const auto* b = std::get_if<Box3>(&s)) {
+    m = Length(b->half_extents);
+  } else if (const auto* t = std::get_if<Triangle3>(&s)) {
+    m = std::max({Length(t->a), Length(t->b), Length(t->c)});
+  }
+  return m;
+}
+
+// Seeded slivers (4 to 6 points within 1e-6 to 1e-2 of their size of a
+// plane: every rim edge is a knife edge) and partners of the same size:
+// boxes, triangles, the factory's hulls scaled, or other slivers.
+class SliverFamily {
+ public:
+  explicit SliverFamily(unsigned seed) : f_(seed) {}
+
+  ConvexShape3 Sliver() { return Sliver(std::pow(10.0f, f_.U(-1.0f, 3.0f))); }
+  ConvexShape3 Sliver(float size) {
+    for (;;) {
+      const float thickness = size * std::pow(10.0f, f_.U(-6.0f, -2.0f));
+      const int n = 4 + static_cast<int>(f_.rng()() % 3);
+      std::vector<Vec3> pts;
+      for (int i = 0; i < n; ++i) {
+        pts.push_back({f_.U(-size, size), f_.U(-size, size),
+                       f_.U(-thickness, thickness)});
+      }
+      auto h = MakeConvexHull(pts);
+      if (h.ok()) return *h;
+    }
+  }
+
+  // kind 0: box, 1: triangle, 2: hull, 3: sliver; scaled to `size`.
+  ConvexShape3 Partner(int kind, float size) {
+    switch (kind) {
+      case 0:
+        return Box3{{size * f_.U(0.1f, 1.0f), size * f_.U(0.1f, 1.0f),
+                     size * f_.U(0.1f, 1.0f)}};
+      case 1:
+        for (;;) {
+          const Triangle3 t{size * f_.U(0.2f, 1.0f) * f_.RandomUnit(),
+                            size * f_.U(0.2f, 1.0f) * f_.RandomUnit(),
+                            size * f_.U(0.2f, 1.0f) * f_.RandomUnit()};
+          if (Length(Cross(t.b - t.a, t.c - t.a)) > 0.05f * size * size) {
+            return t;
+          }
+        }
+      case 2: {
+        const auto h = std::get<std::shared_ptr<const ConvexHull>>(
+            f_.Make(ShapeKind3::kHull));
+        const float scale = size / Extent(h);
+        std::vector<Vec3> pts;
+        for (const Vec3& v : h->vertices) pts.push_back(scale * v);
+        return *MakeConvexHull(pts);
+      }
+      default:
+        return Sliver(size);
+    }
+  }
+
+  testing::ShapeFactory& factory() { return f_; }
+
+ private:
+  testing::ShapeFactory f_;
+};
+
+const char* PartnerName(int kind) {
+  static const char* const kNames[] = {"box", "triangle", "hull", "sliver"};
+  return kNames[kind];
+}
+
+RefPoly Placed(const ConvexShape3& s, const Pose3& pose,
+               internal::PolyData* data) {
+  internal::MakePolyData(s, pose, data);
+  return Reference(data->Ref());
+}
+
+// ---- SatQuery against the exhaustive SAT ---------------------------------
+//
+// Slivers against boxes, triangles, hulls and slivers at random poses, both
+// orders, straight through SatQuery: on overlapping pairs its separation is
+// the exhaustive SAT's, and the separation measured along its normal is the
+// one it reports.
+TEST(KnifeEdgeTest, SatQueryOnSliversMatchesExhaustiveSat) {
+  SliverFamily fam(61);
+  int overlapping = 0;
+  int knife_wins = 0;
+  int failures = 0;
+  for (int k = 0; k < 8000; ++k) {
+    const int kind = k % 4;
+    const ConvexShape3 s = fam.Sliver();
+    const float size = Extent(s);
+    const ConvexShape3 o = fam.Partner(kind, size);
+    const Pose3 pose{
+        fam.factory().U(0.0f, 1.2f) * size * fam.factory().RandomUnit(),
+        fam.factory().RandomRotation()};
+    for (int order = 0; order < 2; ++order) {
+      const ConvexShape3& a = order == 0 ? s : o;
+      const ConvexShape3& b = order == 0 ? o : s;
+      internal::PolyData da;
+      internal::PolyData db;
+      const RefPoly ra = Placed(a, Pose3{}, &da);
+      const RefPoly rb = Placed(b, pose, &db);
+      const SatRef ref = ExhaustiveSat(ra, rb, Axes(ra, rb));
+      if (ref.all > 0.0) continue;
+      ++overlapping;
+      knife_wins += ref.knife ? 1 : 0;
+      const internal::SatAxis axis =
+          internal::SatQuery(da.Ref(), db.Ref(), /*early_out=*/false);
+      const double tol = 2e-6 * (2.0 * size + Length(pose.position));
+      const double along = Separation(ra, rb, ToDv(axis.normal));
+      if (std::fabs(axis.separation - ref.all) > tol ||
+          std::fabs(along - axis.separation) > tol) {
+        ++failures;
+        ADD_FAILURE() << "pair " << k << " (" << PartnerName(kind) << ") order "
+                      << order << ": separation " << axis.separation
+                      << " along its normal " << along << ", exhaustive "
+                      << ref.all << " (tol " << tol << ", knife " << ref.knife
+                      << ")";
+      }
+      if (failures > 20) return;
+    }
+  }
+  std::printf("SatQuery slivers: %d overlapping, %d won by a knife edge\n",
+              overlapping, knife_wins);
+  EXPECT_GT(overlapping, 6000);
+  EXPECT_GT(knife_wins, 1000);
+}
+
+// ---- Contact and Overlap, both orders, with the contact points -----------
+//
+// The same family through the public queries (A at the origin, B at the
+// pose; then B first): the depth is minus the exhaustive SAT's separation,
+// the overlap along the normal is the depth, Overlap agrees beyond the
+// tolerance, and every contact point lies within depth / 2 of both shapes.
+TEST(KnifeEdgeTest, ContactAndOverlapOnSliversMatchExhaustiveSat) {
+  SliverFamily fam(62);
+  int overlapping = 0;
+  int knife_wins = 0;
+  int failures = 0;
+  for (int k = 0; k < 8000; ++k) {
+    const int kind = k % 4;
+    const ConvexShape3 s = fam.Sliver();
+    const float size = Extent(s);
+    const ConvexShape3 o = fam.Partner(kind, size);
+    const Pose3 pose{
+        fam.factory().U(0.0f, 1.2f) * size * fam.factory().RandomUnit(),
+        fam.factory().RandomRotation()};
+    internal::PolyData ds;
+    internal::PolyData dob;
+    const RefPoly rs = Placed(s, Pose3{}, &ds);
+    const RefPoly ro = Placed(o, pose, &dob);
+    const SatRef ref = ExhaustiveSat(rs, ro, Axes(rs, ro));
+    const double tol = 2e-6 * (2.0 * size + Length(pose.position));
+    if (ref.all < -tol) {
+      ++overlapping;
+      knife_wins += ref.knife ? 1 : 0;
+    }
+    for (int order = 0; order < 2; ++order) {
+      const bool s_first = order == 0;
+      const bool overlap =
+          s_first ? Overlap(s, Pose3{}, o, pose) : Overlap(o, pose, s, Pose3{});
+      const ContactResult<3> c =
+          s_first ? Contact(s, Pose3{}, o, pose) : Contact(o, pose, s, Pose3{});
+      const auto fail = [&](const char* what, double got) {
+        ++failures;
+        ADD_FAILURE() << "pair " << k << " (" << PartnerName(kind) << ") order "
+                      << order << ": " << what << " " << got
+                      << ", exhaustive separation " << ref.all << " (tol "
+                      << tol << ", knife " << ref.knife << ")";
+      };
+      if (ref.all < -tol && !overlap) fail("Overlap false", 0.0);
+      if (ref.faces > tol && overlap) fail("Overlap true", 0.0);
+      if (ref.all > tol) {
+        if (c.overlapping) fail("overlapping, depth", c.depth);
+        continue;
+      }
+      if (ref.all < -tol && !c.overlapping) fail("apart, depth", c.depth);
+      if (!c.overlapping) continue;
+      if (std::fabs(c.depth + ref.all) > tol) fail("depth", c.depth);
+      // The normal from the first shape to the second; from the sliver to
+      // the partner for the measure.
+      const Dv n = s_first ? ToDv(c.normal) : -1.0 * ToDv(c.normal);
+      const double along = -Separation(rs, ro, n);
+      if (std::fabs(along - c.depth) > tol) fail("overlap along normal", along);
+      for (int i = 0; i < c.point_count; ++i) {
+        const Dv p = ToDv(c.points[i]);
+        const double limit = 0.5 * c.depth + 4.0 * tol;
+        const double d = std::max(Distance(rs, p), Distance(ro, p));
+        if (d > limit) fail("point off a shape by", d);
+      }
+      if (failures > 20) return;
+    }
+  }
+  std::printf("Contact slivers: %d overlapping, %d won by a knife edge\n",
+              overlapping, knife_wins);
+  EXPECT_GT(overlapping, 3000);
+  EXPECT_GT(knife_wins, 500);
+}
+
+}  // namespace
+}  // namespace sator
