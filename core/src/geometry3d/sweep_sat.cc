@@ -30,6 +30,7 @@
 #include "geometry3d/box_overlap_axes.h"
 #include "geometry3d/double_vec3.h"
 #include "geometry3d/rotation_matrix.h"
+#include "geometry3d/sat_polytope.h"
 #include "geometry3d/sweep_round.h"
 
 namespace sator::internal {
@@ -39,8 +40,11 @@ struct SweepEdge {
   Vec3 p;
   Vec3 q;
   // Arcs of the Gauss map bordering the edge (normals of the faces that
-  // meet there); 0 arcs means "never prune this edge".
+  // meet there); 0 arcs means "never prune this edge". Each arc's plane,
+  // arcs[1] x arcs[0] (Gregorius's b x a), or at a hull's knife edge the
+  // edge's direction oriented the same way (ArcPlane, sat_polytope.h).
   std::array<std::array<Vec3, 2>, 2> arcs;
+  std::array<Vec3, 2> planes;
   int arc_count = 0;
 };
 
@@ -96,6 +100,7 @@ void MakeBox(const Box3& box, const Pose3& pose, BoxStore* out) {
       edge.p = out->vertices[base];
       edge.q = out->vertices[base | (1 << i)];
       edge.arcs[0] = {sj * u[j], sk * u[k]};
+      edge.planes[0] = Cross(edge.arcs[0][1], edge.arcs[0][0]);
       edge.arc_count = 1;
     }
   }
@@ -131,6 +136,8 @@ void MakeTriangle(const Triangle3& tri, const Pose3& pose, TriStore* out) {
     // two quarters so each is a proper (shorter than half) arc.
     edge.arcs[0] = {n, m};
     edge.arcs[1] = {m, -n};
+    edge.planes[0] = Cross(m, n);
+    edge.planes[1] = Cross(-n, m);
     edge.arc_count = 2;
   }
   out->view = {out->vertices.data(),
@@ -153,12 +160,22 @@ void MakeHull(const ConvexHull& hull, const Pose3& pose, HullStore* out) {
   for (int f = 0; f < nf; ++f) {
     out->axes[f] = Rotate(pose.rotation, hull.faces[f].normal);
   }
+  const Vec3 centroid = Transform(pose, hull.centroid);
   for (int e = 0; e < ne; ++e) {
     const ConvexHull::Edge& he = hull.edges[e];
     SweepEdge& edge = out->edges[e];
     edge.p = out->vertices[he.a];
     edge.q = out->vertices[he.b];
-    edge.arcs[0] = {out->axes[he.face_left], out->axes[he.face_right]};
+    const Vec3 n1 = out->axes[he.face_left];
+    const Vec3 n2 = out->axes[he.face_right];
+    edge.arcs[0] = {n1, n2};
+    // At a knife edge (faces nearly antiparallel) n2 x n1 keeps only the
+    // normals' round-off in its direction; the edge's direction, oriented
+    // by the outward direction there, stands for it (a sliver's crossing
+    // was missed and the sweep hit early, KnifeEdgeTest).
+    bool knife;
+    edge.planes[0] = ArcPlane(n1, n2, EdgePole(edge.q - edge.p, n1, n2),
+                              edge.p - centroid, &knife);
     edge.arc_count = 1;
   }
   out->view = {out->vertices.data(),
@@ -173,12 +190,11 @@ void MakeHull(const ConvexHull& hull, const Pose3& pose, HullStore* out) {
 
 // Do the Gauss-map arcs ab and cd cross? (Gregorius GDC 2013: c and d on
 // opposite sides of the plane of a and b, a and b on opposite sides of the
-// plane of c and d, and the crossing on the same hemisphere.) Lenient by a
+// plane of c and d, and the crossing on the same hemisphere.) The planes
+// come in as bxa (b x a) and dxc (d x c; SweepEdge::planes). Lenient by a
 // small tolerance: an extra axis is harmless, a missing one is not.
-bool ArcsCross(Vec3 a, Vec3 b, Vec3 c, Vec3 d) {
+bool ArcsCross(Vec3 a, Vec3 b, Vec3 bxa, Vec3 c, Vec3 d, Vec3 dxc) {
   constexpr float kEps = 1e-6f;
-  const Vec3 bxa = Cross(b, a);
-  const Vec3 dxc = Cross(d, c);
   const float cba = Dot(c, bxa);
   const float dba = Dot(d, bxa);
   const float adc = Dot(a, dxc);
@@ -192,8 +208,9 @@ bool MinkowskiFace(const SweepEdge& ea, const SweepEdge& eb) {
   if (ea.arc_count == 0 || eb.arc_count == 0) return true;
   for (int i = 0; i < ea.arc_count; ++i) {
     for (int j = 0; j < eb.arc_count; ++j) {
-      if (ArcsCross(ea.arcs[i][0], ea.arcs[i][1], -eb.arcs[j][0],
-                    -eb.arcs[j][1])) {
+      // B's arc negated, from -c to -d: its plane (-d) x (-c) = d x c.
+      if (ArcsCross(ea.arcs[i][0], ea.arcs[i][1], ea.planes[i], -eb.arcs[j][0],
+                    -eb.arcs[j][1], eb.planes[j])) {
         return true;
       }
     }
