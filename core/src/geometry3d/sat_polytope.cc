@@ -48,22 +48,6 @@ void ConsiderProjected(const PolyRef& a, const PolyRef& b, Vec3 u,
   }
 }
 
-// Gregorius GDC 2013: the arcs (a, b) and (c, d) of two edges on the Gauss
-// map cross iff c and d lie on opposite sides of the plane through a and b,
-// a and b on opposite sides of the plane through c and d, and the arcs are
-// in the same hemisphere. B's normals enter negated (the Minkowski
-// difference A - B). The arcs' planes come in as `bxa` (b x a) and `dxc`
-// (d x c): at a knife edge the edge's pole oriented as they would be
-// (ArcPlane, sat_polytope.h), as b x a there keeps only round-off in its
-// direction.
-bool IsMinkowskiFace(Vec3 a, Vec3 b, Vec3 bxa, Vec3 c, Vec3 d, Vec3 dxc) {
-  const float cba = Dot(c, bxa);
-  const float dba = Dot(d, bxa);
-  const float adc = Dot(a, dxc);
-  const float bdc = Dot(b, dxc);
-  return cba * dba < 0.0f && adc * bdc < 0.0f && cba * bdc > 0.0f;
-}
-
 // The unit cross product of two edge directions, or false when they are
 // closer to parallel than kParallelSine. `well_conditioned` (if given) says
 // whether the sine exceeds kEdgeReadSine, so that the separation may be
@@ -501,15 +485,25 @@ SatAxis SatQuery(const PolyRef& a, const PolyRef& b, bool early_out) {
         const ConvexHull::Edge& eb = b.edges[j];
         const Vec3 nl = b.faces[eb.face_left].normal;
         const Vec3 nr = b.faces[eb.face_right].normal;
+        // Gregorius GDC 2013: the arcs (a, b) = (n1, n2) and (c, d) =
+        // (-nl, -nr) (B's normals negated: the Minkowski difference A - B)
+        // cross iff c and d lie on opposite sides of the plane b x a, a and
+        // b on opposite sides of the plane d x c, and the arcs are in the
+        // same hemisphere. B's plane only for pairs that pass the first.
+        const float cba = -Dot(nl, bxa);
+        const float dba = -Dot(nr, bxa);
+        if (!(cba * dba < 0.0f)) continue;
         const Vec3 pb = b.vertices[eb.a];
-        // B's arc from -nl to -nr has the plane (-nr) x (-nl) = nr x nl.
+        // (-nr) x (-nl) = nr x nl, or at a knife edge B's pole.
         Vec3 dxc = Cross(nr, nl);
         bool knife_b = false;
         if (IsKnifeEdge(dxc, nl, nr)) [[unlikely]] {
           dxc = ArcPlane(nl, nr, EdgePole(b.vertices[eb.b] - pb, nl, nr),
                          pb - b.centroid, &knife_b);
         }
-        if (!IsMinkowskiFace(n1, n2, bxa, -nl, -nr, dxc)) continue;
+        const float adc = Dot(n1, dxc);
+        const float bdc = Dot(n2, dxc);
+        if (!(adc * bdc < 0.0f && cba * bdc > 0.0f)) continue;
         Vec3 n;
         bool well_conditioned = false;
         if (!EdgeAxis(da, EdgePole(b.vertices[eb.b] - pb, nl, nr), &n,
