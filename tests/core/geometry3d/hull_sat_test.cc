@@ -404,20 +404,7 @@ TEST(HullSatTest, ShortEdgeOfMergedFaceGivesSymmetricDepth) {
 TEST(HullSatTest, ShortEdgesFarFromOriginGiveSymmetricDepth) {
   testing::ShapeFactory factory(45);
   constexpr float kScale = 1e5f;
-  auto hull = [&] {
-    for (;;) {
-      std::vector<Vec3> pts;
-      const int n = 3 + static_cast<int>(factory.rng()() % 6);
-      for (int i = 0; i < n; ++i) {
-        const Vec3 p{factory.U(-kScale, kScale), factory.U(-kScale, kScale),
-                     factory.U(-kScale, kScale)};
-        pts.push_back(p);
-        pts.push_back(p + factory.U(1.0f, 10.0f) * factory.RandomUnit());
-      }
-      auto h = MakeConvexHull(pts);
-      if (h.ok()) return *h;
-    }
-  };
+  auto hull = [&] { return testing::ShortEdgeHull(factory, kScale); };
   int checked = 0;
   for (int k = 0; k < 3000; ++k) {
     const auto a = hull();

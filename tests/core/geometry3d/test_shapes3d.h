@@ -94,6 +94,26 @@ class ShapeFactory {
   std::vector<std::shared_ptr<const ConvexHull>> hulls_;
 };
 
+// A random hull of size `scale` whose points come in close pairs (1 to 10
+// apart: 1e-5 to 1e-4 of the size at 1e5), so that quickhull merges faces
+// coplanar within its tolerance and their short edges can be degrees off
+// perpendicular to the merged faces' normals (see EdgePole in
+// core/src/geometry3d/sat_polytope.h).
+inline std::shared_ptr<const ConvexHull> ShortEdgeHull(ShapeFactory& f,
+                                                       float scale) {
+  for (;;) {
+    std::vector<Vec3> pts;
+    const int n = 3 + static_cast<int>(f.rng()() % 6);
+    for (int i = 0; i < n; ++i) {
+      const Vec3 p{f.U(-scale, scale), f.U(-scale, scale), f.U(-scale, scale)};
+      pts.push_back(p);
+      pts.push_back(p + f.U(1.0f, 10.0f) * f.RandomUnit());
+    }
+    auto h = MakeConvexHull(pts);
+    if (h.ok()) return *h;
+  }
+}
+
 // max over the posed shape of dot(d, x), from the shapes' definitions.
 inline float SupportValue(const ConvexShape3& shape, const Pose3& pose,
                           Vec3 d) {
