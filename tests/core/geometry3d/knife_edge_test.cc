@@ -3,13 +3,16 @@
 // their rims meet nearly antiparallel) against boxes, triangles and hulls,
 // through the generic SAT (SatQuery, used for every polytope pair but
 // hull-hull), the public Contact and Overlap in both orders, and the
-// polytope sweep. White box: it sees core/src.
+// polytope sweep; and the polytope sweep on hulls with short edges of
+// merged faces, tilted off their normals (testing::ShortEdgeHull). White
+// box: it sees core/src.
 //
 // The reference is written here from the definitions and runs in double on
 // the float vertices the library works with: the separation along a unit
 // axis n (A to B) is min_B(n.x) - max_A(n.x), and the exhaustive SAT tries
 // every face normal of both shapes and the cross product of every edge of A
-// with every edge of B (no Gauss-map pruning). The sweep's reference is the
+// with every edge of B (no Gauss-map pruning), plus, for a pair with a
+// tilted edge, the axis from its arc's pole. The sweep's reference is the
 // same exhaustive SAT with B moved by t v.
 #include <algorithm>
 #include <cmath>
