@@ -887,5 +887,88 @@ TEST(Review2d, RayPastANeedleTipMissesAndThroughItHitsOnTheBoundary) {
   EXPECT_EQ(through_off_boundary, 0);
 }
 
+// A fuzz finding (core_pair_fuzzer, seed
+// regression_ray_along_needle_edge.bin): a needle 4e-5 thick and 1.4 long,
+// the ray along one of its edges into the tip. The entry, where the ray
+// crosses the other long edge's line at a sine of 6e-5, carried float's few
+// ulps over that sine, and the stored unit normal's ulp of angle turned
+// that line about its far vertex: the point came out 1.7e-3 short of the
+// tip, off the polygon. Entries at a sine below 1e-2 are now clipped again
+// in double with each edge's line through both of its vertices. Seeded:
+// rays along either long edge of needles 1e-5 to 1e-2 thick, at random
+// poses, into the tip. Rounded to float the ray may run a hair inside the
+// edge (then it enters through the other long edge, far along: a grazing
+// crossing) or outside it (then it misses or touches): either way a hit
+// point must lie on the needle's boundary, within the tolerance.
+TEST(Review2d, RayAlongANeedleEdgeHitsOnTheBoundary) {
+  {
+    const ConvexPolygon needle = *MakeConvexPolygon(
+        std::vector<Vec2>{{-0.988280892f, -0.988280892f},
+                          {-3.05185094e-05f, -3.05185094e-05f},
+                          {-0.462782681f, -0.462721646f}});
+    const RayResult<2> ray =
+        RayCast(needle, Pose2{{0.0f, 0.00610370189f}, {1.0f, 0.0f}},
+                Ray<2>{{-2.00006104f, -1.99395728f},
+                       {0.707106829f, 0.707106829f},
+                       4.15987778f});
+    ASSERT_TRUE(ray.hit);
+    EXPECT_NEAR(ray.point.x, -0.988280892f, 1e-5f);
+    EXPECT_NEAR(ray.point.y, -0.982177198f, 1e-5f);
+  }
+  std::mt19937 rng(2025);
+  const auto uniform = [&](double lo, double hi) {
+    return std::uniform_real_distribution<double>(lo, hi)(rng);
+  };
+  int off = 0;
+  int hits = 0;
+  for (int i = 0; i < 20000; ++i) {
+    const double length = std::pow(10.0, uniform(-1.0, 1.0));
+    const double width = length * std::pow(10.0, uniform(-5.0, -2.0));
+    const double bend = uniform(0.2, 0.8);
+    const double heading = uniform(0.0, 2.0 * std::numbers::pi);
+    const D2 u{std::cos(heading), std::sin(heading)};
+    const D2 tip{uniform(-2.0, 2.0), uniform(-2.0, 2.0)};
+    // The needle in the pose's frame with the pose at the identity, so that
+    // the ray reaches the polygon's frame unrounded, as in the finding.
+    const std::vector<Vec2> points = {
+        {static_cast<float>(tip.x), static_cast<float>(tip.y)},
+        {static_cast<float>(tip.x + length * u.x),
+         static_cast<float>(tip.y + length * u.y)},
+        {static_cast<float>(tip.x + bend * length * u.x - width * u.y),
+         static_cast<float>(tip.y + bend * length * u.y + width * u.x)}};
+    const absl::StatusOr<ConvexPolygon> made = MakeConvexPolygon(points);
+    if (!made.ok()) continue;
+    const ConvexPolygon& needle = *made;
+    // Along the edge from the tip to vertex 1 (i even) or to vertex 2,
+    // from `back` before the tip.
+    const Vec2 far = i % 2 == 0 ? points[1] : points[2];
+    const Vec2 dir = NormalizeOrZero(far - points[0]);
+    const float back = static_cast<float>(length * uniform(0.1, 2.0));
+    const Ray<2> ray{points[0] - back * dir, dir,
+                     back + 2.0f * static_cast<float>(length)};
+    const RayResult<2> result = RayCast(needle, Pose2{}, ray);
+    if (!result.hit || result.started_inside) continue;
+    ++hits;
+    const float tolerance =
+        TouchingTolerance(ExtentOf(Shape2{needle}) + std::fabs(ray.origin.x) +
+                          std::fabs(ray.origin.y));
+    double to_boundary = 1e300;
+    for (int e = 0; e < needle.count(); ++e) {
+      const Vec2 a = needle.vertex(e);
+      const Vec2 b = needle.vertex((e + 1) % needle.count());
+      to_boundary =
+          std::min(to_boundary, PointSegment({result.point.x, result.point.y},
+                                             {a.x, a.y}, {b.x, b.y}));
+    }
+    if (to_boundary > 2.0 * tolerance && ++off <= 3) {
+      ADD_FAILURE() << "case " << i << ": hit point " << to_boundary
+                    << " off the boundary, tolerance " << tolerance
+                    << ", width / length " << width / length;
+    }
+  }
+  EXPECT_EQ(off, 0);
+  EXPECT_GT(hits, 5000);
+}
+
 }  // namespace
 }  // namespace sator
