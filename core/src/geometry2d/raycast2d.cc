@@ -139,6 +139,7 @@ RayResult<2> RayConvex(int count, VertexFn vertex, NormalFn normal,
   // polygon ray; doubles cost 10% there).
   constexpr float kMaxClipDistance = 1e37f;
   float lower = 0.0f;
+  float lower_den = -1.0f;  // The den of the edge that raised `lower`.
   float upper = std::min(ray.max_distance, kMaxClipDistance);
   int index = -1;
   // The least num so far: below -tol, the origin is outside (by more than
@@ -165,6 +166,7 @@ RayResult<2> RayConvex(int count, VertexFn vertex, NormalFn normal,
         return !(lowest < -tolerance) && inside() ? Inside(ray) : r;
       }
       lower = num / den;
+      lower_den = den;
       index = i;
     } else if (den > 0.0f && num < upper * den) {
       upper = num / den;  // Leaving it, before upper.
@@ -195,7 +197,7 @@ RayResult<2> RayConvex(int count, VertexFn vertex, NormalFn normal,
   // Rare for rays that hit, so off the hot path.
   constexpr float kGrazingSine = 1e-2f;
   if (upper - lower <= 1e-3f * upper + 100.0f * tolerance ||
-      Dot(normal(index), d) > -kGrazingSine) {
+      lower_den > -kGrazingSine) {
     double lower_d;
     if (!ClipInDouble(count, vertex, normal, ray,
                       std::min(ray.max_distance, kMaxClipDistance), &lower_d,
