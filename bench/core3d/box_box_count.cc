@@ -13,9 +13,9 @@
 //   callgrind_annotate --tree=caller --inclusive=yes bb.out | grep main
 #include <cstdio>
 #include <cstdlib>
-#include <random>
 #include <vector>
 
+#include "count_generator.h"
 #include "sator/core/geometry3d/contact3d.h"
 #include "sator/core/geometry3d/overlap3d.h"
 
@@ -26,24 +26,7 @@ using sator::Pose3;
 using sator::Quat;
 using sator::Vec3;
 
-// core3d_benchmark's generator, call for call.
-struct Generator {
-  std::mt19937 rng{20261123};
-  float U(float lo, float hi) {
-    return std::uniform_real_distribution<float>(lo, hi)(rng);
-  }
-  Vec3 Unit() {
-    std::normal_distribution<float> g(0.0f, 1.0f);
-    for (;;) {
-      const Vec3 v{g(rng), g(rng), g(rng)};
-      if (sator::Length(v) > 1e-3f) return sator::NormalizeOrZero(v);
-    }
-  }
-  Quat Rotation() {
-    std::normal_distribution<float> g(0.0f, 1.0f);
-    return sator::Normalize(Quat{g(rng), g(rng), g(rng), g(rng)});
-  }
-};
+using Generator = sator::bench::CountGenerator;
 
 struct Pair {
   Box3 a;
