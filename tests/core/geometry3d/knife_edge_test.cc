@@ -20,6 +20,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "double_reference3d.h"
@@ -254,6 +255,26 @@ class SliverFamily {
     }
   }
 
+  // Case k of a family: a sliver and a partner of kind k % 4 at its size.
+  struct Pair {
+    int kind;
+    ConvexShape3 sliver;
+    float size;
+    ConvexShape3 partner;
+  };
+  Pair Next(int k) {
+    const int kind = k % 4;
+    ConvexShape3 sliver = Sliver();
+    const float size = Extent(sliver);
+    ConvexShape3 partner = Partner(kind, size);
+    return {kind, std::move(sliver), size, std::move(partner)};
+  }
+
+  // A pose for B near A (A at the origin, both about `size`).
+  Pose3 NearPose(float size) {
+    return {f_.U(0.0f, 1.2f) * size * f_.RandomUnit(), f_.RandomRotation()};
+  }
+
   testing::ShapeFactory& factory() { return f_; }
 
  private:
@@ -284,13 +305,8 @@ TEST(KnifeEdgeTest, SatQueryOnSliversMatchesExhaustiveSat) {
   int knife_wins = 0;
   int failures = 0;
   for (int k = 0; k < 8000; ++k) {
-    const int kind = k % 4;
-    const ConvexShape3 s = fam.Sliver();
-    const float size = Extent(s);
-    const ConvexShape3 o = fam.Partner(kind, size);
-    const Pose3 pose{
-        fam.factory().U(0.0f, 1.2f) * size * fam.factory().RandomUnit(),
-        fam.factory().RandomRotation()};
+    const auto [kind, s, size, o] = fam.Next(k);
+    const Pose3 pose = fam.NearPose(size);
     for (int order = 0; order < 2; ++order) {
       const ConvexShape3& a = order == 0 ? s : o;
       const ConvexShape3& b = order == 0 ? o : s;
@@ -336,13 +352,8 @@ TEST(KnifeEdgeTest, ContactAndOverlapOnSliversMatchExhaustiveSat) {
   int knife_wins = 0;
   int failures = 0;
   for (int k = 0; k < 8000; ++k) {
-    const int kind = k % 4;
-    const ConvexShape3 s = fam.Sliver();
-    const float size = Extent(s);
-    const ConvexShape3 o = fam.Partner(kind, size);
-    const Pose3 pose{
-        fam.factory().U(0.0f, 1.2f) * size * fam.factory().RandomUnit(),
-        fam.factory().RandomRotation()};
+    const auto [kind, s, size, o] = fam.Next(k);
+    const Pose3 pose = fam.NearPose(size);
     internal::PolyData ds;
     internal::PolyData dob;
     const RefPoly rs = Placed(s, Pose3{}, &ds);
@@ -535,10 +546,7 @@ TEST(KnifeEdgeTest, SweepOfSliversMatchesExhaustiveSat) {
   SliverFamily fam(63, -7.0f);
   SweepTally tally;
   for (int k = 0; k < 30000 && tally.failures <= 20; ++k) {
-    const int kind = k % 4;
-    const ConvexShape3 s = fam.Sliver();
-    const float size = Extent(s);
-    const ConvexShape3 o = fam.Partner(kind, size);
+    const auto [kind, s, size, o] = fam.Next(k);
     testing::ShapeFactory& f = fam.factory();
     const Vec3 target = f.U(0.0f, 1.0f) * size * f.RandomUnit();
     const Vec3 v = f.U(3.0f, 8.0f) * size * f.RandomUnit();
