@@ -31,10 +31,6 @@
 
 #include <cmath>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
 #include "box_overlap_axes.h"
 #include "convex_closest.h"
 #include "rotation_matrix.h"
@@ -44,40 +40,21 @@
 namespace sator {
 namespace {
 
-// R row by row and t, each padded to 4 floats with a zero: SIMD loads read
-// whole rows, and the zero keeps the spare lane's arithmetic finite.
 struct Frame {
-  alignas(16) float r[3][4];
-  alignas(16) float t[4];
+  float r[3][3];
+  float abs_r[3][3];
+  float t[3];
 };
 
-// Stores R's rows (r[i][0..2]) and t into `f`, padded with zeros. With
-// SSE2 as whole vectors: the selection loads them back as vectors, and a
-// vector load from four scalar stores would miss store forwarding.
-[[gnu::always_inline]] inline void StoreFrame(const float (&r)[3][3],
-                                              const Vec3& t, Frame* f) {
-#if defined(__SSE2__)
-  for (int i = 0; i < 3; ++i) {
-    _mm_store_ps(f->r[i], _mm_setr_ps(r[i][0], r[i][1], r[i][2], 0.0f));
-  }
-  _mm_store_ps(f->t, _mm_setr_ps(t.x, t.y, t.z, 0.0f));
-#else
-  for (int i = 0; i < 3; ++i) {
-    for (int j = 0; j < 3; ++j) f->r[i][j] = r[i][j];
-    f->r[i][3] = 0.0f;
-    f->t[i] = t[i];
-  }
-  f->t[3] = 0.0f;
-#endif
-}
-
 // R from B's unit quaternion in A's frame (9 products instead of rotating
-// three axes).
+// three axes), and |R|.
 [[gnu::always_inline]] inline Frame MakeFrame(const Pose3& b_in_a) {
-  float r[3][3];
-  internal::RotationMatrixOf(b_in_a.rotation, r);
   Frame f;
-  StoreFrame(r, b_in_a.position, &f);
+  internal::RotationMatrixOf(b_in_a.rotation, f.r);
+  for (int i = 0; i < 3; ++i) {
+    for (int j = 0; j < 3; ++j) f.abs_r[i][j] = std::fabs(f.r[i][j]);
+    f.t[i] = b_in_a.position[i];
+  }
   return f;
 }
 
@@ -121,225 +98,20 @@ bool OverlapBoxBox(const Box3& a, const Box3& b, const Pose3& b_in_a) {
 
 namespace {
 
-// The winner of the 15 axes: `best` is 0-2 for A's faces, 3-5 for B's and
-// 6 + 3 i + j for the edge pair A_i x B_j; for an edge, its unnormalised
-// distance t . L and 1 / |L|. `tb` holds t . B_j, B's centre along B's axes.
-struct AxisChoice {
-  int best;
+struct EdgeBest {
   float sep;
   float dist;
   float inv_len;
-  float tb[3];
+  int index;  // 6 + 3 i + j once an edge axis wins.
 };
-
-// Whether an edge axis L with unnormalised separation `num` (|t . L| minus
-// the radii, all along L) beats the separation `s`: num / |L| > s, decided
-// without a square root by comparing num^2 with s^2 |L|^2, signs apart.
-[[gnu::always_inline]] inline bool EdgeBeats(float num, float len_sq, float s) {
-  const float bound = s * s * len_sq;
-  return s >= 0.0f ? (num > 0.0f && num * num > bound)
-                   : (num >= 0.0f || num * num < bound);
-}
-
-// An edge axis must beat the best face by a margin of 1e-5 of the boxes'
-// size: where edges are parallel an edge axis is a face axis too, equal but
-// for round-off, and the face gives the full manifold (up to 4 points) where
-// the edge gives one. The depth is then at most that margin deeper than the
-// least (Gregorius's and Catto's manifolds prefer faces the same way, with
-// larger margins, for coherence). The margin never lifts the bar above 0:
-// an edge axis that separates always counts.
-[[gnu::always_inline]] inline float EdgeBar(const float* ha, const float* hb,
-                                            float best_face_sep) {
-  const float margin = 1e-5f * (ha[0] + ha[1] + ha[2] + hb[0] + hb[1] + hb[2]);
-  return best_face_sep < 0.0f ? std::fmin(best_face_sep + margin, 0.0f)
-                              : best_face_sep;
-}
-
-#if defined(__SSE2__)
-
-// SSE2: A's 3 face axes in one vector, B's in another, and the edge axes
-// A_i x B_0..2 in one vector per i (lane 3 unused, 0). The arithmetic is
-// the scalar form's (below), operation for operation, so every separation
-// is the same float; the choices are the same too:
-//  - the faces' arg-max is the first lane equal to the largest (ties go
-//    to the earlier axis, as a chain of strict comparisons does);
-//  - each edge axis is first tested against the bar alone, all 9 at
-//    once. The test is monotonic in s (s^2 |L|^2 rounds monotonically), so
-//    an axis that does not beat the bar beats no later best either; the
-//    few that do are retested in order against the running best, exactly
-//    as the scalar loop does, and only a winner is normalised.
-
-inline __m128 Abs4(__m128 v) { return _mm_andnot_ps(_mm_set1_ps(-0.0f), v); }
-
-template <int K>
-inline __m128 Splat(__m128 v) {
-  return _mm_shuffle_ps(v, v, _MM_SHUFFLE(K, K, K, K));
-}
-
-// Lane j gets entry j + 1 (Rot1) or j + 2 (Rot2), cyclically in 0..2.
-inline __m128 Rot1(__m128 v) {
-  return _mm_shuffle_ps(v, v, _MM_SHUFFLE(3, 0, 2, 1));
-}
-inline __m128 Rot2(__m128 v) {
-  return _mm_shuffle_ps(v, v, _MM_SHUFFLE(3, 1, 0, 2));
-}
-
-// R, |R|, the rows' rotations and what every edge group needs.
-struct EdgeInputs {
-  __m128 r[3];
-  __m128 abs_r[3];
-  __m128 rot1[3];
-  __m128 rot2[3];
-  __m128 t;
-  __m128 ha;
-  __m128 hb_rot1;
-  __m128 hb_rot2;
-  __m128 bar_sq;
-};
-
-// The axes A_I x B_0..2 (Ericson's table, see the top of the file): stores
-// their unnormalised separations, squared lengths and distances at 4 I, and
-// returns which of them beat the bar (bits 0-2).
-template <int I, bool kBarNonNegative>
-[[gnu::always_inline]] inline int EdgeGroup(const EdgeInputs& in, float* num,
-                                            float* len_sq, float* dist) {
-  constexpr int kI1 = (I + 1) % 3;
-  constexpr int kI2 = (I + 2) % 3;
-  const __m128 len = _mm_add_ps(_mm_mul_ps(in.r[kI1], in.r[kI1]),
-                                _mm_mul_ps(in.r[kI2], in.r[kI2]));
-  const __m128 ra = _mm_add_ps(_mm_mul_ps(Splat<kI1>(in.ha), in.abs_r[kI2]),
-                               _mm_mul_ps(Splat<kI2>(in.ha), in.abs_r[kI1]));
-  // |C|'s row I, |R_I1 x R_I2| (the cofactors, see the top of the file).
-  const __m128 c = Abs4(_mm_sub_ps(_mm_mul_ps(in.rot1[kI1], in.rot2[kI2]),
-                                   _mm_mul_ps(in.rot1[kI2], in.rot2[kI1])));
-  const __m128 rb = _mm_add_ps(_mm_mul_ps(in.hb_rot1, Rot2(c)),
-                               _mm_mul_ps(in.hb_rot2, Rot1(c)));
-  const __m128 d = _mm_sub_ps(_mm_mul_ps(Splat<kI2>(in.t), in.r[kI1]),
-                              _mm_mul_ps(Splat<kI1>(in.t), in.r[kI2]));
-  const __m128 n = _mm_sub_ps(Abs4(d), _mm_add_ps(ra, rb));
-  _mm_store_ps(num, n);
-  _mm_store_ps(len_sq, len);
-  _mm_store_ps(dist, d);
-  // EdgeBeats against the bar, and the nearly parallel pairs left out.
-  const __m128 zero = _mm_setzero_ps();
-  const __m128 n_sq = _mm_mul_ps(n, n);
-  const __m128 bound = _mm_mul_ps(in.bar_sq, len);
-  const __m128 beats =
-      kBarNonNegative
-          ? _mm_and_ps(_mm_cmpgt_ps(n, zero), _mm_cmpgt_ps(n_sq, bound))
-          : _mm_or_ps(_mm_cmpge_ps(n, zero), _mm_cmplt_ps(n_sq, bound));
-  constexpr float kMinLenSq = internal::kParallelSine * internal::kParallelSine;
-  const __m128 ok = _mm_cmpgt_ps(len, _mm_set1_ps(kMinLenSq));
-  return _mm_movemask_ps(_mm_and_ps(beats, ok)) & 7;
-}
-
-AxisChoice ChooseAxis(const float* ha, const float* hb, const Frame& f,
-                      bool faces_decide_separation) {
-  EdgeInputs in;
-  for (int i = 0; i < 3; ++i) {
-    in.r[i] = _mm_load_ps(f.r[i]);
-    in.abs_r[i] = Abs4(in.r[i]);
-  }
-  in.t = _mm_load_ps(f.t);
-  in.ha = _mm_setr_ps(ha[0], ha[1], ha[2], 0.0f);
-  const __m128 hb4 = _mm_setr_ps(hb[0], hb[1], hb[2], 0.0f);
-  // B's faces, lane j: |t . B_j| - (sum_i a_i |R[i][j]| + b_j).
-  const __m128 ra =
-      _mm_add_ps(_mm_add_ps(_mm_mul_ps(Splat<0>(in.ha), in.abs_r[0]),
-                            _mm_mul_ps(Splat<1>(in.ha), in.abs_r[1])),
-                 _mm_mul_ps(Splat<2>(in.ha), in.abs_r[2]));
-  const __m128 tb = _mm_add_ps(_mm_add_ps(_mm_mul_ps(Splat<0>(in.t), in.r[0]),
-                                          _mm_mul_ps(Splat<1>(in.t), in.r[1])),
-                               _mm_mul_ps(Splat<2>(in.t), in.r[2]));
-  const __m128 sep_b = _mm_sub_ps(Abs4(tb), _mm_add_ps(ra, hb4));
-  // A's faces, lane i: |t_i| - (a_i + sum_j b_j |R[i][j]|), from |R|'s
-  // columns (the rows transposed; lane 3 stays 0).
-  const __m128 lo01 = _mm_unpacklo_ps(in.abs_r[0], in.abs_r[1]);
-  const __m128 hi01 = _mm_unpackhi_ps(in.abs_r[0], in.abs_r[1]);
-  const __m128 lo2 = _mm_unpacklo_ps(in.abs_r[2], _mm_setzero_ps());
-  const __m128 hi2 = _mm_unpackhi_ps(in.abs_r[2], _mm_setzero_ps());
-  const __m128 col0 = _mm_movelh_ps(lo01, lo2);
-  const __m128 col1 = _mm_movehl_ps(lo2, lo01);
-  const __m128 col2 = _mm_movelh_ps(hi01, hi2);
-  const __m128 rb = _mm_add_ps(_mm_add_ps(_mm_mul_ps(Splat<0>(hb4), col0),
-                                          _mm_mul_ps(Splat<1>(hb4), col1)),
-                               _mm_mul_ps(Splat<2>(hb4), col2));
-  const __m128 sep_a = _mm_sub_ps(Abs4(in.t), _mm_add_ps(in.ha, rb));
-  // The largest of the 6 (lane 3 replaced by lane 0), then the first axis
-  // equal to it.
-  __m128 m = _mm_max_ps(sep_a, sep_b);
-  m = _mm_shuffle_ps(m, m, _MM_SHUFFLE(0, 2, 1, 0));
-  m = _mm_max_ps(m, _mm_shuffle_ps(m, m, _MM_SHUFFLE(2, 3, 0, 1)));
-  m = _mm_max_ps(m, _mm_shuffle_ps(m, m, _MM_SHUFFLE(1, 0, 3, 2)));
-  const int at_max = (_mm_movemask_ps(_mm_cmpeq_ps(sep_a, m)) & 7) |
-                     (_mm_movemask_ps(_mm_cmpeq_ps(sep_b, m)) & 7) << 3;
-  alignas(16) float sep[8];
-  alignas(16) float tb_lanes[4];
-  _mm_store_ps(sep, sep_a);
-  _mm_store_ps(sep + 4, sep_b);
-  _mm_store_ps(tb_lanes, tb);
-  const int face = __builtin_ctz(static_cast<unsigned>(at_max));
-  AxisChoice choice;
-  choice.best = face;
-  // sep[] holds A's faces at 0-2 and B's at 4-6 (m may differ in the sign
-  // of a zero).
-  choice.sep = sep[face < 3 ? face : face + 1];
-  choice.dist = 0.0f;
-  choice.inv_len = 0.0f;
-  for (int j = 0; j < 3; ++j) choice.tb[j] = tb_lanes[j];
-  // Some face separates (the test on the lanes themselves, a shorter chain
-  // than through the arg-max).
-  const bool face_separates =
-      (_mm_movemask_ps(
-           _mm_cmpgt_ps(_mm_max_ps(sep_a, sep_b), _mm_setzero_ps())) &
-       7) != 0;
-  if (faces_decide_separation && face_separates) return choice;
-  const float bar = EdgeBar(ha, hb, choice.sep);
-  for (int i = 0; i < 3; ++i) {
-    in.rot1[i] = Rot1(in.r[i]);
-    in.rot2[i] = Rot2(in.r[i]);
-  }
-  in.hb_rot1 = Rot1(hb4);
-  in.hb_rot2 = Rot2(hb4);
-  in.bar_sq = _mm_set1_ps(bar * bar);
-  alignas(16) float num[12];
-  alignas(16) float len_sq[12];
-  alignas(16) float dist[12];
-  // Bit 4 i + j: A_i x B_j beats the bar.
-  int beats;
-  if (bar >= 0.0f) {
-    beats = EdgeGroup<0, true>(in, num, len_sq, dist) |
-            EdgeGroup<1, true>(in, num + 4, len_sq + 4, dist + 4) << 4 |
-            EdgeGroup<2, true>(in, num + 8, len_sq + 8, dist + 8) << 8;
-  } else {
-    beats = EdgeGroup<0, false>(in, num, len_sq, dist) |
-            EdgeGroup<1, false>(in, num + 4, len_sq + 4, dist + 4) << 4 |
-            EdgeGroup<2, false>(in, num + 8, len_sq + 8, dist + 8) << 8;
-  }
-  float s = bar;
-  while (beats != 0) {
-    const int k = __builtin_ctz(static_cast<unsigned>(beats));
-    beats &= beats - 1;
-    if (EdgeBeats(num[k], len_sq[k], s)) {
-      choice.inv_len = 1.0f / std::sqrt(len_sq[k]);
-      s = num[k] * choice.inv_len;
-      choice.sep = s;
-      choice.dist = dist[k];
-      choice.best = 6 + 3 * (k >> 2) + (k & 3);
-    }
-  }
-  return choice;
-}
-
-#else  // !defined(__SSE2__)
 
 // The edge axis A_i x B_j (Ericson's table, see the top of the file).
 // `abs_c` is |C|, the cofactor matrix of R (see the top of the file).
 template <int I, int J>
 [[gnu::always_inline]] inline void TryEdge(const float* ha, const float* hb,
                                            const Frame& f,
-                                           const float (&abs_c)[3][3], float* s,
-                                           AxisChoice* choice) {
+                                           const float (&abs_c)[3][3],
+                                           EdgeBest* best) {
   constexpr int kI1 = (I + 1) % 3;
   constexpr int kI2 = (I + 2) % 3;
   constexpr int kJ1 = (J + 1) % 3;
@@ -348,76 +120,25 @@ template <int I, int J>
   const float len_sq = f.r[kI1][J] * f.r[kI1][J] + f.r[kI2][J] * f.r[kI2][J];
   // Nearly parallel edges give no axis (Ericson 4.4.1).
   if (!(len_sq > kMinLenSq)) return;
-  const float ra =
-      ha[kI1] * std::fabs(f.r[kI2][J]) + ha[kI2] * std::fabs(f.r[kI1][J]);
+  const float ra = ha[kI1] * f.abs_r[kI2][J] + ha[kI2] * f.abs_r[kI1][J];
   // |B_j1 . L| = |A_i . (B_j x B_j1)| = |C[i][j2]|, |B_j2 . L| = |C[i][j1]|.
   const float rb = hb[kJ1] * abs_c[I][kJ2] + hb[kJ2] * abs_c[I][kJ1];
   const float dist = f.t[kI2] * f.r[kI1][J] - f.t[kI1] * f.r[kI2][J];
   const float num = std::fabs(dist) - (ra + rb);
-  if (EdgeBeats(num, len_sq, *s)) {
-    choice->inv_len = 1.0f / std::sqrt(len_sq);
-    *s = num * choice->inv_len;
-    choice->sep = *s;
-    choice->dist = dist;
-    choice->best = 6 + 3 * I + J;
+  const float s = best->sep;
+  const float bound = s * s * len_sq;
+  const bool better = s >= 0.0f ? (num > 0.0f && num * num > bound)
+                                : (num >= 0.0f || num * num < bound);
+  if (better) {
+    const float inv_len = 1.0f / std::sqrt(len_sq);
+    *best = {num * inv_len, dist, inv_len, 6 + 3 * I + J};
   }
 }
 
-// The 6 face separations computed without branches and the largest picked;
-// the 9 edge pairs compared against it without square roots (EdgeBeats),
-// unrolled (TryEdge<i, j>) so that every index is a constant.
-AxisChoice ChooseAxis(const float* ha, const float* hb, const Frame& f,
-                      bool faces_decide_separation) {
-  float sep[6];
-  AxisChoice choice;
-  for (int i = 0; i < 3; ++i) {
-    const float rb = hb[0] * std::fabs(f.r[i][0]) +
-                     hb[1] * std::fabs(f.r[i][1]) +
-                     hb[2] * std::fabs(f.r[i][2]);
-    sep[i] = std::fabs(f.t[i]) - (ha[i] + rb);
-  }
-  for (int j = 0; j < 3; ++j) {
-    const float ra = ha[0] * std::fabs(f.r[0][j]) +
-                     ha[1] * std::fabs(f.r[1][j]) +
-                     ha[2] * std::fabs(f.r[2][j]);
-    choice.tb[j] = f.t[0] * f.r[0][j] + f.t[1] * f.r[1][j] + f.t[2] * f.r[2][j];
-    sep[3 + j] = std::fabs(choice.tb[j]) - (ra + hb[j]);
-  }
-  // Faces first; ties go to the earlier axis.
-  int best = 0;
-  for (int k = 1; k < 6; ++k) {
-    if (sep[k] > sep[best]) best = k;
-  }
-  choice.best = best;
-  choice.sep = sep[best];
-  choice.dist = 0.0f;
-  choice.inv_len = 0.0f;
-  if (faces_decide_separation && choice.sep > 0.0f) return choice;
-  float s = EdgeBar(ha, hb, choice.sep);
-  // C's row i is R's row i1 x row i2 (i1, i2 the next indices, cyclically).
-  float abs_c[3][3];
-  for (int i = 0; i < 3; ++i) {
-    const int i1 = i == 2 ? 0 : i + 1;
-    const int i2 = i == 0 ? 2 : i - 1;
-    abs_c[i][0] = std::fabs(f.r[i1][1] * f.r[i2][2] - f.r[i2][1] * f.r[i1][2]);
-    abs_c[i][1] = std::fabs(f.r[i1][2] * f.r[i2][0] - f.r[i2][2] * f.r[i1][0]);
-    abs_c[i][2] = std::fabs(f.r[i1][0] * f.r[i2][1] - f.r[i2][0] * f.r[i1][1]);
-  }
-  TryEdge<0, 0>(ha, hb, f, abs_c, &s, &choice);
-  TryEdge<0, 1>(ha, hb, f, abs_c, &s, &choice);
-  TryEdge<0, 2>(ha, hb, f, abs_c, &s, &choice);
-  TryEdge<1, 0>(ha, hb, f, abs_c, &s, &choice);
-  TryEdge<1, 1>(ha, hb, f, abs_c, &s, &choice);
-  TryEdge<1, 2>(ha, hb, f, abs_c, &s, &choice);
-  TryEdge<2, 0>(ha, hb, f, abs_c, &s, &choice);
-  TryEdge<2, 1>(ha, hb, f, abs_c, &s, &choice);
-  TryEdge<2, 2>(ha, hb, f, abs_c, &s, &choice);
-  return choice;
-}
-
-#endif  // defined(__SSE2__)
-
-// The axis of greatest separation among the 15 (ChooseAxis), as a SatAxis.
+// The axis of greatest separation among the 15: the 6 face separations are
+// computed without branches and the largest picked; the 9 edge pairs
+// A_i x B_j (numbered 6 + 3 i + j) are compared against it without square
+// roots.
 // With `faces_decide_separation`, a pair that a face axis separates skips
 // the edge axes and reports the best face axis (a separating axis and a
 // lower bound on the distance, as ContactHullHull does).
@@ -425,13 +146,69 @@ internal::SatAxis AxisFromFrame(const Box3& a, const Box3& b, const Frame& f,
                                 bool faces_decide_separation) {
   const float ha[3] = {a.half_extents.x, a.half_extents.y, a.half_extents.z};
   const float hb[3] = {b.half_extents.x, b.half_extents.y, b.half_extents.z};
-  const AxisChoice choice = ChooseAxis(ha, hb, f, faces_decide_separation);
-  const int best = choice.best;
-  const float* tb = choice.tb;
-  const float best_dist = choice.dist;
-  const float best_inv_len = choice.inv_len;
+  float tb[3];
+  float sep[6];
+  for (int i = 0; i < 3; ++i) {
+    const float rb =
+        hb[0] * f.abs_r[i][0] + hb[1] * f.abs_r[i][1] + hb[2] * f.abs_r[i][2];
+    sep[i] = std::fabs(f.t[i]) - (ha[i] + rb);
+  }
+  for (int j = 0; j < 3; ++j) {
+    const float ra =
+        ha[0] * f.abs_r[0][j] + ha[1] * f.abs_r[1][j] + ha[2] * f.abs_r[2][j];
+    tb[j] = f.t[0] * f.r[0][j] + f.t[1] * f.r[1][j] + f.t[2] * f.r[2][j];
+    sep[3 + j] = std::fabs(tb[j]) - (ra + hb[j]);
+  }
+  // Faces first; ties go to the earlier axis.
+  int best = 0;
+  for (int k = 1; k < 6; ++k) {
+    if (sep[k] > sep[best]) best = k;
+  }
+  float best_sep = sep[best];
+  // Edge axes, unnormalised: (|dist| - (ra + rb)) / |L| beats best_sep iff
+  // the comparison holds after multiplying by |L| > 0, which squaring
+  // decides without a square root; only a winner is normalised. Unrolled
+  // (TryEdge<i, j>) so every index is a constant.
+  // An edge axis must beat the best face by a margin of 1e-5 of the boxes'
+  // size: where edges are parallel an edge axis is a face axis too, equal
+  // but for round-off, and the face gives the full manifold (up to 4
+  // points) where the edge gives one. The depth is then at most that margin
+  // deeper than the least (Gregorius's and Catto's manifolds prefer faces
+  // the same way, with larger margins, for coherence). The margin never
+  // lifts the bar above 0: an edge axis that separates always counts.
+  const float margin = 1e-5f * (ha[0] + ha[1] + ha[2] + hb[0] + hb[1] + hb[2]);
+  const float bar =
+      best_sep < 0.0f ? std::fmin(best_sep + margin, 0.0f) : best_sep;
+  EdgeBest edge{bar, 0.0f, 0.0f, best};
+  if (!(faces_decide_separation && best_sep > 0.0f)) {
+    // C's column k is B_k1 x B_k2 (k1, k2 the next indices, cyclically).
+    float abs_c[3][3];
+    for (int i = 0; i < 3; ++i) {
+      const int i1 = i == 2 ? 0 : i + 1;
+      const int i2 = i == 0 ? 2 : i - 1;
+      abs_c[i][0] =
+          std::fabs(f.r[i1][1] * f.r[i2][2] - f.r[i2][1] * f.r[i1][2]);
+      abs_c[i][1] =
+          std::fabs(f.r[i1][2] * f.r[i2][0] - f.r[i2][2] * f.r[i1][0]);
+      abs_c[i][2] =
+          std::fabs(f.r[i1][0] * f.r[i2][1] - f.r[i2][0] * f.r[i1][1]);
+    }
+    TryEdge<0, 0>(ha, hb, f, abs_c, &edge);
+    TryEdge<0, 1>(ha, hb, f, abs_c, &edge);
+    TryEdge<0, 2>(ha, hb, f, abs_c, &edge);
+    TryEdge<1, 0>(ha, hb, f, abs_c, &edge);
+    TryEdge<1, 1>(ha, hb, f, abs_c, &edge);
+    TryEdge<1, 2>(ha, hb, f, abs_c, &edge);
+    TryEdge<2, 0>(ha, hb, f, abs_c, &edge);
+    TryEdge<2, 1>(ha, hb, f, abs_c, &edge);
+    TryEdge<2, 2>(ha, hb, f, abs_c, &edge);
+  }
+  if (edge.index >= 6) best_sep = edge.sep;
+  best = edge.index;
+  const float best_dist = edge.dist;
+  const float best_inv_len = edge.inv_len;
   internal::SatAxis axis;
-  axis.separation = choice.sep;
+  axis.separation = best_sep;
   if (best < 3) {
     const float s = f.t[best] >= 0.0f ? 1.0f : -1.0f;
     Vec3 n{};
@@ -476,7 +253,13 @@ SatAxis BoxBoxAxis(const Box3& a, const Box3& b, const Pose3& b_in_a) {
 
 float BoxBoxSeparation(Vec3 ha, Vec3 hb, const float (&r)[3][3], Vec3 t) {
   Frame f;
-  StoreFrame(r, t, &f);
+  for (int i = 0; i < 3; ++i) {
+    for (int j = 0; j < 3; ++j) {
+      f.r[i][j] = r[i][j];
+      f.abs_r[i][j] = std::fabs(r[i][j]);
+    }
+    f.t[i] = t[i];
+  }
   return AxisFromFrame(Box3{ha}, Box3{hb}, f,
                        /*faces_decide_separation=*/true)
       .separation;
@@ -625,7 +408,7 @@ int ReduceFacePoints(const FacePolygon& p, int i1, int i2, const float* depth,
 
 // Steps 1 to 3 above: at most 4 points, in R's frame; 0 when round-off
 // clipped everything away.
-int BoxFaceManifold(Vec3 hr, int i, float s, Vec3 hi, const float (*rot)[4],
+int BoxFaceManifold(Vec3 hr, int i, float s, Vec3 hi, const float rot[3][3],
                     Vec3 t, Vec3* points) {
   // The incident face: I's axis j most aligned with e_i, facing against
   // s * e_i.
@@ -748,7 +531,7 @@ ContactResult<3> ContactBoxBox(const Box3& a, const Box3& b,
       // by R and t.
       const int j = axis.index_b / 2;
       const float s = (axis.index_b % 2 == 0) ? 1.0f : -1.0f;
-      float rt[3][4];
+      float rt[3][3];
       for (int r = 0; r < 3; ++r) {
         for (int c = 0; c < 3; ++c) rt[r][c] = f.r[c][r];
       }
