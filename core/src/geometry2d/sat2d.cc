@@ -27,14 +27,13 @@
 //
 // ContactSmallPolygons is the same method for two polygons of at most 8
 // vertices, laid out for SSE2: each polygon's vertices and normals fill two
-// registers of four lanes per coordinate (lanes past the count repeat vertex
-// 0 and normal 0, as ConvexPolygon pads them; a polygon of at most 4
-// vertices repeats its first four lanes). B is moved into A's frame in
-// registers, with no copy of either polygon. Each edge lane of one polygon
-// takes the min over all eight vertex lanes of the other, each vertex
-// broadcast from its register by a shuffle, and the eight mins are taken
-// as a tree (a shorter chain than a running min); a repeated lane holds the
-// very same floats as the lane it repeats, so it changes no min and no max.
+// groups of four lanes per coordinate (lanes past the count, up to 8,
+// repeat vertex 0 and normal 0, as ConvexPolygon pads them). B is moved into
+// A's frame in registers and its lanes stored once (the only copy). Each
+// edge lane of one polygon takes the min over all eight vertex lanes of
+// the other, read as each group of four rotated by 0 to 3 lanes; a repeated
+// lane holds the very same floats as the lane it repeats, so it changes no
+// min and no max.
 // The winning edge is the lowest lane equal to the largest separation (a
 // compare and a movemask), which is the edge the scalar scan of
 // MaxSeparation keeps (strict >, so the first of equal ones): a repeated
@@ -135,27 +134,19 @@ struct Lanes8 {
 
 [[gnu::always_inline]] inline Lanes8 LoadLanes(const ConvexPolygon& p) {
   Lanes8 l;
-  l.x[0] = _mm_load_ps(p.xs());
-  l.y[0] = _mm_load_ps(p.ys());
-  l.nx[0] = _mm_load_ps(p.normal_xs());
-  l.ny[0] = _mm_load_ps(p.normal_ys());
-  if (p.count() > 4) {
-    l.x[1] = _mm_load_ps(p.xs() + 4);
-    l.y[1] = _mm_load_ps(p.ys() + 4);
-    l.nx[1] = _mm_load_ps(p.normal_xs() + 4);
-    l.ny[1] = _mm_load_ps(p.normal_ys() + 4);
-  } else {
-    l.x[1] = l.x[0];
-    l.y[1] = l.y[0];
-    l.nx[1] = l.nx[0];
-    l.ny[1] = l.ny[0];
+  for (int g = 0; g < 2; ++g) {
+    l.x[g] = _mm_load_ps(p.xs() + 4 * g);
+    l.y[g] = _mm_load_ps(p.ys() + 4 * g);
+    l.nx[g] = _mm_load_ps(p.normal_xs() + 4 * g);
+    l.ny[g] = _mm_load_ps(p.normal_ys() + 4 * g);
   }
   return l;
 }
 
-// TransformCore (core2d.h) on the lanes, with its operations in its order.
-[[gnu::always_inline]] inline void TransformLanes(const Pose2& pose,
-                                                  Lanes8& l) {
+// TransformCore (core2d.h) on the lanes, with its operations in its order:
+// the vertices, then the normals.
+[[gnu::always_inline]] inline void TransformVertexLanes(const Pose2& pose,
+                                                        Lanes8& l) {
   const __m128 c = _mm_set1_ps(pose.rotation.c);
   const __m128 s = _mm_set1_ps(pose.rotation.s);
   const __m128 px = _mm_set1_ps(pose.position.x);
@@ -163,27 +154,40 @@ struct Lanes8 {
   for (int g = 0; g < 2; ++g) {
     const __m128 x = l.x[g];
     const __m128 y = l.y[g];
-    const __m128 nx = l.nx[g];
-    const __m128 ny = l.ny[g];
     l.x[g] = _mm_add_ps(_mm_sub_ps(_mm_mul_ps(c, x), _mm_mul_ps(s, y)), px);
     l.y[g] = _mm_add_ps(_mm_add_ps(_mm_mul_ps(s, x), _mm_mul_ps(c, y)), py);
+  }
+}
+[[gnu::always_inline]] inline void TransformNormalLanes(const Pose2& pose,
+                                                        Lanes8& l) {
+  const __m128 c = _mm_set1_ps(pose.rotation.c);
+  const __m128 s = _mm_set1_ps(pose.rotation.s);
+  for (int g = 0; g < 2; ++g) {
+    const __m128 nx = l.nx[g];
+    const __m128 ny = l.ny[g];
     l.nx[g] = _mm_sub_ps(_mm_mul_ps(c, nx), _mm_mul_ps(s, ny));
     l.ny[g] = _mm_add_ps(_mm_mul_ps(s, nx), _mm_mul_ps(c, ny));
   }
 }
 
-template <int kLane>
-[[gnu::always_inline]] inline __m128 Broadcast(__m128 v) {
-  return _mm_shuffle_ps(v, v, _MM_SHUFFLE(kLane, kLane, kLane, kLane));
+// v's lanes permuted as _mm_shuffle_ps(v, v, kImm) would, by pshufd: it
+// writes a new register, where shufps needs a copy of v first.
+template <int kImm>
+[[gnu::always_inline]] inline __m128 Permute(__m128 v) {
+  return _mm_castsi128_ps(_mm_shuffle_epi32(_mm_castps_si128(v), kImm));
 }
 
-// n . w for a's four edge normals in group g and the vertex in lane kLane
-// of (wx, wy).
-template <int kLane>
-[[gnu::always_inline]] inline __m128 Dot(const Lanes8& a, int g, __m128 wx,
-                                         __m128 wy) {
-  return _mm_add_ps(_mm_mul_ps(a.nx[g], Broadcast<kLane>(wx)),
-                    _mm_mul_ps(a.ny[g], Broadcast<kLane>(wy)));
+// v's lanes rotated down by kShift: lane i holds v's lane (i + kShift) mod 4.
+template <int kShift>
+[[gnu::always_inline]] inline __m128 Rotate(__m128 v) {
+  return Permute<_MM_SHUFFLE((kShift + 3) & 3, (kShift + 2) & 3,
+                             (kShift + 1) & 3, kShift)>(v);
+}
+
+// (nx, ny) . (wx, wy) lane by lane, in Dot's order of operations.
+[[gnu::always_inline]] inline __m128 Dot4(__m128 nx, __m128 ny, __m128 wx,
+                                          __m128 wy) {
+  return _mm_add_ps(_mm_mul_ps(nx, wx), _mm_mul_ps(ny, wy));
 }
 
 // The lowest of the eight lanes whose compare masks (eq0 for lanes 0-3, eq1
@@ -194,30 +198,55 @@ template <int kLane>
   return __builtin_ctz(bits | 0x100u);  // Never empty for ordered floats.
 }
 
-// MaxSeparation (sat2d.h) of `a`'s edges against `b`'s vertices.
+// The lanes of the 16-byte aligned p[0..3] rotated down by kShift (Rotate),
+// read straight from memory by pshufd.
+template <int kShift>
+[[gnu::always_inline]] inline __m128 RotateLoad(const float* p) {
+  return Rotate<kShift>(_mm_load_ps(p));
+}
+
+// MaxSeparation (sat2d.h) of a polygon's faces, normals (nx, ny) and
+// offsets n . v in registers, against the vertices whose eight lanes wx, wy
+// hold (16-byte aligned).
+//
+// Each face lane meets every vertex once: a group of four vertices is read
+// rotated by 0, 1, 2 and 3 lanes (pshufd from memory: one instruction, no
+// register held for the group), each rotation serving both groups of
+// faces, and each lane keeps a running min. Broadcasting each vertex
+// instead took sixteen shuffles per direction and kept all of them live,
+// which GCC spilled. The products are MaxSeparation's and min is exact, so
+// the minimum is the same value in any order; at most the sign of a zero
+// min may differ, which changes no output (0 - (+0) and 0 - (-0) are both
+// +0 and compare equal).
 [[gnu::always_inline]] inline AxisSeparation MaxSeparationLanes(
-    const Lanes8& a, const Lanes8& b) {
-  // The min over b's eight vertex lanes as a tree (three dependent mins
-  // rather than seven): the same value as MaxSeparation's running min, as
-  // min is exact; at most the sign of a zero min may differ, which changes
-  // no output (0 - (+0) and 0 - (-0) are both +0 and compare equal).
-  __m128 m[2];
-  for (int g = 0; g < 2; ++g) {
-    const __m128 m01 =
-        _mm_min_ps(Dot<0>(a, g, b.x[0], b.y[0]), Dot<1>(a, g, b.x[0], b.y[0]));
-    const __m128 m23 =
-        _mm_min_ps(Dot<2>(a, g, b.x[0], b.y[0]), Dot<3>(a, g, b.x[0], b.y[0]));
-    const __m128 m45 =
-        _mm_min_ps(Dot<0>(a, g, b.x[1], b.y[1]), Dot<1>(a, g, b.x[1], b.y[1]));
-    const __m128 m67 =
-        _mm_min_ps(Dot<2>(a, g, b.x[1], b.y[1]), Dot<3>(a, g, b.x[1], b.y[1]));
-    m[g] = _mm_min_ps(_mm_min_ps(m01, m23), _mm_min_ps(m45, m67));
+    const __m128 (&nx)[2], const __m128 (&ny)[2], const __m128 (&offset)[2],
+    const float* wx, const float* wy) {
+  __m128 m[2][2];  // [face group][vertex group]
+  for (int h = 0; h < 2; ++h) {
+    const float* x = wx + 4 * h;
+    const float* y = wy + 4 * h;
+    const __m128 x0 = _mm_load_ps(x);
+    const __m128 y0 = _mm_load_ps(y);
+    for (int g = 0; g < 2; ++g) m[g][h] = Dot4(nx[g], ny[g], x0, y0);
+    const __m128 x1 = RotateLoad<1>(x);
+    const __m128 y1 = RotateLoad<1>(y);
+    for (int g = 0; g < 2; ++g) {
+      m[g][h] = _mm_min_ps(m[g][h], Dot4(nx[g], ny[g], x1, y1));
+    }
+    const __m128 x2 = RotateLoad<2>(x);
+    const __m128 y2 = RotateLoad<2>(y);
+    for (int g = 0; g < 2; ++g) {
+      m[g][h] = _mm_min_ps(m[g][h], Dot4(nx[g], ny[g], x2, y2));
+    }
+    const __m128 x3 = RotateLoad<3>(x);
+    const __m128 y3 = RotateLoad<3>(y);
+    for (int g = 0; g < 2; ++g) {
+      m[g][h] = _mm_min_ps(m[g][h], Dot4(nx[g], ny[g], x3, y3));
+    }
   }
   __m128 sep[2];
   for (int g = 0; g < 2; ++g) {
-    const __m128 offset =
-        _mm_add_ps(_mm_mul_ps(a.nx[g], a.x[g]), _mm_mul_ps(a.ny[g], a.y[g]));
-    sep[g] = _mm_sub_ps(m[g], offset);
+    sep[g] = _mm_sub_ps(_mm_min_ps(m[g][0], m[g][1]), offset[g]);
   }
   // The largest lane, in every lane.
   __m128 top = _mm_max_ps(sep[0], sep[1]);
@@ -252,20 +281,32 @@ ContactResult<2> ContactSmallPolygons(const ConvexPolygon& a,
   ContactResult<2> result;
   const Lanes8 la = LoadLanes(a);
   Lanes8 lb = LoadLanes(b);
-  TransformLanes(b_in_a, lb);
-  const AxisSeparation sa = MaxSeparationLanes(la, lb);
-  const AxisSeparation sb = MaxSeparationLanes(lb, la);
-  // B's lanes in memory, to read single vertices and normals.
+  // B's lanes in memory: its vertices are read from there by the SAT
+  // (rotated, see MaxSeparationLanes), and single vertices and normals by
+  // the clip. Vertices first and A's faces against them, then B's normals.
   alignas(16) float bx[8];
   alignas(16) float by[8];
   alignas(16) float bnx[8];
   alignas(16) float bny[8];
+  TransformVertexLanes(b_in_a, lb);
   for (std::size_t g = 0; g < 2; ++g) {
     _mm_store_ps(bx + 4 * g, lb.x[g]);
     _mm_store_ps(by + 4 * g, lb.y[g]);
+  }
+  __m128 offset[2];
+  for (int g = 0; g < 2; ++g) {
+    offset[g] = Dot4(la.nx[g], la.ny[g], la.x[g], la.y[g]);
+  }
+  const AxisSeparation sa = MaxSeparationLanes(la.nx, la.ny, offset, bx, by);
+  TransformNormalLanes(b_in_a, lb);
+  for (std::size_t g = 0; g < 2; ++g) {
     _mm_store_ps(bnx + 4 * g, lb.nx[g]);
     _mm_store_ps(bny + 4 * g, lb.ny[g]);
+    offset[g] = Dot4(lb.nx[g], lb.ny[g], lb.x[g], lb.y[g]);
   }
+  // A's lanes 4-7 are in place (padded up to 8 for fewer vertices).
+  const AxisSeparation sb =
+      MaxSeparationLanes(lb.nx, lb.ny, offset, a.xs(), a.ys());
   // ContactSat's verdict (with the exact distance in the band, on the same
   // vertices as the core path's) and reference face choice (sat2d.h).
   const float best = std::max(sa.separation, sb.separation);

@@ -195,9 +195,10 @@ absl::StatusOr<ConvexPolygon> MakeConvexPolygon(absl::Span<const Vec2> points) {
   polygon.bounding_radius_ = bounding * (1.0f + 1e-5f);
   polygon.inner_radius_ = std::max(0.0f, inner * (1.0f - 1e-5f));
   polygon.corner_factor_ = std::max(corner * (1.0f - 1e-5f), 1e-6f);
-  // SIMD padding: lanes up to the next multiple of 4 repeat vertex 0 and
-  // normal 0 (so they repeat edge 0).
-  for (int i = n; i < ((n + 3) & ~3); ++i) {
+  // SIMD padding: lanes up to the next multiple of 4, and at least up to 8
+  // (ContactSmallPolygons loads two groups of four without a branch on the
+  // count), repeat vertex 0 and normal 0 (so they repeat edge 0).
+  for (int i = n; i < std::max((n + 3) & ~3, 8); ++i) {
     polygon.vx_[i] = polygon.vx_[0];
     polygon.vy_[i] = polygon.vy_[0];
     polygon.nx_[i] = polygon.nx_[0];

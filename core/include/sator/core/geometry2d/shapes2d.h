@@ -63,8 +63,9 @@ class ConvexPolygon {
   Vec2 vertex(int i) const { return {vx_[i], vy_[i]}; }
   Vec2 normal(int i) const { return {nx_[i], ny_[i]}; }
   // Structure-of-arrays views for the SIMD loops: kMaxPolygonVertices
-  // floats each, lanes from count() up to the next multiple of 4 padded
-  // with copies of vertex 0 and normal 0 (the rest zero).
+  // floats each, lanes from count() up to the next multiple of 4, and at
+  // least up to 8, padded with copies of vertex 0 and normal 0 (the rest
+  // zero).
   const float* xs() const { return vx_; }
   const float* ys() const { return vy_; }
   const float* normal_xs() const { return nx_; }
