@@ -283,6 +283,28 @@ template <int kShift>
   return LowestLane(_mm_cmpeq_ps(d[0], low), _mm_cmpeq_ps(d[1], low));
 }
 
+// ClipContactPoints for the reference face `ref_edge` (normal n) of the
+// polygon with vertex arrays ref_x, ref_y and the incident polygon with
+// normal lanes `inc` and vertex arrays inc_x, inc_y.
+[[gnu::always_inline]] inline void ClipLanes(
+    Vec2 n, const float* ref_x, const float* ref_y, int ref_count, int ref_edge,
+    const Lanes8& inc, const float* inc_x, const float* inc_y, int inc_count,
+    float tolerance, ContactResult<2>& result) {
+  // Reference edge v1 -> v2, incident edge p1 -> p2.
+  const int ref_next = ref_edge + 1 == ref_count ? 0 : ref_edge + 1;
+  const int inc_edge = IncidentEdge(n, inc);
+  const int inc_next = inc_edge + 1 == inc_count ? 0 : inc_edge + 1;
+  ClipEdge(n, {ref_x[ref_edge], ref_y[ref_edge]},
+           {ref_x[ref_next], ref_y[ref_next]},
+           {inc_x[inc_edge], inc_y[inc_edge]},
+           {inc_x[inc_next], inc_y[inc_next]}, 0.0f, 0.0f, tolerance, result);
+  if (result.point_count == 0) {
+    // ContactSat's guard (cannot happen: ClipEdge keeps a point).
+    result.point_count = 1;
+    result.points[0] = {inc_x[0], inc_y[0]};
+  }
+}
+
 }  // namespace
 
 ContactResult<2> ContactSmallPolygons(const ConvexPolygon& a,
@@ -338,32 +360,21 @@ ContactResult<2> ContactSmallPolygons(const ConvexPolygon& a,
     result.depth = 0.0f - best;  // Radii 0.
     return result;
   }
-  const bool flip = sb.separation > sa.separation + kFaceBias * tolerance;
-  const AxisSeparation& s = flip ? sb : sa;
-  const float* ref_nx = flip ? bnx : a.normal_xs();
-  const float* ref_ny = flip ? bny : a.normal_ys();
-  const Vec2 n{ref_nx[s.edge], ref_ny[s.edge]};
-  result.normal = flip ? -n : n;
-  result.depth = 0.0f - s.separation;  // Radii 0.
   result.overlapping = true;
-  // Reference edge v1 -> v2, incident edge p1 -> p2.
-  const float* ref_x = flip ? bx : a.xs();
-  const float* ref_y = flip ? by : a.ys();
-  const int ref_count = flip ? b.count() : a.count();
-  const int ref_next = s.edge + 1 == ref_count ? 0 : s.edge + 1;
-  const float* inc_x = flip ? a.xs() : bx;
-  const float* inc_y = flip ? a.ys() : by;
-  const int inc_count = flip ? a.count() : b.count();
-  const int inc_edge = IncidentEdge(n, flip ? la : lb);
-  const int inc_next = inc_edge + 1 == inc_count ? 0 : inc_edge + 1;
-  ClipEdge(n, {ref_x[s.edge], ref_y[s.edge]},
-           {ref_x[ref_next], ref_y[ref_next]},
-           {inc_x[inc_edge], inc_y[inc_edge]},
-           {inc_x[inc_next], inc_y[inc_next]}, 0.0f, 0.0f, tolerance, result);
-  if (result.point_count == 0) {
-    // ContactSat's guard (cannot happen: ClipEdge keeps a point).
-    result.point_count = 1;
-    result.points[0] = {inc_x[0], inc_y[0]};
+  // One clip per reference polygon, each reading its polygons' arrays in
+  // place (no pointer or register selected on flip).
+  if (sb.separation > sa.separation + kFaceBias * tolerance) {
+    const Vec2 n{bnx[sb.edge], bny[sb.edge]};
+    result.normal = -n;
+    result.depth = 0.0f - sb.separation;  // Radii 0.
+    ClipLanes(n, bx, by, b.count(), sb.edge, la, a.xs(), a.ys(), a.count(),
+              tolerance, result);
+  } else {
+    const Vec2 n = a.normal(sa.edge);
+    result.normal = n;
+    result.depth = 0.0f - sa.separation;  // Radii 0.
+    ClipLanes(n, a.xs(), a.ys(), a.count(), sa.edge, lb, bx, by, b.count(),
+              tolerance, result);
   }
   return result;
 }
