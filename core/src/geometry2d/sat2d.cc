@@ -367,8 +367,10 @@ ContactResult<2> ContactSmallPolygons(const ConvexPolygon& a,
     const Vec2 n{bnx[sb.edge], bny[sb.edge]};
     result.normal = -n;
     result.depth = 0.0f - sb.separation;  // Radii 0.
-    ClipLanes(n, bx, by, b.count(), sb.edge, la, a.xs(), a.ys(), a.count(),
-              tolerance, result);
+    // A's normals read again from the polygon, so that its lanes need not
+    // stay in registers through the SAT.
+    ClipLanes(n, bx, by, b.count(), sb.edge, LoadLanes(a), a.xs(), a.ys(),
+              a.count(), tolerance, result);
   } else {
     const Vec2 n = a.normal(sa.edge);
     result.normal = n;
