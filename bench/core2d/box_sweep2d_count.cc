@@ -5,15 +5,17 @@
 // inside its timed call), and calls SweepBoxBox on every pair `reps` times,
 // so that every pair counts equally.
 //
-//   box_sweep2d_count REPS [mixed|overlap|apart|contact] [PAIRS] [DUMP_FILE]
+//   box_sweep2d_count REPS [mixed|overlap|apart|contact|generic] [PAIRS]
+//   [DUMP_FILE]
 //
 // mixed: the first PAIRS pairs as generated (BoxBoxSweep's inputs for PAIRS
 // = 1024); overlap / apart: the first PAIRS of those that start overlapping
 // (OverlapBoxBox) / apart (BoxBoxSweepApart's inputs); contact: the mixed
 // pairs through ContactBoxBox instead (its result in `initial`, outcome
-// kMiss), which shares the sweep's start-overlapping contact. DUMP_FILE, if
-// given, receives every result's fields as raw 32-bit words (one pass), to
-// compare two builds bit for bit (cmp).
+// kMiss), which shares the sweep's start-overlapping contact; generic: the
+// mixed pairs through the generic Sweep with world poses (count `Sweep`).
+// DUMP_FILE, if given, receives every result's fields as raw 32-bit words (one
+// pass), to compare two builds bit for bit (cmp).
 //
 // Instructions per call = SweepBoxBox's inclusive count over its calls:
 //   valgrind --tool=callgrind --callgrind-out-file=bs.out \
@@ -43,6 +45,13 @@ struct Pair {
   Box2 b;
   Pose2 b_in_a;
   Vec2 motion;
+  // The world-frame inputs, for the generic Sweep.
+  sator::Shape2 sa;
+  sator::Shape2 sb;
+  Pose2 pa;
+  Pose2 pb;
+  Vec2 da;
+  Vec2 db;
 };
 
 // core2d_benchmark.cc's Rng and MakePairs(Kind::kBoxBox, 2.4f), draw for
@@ -72,6 +81,12 @@ Pair NextPair(Rng& rng) {
       Vec2{rng.Uniform(-1.5f, 1.5f), rng.Uniform(-1.5f, 1.5f)} + 1.2f * to_a;
   p.b_in_a = sator::MulT(pa, pb);
   p.motion = sator::InvRotate(pa.rotation, db - da);
+  p.sa = p.a;
+  p.sb = p.b;
+  p.pa = pa;
+  p.pb = pb;
+  p.da = da;
+  p.db = db;
   return p;
 }
 
@@ -99,7 +114,10 @@ void Dump(std::vector<std::uint32_t>& out, const SweepResult<2>& r) {
   }
 }
 
-SweepResult<2> Query(const Pair& p, bool contact) {
+SweepResult<2> Query(const Pair& p, bool contact, bool generic) {
+  if (generic) {
+    return sator::Sweep(p.sa, p.pa, p.da, p.sb, p.pb, p.db);
+  }
   if (contact) {
     SweepResult<2> r;
     r.initial = sator::ContactBoxBox(p.a, p.b, p.b_in_a);
@@ -112,9 +130,11 @@ SweepResult<2> Query(const Pair& p, bool contact) {
 
 int main(int argc, char** argv) {
   if (argc < 2 || argc > 5) {
-    std::fprintf(stderr,
-                 "usage: box_sweep2d_count REPS [mixed|overlap|apart] [PAIRS] "
-                 "[DUMP_FILE]\n");
+    std::fprintf(
+        stderr,
+        "usage: box_sweep2d_count REPS [mixed|overlap|apart|contact|generic] "
+        "[PAIRS] "
+        "[DUMP_FILE]\n");
     return 2;
   }
   const int reps = std::atoi(argv[1]);
@@ -122,16 +142,18 @@ int main(int argc, char** argv) {
   const std::size_t count =
       argc > 3 ? static_cast<std::size_t>(std::atol(argv[3])) : 1024;
   if (set != "mixed" && set != "overlap" && set != "apart" &&
-      set != "contact") {
+      set != "contact" && set != "generic") {
     std::fprintf(stderr, "unknown set %s\n", set.c_str());
     return 2;
   }
+  const bool generic = set == "generic";
   Rng rng;
   std::vector<Pair> pairs;
   while (pairs.size() < count) {
     const Pair p = NextPair(rng);
     const bool overlap = sator::OverlapBoxBox(p.a, p.b, p.b_in_a);
-    if (set == "mixed" || set == "contact" || (set == "overlap") == overlap) {
+    if (set == "mixed" || set == "contact" || generic ||
+        (set == "overlap") == overlap) {
       pairs.push_back(p);
     }
   }
@@ -140,7 +162,7 @@ int main(int argc, char** argv) {
   double sum = 0.0;
   for (int r = 0; r < reps; ++r) {
     for (const Pair& p : pairs) {
-      const SweepResult<2> s = Query(p, contact);
+      const SweepResult<2> s = Query(p, contact, generic);
       ++outcomes[static_cast<int>(s.outcome)];
       sum += s.fraction + s.point.x + s.initial.depth;
     }
@@ -151,7 +173,7 @@ int main(int argc, char** argv) {
   if (argc > 4) {
     std::vector<std::uint32_t> out;
     for (const Pair& p : pairs) {
-      Dump(out, Query(p, contact));
+      Dump(out, Query(p, contact, generic));
     }
     std::FILE* f = std::fopen(argv[4], "wb");
     if (f == nullptr ||

@@ -127,12 +127,14 @@ void FlipContact(ContactResult<2>& c, const Pose2& a_in_b) {
   }
 }
 
+// Point by point, not as a loop: GCC's loop vectoriser turned the loop into
+// one 16-byte load of both points, which the query that returned them had
+// just stored as four floats (a store-forwarding stall on every contact).
 void ToWorld(ContactResult<2>& c, const Pose2& pose_a) {
+  static_assert(kMaxContactPoints<2> == 2);
   c.normal = Rotate(pose_a.rotation, c.normal);
-  for (int i = 0; i < c.point_count; ++i) {
-    c.points[static_cast<size_t>(i)] =
-        Transform(pose_a, c.points[static_cast<size_t>(i)]);
-  }
+  if (c.point_count > 0) c.points[0] = Transform(pose_a, c.points[0]);
+  if (c.point_count > 1) c.points[1] = Transform(pose_a, c.points[1]);
 }
 
 }  // namespace
@@ -382,7 +384,12 @@ SweepResult<2> Sweep(const Shape2& a, const Pose2& pose_a, Vec2 displacement_a,
                      Vec2 displacement_b) {
   const Vec2 motion =
       InvRotate(pose_a.rotation, displacement_b - displacement_a);
-  SweepResult<2> r = SweepLocal(a, b, MulT(pose_a, pose_b), motion);
+  const Pose2 b_in_a = MulT(pose_a, pose_b);
+  // Two boxes straight to their sweep (one call fewer than via SweepLocal).
+  SweepResult<2> r = a.index() == kBox && b.index() == kBox
+                         ? SweepBoxBox(internal2d::As<Box2>(a),
+                                       internal2d::As<Box2>(b), b_in_a, motion)
+                         : SweepLocal(a, b, b_in_a, motion);
   switch (r.outcome) {
     case SweepOutcome::kHit:
       r.normal = Rotate(pose_a.rotation, r.normal);
