@@ -57,6 +57,17 @@ using I4 = int __attribute__((vector_size(16)));
 F4 Max4(F4 a, F4 b) { return a < b ? b : a; }
 F4 Min4(F4 a, F4 b) { return b < a ? b : a; }
 
+// |x| lane-wise by clearing the sign bits (one and; x < 0 ? -x : x took a
+// compare and a blend). It differs from that only in giving +0 for -0 and
+// positive NaNs, and no result here depends on either sign.
+F4 Abs4(F4 x) {
+  I4 bits;
+  std::memcpy(&bits, &x, sizeof(bits));
+  bits &= 0x7fffffff;
+  std::memcpy(&x, &bits, sizeof(x));
+  return x;
+}
+
 // The lanes set in a vector compare, as bits 0-3 (one movemask on SSE).
 template <typename M>
 int LaneBits(M mask) {
@@ -238,7 +249,7 @@ SweepResult<2> SweepBoxBox(const Box2& a, const Box2& b, const Pose2& b_in_a,
                         __builtin_shuffle(cs, I4{1, 0, 1, 0});
   const F4 rate{motion.x, motion.y, c * motion.x + s * motion.y,
                 c * motion.y - s * motion.x};
-  const F4 abs_dist = dist < 0.0f ? -dist : dist;
+  const F4 abs_dist = Abs4(dist);
   const auto inside = abs_dist <= radius + tolerance;
   // Within the tolerance on every axis, and not apart on any (or, in the
   // band, within it in exact distance, as ContactFromSeparations decides).
@@ -266,7 +277,7 @@ SweepResult<2> SweepBoxBox(const Box2& a, const Box2& b, const Pose2& b_in_a,
   // replaced below).
   const F4 one = internal2d::Splat(1.0f);
   const F4 inf = internal2d::Splat(internal2d::kInfinity);
-  const F4 abs_rate = rate < 0.0f ? -rate : rate;
+  const F4 abs_rate = Abs4(rate);
   const auto slow = abs_rate < one;
   const F4 capped = slow ? abs_rate : one;  // 2 |rate| must not overflow.
   const F4 limit = slow ? capped + capped : inf;
