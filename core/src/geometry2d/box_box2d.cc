@@ -244,9 +244,9 @@ SweepResult<2> SweepBoxBox(const Box2& a, const Box2& b, const Pose2& b_in_a,
   // (35 against 22 ns per sweep).
   const F4 h{ha.x, ha.y, hb.x, hb.y};
   const F4 cs{ac, as, ac, as};
-  const F4 radius = (h + __builtin_shuffle(h, I4{2, 2, 0, 0}) * cs) +
-                    __builtin_shuffle(h, I4{3, 3, 1, 1}) *
-                        __builtin_shuffle(cs, I4{1, 0, 1, 0});
+  const F4 radius = (h + __builtin_shufflevector(h, h, 2, 2, 0, 0) * cs) +
+                    __builtin_shufflevector(h, h, 3, 3, 1, 1) *
+                        __builtin_shufflevector(cs, cs, 1, 0, 1, 0);
   const F4 rate{motion.x, motion.y, c * motion.x + s * motion.y,
                 c * motion.y - s * motion.x};
   const F4 abs_dist = Abs4(dist);
@@ -293,12 +293,14 @@ SweepResult<2> SweepBoxBox(const Box2& a, const Box2& b, const Pose2& b_in_a,
   // enter = max(max(lo0, lo1), max(lo2, lo3)) and exit likewise with min,
   // as std::max / std::min (the same operands, so the same result for ties
   // and NaN), two lane-wise steps instead of lane extractions.
-  const I4 pairs{1, 0, 3, 2};
-  const I4 halves{2, 3, 0, 1};
-  const F4 lo2 = Max4(lo, __builtin_shuffle(lo, pairs));
-  const F4 hi2 = Min4(hi, __builtin_shuffle(hi, pairs));
-  const float enter = Max4(lo2, __builtin_shuffle(lo2, halves))[0];
-  const float exit = Min4(hi2, __builtin_shuffle(hi2, halves))[0];
+  // (__builtin_shufflevector, not GCC's __builtin_shuffle: the fuzz and
+  // tidy builds compile this file with clang.)
+  const F4 lo2 = Max4(lo, __builtin_shufflevector(lo, lo, 1, 0, 3, 2));
+  const F4 hi2 = Min4(hi, __builtin_shufflevector(hi, hi, 1, 0, 3, 2));
+  const float enter =
+      Max4(lo2, __builtin_shufflevector(lo2, lo2, 2, 3, 0, 1))[0];
+  const float exit =
+      Min4(hi2, __builtin_shufflevector(hi2, hi2, 2, 3, 0, 1))[0];
   // Written so that a NaN (from non-finite input) is a miss.
   if (never || !(enter <= exit && enter <= 1.0f && exit >= 0.0f) ||
       enter == -internal2d::kInfinity) {
