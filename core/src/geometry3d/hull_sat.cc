@@ -21,18 +21,21 @@
 //
 // The bound that prunes (exact, so the answer is the exhaustive SAT's): a
 // minimum over B's vertices is at most the value at any point of B, such as
-// the mean c_B of its vertices, so
-//   sep_f <= u_f = n_f . c_B - d_f.
+// c_B - r_B n for a ball (c_B, r_B) inside B (InscribedBall, precomputed per
+// hull near its Chebyshev centre), so for unit n
+//   sep_f <= u_f = n_f . c_B - d_f - r_B.
 // A face whose bound is below the best separation found so far is never
 // measured. The same bound covers A's edges: an edge axis n of A's edge e
 // (supported by e's point p) lies on e's arc, n = alpha a + beta b with
-// alpha, beta >= 0 and alpha + beta >= 1 (|n| = 1, |a| = |b| = 1), so
-//   sep(n) <= n . (c_B - p) = alpha u_a + beta u_b <= max(u_a, u_b)
-// whenever that maximum is negative (p lies on both of e's face planes, so
-// n . (c_B - p) = alpha (a . c_B - d_a) + beta (b . c_B - d_b)).
+// alpha, beta >= 0 and alpha + beta >= 1 (|n| = 1, |a| = |b| = 1), so with
+// w_a = a . c_B - d_a (and w_b) the bounds before the radius,
+//   sep(n) <= n . (c_B - p) - r_B = alpha w_a + beta w_b - r_B
+//          <= max(w_a, w_b) - r_B = max(u_a, u_b)
+// whenever max(w_a, w_b) <= 0, that is max(u_a, u_b) <= -r_B (p lies on
+// both of e's face planes, so n . (c_B - p) = alpha w_a + beta w_b).
 // An edge of A whose two faces are both bounded below the best separation
 // has no Minkowski face that can win, and its walk is skipped; B's edges
-// are bounded the same way with A's vertex mean in B's frame. Bounds are
+// are bounded the same way with A's ball in B's frame. Bounds are
 // compared with a margin of round-off (kBoundMargin of the coordinates'
 // magnitude) so that an axis within round-off of the best is measured.
 #include "hull_sat.h"
@@ -423,14 +426,15 @@ int FacesToMeasure(const float* planes, int padded, int count, int k,
 // bound[f] = n_f . point - d_f for every plane (an upper bound on the
 // face's separation when `point` lies in the other hull); returns the face
 // with the largest (the lowest such index), and that bound in `top_bound`.
-int FaceBounds(const float* planes, int padded, Vec3 point, float* bound,
-               float* top_bound) {
+int FaceBounds(const float* planes, int padded, Vec3 point, float radius,
+               float* bound, float* top_bound) {
   const F4 x = Splat(point.x), y = Splat(point.y), z = Splat(point.z);
+  const F4 rr = Splat(radius);
   F4 top = Splat(-3.0e38f);
   for (int k = 0; k < padded; k += 4) {
     const F4 u = ((Load4(planes + k) * x + Load4(planes + padded + k) * y) +
                   Load4(planes + 2 * padded + k) * z) -
-                 Load4(planes + 3 * padded + k);
+                 (Load4(planes + 3 * padded + k) + rr);
     Store4(bound + k, u);
     top = Max4(top, u);  // The padding repeats face 0: never larger.
   }
@@ -444,11 +448,96 @@ int FaceBounds(const float* planes, int padded, Vec3 point, float* bound,
 }
 
 // True when no axis on the arc of an edge whose two faces have the bounds
-// u_a, u_b can separate more than `best`: every such axis is bounded by
-// alpha u_a + beta u_b with alpha + beta >= 1, which is at most
-// max(u_a, u_b) only when that is negative (hence the min with 0).
-bool EdgeBoundedBelow(float u_a, float u_b, float tolerance, float best) {
-  return std::max(u_a, u_b) + tolerance <= std::min(best, 0.0f);
+// u_a, u_b (each less `radius`, the other hull's ball; 0 for bounds at a
+// vertex) can separate more than `best`: every such axis is bounded by
+// alpha w_a + beta w_b - radius with w = u + radius and alpha + beta >= 1,
+// which is at most max(u_a, u_b) only when max(w_a, w_b) <= 0 (hence the min
+// with -radius).
+bool EdgeBoundedBelow(float u_a, float u_b, float radius, float tolerance,
+                      float best) {
+  return std::max(u_a, u_b) + tolerance <= std::min(best, -radius);
+}
+
+// A ball inside the hull: ball[0..2] its centre, ball[3] its radius, the
+// least distance from the centre to a face plane less the hull's merge
+// tolerance (its vertices lie within that of their faces' planes, so the
+// ball lies in the hull of the vertices). Any interior point gives a valid
+// ball; a central one (near the Chebyshev centre, the LP that maximises the
+// radius) gives a larger radius and tighter bounds. An ascent from the
+// vertex mean: the radius r(c) = min_g (d_g - n_g . c) is concave,
+// and moving against the sum of the normals of the faces within one step of
+// the nearest (an epsilon-subgradient) raises it; a step that helps is kept
+// and lengthened, one that does not is halved, down to 1e-3 of the hull's
+// extent (about 30k instructions for a 16-point hull, once per hull; per
+// call for a hull built by hand without `soa`, which then still gets the
+// same answers).
+void InscribedBall(const ConvexHull& h, float* ball) {
+  const int v = static_cast<int>(h.vertices.size());
+  double cx = 0.0, cy = 0.0, cz = 0.0;
+  double lo[3] = {1e300, 1e300, 1e300};
+  double hi[3] = {-1e300, -1e300, -1e300};
+  double magnitude[3] = {0.0, 0.0, 0.0};
+  for (const Vec3& p : h.vertices) {
+    cx += p.x;
+    cy += p.y;
+    cz += p.z;
+    const double q[3] = {p.x, p.y, p.z};
+    for (int k = 0; k < 3; ++k) {
+      lo[k] = std::min(lo[k], q[k]);
+      hi[k] = std::max(hi[k], q[k]);
+      magnitude[k] = std::max(magnitude[k], std::fabs(q[k]));
+    }
+  }
+  cx /= v;
+  cy /= v;
+  cz /= v;
+  auto clearance = [&](double x, double y, double z) {
+    double r = 1e300;
+    for (const ConvexHull::Face& f : h.faces) {
+      r = std::min(r, static_cast<double>(f.offset) -
+                          (f.normal.x * x + f.normal.y * y + f.normal.z * z));
+    }
+    return r;
+  };
+  const double extent =
+      std::max(hi[0] - lo[0], std::max(hi[1] - lo[1], hi[2] - lo[2]));
+  double step = 0.125 * extent;
+  const double stop = 1e-3 * extent;
+  double r = clearance(cx, cy, cz);
+  for (int it = 0; it < 100 && step > stop; ++it) {
+    double dx = 0.0, dy = 0.0, dz = 0.0;
+    for (const ConvexHull::Face& f : h.faces) {
+      const double s = static_cast<double>(f.offset) -
+                       (f.normal.x * cx + f.normal.y * cy + f.normal.z * cz);
+      if (s <= r + step) {
+        dx -= f.normal.x;
+        dy -= f.normal.y;
+        dz -= f.normal.z;
+      }
+    }
+    const double len = std::sqrt(dx * dx + dy * dy + dz * dz);
+    if (len < 1e-9) break;
+    const double x = cx + step * dx / len, y = cy + step * dy / len,
+                 z = cz + step * dz / len;
+    const double rr = clearance(x, y, z);
+    if (rr > r) {
+      cx = x;
+      cy = y;
+      cz = z;
+      r = rr;
+      step *= 1.5;
+    } else {
+      step *= 0.5;
+    }
+  }
+  ball[0] = static_cast<float>(cx);
+  ball[1] = static_cast<float>(cy);
+  ball[2] = static_cast<float>(cz);
+  // The radius about the float centre, less the merge tolerance
+  // (convex_hull.cc), rounded down, never negative.
+  const double rf = clearance(ball[0], ball[1], ball[2]) -
+                    4e-6 * (magnitude[0] + magnitude[1] + magnitude[2]);
+  ball[3] = rf > 0.0 ? std::nextafter(static_cast<float>(rf), 0.0f) : 0.0f;
 }
 
 // The hull's structure-of-arrays layout: its own, or built into `scratch`
@@ -484,6 +573,7 @@ void FillHullSoa(const ConvexHull& h, float* out) {
     planes[2 * fp + i] = face.normal.z;
     planes[3 * fp + i] = face.offset;
   }
+  InscribedBall(h, planes + 4 * fp);
 }
 
 PolyRef HullInA::Ref(const ConvexHull& b) const {
@@ -524,16 +614,23 @@ SatAxis HullHullAxis(const ConvexHull& a, const ConvexHull& b,
   // measured by projection (see the end).
   SatAxis best_face;
   bool best_measured = true;
-  // Face axes of A. The face with the largest bound at B's vertex mean is
+  // Face axes of A. The face with the largest bound at B's ball is
   // measured first, and the vertex of B deepest below it bounds every other
   // face too (often much more tightly than the mean, for faces facing B).
   // The others go by blocks of four: a block is skipped when both bounds
   // rule out all four, one face is measured alone (MinDot), and two or more
   // are measured together (FaceBlock, the four at once without a branch).
+  // Bounds at the centre of B's inscribed ball (InscribedBall), less its
+  // radius: min over B of n . v <= n . (c - r n) = n . c - r for unit n.
+  const float* ball_a = planes_a + 4 * fa_padded;
+  const float* ball_b = planes_b + 4 * fb_padded;
+  const float radius_a = ball_a[3];
+  const float radius_b = ball_b[3];
   alignas(16) float bound_a[kMaxPolyFaces];
   float top_bound;
-  const int top_a =
-      FaceBounds(planes_a, fa_padded, bv.mean, bound_a, &top_bound);
+  const int top_a = FaceBounds(planes_a, fa_padded,
+                               rot.Apply({ball_b[0], ball_b[1], ball_b[2]}) + t,
+                               radius_b, bound_a, &top_bound);
   // deepest_b[f]: B's vertex deepest along -n_f, once measured (else -1).
   // Its region of B's negated Gauss map contains n_f (where the edge walks
   // start and end).
@@ -580,12 +677,13 @@ SatAxis HullHullAxis(const ConvexHull& a, const ConvexHull& b,
   }
 
   // Face axes of B, in B's frame, the same way (without the deepest
-  // vertices beyond the first): bounds from A's vertex mean there; A's
+  // vertices beyond the first): bounds from A's ball there; A's
   // vertices are moved into B's frame only if a face needs measuring.
-  const Vec3 mean_a_in_b = rot.ApplyInverse(mean_a - t);
+  const Vec3 ball_a_in_b =
+      rot.ApplyInverse(Vec3{ball_a[0], ball_a[1], ball_a[2]} - t);
   alignas(16) float bound_b[kMaxPolyFaces];
-  const int top_b =
-      FaceBounds(planes_b, fb_padded, mean_a_in_b, bound_b, &top_bound);
+  const int top_b = FaceBounds(planes_b, fb_padded, ball_a_in_b, radius_a,
+                               bound_b, &top_bound);
   if (top_bound + tolerance > best.separation) {
     MovedVertices av;
     MoveVertices<true>(soa_a, va_count, rot, t, &av);
@@ -625,7 +723,7 @@ SatAxis HullHullAxis(const ConvexHull& a, const ConvexHull& b,
 
   // Edge pairs. B's vertices and faces in A's frame (also what the contact
   // needs), and B's negated face normals as structure-of-arrays for the arc
-  // tests; A's face bounds at B's vertex mean.
+  // tests; A's face bounds at B's ball.
   for (int i = 0; i < vb_count; ++i) {
     out->vertices[i] = {bv.soa.x[i], bv.soa.y[i], bv.soa.z[i]};
   }
@@ -734,7 +832,7 @@ SatAxis HullHullAxis(const ConvexHull& a, const ConvexHull& b,
     const float bdc = Dot(nb, dxc);
     if (!(adc * bdc < 0.0f && cba * bdc > 0.0f)) return false;
     if (EdgeBoundedBelow(bound_b[eb.face_left], bound_b[eb.face_right],
-                         tolerance, best.separation)) {
+                         radius_a, tolerance, best.separation)) {
       return true;
     }
     const Vec3 pb = out->vertices[eb.a];
@@ -765,12 +863,12 @@ SatAxis HullHullAxis(const ConvexHull& a, const ConvexHull& b,
     return true;
   };
   // low_a[f]: -1 where A's face f is bounded below the best separation at
-  // B's vertex mean (EdgeBoundedBelow for one face), else 0; an edge between
+  // B's ball (EdgeBoundedBelow for one face), else 0; an edge between
   // two such faces is skipped. The best only grows, so the flags stay valid.
   alignas(16) int low_a[kMaxPolyFaces];
   {
     const F4 margin = Splat(tolerance);
-    const float bar = std::min(best.separation, 0.0f);
+    const float bar = std::min(best.separation, -radius_b);
     for (int k = 0; k < fa_padded; k += 4) {
       StoreNotAbove(low_a + k, Load4(bound_a + k) + margin, bar);
     }
@@ -791,12 +889,12 @@ SatAxis HullHullAxis(const ConvexHull& a, const ConvexHull& b,
     auto bounded_from_left = [&] {
       return EdgeBoundedBelow(
           sep_a[left], Dot(nb, out->vertices[deepest_b[left]]) - fr.offset,
-          tolerance, best.separation);
+          0.0f, tolerance, best.separation);
     };
     auto bounded_from_right = [&] {
       return EdgeBoundedBelow(
           Dot(na, out->vertices[deepest_b[right]]) - fl.offset, sep_a[right],
-          tolerance, best.separation);
+          0.0f, tolerance, best.separation);
     };
     bool left_checked = false;
     bool right_checked = false;

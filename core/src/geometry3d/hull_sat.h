@@ -19,9 +19,11 @@ struct HullInA {
 // The hull's vertices and face planes as structure-of-arrays
 // (ConvexHull::soa): the vertices' x, y and z, then the faces' normal x, y,
 // z and offset, each array padded to a multiple of 4 with copies of its
-// first entry; HullSoaSize floats in all, at most kHullSoaMax.
+// first entry, then a ball inside the hull (centre x, y, z and radius, see
+// InscribedBall in hull_sat.cc); HullSoaSize floats in all, at most
+// kHullSoaMax.
 constexpr int HullSoaSize(int vertex_count, int face_count) {
-  return 3 * ((vertex_count + 3) & ~3) + 4 * ((face_count + 3) & ~3);
+  return 3 * ((vertex_count + 3) & ~3) + 4 * ((face_count + 3) & ~3) + 4;
 }
 inline constexpr int kHullSoaMax = HullSoaSize(kMaxPolyVertices, kMaxPolyFaces);
 void FillHullSoa(const ConvexHull& h, float* out);

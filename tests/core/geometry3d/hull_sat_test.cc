@@ -269,14 +269,24 @@ TEST(HullSatTest, VertexEdgeRowsFromFactoryOrBuiltPerCall) {
 
 // Both factories fill the structure-of-arrays layout of the vertices and
 // face planes (each array padded to a multiple of 4 with copies of its first
-// entry), and hulls built by hand without it get the same answers: the SAT
-// then builds it per call.
+// entry) and an inscribed ball after them (centre and radius: inside every
+// face plane by at least the radius), and hulls built by hand without it get
+// the same answers: the SAT then builds it per call.
 void ExpectSoaLayout(const ConvexHull& h) {
   const int v = static_cast<int>(h.vertices.size());
   const int f = static_cast<int>(h.faces.size());
   const int vp = (v + 3) / 4 * 4;
   const int fp = (f + 3) / 4 * 4;
-  ASSERT_EQ(h.soa.size(), static_cast<size_t>(3 * vp + 4 * fp));
+  ASSERT_EQ(h.soa.size(), static_cast<size_t>(3 * vp + 4 * fp + 4));
+  const float* ball = h.soa.data() + 3 * vp + 4 * fp;
+  EXPECT_GT(ball[3], 0.0f);
+  for (const ConvexHull::Face& face : h.faces) {
+    const double inside = static_cast<double>(face.offset) -
+                          (static_cast<double>(face.normal.x) * ball[0] +
+                           static_cast<double>(face.normal.y) * ball[1] +
+                           static_cast<double>(face.normal.z) * ball[2]);
+    EXPECT_GE(inside, static_cast<double>(ball[3]));
+  }
   for (int i = 0; i < vp; ++i) {
     const Vec3 p = h.vertices[i < v ? i : 0];
     EXPECT_EQ(h.soa[i], p.x);

@@ -74,7 +74,8 @@ struct ConvexHull {
   // The vertices and face planes as structure-of-arrays for the SIMD face
   // queries: the vertices' x, y, z, then the faces' normal x, y, z and
   // offset, each array padded to a multiple of 4 with copies of its first
-  // entry (filled by the factories; a hull built by hand may leave it empty,
+  // entry, then a ball inside the hull (centre and radius, 4 floats; filled
+  // by the factories; a hull built by hand may leave it empty,
   // and the queries then build it per call; one whose vertices or faces are
   // changed must clear it or fill it again).
   std::vector<float> soa;
