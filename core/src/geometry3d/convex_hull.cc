@@ -488,8 +488,9 @@ absl::StatusOr<std::shared_ptr<const ConvexHull>> Finish(
     hull->vertex_edges[fill[e.b]++] = static_cast<std::uint16_t>(j);
   }
   // The structure-of-arrays layout for the SIMD face queries.
-  hull->soa.resize(static_cast<size_t>(internal::HullSoaSize(
-      vertex_count, static_cast<int>(hull->faces.size()))));
+  hull->soa.resize(static_cast<size_t>(
+      internal::HullSoaSize(vertex_count, static_cast<int>(hull->faces.size()),
+                            static_cast<int>(hull->edges.size()))));
   internal::FillHullSoa(*hull, hull->soa.data());
   return std::shared_ptr<const ConvexHull>(std::move(hull));
 }

@@ -545,7 +545,8 @@ void InscribedBall(const ConvexHull& h, float* ball) {
 const float* SoaOf(const ConvexHull& h, float* scratch) {
   const int v = static_cast<int>(h.vertices.size());
   const int f = static_cast<int>(h.faces.size());
-  if (h.soa.size() == static_cast<size_t>(HullSoaSize(v, f))) {
+  const int e = static_cast<int>(h.edges.size());
+  if (h.soa.size() == static_cast<size_t>(HullSoaSize(v, f, e))) {
     return h.soa.data();
   }
   FillHullSoa(h, scratch);
@@ -574,6 +575,29 @@ void FillHullSoa(const ConvexHull& h, float* out) {
     planes[3 * fp + i] = face.offset;
   }
   InscribedBall(h, planes + 4 * fp);
+  // Each edge's pole and arc plane, as the edge walk uses them (they depend
+  // on the hull alone; the vertex mean as HullHullAxis computes it).
+  Vec3 mean;
+  float magnitude;
+  MeanAndMagnitude(out, v, &mean, &magnitude);
+  float* edge = planes + 4 * fp + 4;
+  for (const ConvexHull::Edge& e : h.edges) {
+    const Vec3 n1 = h.faces[e.face_left].normal;
+    const Vec3 n2 = h.faces[e.face_right].normal;
+    const Vec3 p = h.vertices[e.a];
+    const Vec3 pole = EdgePole(h.vertices[e.b] - p, n1, n2);
+    bool knife;
+    const Vec3 plane = ArcPlane(n1, n2, pole, p - mean, &knife);
+    edge[0] = pole.x;
+    edge[1] = pole.y;
+    edge[2] = pole.z;
+    edge[3] = knife ? 1.0f : 0.0f;
+    edge[4] = plane.x;
+    edge[5] = plane.y;
+    edge[6] = plane.z;
+    edge[7] = 0.0f;
+    edge += 8;
+  }
 }
 
 PolyRef HullInA::Ref(const ConvexHull& b) const {
@@ -599,6 +623,7 @@ SatAxis HullHullAxis(const ConvexHull& a, const ConvexHull& b,
   const float* soa_b = SoaOf(b, own_b);
   const float* planes_a = soa_a + 3 * Round4(va_count);
   const float* planes_b = soa_b + 3 * Round4(vb_count);
+  const float* edges_a = planes_a + 4 * fa_padded + 4;
 
   // B's vertices in A's frame, their mean and magnitude; A's (in its own
   // frame) the same.
@@ -918,9 +943,11 @@ SatAxis HullHullAxis(const ConvexHull& a, const ConvexHull& b,
     }
     if (!adjacency_built) build_adjacency();
     const Vec3 pa = a.vertices[ea.a];
-    const Vec3 da = EdgePole(a.vertices[ea.b] - pa, na, nb);
-    bool knife_a;
-    const Vec3 bxa = ArcPlane(na, nb, da, pa - mean_a, &knife_a);
+    // The edge's pole and arc plane, precomputed (FillHullSoa).
+    const float* edge = edges_a + 8 * i;
+    const Vec3 da{edge[0], edge[1], edge[2]};
+    const bool knife_a = edge[3] != 0.0f;
+    const Vec3 bxa{edge[4], edge[5], edge[6]};
     // Walk B's negated Gauss map along A's arc from na to nb: start in the
     // region of the B vertex deepest along -na, leave each region through
     // the one other incident edge the arc crosses (regions are convex, so

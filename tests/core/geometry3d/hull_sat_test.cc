@@ -269,15 +269,30 @@ TEST(HullSatTest, VertexEdgeRowsFromFactoryOrBuiltPerCall) {
 
 // Both factories fill the structure-of-arrays layout of the vertices and
 // face planes (each array padded to a multiple of 4 with copies of its first
-// entry) and an inscribed ball after them (centre and radius: inside every
-// face plane by at least the radius), and hulls built by hand without it get
+// entry), an inscribed ball after them (centre and radius: inside every
+// face plane by at least the radius) and each edge's pole and arc plane, and
+// hulls built by hand without it get
 // the same answers: the SAT then builds it per call.
 void ExpectSoaLayout(const ConvexHull& h) {
   const int v = static_cast<int>(h.vertices.size());
   const int f = static_cast<int>(h.faces.size());
   const int vp = (v + 3) / 4 * 4;
   const int fp = (f + 3) / 4 * 4;
-  ASSERT_EQ(h.soa.size(), static_cast<size_t>(3 * vp + 4 * fp + 4));
+  const int e = static_cast<int>(h.edges.size());
+  ASSERT_EQ(h.soa.size(), static_cast<size_t>(3 * vp + 4 * fp + 4 + 8 * e));
+  // Per edge: pole, knife flag, arc plane (n2 x n1 unless a knife edge).
+  for (int i = 0; i < e; ++i) {
+    const float* edge = h.soa.data() + 3 * vp + 4 * fp + 4 + 8 * i;
+    const Vec3 n1 = h.faces[h.edges[i].face_left].normal;
+    const Vec3 n2 = h.faces[h.edges[i].face_right].normal;
+    const Vec3 plane = Cross(n2, n1);
+    EXPECT_TRUE(edge[3] == 0.0f || edge[3] == 1.0f);
+    if (edge[3] == 0.0f) {
+      EXPECT_EQ(edge[4], plane.x);
+      EXPECT_EQ(edge[5], plane.y);
+      EXPECT_EQ(edge[6], plane.z);
+    }
+  }
   const float* ball = h.soa.data() + 3 * vp + 4 * fp;
   EXPECT_GT(ball[3], 0.0f);
   for (const ConvexHull::Face& face : h.faces) {
