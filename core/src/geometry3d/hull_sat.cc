@@ -580,7 +580,11 @@ void FillHullSoa(const ConvexHull& h, float* out) {
   Vec3 mean;
   float magnitude;
   MeanAndMagnitude(out, v, &mean, &magnitude);
-  float* edge = planes + 4 * fp + 4;
+  planes[4 * fp + 4] = mean.x;
+  planes[4 * fp + 5] = mean.y;
+  planes[4 * fp + 6] = mean.z;
+  planes[4 * fp + 7] = magnitude;
+  float* edge = planes + 4 * fp + 8;
   for (const ConvexHull::Edge& e : h.edges) {
     const Vec3 n1 = h.faces[e.face_left].normal;
     const Vec3 n2 = h.faces[e.face_right].normal;
@@ -623,15 +627,16 @@ SatAxis HullHullAxis(const ConvexHull& a, const ConvexHull& b,
   const float* soa_b = SoaOf(b, own_b);
   const float* planes_a = soa_a + 3 * Round4(va_count);
   const float* planes_b = soa_b + 3 * Round4(vb_count);
-  const float* edges_a = planes_a + 4 * fa_padded + 4;
+  const float* edges_a = planes_a + 4 * fa_padded + 8;
 
   // B's vertices in A's frame, their mean and magnitude; A's (in its own
   // frame) the same.
   MovedVertices bv;
   MoveVertices<false>(soa_b, vb_count, rot, t, &bv);
-  Vec3 mean_a;
-  float magnitude_a;
-  MeanAndMagnitude(soa_a, va_count, &mean_a, &magnitude_a);
+  // A's vertex mean and magnitude (in its own frame), precomputed.
+  const Vec3 mean_a{planes_a[4 * fa_padded + 4], planes_a[4 * fa_padded + 5],
+                    planes_a[4 * fa_padded + 6]};
+  const float magnitude_a = planes_a[4 * fa_padded + 7];
   const float tolerance = kBoundMargin * (magnitude_a + bv.magnitude);
 
   SatAxis best;

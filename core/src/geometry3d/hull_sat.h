@@ -20,12 +20,13 @@ struct HullInA {
 // (ConvexHull::soa): the vertices' x, y and z, then the faces' normal x, y,
 // z and offset, each array padded to a multiple of 4 with copies of its
 // first entry, then a ball inside the hull (centre x, y, z and radius, see
-// InscribedBall in hull_sat.cc), then 8 floats per edge: its pole (EdgePole),
+// InscribedBall in hull_sat.cc), the vertex mean (of the padded set) and
+// largest |coordinate| (4 floats), then 8 floats per edge: its pole (EdgePole),
 // 1 for a knife edge (IsKnifeEdge) else 0, its arc plane (ArcPlane, oriented
 // by the vertex mean) and a 0; HullSoaSize floats in all, at most
 // kHullSoaMax.
 constexpr int HullSoaSize(int vertex_count, int face_count, int edge_count) {
-  return 3 * ((vertex_count + 3) & ~3) + 4 * ((face_count + 3) & ~3) + 4 +
+  return 3 * ((vertex_count + 3) & ~3) + 4 * ((face_count + 3) & ~3) + 8 +
          8 * edge_count;
 }
 inline constexpr int kHullSoaMax =

@@ -279,10 +279,10 @@ void ExpectSoaLayout(const ConvexHull& h) {
   const int vp = (v + 3) / 4 * 4;
   const int fp = (f + 3) / 4 * 4;
   const int e = static_cast<int>(h.edges.size());
-  ASSERT_EQ(h.soa.size(), static_cast<size_t>(3 * vp + 4 * fp + 4 + 8 * e));
+  ASSERT_EQ(h.soa.size(), static_cast<size_t>(3 * vp + 4 * fp + 8 + 8 * e));
   // Per edge: pole, knife flag, arc plane (n2 x n1 unless a knife edge).
   for (int i = 0; i < e; ++i) {
-    const float* edge = h.soa.data() + 3 * vp + 4 * fp + 4 + 8 * i;
+    const float* edge = h.soa.data() + 3 * vp + 4 * fp + 8 + 8 * i;
     const Vec3 n1 = h.faces[h.edges[i].face_left].normal;
     const Vec3 n2 = h.faces[h.edges[i].face_right].normal;
     const Vec3 plane = Cross(n2, n1);
