@@ -903,9 +903,18 @@ SatAxis HullHullAxis(const ConvexHull& a, const ConvexHull& b,
       StoreNotAbove(low_a + k, Load4(bound_a + k) + margin, bar);
     }
   }
+  // The edges left, in index order, gathered without a branch (in a tight
+  // loop: whether an edge is left is hard to predict).
+  int live[kMaxPolyEdges];
+  int live_count = 0;
   for (int i = 0; i < ea_count; ++i) {
     const ConvexHull::Edge& ea = a.edges[i];
-    if ((low_a[ea.face_left] & low_a[ea.face_right]) != 0) continue;
+    live[live_count] = i;
+    live_count += (low_a[ea.face_left] & low_a[ea.face_right]) == 0 ? 1 : 0;
+  }
+  for (int l = 0; l < live_count; ++l) {
+    const int i = live[l];
+    const ConvexHull::Edge& ea = a.edges[i];
     const int left = ea.face_left;
     const int right = ea.face_right;
     const ConvexHull::Face& fl = a.faces[left];
