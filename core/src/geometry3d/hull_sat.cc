@@ -108,14 +108,14 @@ float MinDot(const SoaVertices& v, Vec3 n, int* arg) {
   }
   m = _mm_min_ps(m, _mm_shuffle_ps(m, m, _MM_SHUFFLE(2, 3, 0, 1)));
   m = _mm_min_ps(m, _mm_shuffle_ps(m, m, _MM_SHUFFLE(1, 0, 3, 2)));
-  *arg = 0;
+  // The lowest index reaching the minimum, without a branch per block (at
+  // most 16 blocks: one bit per vertex in 64).
+  std::uint64_t at = 0;
   for (int k = 0; k < blocks; ++k) {
-    const int mask = _mm_movemask_ps(_mm_cmpeq_ps(d[k], m));
-    if (mask != 0) {
-      *arg = 4 * k + __builtin_ctz(static_cast<unsigned>(mask));
-      break;
-    }
+    at |= static_cast<std::uint64_t>(_mm_movemask_ps(_mm_cmpeq_ps(d[k], m)))
+          << (4 * k);
   }
+  *arg = at == 0 ? 0 : __builtin_ctzll(at);
   return _mm_cvtss_f32(m);
 #else
   float m = n.x * v.x[0] + n.y * v.y[0] + n.z * v.z[0];
@@ -439,11 +439,16 @@ int FaceBounds(const float* planes, int padded, Vec3 point, float radius,
     top = Max4(top, u);  // The padding repeats face 0: never larger.
   }
   *top_bound = HorizontalMax(top);
-  // The first block holding it (the padding only repeats face 0).
+  // The lowest index holding it (the padding only repeats face 0), without
+  // a branch per block: one bit per face, in two words (at most 128 faces).
+  std::uint64_t at[2] = {0, 0};
   for (int k = 0; k < padded; k += 4) {
-    const int mask = MaskEqual(Load4(bound + k), *top_bound);
-    if (mask != 0) return k + __builtin_ctz(static_cast<unsigned>(mask));
+    at[k >> 6] |=
+        static_cast<std::uint64_t>(MaskEqual(Load4(bound + k), *top_bound))
+        << (k & 63);
   }
+  if (at[0] != 0) return __builtin_ctzll(at[0]);
+  if (at[1] != 0) return 64 + __builtin_ctzll(at[1]);
   return 0;  // Not reached unless a bound is NaN.
 }
 
