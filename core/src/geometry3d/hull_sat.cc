@@ -687,13 +687,14 @@ SatAxis HullHullAxis(const ConvexHull& a, const ConvexHull& b,
   };
   measure_a(top_a);
   if (early_out && best.separation > 0.0f) return best;
+  const Vec3 deep_b{bv.soa.x[deepest_b[top_a]], bv.soa.y[deepest_b[top_a]],
+                    bv.soa.z[deepest_b[top_a]]};
   {
-    const Vec3 deep_b{bv.soa.x[deepest_b[top_a]], bv.soa.y[deepest_b[top_a]],
-                      bv.soa.z[deepest_b[top_a]]};
     for (int k = 0; k < fa_padded; k += 4) {
       int mask = FacesToMeasure(planes_a, fa_padded, fa_count, k, bound_a,
                                 deep_b, tolerance, best.separation);
-      if (top_a - k >= 0 && top_a - k < 4) mask &= ~(1 << (top_a - k));
+      // The top face is already measured (a select, not a branch).
+      mask &= k == (top_a & ~3) ? ~(1 << (top_a & 3)) : ~0;
       if (mask == 0) continue;
       if ((mask & (mask - 1)) == 0) {
         measure_a(k + __builtin_ctz(static_cast<unsigned>(mask)));
@@ -736,7 +737,8 @@ SatAxis HullHullAxis(const ConvexHull& a, const ConvexHull& b,
     for (int k = 0; k < fb_padded; k += 4) {
       int mask = FacesToMeasure(planes_b, fb_padded, fb_count, k, bound_b,
                                 deep_a, tolerance, best.separation);
-      if (top_b - k >= 0 && top_b - k < 4) mask &= ~(1 << (top_b - k));
+      // The top face is already measured (a select, not a branch).
+      mask &= k == (top_b & ~3) ? ~(1 << (top_b & 3)) : ~0;
       if (mask == 0) continue;
       if ((mask & (mask - 1)) == 0) {
         const int f = k + __builtin_ctz(static_cast<unsigned>(mask));
@@ -877,7 +879,7 @@ SatAxis HullHullAxis(const ConvexHull& a, const ConvexHull& b,
     const float lengths_sq = LengthSquared(da) * LengthSquared(db);
     if (len_sq > kParallelSine * kParallelSine * lengths_sq) {
       Vec3 n = (1.0f / std::sqrt(len_sq)) * u;
-      if (Dot(n, pa - mean_a) < 0.0f) n = -n;
+      n = (Dot(n, pa - mean_a) < 0.0f ? -1.0f : 1.0f) * n;  // A select.
       // Read off the edges where the axis is well conditioned, measured by
       // projecting both hulls where it is not (kEdgeReadSine,
       // sat_polytope.h) or where it would end an early-out search.
@@ -900,12 +902,22 @@ SatAxis HullHullAxis(const ConvexHull& a, const ConvexHull& b,
   // low_a[f]: -1 where A's face f is bounded below the best separation at
   // B's ball (EdgeBoundedBelow for one face), else 0; an edge between
   // two such faces is skipped. The best only grows, so the flags stay valid.
+  // low_deep[f] the same at B's vertex deepest below the top face (one
+  // point of B for both faces of an edge, as the bound needs).
   alignas(16) int low_a[kMaxPolyFaces];
+  alignas(16) int low_deep[kMaxPolyFaces];
   {
     const F4 margin = Splat(tolerance);
     const float bar = std::min(best.separation, -radius_b);
+    const float bar_deep = std::min(best.separation, 0.0f);
+    const F4 qx = Splat(deep_b.x), qy = Splat(deep_b.y), qz = Splat(deep_b.z);
     for (int k = 0; k < fa_padded; k += 4) {
       StoreNotAbove(low_a + k, Load4(bound_a + k) + margin, bar);
+      const F4 u =
+          ((Load4(planes_a + k) * qx + Load4(planes_a + fa_padded + k) * qy) +
+           Load4(planes_a + 2 * fa_padded + k) * qz) -
+          Load4(planes_a + 3 * fa_padded + k);
+      StoreNotAbove(low_deep + k, u + margin, bar_deep);
     }
   }
   // The edges left, in index order, gathered without a branch (in a tight
@@ -915,7 +927,10 @@ SatAxis HullHullAxis(const ConvexHull& a, const ConvexHull& b,
   for (int i = 0; i < ea_count; ++i) {
     const ConvexHull::Edge& ea = a.edges[i];
     live[live_count] = i;
-    live_count += (low_a[ea.face_left] & low_a[ea.face_right]) == 0 ? 1 : 0;
+    live_count += ((low_a[ea.face_left] & low_a[ea.face_right]) |
+                   (low_deep[ea.face_left] & low_deep[ea.face_right])) == 0
+                      ? 1
+                      : 0;
   }
   for (int l = 0; l < live_count; ++l) {
     const int i = live[l];
