@@ -491,7 +491,7 @@ absl::StatusOr<std::shared_ptr<const ConvexHull>> Finish(
   hull->soa.resize(static_cast<size_t>(
       internal::HullSoaSize(vertex_count, static_cast<int>(hull->faces.size()),
                             static_cast<int>(hull->edges.size()))));
-  internal::FillHullSoa(*hull, hull->soa.data());
+  internal::FillHullSoa(*hull, hull->soa.data(), /*inscribed_ball=*/true);
   return std::shared_ptr<const ConvexHull>(std::move(hull));
 }
 

@@ -463,19 +463,39 @@ bool EdgeBoundedBelow(float u_a, float u_b, float radius, float tolerance,
   return std::max(u_a, u_b) + tolerance <= std::min(best, -radius);
 }
 
+// The vertex mean with radius 0: a ball inside the hull at no cost (the
+// bounds are looser than at an inscribed ball, the answers the same).
+void CentroidBall(const ConvexHull& h, float* ball) {
+  double cx = 0.0, cy = 0.0, cz = 0.0;
+  for (const Vec3& p : h.vertices) {
+    cx += p.x;
+    cy += p.y;
+    cz += p.z;
+  }
+  const double v = static_cast<double>(h.vertices.size());
+  ball[0] = static_cast<float>(cx / v);
+  ball[1] = static_cast<float>(cy / v);
+  ball[2] = static_cast<float>(cz / v);
+  ball[3] = 0.0f;
+}
+
 // A ball inside the hull: ball[0..2] its centre, ball[3] its radius, the
 // least distance from the centre to a face plane less the hull's merge
-// tolerance (its vertices lie within that of their faces' planes, so the
-// ball lies in the hull of the vertices). Any interior point gives a valid
-// ball; a central one (near the Chebyshev centre, the LP that maximises the
-// radius) gives a larger radius and tighter bounds. An ascent from the
-// vertex mean: the radius r(c) = min_g (d_g - n_g . c) is concave,
-// and moving against the sum of the normals of the faces within one step of
-// the nearest (an epsilon-subgradient) raises it; a step that helps is kept
-// and lengthened, one that does not is halved, down to 1e-3 of the hull's
-// extent (about 30k instructions for a 16-point hull, once per hull; per
-// call for a hull built by hand without `soa`, which then still gets the
-// same answers).
+// tolerance and less the hull's measured flatness (how far any face's own
+// vertices lie below its stored plane: a face given by hand may be off its
+// plane by up to about twice the tolerance, as Finish checks deviations from
+// the face's mean), so the ball lies in the hull of the vertices. When that
+// leaves no positive radius the ball is the vertex mean with radius 0 (the
+// mean is inside the hull, as the bounds before this ball used it). Any
+// interior point gives a valid ball; a central one (near the Chebyshev centre,
+// the LP that maximises the radius) gives a larger radius and tighter bounds.
+// An ascent from the vertex mean: the radius r(c) = min_g (d_g - n_g . c) is
+// concave, and moving against the sum of the normals of the faces within one
+// step of the nearest (an epsilon-subgradient) raises it; a step that helps is
+// kept and lengthened, one that does not is halved, down to 1e-3 of the hull's
+// extent (about 30k instructions for a 16-point hull, once per hull, by
+// the factories; a hull built by hand without `soa` gets CentroidBall per
+// call instead, looser bounds and the same answers).
 void InscribedBall(const ConvexHull& h, float* ball) {
   const int v = static_cast<int>(h.vertices.size());
   double cx = 0.0, cy = 0.0, cz = 0.0;
@@ -538,11 +558,26 @@ void InscribedBall(const ConvexHull& h, float* ball) {
   ball[0] = static_cast<float>(cx);
   ball[1] = static_cast<float>(cy);
   ball[2] = static_cast<float>(cz);
+  double flatness = 0.0;
+  for (const ConvexHull::Face& f : h.faces) {
+    for (int k = 0; k < f.vertex_count; ++k) {
+      const Vec3& p = h.vertices[h.face_vertex_indices[f.first_index + k]];
+      flatness =
+          std::max(flatness, static_cast<double>(f.offset) -
+                                 (f.normal.x * static_cast<double>(p.x) +
+                                  f.normal.y * static_cast<double>(p.y) +
+                                  f.normal.z * static_cast<double>(p.z)));
+    }
+  }
   // The radius about the float centre, less the merge tolerance
-  // (convex_hull.cc), rounded down, never negative.
-  const double rf = clearance(ball[0], ball[1], ball[2]) -
+  // (convex_hull.cc) and the flatness, rounded down.
+  const double rf = clearance(ball[0], ball[1], ball[2]) - flatness -
                     4e-6 * (magnitude[0] + magnitude[1] + magnitude[2]);
-  ball[3] = rf > 0.0 ? std::nextafter(static_cast<float>(rf), 0.0f) : 0.0f;
+  if (rf > 0.0) {
+    ball[3] = std::nextafter(static_cast<float>(rf), 0.0f);
+    return;
+  }
+  CentroidBall(h, ball);
 }
 
 // The hull's structure-of-arrays layout: its own, or built into `scratch`
@@ -554,13 +589,13 @@ const float* SoaOf(const ConvexHull& h, float* scratch) {
   if (h.soa.size() == static_cast<size_t>(HullSoaSize(v, f, e))) {
     return h.soa.data();
   }
-  FillHullSoa(h, scratch);
+  FillHullSoa(h, scratch, /*inscribed_ball=*/false);
   return scratch;
 }
 
 }  // namespace
 
-void FillHullSoa(const ConvexHull& h, float* out) {
+void FillHullSoa(const ConvexHull& h, float* out, bool inscribed_ball) {
   const int v = static_cast<int>(h.vertices.size());
   const int f = static_cast<int>(h.faces.size());
   const int vp = Round4(v);
@@ -579,7 +614,11 @@ void FillHullSoa(const ConvexHull& h, float* out) {
     planes[2 * fp + i] = face.normal.z;
     planes[3 * fp + i] = face.offset;
   }
-  InscribedBall(h, planes + 4 * fp);
+  if (inscribed_ball) {
+    InscribedBall(h, planes + 4 * fp);
+  } else {
+    CentroidBall(h, planes + 4 * fp);
+  }
   // Each edge's pole and arc plane, as the edge walk uses them (they depend
   // on the hull alone; the vertex mean as HullHullAxis computes it).
   Vec3 mean;

@@ -31,7 +31,10 @@ constexpr int HullSoaSize(int vertex_count, int face_count, int edge_count) {
 }
 inline constexpr int kHullSoaMax =
     HullSoaSize(kMaxPolyVertices, kMaxPolyFaces, kMaxPolyEdges);
-void FillHullSoa(const ConvexHull& h, float* out);
+// `inscribed_ball` false puts the vertex mean with radius 0 in the ball's
+// place (CentroidBall): what a hull made by hand without `soa` gets per call,
+// since the inscribed-ball search costs about 30k instructions.
+void FillHullSoa(const ConvexHull& h, float* out, bool inscribed_ball);
 
 // The axis of greatest separation of two hulls (B placed by b_in_a), as
 // SatQuery gives for two solids (axes that provably cannot win are skipped,

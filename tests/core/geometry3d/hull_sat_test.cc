@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "geometry3d/convex_polytope.h"
+#include "geometry3d/double_vec3.h"
 #include "geometry3d/sat_polytope.h"
 #include "gtest/gtest.h"
 #include "sator/core/geometry3d/contact3d.h"
@@ -350,22 +351,102 @@ TEST(HullSatTest, SoaLayoutFromFactoriesOrBuiltPerCall) {
     const Pose3 b_in_a{factory.U(0.0f, 2.5f) * factory.RandomUnit(),
                        factory.RandomRotation()};
     SCOPED_TRACE(::testing::Message() << "pair " << k);
-    for (const bool early_out : {false, true}) {
-      internal::HullInA with_soa;
-      internal::HullInA without_soa;
-      const internal::SatAxis x =
-          internal::HullHullAxis(*a, *b, b_in_a, early_out, &with_soa);
-      const internal::SatAxis y = internal::HullHullAxis(
-          bare_a, bare_b, b_in_a, early_out, &without_soa);
-      EXPECT_EQ(x.kind, y.kind);
-      EXPECT_EQ(x.separation, y.separation);
-      EXPECT_EQ(x.normal.x, y.normal.x);
-      EXPECT_EQ(x.normal.y, y.normal.y);
-      EXPECT_EQ(x.normal.z, y.normal.z);
-      EXPECT_EQ(x.index_a, y.index_a);
-      EXPECT_EQ(x.index_b, y.index_b);
+    // Without early out both layouts give the best axis, bit for bit. With
+    // it, a separated pair returns the first separating axis its bounds
+    // reach, and a hull without `soa` bounds at its vertex mean rather than
+    // its inscribed ball: the same verdict, a separation that is positive
+    // and at most the best; an overlapping pair still gets the best axis.
+    internal::HullInA scratch;
+    const internal::SatAxis x =
+        internal::HullHullAxis(*a, *b, b_in_a, false, &scratch);
+    const internal::SatAxis y =
+        internal::HullHullAxis(bare_a, bare_b, b_in_a, false, &scratch);
+    EXPECT_EQ(x.kind, y.kind);
+    EXPECT_EQ(x.separation, y.separation);
+    EXPECT_EQ(x.normal.x, y.normal.x);
+    EXPECT_EQ(x.normal.y, y.normal.y);
+    EXPECT_EQ(x.normal.z, y.normal.z);
+    EXPECT_EQ(x.index_a, y.index_a);
+    EXPECT_EQ(x.index_b, y.index_b);
+    for (const bool bare : {false, true}) {
+      const internal::SatAxis early =
+          bare ? internal::HullHullAxis(bare_a, bare_b, b_in_a, true, &scratch)
+               : internal::HullHullAxis(*a, *b, b_in_a, true, &scratch);
+      SCOPED_TRACE(::testing::Message() << "early out, bare " << bare);
+      if (x.separation > 0.0f) {
+        EXPECT_GT(early.separation, 0.0f);
+        EXPECT_LE(early.separation, x.separation);
+      } else {
+        EXPECT_EQ(early.separation, x.separation);
+        EXPECT_EQ(early.index_a, x.index_a);
+        EXPECT_EQ(early.index_b, x.index_b);
+      }
     }
   }
+}
+
+// The precomputed ball must lie in the hull of the vertices, also for a hull
+// given by its faces whose vertices lie off their face planes by up to about
+// twice the merge tolerance (which MakeConvexHullFromFaces accepts): thin
+// prisms far from the origin, their top corners moved by up to 2.5 merge
+// tolerances. Checked against every plane through three vertices that has
+// all vertices on one side (the facets of the exact hull), in double. A ball
+// from the face planes less the tolerance alone (before the flatness term)
+// poked out of some of the prisms this draws (about 6% are accepted).
+TEST(HullSatTest, InscribedBallLiesInHullOfVerticesOfFacesOffTheirPlanes) {
+  using internal::D3;
+  using internal::ToD3;
+  std::mt19937 rng(1207);
+  std::uniform_real_distribution<double> unit(-1.0, 1.0);
+  const double base = 1e4;
+  const double merge_tolerance = 4e-6 * (3 * (base + 1.0));
+  int accepted = 0;
+  for (int k = 0; k < 4000; ++k) {
+    std::vector<Vec3> v;
+    for (const double z : {0.0, 0.02}) {
+      for (const auto& [x, y] : {std::pair{-1.0, -1.0}, std::pair{1.0, -1.0},
+                                 std::pair{1.0, 1.0}, std::pair{-1.0, 1.0}}) {
+        const double dz = z > 0.0 ? 2.5 * merge_tolerance * unit(rng) : 0.0;
+        v.push_back({static_cast<float>(base + x), static_cast<float>(base + y),
+                     static_cast<float>(base + z + dz)});
+      }
+    }
+    const std::vector<std::vector<int>> faces = {{0, 3, 2, 1}, {4, 5, 6, 7},
+                                                 {0, 1, 5, 4}, {2, 3, 7, 6},
+                                                 {1, 2, 6, 5}, {0, 4, 7, 3}};
+    auto hull = MakeConvexHullFromFaces(v, faces);
+    if (!hull.ok()) continue;
+    ++accepted;
+    const ConvexHull& h = **hull;
+    const int vp = (static_cast<int>(h.vertices.size()) + 3) / 4 * 4;
+    const int fp = (static_cast<int>(h.faces.size()) + 3) / 4 * 4;
+    const float* ball = h.soa.data() + 3 * vp + 4 * fp;
+    const D3 c{ball[0], ball[1], ball[2]};
+    const int n = static_cast<int>(h.vertices.size());
+    for (int i = 0; i < n; ++i) {
+      for (int j = i + 1; j < n; ++j) {
+        for (int l = j + 1; l < n; ++l) {
+          const D3 p = ToD3(h.vertices[i]);
+          D3 normal = Cross(ToD3(h.vertices[j]) - p, ToD3(h.vertices[l]) - p);
+          const double length = std::sqrt(Dot(normal, normal));
+          if (length < 1e-9) continue;
+          normal = (1.0 / length) * normal;
+          double lo = 1e300, hi = -1e300;
+          for (int m = 0; m < n; ++m) {
+            const double t = Dot(normal, ToD3(h.vertices[m]) - p);
+            lo = std::min(lo, t);
+            hi = std::max(hi, t);
+          }
+          if (lo < -1e-9 && hi > 1e-9) continue;  // Not a supporting plane.
+          const double outward = hi > 1e-9 ? -1.0 : 1.0;
+          const double depth = -outward * Dot(normal, c - p);
+          SCOPED_TRACE(::testing::Message() << "prism " << k);
+          EXPECT_GE(depth, static_cast<double>(ball[3]));
+        }
+      }
+    }
+  }
+  EXPECT_GT(accepted, 100);
 }
 
 // The overlap of the posed hulls along unit n (B pushed along +n), in
