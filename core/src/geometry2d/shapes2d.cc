@@ -110,7 +110,7 @@ absl::StatusOr<ConvexPolygon> MakeConvexPolygon(absl::Span<const Vec2> points) {
   float twice_area = 0.0f;
   for (int i = 1; i + 1 < n; ++i) {
     twice_area +=
-        Cross(p[static_cast<size_t>(i)], p[static_cast<size_t>(i + 1)]);
+        Cross(p[static_cast<size_t>(i)], p[static_cast<size_t>(i) + 1]);
   }
   if (!(std::fabs(twice_area) > 1e-6f * scale * scale)) {
     return Invalid("polygon has zero area (its points are collinear)");
@@ -220,14 +220,14 @@ absl::Status ValidateShape(const Shape2& shape) {
       return CheckSize("box half extent y", box.half_extents.y);
     }
     case 2: {
-      const ConvexPolygon& polygon = std::get<ConvexPolygon>(shape);
+      const auto& polygon = std::get<ConvexPolygon>(shape);
       if (polygon.count() < 3 || polygon.count() > kMaxPolygonVertices) {
         return Invalid("polygon was not made by MakeConvexPolygon");
       }
       return absl::OkStatus();
     }
     case 3: {
-      const Capsule2& capsule = std::get<Capsule2>(shape);
+      const auto& capsule = std::get<Capsule2>(shape);
       if (absl::Status s = CheckSegment("capsule", capsule.a, capsule.b);
           !s.ok()) {
         return s;
@@ -235,7 +235,7 @@ absl::Status ValidateShape(const Shape2& shape) {
       return CheckSize("capsule radius", capsule.radius);
     }
     case 4: {
-      const Segment2& segment = std::get<Segment2>(shape);
+      const auto& segment = std::get<Segment2>(shape);
       return CheckSegment("segment", segment.a, segment.b);
     }
     default:

@@ -472,7 +472,7 @@ void CentroidBall(const ConvexHull& h, float* ball) {
     cy += p.y;
     cz += p.z;
   }
-  const double v = static_cast<double>(h.vertices.size());
+  const auto v = static_cast<double>(h.vertices.size());
   ball[0] = static_cast<float>(cx / v);
   ball[1] = static_cast<float>(cy / v);
   ball[2] = static_cast<float>(cz / v);
