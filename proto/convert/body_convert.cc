@@ -135,7 +135,7 @@ template <int D>
 absl::StatusOr<std::vector<scene::PoseUpdate<D>>> ToPoseUpdates(
     const sator::v1::PoseBatch& batch) {
   constexpr int kRotationFloats = D == 2 ? 1 : 4;
-  const std::size_t count = static_cast<std::size_t>(batch.body_ids_size());
+  const auto count = static_cast<std::size_t>(batch.body_ids_size());
   if (static_cast<std::size_t>(batch.positions_size()) != count * D) {
     return FieldError(
         "positions",

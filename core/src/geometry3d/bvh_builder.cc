@@ -59,8 +59,7 @@ class Builder {
   // Builds the subtree over order[begin, end) and returns its node index.
   std::uint32_t Build(std::uint32_t begin, std::uint32_t end, int depth) {
     out_.depth = std::max(out_.depth, depth);
-    const std::uint32_t node_index =
-        static_cast<std::uint32_t>(out_.nodes.size());
+    const auto node_index = static_cast<std::uint32_t>(out_.nodes.size());
     out_.nodes.emplace_back();
     Aabb3 box = EmptyBox();
     Aabb3 centroid_box = EmptyBox();

@@ -26,7 +26,7 @@ void QueryMeshBox(const TriangleMesh& mesh, const Aabb3& box, Visit&& visit) {
         if (!visit(k)) return;
       }
     } else {
-      const std::uint32_t self = static_cast<std::uint32_t>(&n - nodes.data());
+      const auto self = static_cast<std::uint32_t>(&n - nodes.data());
       stack[top++] = n.index;
       stack[top++] = self + 1;
     }

@@ -120,8 +120,9 @@ SweepResult<3> Sweep(const ConvexShape3& a, const Pose3& pose_a,
     const Aabb3 grown = Grown(
         Aabb3{Min(t.a, Min(t.b, t.c)) - half, Max(t.a, Max(t.b, t.c)) + half});
     float t_enter = 0.0f;
-    if (BoxEntry(center, d, grown, &t_enter))
+    if (BoxEntry(center, d, grown, &t_enter)) {
       candidates.push_back({t_enter, id});
+    }
     return true;
   });
   std::sort(candidates.begin(), candidates.end(),

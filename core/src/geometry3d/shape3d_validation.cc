@@ -138,7 +138,7 @@ absl::StatusOr<Quat> NormalizeRotation(Quat q) {
         "rotation quaternion has length %g; it must be unit length within %g",
         len, kRotationLengthTolerance));
   }
-  const float inv = static_cast<float>(1.0 / len);
+  const auto inv = static_cast<float>(1.0 / len);
   return Quat{q.x * inv, q.y * inv, q.z * inv, q.w * inv};
 }
 

@@ -30,8 +30,8 @@ TriangleMesh::TriangleMesh(std::vector<Vec3> vertices,
     stack.pop_back();
     depth_ = std::max(depth_, d);
     if (nodes_[node].count == 0) {
-      stack.push_back({node + 1, d + 1});
-      stack.push_back({nodes_[node].index, d + 1});
+      stack.emplace_back(node + 1, d + 1);
+      stack.emplace_back(nodes_[node].index, d + 1);
     }
   }
 }
