@@ -30,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_random2d.h"
 #include "sator/core/geometry2d/queries2d.h"
 #include "sator/core/geometry2d/shapes2d.h"
 
@@ -39,6 +40,7 @@ using sator::Box2;
 using sator::Pose2;
 using sator::SweepResult;
 using sator::Vec2;
+using sator::bench::Rng;
 
 struct Pair {
   Box2 a;
@@ -54,14 +56,7 @@ struct Pair {
   Vec2 db;
 };
 
-// core2d_benchmark.cc's Rng and MakePairs(Kind::kBoxBox, 2.4f), draw for
-// draw.
-struct Rng {
-  std::mt19937 engine{12345u};
-  float Uniform(float lo, float hi) {
-    return std::uniform_real_distribution<float>(lo, hi)(engine);
-  }
-};
+// core2d_benchmark.cc's MakePairs(Kind::kBoxBox, 2.4f), draw for draw.
 
 Pair NextPair(Rng& rng) {
   const float spread = 2.4f;

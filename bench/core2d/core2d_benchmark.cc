@@ -15,6 +15,7 @@
 #include <random>
 #include <vector>
 
+#include "bench_random2d.h"
 #include "benchmark/benchmark.h"
 #include "sator/core/geometry2d/queries2d.h"
 #include "sator/core/geometry2d/shapes2d.h"
@@ -22,14 +23,10 @@
 namespace sator {
 namespace {
 
-constexpr int kPairs = 1024;
+using bench::OctagonPoints;
+using bench::Rng;
 
-struct Rng {
-  std::mt19937 engine{12345u};
-  float Uniform(float lo, float hi) {
-    return std::uniform_real_distribution<float>(lo, hi)(engine);
-  }
-};
+constexpr int kPairs = 1024;
 
 b2Transform ToB2(const Pose2& p) {
   b2Transform xf;
@@ -37,17 +34,6 @@ b2Transform ToB2(const Pose2& p) {
   xf.q.c = p.rotation.c;
   xf.q.s = p.rotation.s;
   return xf;
-}
-
-// A regular-ish 8-gon of circumradius r (jittered angles).
-std::vector<Vec2> OctagonPoints(Rng& rng, float r) {
-  std::vector<Vec2> pts;
-  const float step = 2.0f * std::numbers::pi_v<float> / 8.0f;
-  for (int i = 0; i < 8; ++i) {
-    const float a = step * (static_cast<float>(i) + rng.Uniform(-0.2f, 0.2f));
-    pts.push_back({r * std::cos(a), r * std::sin(a)});
-  }
-  return pts;
 }
 
 // One pair of inputs, in both libraries' forms.

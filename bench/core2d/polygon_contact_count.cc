@@ -19,6 +19,7 @@
 #include <random>
 #include <vector>
 
+#include "bench_random2d.h"
 #include "sator/core/geometry2d/queries2d.h"
 #include "sator/core/geometry2d/shapes2d.h"
 
@@ -27,25 +28,8 @@ namespace {
 using sator::ConvexPolygon;
 using sator::Pose2;
 using sator::Vec2;
-
-// core2d_benchmark.cc's Rng, draw for draw.
-struct Rng {
-  std::mt19937 engine{12345u};
-  float Uniform(float lo, float hi) {
-    return std::uniform_real_distribution<float>(lo, hi)(engine);
-  }
-};
-
-// core2d_benchmark.cc's OctagonPoints.
-std::vector<Vec2> OctagonPoints(Rng& rng, float r) {
-  std::vector<Vec2> pts;
-  const float step = 2.0f * std::numbers::pi_v<float> / 8.0f;
-  for (int i = 0; i < 8; ++i) {
-    const float a = step * (static_cast<float>(i) + rng.Uniform(-0.2f, 0.2f));
-    pts.push_back({r * std::cos(a), r * std::sin(a)});
-  }
-  return pts;
-}
+using sator::bench::OctagonPoints;
+using sator::bench::Rng;
 
 struct Pair {
   ConvexPolygon a;
