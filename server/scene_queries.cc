@@ -297,8 +297,9 @@ absl::Status SceneQueries::QueryBatch(
         FillEntry(view, request.queries(i), i, entry);
         bytes += static_cast<std::int64_t>(entry->ByteSizeLong());
       }
-      if (bytes > max_response_bytes_)
+      if (bytes > max_response_bytes_) {
         return AnswerTooLarge(bytes, max_response_bytes_);
+      }
     }
     return absl::OkStatus();
   }
@@ -422,8 +423,9 @@ absl::Status SceneQueries::RunRays(
   constexpr std::int64_t kMinHitBytes = 7 + 8 * D;
   const auto too_large = [&]() -> std::optional<absl::Status> {
     const std::int64_t bytes = kMinHitBytes * response->body_ids_size();
-    if (bytes > max_response_bytes_)
+    if (bytes > max_response_bytes_) {
       return AnswerTooLarge(bytes, max_response_bytes_);
+    }
     return std::nullopt;
   };
   if (threads <= 1) {

@@ -46,8 +46,9 @@ absl::Status SessionTracker::Add(SessionReactor* session,
     if (sessions_.size() >= static_cast<std::size_t>(max_sessions_)) {
       if (limiter_ != nullptr) {
         limiter_->CountShed(ShedReason::kSessions);
-        if (context != nullptr)
+        if (context != nullptr) {
           AddRetryAfter(*context, limiter_->retry_after());
+        }
       }
       return absl::ResourceExhaustedError(
           absl::StrCat("this server already has its limit of ", max_sessions_,

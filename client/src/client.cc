@@ -424,8 +424,9 @@ absl::StatusOr<std::vector<client::BatchEntry>> Client::QueryBatch(
   const std::vector<client::Query>* to_send = &queries;
   if (call_options.rewind.has_value()) {
     rewound = queries;
-    for (client::Query& query : rewound)
+    for (client::Query& query : rewound) {
       query.options.rewind = call_options.rewind;
+    }
     to_send = &rewound;
   }
   return impl_->Call<absl::StatusOr<std::vector<client::BatchEntry>>>(

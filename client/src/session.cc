@@ -223,7 +223,8 @@ class SessionState {
       }
     }
     if (ended) {
-      pending.Fail(absl::UnavailableError(
+      // Not moved from: the push above runs only when the stream is open.
+      pending.Fail(absl::UnavailableError(  // NOLINT(bugprone-use-after-move)
           "session stream ended before the message was sent"));
       return;
     }

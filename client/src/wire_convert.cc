@@ -118,7 +118,7 @@ absl::StatusOr<client::Body> ReadBody(const sator::v1::Body& message,
     if (!shape.ok()) return shape.status();
     absl::StatusOr<Pose2> pose = convert::ToPose2(message.pose());
     if (!pose.ok()) return pose.status();
-    body.shape = std::move(*shape);
+    body.shape = *shape;
     body.pose = *pose;
   } else {
     absl::StatusOr<Shape3> shape =
@@ -195,8 +195,9 @@ void WritePoseBatch(const client::PoseBatch& poses, sator::v1::PoseBatch* out) {
 void WriteQueryOptions(const client::QueryOptions& options,
                        sator::v1::QueryOptions* out) {
   sator::v1::QueryFilter* filter = out->mutable_filter();
-  if (options.filter.layer.has_value())
+  if (options.filter.layer.has_value()) {
     filter->set_layer(*options.filter.layer);
+  }
   if (options.filter.mask.has_value()) filter->set_mask(*options.filter.mask);
   filter->mutable_exclude_body_ids()->Add(
       options.filter.exclude_body_ids.begin(),

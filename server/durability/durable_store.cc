@@ -383,7 +383,7 @@ absl::Status DurableStore::Compact() {
   if (!names.ok()) return names.status();
   const std::vector<NamedFile> snapshots =
       Select(*names, &ParseSnapshotFileName);
-  const std::size_t kept = static_cast<std::size_t>(options_.snapshots_kept);
+  const auto kept = static_cast<std::size_t>(options_.snapshots_kept);
   if (snapshots.empty()) return absl::OkStatus();
   const std::size_t first_kept =
       snapshots.size() > kept ? snapshots.size() - kept : 0;

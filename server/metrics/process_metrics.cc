@@ -68,7 +68,7 @@ std::vector<prometheus::MetricFamily> ProcessMetrics::Collect() const {
     }
     std::fclose(statm);
   }
-  const double page_size = static_cast<double>(sysconf(_SC_PAGESIZE));
+  const auto page_size = static_cast<double>(sysconf(_SC_PAGESIZE));
   families.push_back(Single("process_resident_memory_bytes",
                             "Resident memory size, in bytes.",
                             prometheus::MetricType::Gauge,

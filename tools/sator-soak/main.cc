@@ -19,12 +19,12 @@
 // swing by several percent; see the end of main). Exit 0 when
 // no operation failed and the RSS stayed within bounds, 1 otherwise.
 #include <fcntl.h>
-#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
+#include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <fstream>

@@ -48,8 +48,9 @@ const Command kCommands[] = {
 
 std::string Usage() {
   std::string usage = "satorctl COMMAND [ARGS] [--flags]\nCommands:\n";
-  for (const Command& command : kCommands)
+  for (const Command& command : kCommands) {
     absl::StrAppend(&usage, command.usage);
+  }
   return usage;
 }
 
