@@ -9,6 +9,7 @@
 #include <random>
 #include <vector>
 
+#include "sator/core/pose.h"
 #include "sator/core/vec.h"
 
 namespace sator::bench {
@@ -29,6 +30,24 @@ inline std::vector<Vec2> OctagonPoints(Rng& rng, float r) {
     pts.push_back({r * std::cos(a), r * std::sin(a)});
   }
   return pts;
+}
+
+// A pair's poses: A near the origin, B at a random direction and distance up
+// to `spread` from A, both at random angles (in this order of draws).
+struct PosePair {
+  Pose2 a;
+  Pose2 b;
+};
+inline PosePair DrawPoses(Rng& rng, float spread) {
+  PosePair poses;
+  poses.a = Pose2::FromAngle({rng.Uniform(-1, 1), rng.Uniform(-1, 1)},
+                             rng.Uniform(-3.14f, 3.14f));
+  const float angle = rng.Uniform(0.0f, 6.2831f);
+  const float dist = rng.Uniform(0.0f, spread);
+  poses.b = Pose2::FromAngle(
+      poses.a.position + Vec2{dist * std::cos(angle), dist * std::sin(angle)},
+      rng.Uniform(-3.14f, 3.14f));
+  return poses;
 }
 
 }  // namespace sator::bench

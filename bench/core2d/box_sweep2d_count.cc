@@ -60,13 +60,7 @@ struct Pair {
 
 Pair NextPair(Rng& rng) {
   const float spread = 2.4f;
-  const Pose2 pa = Pose2::FromAngle({rng.Uniform(-1, 1), rng.Uniform(-1, 1)},
-                                    rng.Uniform(-3.14f, 3.14f));
-  const float angle = rng.Uniform(0.0f, 6.2831f);
-  const float dist = rng.Uniform(0.0f, spread);
-  const Pose2 pb = Pose2::FromAngle(
-      pa.position + Vec2{dist * std::cos(angle), dist * std::sin(angle)},
-      rng.Uniform(-3.14f, 3.14f));
+  const auto [pa, pb] = sator::bench::DrawPoses(rng, spread);
   Pair p;
   p.a.half_extents = {rng.Uniform(0.25f, 1.0f), rng.Uniform(0.25f, 1.0f)};
   p.b.half_extents = {rng.Uniform(0.25f, 1.0f), rng.Uniform(0.25f, 1.0f)};

@@ -62,13 +62,9 @@ std::vector<PairInput> MakePairs(Kind kind, float spread, int count = kPairs) {
   Rng rng;
   std::vector<PairInput> pairs(static_cast<size_t>(count));
   for (PairInput& p : pairs) {
-    p.pa = Pose2::FromAngle({rng.Uniform(-1, 1), rng.Uniform(-1, 1)},
-                            rng.Uniform(-3.14f, 3.14f));
-    const float angle = rng.Uniform(0.0f, 6.2831f);
-    const float dist = rng.Uniform(0.0f, spread);
-    p.pb = Pose2::FromAngle(
-        p.pa.position + Vec2{dist * std::cos(angle), dist * std::sin(angle)},
-        rng.Uniform(-3.14f, 3.14f));
+    const bench::PosePair poses = bench::DrawPoses(rng, spread);
+    p.pa = poses.a;
+    p.pb = poses.b;
     p.xfa = ToB2(p.pa);
     p.xfb = ToB2(p.pb);
     p.angle_a = p.pa.rotation.Angle();

@@ -53,13 +53,7 @@ int main(int argc, char** argv) {
   constexpr float kSpread = 2.2f;  // PolygonPairs().
   for (int i = 0; i < 1024; ++i) {
     // MakePairs(Kind::kPolygonPolygon, ...), in its order of draws.
-    const Pose2 pa = Pose2::FromAngle({rng.Uniform(-1, 1), rng.Uniform(-1, 1)},
-                                      rng.Uniform(-3.14f, 3.14f));
-    const float angle = rng.Uniform(0.0f, 6.2831f);
-    const float dist = rng.Uniform(0.0f, kSpread);
-    const Pose2 pb = Pose2::FromAngle(
-        pa.position + Vec2{dist * std::cos(angle), dist * std::sin(angle)},
-        rng.Uniform(-3.14f, 3.14f));
+    const auto [pa, pb] = sator::bench::DrawPoses(rng, kSpread);
     const std::vector<Vec2> va = OctagonPoints(rng, rng.Uniform(0.3f, 1.0f));
     const std::vector<Vec2> vb = OctagonPoints(rng, rng.Uniform(0.3f, 1.0f));
     for (int k = 0; k < 4; ++k)
