@@ -3,6 +3,8 @@
 #ifndef SATOR_SERVER_BODY_SERVICE_H_
 #define SATOR_SERVER_BODY_SERVICE_H_
 
+#include <utility>
+
 #include "sator/v1/body_service.grpc.pb.h"
 #include "server/drain_gate.h"
 #include "server/scenes/scene_ops.h"
@@ -13,8 +15,10 @@ namespace sator::server {
 class BodyService final : public sator::v1::BodyService::CallbackService {
  public:
   BodyService(DrainGate& drain_gate, SceneRegistry& registry,
-              const SceneOpsOptions& options)
-      : drain_gate_(drain_gate), registry_(registry), options_(options) {}
+              SceneOpsOptions options)
+      : drain_gate_(drain_gate),
+        registry_(registry),
+        options_(std::move(options)) {}
 
   grpc::ServerUnaryReactor* UpsertBodies(
       grpc::CallbackServerContext* context,

@@ -5,6 +5,8 @@
 #ifndef SATOR_SERVER_QUERY_SERVICE_H_
 #define SATOR_SERVER_QUERY_SERVICE_H_
 
+#include <utility>
+
 #include "proto/convert/geometry_convert.h"
 #include "sator/v1/query_service.grpc.pb.h"
 #include "server/arena_message_allocator.h"
@@ -30,11 +32,11 @@ class QueryService final : public sator::v1::QueryService::CallbackService {
   // updates share.
   QueryService(DrainGate& drain_gate, const SceneRegistry& scenes,
                const convert::ShapeLimits& shape_limits,
-               const QueryServiceLimits& limits, const SceneOpsOptions& ops)
+               const QueryServiceLimits& limits, SceneOpsOptions ops)
       : drain_gate_(drain_gate),
         shape_limits_(shape_limits),
         limits_(limits),
-        ops_(ops),
+        ops_(std::move(ops)),
         scene_queries_(scenes, shape_limits),
         sessions_(limits.max_sessions) {
     // Requests and responses of the unary RPCs live on one protobuf arena

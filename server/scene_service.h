@@ -43,8 +43,10 @@ grpc::ServerUnaryReactor* RunGatedUnary(DrainGate& drain_gate,
 class SceneService final : public sator::v1::SceneService::CallbackService {
  public:
   SceneService(DrainGate& drain_gate, SceneRegistry& registry,
-               const SceneOpsOptions& options)
-      : drain_gate_(drain_gate), registry_(registry), options_(options) {}
+               SceneOpsOptions options)
+      : drain_gate_(drain_gate),
+        registry_(registry),
+        options_(std::move(options)) {}
 
   grpc::ServerUnaryReactor* CreateScene(
       grpc::CallbackServerContext* context,

@@ -19,6 +19,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -57,9 +58,8 @@ class CertificateReloader {
   };
   using Versions = std::vector<std::optional<FileVersion>>;
 
-  CertificateReloader(const SecurityOptions& options,
-                      absl::Duration check_interval)
-      : options_(options), check_interval_(check_interval) {}
+  CertificateReloader(SecurityOptions options, absl::Duration check_interval)
+      : options_(std::move(options)), check_interval_(check_interval) {}
 
   Versions CurrentVersions() const;
   grpc_ssl_server_certificate_config* MakeConfig() const;

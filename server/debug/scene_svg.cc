@@ -163,6 +163,7 @@ void Draw3(const Shape3& shape, const Pose3& pose, const Projector& project,
         } else if constexpr (std::is_same_v<T, Box3>) {
           drawing.shape = "box";
           std::vector<Vec3> corners;
+          corners.reserve(8);
           for (int i = 0; i < 8; ++i) {
             corners.push_back({(i & 1) ? s.half_extents.x : -s.half_extents.x,
                                (i & 2) ? s.half_extents.y : -s.half_extents.y,

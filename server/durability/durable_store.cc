@@ -81,8 +81,8 @@ absl::Status CheckVersion(absl::string_view bytes, FileKind kind,
 
 }  // namespace
 
-DurableStore::DurableStore(const DurableStoreOptions& options, int lock_fd)
-    : options_(options), lock_fd_(lock_fd) {}
+DurableStore::DurableStore(DurableStoreOptions options, int lock_fd)
+    : options_(std::move(options)), lock_fd_(lock_fd) {}
 
 DurableStore::~DurableStore() {
   wal_.reset();
@@ -143,9 +143,10 @@ absl::Status DurableStore::Recover(const SceneHandler& on_scene,
 
   // The newest snapshot that is whole.
   std::vector<NamedFile> snapshots = Select(*names, &ParseSnapshotFileName);
+  std::reverse(snapshots.begin(), snapshots.end());  // Newest first.
   std::uint64_t snapshot_lsn = 0;
-  for (auto it = snapshots.rbegin(); it != snapshots.rend(); ++it) {
-    const std::string path = absl::StrCat(dir, "/", it->name);
+  for (const NamedFile& snapshot : snapshots) {
+    const std::string path = absl::StrCat(dir, "/", snapshot.name);
     absl::StatusOr<std::string> bytes = ReadWholeFile(path);
     if (bytes.ok()) {
       if (absl::Status version =
@@ -155,7 +156,7 @@ absl::Status DurableStore::Recover(const SceneHandler& on_scene,
       }
     }
     absl::StatusOr<SnapshotContents> contents = ReadSnapshotFile(path);
-    if (!contents.ok() || contents->lsn != it->lsn) {
+    if (!contents.ok() || contents->lsn != snapshot.lsn) {
       ++report->snapshots_rejected;
       Log(LogLevel::kError, "snapshot_rejected",
           {{"path", path},
@@ -315,7 +316,7 @@ absl::Status DurableStore::WriteSnapshot(const Capture& capture) {
   std::lock_guard<std::mutex> one_at_a_time(snapshot_mutex_);
   const auto started = std::chrono::steady_clock::now();
   std::uint64_t scene_bytes = 0;
-  const absl::Status written = WriteSnapshotFile(capture, &scene_bytes);
+  absl::Status written = WriteSnapshotFile(capture, &scene_bytes);
   const std::chrono::duration<double> took =
       std::chrono::steady_clock::now() - started;
   {

@@ -127,7 +127,7 @@ class DurableStore {
   SnapshotStats snapshot_stats() const;
 
  private:
-  DurableStore(const DurableStoreOptions& options, int lock_fd);
+  DurableStore(DurableStoreOptions options, int lock_fd);
   absl::Status Recover(const SceneHandler& on_scene,
                        const RecordHandler& on_record, RecoveryReport* report);
   // WriteSnapshot without the compaction and the statistics; adds the

@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cinttypes>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -60,10 +62,11 @@ std::vector<prometheus::MetricFamily> ProcessMetrics::Collect() const {
                             prometheus::MetricType::Counter, cpu_seconds));
 
   // /proc/self/statm: total program size and resident set, in pages.
-  long pages_total = 0;
-  long pages_resident = 0;
+  std::int64_t pages_total = 0;
+  std::int64_t pages_resident = 0;
   if (FILE* statm = std::fopen("/proc/self/statm", "r")) {
-    if (std::fscanf(statm, "%ld %ld", &pages_total, &pages_resident) != 2) {
+    if (std::fscanf(statm, "%" SCNd64 " %" SCNd64, &pages_total,
+                    &pages_resident) != 2) {
       pages_total = pages_resident = 0;
     }
     std::fclose(statm);

@@ -15,7 +15,7 @@ int LatencyHistogram::BucketOf(std::int64_t nanoseconds) {
   }
   // value in [2^e, 2^(e+1)) with e >= kSubBucketBits: keep its top
   // kSubBucketBits bits; the leading one is implicit.
-  const int exponent = std::bit_width(value) - 1;
+  const int exponent = static_cast<int>(std::bit_width(value)) - 1;
   const int shift = exponent - (kSubBucketBits - 1);
   const int sub = static_cast<int>(value >> shift) - kHalf;  // [0, kHalf)
   return (1 << kSubBucketBits) + (exponent - kSubBucketBits) * kHalf + sub;

@@ -18,6 +18,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <exception>
 #include <functional>
 #include <future>
 #include <memory>
@@ -262,9 +263,8 @@ void Print(const Run& run, const Run* ping, const LoadOptions& load) {
   }
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+// The tool itself; main() turns an escaping exception into an error exit.
+int RunTool(int argc, char** argv) {
   absl::SetProgramUsageMessage(
       "Load generator for satord. Usage: sator-bench --target=HOST:PORT "
       "[--mode=unary|batch|session] [--loop=closed|open] [--json]");
@@ -322,6 +322,7 @@ int main(int argc, char** argv) {
   }
 
   std::vector<QueryMaker> makers;
+  makers.reserve(load.concurrency);
   for (int w = 0; w < load.concurrency; ++w) {
     makers.emplace_back(seed * 7919 + static_cast<std::uint64_t>(w), world);
   }
@@ -491,4 +492,19 @@ int main(int argc, char** argv) {
     (void)client.DeleteScene(scene);
   }
   return run.result.errors == 0 ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // std::thread, the containers and absl can throw (std::system_error,
+  // std::bad_alloc); report it and exit non-zero instead of std::terminate.
+  try {
+    return RunTool(argc, argv);
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "%s: %s\n", "sator-bench", error.what());
+  } catch (...) {
+    std::fprintf(stderr, "%s: unknown exception\n", "sator-bench");
+  }
+  return 2;
 }

@@ -27,6 +27,7 @@
 #include <csignal>
 #include <cstdint>
 #include <cstdio>
+#include <exception>
 #include <fstream>
 #include <memory>
 #include <mutex>
@@ -290,9 +291,8 @@ double Ms(std::int64_t nanoseconds) {
   return static_cast<double>(nanoseconds) / 1e6;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+// The tool itself; main() turns an escaping exception into an error exit.
+int RunTool(int argc, char** argv) {
   absl::ParseCommandLine(argc, argv);
   OwnSatord own;
   std::string target = absl::GetFlag(FLAGS_target);
@@ -418,4 +418,19 @@ int main(int argc, char** argv) {
     std::printf("sator-soak: first error: %s\n", first_error.c_str());
   }
   return errors == 0 && rss_ok ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // std::thread, the containers and absl can throw (std::system_error,
+  // std::bad_alloc); report it and exit non-zero instead of std::terminate.
+  try {
+    return RunTool(argc, argv);
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "%s: %s\n", "sator-soak", error.what());
+  } catch (...) {
+    std::fprintf(stderr, "%s: unknown exception\n", "sator-soak");
+  }
+  return 2;
 }

@@ -105,7 +105,9 @@ class SceneRange {
   using PageFetcher = std::function<absl::StatusOr<client::ListScenesPage>(
       const std::string& page_token)>;
 
-  class iterator {
+  // Named as the standard library names a range's iterator type (Google
+  // style allows STL-like names for STL-like types).
+  class iterator {  // NOLINT(readability-identifier-naming)
    public:
     using iterator_category = std::input_iterator_tag;
     using value_type = absl::StatusOr<client::SceneInfo>;
