@@ -228,9 +228,12 @@ ContactResult<2> ContactPolygons(const ConvexPolygon& a, const ConvexPolygon& b,
                                  const Pose2& b_in_a) {
   if (internal2d::FitsSmallPolygons(a, b, b_in_a)) {
     // PairTolerance's sum, in its order.
-    return internal2d::ContactSmallPolygons(
-        a, b, b_in_a,
-        TouchingTolerance(a.extent() + b.extent() + Length(b_in_a.position)));
+    const float tolerance =
+        TouchingTolerance(a.extent() + b.extent() + Length(b_in_a.position));
+    if (internal2d::SmallPolygonsUseAvx()) {
+      return internal2d::ContactSmallPolygonsAvx(a, b, b_in_a, tolerance);
+    }
+    return internal2d::ContactSmallPolygons(a, b, b_in_a, tolerance);
   }
   Core ca;
   Core cb;

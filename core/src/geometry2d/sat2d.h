@@ -152,6 +152,21 @@ inline bool FitsSmallPolygons(const ConvexPolygon& a, const ConvexPolygon& b,
 ContactResult<2> ContactSmallPolygons(const ConvexPolygon& a,
                                       const ConvexPolygon& b,
                                       const Pose2& b_in_a, float tolerance);
+// ContactSmallPolygons with the SAT on eight lanes per instruction
+// (compiled for AVX, without FMA, so the same floats): for CPUs where
+// SmallPolygonsUseAvx() holds, which ContactPolygons checks (the binary is
+// built for baseline x86-64 and runs anywhere). Without SSE2 (not x86)
+// the same as ContactSmallPolygons.
+ContactResult<2> ContactSmallPolygonsAvx(const ConvexPolygon& a,
+                                         const ConvexPolygon& b,
+                                         const Pose2& b_in_a, float tolerance);
+// True when the CPU (and the OS) run AVX; false without SSE2 (not x86).
+bool CpuHasAvx();
+// CpuHasAvx(), asked once per process.
+inline bool SmallPolygonsUseAvx() {
+  static const bool avx = CpuHasAvx();
+  return avx;
+}
 
 // SAT and clipping for two cores in the same frame (A's), radii included.
 // Exact MTV when the cores overlap, or when neither core is round; contact

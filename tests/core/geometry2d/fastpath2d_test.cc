@@ -15,7 +15,9 @@
 //    that bias and the fast path's normal must still separate the shapes
 //    when B is moved by its depth plus 3 tol (checked with the general
 //    path).
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <numbers>
 #include <random>
 #include <vector>
@@ -521,10 +523,36 @@ TEST(FastPath2d, RayCastPolygonMatchesGeneralRayCast) {
 // operation. Checked bit for bit on polygons of 3 to 8 vertices, posed at
 // random, at quarter turns and half-integer offsets (ties between axes and
 // vertices), nearly touching and deeply overlapping, at scales 1e-3 to 1e3.
+// Both register versions are checked whichever one ContactPolygons picks
+// on this machine: the SSE2 one, and the AVX one (eight lanes per
+// instruction, chosen at run time when the CPU has AVX) where the CPU
+// runs it; the two must also agree with each other in every bit.
 TEST(FastPath2d, ContactSmallPolygonsMatchesCorePathExactly) {
   test2d::ShapeGen gen(97u);
   int overlapping = 0;
   int failures = 0;
+  const bool avx = internal2d::SmallPolygonsUseAvx();
+  const auto same = [](const ContactResult<2>& x, const ContactResult<2>& y) {
+    bool equal = x.overlapping == y.overlapping && x.depth == y.depth &&
+                 x.normal.x == y.normal.x && x.normal.y == y.normal.y &&
+                 x.point_count == y.point_count;
+    for (int k = 0; equal && k < y.point_count; ++k) {
+      equal = x.points[k].x == y.points[k].x && x.points[k].y == y.points[k].y;
+    }
+    return equal;
+  };
+  const auto bits = [](const ContactResult<2>& r) {
+    std::vector<std::uint32_t> w = {static_cast<std::uint32_t>(r.overlapping),
+                                    std::bit_cast<std::uint32_t>(r.depth),
+                                    std::bit_cast<std::uint32_t>(r.normal.x),
+                                    std::bit_cast<std::uint32_t>(r.normal.y),
+                                    static_cast<std::uint32_t>(r.point_count)};
+    for (int k = 0; k < r.point_count; ++k) {
+      w.push_back(std::bit_cast<std::uint32_t>(r.points[k].x));
+      w.push_back(std::bit_cast<std::uint32_t>(r.points[k].y));
+    }
+    return w;
+  };
   for (int i = 0; i < kCases && failures < 10; ++i) {
     const float scale =
         gen.Int(0, 5) == 0 ? 1e3f : (gen.Int(0, 4) == 0 ? 1e-3f : 1.0f);
@@ -555,33 +583,33 @@ TEST(FastPath2d, ContactSmallPolygonsMatchesCorePathExactly) {
     const ConvexPolygon sb = *MakeConvexPolygon(pb);
     pose.position = scale * pose.position;
     ASSERT_TRUE(internal2d::FitsSmallPolygons(sa, sb, pose));
-    const ContactResult<2> fast = ContactPolygons(sa, sb, pose);
     Core ca;
     Core cb;
     internal2d::MakePolygonCore(sa, ca);
     internal2d::MakePolygonCore(sb, cb);
     internal2d::TransformCore(pose, cb);
-    const ContactResult<2> ref =
-        internal2d::ContactSat(ca, cb, internal2d::PairTolerance(ca, cb, pose));
+    const float tolerance = internal2d::PairTolerance(ca, cb, pose);
+    const ContactResult<2> ref = internal2d::ContactSat(ca, cb, tolerance);
     overlapping += ref.overlapping ? 1 : 0;
-    bool same = fast.overlapping == ref.overlapping &&
-                fast.depth == ref.depth && fast.normal.x == ref.normal.x &&
-                fast.normal.y == ref.normal.y &&
-                fast.point_count == ref.point_count;
-    for (int k = 0; same && k < ref.point_count; ++k) {
-      same = fast.points[k].x == ref.points[k].x &&
-             fast.points[k].y == ref.points[k].y;
+    const ContactResult<2> fast = ContactPolygons(sa, sb, pose);
+    const ContactResult<2> sse2 =
+        internal2d::ContactSmallPolygons(sa, sb, pose, tolerance);
+    bool ok = same(fast, ref) && same(sse2, ref);
+    if (avx) {
+      const ContactResult<2> wide =
+          internal2d::ContactSmallPolygonsAvx(sa, sb, pose, tolerance);
+      ok = ok && same(wide, ref) && bits(wide) == bits(sse2);
     }
-    if (!same) {
+    if (!ok) {
       ++failures;
       ADD_FAILURE() << "case " << i << " counts " << sa.count() << ", "
                     << sb.count() << " pose (" << pose.position.x << ", "
                     << pose.position.y << ") rot (" << pose.rotation.c << ", "
                     << pose.rotation.s << ") fast n (" << fast.normal.x << ", "
                     << fast.normal.y << ") depth " << fast.depth << " count "
-                    << fast.point_count << " ref n (" << ref.normal.x << ", "
-                    << ref.normal.y << ") depth " << ref.depth << " count "
-                    << ref.point_count;
+                    << fast.point_count << " sse2 depth " << sse2.depth
+                    << " ref n (" << ref.normal.x << ", " << ref.normal.y
+                    << ") depth " << ref.depth << " count " << ref.point_count;
     }
   }
   EXPECT_EQ(failures, 0);
