@@ -224,6 +224,25 @@ bool OverlapPolygonCircle(const ConvexPolygon& a, const Circle& b,
   return overlaps;
 }
 
+namespace {
+
+// ContactPolygons for polygons of more than 8 vertices (or a pose beyond
+// 1e12): two cores, about 1 KB of stack, out of line so that the register
+// path's caller needs no frame of that size.
+[[gnu::noinline]] ContactResult<2> ContactLargePolygons(const ConvexPolygon& a,
+                                                        const ConvexPolygon& b,
+                                                        const Pose2& b_in_a) {
+  Core ca;
+  Core cb;
+  internal2d::MakePolygonCore(a, ca);
+  internal2d::MakePolygonCore(b, cb);
+  internal2d::TransformCore(b_in_a, cb);
+  return internal2d::ContactSat(ca, cb,
+                                internal2d::PairTolerance(ca, cb, b_in_a));
+}
+
+}  // namespace
+
 ContactResult<2> ContactPolygons(const ConvexPolygon& a, const ConvexPolygon& b,
                                  const Pose2& b_in_a) {
   if (internal2d::FitsSmallPolygons(a, b, b_in_a)) {
@@ -235,13 +254,7 @@ ContactResult<2> ContactPolygons(const ConvexPolygon& a, const ConvexPolygon& b,
     }
     return internal2d::ContactSmallPolygons(a, b, b_in_a, tolerance);
   }
-  Core ca;
-  Core cb;
-  internal2d::MakePolygonCore(a, ca);
-  internal2d::MakePolygonCore(b, cb);
-  internal2d::TransformCore(b_in_a, cb);
-  return internal2d::ContactSat(ca, cb,
-                                internal2d::PairTolerance(ca, cb, b_in_a));
+  return ContactLargePolygons(a, b, b_in_a);
 }
 
 ContactResult<2> ContactPolygonCircle(const ConvexPolygon& a, const Circle& b,

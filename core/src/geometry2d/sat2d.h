@@ -162,11 +162,11 @@ ContactResult<2> ContactSmallPolygonsAvx(const ConvexPolygon& a,
                                          const Pose2& b_in_a, float tolerance);
 // True when the CPU (and the OS) run AVX; false without SSE2 (not x86).
 bool CpuHasAvx();
-// CpuHasAvx(), asked once per process.
-inline bool SmallPolygonsUseAvx() {
-  static const bool avx = CpuHasAvx();
-  return avx;
-}
+// CpuHasAvx(), asked once when the program starts (a plain load per call,
+// no guard; before that it is false, which only picks the SSE2 version:
+// the same results).
+inline const bool kSmallPolygonsAvx = CpuHasAvx();
+inline bool SmallPolygonsUseAvx() { return kSmallPolygonsAvx; }
 
 // SAT and clipping for two cores in the same frame (A's), radii included.
 // Exact MTV when the cores overlap, or when neither core is round; contact
