@@ -420,17 +420,29 @@ namespace {
   return _mm256_add_ps(_mm256_mul_ps(nx, wx), _mm256_mul_ps(ny, wy));
 }
 
+// min over j < 4 of (nx, ny) . (wx[j], wy[j]) on eight lanes, each vertex
+// broadcast from memory, the mins as a tree.
+[[gnu::target("avx"), gnu::always_inline]] inline __m256 MinDot4(
+    __m256 nx, __m256 ny, const float* wx, const float* wy) {
+  __m256 d[4];
+  for (int j = 0; j < 4; ++j) {
+    d[j] =
+        Dot8(nx, ny, _mm256_broadcast_ss(wx + j), _mm256_broadcast_ss(wy + j));
+  }
+  return _mm256_min_ps(_mm256_min_ps(d[0], d[1]), _mm256_min_ps(d[2], d[3]));
+}
+
 // MaxSeparation of eight faces (normals nx, ny, offsets n . v) against the
 // eight vertex lanes wx, wy in memory: each vertex broadcast from memory (a
-// load, no shuffle) against all eight faces at once, with a running min
-// (exact, so in any order the same value; see MaxSeparationLanes).
+// load, no shuffle) against all eight faces at once; the min is exact, so
+// the same value in any order (see MaxSeparationLanes).
 [[gnu::target("avx"), gnu::always_inline]] inline AxisSeparation MaxSeparation8(
     __m256 nx, __m256 ny, __m256 offset, const float* wx, const float* wy) {
-  __m256 m = Dot8(nx, ny, _mm256_broadcast_ss(wx), _mm256_broadcast_ss(wy));
-  for (int j = 1; j < 8; ++j) {
-    m = _mm256_min_ps(m, Dot8(nx, ny, _mm256_broadcast_ss(wx + j),
-                              _mm256_broadcast_ss(wy + j)));
-  }
+  // A tree of mins, three deep (a running min was seven deep, and this
+  // chain sets when the verdict and the reference face are known), taken
+  // in fours as the products come so that few registers are live.
+  const __m256 m =
+      _mm256_min_ps(MinDot4(nx, ny, wx, wy), MinDot4(nx, ny, wx + 4, wy + 4));
   const __m256 sep8 = _mm256_sub_ps(m, offset);
   const __m128 sep[2] = {_mm256_castps256_ps128(sep8),
                          _mm256_extractf128_ps(sep8, 1)};
