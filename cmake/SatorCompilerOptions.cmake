@@ -34,3 +34,14 @@ endif()
 if(SATOR_FUZZ)
   add_compile_options(-fsanitize=fuzzer-no-link)
 endif()
+
+# Floating-point exceptions: the core never raises FE_OVERFLOW, FE_INVALID or
+# FE_DIVBYZERO on valid input (its selects and branches keep such lanes out),
+# and the tests trap them. GCC keeps that promise by default
+# (-ftrapping-math); Clang assumes by default that floating-point operations
+# never trap, and may compute both arms of a select, e.g. 2 |rate| on a lane
+# the select discards. maytrap keeps Clang (the fuzz and tidy builds, or a
+# user's) from speculating them.
+if(CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+  add_compile_options(-ffp-exception-behavior=maytrap)
+endif()
