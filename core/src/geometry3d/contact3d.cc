@@ -1,18 +1,17 @@
 // The MTV of every pair of convex shapes: the typed fast paths and the
 // variant dispatch. The algorithms live in sat_polytope.cc (polytopes),
-// convex_round.cc (spheres and capsules) and box_box.cc (OBB-OBB).
+// convex_round.cc (spheres and capsules), round_box.cc (a sphere or capsule
+// against a box) and box_box.cc (OBB-OBB).
 #include "sator/core/geometry3d/contact3d.h"
 
 #include "convex_polytope.h"
 #include "convex_round.h"
 #include "hull_sat.h"
+#include "round_typed.h"
 #include "sat_polytope.h"
 
 namespace sator {
-namespace {
-
-using internal::PolyData;
-using internal::PolyRef;
+namespace internal {
 
 // Any pair, B's features placed in A's frame.
 ContactResult<3> ContactGeneric(const ConvexShape3& a, const ConvexShape3& b,
@@ -38,7 +37,69 @@ ContactResult<3> ContactGeneric(const ConvexShape3& a, const ConvexShape3& b,
   return result;
 }
 
+}  // namespace internal
+
+namespace {
+
+using internal::FlatCore;
+
+// Two point or segment cores in A's frame, viewed in place: the generic
+// ContactRound on them, without PolyData (the same answer bit for bit).
+template <typename A, typename B>
+ContactResult<3> ContactFlat(const A& a, const B& b, const Pose3& b_in_a) {
+  FlatCore core_a;
+  FlatCore core_b;
+  internal::MakeFlatCore(a, Pose3{}, &core_a);
+  internal::MakeFlatCore(b, b_in_a, &core_b);
+  return internal::ContactRound(core_a.ref, core_b.ref);
+}
+
+// A sphere or capsule placed by `round_in_box` against the box, in the
+// box's frame, the normal from the box to the round shape.
+ContactResult<3> BoxRound(const Box3& box, const Sphere& sphere,
+                          const Pose3& round_in_box) {
+  const Vec3 p = Transform(round_in_box, Vec3{});
+  return internal::ContactBoxRoundLocal(box.half_extents, p, p,
+                                        /*segment=*/false, sphere.radius);
+}
+ContactResult<3> BoxRound(const Box3& box, const Capsule3& capsule,
+                          const Pose3& round_in_box) {
+  // A zero-length capsule is a sphere (as MakePolyData has it).
+  return internal::ContactBoxRoundLocal(
+      box.half_extents, Transform(round_in_box, capsule.a),
+      Transform(round_in_box, capsule.b),
+      /*segment=*/!(capsule.a == capsule.b), capsule.radius);
+}
+
+// The pose of A in B's frame from B's in A's.
+Pose3 Inverse(const Pose3& b_in_a) { return MulT(b_in_a, Pose3{}); }
+
 }  // namespace
+
+ContactResult<3> ContactSphereCapsule(const Sphere& a, const Capsule3& b,
+                                      const Pose3& b_in_a) {
+  return ContactFlat(a, b, b_in_a);
+}
+
+ContactResult<3> ContactSphereBox(const Sphere& a, const Box3& b,
+                                  const Pose3& b_in_a) {
+  return ToWorld(Flip(BoxRound(b, a, Inverse(b_in_a))), b_in_a);
+}
+
+ContactResult<3> ContactCapsuleBox(const Capsule3& a, const Box3& b,
+                                   const Pose3& b_in_a) {
+  return ToWorld(Flip(BoxRound(b, a, Inverse(b_in_a))), b_in_a);
+}
+
+ContactResult<3> ContactBoxSphere(const Box3& a, const Sphere& b,
+                                  const Pose3& b_in_a) {
+  return BoxRound(a, b, b_in_a);
+}
+
+ContactResult<3> ContactBoxCapsule(const Box3& a, const Capsule3& b,
+                                   const Pose3& b_in_a) {
+  return BoxRound(a, b, b_in_a);
+}
 
 ContactResult<3> ContactHullHull(const ConvexHull& a, const ConvexHull& b,
                                  const Pose3& b_in_a) {
@@ -55,12 +116,12 @@ ContactResult<3> ContactHullHull(const ConvexHull& a, const ConvexHull& b,
 
 ContactResult<3> ContactSphereSphere(const Sphere& a, const Sphere& b,
                                      const Pose3& b_in_a) {
-  return ContactGeneric(a, b, b_in_a);
+  return ContactFlat(a, b, b_in_a);
 }
 
 ContactResult<3> ContactCapsuleCapsule(const Capsule3& a, const Capsule3& b,
                                        const Pose3& b_in_a) {
-  return ContactGeneric(a, b, b_in_a);
+  return ContactFlat(a, b, b_in_a);
 }
 
 ContactResult<3> Flip(const ContactResult<3>& result) {
@@ -92,7 +153,46 @@ ContactResult<3> Contact(const ConvexShape3& a, const Pose3& pose_a,
       return ToWorld(ContactHullHull(**hull_a, **hull_b, b_in_a), pose_a);
     }
   }
-  return ToWorld(ContactGeneric(a, b, b_in_a), pose_a);
+  // Round pairs: sphere and capsule pairs in A's frame (as the generic
+  // path); a sphere or capsule and a box in the box's frame, flipped when
+  // the box is B.
+  const ShapeKind3 ka = KindOf(a);
+  const ShapeKind3 kb = KindOf(b);
+  const bool round_a = ka == ShapeKind3::kSphere || ka == ShapeKind3::kCapsule;
+  const bool round_b = kb == ShapeKind3::kSphere || kb == ShapeKind3::kCapsule;
+  if (round_a && round_b) {
+    FlatCore core_a;
+    FlatCore core_b;
+    if (const auto* sphere = std::get_if<Sphere>(&a)) {
+      internal::MakeFlatCore(*sphere, Pose3{}, &core_a);
+    } else {
+      internal::MakeFlatCore(std::get<Capsule3>(a), Pose3{}, &core_a);
+    }
+    if (const auto* sphere = std::get_if<Sphere>(&b)) {
+      internal::MakeFlatCore(*sphere, b_in_a, &core_b);
+    } else {
+      internal::MakeFlatCore(std::get<Capsule3>(b), b_in_a, &core_b);
+    }
+    return ToWorld(internal::ContactRound(core_a.ref, core_b.ref), pose_a);
+  }
+  if (round_a && kb == ShapeKind3::kBox) {
+    const Box3& box = std::get<Box3>(b);
+    const Pose3 a_in_b = MulT(pose_b, pose_a);
+    const ContactResult<3> r =
+        ka == ShapeKind3::kSphere
+            ? BoxRound(box, std::get<Sphere>(a), a_in_b)
+            : BoxRound(box, std::get<Capsule3>(a), a_in_b);
+    return ToWorld(Flip(r), pose_b);
+  }
+  if (ka == ShapeKind3::kBox && round_b) {
+    const Box3& box = std::get<Box3>(a);
+    const ContactResult<3> r =
+        kb == ShapeKind3::kSphere
+            ? BoxRound(box, std::get<Sphere>(b), b_in_a)
+            : BoxRound(box, std::get<Capsule3>(b), b_in_a);
+    return ToWorld(r, pose_a);
+  }
+  return ToWorld(internal::ContactGeneric(a, b, b_in_a), pose_a);
 }
 
 }  // namespace sator

@@ -7,6 +7,7 @@
 #include <type_traits>
 
 #include "double_vec3.h"
+#include "round_typed.h"
 
 namespace sator::internal {
 namespace {
@@ -191,6 +192,38 @@ void MakePolyData(const ConvexShape3& shape, const Pose3& pose, PolyData* out) {
   PolyData local;
   MakeLocalData(shape, &local);
   TransformPoly(local.Ref(), pose, out);
+}
+
+// The point and segment cores with the floats MakeLocalData and
+// TransformPoly give them (a sphere's point Transform(pose, 0); a
+// zero-length capsule a point), viewed in place.
+void MakeFlatCore(const Sphere& s, const Pose3& pose, FlatCore* out) {
+  out->vertices[0] = Transform(pose, Vec3{});
+  out->ref = PolyRef{};
+  out->ref.kind = CoreKind::kPoint;
+  out->ref.radius = s.radius;
+  out->ref.vertices = out->vertices;
+  out->ref.vertex_count = 1;
+  out->ref.centroid = out->vertices[0];
+}
+
+void MakeFlatCore(const Capsule3& c, const Pose3& pose, FlatCore* out) {
+  static constexpr ConvexHull::Edge kSegmentEdge = {0, 1, 0, 0};
+  out->ref = PolyRef{};
+  out->ref.radius = c.radius;
+  out->ref.vertices = out->vertices;
+  out->ref.centroid = Transform(pose, 0.5f * (c.a + c.b));
+  out->vertices[0] = Transform(pose, c.a);
+  if (c.a == c.b) {
+    out->ref.kind = CoreKind::kPoint;
+    out->ref.vertex_count = 1;
+    return;
+  }
+  out->vertices[1] = Transform(pose, c.b);
+  out->ref.kind = CoreKind::kSegment;
+  out->ref.vertex_count = 2;
+  out->ref.edges = &kSegmentEdge;
+  out->ref.edge_count = 1;
 }
 
 Vec3 AnyPerpendicular(Vec3 v) {

@@ -1,5 +1,6 @@
 // Boolean overlap of every pair of convex shapes: typed fast paths (OBB-OBB
-// in box_box.cc, triangle-box in box_triangle.cc) and the variant dispatch.
+// in box_box.cc, triangle-box in box_triangle.cc, capsule-box in
+// round_box.cc) and the variant dispatch.
 #include "sator/core/geometry3d/overlap3d.h"
 
 #include <algorithm>
@@ -8,20 +9,11 @@
 #include "convex_polytope.h"
 #include "convex_round.h"
 #include "hull_sat.h"
+#include "round_typed.h"
 #include "sat_polytope.h"
 
 namespace sator {
-namespace {
-
-using internal::PolyData;
-using internal::PolyRef;
-
-bool PointInSphereOfBox(Vec3 center_in_box, Vec3 h, float radius) {
-  const Vec3 q{std::clamp(center_in_box.x, -h.x, h.x),
-               std::clamp(center_in_box.y, -h.y, h.y),
-               std::clamp(center_in_box.z, -h.z, h.z)};
-  return LengthSquared(center_in_box - q) <= radius * radius;
-}
+namespace internal {
 
 bool OverlapGeneric(const ConvexShape3& a, const ConvexShape3& b,
                     const Pose3& b_in_a) {
@@ -41,6 +33,38 @@ bool OverlapGeneric(const ConvexShape3& a, const ConvexShape3& b,
   }
   return internal::SatQuery(ref_a, ref_b, /*early_out=*/true).separation <=
          0.0f;
+}
+
+}  // namespace internal
+
+namespace {
+
+bool PointInSphereOfBox(Vec3 center_in_box, Vec3 h, float radius) {
+  const Vec3 q{std::clamp(center_in_box.x, -h.x, h.x),
+               std::clamp(center_in_box.y, -h.y, h.y),
+               std::clamp(center_in_box.z, -h.z, h.z)};
+  return LengthSquared(center_in_box - q) <= radius * radius;
+}
+
+// A capsule placed by `capsule_in_box` against the box: the cores'
+// distance in double (round_box.cc) against the radius.
+bool BoxCapsule(const Box3& box, const Capsule3& capsule,
+                const Pose3& capsule_in_box) {
+  return internal::OverlapBoxRoundLocal(
+      box.half_extents, Transform(capsule_in_box, capsule.a),
+      Transform(capsule_in_box, capsule.b),
+      /*segment=*/!(capsule.a == capsule.b), capsule.radius);
+}
+
+// A sphere and a capsule (either order) in A's frame, viewed in place: the
+// generic OverlapRound without PolyData.
+template <typename A, typename B>
+bool OverlapFlat(const A& a, const B& b, const Pose3& b_in_a) {
+  internal::FlatCore core_a;
+  internal::FlatCore core_b;
+  internal::MakeFlatCore(a, Pose3{}, &core_a);
+  internal::MakeFlatCore(b, b_in_a, &core_b);
+  return internal::OverlapRound(core_a.ref, core_b.ref);
 }
 
 }  // namespace
@@ -67,6 +91,10 @@ bool OverlapCapsuleCapsule(const Capsule3& a, const Capsule3& b,
   const double r = static_cast<double>(a.radius) + b.radius;
   const internal::D3 diff = cb - ca;
   return internal::Dot(diff, diff) <= r * r;
+}
+
+bool OverlapCapsuleBox(const Capsule3& a, const Box3& b, const Pose3& b_in_a) {
+  return BoxCapsule(b, a, MulT(b_in_a, Pose3{}));
 }
 
 bool OverlapHullHull(const ConvexHull& a, const ConvexHull& b,
@@ -107,12 +135,25 @@ bool Overlap(const ConvexShape3& a, const Pose3& pose_a, const ConvexShape3& b,
     return OverlapCapsuleCapsule(std::get<Capsule3>(a), std::get<Capsule3>(b),
                                  b_in_a);
   }
+  if (ka == ShapeKind3::kCapsule && kb == ShapeKind3::kBox) {
+    return BoxCapsule(std::get<Box3>(b), std::get<Capsule3>(a),
+                      MulT(pose_b, pose_a));
+  }
+  if (ka == ShapeKind3::kBox && kb == ShapeKind3::kCapsule) {
+    return BoxCapsule(std::get<Box3>(a), std::get<Capsule3>(b), b_in_a);
+  }
+  if (ka == ShapeKind3::kSphere && kb == ShapeKind3::kCapsule) {
+    return OverlapFlat(std::get<Sphere>(a), std::get<Capsule3>(b), b_in_a);
+  }
+  if (ka == ShapeKind3::kCapsule && kb == ShapeKind3::kSphere) {
+    return OverlapFlat(std::get<Capsule3>(a), std::get<Sphere>(b), b_in_a);
+  }
   if (ka == ShapeKind3::kHull && kb == ShapeKind3::kHull) {
     return OverlapHullHull(*std::get<std::shared_ptr<const ConvexHull>>(a),
                            *std::get<std::shared_ptr<const ConvexHull>>(b),
                            b_in_a);
   }
-  return OverlapGeneric(a, b, b_in_a);
+  return internal::OverlapGeneric(a, b, b_in_a);
 }
 
 }  // namespace sator

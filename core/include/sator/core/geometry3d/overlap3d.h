@@ -37,6 +37,8 @@ bool OverlapSphereSphere(const Sphere& a, const Sphere& b, const Pose3& b_in_a);
 bool OverlapSphereBox(const Sphere& a, const Box3& b, const Pose3& b_in_a);
 bool OverlapCapsuleCapsule(const Capsule3& a, const Capsule3& b,
                            const Pose3& b_in_a);
+// In the box's frame: the segment's distance from the box in double.
+bool OverlapCapsuleBox(const Capsule3& a, const Box3& b, const Pose3& b_in_a);
 bool OverlapHullHull(const ConvexHull& a, const ConvexHull& b,
                      const Pose3& b_in_a);
 
