@@ -125,7 +125,10 @@ bool Overlap(const ConvexShape3& a, const Pose3& pose_a, const ConvexShape3& b,
                                b_in_a);
   }
   if (ka == ShapeKind3::kSphere && kb == ShapeKind3::kBox) {
-    return OverlapSphereBox(std::get<Sphere>(a), std::get<Box3>(b), b_in_a);
+    // The centre in the box's frame as Contact's typed path places it.
+    return PointInSphereOfBox(MulT(pose_b, pose_a).position,
+                              std::get<Box3>(b).half_extents,
+                              std::get<Sphere>(a).radius);
   }
   if (ka == ShapeKind3::kBox && kb == ShapeKind3::kSphere) {
     return PointInSphereOfBox(b_in_a.position, std::get<Box3>(a).half_extents,

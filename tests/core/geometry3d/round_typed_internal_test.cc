@@ -1,0 +1,517 @@
+// White box: the typed Contact and Overlap paths of the round pairs
+// (sphere-capsule and capsule-capsule viewed in place; sphere-box and
+// capsule-box in the box's frame, round_box.cc) against the generic path
+// they replace (internal::ContactGeneric / OverlapGeneric, PolyData and
+// ContactRound), on seeded random pairs in both orders: random shapes and
+// poses, coordinates near 1e4, zero-length capsules, and the hard families
+// of round_contact_test (long nearly parallel capsules, a sphere centre
+// near a capsule's axis, a long capsule 1e-9 to 1e-4 of r from a long box's
+// edge or crossing it, a sphere centre near a box's face, edge or corner).
+//
+// Sphere and capsule pairs run the generic ContactRound on the same floats:
+// every field must be equal bit for bit, and Overlap's verdict too. With a
+// box the typed path works in the box's frame and finds the closest points
+// another way. Given the same floats (the generic path with the box as A
+// and the round shape placed by MulT(box pose, round pose)): the depth
+// within 4 FLT_EPSILON x M (M the largest coordinate of the shapes'
+// defining points in the box's frame, and the radius), the overlap along
+// the typed normal, in double from the shapes' support functions, at most
+// the depth plus that, the normal the generic one or as good (the overlap
+// along the two within the tolerance), the contact point inside both shapes
+// grown by depth / 2 plus the tolerance, and the same Overlap verdict away
+// from touching. Against the generic path as Contact ran it with the round
+// shape as A (in the round shape's frame, whose floats differ from the box
+// frame's by the frame change's rounding): the depth within 8 FLT_EPSILON x
+// M_world; for a sphere, the typed depth within 4 of the exact one (r minus
+// the centre's signed distance from the box, in double from the world
+// floats), where the generic path is off by up to 11.5.
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <cstdio>
+#include <variant>
+
+#include "core/geometry3d/double_reference3d.h"
+#include "core/geometry3d/seeded_family3d.h"
+#include "geometry3d/round_typed.h"
+#include "gtest/gtest.h"
+#include "sator/core/geometry3d/contact3d.h"
+#include "sator/core/geometry3d/overlap3d.h"
+#include "sator/core/geometry3d/shape3d.h"
+
+namespace sator {
+namespace {
+
+using test3d::DistanceToSegment;
+using test3d::DotD;
+using test3d::Dv;
+using test3d::Family;
+using test3d::LenD;
+using test3d::ToDv;
+
+// v rotated by the float quaternion q, in double (Rotate's formula).
+Dv RotateD(Quat q, Dv v) {
+  const Dv u{q.x, q.y, q.z};
+  const Dv t = 2.0 * test3d::CrossD(u, v);
+  return v + static_cast<double>(q.w) * t + test3d::CrossD(u, t);
+}
+
+// A shape placed in the world, in double, for the support function, the
+// signed distance of a point and the magnitude of its defining points.
+struct Placed {
+  const ConvexShape3* shape;
+  Pose3 pose;
+  Dv At(Vec3 local) const {
+    return RotateD(pose.rotation, ToDv(local)) + ToDv(pose.position);
+  }
+  // max over the shape of n . x.
+  double Support(Dv n) const {
+    if (const auto* s = std::get_if<Sphere>(shape)) {
+      return DotD(At({}), n) + s->radius;
+    }
+    if (const auto* c = std::get_if<Capsule3>(shape)) {
+      return std::max(DotD(At(c->a), n), DotD(At(c->b), n)) + c->radius;
+    }
+    const Vec3 h = std::get<Box3>(*shape).half_extents;
+    double best = -3e300;
+    for (int k = 0; k < 8; ++k) {
+      const Vec3 corner{(k & 1) ? h.x : -h.x, (k & 2) ? h.y : -h.y,
+                        (k & 4) ? h.z : -h.z};
+      best = std::max(best, DotD(At(corner), n));
+    }
+    return best;
+  }
+  // Signed distance of x from the surface (negative inside).
+  double SignedDistance(Dv x) const {
+    if (const auto* s = std::get_if<Sphere>(shape)) {
+      return LenD(x - At({})) - s->radius;
+    }
+    if (const auto* c = std::get_if<Capsule3>(shape)) {
+      return DistanceToSegment(x, At(c->a), At(c->b)) - c->radius;
+    }
+    const Vec3 h = std::get<Box3>(*shape).half_extents;
+    const Dv local = RotateD(Conjugate(pose.rotation), x - ToDv(pose.position));
+    const double l[3] = {local.x, local.y, local.z};
+    const double hh[3] = {h.x, h.y, h.z};
+    double outside = 0.0;
+    double inside = 3e300;
+    for (int i = 0; i < 3; ++i) {
+      const double e = std::fabs(l[i]) - hh[i];
+      if (e > 0.0) outside += e * e;
+      inside = std::min(inside, -e);
+    }
+    return outside > 0.0 ? std::sqrt(outside) : -inside;
+  }
+  double Magnitude() const {
+    double m = 0.0;
+    const auto take = [&m](Dv p) {
+      m = std::max({m, std::fabs(p.x), std::fabs(p.y), std::fabs(p.z)});
+    };
+    if (const auto* s = std::get_if<Sphere>(shape)) {
+      take(At({}));
+      m = std::max(m, static_cast<double>(s->radius));
+    } else if (const auto* c = std::get_if<Capsule3>(shape)) {
+      take(At(c->a));
+      take(At(c->b));
+      m = std::max(m, static_cast<double>(c->radius));
+    } else {
+      const Vec3 h = std::get<Box3>(*shape).half_extents;
+      for (int k = 0; k < 8; ++k) {
+        take(At({(k & 1) ? h.x : -h.x, (k & 2) ? h.y : -h.y,
+                 (k & 4) ? h.z : -h.z}));
+      }
+    }
+    return m;
+  }
+};
+
+struct Tally {
+  int cases = 0;
+  int overlapping = 0;
+  int failures = 0;
+  int normals_apart = 0;  // |n_typed - n_generic| > 1e-4 (ties).
+  double worst_depth = 0.0;
+  double worst_along = 0.0;
+  double worst_cross = 0.0;  // Against the generic path in A's frame.
+  // Sphere-box: both paths against r minus the centre's signed distance
+  // from the box, in double from the world floats.
+  double worst_generic_exact = 0.0;
+  double worst_typed_exact = 0.0;
+};
+
+bool SameBits(const ContactResult<3>& x, const ContactResult<3>& y) {
+  const auto eq = [](Vec3 a, Vec3 b) {
+    return a.x == b.x && a.y == b.y && a.z == b.z;
+  };
+  if (x.overlapping != y.overlapping || x.point_count != y.point_count ||
+      !(x.depth == y.depth) || !eq(x.normal, y.normal)) {
+    return false;
+  }
+  for (int i = 0; i < x.point_count; ++i) {
+    if (!eq(x.points[i], y.points[i])) return false;
+  }
+  return true;
+}
+
+// The pair (a, b) and (b, a) through Contact and Overlap against the
+// generic path.
+void Check(const ConvexShape3& a, const Pose3& pa, const ConvexShape3& b,
+           const Pose3& pb, Tally* tally, int i) {
+  for (int order = 0; order < 2; ++order) {
+    const ConvexShape3& x = order == 0 ? a : b;
+    const ConvexShape3& y = order == 0 ? b : a;
+    const Pose3& px = order == 0 ? pa : pb;
+    const Pose3& py = order == 0 ? pb : pa;
+    const Pose3 y_in_x = MulT(px, py);
+    const ContactResult<3> typed = Contact(x, px, y, py);
+    const ContactResult<3> generic =
+        ToWorld(internal::ContactGeneric(x, y, y_in_x), px);
+    const bool overlap_typed = Overlap(x, px, y, py);
+    const bool overlap_generic = internal::OverlapGeneric(x, y, y_in_x);
+    ++tally->cases;
+    tally->overlapping += generic.overlapping;
+    const bool with_box =
+        KindOf(x) == ShapeKind3::kBox || KindOf(y) == ShapeKind3::kBox;
+    if (!with_box) {
+      if (!SameBits(typed, generic) || overlap_typed != overlap_generic) {
+        if (++tally->failures <= 5) {
+          ADD_FAILURE() << "case " << i << " order " << order
+                        << ": not the generic answer: depth " << typed.depth
+                        << " against " << generic.depth;
+        }
+      }
+      continue;
+    }
+    // With a box: in the box's frame, the typed path (ContactBoxRoundLocal,
+    // which Contact runs and maps to the world) against the generic path
+    // given the same floats (the box as A, the round shape placed by
+    // MulT(box pose, round pose), as Contact placed B when the box was A).
+    const bool box_first = KindOf(x) == ShapeKind3::kBox;
+    const ConvexShape3& box_shape = box_first ? x : y;
+    const ConvexShape3& round_shape = box_first ? y : x;
+    const Pose3& box_pose = box_first ? px : py;
+    const Pose3& round_pose = box_first ? py : px;
+    const Pose3 r_in_box = MulT(box_pose, round_pose);
+    const Vec3 h = std::get<Box3>(box_shape).half_extents;
+    Vec3 p = Transform(r_in_box, Vec3{});
+    Vec3 q = p;
+    float radius = 0.0f;
+    bool segment = false;
+    if (const auto* c = std::get_if<Capsule3>(&round_shape)) {
+      p = Transform(r_in_box, c->a);
+      q = Transform(r_in_box, c->b);
+      segment = !(c->a == c->b);
+      radius = c->radius;
+    } else {
+      radius = std::get<Sphere>(round_shape).radius;
+    }
+    const ContactResult<3> local =
+        internal::ContactBoxRoundLocal(h, p, q, segment, radius);
+    const ContactResult<3> same_frame =
+        internal::ContactGeneric(box_shape, round_shape, r_in_box);
+    const ContactResult<3> mapped =
+        box_first ? ToWorld(local, px) : ToWorld(Flip(local), py);
+    // The round shape as the floats both paths read, in the box's frame.
+    const ConvexShape3 round_local =
+        ConvexShape3{Capsule3{p, segment ? q : p, radius}};
+    const Placed sb{&box_shape, Pose3{}};
+    const Placed sr{&round_local, Pose3{}};
+    const double unit = FLT_EPSILON * std::max(sb.Magnitude(), sr.Magnitude());
+    const double tol = 4.0 * unit;
+    // The overlap along a unit normal from the box to the round shape.
+    const auto along = [&](Vec3 n) {
+      const Dv u = (1.0 / LenD(ToDv(n))) * ToDv(n);
+      return sb.Support(u) + sr.Support(-1.0 * u);
+    };
+    const double depth_error =
+        std::fabs(static_cast<double>(local.depth) - same_frame.depth);
+    const double along_error = along(local.normal) - local.depth;
+    const bool same_normal =
+        std::fabs(along(local.normal) - along(same_frame.normal)) <= tol;
+    tally->normals_apart += LenD(ToDv(local.normal - same_frame.normal)) > 1e-4;
+    tally->worst_depth = std::max(tally->worst_depth, depth_error / unit);
+    tally->worst_along = std::max(tally->worst_along, along_error / unit);
+    bool point_ok = local.overlapping == (local.point_count == 1);
+    if (local.point_count == 1) {
+      const Dv pt = ToDv(local.points[0]);
+      const double slack = 0.5 * local.depth + tol;
+      point_ok = point_ok && sb.SignedDistance(pt) <= slack &&
+                 sr.SignedDistance(pt) <= slack;
+    }
+    const bool overlap_ok =
+        std::fabs(same_frame.depth) <= tol ||
+        (overlap_typed ==
+             internal::OverlapGeneric(box_shape, round_shape, r_in_box) &&
+         local.overlapping == same_frame.overlapping);
+    // Against the generic path as Contact ran it (in A's frame): the two
+    // frames' inputs differ by the rounding of the frame change, up to a
+    // few FLT_EPSILON x M for each, so twice the tolerance.
+    const double world_unit =
+        FLT_EPSILON *
+        std::max(Placed{&x, px}.Magnitude(), Placed{&y, py}.Magnitude());
+    const double cross_error =
+        std::fabs(static_cast<double>(typed.depth) - generic.depth);
+    tally->worst_cross = std::max(tally->worst_cross, cross_error / world_unit);
+    const bool dispatch_ok = SameBits(typed, mapped);
+    bool exact_ok = true;
+    if (std::holds_alternative<Sphere>(round_shape)) {
+      const Placed box_world{&box_shape, box_pose};
+      const double exact =
+          radius - box_world.SignedDistance(ToDv(round_pose.position));
+      const double typed_exact = std::fabs(typed.depth - exact) / world_unit;
+      tally->worst_typed_exact =
+          std::max(tally->worst_typed_exact, typed_exact);
+      tally->worst_generic_exact =
+          std::max(tally->worst_generic_exact,
+                   std::fabs(generic.depth - exact) / world_unit);
+      exact_ok = typed_exact <= 4.0;
+    }
+    if (depth_error > tol || along_error > tol || !same_normal || !point_ok ||
+        !overlap_ok || !dispatch_ok || !exact_ok ||
+        (segment && cross_error > 8.0 * world_unit)) {
+      if (++tally->failures <= 5) {
+        ADD_FAILURE() << "case " << i << " order " << order << ": depth "
+                      << local.depth << " (generic " << same_frame.depth
+                      << "), overlap along the normal " << along(local.normal)
+                      << " (generic's " << along(same_frame.normal)
+                      << "), tolerance " << tol << (point_ok ? "" : ", point")
+                      << (overlap_ok ? "" : ", Overlap")
+                      << (dispatch_ok ? "" : ", dispatch") << ", against "
+                      << "Contact's generic path " << cross_error / world_unit
+                      << " FLT_EPSILON x M";
+      }
+    }
+  }
+}
+
+void Report(const char* name, const Tally& t) {
+  std::printf(
+      "%s: %d cases, %d overlapping, %d failures, %d normals apart (ties), "
+      "worst depth %.2f, worst overlap along the normal %.2f, against "
+      "Contact's generic path %.2f, generic against the exact depth %.2f, "
+      "typed %.2f (FLT_EPSILON x M)\n",
+      name, t.cases, t.overlapping, t.failures, t.normals_apart, t.worst_depth,
+      t.worst_along, t.worst_cross, t.worst_generic_exact, t.worst_typed_exact);
+}
+
+Quat RandomRotation(Family& f) {
+  return Quat::FromAxisAngle(f.Unit(), f.U(0.0f, 6.2831855f));
+}
+
+Capsule3 RandomCapsule(Family& f, int i) {
+  const Vec3 d = f.U(0.1f, 1.0f) * f.Unit();
+  const float r = f.U(0.05f, 0.6f);
+  if (i % 10 == 0) {
+    // Zero length, at the origin or off it.
+    const Vec3 c = i % 20 == 0 ? Vec3{} : f.U(0.0f, 0.5f) * f.Unit();
+    return {c, c, r};
+  }
+  return {-1.0f * d, d, r};
+}
+
+Box3 RandomBox(Family& f) {
+  return {{f.U(0.05f, 1.5f), f.U(0.05f, 1.5f), f.U(0.05f, 1.5f)}};
+}
+
+// Random poses near the origin (or, every third case, near 1e4), B within
+// reach of A.
+void RandomPoses(Family& f, int i, Pose3* pa, Pose3* pb) {
+  const float far = i % 3 == 0 ? 1e4f : 10.0f;
+  pa->position = {f.U(-far, far), f.U(-far, far), f.U(-far, far)};
+  pa->rotation = RandomRotation(f);
+  pb->position = pa->position + f.U(0.0f, 2.5f) * f.Unit();
+  pb->rotation = RandomRotation(f);
+}
+
+template <typename MakeA, typename MakeB>
+void RandomFamily(unsigned seed, int count, MakeA make_a, MakeB make_b,
+                  Tally* tally) {
+  Family f(seed);
+  for (int i = 0; i < count; ++i) {
+    const ConvexShape3 a = make_a(f, i);
+    const ConvexShape3 b = make_b(f, i);
+    Pose3 pa;
+    Pose3 pb;
+    RandomPoses(f, i, &pa, &pb);
+    Check(a, pa, b, pb, tally, i);
+  }
+}
+
+// A capsule nearly parallel to a long box's edge (along the box's x), its
+// segment 1e-9 to 1e-4 of r from the edge (outside it), crossing it, or
+// r - 1e-7..1e-3 from it; the box rotated and placed up to 1e3 away.
+void CapsuleAlongBoxEdge(unsigned seed, int count, Tally* tally) {
+  Family f(seed);
+  for (int i = 0; i < count; ++i) {
+    const float len = f.LogU(1.0f, 3.0f);
+    const Vec3 h{0.5f * len * f.U(0.5f, 1.5f), f.LogU(-1.0f, 0.5f),
+                 f.LogU(-1.0f, 0.5f)};
+    const float r = f.LogU(-2.0f, -0.3f);
+    float offset = r * f.LogU(-9.0f, -4.0f);
+    if (i % 8 == 0) offset = 0.0f;
+    if (i % 8 == 1) offset = -offset;  // Crossing into the box.
+    if (i % 8 == 2) offset = r - f.LogU(-7.0f, -3.0f);
+    // Out of the edge (y = h.y, z = h.z) within its normal cone, or out of
+    // the +z face.
+    const float angle = i % 3 == 0 ? 1.5707964f : f.U(0.1f, 1.47f);
+    const Vec3 out{0.0f, std::cos(angle), std::sin(angle)};
+    Vec3 mid{f.U(-0.4f, 0.4f) * h.x, i % 3 == 0 ? f.U(-0.9f, 0.9f) * h.y : h.y,
+             h.z};
+    mid = mid + offset * out;
+    const float theta = i % 4 == 0 ? 0.0f : f.LogU(-7.0f, -2.0f);
+    const float phi = f.U(0.0f, 6.2831855f);
+    const Vec3 dir{std::cos(theta), std::sin(theta) * std::cos(phi),
+                   std::sin(theta) * std::sin(phi)};
+    const float half = 0.5f * len * f.U(0.5f, 1.5f);
+    const Capsule3 capsule{mid - half * dir, mid + half * dir, r};
+    const Pose3 box_pose{(i % 2 == 0 ? 0.0f : f.LogU(0.0f, 3.0f)) * f.Unit(),
+                         i % 4 < 2 ? Quat{} : RandomRotation(f)};
+    // The capsule is given in the box's frame; A's pose is the box's.
+    Check(ConvexShape3{capsule}, box_pose, ConvexShape3{Box3{h}}, box_pose,
+          tally, i);
+  }
+}
+
+// A sphere centred 1e-9 to 1e-1 of the box's size off a face, an edge or a
+// corner (outside or inside), radii 1e-3 to 1 of the size or about the
+// offset.
+void SphereNearBoxFeature(unsigned seed, int count, Tally* tally) {
+  Family f(seed);
+  for (int i = 0; i < count; ++i) {
+    const float size = f.LogU(-1.0f, 2.0f);
+    const Vec3 h{size * f.U(0.2f, 1.0f), size * f.U(0.2f, 1.0f),
+                 size * f.U(0.2f, 1.0f)};
+    // Feature: face (+z), edge (+y, +z) or corner.
+    Vec3 on{f.U(-0.9f, 0.9f) * h.x, f.U(-0.9f, 0.9f) * h.y, h.z};
+    if (i % 3 == 1) on = {f.U(-0.9f, 0.9f) * h.x, h.y, h.z};
+    if (i % 3 == 2) on = h;
+    const Vec3 dir = NormalizeOrZero(Vec3{i % 3 == 2 ? f.U(0.05f, 1.0f) : 0.0f,
+                                          i % 3 >= 1 ? f.U(0.05f, 1.0f) : 0.0f,
+                                          f.U(0.05f, 1.0f)});
+    float offset = size * f.LogU(-9.0f, -1.0f);
+    if (i % 4 == 0) offset = -offset;
+    const Vec3 centre = on + offset * dir;
+    const float radius =
+        i % 2 == 0 ? size * f.LogU(-3.0f, 0.0f)
+                   : std::fabs(offset) * f.U(0.9f, 1.1f) + 1e-6f * size;
+    const Pose3 box_pose{(i % 2 == 0 ? 0.0f : f.LogU(0.0f, 4.0f)) * f.Unit(),
+                         i % 4 < 2 ? Quat{} : RandomRotation(f)};
+    const Pose3 sphere_pose{Transform(box_pose, centre), RandomRotation(f)};
+    Check(ConvexShape3{Sphere{radius}}, sphere_pose, ConvexShape3{Box3{h}},
+          box_pose, tally, i);
+  }
+}
+
+// Long nearly parallel capsules (round_contact_test's families): depths
+// 1e-7 to 1e-3, or segments 1e-9 to 1e-4 of r_a + r_b apart or crossing.
+void NearlyParallelCapsules(unsigned seed, int count, Tally* tally) {
+  Family f(seed);
+  for (int i = 0; i < count; ++i) {
+    Vec3 u;
+    Vec3 v;
+    Vec3 w;
+    f.Frame(&u, &v, &w);
+    const float len = f.LogU(1.0f, 3.0f);
+    const Vec3 centre = (i % 2 == 0 ? 0.0f : f.LogU(0.0f, 3.5f)) * f.Unit();
+    const float ra = f.LogU(-2.0f, -0.3f);
+    const float rb = f.LogU(-2.0f, -0.3f);
+    const float theta = i % 5 == 0 ? 0.0f : f.LogU(-7.0f, -2.0f);
+    const float phi = i % 4 < 2 ? 1.5707964f : f.U(0.0f, 6.2831855f);
+    const Vec3 dir_b =
+        std::cos(theta) * u +
+        std::sin(theta) * (std::cos(phi) * v + std::sin(phi) * w);
+    float offset = ra + rb - f.LogU(-7.0f, -3.0f);
+    if (i % 2 == 1)
+      offset = i % 8 == 1 ? 0.0f : (ra + rb) * f.LogU(-9.0f, -4.0f);
+    const float len_b = len * f.U(0.5f, 1.5f);
+    const Vec3 centre_b = centre + f.U(-0.4f, 0.4f) * len * u + offset * v;
+    const Capsule3 a{centre - 0.5f * len * u, centre + 0.5f * len * u, ra};
+    const Capsule3 b{centre_b - 0.5f * len_b * dir_b,
+                     centre_b + 0.5f * len_b * dir_b, rb};
+    Check(ConvexShape3{a}, Pose3{}, ConvexShape3{b}, Pose3{}, tally, i);
+  }
+}
+
+// A sphere beside a long capsule or centred 1e-9 to 1e-4 of r from its axis
+// (or on it), the capsule rotated and placed up to 3e3 away.
+void SphereNearCapsuleAxis(unsigned seed, int count, Tally* tally) {
+  Family f(seed);
+  for (int i = 0; i < count; ++i) {
+    Vec3 u;
+    Vec3 v;
+    Vec3 w;
+    f.Frame(&u, &v, &w);
+    const float len = f.LogU(-1.0f, 3.0f);
+    const Vec3 centre = (i % 2 == 0 ? 0.0f : f.LogU(0.0f, 3.5f)) * f.Unit();
+    const float ra = f.LogU(-2.0f, -0.3f);
+    const float rb = f.LogU(-2.0f, -0.3f);
+    const float around = f.U(0.0f, 6.2831855f);
+    const Vec3 side = std::cos(around) * v + std::sin(around) * w;
+    float offset = ra + rb - f.LogU(-7.0f, -3.0f);
+    if (i % 2 == 1)
+      offset = i % 8 == 1 ? 0.0f : (ra + rb) * f.LogU(-9.0f, -4.0f);
+    const float t = i % 7 == 0 ? f.U(0.5f, 0.7f) : f.U(-0.45f, 0.45f);
+    const Vec3 c = centre + t * len * u + offset * side;
+    const Capsule3 capsule{centre - 0.5f * len * u, centre + 0.5f * len * u,
+                           ra};
+    Check(ConvexShape3{Sphere{rb}}, Pose3{c, RandomRotation(f)},
+          ConvexShape3{capsule}, Pose3{}, tally, i);
+  }
+}
+
+TEST(RoundTypedTest, CapsuleBoxMatchesGeneric) {
+  Tally tally;
+  RandomFamily(
+      6201, 35000,
+      [](Family& f, int i) { return ConvexShape3{RandomCapsule(f, i)}; },
+      [](Family& f, int) { return ConvexShape3{RandomBox(f)}; }, &tally);
+  CapsuleAlongBoxEdge(6202, 20000, &tally);
+  Report("capsule-box", tally);
+  EXPECT_EQ(tally.failures, 0);
+  EXPECT_GE(tally.cases, 100000);
+  EXPECT_GT(tally.overlapping, 30000);
+}
+
+TEST(RoundTypedTest, SphereBoxMatchesGeneric) {
+  Tally tally;
+  RandomFamily(
+      6203, 30000,
+      [](Family& f, int) { return ConvexShape3{Sphere{f.U(0.05f, 0.8f)}}; },
+      [](Family& f, int) { return ConvexShape3{RandomBox(f)}; }, &tally);
+  SphereNearBoxFeature(6204, 20000, &tally);
+  Report("sphere-box", tally);
+  EXPECT_EQ(tally.failures, 0);
+  EXPECT_GE(tally.cases, 100000);
+  EXPECT_GT(tally.overlapping, 30000);
+}
+
+TEST(RoundTypedTest, CapsuleCapsuleMatchesGenericBitForBit) {
+  Tally tally;
+  RandomFamily(
+      6205, 30000,
+      [](Family& f, int i) { return ConvexShape3{RandomCapsule(f, i)}; },
+      [](Family& f, int i) { return ConvexShape3{RandomCapsule(f, i + 5)}; },
+      &tally);
+  NearlyParallelCapsules(6206, 20000, &tally);
+  Report("capsule-capsule", tally);
+  EXPECT_EQ(tally.failures, 0);
+  EXPECT_GE(tally.cases, 100000);
+  EXPECT_GT(tally.overlapping, 30000);
+}
+
+TEST(RoundTypedTest, SphereCapsuleMatchesGenericBitForBit) {
+  Tally tally;
+  RandomFamily(
+      6207, 30000,
+      [](Family& f, int) { return ConvexShape3{Sphere{f.U(0.05f, 0.8f)}}; },
+      [](Family& f, int i) { return ConvexShape3{RandomCapsule(f, i)}; },
+      &tally);
+  SphereNearCapsuleAxis(6208, 20000, &tally);
+  Report("sphere-capsule", tally);
+  EXPECT_EQ(tally.failures, 0);
+  EXPECT_GE(tally.cases, 100000);
+  EXPECT_GT(tally.overlapping, 30000);
+}
+
+}  // namespace
+}  // namespace sator
