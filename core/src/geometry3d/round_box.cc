@@ -246,7 +246,7 @@ ContactResult<3> ContactBoxRoundLocal(Vec3 h, Vec3 p, Vec3 q, bool segment,
   const Vec3 pa = ToVec3(on_box);
   const Vec3 pb = ToVec3(on_round);
   const Vec3 diff = ToVec3(on_round - on_box);
-  const double radii = static_cast<double>(radius);
+  const auto radii = static_cast<double>(radius);
   ContactResult<3> result;
   if (d > kCoreContactFraction * radii) {
     // Apart: the closest points' direction, exact up to its rounding.
