@@ -239,7 +239,6 @@ double ClosestPoints(const BoxRound& s, D3* on_round, D3* on_box) {
 ContactResult<3> ContactBoxRoundLocal(Vec3 h, Vec3 p, Vec3 q, bool segment,
                                       float radius) {
   const BoxRound s = MakeBoxRound(h, p, q, segment);
-  if (!segment) q = p;
   D3 on_round;
   D3 on_box;
   const double d = std::sqrt(ClosestPoints(s, &on_round, &on_box));
