@@ -40,26 +40,31 @@
 namespace sator::internal {
 namespace {
 
-struct BoxRound {
+// The box's half extents and the round core in the box's frame, in double:
+// the point, or the segment's start p and direction d = q - p (exact while
+// the coordinates' exponents are within 29 of each other, as a difference
+// of floats is; the slabs and the closest parameter read these). End() is
+// p + d: q itself whenever d is exact.
+struct BoxFrameCore {
   double h[3];
   double p[3];  // The segment's start (or the point).
   double d[3];  // q - p (0 for a point).
-  D3 p3;
-  D3 q3;
   bool segment;
+  D3 Start() const { return {p[0], p[1], p[2]}; }
+  D3 Dir() const { return {d[0], d[1], d[2]}; }
+  D3 End() const { return Start() + Dir(); }
 };
 
-BoxRound MakeBoxRound(Vec3 h, Vec3 p, Vec3 q, bool segment) {
-  BoxRound s;
+BoxFrameCore MakeBoxFrameCore(Vec3 h, Vec3 p, Vec3 q, bool segment) {
+  BoxFrameCore s;
   s.h[0] = h.x;
   s.h[1] = h.y;
   s.h[2] = h.z;
-  s.p3 = ToD3(p);
-  s.q3 = segment ? ToD3(q) : s.p3;
-  const D3 d = s.q3 - s.p3;  // Exact: a difference of floats.
-  s.p[0] = s.p3.x;
-  s.p[1] = s.p3.y;
-  s.p[2] = s.p3.z;
+  const D3 start = ToD3(p);
+  const D3 d = segment ? ToD3(q) - start : D3{};
+  s.p[0] = start.x;
+  s.p[1] = start.y;
+  s.p[2] = start.z;
   s.d[0] = d.x;
   s.d[1] = d.y;
   s.d[2] = d.z;
@@ -69,7 +74,7 @@ BoxRound MakeBoxRound(Vec3 h, Vec3 p, Vec3 q, bool segment) {
 
 // Slabs (Ericson 5.3.3): whether the segment meets the box, and the first
 // parameter t in [0, 1] where it does.
-bool SegmentEntersBox(const BoxRound& s, double* t_enter) {
+bool SegmentEntersBox(const BoxFrameCore& s, double* t_enter) {
   double lo = 0.0;
   double hi = 1.0;
   for (int i = 0; i < 3; ++i) {
@@ -89,7 +94,7 @@ bool SegmentEntersBox(const BoxRound& s, double* t_enter) {
 }
 
 // g(t) = sum_i e_i(t) d_i, half the slope of the squared distance at t.
-double HalfSlope(const BoxRound& s, double t) {
+double HalfSlope(const BoxFrameCore& s, double t) {
   double g = 0.0;
   for (int i = 0; i < 3; ++i) {
     const double x = s.p[i] + t * s.d[i];
@@ -106,7 +111,7 @@ double HalfSlope(const BoxRound& s, double t) {
 
 // The parameter of the segment's point closest to the box (the segment
 // misses it; see the top of the file).
-double ClosestParameter(const BoxRound& s) {
+double ClosestParameter(const BoxFrameCore& s) {
   const double g0 = HalfSlope(s, 0.0);
   if (g0 >= 0.0) return 0.0;
   const double g1 = HalfSlope(s, 1.0);
@@ -135,28 +140,28 @@ double ClosestParameter(const BoxRound& s) {
   return lo + (1.0 - lo) * (-g_lo / (g1 - g_lo));
 }
 
-D3 ClampToBox(const BoxRound& s, D3 x) {
+D3 ClampToBox(const BoxFrameCore& s, D3 x) {
   return {std::clamp(x.x, -s.h[0], s.h[0]), std::clamp(x.y, -s.h[1], s.h[1]),
           std::clamp(x.z, -s.h[2], s.h[2])};
 }
 
 // The box's support along u (the largest over its corners).
-double BoxSupport(const BoxRound& s, D3 u) {
+double BoxSupport(const BoxFrameCore& s, D3 u) {
   return std::fabs(u.x) * s.h[0] + std::fabs(u.y) * s.h[1] +
          std::fabs(u.z) * s.h[2];
 }
 
 // The round core's extent along u.
-void RoundInterval(const BoxRound& s, D3 u, double* lo, double* hi) {
-  const double d0 = Dot(u, s.p3);
-  const double d1 = Dot(u, s.q3);
+void RoundInterval(const BoxFrameCore& s, D3 u, double* lo, double* hi) {
+  const double d0 = Dot(u, s.Start());
+  const double d1 = Dot(u, s.End());
   *lo = d0 < d1 ? d0 : d1;
   *hi = d0 < d1 ? d1 : d0;
 }
 
 // The gap from the box to the round core along u (the core's lowest point
 // minus the box's highest; CoreGap of the generic path).
-double GapAlong(const BoxRound& s, Vec3 u) {
+double GapAlong(const BoxFrameCore& s, Vec3 u) {
   const D3 ud = ToD3(u);
   double lo;
   double hi;
@@ -170,7 +175,7 @@ double GapAlong(const BoxRound& s, Vec3 u) {
 // faces +x, +y, +z, then the segment crossed with the edges along x, y and
 // z, formed from the edge vectors 2 h_i as it forms them from the corners);
 // a face's opposite normal measures the same gap and never wins a tie.
-double BoxRoundSat(const BoxRound& s, double radius, Vec3* n) {
+double BoxRoundSat(const BoxFrameCore& s, double radius, Vec3* n) {
   double best_gap = -3.0e300;
   D3 best_axis{0.0, 0.0, 1.0};
   const auto measure = [&](D3 u) {
@@ -190,7 +195,7 @@ double BoxRoundSat(const BoxRound& s, double radius, Vec3* n) {
   measure({0.0, 1.0, 0.0});
   measure({0.0, 0.0, 1.0});
   if (s.segment) {
-    const D3 dr = s.q3 - s.p3;
+    const D3 dr = s.Dir();
     const D3 edges[3] = {{s.h[0] + s.h[0], 0.0, 0.0},
                          {0.0, s.h[1] + s.h[1], 0.0},
                          {0.0, 0.0, s.h[2] + s.h[2]}};
@@ -216,17 +221,17 @@ Vec3 DeepestCorePoint(Vec3 p, Vec3 q, bool segment, Vec3 u, Vec3 closest) {
 
 // The closest points of the cores (the round core's in *on_round, the
 // box's in *on_box) and their squared distance, in double.
-double ClosestPoints(const BoxRound& s, D3* on_round, D3* on_box) {
-  D3 x = s.p3;
+double ClosestPoints(const BoxFrameCore& s, D3* on_round, D3* on_box) {
+  D3 x = s.Start();
   double t_enter = 0.0;
   if (s.segment) {
     if (SegmentEntersBox(s, &t_enter)) {
-      x = s.p3 + t_enter * (s.q3 - s.p3);
+      x = s.Start() + t_enter * s.Dir();
       *on_round = x;
       *on_box = x;
       return 0.0;
     }
-    x = s.p3 + ClosestParameter(s) * (s.q3 - s.p3);
+    x = s.Start() + ClosestParameter(s) * s.Dir();
   }
   *on_round = x;
   *on_box = ClampToBox(s, x);
@@ -238,7 +243,7 @@ double ClosestPoints(const BoxRound& s, D3* on_round, D3* on_box) {
 
 ContactResult<3> ContactBoxRoundLocal(Vec3 h, Vec3 p, Vec3 q, bool segment,
                                       float radius) {
-  const BoxRound s = MakeBoxRound(h, p, q, segment);
+  const BoxFrameCore s = MakeBoxFrameCore(h, p, q, segment);
   D3 on_round;
   D3 on_box;
   const double d = std::sqrt(ClosestPoints(s, &on_round, &on_box));
@@ -303,7 +308,7 @@ ContactResult<3> ContactBoxRoundLocal(Vec3 h, Vec3 p, Vec3 q, bool segment,
 }
 
 bool OverlapBoxRoundLocal(Vec3 h, Vec3 p, Vec3 q, bool segment, float radius) {
-  const BoxRound s = MakeBoxRound(h, p, q, segment);
+  const BoxFrameCore s = MakeBoxFrameCore(h, p, q, segment);
   D3 on_round;
   D3 on_box;
   const double r = radius;
