@@ -239,48 +239,46 @@ double ClosestPoints(const BoxFrameCore& s, D3* on_round, D3* on_box) {
   return Dot(diff, diff);
 }
 
-}  // namespace
-
-ContactResult<3> ContactBoxRoundLocal(Vec3 h, Vec3 p, Vec3 q, bool segment,
-                                      float radius) {
-  const BoxFrameCore s = MakeBoxFrameCore(h, p, q, segment);
-  D3 on_round;
-  D3 on_box;
-  const double d = std::sqrt(ClosestPoints(s, &on_round, &on_box));
-  const Vec3 pa = ToVec3(on_box);
-  const Vec3 pb = ToVec3(on_round);
-  const Vec3 diff = ToVec3(on_round - on_box);
+// The cores apart by more than kCoreContactFraction (r), d between them:
+// the closest points' direction, exact up to its rounding, with on_box and
+// on_round the closest points and diff their difference.
+ContactResult<3> ContactCoresApart(const BoxFrameCore& s, double d, Vec3 on_box,
+                                   Vec3 on_round, Vec3 diff, float radius) {
   const auto radii = static_cast<double>(radius);
-  ContactResult<3> result;
-  if (d > kCoreContactFraction * radii) {
-    // Apart: the closest points' direction, exact up to its rounding.
-    Vec3 n{0.0f, 0.0f, 1.0f};
-    const float diff_len = Length(diff);
-    if (diff_len > 0.0f) n = (1.0f / diff_len) * diff;
-    double depth = radii - d;
-    if (depth >= 0.0) {
-      // Overlapping: the overlap along the (rounded) normal, by projection,
-      // and the cores' SAT if it is less (see ContactRound).
-      depth = radii - GapAlong(s, n);
-      Vec3 u;
-      const double along = BoxRoundSat(s, radii, &u);
-      if (along < depth) {
-        n = u;
-        depth = along;
-      }
+  Vec3 n{0.0f, 0.0f, 1.0f};
+  const float diff_len = Length(diff);
+  if (diff_len > 0.0f) n = (1.0f / diff_len) * diff;
+  double depth = radii - d;
+  if (depth >= 0.0) {
+    // Overlapping: the overlap along the (rounded) normal, by projection,
+    // and the cores' SAT if it is less (see ContactRound).
+    depth = radii - GapAlong(s, n);
+    Vec3 u;
+    const double along = BoxRoundSat(s, radii, &u);
+    if (along < depth) {
+      n = u;
+      depth = along;
     }
-    result.normal = n;
-    result.depth = static_cast<float>(depth);
-    result.overlapping = result.depth >= 0.0f;
-    if (result.overlapping) {
-      // Midway between the box's surface point and the round one's.
-      result.points[0] = 0.5f * (pa + (pb - radius * n));
-      result.point_count = 1;
-    }
-    return result;
   }
-  // The cores touch or cross: their SAT, and while they are apart the
-  // closest points' direction too.
+  ContactResult<3> result;
+  result.normal = n;
+  result.depth = static_cast<float>(depth);
+  result.overlapping = result.depth >= 0.0f;
+  if (result.overlapping) {
+    // Midway between the box's surface point and the round one's.
+    result.points[0] = 0.5f * (on_box + (on_round - radius * n));
+    result.point_count = 1;
+  }
+  return result;
+}
+
+// The cores touch or cross (d at most kCoreContactFraction (r)): their
+// SAT, and while they are apart (d > 0) the closest points' direction too.
+// p and q are the round core's floats, on_round its closest point.
+ContactResult<3> ContactCoresTouching(const BoxFrameCore& s, double d, Vec3 p,
+                                      Vec3 q, Vec3 on_round, Vec3 diff,
+                                      float radius) {
+  const auto radii = static_cast<double>(radius);
   Vec3 n;
   double depth = BoxRoundSat(s, radii, &n);
   if (d > 0.0) {
@@ -294,17 +292,34 @@ ContactResult<3> ContactBoxRoundLocal(Vec3 h, Vec3 p, Vec3 q, bool segment,
       }
     }
   }
+  ContactResult<3> result;
   result.normal = n;
   result.depth = static_cast<float>(depth);
   result.overlapping = result.depth >= 0.0f;
   if (result.overlapping) {
     // The round core's deepest point towards the box, moved to its surface
     // and half the depth back (see RoundCorePoint).
-    result.points[0] = DeepestCorePoint(p, q, segment, -n, pb) -
+    result.points[0] = DeepestCorePoint(p, q, s.segment, -n, on_round) -
                        (radius - 0.5f * result.depth) * n;
     result.point_count = 1;
   }
   return result;
+}
+
+}  // namespace
+
+ContactResult<3> ContactBoxRoundLocal(Vec3 h, Vec3 p, Vec3 q, bool segment,
+                                      float radius) {
+  const BoxFrameCore s = MakeBoxFrameCore(h, p, q, segment);
+  D3 on_round;
+  D3 on_box;
+  const double d = std::sqrt(ClosestPoints(s, &on_round, &on_box));
+  const Vec3 diff = ToVec3(on_round - on_box);
+  if (d > kCoreContactFraction * static_cast<double>(radius)) {
+    return ContactCoresApart(s, d, ToVec3(on_box), ToVec3(on_round), diff,
+                             radius);
+  }
+  return ContactCoresTouching(s, d, p, q, ToVec3(on_round), diff, radius);
 }
 
 bool OverlapBoxRoundLocal(Vec3 h, Vec3 p, Vec3 q, bool segment, float radius) {
