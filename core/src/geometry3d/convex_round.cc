@@ -193,17 +193,13 @@ double RoundPolySatD(const PolyRef& a, const PolyRef& b, double radii,
   return radii - best_gap;
 }
 
-// The point of a point or segment core deepest along u. Where a segment
-// lies across u (its ends level within round-off), the closest core point
-// `closest` (on the segment, where it meets or nearly meets the other core)
-// instead of an end, which may lie beyond the other shape.
+// The point of a point or segment core deepest along u, or `closest` for a
+// segment lying across u (DeepestCorePoint).
 Vec3 RoundCorePoint(const PolyRef& round, Vec3 u, Vec3 closest) {
-  if (round.kind == CoreKind::kPoint) return round.vertices[0];
-  const Vec3 p = round.vertices[0];
-  const Vec3 q = round.vertices[1];
-  const float along = Dot(q - p, u);
-  if (std::fabs(along) <= 1e-6f * Length(q - p)) return closest;
-  return along > 0.0f ? q : p;
+  const bool segment = round.kind == CoreKind::kSegment;
+  return DeepestCorePoint(round.vertices[0],
+                          round.vertices[segment ? 1 : 0], segment, u,
+                          closest);
 }
 
 }  // namespace

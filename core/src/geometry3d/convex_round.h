@@ -17,8 +17,11 @@
 #ifndef SATOR_CORE_SRC_GEOMETRY3D_CONVEX_ROUND_H_
 #define SATOR_CORE_SRC_GEOMETRY3D_CONVEX_ROUND_H_
 
+#include <cmath>
+
 #include "convex_polytope.h"
 #include "sator/core/query_types.h"
+#include "sator/core/vec.h"
 
 namespace sator::internal {
 
@@ -32,6 +35,20 @@ inline bool IsRound(const PolyRef& p) {
 // while the cores are apart. Not for two point or segment cores (see
 // above), which measure the axis perpendicular to both instead.
 inline constexpr float kCoreContactFraction = 1e-5f;
+
+// The point of a point core p (`segment` false: q is ignored) or segment
+// core [p, q] deepest along u. Where a segment lies across u (its ends
+// level within round-off), the closest core point `closest` (on the
+// segment, where it meets or nearly meets the other core) instead of an
+// end, which may lie beyond the other shape. For the contact point of the
+// generic path (RoundCorePoint) and of the box's typed path (round_box.cc).
+inline Vec3 DeepestCorePoint(Vec3 p, Vec3 q, bool segment, Vec3 u,
+                             Vec3 closest) {
+  if (!segment) return p;
+  const float along = Dot(q - p, u);
+  if (std::fabs(along) <= 1e-6f * Length(q - p)) return closest;
+  return along > 0.0f ? q : p;
+}
 
 // Both in one frame (A's); at least one of a, b is round.
 ContactResult<3> ContactRound(const PolyRef& a, const PolyRef& b);

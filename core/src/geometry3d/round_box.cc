@@ -209,16 +209,6 @@ double BoxRoundSat(const BoxFrameCore& s, double radius, Vec3* n) {
   return radius - best_gap;
 }
 
-// The round core's point deepest along u (RoundCorePoint of the generic
-// path): the point, a segment's end, or `closest` for a segment lying
-// across u.
-Vec3 DeepestCorePoint(Vec3 p, Vec3 q, bool segment, Vec3 u, Vec3 closest) {
-  if (!segment) return p;
-  const float along = Dot(q - p, u);
-  if (std::fabs(along) <= 1e-6f * Length(q - p)) return closest;
-  return along > 0.0f ? q : p;
-}
-
 // The closest points of the cores (the round core's in *on_round, the
 // box's in *on_box) and their squared distance, in double.
 double ClosestPoints(const BoxFrameCore& s, D3* on_round, D3* on_box) {
@@ -298,7 +288,7 @@ ContactResult<3> ContactCoresTouching(const BoxFrameCore& s, double d, Vec3 p,
   result.overlapping = result.depth >= 0.0f;
   if (result.overlapping) {
     // The round core's deepest point towards the box, moved to its surface
-    // and half the depth back (see RoundCorePoint).
+    // and half the depth back (DeepestCorePoint, convex_round.h).
     result.points[0] = DeepestCorePoint(p, q, s.segment, -n, on_round) -
                        (radius - 0.5f * result.depth) * n;
     result.point_count = 1;
