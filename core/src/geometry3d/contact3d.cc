@@ -71,6 +71,14 @@ ContactResult<3> BoxRound(const Box3& box, const Capsule3& capsule,
       /*segment=*/!(capsule.a == capsule.b), capsule.radius);
 }
 
+// f applied to the sphere or capsule that `shape` holds (a visit over the
+// round alternatives only; the caller has checked the kind).
+template <typename F>
+ContactResult<3> VisitRound(const ConvexShape3& shape, F&& f) {
+  if (const auto* sphere = std::get_if<Sphere>(&shape)) return f(*sphere);
+  return f(std::get<Capsule3>(shape));
+}
+
 // The pose of A in B's frame from B's in A's.
 Pose3 Inverse(const Pose3& b_in_a) { return MulT(b_in_a, Pose3{}); }
 
@@ -161,36 +169,27 @@ ContactResult<3> Contact(const ConvexShape3& a, const Pose3& pose_a,
   const bool round_a = ka == ShapeKind3::kSphere || ka == ShapeKind3::kCapsule;
   const bool round_b = kb == ShapeKind3::kSphere || kb == ShapeKind3::kCapsule;
   if (round_a && round_b) {
-    FlatCore core_a;
-    FlatCore core_b;
-    if (const auto* sphere = std::get_if<Sphere>(&a)) {
-      internal::MakeFlatCore(*sphere, Pose3{}, &core_a);
-    } else {
-      internal::MakeFlatCore(std::get<Capsule3>(a), Pose3{}, &core_a);
-    }
-    if (const auto* sphere = std::get_if<Sphere>(&b)) {
-      internal::MakeFlatCore(*sphere, b_in_a, &core_b);
-    } else {
-      internal::MakeFlatCore(std::get<Capsule3>(b), b_in_a, &core_b);
-    }
-    return ToWorld(internal::ContactRound(core_a.ref, core_b.ref), pose_a);
+    const auto with_a = [&](const auto& round_a_shape) {
+      return VisitRound(b, [&](const auto& round_b_shape) {
+        return ContactFlat(round_a_shape, round_b_shape, b_in_a);
+      });
+    };
+    return ToWorld(VisitRound(a, with_a), pose_a);
   }
   if (round_a && kb == ShapeKind3::kBox) {
     const Box3& box = std::get<Box3>(b);
     const Pose3 a_in_b = MulT(pose_b, pose_a);
-    const ContactResult<3> r =
-        ka == ShapeKind3::kSphere
-            ? BoxRound(box, std::get<Sphere>(a), a_in_b)
-            : BoxRound(box, std::get<Capsule3>(a), a_in_b);
-    return ToWorld(Flip(r), pose_b);
+    const auto against_box = [&](const auto& round) {
+      return BoxRound(box, round, a_in_b);
+    };
+    return ToWorld(Flip(VisitRound(a, against_box)), pose_b);
   }
   if (ka == ShapeKind3::kBox && round_b) {
     const Box3& box = std::get<Box3>(a);
-    const ContactResult<3> r =
-        kb == ShapeKind3::kSphere
-            ? BoxRound(box, std::get<Sphere>(b), b_in_a)
-            : BoxRound(box, std::get<Capsule3>(b), b_in_a);
-    return ToWorld(r, pose_a);
+    const auto against_box = [&](const auto& round) {
+      return BoxRound(box, round, b_in_a);
+    };
+    return ToWorld(VisitRound(b, against_box), pose_a);
   }
   return ToWorld(internal::ContactGeneric(a, b, b_in_a), pose_a);
 }

@@ -197,9 +197,8 @@ double RoundPolySatD(const PolyRef& a, const PolyRef& b, double radii,
 // segment lying across u (DeepestCorePoint).
 Vec3 RoundCorePoint(const PolyRef& round, Vec3 u, Vec3 closest) {
   const bool segment = round.kind == CoreKind::kSegment;
-  return DeepestCorePoint(round.vertices[0],
-                          round.vertices[segment ? 1 : 0], segment, u,
-                          closest);
+  return DeepestCorePoint(round.vertices[0], round.vertices[segment ? 1 : 0],
+                          segment, u, closest);
 }
 
 }  // namespace
