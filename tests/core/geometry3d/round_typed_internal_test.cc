@@ -379,9 +379,9 @@ void Check(const ConvexShape3& a, const Pose3& pa, const ConvexShape3& b,
       const Ld u[3] = {n.x / len, n.y / len, n.z / len};
       const Ld along_exact =
           OverlapAlong(ToLdCore(h, p, segment ? q : p), radius, u);
-      const double depth_off =
+      const auto depth_off =
           static_cast<double>(std::fabs(local.depth - exact));
-      const double along_off = static_cast<double>(along_exact - local.depth);
+      const auto along_off = static_cast<double>(along_exact - local.depth);
       ++tally->reference_cases;
       tally->worst_reference_depth =
           std::max(tally->worst_reference_depth, depth_off / unit);
@@ -768,8 +768,9 @@ void NearlyParallelCapsules(unsigned seed, int count, Tally* tally) {
         std::cos(theta) * u +
         std::sin(theta) * (std::cos(phi) * v + std::sin(phi) * w);
     float offset = ra + rb - f.LogU(-7.0f, -3.0f);
-    if (i % 2 == 1)
+    if (i % 2 == 1) {
       offset = i % 8 == 1 ? 0.0f : (ra + rb) * f.LogU(-9.0f, -4.0f);
+    }
     const float len_b = len * f.U(0.5f, 1.5f);
     const Vec3 centre_b = centre + f.U(-0.4f, 0.4f) * len * u + offset * v;
     const Capsule3 a{centre - 0.5f * len * u, centre + 0.5f * len * u, ra};
@@ -795,8 +796,9 @@ void SphereNearCapsuleAxis(unsigned seed, int count, Tally* tally) {
     const float around = f.U(0.0f, 6.2831855f);
     const Vec3 side = std::cos(around) * v + std::sin(around) * w;
     float offset = ra + rb - f.LogU(-7.0f, -3.0f);
-    if (i % 2 == 1)
+    if (i % 2 == 1) {
       offset = i % 8 == 1 ? 0.0f : (ra + rb) * f.LogU(-9.0f, -4.0f);
+    }
     const float t = i % 7 == 0 ? f.U(0.5f, 0.7f) : f.U(-0.45f, 0.45f);
     const Vec3 c = centre + t * len * u + offset * side;
     const Capsule3 capsule{centre - 0.5f * len * u, centre + 0.5f * len * u,
