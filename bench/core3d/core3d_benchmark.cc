@@ -25,6 +25,21 @@
 //   CapsuleBoxMtv/{sator,fcl,bullet}: the same pairs through fcl::collide
 //                                   with a contact and Bullet's GJK + EPA
 //                                   (capsules along the peers' local z).
+//                                   The Bullet figure is raw
+//                                   btGjkPairDetector + EPA, not Bullet's
+//                                   pipeline: btConvexConvexAlgorithm
+//                                   sends two btCapsuleShapes (each with
+//                                   its own up axis) to a specialised
+//                                   closed-form pair (the static
+//                                   capsuleCapsuleDistance in
+//                                   btConvexConvexAlgorithm.cpp, not
+//                                   exported, so not timed here), so
+//                                   CapsuleCapsuleMtv's ratio against
+//                                   Bullet overstates our lead. FCL's
+//                                   collide (libccd) has no capsule-capsule
+//                                   special case (only its distance does);
+//                                   neither library has one for
+//                                   capsule-box.
 //   CapsuleCapsuleMtv/sator,        round pairs through Contact and Overlap
 //   CapsuleCapsuleOverlap/sator,    (ConvexShape3), no peer: capsules of
 //   SphereCapsuleMtv/sator,         half length 0.2 to 1 and radius 0.1 to
