@@ -305,7 +305,10 @@ TEST(KnifeEdgeTest, SatQueryOnSliversMatchesExhaustiveSat) {
   int knife_wins = 0;
   int failures = 0;
   for (int k = 0; k < 8000; ++k) {
-    const auto [kind, s, size, o] = fam.Next(k);
+    const auto [kind_bound, s, size, o] = fam.Next(k);
+    // A plain copy for the lambdas below: Clang before 16 cannot capture a
+    // structured binding.
+    const auto kind = kind_bound;
     const Pose3 pose = fam.NearPose(size);
     for (int order = 0; order < 2; ++order) {
       const ConvexShape3& a = order == 0 ? s : o;
@@ -352,7 +355,10 @@ TEST(KnifeEdgeTest, ContactAndOverlapOnSliversMatchExhaustiveSat) {
   int knife_wins = 0;
   int failures = 0;
   for (int k = 0; k < 8000; ++k) {
-    const auto [kind, s, size, o] = fam.Next(k);
+    const auto [kind_bound, s, size, o] = fam.Next(k);
+    // A plain copy for the lambdas below: Clang before 16 cannot capture a
+    // structured binding.
+    const auto kind = kind_bound;
     const Pose3 pose = fam.NearPose(size);
     internal::PolyData ds;
     internal::PolyData dob;
@@ -546,7 +552,10 @@ TEST(KnifeEdgeTest, SweepOfSliversMatchesExhaustiveSat) {
   SliverFamily fam(63, -7.0f);
   SweepTally tally;
   for (int k = 0; k < 30000 && tally.failures <= 20; ++k) {
-    const auto [kind, s, size, o] = fam.Next(k);
+    const auto [kind_bound, s, size, o] = fam.Next(k);
+    // A plain copy for the lambdas below: Clang before 16 cannot capture a
+    // structured binding.
+    const auto kind = kind_bound;
     testing::ShapeFactory& f = fam.factory();
     const Vec3 target = f.U(0.0f, 1.0f) * size * f.RandomUnit();
     const Vec3 v = f.U(3.0f, 8.0f) * size * f.RandomUnit();
