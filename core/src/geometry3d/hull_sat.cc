@@ -44,6 +44,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -140,6 +141,15 @@ float MaxDot(const std::vector<Vec3>& vertices, Vec3 n) {
 }
 
 constexpr int Round4(int n) { return (n + 3) & ~3; }
+
+// Word w of face f's edge set (HullSoaSize: `words` words per face from
+// `face_edges`).
+inline std::uint64_t FaceEdgeWord(const float* face_edges, int words, int f,
+                                  int w) {
+  std::uint64_t bits;
+  std::memcpy(&bits, face_edges + 2 * (words * f + w), sizeof(bits));
+  return bits;
+}
 
 // Four float lanes: SSE2, or plain arrays without it.
 #if defined(__SSE2__)
@@ -646,6 +656,19 @@ void FillHullSoa(const ConvexHull& h, float* out, bool inscribed_ball) {
     edge[7] = 0.0f;
     edge += 8;
   }
+  // Each face's edges as bit sets (the edge gather in HullHullAxis).
+  const int e_count = static_cast<int>(h.edges.size());
+  const int words = HullEdgeWords(e_count);
+  std::uint64_t bits[HullEdgeWords(kMaxPolyEdges)];
+  for (int g = 0; g < f; ++g) {
+    std::fill(bits, bits + words, std::uint64_t{0});
+    for (int i = 0; i < e_count; ++i) {
+      if (h.edges[i].face_left == g || h.edges[i].face_right == g) {
+        bits[i >> 6] |= std::uint64_t{1} << (i & 63);
+      }
+    }
+    std::memcpy(edge + 2 * words * g, bits, sizeof(std::uint64_t) * words);
+  }
 }
 
 PolyRef HullInA::Ref(const ConvexHull& b) const {
@@ -959,106 +982,131 @@ SatAxis HullHullAxis(const ConvexHull& a, const ConvexHull& b,
       StoreNotAbove(low_deep + k, u + margin, bar_deep);
     }
   }
-  // The edges left, in index order, gathered without a branch (in a tight
-  // loop: whether an edge is left is hard to predict).
-  int live[kMaxPolyEdges];
-  int live_count = 0;
-  for (int i = 0; i < ea_count; ++i) {
-    const ConvexHull::Edge& ea = a.edges[i];
-    live[live_count] = i;
-    live_count += ((low_a[ea.face_left] & low_a[ea.face_right]) |
-                   (low_deep[ea.face_left] & low_deep[ea.face_right])) == 0
-                      ? 1
-                      : 0;
-  }
-  for (int l = 0; l < live_count; ++l) {
-    const int i = live[l];
-    const ConvexHull::Edge& ea = a.edges[i];
-    const int left = ea.face_left;
-    const int right = ea.face_right;
-    const ConvexHull::Face& fl = a.faces[left];
-    const ConvexHull::Face& fr = a.faces[right];
-    const Vec3 na = fl.normal;
-    const Vec3 nb = fr.normal;
-    // Tighter bounds with B's vertex deepest below one face as the point of
-    // B: along the arc, n . (q - p) = alpha (a . q - d_a) + beta (b . q -
-    // d_b). A face not yet measured is measured only if the bound from the
-    // other face's deepest vertex does not already skip the edge.
-    auto bounded_from_left = [&] {
-      return EdgeBoundedBelow(
-          sep_a[left], Dot(nb, out->vertices[deepest_b[left]]) - fr.offset,
-          0.0f, tolerance, best.separation);
-    };
-    auto bounded_from_right = [&] {
-      return EdgeBoundedBelow(
-          Dot(na, out->vertices[deepest_b[right]]) - fl.offset, sep_a[right],
-          0.0f, tolerance, best.separation);
-    };
-    bool left_checked = false;
-    bool right_checked = false;
-    if (deepest_b[left] < 0 && deepest_b[right] < 0) measure_a(left);
-    if (deepest_b[right] < 0) {
-      if (bounded_from_left()) continue;
-      left_checked = true;
-      measure_a(right);
-    } else if (deepest_b[left] < 0) {
-      if (bounded_from_right()) continue;
-      right_checked = true;
-      measure_a(left);
+  // The edges left, as bit sets in index order: an edge is skipped when
+  // both its faces are low at B's ball or both at B's deep vertex, so it is
+  // left when one face is not, that is when it belongs to a face not low in
+  // each test. The union of those faces' edge sets (FillHullSoa), without a
+  // branch per face (whether a face is low is hard to predict).
+  const int words = HullEdgeWords(ea_count);
+  const float* face_edges_a = edges_a + 8 * ea_count;
+  std::uint64_t live[HullEdgeWords(kMaxPolyEdges)];
+  if (words == 1) {
+    std::uint64_t by_ball = 0;
+    std::uint64_t by_deep = 0;
+    for (int f = 0; f < fa_count; ++f) {
+      const std::uint64_t edges = FaceEdgeWord(face_edges_a, 1, f, 0);
+      by_ball |= edges & ~static_cast<std::uint64_t>(
+                             static_cast<std::int64_t>(low_a[f]));
+      by_deep |= edges & ~static_cast<std::uint64_t>(
+                             static_cast<std::int64_t>(low_deep[f]));
     }
-    const int start = deepest_b[left];
-    const int end = deepest_b[right];
-    // The arc lies in one region of B's negated Gauss map: no crossing.
-    if (start == end) continue;
-    if ((!left_checked && bounded_from_left()) ||
-        (!right_checked && bounded_from_right())) {
-      continue;
-    }
-    if (!adjacency_built) build_adjacency();
-    const Vec3 pa = a.vertices[ea.a];
-    // The edge's pole and arc plane, precomputed (FillHullSoa).
-    const float* edge = edges_a + 8 * i;
-    const Vec3 da{edge[0], edge[1], edge[2]};
-    const bool knife_a = edge[3] != 0.0f;
-    const Vec3 bxa{edge[4], edge[5], edge[6]};
-    // Walk B's negated Gauss map along A's arc from na to nb: start in the
-    // region of the B vertex deepest along -na, leave each region through
-    // the one other incident edge the arc crosses (regions are convex, so
-    // the arc crosses each at most twice), and stop in the region of the
-    // vertex deepest along -nb. Every crossed edge is a Minkowski face.
-    // When round-off or a degenerate configuration (the arc through a
-    // Gauss-map vertex) leaves the walk without an exit, scan all of B's
-    // edges for this arc instead.
-    int v = start;
-    int came_from = -1;
-    bool walked = true;
-    for (int steps = 0; v != end; ++steps) {
-      if (steps > eb_count) {
-        walked = false;
-        break;
+    live[0] = by_ball & by_deep;
+  } else {
+    std::uint64_t by_ball[HullEdgeWords(kMaxPolyEdges)] = {};
+    std::uint64_t by_deep[HullEdgeWords(kMaxPolyEdges)] = {};
+    for (int f = 0; f < fa_count; ++f) {
+      const auto keep_ball =
+          ~static_cast<std::uint64_t>(static_cast<std::int64_t>(low_a[f]));
+      const auto keep_deep =
+          ~static_cast<std::uint64_t>(static_cast<std::int64_t>(low_deep[f]));
+      for (int w = 0; w < words; ++w) {
+        const std::uint64_t edges = FaceEdgeWord(face_edges_a, words, f, w);
+        by_ball[w] |= edges & keep_ball;
+        by_deep[w] |= edges & keep_deep;
       }
-      int exit = -1;
-      for (int k = vertex_first[v]; k < vertex_first[v + 1]; ++k) {
-        const int j = vertex_edges[k];
-        if (j == came_from) continue;
-        if (test_pair(i, na, nb, bxa, pa, da, knife_a, j)) {
-          exit = j;
+    }
+    for (int w = 0; w < words; ++w) live[w] = by_ball[w] & by_deep[w];
+  }
+  for (int w = 0; w < words; ++w) {
+    for (std::uint64_t bits = live[w]; bits != 0; bits &= bits - 1) {
+      const int i = 64 * w + __builtin_ctzll(bits);
+      const ConvexHull::Edge& ea = a.edges[i];
+      const int left = ea.face_left;
+      const int right = ea.face_right;
+      const ConvexHull::Face& fl = a.faces[left];
+      const ConvexHull::Face& fr = a.faces[right];
+      const Vec3 na = fl.normal;
+      const Vec3 nb = fr.normal;
+      // Tighter bounds with B's vertex deepest below one face as the point of
+      // B: along the arc, n . (q - p) = alpha (a . q - d_a) + beta (b . q -
+      // d_b). A face not yet measured is measured only if the bound from the
+      // other face's deepest vertex does not already skip the edge.
+      auto bounded_from_left = [&] {
+        return EdgeBoundedBelow(
+            sep_a[left], Dot(nb, out->vertices[deepest_b[left]]) - fr.offset,
+            0.0f, tolerance, best.separation);
+      };
+      auto bounded_from_right = [&] {
+        return EdgeBoundedBelow(
+            Dot(na, out->vertices[deepest_b[right]]) - fl.offset, sep_a[right],
+            0.0f, tolerance, best.separation);
+      };
+      bool left_checked = false;
+      bool right_checked = false;
+      if (deepest_b[left] < 0 && deepest_b[right] < 0) measure_a(left);
+      if (deepest_b[right] < 0) {
+        if (bounded_from_left()) continue;
+        left_checked = true;
+        measure_a(right);
+      } else if (deepest_b[left] < 0) {
+        if (bounded_from_right()) continue;
+        right_checked = true;
+        measure_a(left);
+      }
+      const int start = deepest_b[left];
+      const int end = deepest_b[right];
+      // The arc lies in one region of B's negated Gauss map: no crossing.
+      if (start == end) continue;
+      if ((!left_checked && bounded_from_left()) ||
+          (!right_checked && bounded_from_right())) {
+        continue;
+      }
+      if (!adjacency_built) build_adjacency();
+      const Vec3 pa = a.vertices[ea.a];
+      // The edge's pole and arc plane, precomputed (FillHullSoa).
+      const float* edge = edges_a + 8 * i;
+      const Vec3 da{edge[0], edge[1], edge[2]};
+      const bool knife_a = edge[3] != 0.0f;
+      const Vec3 bxa{edge[4], edge[5], edge[6]};
+      // Walk B's negated Gauss map along A's arc from na to nb: start in the
+      // region of the B vertex deepest along -na, leave each region through
+      // the one other incident edge the arc crosses (regions are convex, so
+      // the arc crosses each at most twice), and stop in the region of the
+      // vertex deepest along -nb. Every crossed edge is a Minkowski face.
+      // When round-off or a degenerate configuration (the arc through a
+      // Gauss-map vertex) leaves the walk without an exit, scan all of B's
+      // edges for this arc instead.
+      int v = start;
+      int came_from = -1;
+      bool walked = true;
+      for (int steps = 0; v != end; ++steps) {
+        if (steps > eb_count) {
+          walked = false;
           break;
         }
+        int exit = -1;
+        for (int k = vertex_first[v]; k < vertex_first[v + 1]; ++k) {
+          const int j = vertex_edges[k];
+          if (j == came_from) continue;
+          if (test_pair(i, na, nb, bxa, pa, da, knife_a, j)) {
+            exit = j;
+            break;
+          }
+        }
+        if (exit < 0) {
+          walked = false;
+          break;
+        }
+        came_from = exit;
+        v = b.edges[exit].a == v ? b.edges[exit].b : b.edges[exit].a;
       }
-      if (exit < 0) {
-        walked = false;
-        break;
+      if (!walked) {
+        for (int j = 0; j < eb_count; ++j) {
+          test_pair(i, na, nb, bxa, pa, da, knife_a, j);
+        }
       }
-      came_from = exit;
-      v = b.edges[exit].a == v ? b.edges[exit].b : b.edges[exit].a;
+      if (early_out && best.separation > 0.0f) return finish();
     }
-    if (!walked) {
-      for (int j = 0; j < eb_count; ++j) {
-        test_pair(i, na, nb, bxa, pa, da, knife_a, j);
-      }
-    }
-    if (early_out && best.separation > 0.0f) return finish();
   }
   return finish();
 }

@@ -12,6 +12,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <memory>
 #include <random>
 #include <vector>
@@ -182,6 +184,59 @@ TEST(HullSatTest, MatchesExhaustiveSat) {
   EXPECT_GT(edge_axes, 400);
 }
 
+// Hulls of 40 to 64 points on ellipsoids (114 to 186 edges: the edge gather
+// then spans two or three 64-bit words per face) give the exhaustive SAT's
+// answer too.
+TEST(HullSatTest, LargeHullsMatchExhaustiveSat) {
+  testing::ShapeFactory factory(44);
+  std::vector<std::shared_ptr<const ConvexHull>> pool;
+  size_t most_edges = 0;
+  while (pool.size() < 12) {
+    const Vec3 r{factory.U(0.4f, 1.0f), factory.U(0.4f, 1.0f),
+                 factory.U(0.4f, 1.0f)};
+    const int n = 40 + static_cast<int>(factory.rng()() % 25);
+    std::vector<Vec3> pts;
+    for (int i = 0; i < n; ++i) {
+      const Vec3 d = factory.RandomUnit();
+      pts.push_back({r.x * d.x, r.y * d.y, r.z * d.z});
+    }
+    auto hull = MakeConvexHull(pts);
+    if (!hull.ok()) continue;
+    most_edges = std::max(most_edges, (*hull)->edges.size());
+    pool.push_back(*hull);
+  }
+  ASSERT_GT(most_edges, 128u);
+  int overlapping = 0;
+  int edge_axes = 0;
+  for (int k = 0; k < 1500; ++k) {
+    const ConvexHull& a = *pool[factory.rng()() % pool.size()];
+    const ConvexHull& b = *pool[factory.rng()() % pool.size()];
+    const Pose3 b_in_a{factory.U(0.0f, 2.0f) * factory.RandomUnit(),
+                       factory.RandomRotation()};
+    internal::HullInA b_data;
+    const internal::SatAxis axis =
+        internal::HullHullAxis(a, b, b_in_a, /*early_out=*/false, &b_data);
+    const RefHull ra = Place(a, Pose3{});
+    const RefHull rb = Place(b, b_in_a);
+    const Reference ref = ExhaustiveSat(ra, rb);
+    const double tol = 2e-6 * (Extent(a) + Extent(b) + Length(b_in_a.position));
+    SCOPED_TRACE(::testing::Message() << "pair " << k);
+    if (ref.all <= 0.0) {
+      ++overlapping;
+      if (axis.kind == internal::AxisKind::kEdges) ++edge_axes;
+      EXPECT_NEAR(axis.separation, ref.all, tol);
+    } else if (ref.faces > 0.0) {
+      EXPECT_NEAR(axis.separation, ref.faces, tol);
+    } else {
+      EXPECT_GT(axis.separation, -tol);
+      EXPECT_LE(axis.separation, ref.all + tol);
+    }
+    EXPECT_NEAR(Separation(ra, rb, ToD3(axis.normal)), axis.separation, tol);
+  }
+  EXPECT_GT(overlapping, 500);
+  EXPECT_GT(edge_axes, 100);
+}
+
 // The same agreement with the generic SAT of sat_polytope.cc (the path the
 // other polytope pairs take, which tests every edge pair's arcs) on
 // overlapping pairs, and the early-out boolean agrees with the sign of the
@@ -280,7 +335,27 @@ void ExpectSoaLayout(const ConvexHull& h) {
   const int vp = (v + 3) / 4 * 4;
   const int fp = (f + 3) / 4 * 4;
   const int e = static_cast<int>(h.edges.size());
-  ASSERT_EQ(h.soa.size(), static_cast<size_t>(3 * vp + 4 * fp + 8 + 8 * e));
+  const int words = (e + 63) / 64;
+  ASSERT_EQ(h.soa.size(),
+            static_cast<size_t>(3 * vp + 4 * fp + 8 + 8 * e + 2 * words * f));
+  // Per face: its edges as bit sets, 64 edges per word.
+  const float* face_edges = h.soa.data() + 3 * vp + 4 * fp + 8 + 8 * e;
+  for (int g = 0; g < f; ++g) {
+    for (int i = 0; i < e; ++i) {
+      std::uint64_t word;
+      std::memcpy(&word, face_edges + 2 * (words * g + i / 64), sizeof(word));
+      const bool listed = ((word >> (i % 64)) & 1) != 0;
+      const bool borders =
+          h.edges[i].face_left == g || h.edges[i].face_right == g;
+      EXPECT_EQ(listed, borders) << "face " << g << " edge " << i;
+    }
+    // No bits past the last edge.
+    std::uint64_t last;
+    std::memcpy(&last, face_edges + 2 * (words * g + words - 1), sizeof(last));
+    if (e % 64 != 0) {
+      EXPECT_EQ(last >> (e % 64), 0u) << "face " << g;
+    }
+  }
   // Per edge: pole, knife flag, arc plane (n2 x n1 unless a knife edge).
   for (int i = 0; i < e; ++i) {
     const float* edge = h.soa.data() + 3 * vp + 4 * fp + 8 + 8 * i;
