@@ -204,6 +204,13 @@ inline void SplatLanes(F4 a, F4* out) {
   out[2].v = _mm_shuffle_ps(a.v, a.v, _MM_SHUFFLE(2, 2, 2, 2));
   out[3].v = _mm_shuffle_ps(a.v, a.v, _MM_SHUFFLE(3, 3, 3, 3));
 }
+// -1 where x < 0, else 1 (x = -0 and NaN included), without a branch
+// (GCC made the ternary a branch, mispredicted about half the time).
+inline float SignOf(float x) {
+  const __m128 negative = _mm_cmplt_ss(_mm_set_ss(x), _mm_setzero_ps());
+  return _mm_cvtss_f32(
+      _mm_or_ps(_mm_set_ss(1.0f), _mm_and_ps(negative, _mm_set_ss(-0.0f))));
+}
 inline float HorizontalSum(F4 a) {
   const __m128 s = _mm_add_ps(a.v, _mm_movehl_ps(a.v, a.v));
   return _mm_cvtss_f32(_mm_add_ss(s, _mm_shuffle_ps(s, s, 1)));
@@ -278,6 +285,7 @@ inline void StorePlanes(F4 nx, F4 ny, F4 nz, F4 d, ConvexHull::Face* faces) {
 inline void SplatLanes(F4 a, F4* out) {
   for (int i = 0; i < 4; ++i) out[i] = Splat(a.v[i]);
 }
+inline float SignOf(float x) { return x < 0.0f ? -1.0f : 1.0f; }
 inline float HorizontalSum(F4 a) {
   return (a.v[0] + a.v[2]) + (a.v[1] + a.v[3]);
 }
@@ -941,7 +949,7 @@ SatAxis HullHullAxis(const ConvexHull& a, const ConvexHull& b,
     const float lengths_sq = LengthSquared(da) * LengthSquared(db);
     if (len_sq > kParallelSine * kParallelSine * lengths_sq) {
       Vec3 n = (1.0f / std::sqrt(len_sq)) * u;
-      n = (Dot(n, pa - mean_a) < 0.0f ? -1.0f : 1.0f) * n;  // A select.
+      n = SignOf(Dot(n, pa - mean_a)) * n;
       // Read off the edges where the axis is well conditioned, measured by
       // projecting both hulls where it is not (kEdgeReadSine,
       // sat_polytope.h) or where it would end an early-out search.
