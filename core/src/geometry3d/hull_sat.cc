@@ -387,6 +387,36 @@ void MoveVertices(const float* soa, int count, const Rotation& rot, Vec3 t,
   out->magnitude = HorizontalMax(magnitude);
 }
 
+// The vertices as Vec3s, padding included (a multiple of 4, at most
+// kMaxPolyVertices).
+void StoreVec3s(const SoaVertices& v, Vec3* out) {
+  static_assert(sizeof(Vec3) == 3 * sizeof(float));
+#if defined(__SSE2__)
+  // Four vertices, x0..3, y0..3, z0..3, to x0 y0 z0 x1 | y1 z1 x2 y2 |
+  // z2 x3 y3 z3.
+  float* p = &out[0].x;
+  for (int k = 0; k < v.padded; k += 4) {
+    const __m128 x = _mm_load_ps(v.x + k);
+    const __m128 y = _mm_load_ps(v.y + k);
+    const __m128 z = _mm_load_ps(v.z + k);
+    const __m128 xy_lo = _mm_unpacklo_ps(x, y);  // x0 y0 x1 y1
+    const __m128 xy_hi = _mm_unpackhi_ps(x, y);  // x2 y2 x3 y3
+    const __m128 yz_lo = _mm_unpacklo_ps(y, z);  // y0 z0 y1 z1
+    const __m128 yz_hi = _mm_unpackhi_ps(y, z);  // y2 z2 y3 z3
+    const __m128 zx_lo = _mm_unpacklo_ps(z, x);  // z0 x0 z1 x1
+    const __m128 zx_hi = _mm_unpackhi_ps(z, x);  // z2 x2 z3 x3
+    _mm_storeu_ps(p + 3 * k,
+                  _mm_shuffle_ps(xy_lo, zx_lo, _MM_SHUFFLE(3, 0, 1, 0)));
+    _mm_storeu_ps(p + 3 * k + 4,
+                  _mm_shuffle_ps(yz_lo, xy_hi, _MM_SHUFFLE(1, 0, 3, 2)));
+    _mm_storeu_ps(p + 3 * k + 8,
+                  _mm_shuffle_ps(zx_hi, yz_hi, _MM_SHUFFLE(3, 2, 3, 0)));
+  }
+#else
+  for (int i = 0; i < v.padded; ++i) out[i] = {v.x[i], v.y[i], v.z[i]};
+#endif
+}
+
 // Vertex indices, splatted (a memory operand for the argmin's blend).
 struct VertexIndexTable {
   alignas(16) float lanes[kMaxPolyVertices][4] = {};
@@ -831,9 +861,7 @@ SatAxis HullHullAxis(const ConvexHull& a, const ConvexHull& b,
   // Edge pairs. B's vertices and faces in A's frame (also what the contact
   // needs), and B's negated face normals as structure-of-arrays for the arc
   // tests; A's face bounds at B's ball.
-  for (int i = 0; i < vb_count; ++i) {
-    out->vertices[i] = {bv.soa.x[i], bv.soa.y[i], bv.soa.z[i]};
-  }
+  StoreVec3s(bv.soa, out->vertices.data());
   alignas(16) float gx[kMaxPolyFaces];
   alignas(16) float gy[kMaxPolyFaces];
   alignas(16) float gz[kMaxPolyFaces];
@@ -1106,7 +1134,7 @@ SatAxis HullHullAxis(const ConvexHull& a, const ConvexHull& b,
           break;
         }
         came_from = exit;
-        v = b.edges[exit].a == v ? b.edges[exit].b : b.edges[exit].a;
+        v = b.edges[exit].a ^ b.edges[exit].b ^ v;  // The other end.
       }
       if (!walked) {
         for (int j = 0; j < eb_count; ++j) {
