@@ -41,6 +41,7 @@
 #include "hull_sat.h"
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -509,6 +510,11 @@ int FaceBounds(const float* planes, int padded, Vec3 point, float radius,
 bool EdgeBoundedBelow(float u_a, float u_b, float radius, float tolerance,
                       float best) {
   return std::max(u_a, u_b) + tolerance <= std::min(best, -radius);
+}
+
+// x clamped to [0, 1], and NaN to 0.
+inline float Clamp01(float x) {
+  return x >= 0.0f ? (x <= 1.0f ? x : 1.0f) : 0.0f;
 }
 
 // The vertex mean with radius 0: a ball inside the hull at no cost (the
@@ -1077,25 +1083,44 @@ SatAxis HullHullAxis(const ConvexHull& a, const ConvexHull& b,
             Dot(na, out->vertices[deepest_b[right]]) - fl.offset, sep_a[right],
             0.0f, tolerance, best.separation);
       };
-      bool left_checked = false;
-      bool right_checked = false;
       if (deepest_b[left] < 0 && deepest_b[right] < 0) measure_a(left);
       if (deepest_b[right] < 0) {
         if (bounded_from_left()) continue;
-        left_checked = true;
         measure_a(right);
       } else if (deepest_b[left] < 0) {
         if (bounded_from_right()) continue;
-        right_checked = true;
         measure_a(left);
       }
       const int start = deepest_b[left];
       const int end = deepest_b[right];
       // The arc lies in one region of B's negated Gauss map: no crossing.
       if (start == end) continue;
-      if ((!left_checked && bounded_from_left()) ||
-          (!right_checked && bounded_from_right())) {
-        continue;
+      // Both faces measured: the two deepest vertices q_l = start, q_r = end
+      // bound every axis n = s ((1 - t) a + t b), s >= 1, of the arc by
+      // s min(L1(t), L2(t)), with the lines L1 from sep_l to
+      // u_lr = b . q_l - d_b and L2 from u_rl = a . q_r - d_a to sep_r (the
+      // bounds above take L1 or L2 alone). For any lambda in [0, 1] the
+      // minimum is at most lambda L1 + (1 - lambda) L2, a line whose
+      // largest value is at t = 0 or 1; lambda making it flat gives the
+      // tightest such bound, max_t min(L1, L2) (the lines' crossing). Any
+      // lambda in [0, 1] is valid, so its round-off only loosens the bound
+      // (and Clamp01 maps a NaN from NaN inputs to 0).
+      {
+        const float sep_l = sep_a[left];
+        const float sep_r = sep_a[right];
+        const float u_lr = Dot(nb, out->vertices[start]) - fr.offset;
+        const float u_rl = Dot(na, out->vertices[end]) - fl.offset;
+        const float rise_l = u_lr - sep_l;
+        const float rise_r = u_rl - sep_r;
+        // rise_r / (rise_l + rise_r), in [0, 1] without a division by zero
+        // or an overflow (the tests trap both): the numerator is clamped to
+        // [0, denominator] and the denominator kept positive.
+        const float den = std::max(rise_l + rise_r, FLT_MIN);
+        const float lambda =
+            Clamp01(std::min(std::max(rise_r, 0.0f), den) / den);
+        const float bound = std::max(lambda * sep_l + (1.0f - lambda) * u_rl,
+                                     lambda * u_lr + (1.0f - lambda) * sep_r);
+        if (bound + tolerance <= std::min(best.separation, 0.0f)) continue;
       }
       if (!adjacency_built) build_adjacency();
       const Vec3 pa = a.vertices[ea.a];
