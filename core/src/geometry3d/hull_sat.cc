@@ -458,25 +458,25 @@ void FaceBlock(const float* planes, int padded, int k, const MovedVertices& p,
   if constexpr (kArg) StoreInt4(arg, at);
 }
 
-// Which faces of the block k..k+3 (of `count`) may beat `best`: both
-// bounds, at `bound` (precomputed) and at the point q, above it with the
-// margin.
-int FacesToMeasure(const float* planes, int padded, int count, int k,
-                   const float* bound, Vec3 q, float tolerance, float best) {
+// Which faces of the block k..k+3 may beat `best`: both bounds, at `bound`
+// (precomputed; -FLT_MAX for the padding and for faces already measured)
+// and at the point q, above it with the margin.
+int FacesToMeasure(const float* planes, int padded, int k, const float* bound,
+                   Vec3 q, float tolerance, float best) {
   const F4 u = ((Load4(planes + k) * Splat(q.x) +
                  Load4(planes + padded + k) * Splat(q.y)) +
                 Load4(planes + 2 * padded + k) * Splat(q.z)) -
                Load4(planes + 3 * padded + k);
-  const int mask =
-      MaskAbove(Min4(Load4(bound + k), u) + Splat(tolerance), best);
-  return count - k >= 4 ? mask : mask & ((1 << (count - k)) - 1);
+  return MaskAbove(Min4(Load4(bound + k), u) + Splat(tolerance), best);
 }
 
 // bound[f] = n_f . point - d_f for every plane (an upper bound on the
 // face's separation when `point` lies in the other hull); returns the face
 // with the largest (the lowest such index), and that bound in `top_bound`.
-int FaceBounds(const float* planes, int padded, Vec3 point, float radius,
-               float* bound, float* top_bound) {
+// The padding past `count` gets -FLT_MAX, so that FacesToMeasure never
+// picks it.
+int FaceBounds(const float* planes, int count, int padded, Vec3 point,
+               float radius, float* bound, float* top_bound) {
   const F4 x = Splat(point.x), y = Splat(point.y), z = Splat(point.z);
   const F4 rr = Splat(radius);
   F4 top = Splat(-3.0e38f);
@@ -496,6 +496,7 @@ int FaceBounds(const float* planes, int padded, Vec3 point, float radius,
         static_cast<std::uint64_t>(MaskEqual(Load4(bound + k), *top_bound))
         << (k & 63);
   }
+  for (int f = count; f < padded; ++f) bound[f] = -FLT_MAX;
   if (at[0] != 0) return __builtin_ctzll(at[0]);
   if (at[1] != 0) return 64 + __builtin_ctzll(at[1]);
   return 0;  // Not reached unless a bound is NaN.
@@ -769,7 +770,7 @@ SatAxis HullHullAxis(const ConvexHull& a, const ConvexHull& b,
   const float radius_b = ball_b[3];
   alignas(16) float bound_a[kMaxPolyFaces];
   float top_bound;
-  const int top_a = FaceBounds(planes_a, fa_padded,
+  const int top_a = FaceBounds(planes_a, fa_count, fa_padded,
                                rot.Apply({ball_b[0], ball_b[1], ball_b[2]}) + t,
                                radius_b, bound_a, &top_bound);
   // deepest_b[f]: B's vertex deepest along -n_f, once measured (else -1).
@@ -796,11 +797,13 @@ SatAxis HullHullAxis(const ConvexHull& a, const ConvexHull& b,
   const Vec3 deep_b{bv.soa.x[deepest_b[top_a]], bv.soa.y[deepest_b[top_a]],
                     bv.soa.z[deepest_b[top_a]]};
   {
+    // The top face is already measured: out of the blocks' tests (its bound
+    // is restored after them, for the edge flags).
+    const float top_a_bound = bound_a[top_a];
+    bound_a[top_a] = -FLT_MAX;
     for (int k = 0; k < fa_padded; k += 4) {
-      int mask = FacesToMeasure(planes_a, fa_padded, fa_count, k, bound_a,
-                                deep_b, tolerance, best.separation);
-      // The top face is already measured (a select, not a branch).
-      mask &= k == (top_a & ~3) ? ~(1 << (top_a & 3)) : ~0;
+      const int mask = FacesToMeasure(planes_a, fa_padded, k, bound_a, deep_b,
+                                      tolerance, best.separation);
       if (mask == 0) continue;
       if ((mask & (mask - 1)) == 0) {
         measure_a(k + __builtin_ctz(static_cast<unsigned>(mask)));
@@ -816,6 +819,7 @@ SatAxis HullHullAxis(const ConvexHull& a, const ConvexHull& b,
       }
       if (early_out && best.separation > 0.0f) return best;
     }
+    bound_a[top_a] = top_a_bound;
   }
 
   // Face axes of B, in B's frame, the same way (without the deepest
@@ -824,8 +828,8 @@ SatAxis HullHullAxis(const ConvexHull& a, const ConvexHull& b,
   const Vec3 ball_a_in_b =
       rot.ApplyInverse(Vec3{ball_a[0], ball_a[1], ball_a[2]} - t);
   alignas(16) float bound_b[kMaxPolyFaces];
-  const int top_b = FaceBounds(planes_b, fb_padded, ball_a_in_b, radius_a,
-                               bound_b, &top_bound);
+  const int top_b = FaceBounds(planes_b, fb_count, fb_padded, ball_a_in_b,
+                               radius_a, bound_b, &top_bound);
   if (top_bound + tolerance > best.separation) {
     MovedVertices av;
     MoveVertices<true>(soa_a, va_count, rot, t, &av);
@@ -840,11 +844,12 @@ SatAxis HullHullAxis(const ConvexHull& a, const ConvexHull& b,
                       b.faces[top_b].offset);
     if (early_out && best.separation > 0.0f) return best;
     const Vec3 deep_a{av.soa.x[deepest], av.soa.y[deepest], av.soa.z[deepest]};
+    // The top face is already measured (its bound restored after).
+    const float top_b_bound = bound_b[top_b];
+    bound_b[top_b] = -FLT_MAX;
     for (int k = 0; k < fb_padded; k += 4) {
-      int mask = FacesToMeasure(planes_b, fb_padded, fb_count, k, bound_b,
-                                deep_a, tolerance, best.separation);
-      // The top face is already measured (a select, not a branch).
-      mask &= k == (top_b & ~3) ? ~(1 << (top_b & 3)) : ~0;
+      const int mask = FacesToMeasure(planes_b, fb_padded, k, bound_b, deep_a,
+                                      tolerance, best.separation);
       if (mask == 0) continue;
       if ((mask & (mask - 1)) == 0) {
         const int f = k + __builtin_ctz(static_cast<unsigned>(mask));
@@ -861,6 +866,7 @@ SatAxis HullHullAxis(const ConvexHull& a, const ConvexHull& b,
       }
       if (early_out && best.separation > 0.0f) return best;
     }
+    bound_b[top_b] = top_b_bound;
   }
   if (best.separation > 0.0f) return best;
 
