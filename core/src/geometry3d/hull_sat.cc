@@ -173,13 +173,25 @@ inline void TakeLess(F4 d, F4 index, F4* m, F4* arg) {
   m->v = _mm_min_ps(m->v, d.v);
   arg->v = _mm_or_ps(_mm_and_ps(less, index.v), _mm_andnot_ps(less, arg->v));
 }
+// Where d > *m: *m = d and *arg = index.
+inline void TakeGreater(F4 d, F4 index, F4* m, F4* arg) {
+  const __m128 greater = _mm_cmpgt_ps(d.v, m->v);
+  m->v = _mm_max_ps(m->v, d.v);
+  arg->v =
+      _mm_or_ps(_mm_and_ps(greater, index.v), _mm_andnot_ps(greater, arg->v));
+}
+// The least lane of `index` among the lanes where a equals b, else `none`.
+inline float LeastIndexWhereEqual(F4 a, float b, F4 index, float none) {
+  const __m128 eq = _mm_cmpeq_ps(a.v, _mm_set1_ps(b));
+  __m128 m =
+      _mm_or_ps(_mm_and_ps(eq, index.v), _mm_andnot_ps(eq, _mm_set1_ps(none)));
+  m = _mm_min_ps(m, _mm_shuffle_ps(m, m, _MM_SHUFFLE(2, 3, 0, 1)));
+  m = _mm_min_ps(m, _mm_shuffle_ps(m, m, _MM_SHUFFLE(1, 0, 3, 2)));
+  return _mm_cvtss_f32(m);
+}
 // Bit i set where lane i of a is above b.
 inline int MaskAbove(F4 a, float b) {
   return _mm_movemask_ps(_mm_cmpgt_ps(a.v, _mm_set1_ps(b)));
-}
-// Bit i set where lane i of a equals b.
-inline int MaskEqual(F4 a, float b) {
-  return _mm_movemask_ps(_mm_cmpeq_ps(a.v, _mm_set1_ps(b)));
 }
 // -1 where lane i of a is at most b, else 0.
 inline void StoreNotAbove(int* p, F4 a, float b) {
@@ -261,14 +273,24 @@ inline void TakeLess(F4 d, F4 index, F4* m, F4* arg) {
     }
   }
 }
+inline void TakeGreater(F4 d, F4 index, F4* m, F4* arg) {
+  for (int i = 0; i < 4; ++i) {
+    if (d.v[i] > m->v[i]) {
+      m->v[i] = d.v[i];
+      arg->v[i] = index.v[i];
+    }
+  }
+}
+inline float LeastIndexWhereEqual(F4 a, float b, F4 index, float none) {
+  float least = none;
+  for (int i = 0; i < 4; ++i) {
+    if (a.v[i] == b) least = std::min(least, index.v[i]);
+  }
+  return least;
+}
 inline int MaskAbove(F4 a, float b) {
   int mask = 0;
   for (int i = 0; i < 4; ++i) mask |= (a.v[i] > b ? 1 : 0) << i;
-  return mask;
-}
-inline int MaskEqual(F4 a, float b) {
-  int mask = 0;
-  for (int i = 0; i < 4; ++i) mask |= (a.v[i] == b ? 1 : 0) << i;
   return mask;
 }
 inline void StoreNotAbove(int* p, F4 a, float b) {
@@ -431,6 +453,17 @@ constexpr VertexIndexTable kVertexIndexTable;
 constexpr const float (&kVertexIndex)[kMaxPolyVertices][4] =
     kVertexIndexTable.lanes;
 
+// Face indices 0, 1, 2, ... as floats (the argmax's blend).
+struct FaceIndexTable {
+  alignas(16) float index[kMaxPolyFaces + 4] = {};
+  constexpr FaceIndexTable() {
+    for (int f = 0; f < kMaxPolyFaces + 4; ++f) {
+      index[f] = static_cast<float>(f);
+    }
+  }
+};
+constexpr FaceIndexTable kFaceIndexTable;
+
 // One block of the face matrix: for the four planes k..k+3 of `planes`
 // (nx, ny, nz, offset arrays of `padded` entries), sep[i] = min over the
 // points of n . p - d, as MinDot computes it, without a branch; with kArg
@@ -479,27 +512,23 @@ int FaceBounds(const float* planes, int count, int padded, Vec3 point,
                float radius, float* bound, float* top_bound) {
   const F4 x = Splat(point.x), y = Splat(point.y), z = Splat(point.z);
   const F4 rr = Splat(radius);
+  // Per lane the largest bound and the lowest index holding it (blocks go
+  // up, a later one replaces only a strictly larger bound), no branch.
   F4 top = Splat(-3.0e38f);
+  F4 at = Splat(0.0f);
   for (int k = 0; k < padded; k += 4) {
     const F4 u = ((Load4(planes + k) * x + Load4(planes + padded + k) * y) +
                   Load4(planes + 2 * padded + k) * z) -
                  (Load4(planes + 3 * padded + k) + rr);
     Store4(bound + k, u);
-    top = Max4(top, u);  // The padding repeats face 0: never larger.
+    // The padding repeats face 0: never the lowest index holding the top.
+    TakeGreater(u, Load4(kFaceIndexTable.index + k), &top, &at);
   }
   *top_bound = HorizontalMax(top);
-  // The lowest index holding it (the padding only repeats face 0), without
-  // a branch per block: one bit per face, in two words (at most 128 faces).
-  std::uint64_t at[2] = {0, 0};
-  for (int k = 0; k < padded; k += 4) {
-    at[k >> 6] |=
-        static_cast<std::uint64_t>(MaskEqual(Load4(bound + k), *top_bound))
-        << (k & 63);
-  }
+  // The lowest index over the lanes holding the top (none: a NaN bound).
+  const float least = LeastIndexWhereEqual(top, *top_bound, at, 1e9f);
   for (int f = count; f < padded; ++f) bound[f] = -FLT_MAX;
-  if (at[0] != 0) return __builtin_ctzll(at[0]);
-  if (at[1] != 0) return 64 + __builtin_ctzll(at[1]);
-  return 0;  // Not reached unless a bound is NaN.
+  return least < static_cast<float>(count) ? static_cast<int>(least) : 0;
 }
 
 // True when no axis on the arc of an edge whose two faces have the bounds
