@@ -730,11 +730,12 @@ void FillHullSoa(const ConvexHull& h, float* out, bool inscribed_ball) {
     edge[7] = 0.0f;
     edge += 8;
   }
-  // Each face's edges as bit sets (the edge gather in HullHullAxis).
+  // Each face's edges as bit sets (the edge gather in HullHullAxis), padded
+  // to a multiple of 4 faces with empty sets.
   const int e_count = static_cast<int>(h.edges.size());
   const int words = HullEdgeWords(e_count);
   std::uint64_t bits[HullEdgeWords(kMaxPolyEdges)];
-  for (int g = 0; g < f; ++g) {
+  for (int g = 0; g < fp; ++g) {
     std::fill(bits, bits + words, std::uint64_t{0});
     for (int i = 0; i < e_count; ++i) {
       if (h.edges[i].face_left == g || h.edges[i].face_right == g) {
@@ -1038,61 +1039,87 @@ SatAxis HullHullAxis(const ConvexHull& a, const ConvexHull& b,
     }
     return true;
   };
-  // low_a[f]: -1 where A's face f is bounded below the best separation at
-  // B's ball (EdgeBoundedBelow for one face), else 0; an edge between
-  // two such faces is skipped. The best only grows, so the flags stay valid.
-  // low_deep[f] the same at B's vertex deepest below the top face (one
-  // point of B for both faces of an edge, as the bound needs).
-  alignas(16) int low_a[kMaxPolyFaces];
-  alignas(16) int low_deep[kMaxPolyFaces];
+  // The edges left, as bit sets in index order. A face of A is low at B's
+  // ball when its bound there is below the best separation
+  // (EdgeBoundedBelow for one face), and low at B's vertex deepest below the
+  // top face likewise (one point of B for both faces of an edge, as the
+  // bound needs); an edge whose two faces are both low at the same point is
+  // skipped, so an edge is left when it belongs to a face not low at the
+  // ball and to a face not low at the deep vertex: the union of the edge
+  // sets (FillHullSoa) of the faces not low at each, intersected. The best
+  // only grows, so the sets stay valid. No branch per face (whether a face
+  // is low is hard to predict).
+  const int words = HullEdgeWords(ea_count);
+  const float* face_edges_a = edges_a + 8 * ea_count;
+  std::uint64_t live[HullEdgeWords(kMaxPolyEdges)];
   {
     const F4 margin = Splat(tolerance);
     const float bar = std::min(best.separation, -radius_b);
     const float bar_deep = std::min(best.separation, 0.0f);
     const F4 qx = Splat(deep_b.x), qy = Splat(deep_b.y), qz = Splat(deep_b.z);
-    for (int k = 0; k < fa_padded; k += 4) {
-      StoreNotAbove(low_a + k, Load4(bound_a + k) + margin, bar);
-      const F4 u =
-          ((Load4(planes_a + k) * qx + Load4(planes_a + fa_padded + k) * qy) +
-           Load4(planes_a + 2 * fa_padded + k) * qz) -
-          Load4(planes_a + 3 * fa_padded + k);
-      StoreNotAbove(low_deep + k, u + margin, bar_deep);
-    }
-  }
-  // The edges left, as bit sets in index order: an edge is skipped when
-  // both its faces are low at B's ball or both at B's deep vertex, so it is
-  // left when one face is not, that is when it belongs to a face not low in
-  // each test. The union of those faces' edge sets (FillHullSoa), without a
-  // branch per face (whether a face is low is hard to predict).
-  const int words = HullEdgeWords(ea_count);
-  const float* face_edges_a = edges_a + 8 * ea_count;
-  std::uint64_t live[HullEdgeWords(kMaxPolyEdges)];
-  if (words == 1) {
-    std::uint64_t by_ball = 0;
-    std::uint64_t by_deep = 0;
-    for (int f = 0; f < fa_count; ++f) {
-      const std::uint64_t edges = FaceEdgeWord(face_edges_a, 1, f, 0);
-      by_ball |= edges & ~static_cast<std::uint64_t>(
-                             static_cast<std::int64_t>(low_a[f]));
-      by_deep |= edges & ~static_cast<std::uint64_t>(
-                             static_cast<std::int64_t>(low_deep[f]));
-    }
-    live[0] = by_ball & by_deep;
-  } else {
-    std::uint64_t by_ball[HullEdgeWords(kMaxPolyEdges)] = {};
-    std::uint64_t by_deep[HullEdgeWords(kMaxPolyEdges)] = {};
-    for (int f = 0; f < fa_count; ++f) {
-      const auto keep_ball =
-          ~static_cast<std::uint64_t>(static_cast<std::int64_t>(low_a[f]));
-      const auto keep_deep =
-          ~static_cast<std::uint64_t>(static_cast<std::int64_t>(low_deep[f]));
-      for (int w = 0; w < words; ++w) {
-        const std::uint64_t edges = FaceEdgeWord(face_edges_a, words, f, w);
-        by_ball[w] |= edges & keep_ball;
-        by_deep[w] |= edges & keep_deep;
+    auto bound_deep = [&](int k) {
+      return ((Load4(planes_a + k) * qx +
+               Load4(planes_a + fa_padded + k) * qy) +
+              Load4(planes_a + 2 * fa_padded + k) * qz) -
+             Load4(planes_a + 3 * fa_padded + k);
+    };
+#if defined(__SSE2__)
+    if (words == 1) {
+      // Four faces per step: each face's flag (a 32-bit lane of 0 or -1)
+      // widened to 64 bits by duplication masks its edge word. The face
+      // edge sets are padded to a multiple of 4 faces with empty sets.
+      __m128i by_ball = _mm_setzero_si128();
+      __m128i by_deep = _mm_setzero_si128();
+      const __m128 bar4 = _mm_set1_ps(bar);
+      const __m128 bar_deep4 = _mm_set1_ps(bar_deep);
+      for (int k = 0; k < fa_padded; k += 4) {
+        const __m128i low_ball = _mm_castps_si128(
+            _mm_cmple_ps((Load4(bound_a + k) + margin).v, bar4));
+        const __m128i low_deep = _mm_castps_si128(
+            _mm_cmple_ps((bound_deep(k) + margin).v, bar_deep4));
+        const __m128i e01 = _mm_loadu_si128(
+            reinterpret_cast<const __m128i*>(face_edges_a + 2 * k));
+        const __m128i e23 = _mm_loadu_si128(
+            reinterpret_cast<const __m128i*>(face_edges_a + 2 * k + 4));
+        by_ball = _mm_or_si128(
+            by_ball,
+            _mm_or_si128(
+                _mm_andnot_si128(_mm_unpacklo_epi32(low_ball, low_ball), e01),
+                _mm_andnot_si128(_mm_unpackhi_epi32(low_ball, low_ball), e23)));
+        by_deep = _mm_or_si128(
+            by_deep,
+            _mm_or_si128(
+                _mm_andnot_si128(_mm_unpacklo_epi32(low_deep, low_deep), e01),
+                _mm_andnot_si128(_mm_unpackhi_epi32(low_deep, low_deep), e23)));
       }
+      by_ball = _mm_or_si128(by_ball, _mm_unpackhi_epi64(by_ball, by_ball));
+      by_deep = _mm_or_si128(by_deep, _mm_unpackhi_epi64(by_deep, by_deep));
+      _mm_storel_epi64(reinterpret_cast<__m128i*>(live),
+                       _mm_and_si128(by_ball, by_deep));
+    } else
+#endif
+    {
+      alignas(16) int low_ball[kMaxPolyFaces];
+      alignas(16) int low_deep[kMaxPolyFaces];
+      for (int k = 0; k < fa_padded; k += 4) {
+        StoreNotAbove(low_ball + k, Load4(bound_a + k) + margin, bar);
+        StoreNotAbove(low_deep + k, bound_deep(k) + margin, bar_deep);
+      }
+      std::uint64_t by_ball[HullEdgeWords(kMaxPolyEdges)] = {};
+      std::uint64_t by_deep[HullEdgeWords(kMaxPolyEdges)] = {};
+      for (int f = 0; f < fa_count; ++f) {
+        const auto keep_ball =
+            ~static_cast<std::uint64_t>(static_cast<std::int64_t>(low_ball[f]));
+        const auto keep_deep =
+            ~static_cast<std::uint64_t>(static_cast<std::int64_t>(low_deep[f]));
+        for (int w = 0; w < words; ++w) {
+          const std::uint64_t edges = FaceEdgeWord(face_edges_a, words, f, w);
+          by_ball[w] |= edges & keep_ball;
+          by_deep[w] |= edges & keep_deep;
+        }
+      }
+      for (int w = 0; w < words; ++w) live[w] = by_ball[w] & by_deep[w];
     }
-    for (int w = 0; w < words; ++w) live[w] = by_ball[w] & by_deep[w];
   }
   for (int w = 0; w < words; ++w) {
     for (std::uint64_t bits = live[w]; bits != 0; bits &= bits - 1) {

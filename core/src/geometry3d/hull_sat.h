@@ -25,12 +25,14 @@ struct HullInA {
 // 1 for a knife edge (IsKnifeEdge) else 0, its arc plane (ArcPlane, oriented
 // by the vertex mean) and a 0, then per face the set of its edges as
 // HullEdgeWords(edge_count) 64-bit words (bit i of word w for edge 64 w + i,
-// each word's bits in two floats' storage, read with memcpy: FaceEdgeWord);
-// HullSoaSize floats in all, at most kHullSoaMax.
+// each word's bits in two floats' storage, read with memcpy: FaceEdgeWord),
+// padded to a multiple of 4 faces with empty sets; HullSoaSize floats in
+// all, at most kHullSoaMax.
 constexpr int HullEdgeWords(int edge_count) { return (edge_count + 63) / 64; }
 constexpr int HullSoaSize(int vertex_count, int face_count, int edge_count) {
   return 3 * ((vertex_count + 3) & ~3) + 4 * ((face_count + 3) & ~3) + 8 +
-         8 * edge_count + 2 * face_count * HullEdgeWords(edge_count);
+         8 * edge_count +
+         2 * ((face_count + 3) & ~3) * HullEdgeWords(edge_count);
 }
 inline constexpr int kHullSoaMax =
     HullSoaSize(kMaxPolyVertices, kMaxPolyFaces, kMaxPolyEdges);

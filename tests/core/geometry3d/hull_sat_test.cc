@@ -337,9 +337,17 @@ void ExpectSoaLayout(const ConvexHull& h) {
   const int e = static_cast<int>(h.edges.size());
   const int words = (e + 63) / 64;
   ASSERT_EQ(h.soa.size(),
-            static_cast<size_t>(3 * vp + 4 * fp + 8 + 8 * e + 2 * words * f));
-  // Per face: its edges as bit sets, 64 edges per word.
+            static_cast<size_t>(3 * vp + 4 * fp + 8 + 8 * e + 2 * words * fp));
+  // Per face: its edges as bit sets, 64 edges per word; the padding faces
+  // have none.
   const float* face_edges = h.soa.data() + 3 * vp + 4 * fp + 8 + 8 * e;
+  for (int g = f; g < fp; ++g) {
+    for (int w = 0; w < words; ++w) {
+      std::uint64_t word;
+      std::memcpy(&word, face_edges + 2 * (words * g + w), sizeof(word));
+      EXPECT_EQ(word, 0u) << "padding face " << g;
+    }
+  }
   for (int g = 0; g < f; ++g) {
     for (int i = 0; i < e; ++i) {
       std::uint64_t word;
