@@ -134,11 +134,35 @@ float MinDot(const SoaVertices& v, Vec3 n, int* arg) {
 #endif
 }
 
-// max over the vertices of n . v.
-float MaxDot(const std::vector<Vec3>& vertices, Vec3 n) {
-  float m = -3.0e38f;
-  for (const Vec3& v : vertices) m = std::max(m, Dot(n, v));
-  return m;
+// max over the vertices of n . v, from the structure-of-arrays layout
+// (`padded` entries of x, then y, then z; the padding repeats vertex 0),
+// each dot product in Dot's order, so the same float as a scalar loop.
+float MaxDot(const float* soa, int padded, Vec3 n) {
+#if defined(__SSE2__)
+  const __m128 nx = _mm_set1_ps(n.x);
+  const __m128 ny = _mm_set1_ps(n.y);
+  const __m128 nz = _mm_set1_ps(n.z);
+  __m128 m = _mm_set1_ps(-3.0e38f);
+  for (int k = 0; k < padded; k += 4) {
+    const __m128 d =
+        _mm_add_ps(_mm_add_ps(_mm_mul_ps(nx, _mm_loadu_ps(soa + k)),
+                              _mm_mul_ps(ny, _mm_loadu_ps(soa + padded + k))),
+                   _mm_mul_ps(nz, _mm_loadu_ps(soa + 2 * padded + k)));
+    m = _mm_max_ps(d, m);  // m where d is NaN, as std::max(m, d).
+  }
+  m = _mm_max_ps(m, _mm_shuffle_ps(m, m, _MM_SHUFFLE(2, 3, 0, 1)));
+  m = _mm_max_ps(m, _mm_shuffle_ps(m, m, _MM_SHUFFLE(1, 0, 3, 2)));
+  const float max = _mm_cvtss_f32(m);
+  // A maximum of zero: its sign is the first such vertex's, as the scalar
+  // loop keeps it (the lanes' reduction may pick either zero).
+  if (max != 0.0f) return max;
+#endif
+  float top = -3.0e38f;
+  for (int i = 0; i < padded; ++i) {
+    top = std::max(top,
+                   Dot(n, Vec3{soa[i], soa[padded + i], soa[2 * padded + i]}));
+  }
+  return top;
 }
 
 constexpr int Round4(int n) { return (n + 3) & ~3; }
@@ -941,7 +965,7 @@ SatAxis HullHullAxis(const ConvexHull& a, const ConvexHull& b,
   // of line so that the pair test stays inlined in the walk).
   auto projected = [&](Vec3 n) __attribute__((noinline, cold)) {
     int unused;
-    return MinDot(bv.soa, n, &unused) - MaxDot(a.vertices, n);
+    return MinDot(bv.soa, n, &unused) - MaxDot(soa_a, Round4(va_count), n);
   };
   // An edge axis read off its edges is measured once it has won: its value
   // is then the one along its normal. Round-off in the read-off value (a
