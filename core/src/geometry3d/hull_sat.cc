@@ -347,8 +347,7 @@ inline float HorizontalMax(F4 a) {
 // vertex for the face blocks once one is needed.
 struct MovedVertices {
   SoaVertices soa;
-  Vec3 mean;
-  float magnitude;
+  float magnitude = 0.0f;  // Forward moves only (MoveVertices).
   bool splatted = false;
   F4 sx[kMaxPolyVertices];
   F4 sy[kMaxPolyVertices];
@@ -386,8 +385,25 @@ void MeanAndMagnitude(const float* soa, int count, Vec3* mean,
   *magnitude = HorizontalMax(m);
 }
 
+// The mean of moved vertices (of the padded set), in the order
+// MeanAndMagnitude sums a layout.
+Vec3 MeanOf(const SoaVertices& v) {
+  F4 sum_x = Splat(0.0f), sum_y = sum_x, sum_z = sum_x;
+  for (int k = 0; k < v.padded; k += 4) {
+    sum_x = sum_x + Load4(v.x + k);
+    sum_y = sum_y + Load4(v.y + k);
+    sum_z = sum_z + Load4(v.z + k);
+  }
+  const float inverse_count = 1.0f / static_cast<float>(v.padded);
+  return {inverse_count * HorizontalSum(sum_x),
+          inverse_count * HorizontalSum(sum_y),
+          inverse_count * HorizontalSum(sum_z)};
+}
+
 // v -> R v + t (forward) or R^T (v - t) (inverse), in the arithmetic order
-// of Rotation::Apply and ApplyInverse, so the floats are the same.
+// of Rotation::Apply and ApplyInverse, so the floats are the same; a
+// forward move also gives the moved vertices' largest |coordinate| (for
+// the bounds' margin). The mean, when needed, is MeanOf.
 template <bool kInverse>
 void MoveVertices(const float* soa, int count, const Rotation& rot, Vec3 t,
                   MovedVertices* out) {
@@ -399,7 +415,7 @@ void MoveVertices(const float* soa, int count, const Rotation& rot, Vec3 t,
   const F4 m10 = Splat(c1.x), m11 = Splat(c1.y), m12 = Splat(c1.z);
   const F4 m20 = Splat(c2.x), m21 = Splat(c2.y), m22 = Splat(c2.z);
   const F4 tx = Splat(t.x), ty = Splat(t.y), tz = Splat(t.z);
-  F4 sum_x = Splat(0.0f), sum_y = sum_x, sum_z = sum_x, magnitude = sum_x;
+  F4 magnitude = Splat(0.0f);
   for (int k = 0; k < padded; k += 4) {
     F4 x = Load4(soa + k);
     F4 y = Load4(soa + padded + k);
@@ -420,18 +436,13 @@ void MoveVertices(const float* soa, int count, const Rotation& rot, Vec3 t,
     Store4(out->soa.x + k, px);
     Store4(out->soa.y + k, py);
     Store4(out->soa.z + k, pz);
-    sum_x = sum_x + px;
-    sum_y = sum_y + py;
-    sum_z = sum_z + pz;
-    magnitude = Max4(magnitude, Max4(Abs4(px), Max4(Abs4(py), Abs4(pz))));
+    if constexpr (!kInverse) {
+      magnitude = Max4(magnitude, Max4(Abs4(px), Max4(Abs4(py), Abs4(pz))));
+    }
   }
   out->soa.count = count;
   out->soa.padded = padded;
-  const float inverse_count = 1.0f / static_cast<float>(padded);
-  out->mean = {inverse_count * HorizontalSum(sum_x),
-               inverse_count * HorizontalSum(sum_y),
-               inverse_count * HorizontalSum(sum_z)};
-  out->magnitude = HorizontalMax(magnitude);
+  if constexpr (!kInverse) out->magnitude = HorizontalMax(magnitude);
 }
 
 // The vertices as Vec3s, padding included (a multiple of 4, at most
@@ -1027,7 +1038,7 @@ SatAxis HullHullAxis(const ConvexHull& a, const ConvexHull& b,
     if (IsKnifeEdge(dxc, c, d)) [[unlikely]] {
       const Vec3 pb = out->vertices[eb.a];
       dxc = ArcPlane(-c, -d, EdgePole(out->vertices[eb.b] - pb, -c, -d),
-                     pb - bv.mean, &knife_b);
+                     pb - MeanOf(bv.soa), &knife_b);
     }
     const float adc = Dot(na, dxc);
     const float bdc = Dot(nb, dxc);
