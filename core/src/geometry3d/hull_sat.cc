@@ -93,7 +93,9 @@ struct SoaVertices {
   int padded = 0;  // count rounded up to a multiple of 4.
 };
 
-// min over the vertices of n . v, and the lowest index reaching it.
+// min over the vertices of n . v, and with kArg the lowest index reaching
+// it.
+template <bool kArg>
 float MinDot(const SoaVertices& v, Vec3 n, int* arg) {
 #if defined(__SSE2__)
   const __m128 nx = _mm_set1_ps(n.x);
@@ -110,14 +112,16 @@ float MinDot(const SoaVertices& v, Vec3 n, int* arg) {
   }
   m = _mm_min_ps(m, _mm_shuffle_ps(m, m, _MM_SHUFFLE(2, 3, 0, 1)));
   m = _mm_min_ps(m, _mm_shuffle_ps(m, m, _MM_SHUFFLE(1, 0, 3, 2)));
-  // The lowest index reaching the minimum, without a branch per block (at
-  // most 16 blocks: one bit per vertex in 64).
-  std::uint64_t at = 0;
-  for (int k = 0; k < blocks; ++k) {
-    at |= static_cast<std::uint64_t>(_mm_movemask_ps(_mm_cmpeq_ps(d[k], m)))
-          << (4 * k);
+  if constexpr (kArg) {
+    // The lowest index reaching the minimum, without a branch per block (at
+    // most 16 blocks: one bit per vertex in 64).
+    std::uint64_t at = 0;
+    for (int k = 0; k < blocks; ++k) {
+      at |= static_cast<std::uint64_t>(_mm_movemask_ps(_mm_cmpeq_ps(d[k], m)))
+            << (4 * k);
+    }
+    *arg = at == 0 ? 0 : __builtin_ctzll(at);
   }
-  *arg = at == 0 ? 0 : __builtin_ctzll(at);
   return _mm_cvtss_f32(m);
 #else
   float m = n.x * v.x[0] + n.y * v.y[0] + n.z * v.z[0];
@@ -129,7 +133,7 @@ float MinDot(const SoaVertices& v, Vec3 n, int* arg) {
       a = i;
     }
   }
-  *arg = a;
+  if constexpr (kArg) *arg = a;
   return m;
 #endif
 }
@@ -847,7 +851,7 @@ SatAxis HullHullAxis(const ConvexHull& a, const ConvexHull& b,
   auto measure_a = [&](int f) {
     int arg;
     const float sep =
-        MinDot(bv.soa, a.faces[f].normal, &arg) - a.faces[f].offset;
+        MinDot<true>(bv.soa, a.faces[f].normal, &arg) - a.faces[f].offset;
     deepest_b[f] = arg;
     sep_a[f] = sep;
     if (sep > best.separation) {
@@ -905,7 +909,7 @@ SatAxis HullHullAxis(const ConvexHull& a, const ConvexHull& b,
       }
     };
     int deepest;
-    take_b(top_b, MinDot(av.soa, b.faces[top_b].normal, &deepest) -
+    take_b(top_b, MinDot<true>(av.soa, b.faces[top_b].normal, &deepest) -
                       b.faces[top_b].offset);
     if (early_out && best.separation > 0.0f) return best;
     const Vec3 deep_a{av.soa.x[deepest], av.soa.y[deepest], av.soa.z[deepest]};
@@ -918,9 +922,8 @@ SatAxis HullHullAxis(const ConvexHull& a, const ConvexHull& b,
       if (mask == 0) continue;
       if ((mask & (mask - 1)) == 0) {
         const int f = k + __builtin_ctz(static_cast<unsigned>(mask));
-        int unused;
-        take_b(f,
-               MinDot(av.soa, b.faces[f].normal, &unused) - b.faces[f].offset);
+        take_b(f, MinDot<false>(av.soa, b.faces[f].normal, nullptr) -
+                      b.faces[f].offset);
       } else {
         if (!av.splatted) av.Splat4();
         alignas(16) float sep_b[4];
@@ -975,8 +978,8 @@ SatAxis HullHullAxis(const ConvexHull& a, const ConvexHull& b,
   // The separation along unit n by projecting both hulls (rare: kept out
   // of line so that the pair test stays inlined in the walk).
   auto projected = [&](Vec3 n) __attribute__((noinline, cold)) {
-    int unused;
-    return MinDot(bv.soa, n, &unused) - MaxDot(soa_a, Round4(va_count), n);
+    return MinDot<false>(bv.soa, n, nullptr) -
+           MaxDot(soa_a, Round4(va_count), n);
   };
   // An edge axis read off its edges is measured once it has won: its value
   // is then the one along its normal. Round-off in the read-off value (a
