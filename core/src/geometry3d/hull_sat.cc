@@ -532,13 +532,15 @@ void FaceBlock(const float* planes, int padded, int k, const MovedVertices& p,
 
 // Which faces of the block k..k+3 may beat `best`: both bounds, at `bound`
 // (precomputed; -FLT_MAX for the padding and for faces already measured)
-// and at the point q, above it with the margin.
+// and at the point q, above it with the margin. The bounds at q go to
+// at_q[k..k+3] unless at_q is null.
 int FacesToMeasure(const float* planes, int padded, int k, const float* bound,
-                   Vec3 q, float tolerance, float best) {
+                   Vec3 q, float tolerance, float best, float* at_q) {
   const F4 u = ((Load4(planes + k) * Splat(q.x) +
                  Load4(planes + padded + k) * Splat(q.y)) +
                 Load4(planes + 2 * padded + k) * Splat(q.z)) -
                Load4(planes + 3 * padded + k);
+  if (at_q != nullptr) Store4(at_q + k, u);
   return MaskAbove(Min4(Load4(bound + k), u) + Splat(tolerance), best);
 }
 
@@ -865,6 +867,8 @@ SatAxis HullHullAxis(const ConvexHull& a, const ConvexHull& b,
   if (early_out && best.separation > 0.0f) return best;
   const Vec3 deep_b{bv.soa.x[deepest_b[top_a]], bv.soa.y[deepest_b[top_a]],
                     bv.soa.z[deepest_b[top_a]]};
+  // bound_deep_a[f]: A's face bounds at deep_b (for the edge flags too).
+  alignas(16) float bound_deep_a[kMaxPolyFaces];
   {
     // The top face is already measured: out of the blocks' tests (its bound
     // is restored after them, for the edge flags).
@@ -872,7 +876,7 @@ SatAxis HullHullAxis(const ConvexHull& a, const ConvexHull& b,
     bound_a[top_a] = -FLT_MAX;
     for (int k = 0; k < fa_padded; k += 4) {
       const int mask = FacesToMeasure(planes_a, fa_padded, k, bound_a, deep_b,
-                                      tolerance, best.separation);
+                                      tolerance, best.separation, bound_deep_a);
       if (mask == 0) continue;
       if ((mask & (mask - 1)) == 0) {
         measure_a(k + __builtin_ctz(static_cast<unsigned>(mask)));
@@ -918,7 +922,7 @@ SatAxis HullHullAxis(const ConvexHull& a, const ConvexHull& b,
     bound_b[top_b] = -FLT_MAX;
     for (int k = 0; k < fb_padded; k += 4) {
       const int mask = FacesToMeasure(planes_b, fb_padded, k, bound_b, deep_a,
-                                      tolerance, best.separation);
+                                      tolerance, best.separation, nullptr);
       if (mask == 0) continue;
       if ((mask & (mask - 1)) == 0) {
         const int f = k + __builtin_ctz(static_cast<unsigned>(mask));
@@ -1094,13 +1098,8 @@ SatAxis HullHullAxis(const ConvexHull& a, const ConvexHull& b,
     const F4 margin = Splat(tolerance);
     const float bar = std::min(best.separation, -radius_b);
     const float bar_deep = std::min(best.separation, 0.0f);
-    const F4 qx = Splat(deep_b.x), qy = Splat(deep_b.y), qz = Splat(deep_b.z);
-    auto bound_deep = [&](int k) {
-      return ((Load4(planes_a + k) * qx +
-               Load4(planes_a + fa_padded + k) * qy) +
-              Load4(planes_a + 2 * fa_padded + k) * qz) -
-             Load4(planes_a + 3 * fa_padded + k);
-    };
+    // A's face bounds at deep_b, from the face blocks' tests.
+    auto bound_deep = [&](int k) { return Load4(bound_deep_a + k); };
 #if defined(__SSE2__)
     if (words == 1) {
       // Four faces per step: each face's flag (a 32-bit lane of 0 or -1)
