@@ -35,7 +35,9 @@
 // both of e's face planes, so n . (c_B - p) = alpha w_a + beta w_b).
 // An edge of A whose two faces are both bounded below the best separation
 // has no Minkowski face that can win, and its walk is skipped; B's edges
-// are bounded the same way with A's ball in B's frame. Bounds are
+// are bounded the same way with A's ball in B's frame. Once both faces of
+// an edge are measured, their two deepest vertices of B bound the arc
+// together (the pair bound in the edge loop). Bounds are
 // compared with a margin of round-off (kBoundMargin of the coordinates'
 // magnitude) so that an axis within round-off of the best is measured.
 #include "hull_sat.h"
