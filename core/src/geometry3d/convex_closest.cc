@@ -100,14 +100,23 @@ void SegmentTriangle(Vec3 p, Vec3 q, const PolyRef& t, Best* best) {
   const Vec3 a = t.vertices[0];
   const Vec3 b = t.vertices[1];
   const Vec3 c = t.vertices[2];
-  const Vec3 n = t.faces[0].normal;
-  const float dp = Dot(n, p - a);
-  const float dq = Dot(n, q - a);
-  if ((dp <= 0.0f && dq >= 0.0f) || (dp >= 0.0f && dq <= 0.0f)) {
-    const float denom = dp - dq;
-    if (denom != 0.0f) {
-      const Vec3 x = p + Clamp01(dp / denom) * (q - p);
-      best->Offer(ToD3(x), ClosestPointOnTriangleD3(x, a, b, c));
+  // The crossing in double: in float the point p + t (q - p) was off the
+  // segment's line by an ulp of the coordinates, so on a long segment
+  // passing a small triangle that candidate came out nearer than the
+  // segment itself, pointing along it (a capsule 1e4 long 1.3e-5 from a
+  // 1e-3 triangle was given a normal 0.58 off the perpendicular, its
+  // overlap along it 2271 for a depth of -4.6e-6).
+  const D3 nd = ToD3(t.faces[0].normal);
+  const D3 pd = ToD3(p);
+  const D3 qd = ToD3(q);
+  const D3 ad = ToD3(a);
+  const double dp = Dot(nd, pd - ad);
+  const double dq = Dot(nd, qd - ad);
+  if ((dp <= 0.0 && dq >= 0.0) || (dp >= 0.0 && dq <= 0.0)) {
+    const double denom = dp - dq;
+    if (denom != 0.0) {
+      const D3 x = pd + std::clamp(dp / denom, 0.0, 1.0) * (qd - pd);
+      best->Offer(x, ClosestPointOnTriangleD3(x, a, b, c));
     }
   }
   best->Offer(ToD3(p), ClosestPointOnTriangleD3(p, a, b, c));
@@ -127,20 +136,27 @@ void SegmentTriangle(Vec3 p, Vec3 q, const PolyRef& t, Best* best) {
 // interior is parallel to that face, so an endpoint or a face edge does as
 // well).
 void SegmentSolid(Vec3 p, Vec3 q, const PolyRef& s, Best* best) {
-  const Vec3 d = q - p;
-  float t_enter = 0.0f;
-  float t_exit = 1.0f;
+  // The clipping runs in double: in float, n . p carries an ulp of the
+  // coordinates and q - p is rounded, so a segment 1e4 long crossing a
+  // hull 1e-3 across by 3.7e-4 was found to miss it, its cores given a
+  // distance of 1.4e-6 and the depth r - d along the closest points'
+  // direction, along which the shapes overlap by 4.3 FLT_EPSILON x M more.
+  const D3 pd = ToD3(p);
+  const D3 d = ToD3(q) - pd;
+  double t_enter = 0.0;
+  double t_exit = 1.0;
   bool hit = true;
   for (int f = 0; f < s.face_count && hit; ++f) {
     const ConvexHull::Face& face = s.faces[f];
-    const float denom = Dot(face.normal, d);
-    const float dist = face.offset - Dot(face.normal, p);
-    if (std::fabs(denom) < 1e-30f) {
-      if (dist < 0.0f) hit = false;
+    const D3 n = ToD3(face.normal);
+    const double denom = Dot(n, d);
+    const double dist = face.offset - Dot(n, pd);
+    if (std::fabs(denom) < 1e-30) {
+      if (dist < 0.0) hit = false;
       continue;
     }
-    const float t = dist / denom;
-    if (denom < 0.0f) {
+    const double t = dist / denom;
+    if (denom < 0.0) {
       t_enter = std::max(t_enter, t);
     } else {
       t_exit = std::min(t_exit, t);
@@ -148,7 +164,7 @@ void SegmentSolid(Vec3 p, Vec3 q, const PolyRef& s, Best* best) {
     if (t_enter > t_exit) hit = false;
   }
   if (hit) {
-    const D3 x = ToD3(p + t_enter * d);
+    const D3 x = pd + t_enter * d;
     best->Offer(x, x);
     return;
   }
@@ -178,17 +194,17 @@ Vec3 ClosestPointOnSegment(Vec3 p, Vec3 a, Vec3 b) {
 // of products that cancel in float on a sliver triangle (a width of 6e-5
 // against a length of 2 flipped a sign and put the point 7.7e-3 off the
 // face; tests/fuzz/seeds/core_pair/regression_mesh_ray_sliver_triangle.bin).
-D3 ClosestPointOnTriangleD3(Vec3 p, Vec3 a, Vec3 b, Vec3 c) {
+D3 ClosestPointOnTriangleD3(D3 p, Vec3 a, Vec3 b, Vec3 c) {
   const D3 ad = ToD3(a);
   // a + s * u + t * v.
   auto at = [&](double s, D3 u, double t, D3 v) { return ad + s * u + t * v; };
   const D3 ab = ToD3(b) - ad;
   const D3 ac = ToD3(c) - ad;
-  const D3 ap = ToD3(p) - ad;
+  const D3 ap = p - ad;
   const double d1 = Dot(ab, ap);
   const double d2 = Dot(ac, ap);
   if (d1 <= 0.0 && d2 <= 0.0) return ad;
-  const D3 bp = ToD3(p) - ToD3(b);
+  const D3 bp = p - ToD3(b);
   const double d3 = Dot(ab, bp);
   const double d4 = Dot(ac, bp);
   if (d3 >= 0.0 && d4 <= d3) return ToD3(b);
@@ -197,7 +213,7 @@ D3 ClosestPointOnTriangleD3(Vec3 p, Vec3 a, Vec3 b, Vec3 c) {
     const double denom = d1 - d3;
     return denom > 0.0 ? at(d1 / denom, ab, 0.0, ac) : ad;
   }
-  const D3 cp = ToD3(p) - ToD3(c);
+  const D3 cp = p - ToD3(c);
   const double d5 = Dot(ab, cp);
   const double d6 = Dot(ac, cp);
   if (d6 >= 0.0 && d5 <= d6) return ToD3(c);
@@ -217,6 +233,10 @@ D3 ClosestPointOnTriangleD3(Vec3 p, Vec3 a, Vec3 b, Vec3 c) {
   const double sum = va + vb + vc;
   if (!(sum > 0.0)) return ad;  // Degenerate triangle (refused upstream).
   return at(vb / sum, ab, vc / sum, ac);
+}
+
+D3 ClosestPointOnTriangleD3(Vec3 p, Vec3 a, Vec3 b, Vec3 c) {
+  return ClosestPointOnTriangleD3(ToD3(p), a, b, c);
 }
 
 Vec3 ClosestPointOnTriangle(Vec3 p, Vec3 a, Vec3 b, Vec3 c) {

@@ -15,8 +15,9 @@ namespace sator::internal {
 
 Vec3 ClosestPointOnSegment(Vec3 p, Vec3 a, Vec3 b);
 Vec3 ClosestPointOnTriangle(Vec3 p, Vec3 a, Vec3 b, Vec3 c);
-// The same unrounded.
+// The same unrounded, and for a point given in double.
 D3 ClosestPointOnTriangleD3(Vec3 p, Vec3 a, Vec3 b, Vec3 c);
+D3 ClosestPointOnTriangleD3(D3 p, Vec3 a, Vec3 b, Vec3 c);
 // The closest points c1 on [p1, q1] and c2 on [p2, q2].
 void ClosestPointsSegmentSegment(Vec3 p1, Vec3 q1, Vec3 p2, Vec3 q2, Vec3* c1,
                                  Vec3* c2);

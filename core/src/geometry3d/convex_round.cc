@@ -193,6 +193,17 @@ double RoundPolySatD(const PolyRef& a, const PolyRef& b, double radii,
   return radii - best_gap;
 }
 
+// Whether the distance d between a segment core and a polytope is below
+// 1e-7 of the segment's length, where a direction taken from a point in
+// the segment's interior (good to 1e-16 of the coordinates, in double)
+// turns by enough over d that the segment's extent along it grows past
+// a tenth of FLT_EPSILON x M.
+bool FarBelowLength(const PolyRef& round, double d) {
+  if (round.kind != CoreKind::kSegment) return false;
+  const D3 s = ToD3(round.vertices[1]) - ToD3(round.vertices[0]);
+  return d * d < 1e-14 * Dot(s, s);
+}
+
 // The point of a point or segment core deepest along u, or `closest` for a
 // segment lying across u (DeepestCorePoint).
 Vec3 RoundCorePoint(const PolyRef& round, Vec3 u, Vec3 closest) {
@@ -276,23 +287,40 @@ ContactResult<3> ContactRound(const PolyRef& a, const PolyRef& b) {
           depth = along;
         }
       }
-    } else if (depth < 0.0 && ties.count > 1) {
+    } else if (depth < 0.0) {
       // Apart, the distance is exact, but near-tied candidate pairs (a point
       // where the segment crosses a triangle's plane and the exact
       // edge-edge pair, say) point apart by their offset over d. The true
       // direction separates the cores by the distance and every other by
       // less, so keep the pair whose direction separates them most.
       double best_gap = -3.0e38;
-      for (int i = 0; i < ties.count; ++i) {
-        Vec3 u;
-        if (!TieDirection(ties, i, &u)) continue;
-        const double gap = CoreGap(a, b, u);
-        if (gap > best_gap) {
-          best_gap = gap;
-          n = u;
-          pa = ties.pa[i];
-          pb = ties.pb[i];
+      if (ties.count > 1) {
+        for (int i = 0; i < ties.count; ++i) {
+          Vec3 u;
+          if (!TieDirection(ties, i, &u)) continue;
+          const double gap = CoreGap(a, b, u);
+          if (gap > best_gap) {
+            best_gap = gap;
+            n = u;
+            pa = ties.pa[i];
+            pb = ties.pb[i];
+          }
         }
+      }
+      if (!flat && FarBelowLength(IsRound(a) ? a : b, d)) {
+        // A segment's interior point closest: its double coordinates
+        // carry 1e-16 of the coordinates, which over d tilts the
+        // direction, and across the segment's length L the overlap along
+        // it grows by L times that tilt (a capsule 8714 long 2.3e-6 from
+        // a hull 1e-3 across: 0.0044, 7.4 FLT_EPSILON x M). The closest
+        // pair is then a segment interior point and a polytope edge or
+        // face, whose direction is a SAT axis (the segment crossed with
+        // the edge, or the face's normal), measured exactly: keep it if
+        // it separates the cores more.
+        if (!(best_gap > -3.0e38)) best_gap = CoreGap(a, b, n);
+        Vec3 u;
+        const double gap = radii - RoundPolySatD(a, b, radii, &u);
+        if (gap > best_gap) n = u;
       }
     }
     result.normal = n;
