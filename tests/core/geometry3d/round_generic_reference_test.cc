@@ -1,13 +1,14 @@
 // The generic round path of Contact (ContactRound: a capsule or sphere
 // against a convex hull or a triangle) against an exact reference in long
 // double, on seeded hard families: capsules 1e4 long against hulls and
-// triangles 1e-3 across, nearly touching (the segment r - 1e-4 .. r + 1e-4
-// from a vertex, an edge or a face, or exactly r) or slightly penetrating,
-// the segment nearly parallel to a face or an edge (tilted 0 or 1e-8 to
-// 1e-2 radians) or at random, one end near the polytope or both far, so
-// that coordinates reach 1e4; spheres of radius 1e-4 to 1e4 against tiny
-// hulls, their centre r +- 1e-9 .. 1e-4 from a feature. Both orders (the
-// round shape as A and as B).
+// triangles 1e-3 across (every eighth hull a sliver, 1e-3 by up to 10),
+// nearly touching (the segment r - 1e-4 .. r + 1e-4 from a vertex, an edge
+// or a face, or exactly r) or slightly penetrating, the segment nearly
+// parallel to a face or an edge (tilted 0 or 1e-8 to 1e-2 radians) or at
+// random, one end near the polytope or both far, so that coordinates reach
+// 1e4; spheres of radius 1e-4 to 1e4 against the same hulls, their centre
+// r +- 1e-9 .. 1e-4 from a feature. Both orders (the round shape as A and
+// as B), 50,000 seeded pairs per family.
 //
 // The documented tolerance (docs/core/geometry3d.md): the depth within 4
 // FLT_EPSILON x M of the exact value and the overlap along the reported
@@ -262,7 +263,7 @@ void Check(const ConvexShape3& round, const Pose3& round_pose,
       }
     }
     for (size_t k = 2; k < floats.size(); ++k) c.v.push_back(ToL3(floats[k]));
-    double m = static_cast<double>(c.r);
+    auto m = static_cast<double>(c.r);
     for (const Vec3& x : floats) {
       m = std::max({m, std::fabs(static_cast<double>(x.x)),
                     std::fabs(static_cast<double>(x.y)),
@@ -305,8 +306,9 @@ void Check(const ConvexShape3& round, const Pose3& round_pose,
           i, order, result.depth, exact, along, depth_off, along_off, nf.x,
           nf.y, nf.z, floats[0].x, floats[0].y, floats[0].z, floats[1].x,
           floats[1].y, floats[1].z, static_cast<double>(c.r));
-      for (const Vec3& x : floats)
+      for (const Vec3& x : floats) {
         std::printf("    %.9g %.9g %.9g\n", x.x, x.y, x.z);
+      }
     }
   }
 }
@@ -320,9 +322,25 @@ void Report(const char* name, const Tally& t) {
       t.along_breaches, t.worst_along);
 }
 
+// A sliver hull: a box 1e-3 to 1e-2 across and 1 to 10 long, rotated, its
+// faces long thin quads (their fan triangles slivers).
+std::shared_ptr<const ConvexHull> SliverHull(Family& f) {
+  const Vec3 h{f.LogU(-3.0f, -2.0f), f.LogU(-3.0f, -2.0f), f.LogU(0.0f, 1.0f)};
+  const Quat q = Quat::FromAxisAngle(f.Unit(), f.U(0.0f, 6.2831855f));
+  std::vector<Vec3> points;
+  points.reserve(8);
+  for (int k = 0; k < 8; ++k) {
+    points.push_back(Rotate(q, Vec3{(k & 1) ? h.x : -h.x, (k & 2) ? h.y : -h.y,
+                                    (k & 4) ? h.z : -h.z}));
+  }
+  return *MakeConvexHull(points);
+}
+
 // A tiny convex hull (about 1e-3 across) near the origin, from 5 to 12
-// random points, or a box's corners slightly perturbed.
+// random points, or a box's corners slightly perturbed; every eighth a
+// sliver hull.
 std::shared_ptr<const ConvexHull> TinyHull(Family& f, int i) {
+  if (i % 8 == 7) return SliverHull(f);
   for (;;) {
     std::vector<Vec3> points;
     const float size = 1e-3f * f.U(0.3f, 1.0f);
@@ -438,6 +456,7 @@ void CapsuleTriangleFamily(unsigned seed, int count, Tally* tally) {
     const float size = 1e-3f * f.U(0.3f, 1.0f);
     const Vec3 centre = (i % 3 == 0 ? 0.0f : size * f.U(0.0f, 2.0f)) * f.Unit();
     std::vector<Vec3> v;
+    v.reserve(3);
     for (int k = 0; k < 3; ++k) v.push_back(centre + size * f.Unit());
     // The centroid a little behind the face, so that faces point out of
     // the triangle's front side (and vertices, edges outward in-plane).
