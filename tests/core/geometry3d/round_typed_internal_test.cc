@@ -361,11 +361,9 @@ void Check(const ConvexShape3& a, const Pose3& pa, const ConvexShape3& b,
     const double along_error = along(local.normal) - local.depth;
     // The typed normal as good as the generic one: the overlap along it at
     // most the overlap along the generic normal plus the tolerance. (The
-    // generic normal may be the worse one: with a 1e4-long capsule against
-    // a 1e-3 box the generic path's overlap along its own normal exceeds
-    // its depth by up to 32 FLT_EPSILON x M in 14 of the reference
-    // families' cases, where the typed normal is within the tolerance of
-    // the exact reference's.)
+    // generic normal was the worse one on 14 of the reference families'
+    // cases, by up to 32 FLT_EPSILON x M, before its float clipping and
+    // apart directions were fixed: see docs/core/geometry3d.md.)
     const double normal_lead = along(same_frame.normal) - along(local.normal);
     const bool same_normal = normal_lead >= -tol;
     tally->generic_normal_worse += normal_lead > tol;
