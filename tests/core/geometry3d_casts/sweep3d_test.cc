@@ -10,6 +10,8 @@
 #include <cfloat>
 #include <cmath>
 #include <cstdio>
+#include <memory>
+#include <type_traits>
 #include <variant>
 #include <vector>
 
@@ -260,6 +262,70 @@ float DepthAt(const ConvexShape3& a, const Pose3& pa, Vec3 da,
   return Contact(a, Moved(pa, da, t), b, Moved(pb, db, t)).depth;
 }
 
+// max over the posed shape of dot(n, x), in double.
+double SupportAlong(const ConvexShape3& shape, const Pose3& pose, Vec3 n) {
+  const Vec3 local = InvRotate(pose.rotation, n);
+  const double centre = DotD(ToDv(pose.position), ToDv(n));
+  auto max_over = [&](const Vec3* points, int count) {
+    double best = -DBL_MAX;
+    for (int i = 0; i < count; ++i) {
+      best = std::max(best, DotD(ToDv(points[i]), ToDv(local)));
+    }
+    return best;
+  };
+  return centre + std::visit(
+                      [&](const auto& s) -> double {
+                        using T = std::decay_t<decltype(s)>;
+                        if constexpr (std::is_same_v<T, Sphere>) {
+                          return s.radius * LenD(ToDv(local));
+                        } else if constexpr (std::is_same_v<T, Box3>) {
+                          return std::fabs(double{local.x}) * s.half_extents.x +
+                                 std::fabs(double{local.y}) * s.half_extents.y +
+                                 std::fabs(double{local.z}) * s.half_extents.z;
+                        } else if constexpr (std::is_same_v<T, Capsule3>) {
+                          const Vec3 ends[2] = {s.a, s.b};
+                          return max_over(ends, 2) +
+                                 s.radius * LenD(ToDv(local));
+                        } else if constexpr (std::is_same_v<T, Triangle3>) {
+                          const Vec3 corners[3] = {s.a, s.b, s.c};
+                          return max_over(corners, 3);
+                        } else {
+                          return max_over(s->vertices.data(),
+                                          static_cast<int>(s->vertices.size()));
+                        }
+                      },
+                      shape);
+}
+
+bool IsRound(const ConvexShape3& shape) {
+  return std::holds_alternative<Sphere>(shape) ||
+         std::holds_alternative<Capsule3>(shape);
+}
+
+// The farthest the shape reaches from its origin along its local axes.
+float Extent(const ConvexShape3& shape) {
+  double extent = 0.0;
+  for (int i = 0; i < 3; ++i) {
+    for (float sign : {1.0f, -1.0f}) {
+      Vec3 axis{};
+      axis[i] = sign;
+      extent = std::max(extent, SupportAlong(shape, Pose3{}, axis));
+    }
+  }
+  return static_cast<float>(extent);
+}
+
+// The gap along n (pointing from A to B) between A and B at time t: B's
+// lowest point minus A's highest. A valid impact normal is an axis along
+// which the shapes just touch at the time of impact, so this is ~0 there;
+// along any other axis the projections overlap (the gap is negative).
+double GapAlong(const ConvexShape3& a, const Pose3& pa, Vec3 da,
+                const ConvexShape3& b, const Pose3& pb, Vec3 db, float t,
+                Vec3 n) {
+  return -SupportAlong(b, Moved(pb, db, t), -n) -
+         SupportAlong(a, Moved(pa, da, t), n);
+}
+
 void RunProperties(int kind_a, int kind_b, int count, unsigned seed,
                    Stats* stats) {
   Rng rng(seed);
@@ -303,7 +369,21 @@ void RunProperties(int kind_a, int kind_b, int count, unsigned seed,
     ASSERT_LE(r.fraction, 1.0f);
     ASSERT_NEAR(s.fraction, r.fraction, 1e-4f);
     ASSERT_NEAR(Length(r.normal), 1.0f, 1e-4f);
-    ASSERT_GT(Dot(r.normal, -s.normal), 0.999f);
+    // Symmetry under swapping A and B: the two orders may pick different
+    // axes when two entry times tie within round-off (for instance the two
+    // faces next to the edge a vertex hits), so each order's normal must be
+    // an axis along which the other order's pair touches at its time. The
+    // SAT axes of polytope pairs are exact; a pair with a round shape gets
+    // its normal from closest points, good to a few 1e-3 radians, and a
+    // normal tilted by an angle moves a flat side's support by the angle
+    // times the side's extent.
+    const float gap_tol = IsRound(a) || IsRound(b)
+                              ? kDepthTol + 5e-3f * (Extent(a) + Extent(b))
+                              : kDepthTol;
+    ASSERT_LE(std::fabs(GapAlong(b, pb, db, a, pa, da, s.fraction, -r.normal)),
+              gap_tol);
+    ASSERT_LE(std::fabs(GapAlong(a, pa, da, b, pb, db, r.fraction, -s.normal)),
+              gap_tol);
     // B approaches A along the normal (it cannot hit moving away).
     ASSERT_LE(Dot(v, r.normal), 1e-4f * Length(v));
     // No overlap before the impact (which, for convex shapes in linear
@@ -349,6 +429,62 @@ INSTANTIATE_TEST_SUITE_P(
       return std::string(testing_util::KindName(param_info.param.first)) + "_" +
              testing_util::KindName(param_info.param.second);
     });
+
+// A triangle-hull pair (the Clang-ordered inputs of RandomPairs case 22099)
+// where a triangle vertex reaches the edge between two hull faces: the two
+// faces' entry times differ by round-off (~1e-8), and the two orders pick
+// different faces, normals 3.3 degrees apart. Both are touching axes.
+TEST(Sweep3d, TriangleHullNearTieNormalsTouchInBothOrders) {
+  const Triangle3 tri{{0x1.a6ae1p-3f, -0x1.66f694p-1f, 0x1.01e9p-3f},
+                      {-0x1.7d0888p+0f, -0x1.49432p-3f, -0x1.00d81ap-1f},
+                      {-0x1.171eep-2f, -0x1.c69062p-1f, 0x1.01cd28p-1f}};
+  const auto hull =
+      MakeConvexHull({{0x1.340064p+0f, 0x1.55be26p-2f, -0x1.5394fap-3f},
+                      {-0x1.510474p+0f, 0x1.89cbc6p-1f, -0x1.d4368ep-3f},
+                      {0x1.0a2316p+0f, 0x1.c1873cp-1f, 0x1.63e436p-3f},
+                      {0x1.c0e574p-1f, -0x1.435b5ap-1f, 0x1.30d8c8p-2f},
+                      {-0x1.60f2eep+0f, 0x1.3d423ep-2f, 0x1.e6b886p-2f},
+                      {-0x1.605afcp+0f, -0x1.43f742p-2f, -0x1.9d72d8p-10f},
+                      {-0x1.5e9726p-1f, 0x1.f3190ep-3f, -0x1.e9c732p-2f},
+                      {-0x1.1d69cep-1f, 0x1.960a36p-1f, -0x1.47fab4p-5f},
+                      {0x1.e95372p-3f, -0x1.18cd6ap-1f, 0x1.8c441ep-2f},
+                      {0x1.60276p+0f, 0x1.a4450ep-1f, 0x1.2f5eb6p-3f}});
+  ASSERT_TRUE(hull.ok());
+  const ConvexShape3 a = tri;
+  const ConvexShape3 b = *hull;
+  const Pose3 pa{
+      {0x1.f6a2p-4f, -0x1.31ba88p-3f, -0x1.b4a2p-9f},
+      {-0x1.b9db6ap-2f, 0x1.c84a5cp-1f, 0x1.fb5e7ep-4f, 0x1.0ab23ep-4f}};
+  const Pose3 pb{
+      {-0x1.a8528p-5f, 0x1.032bf4p+1f, -0x1.55d532p+1f},
+      {0x1.70fe28p-7f, 0x1.ecb48p-3f, 0x1.8958dep-5f, 0x1.f05208p-1f}};
+  const Vec3 da{0x1.816dap-3f, 0x1.b985bp-1f, 0x1.1d72bp-1f};
+  const Vec3 db{0x1.83d424p-2f, -0x1.056e88p+2f, 0x1.54bb82p+2f};
+  const SweepResult<3> r = Sweep(a, pa, da, b, pb, db);
+  const SweepResult<3> s = Sweep(b, pb, db, a, pa, da);
+  ASSERT_EQ(r.outcome, SweepOutcome::kHit);
+  ASSERT_EQ(s.outcome, SweepOutcome::kHit);
+  EXPECT_NEAR(r.fraction, 0.46998f, 1e-4f);
+  EXPECT_NEAR(s.fraction, r.fraction, 1e-6f);
+  constexpr double kGapTol = 2e-4;
+  // Each normal is a touching axis for its own order and for the other.
+  EXPECT_LE(std::fabs(GapAlong(a, pa, da, b, pb, db, r.fraction, r.normal)),
+            kGapTol);
+  EXPECT_LE(std::fabs(GapAlong(b, pb, db, a, pa, da, s.fraction, s.normal)),
+            kGapTol);
+  EXPECT_LE(std::fabs(GapAlong(b, pb, db, a, pa, da, s.fraction, -r.normal)),
+            kGapTol);
+  EXPECT_LE(std::fabs(GapAlong(a, pa, da, b, pb, db, r.fraction, -s.normal)),
+            kGapTol);
+  // The check can fail: a normal pointing the wrong way (or another axis,
+  // such as the triangle's normal) leaves the projections overlapping.
+  EXPECT_GT(std::fabs(GapAlong(b, pb, db, a, pa, da, s.fraction, r.normal)),
+            0.1);
+  const Vec3 tri_normal =
+      NormalizeOrZero(Rotate(pa.rotation, Cross(tri.b - tri.a, tri.c - tri.a)));
+  EXPECT_GT(std::fabs(GapAlong(a, pa, da, b, pb, db, r.fraction, -tri_normal)),
+            0.1);
+}
 
 // Nearly parallel pairs, by properties checked with part A's Overlap (the
 // exact core distance for pairs with a capsule) on the pair with the
