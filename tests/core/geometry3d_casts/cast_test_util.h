@@ -35,7 +35,11 @@ class Rng {
     }
   }
   Quat Rotation() {
-    return Quat::FromAxisAngle(UnitVector(), Uniform(-3.14159f, 3.14159f));
+    // Separate statements: the order of a call's arguments is unspecified
+    // (GCC and Clang differ), and the draws must not depend on it.
+    const Vec3 axis = UnitVector();
+    const float angle = Uniform(-3.14159f, 3.14159f);
+    return Quat::FromAxisAngle(axis, angle);
   }
   Pose3 Pose(float half) { return {InBox(half), Rotation()}; }
 

@@ -36,10 +36,9 @@ void CompareOnRandomRays(const TriangleMesh& mesh, float half, int count,
     Ray<3> ray{rng.InBox(half), rng.UnitVector(), rng.Uniform(0.0f, 3 * half)};
     // Aim a third of the rays at a vertex's neighbourhood so that many hit.
     if (i % 3 == 0) {
-      const Vec3 target =
-          mesh.vertices()[rng.Int(
-              0, static_cast<int>(mesh.vertices().size()) - 1)] +
-          rng.InBox(0.3f);
+      const int vertex =
+          rng.Int(0, static_cast<int>(mesh.vertices().size()) - 1);
+      const Vec3 target = mesh.vertices()[vertex] + rng.InBox(0.3f);
       ray.direction = NormalizeOrZero(target - ray.origin);
       if (LengthSquared(ray.direction) == 0.0f) continue;
     }

@@ -48,7 +48,8 @@ inline ConvexShape3 RandomShape(int kind, Rng& rng) {
                    rng.Uniform(0.2f, 1.5f)}};
     case 2: {
       const Vec3 c = rng.InBox(0.3f);
-      const Vec3 h = rng.UnitVector() * rng.Uniform(0.0f, 1.2f);
+      const Vec3 dir = rng.UnitVector();
+      const Vec3 h = dir * rng.Uniform(0.0f, 1.2f);
       return Capsule3{c - h, c + h, rng.Uniform(0.1f, 1.0f)};
     }
     case 3:

@@ -339,8 +339,8 @@ void RunProperties(int kind_a, int kind_b, int count, unsigned seed,
     const Pose3 pb{pa.position + rng.InBox(4.0f), rng.Rotation()};
     // Aim B roughly at A so that about half the pairs hit.
     const Vec3 da = rng.InBox(1.0f);
-    const Vec3 db =
-        (pa.position - pb.position) * rng.Uniform(0.3f, 2.0f) + rng.InBox(1.5f);
+    const float aim = rng.Uniform(0.3f, 2.0f);
+    const Vec3 db = (pa.position - pb.position) * aim + rng.InBox(1.5f);
     const SweepResult<3> r = Sweep(a, pa, da, b, pb, db);
     const SweepResult<3> s = Sweep(b, pb, db, a, pa, da);
     SCOPED_TRACE(::testing::Message()
@@ -606,14 +606,16 @@ TEST(Sweep3d, NearlyParallelCapsulesProperties) {
     const Vec3 z = Rotate(q, {0, 0, 1});
     const Vec3 dir_b = Tilted(x, y, z, theta, rng.Uniform(-3.14159f, 3.14159f));
     const float lift = r * LogUniform(rng, 0.1f, 1.5f);
-    const Vec3 centre_b = rng.Uniform(-0.3f, 0.3f) * len * x +
-                          rng.Uniform(-2.0f, 2.0f) * r * y + lift * z;
+    const float along = rng.Uniform(-0.3f, 0.3f);
+    const float across = rng.Uniform(-2.0f, 2.0f);
+    const Vec3 centre_b = along * len * x + across * r * y + lift * z;
     const Capsule3 a{-0.5f * len * x, 0.5f * len * x, ra};
     const Capsule3 b{centre_b - 0.5f * len_b * dir_b,
                      centre_b + 0.5f * len_b * dir_b, rb};
-    const Vec3 db = rng.Uniform(-1.0f, 1.0f) * lift * x +
-                    rng.Uniform(-1.0f, 1.0f) * r * y -
-                    rng.Uniform(0.5f, 1.5f) * lift * z;
+    const float dx = rng.Uniform(-1.0f, 1.0f);
+    const float dy = rng.Uniform(-1.0f, 1.0f);
+    const float dz = rng.Uniform(0.5f, 1.5f);
+    const Vec3 db = dx * lift * x + dy * r * y - dz * lift * z;
     const Pose3 pose{rng.InBox(len), {}};
     SCOPED_TRACE(::testing::Message() << "case " << i << " len " << len
                                       << " theta " << theta << " r " << r);
@@ -656,14 +658,16 @@ TEST(Sweep3d, NearlyParallelCapsulesContactPointOnBothSurfaces) {
     const Vec3 z = Rotate(q, {0, 0, 1});
     const Vec3 dir_b = Tilted(x, y, z, theta, rng.Uniform(-3.14159f, 3.14159f));
     const float lift = r * LogUniform(rng, 0.1f, 1.5f);
-    const Vec3 centre_b = rng.Uniform(-0.3f, 0.3f) * len * x +
-                          rng.Uniform(-2.0f, 2.0f) * r * y + lift * z;
+    const float along = rng.Uniform(-0.3f, 0.3f);
+    const float across = rng.Uniform(-2.0f, 2.0f);
+    const Vec3 centre_b = along * len * x + across * r * y + lift * z;
     const Capsule3 a{-0.5f * len * x, 0.5f * len * x, ra};
     const Capsule3 b{centre_b - 0.5f * len_b * dir_b,
                      centre_b + 0.5f * len_b * dir_b, rb};
-    const Vec3 db = rng.Uniform(-1.0f, 1.0f) * lift * x +
-                    rng.Uniform(-1.0f, 1.0f) * r * y -
-                    rng.Uniform(0.5f, 1.5f) * lift * z;
+    const float dx = rng.Uniform(-1.0f, 1.0f);
+    const float dy = rng.Uniform(-1.0f, 1.0f);
+    const float dz = rng.Uniform(0.5f, 1.5f);
+    const Vec3 db = dx * lift * x + dy * r * y - dz * lift * z;
     const SweepResult<3> s = Sweep(a, Pose3{}, Vec3{}, b, Pose3{}, db);
     if (s.outcome != SweepOutcome::kHit) continue;
     ++hits;
@@ -750,16 +754,18 @@ TEST(Sweep3d, CapsuleNearlyParallelToBoxEdgeProperties) {
     const Vec3 side = std::sin(angle) * y - std::cos(angle) * z;
     const float lift = r * LogUniform(rng, 0.1f, 1.5f);
     const Vec3 edge = h.y * y + h.z * z;
-    const Vec3 centre = edge + rng.Uniform(-0.5f, 0.5f) * h.x * x + lift * out +
-                        rng.Uniform(-2.0f, 2.0f) * r * side;
+    const float along = rng.Uniform(-0.5f, 0.5f);
+    const float across = rng.Uniform(-2.0f, 2.0f);
+    const Vec3 centre = edge + along * h.x * x + lift * out + across * r * side;
     const Vec3 dir =
         Tilted(x, out, side, theta, rng.Uniform(-3.14159f, 3.14159f));
     const float len_c = len * rng.Uniform(0.3f, 1.5f);
     const Capsule3 cap{centre - 0.5f * len_c * dir, centre + 0.5f * len_c * dir,
                        r};
-    const Vec3 dc = rng.Uniform(-1.0f, 1.0f) * lift * x +
-                    rng.Uniform(-1.0f, 1.0f) * r * side -
-                    rng.Uniform(0.5f, 1.5f) * lift * out;
+    const float dx = rng.Uniform(-1.0f, 1.0f);
+    const float dside = rng.Uniform(-1.0f, 1.0f);
+    const float dout = rng.Uniform(0.5f, 1.5f);
+    const Vec3 dc = dx * lift * x + dside * r * side - dout * lift * out;
     const Pose3 pose{rng.InBox(len), q};
     // The box's axes are q's; the capsule is given in world coordinates
     // around the box's centre.
@@ -804,8 +810,9 @@ TEST(Sweep3d, CapsuleAlongLongBoxEdgeProperties) {
     const Vec3 mid = Vec3{0, h.y, h.z} + lift * out + lateral * side;
     const Capsule3 cap{mid + Vec3{-half_len, 0, 0} - half_height * side,
                        mid + Vec3{half_len, 0, 0} + half_height * side, r};
-    const Vec3 dc = rng.Uniform(-1.0f, 1.0f) * r * side -
-                    rng.Uniform(0.5f, 1.5f) * lift * out;
+    const float dside = rng.Uniform(-1.0f, 1.0f);
+    const float dout = rng.Uniform(0.5f, 1.5f);
+    const Vec3 dc = dside * r * side - dout * lift * out;
     SCOPED_TRACE(::testing::Message() << "case " << i << " len " << len << " r "
                                       << r << " h " << half_height);
     CheckNearlyParallel(ConvexShape3{cap}, Pose3{}, dc, ConvexShape3{Box3{h}},
@@ -890,10 +897,12 @@ TEST(Sweep3d, SphereOntoSliverTriangleMatchesDoubleReference) {
     const float r = len * LogUniform(rng, -2.0f, -0.3f);
     const float gap = r * rng.Uniform(0.05f, 1.0f);
     // Over the sliver (or just beside it), moving down onto it.
-    const Vec3 centre = o + rng.Uniform(-0.5f, 0.5f) * len * u +
-                        rng.Uniform(-1.0f, 2.0f) * width * v + (r + gap) * n;
-    const Vec3 d = -(gap * rng.Uniform(1.0f, 2.0f)) * n +
-                   (0.1f * gap * rng.Uniform(-1.0f, 1.0f)) * u;
+    const float cu = rng.Uniform(-0.5f, 0.5f);
+    const float cv = rng.Uniform(-1.0f, 2.0f);
+    const Vec3 centre = o + cu * len * u + cv * width * v + (r + gap) * n;
+    const float down = rng.Uniform(1.0f, 2.0f);
+    const float slide = rng.Uniform(-1.0f, 1.0f);
+    const Vec3 d = -(gap * down) * n + (0.1f * gap * slide) * u;
     const double t_ref = ReferenceSphereTriangleToi(
         ToDv(centre), ToDv(d), r, ToDv(tri.a), ToDv(tri.b), ToDv(tri.c));
     if (t_ref < 0.0) continue;
@@ -1061,8 +1070,9 @@ TEST(Sweep3d, NearlyParallelPolytopeEdgesContactPointOnBothSurfaces) {
     const Vec3 edge_mid = Vec3{rng.Uniform(-0.3f, 0.3f) * ha.x, ha.y, ha.z} +
                           lift * out + lateral * side;
     const Vec3 centre_b = edge_mid - Rotate(qb, Vec3{0.0f, -hb.y, -hb.z});
-    const Vec3 db_local = -rng.Uniform(1.2f, 3.0f) * lift * out +
-                          rng.Uniform(-0.2f, 0.2f) * lift * Vec3{1, 0, 0};
+    const float approach = rng.Uniform(1.2f, 3.0f);
+    const float slide = rng.Uniform(-0.2f, 0.2f);
+    const Vec3 db_local = -approach * lift * out + slide * lift * Vec3{1, 0, 0};
     // Everything turned and placed at random.
     const Pose3 world{rng.InBox(2.0f * len), rng.Rotation()};
     const Pose3 pose_a = world;

@@ -58,8 +58,8 @@ void CompareWithFcl(int kind_a, int kind_b, int count, unsigned seed,
     const Pose3 pa = rng.Pose(1.0f);
     const Pose3 pb{pa.position + rng.InBox(4.0f), rng.Rotation()};
     const Vec3 da = rng.InBox(1.0f);
-    const Vec3 db =
-        (pa.position - pb.position) * rng.Uniform(0.3f, 2.0f) + rng.InBox(1.5f);
+    const float aim = rng.Uniform(0.3f, 2.0f);
+    const Vec3 db = (pa.position - pb.position) * aim + rng.InBox(1.5f);
     const SweepResult<3> r = Sweep(a, pa, da, b, pb, db);
     if (r.outcome == SweepOutcome::kStartedOverlapping) continue;
     const auto ga = ToFcl(a);

@@ -35,7 +35,8 @@ TEST(SweepInternal, BoxBoxFastPathMatchesGeneric) {
     const Box3 b = std::get<Box3>(testing_util::RandomShape(1, rng));
     // Every fourth pose axis-aligned, to cover the parallel edge pairs.
     const Pose3 b_in_a{rng.InBox(4.0f), i % 4 == 0 ? Quat{} : rng.Rotation()};
-    const Vec3 v = -b_in_a.position * rng.Uniform(0.3f, 2.0f) + rng.InBox(1.5f);
+    const float aim = rng.Uniform(0.3f, 2.0f);
+    const Vec3 v = -b_in_a.position * aim + rng.InBox(1.5f);
     const SatSweepResult fast = SweepBoxBox(a, b, b_in_a, v);
     const SatSweepResult slow = SweepPolytopes(a, b, b_in_a, v);
     Compare(fast, slow, i);
@@ -68,7 +69,8 @@ TEST(SweepInternal, GaussMapPruningKeepsEveryNeededAxis) {
     const ConvexShape3 a = testing_util::RandomShape(kind_a, rng);
     const ConvexShape3 b = testing_util::RandomShape(4, rng);
     const Pose3 b_in_a{rng.InBox(4.0f), rng.Rotation()};
-    const Vec3 v = -b_in_a.position * rng.Uniform(0.3f, 2.0f) + rng.InBox(1.5f);
+    const float aim = rng.Uniform(0.3f, 2.0f);
+    const Vec3 v = -b_in_a.position * aim + rng.InBox(1.5f);
     const SatSweepResult pruned = SweepPolytopes(a, b, b_in_a, v);
     const SatSweepResult all = SweepPolytopesUnpruned(a, b, b_in_a, v);
     Compare(pruned, all, i);
@@ -118,13 +120,14 @@ TEST(SweepInternal, BoxBoxNearlyParallelEdgesTouchAtImpact) {
     corner[k] =
         rng.Uniform(-0.5f, 0.5f) * (a.half_extents[k] + b.half_extents[k]);
     for (const int m : {(k + 1) % 3, (k + 2) % 3}) {
-      corner[m] = (rng.Int(0, 1) == 0 ? 1.0f : -1.0f) *
-                  (a.half_extents[m] + b.half_extents[m]) *
-                  (1.0f + rng.Uniform(-2e-3f, 2e-3f));
+      const float sign = rng.Int(0, 1) == 0 ? 1.0f : -1.0f;
+      const float jitter = rng.Uniform(-2e-3f, 2e-3f);
+      corner[m] =
+          sign * (a.half_extents[m] + b.half_extents[m]) * (1.0f + jitter);
     }
     const Pose3 b_in_a{corner * rng.Uniform(1.1f, 2.0f), rotation};
-    const Vec3 v =
-        -b_in_a.position * rng.Uniform(0.3f, 1.2f) + rng.InBox(0.01f);
+    const float aim = rng.Uniform(0.3f, 1.2f);
+    const Vec3 v = -b_in_a.position * aim + rng.InBox(0.01f);
     const SatSweepResult r = SweepBoxBox(a, b, b_in_a, v);
     ASSERT_NE(r.status, SatSweepStatus::kStartedOverlapping) << i;
     const float size = Length(a.half_extents) + Length(b.half_extents);
@@ -174,8 +177,8 @@ TEST(SweepInternal, ClosestSegmentPointsOfNearlyParallelSegments) {
     const Vec3 dir = std::sqrt(1.0f - sine * sine) * u + sine * w;
     const Vec3 p1 = rng.InBox(len);
     const Vec3 q1 = p1 + len * u;
-    const Vec3 p2 =
-        p1 + rng.Uniform(-0.5f, 0.5f) * len * u + rng.InBox(1e-2f * len);
+    const float along = rng.Uniform(-0.5f, 0.5f);
+    const Vec3 p2 = p1 + along * len * u + rng.InBox(1e-2f * len);
     const Vec3 q2 = p2 + len * rng.Uniform(0.5f, 1.5f) * dir;
     ClosestSegmentPoints(p1, q1, p2, q2, &c1, &c2);
     Vec3 r1;
