@@ -55,17 +55,21 @@ Quat PairRotation(int category, Rng& rng) {
   const Vec3 axes[3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
   const float half_pi = 1.5707964f;
   switch (category) {
-    case 1:  // Parallel edges: quarter turns, or a turn about one face axis.
-      return rng.Int(0, 1) == 0
-                 ? Quat::FromAxisAngle(axes[rng.Int(0, 2)],
-                                       half_pi * rng.Int(0, 3))
-                 : Quat::FromAxisAngle(axes[rng.Int(0, 2)],
-                                       rng.Uniform(-3.14159f, 3.14159f));
+    case 1: {  // Parallel edges: quarter turns, or a turn about one face axis.
+      // One draw a statement: the order of a call's arguments is unspecified.
+      const bool quarter = rng.Int(0, 1) == 0;
+      const Vec3 axis = axes[rng.Int(0, 2)];
+      const float angle =
+          quarter ? half_pi * rng.Int(0, 3) : rng.Uniform(-3.14159f, 3.14159f);
+      return Quat::FromAxisAngle(axis, angle);
+    }
     case 5: {  // Nearly parallel edges: a quarter turn, then a tiny tilt.
       const float tilt = std::pow(10.0f, rng.Uniform(-7.0f, -2.0f));
-      return Mul(
-          Quat::FromAxisAngle(axes[rng.Int(0, 2)], half_pi * rng.Int(0, 3)),
-          Quat::FromAxisAngle(rng.UnitVector(), tilt));
+      const Vec3 axis = axes[rng.Int(0, 2)];
+      const float angle = half_pi * rng.Int(0, 3);
+      const Vec3 tilt_axis = rng.UnitVector();
+      return Mul(Quat::FromAxisAngle(axis, angle),
+                 Quat::FromAxisAngle(tilt_axis, tilt));
     }
     default:
       return rng.Rotation();

@@ -69,8 +69,8 @@ TEST(ClosestPointOnTriangle, RandomSliversMatchTheReference) {
     const Vec3 a = origin - axis;
     const Vec3 b = origin + axis;
     const Vec3 c = origin + unit(rng) * axis + width * side;
-    const Vec3 p = origin + Vec3{unit(rng), unit(rng), unit(rng)} * 0.01f +
-                   unit(rng) * axis;
+    const Vec3 jitter{unit(rng), unit(rng), unit(rng)};
+    const Vec3 p = origin + jitter * 0.01f + unit(rng) * axis;
     const Vec3 q = internal::ClosestPointOnTriangle(p, a, b, c);
     const double reference =
         ReferenceDistance(ToD3(p), ToD3(a), ToD3(b), ToD3(c));

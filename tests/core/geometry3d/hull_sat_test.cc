@@ -152,7 +152,7 @@ TEST(HullSatTest, MatchesExhaustiveSat) {
   for (int k = 0; k < 8000; ++k) {
     const ConvexHull& a = *pool[factory.rng()() % pool.size()];
     const ConvexHull& b = *pool[factory.rng()() % pool.size()];
-    const Pose3 b_in_a{factory.U(0.0f, 2.5f) * factory.RandomUnit(),
+    const Pose3 b_in_a{factory.RandomVector(0.0f, 2.5f),
                        factory.RandomRotation()};
     internal::HullInA b_data;
     const internal::SatAxis axis =
@@ -211,7 +211,7 @@ TEST(HullSatTest, LargeHullsMatchExhaustiveSat) {
   for (int k = 0; k < 1500; ++k) {
     const ConvexHull& a = *pool[factory.rng()() % pool.size()];
     const ConvexHull& b = *pool[factory.rng()() % pool.size()];
-    const Pose3 b_in_a{factory.U(0.0f, 2.0f) * factory.RandomUnit(),
+    const Pose3 b_in_a{factory.RandomVector(0.0f, 2.0f),
                        factory.RandomRotation()};
     internal::HullInA b_data;
     const internal::SatAxis axis =
@@ -247,7 +247,7 @@ TEST(HullSatTest, MatchesGenericSatAndEarlyOut) {
   for (int k = 0; k < 20000; ++k) {
     const auto& a = pool[factory.rng()() % pool.size()];
     const auto& b = pool[factory.rng()() % pool.size()];
-    const Pose3 b_in_a{factory.U(0.0f, 2.5f) * factory.RandomUnit(),
+    const Pose3 b_in_a{factory.RandomVector(0.0f, 2.5f),
                        factory.RandomRotation()};
     internal::HullInA b_data;
     const internal::SatAxis axis =
@@ -306,7 +306,7 @@ TEST(HullSatTest, VertexEdgeRowsFromFactoryOrBuiltPerCall) {
     ConvexHull bare = *b;
     bare.vertex_edge_first.clear();
     bare.vertex_edges.clear();
-    const Pose3 b_in_a{factory.U(0.0f, 2.5f) * factory.RandomUnit(),
+    const Pose3 b_in_a{factory.RandomVector(0.0f, 2.5f),
                        factory.RandomRotation()};
     internal::HullInA with_rows;
     internal::HullInA without_rows;
@@ -431,7 +431,7 @@ TEST(HullSatTest, SoaLayoutFromFactoriesOrBuiltPerCall) {
     ConvexHull bare_b = *b;
     bare_a.soa.clear();
     bare_b.soa.clear();
-    const Pose3 b_in_a{factory.U(0.0f, 2.5f) * factory.RandomUnit(),
+    const Pose3 b_in_a{factory.RandomVector(0.0f, 2.5f),
                        factory.RandomRotation()};
     SCOPED_TRACE(::testing::Message() << "pair " << k);
     // Without early out both layouts give the best axis, bit for bit. With
@@ -600,7 +600,7 @@ TEST(HullSatTest, ShortEdgesFarFromOriginGiveSymmetricDepth) {
     const auto b = hull();
     const Vec3 base{1e5f, 1e5f, 1e5f};
     const Pose3 pa{base, factory.RandomRotation()};
-    const Pose3 pb{base + factory.U(0.0f, 1.5f * kScale) * factory.RandomUnit(),
+    const Pose3 pb{base + factory.RandomVector(0.0f, 1.5f * kScale),
                    factory.RandomRotation()};
     if (!Contact(ConvexShape3{a}, pa, ConvexShape3{b}, pb).overlapping ||
         !Contact(ConvexShape3{b}, pb, ConvexShape3{a}, pa).overlapping) {
@@ -687,7 +687,7 @@ TEST(HullSatTest, SliversWithKnifeEdgesMatchExhaustiveSat) {
       other = *MakeConvexHull(scaled);
       other_size = Extent(*other);
     }
-    const Pose3 b_in_a{factory.U(0.0f, 1.2f) * s_size * factory.RandomUnit(),
+    const Pose3 b_in_a{s_size * factory.RandomVector(0.0f, 1.2f),
                        factory.RandomRotation()};
     for (int order = 0; order < 2; ++order) {
       const ConvexHull& a = order == 0 ? *s : *other;
@@ -777,10 +777,13 @@ TEST(HullSatTest, StackedHullsNeverReportMoreSeparationThanExists) {
   std::vector<std::shared_ptr<const ConvexHull>> pool = HullPool(47);
   pool.resize(16);
   for (int n = 3; n <= 8; ++n) {
-    pool.push_back(Prism(n, factory.U(0.5f, 1.0f), factory.U(0.15f, 0.8f),
-                         factory.U(0.0f, 1.0f)));
-    pool.push_back(Prism(n, factory.U(0.5f, 1.0f), factory.U(0.15f, 0.8f),
-                         factory.U(0.0f, 1.0f)));
+    for (int copy = 0; copy < 2; ++copy) {
+      // One draw a statement: the order of a call's arguments is unspecified.
+      const float radius = factory.U(0.5f, 1.0f);
+      const float height = factory.U(0.15f, 0.8f);
+      const float twist = factory.U(0.0f, 1.0f);
+      pool.push_back(Prism(n, radius, height, twist));
+    }
   }
   int overlapping = 0;
   int separated = 0;
@@ -797,10 +800,11 @@ TEST(HullSatTest, StackedHullsNeverReportMoreSeparationThanExists) {
     // Tilts from 1e-7 to 1e-3 radians, log-uniform.
     const float jitter = std::pow(10.0f, factory.U(-7.0f, -3.0f));
     const float size = Extent(a) + Extent(b);
+    const Vec3 tilt_axis = factory.RandomUnit();
+    const float lift = factory.U(-0.02f, 0.05f) * size;
+    const Vec3 slide = size * factory.RandomVector(0.0f, 0.3f);
     const Pose3 b_in_a =
-        Stack(a, fa, b, fb, yaw, factory.RandomUnit(), jitter,
-              factory.U(-0.02f, 0.05f) * size,
-              factory.U(0.0f, 0.3f) * size * factory.RandomUnit());
+        Stack(a, fa, b, fb, yaw, tilt_axis, jitter, lift, slide);
     const RefHull ra = Place(a, Pose3{});
     const RefHull rb = Place(b, b_in_a);
     const Reference ref = ExhaustiveSat(ra, rb);

@@ -235,9 +235,9 @@ class SliverFamily {
                      size * f_.U(0.1f, 1.0f)}};
       case 1:
         for (;;) {
-          const Triangle3 t{size * f_.U(0.2f, 1.0f) * f_.RandomUnit(),
-                            size * f_.U(0.2f, 1.0f) * f_.RandomUnit(),
-                            size * f_.U(0.2f, 1.0f) * f_.RandomUnit()};
+          const Triangle3 t{size * f_.RandomVector(0.2f, 1.0f),
+                            size * f_.RandomVector(0.2f, 1.0f),
+                            size * f_.RandomVector(0.2f, 1.0f)};
           if (Length(Cross(t.b - t.a, t.c - t.a)) > 0.05f * size * size) {
             return t;
           }
@@ -272,7 +272,7 @@ class SliverFamily {
 
   // A pose for B near A (A at the origin, both about `size`).
   Pose3 NearPose(float size) {
-    return {f_.U(0.0f, 1.2f) * size * f_.RandomUnit(), f_.RandomRotation()};
+    return {size * f_.RandomVector(0.0f, 1.2f), f_.RandomRotation()};
   }
 
   testing::ShapeFactory& factory() { return f_; }
@@ -557,8 +557,8 @@ TEST(KnifeEdgeTest, SweepOfSliversMatchesExhaustiveSat) {
     // structured binding.
     const auto kind = kind_bound;
     testing::ShapeFactory& f = fam.factory();
-    const Vec3 target = f.U(0.0f, 1.0f) * size * f.RandomUnit();
-    const Vec3 v = f.U(3.0f, 8.0f) * size * f.RandomUnit();
+    const Vec3 target = size * f.RandomVector(0.0f, 1.0f);
+    const Vec3 v = size * f.RandomVector(3.0f, 8.0f);
     const Pose3 start{target - f.U(0.2f, 0.9f) * v, f.RandomRotation()};
     CheckSweep(s, Pose3{}, o, start, v, size,
                "pair " + std::to_string(k) + " (" + PartnerName(kind) + ")",
@@ -626,8 +626,13 @@ TEST(KnifeEdgeTest, SweepOfShortEdgeHullsMatchesExhaustiveSat) {
                        ? static_cast<int>(f.rng()() % b->edges.size())
                        : tilted_b[f.rng()() % tilted_b.size()];
     Vec3 pa, na, pb, nb;
-    OnEdge(*a, ea, f.U(0.1f, 0.9f), f.U(0.0f, 1.0f), &pa, &na);
-    OnEdge(*b, eb, f.U(0.1f, 0.9f), f.U(0.0f, 1.0f), &pb, &nb);
+    // One draw a statement: the order of a call's arguments is unspecified.
+    const float along_a = f.U(0.1f, 0.9f);
+    const float around_a = f.U(0.0f, 1.0f);
+    OnEdge(*a, ea, along_a, around_a, &pa, &na);
+    const float along_b = f.U(0.1f, 0.9f);
+    const float around_b = f.U(0.0f, 1.0f);
+    OnEdge(*b, eb, along_b, around_b, &pb, &nb);
     const Pose3 pose_a{base, f.RandomRotation()};
     const Vec3 n = Rotate(pose_a.rotation, na);
     // B's turn: nb onto -n, then a random twist about n.
@@ -671,8 +676,8 @@ TEST(KnifeEdgeTest, SweepOfShortEdgeHullsAtRandomMatchesExhaustiveSat) {
     const ConvexShape3 b = testing::ShortEdgeHull(f, kScale);
     const float size = std::max(Extent(a), Extent(b));
     const Pose3 pose_a{base, f.RandomRotation()};
-    const Vec3 target = base + f.U(0.0f, 1.0f) * size * f.RandomUnit();
-    const Vec3 v = f.U(3.0f, 8.0f) * size * f.RandomUnit();
+    const Vec3 target = base + size * f.RandomVector(0.0f, 1.0f);
+    const Vec3 v = size * f.RandomVector(3.0f, 8.0f);
     const Pose3 start{target - f.U(0.2f, 0.9f) * v, f.RandomRotation()};
     CheckSweep(a, pose_a, b, start, v, size, "pair " + std::to_string(k),
                &tally);

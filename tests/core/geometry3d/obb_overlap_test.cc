@@ -235,9 +235,10 @@ TEST(ObbOverlapTest, NearlyParallelEdgesAgreeWithMtvOnRandomPairs) {
     Vec3 local;
     local[k] = f.U(-0.5f, 0.5f) * (a.half_extents[k] + b.half_extents[k]);
     for (const int m : {(k + 1) % 3, (k + 2) % 3}) {
-      local[m] = (f.rng()() % 2 == 0 ? 1.0f : -1.0f) *
-                 (a.half_extents[m] + b.half_extents[m]) *
-                 (1.0f + f.U(-2e-3f, 2e-3f));
+      const float sign = f.rng()() % 2 == 0 ? 1.0f : -1.0f;
+      const float jitter = f.U(-2e-3f, 2e-3f);
+      local[m] =
+          sign * (a.half_extents[m] + b.half_extents[m]) * (1.0f + jitter);
     }
     const Vec3 dir = Rotate(pa.rotation, NormalizeOrZero(local));
     float inside = 0.0f;

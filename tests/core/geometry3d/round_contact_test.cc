@@ -241,7 +241,8 @@ TEST(RoundContactTest, LongNearlyParallelCapsules) {
     Vec3 u, v, w;
     f.Frame(&u, &v, &w);
     const float len = f.LogU(1.0f, 3.0f);
-    const Vec3 centre = (i % 2 == 0 ? 0.0f : f.LogU(0.0f, 3.0f)) * f.Unit();
+    const float centre_distance = i % 2 == 0 ? 0.0f : f.LogU(0.0f, 3.0f);
+    const Vec3 centre = centre_distance * f.Unit();
     const float ra = f.LogU(-2.0f, -0.3f);
     const float rb = f.LogU(-2.0f, -0.3f);
     const float theta = f.LogU(-7.0f, -2.0f);
@@ -300,7 +301,8 @@ TEST(RoundContactTest, LongNearlyParallelCapsulesCoresNearlyTouching) {
     Vec3 u, v, w;
     f.Frame(&u, &v, &w);
     const float len = f.LogU(1.0f, 3.0f);
-    const Vec3 centre = (i % 2 == 0 ? 0.0f : f.LogU(0.0f, 3.0f)) * f.Unit();
+    const float centre_distance = i % 2 == 0 ? 0.0f : f.LogU(0.0f, 3.0f);
+    const Vec3 centre = centre_distance * f.Unit();
     const float ra = f.LogU(-2.0f, -0.3f);
     const float rb = f.LogU(-2.0f, -0.3f);
     const float theta = f.LogU(-7.0f, -2.0f);
@@ -331,14 +333,17 @@ TEST(RoundContactTest, SphereBesideLongCapsule) {
     Vec3 u, v, w;
     f.Frame(&u, &v, &w);
     const float len = f.LogU(1.0f, 3.0f);
-    const Vec3 centre = (i % 2 == 0 ? 0.0f : f.LogU(0.0f, 3.0f)) * f.Unit();
+    const float centre_distance = i % 2 == 0 ? 0.0f : f.LogU(0.0f, 3.0f);
+    const Vec3 centre = centre_distance * f.Unit();
     const float ra = f.LogU(-2.0f, -0.3f);
     const float rb = f.LogU(-2.0f, -0.3f);
     const float depth = f.LogU(-7.0f, -3.0f);
     const Capsule3 a{centre - 0.5f * len * u, centre + 0.5f * len * u, ra};
-    const Vec3 c = centre + f.U(-0.45f, 0.45f) * len * u +
-                   (ra + rb - depth) * (std::cos(f.U(0.0f, 6.3f)) * v +
-                                        std::sin(f.U(0.0f, 6.3f)) * w);
+    const float along = f.U(-0.45f, 0.45f);
+    const float cos_angle = std::cos(f.U(0.0f, 6.3f));
+    const float sin_angle = std::sin(f.U(0.0f, 6.3f));
+    const Vec3 c = centre + along * len * u +
+                   (ra + rb - depth) * (cos_angle * v + sin_angle * w);
     Check(a, RefB{Sphere{rb}, Pose3{c, {}}}, &tally, i);
   }
   Report("sphere beside a long capsule", tally);
@@ -375,13 +380,15 @@ TEST(RoundContactTest, SphereCentreNearLongCapsuleAxis) {
     Vec3 u, v, w;
     f.Frame(&u, &v, &w);
     const float len = f.LogU(1.0f, 3.0f);
-    const Vec3 centre = (i % 2 == 0 ? 0.0f : f.LogU(0.0f, 3.0f)) * f.Unit();
+    const float centre_distance = i % 2 == 0 ? 0.0f : f.LogU(0.0f, 3.0f);
+    const Vec3 centre = centre_distance * f.Unit();
     const float ra = f.LogU(-2.0f, -0.3f);
     const float rb = f.LogU(-2.0f, -0.3f);
     const float offset = i % 8 == 0 ? 0.0f : (ra + rb) * f.LogU(-9.0f, -4.0f);
     const float angle = f.U(0.0f, 6.2831855f);
     const Capsule3 a{centre - 0.5f * len * u, centre + 0.5f * len * u, ra};
-    const Vec3 c = centre + f.U(-0.45f, 0.45f) * len * u +
+    const float along = f.U(-0.45f, 0.45f);
+    const Vec3 c = centre + along * len * u +
                    offset * (std::cos(angle) * v + std::sin(angle) * w);
     Check(a, RefB{Sphere{rb}, Pose3{c, {}}}, &tally, i);
   }
@@ -410,7 +417,8 @@ void CapsuleAlongBox(unsigned seed, bool touching, Tally* tally) {
     const float len = f.LogU(1.0f, 3.0f);
     const Vec3 h{0.5f * len * f.U(0.5f, 1.5f), f.LogU(-1.0f, 0.5f),
                  f.LogU(-1.0f, 0.5f)};
-    const Vec3 box_centre = (i % 4 < 2 ? 0.0f : f.LogU(0.0f, 3.0f)) * f.Unit();
+    const float box_centre_distance = i % 4 < 2 ? 0.0f : f.LogU(0.0f, 3.0f);
+    const Vec3 box_centre = box_centre_distance * f.Unit();
     const float r = f.LogU(-2.0f, -0.3f);
     const float depth = f.LogU(-7.0f, -3.0f);
     // The offset from the face or edge (`out`) and the in-plane direction
@@ -455,7 +463,8 @@ void CapsuleAlongTriangle(unsigned seed, bool touching, Tally* tally) {
     Vec3 u, v, w;
     f.Frame(&u, &v, &w);
     const float len = f.LogU(1.0f, 3.0f);
-    const Vec3 centre = (i % 4 < 2 ? 0.0f : f.LogU(0.0f, 3.0f)) * f.Unit();
+    const float centre_distance = i % 4 < 2 ? 0.0f : f.LogU(0.0f, 3.0f);
+    const Vec3 centre = centre_distance * f.Unit();
     const float width = len * f.U(0.2f, 1.0f);
     // The edge from -len/2 u to len/2 u, the third vertex across it along v.
     const Triangle3 t{centre - 0.5f * len * u, centre + 0.5f * len * u,
@@ -499,7 +508,8 @@ void CapsuleAlongHull(unsigned seed, bool touching, Tally* tally) {
     Vec3 u, v, w;
     f.Frame(&u, &v, &w);
     const float len = f.LogU(1.0f, 3.0f);
-    const Vec3 centre = (i % 4 < 2 ? 0.0f : f.LogU(0.0f, 3.0f)) * f.Unit();
+    const float centre_distance = i % 4 < 2 ? 0.0f : f.LogU(0.0f, 3.0f);
+    const Vec3 centre = centre_distance * f.Unit();
     const float ry = f.LogU(-1.0f, 0.5f);
     const float rz = f.LogU(-1.0f, 0.5f);
     const int k = 5 + i % 3;

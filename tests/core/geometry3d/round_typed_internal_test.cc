@@ -479,15 +479,20 @@ void Report(const char* name, const Tally& t) {
 }
 
 Quat RandomRotation(Family& f) {
-  return Quat::FromAxisAngle(f.Unit(), f.U(0.0f, 6.2831855f));
+  // One draw a statement: the order of a call's arguments is unspecified.
+  const Vec3 axis = f.Unit();
+  const float angle = f.U(0.0f, 6.2831855f);
+  return Quat::FromAxisAngle(axis, angle);
 }
 
 Capsule3 RandomCapsule(Family& f, int i) {
-  const Vec3 d = f.U(0.1f, 1.0f) * f.Unit();
+  const float half_length = f.U(0.1f, 1.0f);
+  const Vec3 d = half_length * f.Unit();
   const float r = f.U(0.05f, 0.6f);
   if (i % 10 == 0) {
     // Zero length, at the origin or off it.
-    const Vec3 c = i % 20 == 0 ? Vec3{} : f.U(0.0f, 0.5f) * f.Unit();
+    const float offset = i % 20 == 0 ? 0.0f : f.U(0.0f, 0.5f);
+    const Vec3 c = i % 20 == 0 ? Vec3{} : offset * f.Unit();
     return {c, c, r};
   }
   return {-1.0f * d, d, r};
@@ -503,7 +508,8 @@ void RandomPoses(Family& f, int i, Pose3* pa, Pose3* pb) {
   const float far = i % 3 == 0 ? 1e4f : 10.0f;
   pa->position = {f.U(-far, far), f.U(-far, far), f.U(-far, far)};
   pa->rotation = RandomRotation(f);
-  pb->position = pa->position + f.U(0.0f, 2.5f) * f.Unit();
+  const float distance = f.U(0.0f, 2.5f);
+  pb->position = pa->position + distance * f.Unit();
   pb->rotation = RandomRotation(f);
 }
 
@@ -548,8 +554,9 @@ void CapsuleAlongBoxEdge(unsigned seed, int count, Tally* tally) {
                    std::sin(theta) * std::sin(phi)};
     const float half = 0.5f * len * f.U(0.5f, 1.5f);
     const Capsule3 capsule{mid - half * dir, mid + half * dir, r};
-    const Pose3 box_pose{(i % 2 == 0 ? 0.0f : f.LogU(0.0f, 3.0f)) * f.Unit(),
-                         i % 4 < 2 ? Quat{} : RandomRotation(f)};
+    const float box_distance = i % 2 == 0 ? 0.0f : f.LogU(0.0f, 3.0f);
+    const Vec3 box_centre = box_distance * f.Unit();
+    const Pose3 box_pose{box_centre, i % 4 < 2 ? Quat{} : RandomRotation(f)};
     // The capsule is given in the box's frame; A's pose is the box's.
     Check(ConvexShape3{capsule}, box_pose, ConvexShape3{Box3{h}}, box_pose,
           tally, i);
@@ -578,8 +585,9 @@ void SphereNearBoxFeature(unsigned seed, int count, Tally* tally) {
     const float radius =
         i % 2 == 0 ? size * f.LogU(-3.0f, 0.0f)
                    : std::fabs(offset) * f.U(0.9f, 1.1f) + 1e-6f * size;
-    const Pose3 box_pose{(i % 2 == 0 ? 0.0f : f.LogU(0.0f, 4.0f)) * f.Unit(),
-                         i % 4 < 2 ? Quat{} : RandomRotation(f)};
+    const float box_distance = i % 2 == 0 ? 0.0f : f.LogU(0.0f, 4.0f);
+    const Vec3 box_centre = box_distance * f.Unit();
+    const Pose3 box_pose{box_centre, i % 4 < 2 ? Quat{} : RandomRotation(f)};
     const Pose3 sphere_pose{Transform(box_pose, centre), RandomRotation(f)};
     Check(ConvexShape3{Sphere{radius}}, sphere_pose, ConvexShape3{Box3{h}},
           box_pose, tally, i);
@@ -592,7 +600,9 @@ void SphereNearBoxFeature(unsigned seed, int count, Tally* tally) {
 // case, rotated and placed up to 1e3 away.
 Pose3 FamilyBoxPose(Family& f, int i) {
   if (i % 2 == 0) return Pose3{};
-  return Pose3{f.LogU(0.0f, 3.0f) * f.Unit(), RandomRotation(f)};
+  const float distance = f.LogU(0.0f, 3.0f);
+  const Vec3 centre = distance * f.Unit();
+  return Pose3{centre, RandomRotation(f)};
 }
 
 float RandomSign(Family& f) { return f.U(0.0f, 1.0f) < 0.5f ? -1.0f : 1.0f; }
@@ -653,8 +663,12 @@ void ParallelToFaceOrAxis(unsigned seed, int count, Tally* tally) {
       // anywhere across the box: the segment then runs along a face rather
       // than an edge.
       const bool near = m == 0 || (i / 6) % 2 == 0;
-      p[k] = near ? RandomSign(f) * (hh[k] + FaceOffset(f))
-                  : f.U(-1.2f, 1.2f) * hh[k];
+      if (near) {
+        const float sign = RandomSign(f);
+        p[k] = sign * (hh[k] + FaceOffset(f));
+      } else {
+        p[k] = f.U(-1.2f, 1.2f) * hh[k];
+      }
       q[k] = p[k];
     }
     if (p[0] == q[0] && p[1] == q[1] && p[2] == q[2]) q[j] += hh[j];
@@ -677,12 +691,16 @@ void EndsOnFeatures(unsigned seed, int count, Tally* tally) {
       case 0:
         q = OnFeature(f, h, static_cast<int>(f.U(0.0f, 2.999f)));
         break;
-      case 1:
-        q = p + f.LogU(-3.0f, 1.0f) * f.Unit();
+      case 1: {
+        const float distance = f.LogU(-3.0f, 1.0f);
+        q = p + distance * f.Unit();
         break;
-      case 2:
-        q = p + f.LogU(-3.0f, 0.0f) * NormalizeOrZero(-1.0f * p + f.Unit());
+      }
+      case 2: {
+        const float distance = f.LogU(-3.0f, 0.0f);
+        q = p + distance * NormalizeOrZero(-1.0f * p + f.Unit());
         break;
+      }
       default: {
         // Corner to corner: along an edge, a face's diagonal or the box's.
         p = OnFeature(f, h, 0);
@@ -715,7 +733,8 @@ void LongCapsuleTinyBox(unsigned seed, int count, Tally* tally) {
     float offset = f.LogU(-9.0f, -3.0f);
     if (i % 7 == 0) offset = 0.0f;
     if (i % 7 == 1) offset = -offset;
-    const Vec3 mid = OnFeature(f, h, i % 3) + offset * f.Unit();
+    const Vec3 on_feature = OnFeature(f, h, i % 3);
+    const Vec3 mid = on_feature + offset * f.Unit();
     Vec3 dir = f.Unit();
     if (i % 4 == 0) {
       const int k = (i / 4) % 3;
@@ -747,7 +766,9 @@ void ZeroLengthCapsules(unsigned seed, int count, Tally* tally) {
       c = {f.U(-1.5f, 1.5f) * h.x, f.U(-1.5f, 1.5f) * h.y,
            f.U(-1.5f, 1.5f) * h.z};
     } else if (i % 5 != 0) {
-      c = c + RandomSign(f) * f.LogU(-9.0f, 0.5f) * f.Unit();
+      const float sign = RandomSign(f);
+      const float distance = f.LogU(-9.0f, 0.5f);
+      c = c + sign * distance * f.Unit();
     }
     CheckCapsuleInBoxFrame(f, Capsule3{c, c, r}, h, i, tally);
   }
@@ -763,7 +784,8 @@ void NearlyParallelCapsules(unsigned seed, int count, Tally* tally) {
     Vec3 w;
     f.Frame(&u, &v, &w);
     const float len = f.LogU(1.0f, 3.0f);
-    const Vec3 centre = (i % 2 == 0 ? 0.0f : f.LogU(0.0f, 3.5f)) * f.Unit();
+    const float centre_distance = i % 2 == 0 ? 0.0f : f.LogU(0.0f, 3.5f);
+    const Vec3 centre = centre_distance * f.Unit();
     const float ra = f.LogU(-2.0f, -0.3f);
     const float rb = f.LogU(-2.0f, -0.3f);
     const float theta = i % 5 == 0 ? 0.0f : f.LogU(-7.0f, -2.0f);
@@ -794,7 +816,8 @@ void SphereNearCapsuleAxis(unsigned seed, int count, Tally* tally) {
     Vec3 w;
     f.Frame(&u, &v, &w);
     const float len = f.LogU(-1.0f, 3.0f);
-    const Vec3 centre = (i % 2 == 0 ? 0.0f : f.LogU(0.0f, 3.5f)) * f.Unit();
+    const float centre_distance = i % 2 == 0 ? 0.0f : f.LogU(0.0f, 3.5f);
+    const Vec3 centre = centre_distance * f.Unit();
     const float ra = f.LogU(-2.0f, -0.3f);
     const float rb = f.LogU(-2.0f, -0.3f);
     const float around = f.U(0.0f, 6.2831855f);

@@ -303,8 +303,9 @@ TEST(SliverTriangleTest, RayNormalMatchesDoubleReference) {
     if (!s.valid) continue;
     const Vec3 target = PointIn(f, s.tri);
     const float side = i % 2 == 0 ? 1.0f : -1.0f;
-    const Vec3 from =
-        side * s.n + f.U(-0.7f, 0.7f) * s.u + f.U(-0.7f, 0.7f) * s.v;
+    const float from_u = f.U(-0.7f, 0.7f);
+    const float from_v = f.U(-0.7f, 0.7f);
+    const Vec3 from = side * s.n + from_u * s.u + from_v * s.v;
     const Vec3 origin = target + s.len * f.LogU(-1.0f, 1.0f) * from;
     const Vec3 dir = NormalizeOrZero(target - origin);
     const RayResult<3> r = RayCast(s.tri, Pose3{}, Ray<3>{origin, dir, 1e6f});
@@ -366,8 +367,9 @@ TEST(SliverTriangleTest, SweepOntoSliverMatchesDoubleReference) {
     const Sliver s = MakeSliver(f, i);
     if (!s.valid) continue;
     const float gap = s.len * f.LogU(-3.0f, -0.5f);
-    const Vec3 d =
-        -(gap * f.U(1.1f, 2.0f)) * s.n + (0.1f * gap * f.U(-1.0f, 1.0f)) * s.u;
+    const float down = f.U(1.1f, 2.0f);
+    const float slide = f.U(-1.0f, 1.0f);
+    const Vec3 d = -(gap * down) * s.n + (0.1f * gap * slide) * s.u;
     const Vec3 target = PointIn(f, s.tri) + gap * s.n;
     ConvexShape3 b;
     RefPoly rb;

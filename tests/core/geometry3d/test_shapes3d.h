@@ -49,6 +49,13 @@ class ShapeFactory {
       if (len > 1e-3f) return (1.0f / len) * v;
     }
   }
+  // A random direction times a length uniform in [lo, hi], drawn in that
+  // order (as separate statements: the order in which the operands of `*`
+  // are evaluated is unspecified, and GCC and Clang differ).
+  Vec3 RandomVector(float lo, float hi) {
+    const float length = U(lo, hi);
+    return length * RandomUnit();
+  }
   Quat RandomRotation() {
     std::normal_distribution<float> g(0.0f, 1.0f);
     for (;;) {
@@ -68,14 +75,13 @@ class ShapeFactory {
       case ShapeKind3::kBox:
         return Box3{{U(0.1f, 1.2f), U(0.1f, 1.2f), U(0.1f, 1.2f)}};
       case ShapeKind3::kCapsule: {
-        const Vec3 d = U(0.0f, 1.0f) * RandomUnit();
+        const Vec3 d = RandomVector(0.0f, 1.0f);
         return Capsule3{-1.0f * d, d, U(0.1f, 0.8f)};
       }
       case ShapeKind3::kTriangle:
         for (;;) {
-          const Triangle3 t{U(0.2f, 1.5f) * RandomUnit(),
-                            U(0.2f, 1.5f) * RandomUnit(),
-                            U(0.2f, 1.5f) * RandomUnit()};
+          const Triangle3 t{RandomVector(0.2f, 1.5f), RandomVector(0.2f, 1.5f),
+                            RandomVector(0.2f, 1.5f)};
           if (ValidateShape(t).ok() &&
               Length(Cross(t.b - t.a, t.c - t.a)) > 0.05f) {
             return t;
@@ -107,7 +113,7 @@ inline std::shared_ptr<const ConvexHull> ShortEdgeHull(ShapeFactory& f,
     for (int i = 0; i < n; ++i) {
       const Vec3 p{f.U(-scale, scale), f.U(-scale, scale), f.U(-scale, scale)};
       pts.push_back(p);
-      pts.push_back(p + f.U(1.0f, 10.0f) * f.RandomUnit());
+      pts.push_back(p + f.RandomVector(1.0f, 10.0f));
     }
     auto h = MakeConvexHull(pts);
     if (h.ok()) return *h;
