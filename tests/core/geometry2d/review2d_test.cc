@@ -488,7 +488,8 @@ TEST(Review2d, TouchingIsTheExactDistanceOnNearTouchingPairs) {
     if (kind == 0)
       return Box2{{gen.Uniform(0.1f, 2.0f), gen.Uniform(0.1f, 2.0f)}};
     if (gen.Int(0, 2) != 0) {
-      return Spike(gen.Uniform(1.0f, 40.0f), gen.Int(0, 1) == 0 ? 0 : 9);
+      const float length = gen.Uniform(1.0f, 40.0f);
+      return Spike(length, gen.Int(0, 1) == 0 ? 0 : 9);
     }
     return gen.Polygon(gen.Int(3, 8));
   };
@@ -566,8 +567,8 @@ TEST(Review2d, TouchingIsTheExactDistanceOnNearTouchingPairs) {
       // Any features: B at a random direction, moved straight at A along
       // the closest points' direction, which lowers the distance by exactly
       // the move (the supporting lines stay apart); twice, as above.
-      pb = Pose2::FromAngle(pa.position + 8.0f * gen.Direction(),
-                            gen.Uniform(-3.14159f, 3.14159f));
+      const Vec2 position = pa.position + 8.0f * gen.Direction();
+      pb = Pose2::FromAngle(position, gen.Uniform(-3.14159f, 3.14159f));
       const Nearest far =
           ExactNearest(WorldVertices(a, pa), WorldVertices(b, pb));
       const double ux = (far.on_q.x - far.on_p.x) / far.distance;

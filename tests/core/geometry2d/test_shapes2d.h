@@ -42,7 +42,11 @@ class ShapeGen {
     return {std::cos(a), std::sin(a)};
   }
   Pose2 RandomPose(float extent) {
-    return Pose2::FromAngle(Point(extent), Uniform(-3.14159f, 3.14159f));
+    // Separate statements: the order of a call's arguments is unspecified
+    // (GCC and Clang differ), and the draws must not depend on it.
+    const Vec2 position = Point(extent);
+    const float angle = Uniform(-3.14159f, 3.14159f);
+    return Pose2::FromAngle(position, angle);
   }
 
   // A random polygon: n points on an ellipse at sorted, well-spread angles
