@@ -140,19 +140,23 @@ float Extent(const ConvexHull& h) {
   return m;
 }
 
-// The pruned SAT gives the exhaustive SAT's answer on 8,000 random pairs
-// (about half overlapping): the same separation within float round-off of
-// the problem's size, and a normal along which the measured separation is
-// that value (the axis is equivalent even where two axes tie).
-TEST(HullSatTest, MatchesExhaustiveSat) {
-  const auto pool = HullPool(41);
-  testing::ShapeFactory factory(42);
+// Checks the pruned SAT (HullHullAxis) against the exhaustive SAT on `pairs`
+// random pairs of `pool`, B within `spread` of A: the same separation within
+// float round-off of the problem's size, and a normal along which the
+// measured separation is that value (the axis is equivalent even where two
+// axes tie). Counts the overlapping pairs and those an edge axis decides.
+struct ExhaustiveAgreement {
   int overlapping = 0;
   int edge_axes = 0;
-  for (int k = 0; k < 8000; ++k) {
+};
+ExhaustiveAgreement CheckAgainstExhaustiveSat(
+    const std::vector<std::shared_ptr<const ConvexHull>>& pool,
+    testing::ShapeFactory& factory, int pairs, float spread) {
+  ExhaustiveAgreement counts;
+  for (int k = 0; k < pairs; ++k) {
     const ConvexHull& a = *pool[factory.rng()() % pool.size()];
     const ConvexHull& b = *pool[factory.rng()() % pool.size()];
-    const Pose3 b_in_a{factory.RandomVector(0.0f, 2.5f),
+    const Pose3 b_in_a{factory.RandomVector(0.0f, spread),
                        factory.RandomRotation()};
     internal::HullInA b_data;
     const internal::SatAxis axis =
@@ -160,13 +164,11 @@ TEST(HullSatTest, MatchesExhaustiveSat) {
     const RefHull ra = Place(a, Pose3{});
     const RefHull rb = Place(b, b_in_a);
     const Reference ref = ExhaustiveSat(ra, rb);
-    const double size = Extent(a) + Extent(b) + Length(b_in_a.position);
-    const double tol = 2e-6 * size;
-    const bool overlap = ref.all <= 0.0;
+    const double tol = 2e-6 * (Extent(a) + Extent(b) + Length(b_in_a.position));
     SCOPED_TRACE(::testing::Message() << "pair " << k);
-    if (overlap) {
-      ++overlapping;
-      if (axis.kind == internal::AxisKind::kEdges) ++edge_axes;
+    if (ref.all <= 0.0) {
+      ++counts.overlapping;
+      if (axis.kind == internal::AxisKind::kEdges) ++counts.edge_axes;
       EXPECT_NEAR(axis.separation, ref.all, tol);
     } else if (ref.faces > 0.0) {
       EXPECT_NEAR(axis.separation, ref.faces, tol);
@@ -175,13 +177,22 @@ TEST(HullSatTest, MatchesExhaustiveSat) {
       EXPECT_GT(axis.separation, -tol);
       EXPECT_LE(axis.separation, ref.all + tol);
     }
-    const double along = Separation(ra, rb, ToD3(axis.normal));
-    EXPECT_NEAR(along, axis.separation, tol);
+    EXPECT_NEAR(Separation(ra, rb, ToD3(axis.normal)), axis.separation, tol);
     EXPECT_NEAR(Length(axis.normal), 1.0f, 1e-5f);
   }
+  return counts;
+}
+
+// The pruned SAT gives the exhaustive SAT's answer on 8,000 random pairs
+// (about half overlapping).
+TEST(HullSatTest, MatchesExhaustiveSat) {
+  const auto pool = HullPool(41);
+  testing::ShapeFactory factory(42);
+  const ExhaustiveAgreement counts =
+      CheckAgainstExhaustiveSat(pool, factory, 8000, 2.5f);
   // The sample exercises both outcomes and edge-edge minima.
-  EXPECT_GT(overlapping, 2400);
-  EXPECT_GT(edge_axes, 400);
+  EXPECT_GT(counts.overlapping, 2400);
+  EXPECT_GT(counts.edge_axes, 400);
 }
 
 // Hulls of 40 to 64 points on ellipsoids (114 to 186 edges: the edge gather
@@ -206,35 +217,10 @@ TEST(HullSatTest, LargeHullsMatchExhaustiveSat) {
     pool.push_back(*hull);
   }
   ASSERT_GT(most_edges, 128u);
-  int overlapping = 0;
-  int edge_axes = 0;
-  for (int k = 0; k < 1500; ++k) {
-    const ConvexHull& a = *pool[factory.rng()() % pool.size()];
-    const ConvexHull& b = *pool[factory.rng()() % pool.size()];
-    const Pose3 b_in_a{factory.RandomVector(0.0f, 2.0f),
-                       factory.RandomRotation()};
-    internal::HullInA b_data;
-    const internal::SatAxis axis =
-        internal::HullHullAxis(a, b, b_in_a, /*early_out=*/false, &b_data);
-    const RefHull ra = Place(a, Pose3{});
-    const RefHull rb = Place(b, b_in_a);
-    const Reference ref = ExhaustiveSat(ra, rb);
-    const double tol = 2e-6 * (Extent(a) + Extent(b) + Length(b_in_a.position));
-    SCOPED_TRACE(::testing::Message() << "pair " << k);
-    if (ref.all <= 0.0) {
-      ++overlapping;
-      if (axis.kind == internal::AxisKind::kEdges) ++edge_axes;
-      EXPECT_NEAR(axis.separation, ref.all, tol);
-    } else if (ref.faces > 0.0) {
-      EXPECT_NEAR(axis.separation, ref.faces, tol);
-    } else {
-      EXPECT_GT(axis.separation, -tol);
-      EXPECT_LE(axis.separation, ref.all + tol);
-    }
-    EXPECT_NEAR(Separation(ra, rb, ToD3(axis.normal)), axis.separation, tol);
-  }
-  EXPECT_GT(overlapping, 500);
-  EXPECT_GT(edge_axes, 100);
+  const ExhaustiveAgreement counts =
+      CheckAgainstExhaustiveSat(pool, factory, 1500, 2.0f);
+  EXPECT_GT(counts.overlapping, 500);
+  EXPECT_GT(counts.edge_axes, 100);
 }
 
 // The same agreement with the generic SAT of sat_polytope.cc (the path the

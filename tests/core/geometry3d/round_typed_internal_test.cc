@@ -835,6 +835,19 @@ void SphereNearCapsuleAxis(unsigned seed, int count, Tally* tally) {
   }
 }
 
+// Reports the tally and expects no failure, at least `min_cases` pairs
+// compared with the generic path, `min_reference_cases` with the exact
+// reference, and more than 30,000 of them overlapping.
+void ExpectClean(const char* name, const Tally& tally, int min_cases,
+                 int min_reference_cases) {
+  Report(name, tally);
+  EXPECT_EQ(tally.failures, 0) << name;
+  EXPECT_EQ(tally.reference_failures, 0) << name;
+  EXPECT_GE(tally.cases, min_cases) << name;
+  EXPECT_GE(tally.reference_cases, min_reference_cases) << name;
+  EXPECT_GT(tally.overlapping, 30000) << name;
+}
+
 TEST(RoundTypedTest, CapsuleBoxMatchesGeneric) {
   Tally tally;
   RandomFamily(
@@ -842,12 +855,7 @@ TEST(RoundTypedTest, CapsuleBoxMatchesGeneric) {
       [](Family& f, int i) { return ConvexShape3{RandomCapsule(f, i)}; },
       [](Family& f, int) { return ConvexShape3{RandomBox(f)}; }, &tally);
   CapsuleAlongBoxEdge(6202, 20000, &tally);
-  Report("capsule-box", tally);
-  EXPECT_EQ(tally.failures, 0);
-  EXPECT_EQ(tally.reference_failures, 0);
-  EXPECT_GE(tally.reference_cases, 100000);
-  EXPECT_GE(tally.cases, 100000);
-  EXPECT_GT(tally.overlapping, 30000);
+  ExpectClean("capsule-box", tally, 100000, 100000);
 }
 
 TEST(RoundTypedTest, CapsuleBoxMatchesExactReference) {
@@ -856,11 +864,7 @@ TEST(RoundTypedTest, CapsuleBoxMatchesExactReference) {
   EndsOnFeatures(6210, 25000, &tally);
   LongCapsuleTinyBox(6211, 25000, &tally);
   ZeroLengthCapsules(6212, 25000, &tally);
-  Report("capsule-box (reference families)", tally);
-  EXPECT_EQ(tally.failures, 0);
-  EXPECT_EQ(tally.reference_failures, 0);
-  EXPECT_GE(tally.reference_cases, 100000);
-  EXPECT_GT(tally.overlapping, 30000);
+  ExpectClean("capsule-box (reference families)", tally, 0, 100000);
 }
 
 TEST(RoundTypedTest, SphereBoxMatchesGeneric) {
@@ -870,12 +874,7 @@ TEST(RoundTypedTest, SphereBoxMatchesGeneric) {
       [](Family& f, int) { return ConvexShape3{Sphere{f.U(0.05f, 0.8f)}}; },
       [](Family& f, int) { return ConvexShape3{RandomBox(f)}; }, &tally);
   SphereNearBoxFeature(6204, 20000, &tally);
-  Report("sphere-box", tally);
-  EXPECT_EQ(tally.failures, 0);
-  EXPECT_EQ(tally.reference_failures, 0);
-  EXPECT_GE(tally.reference_cases, 100000);
-  EXPECT_GE(tally.cases, 100000);
-  EXPECT_GT(tally.overlapping, 30000);
+  ExpectClean("sphere-box", tally, 100000, 100000);
 }
 
 TEST(RoundTypedTest, CapsuleCapsuleMatchesGenericBitForBit) {
@@ -886,10 +885,7 @@ TEST(RoundTypedTest, CapsuleCapsuleMatchesGenericBitForBit) {
       [](Family& f, int i) { return ConvexShape3{RandomCapsule(f, i + 5)}; },
       &tally);
   NearlyParallelCapsules(6206, 20000, &tally);
-  Report("capsule-capsule", tally);
-  EXPECT_EQ(tally.failures, 0);
-  EXPECT_GE(tally.cases, 100000);
-  EXPECT_GT(tally.overlapping, 30000);
+  ExpectClean("capsule-capsule", tally, 100000, 0);
 }
 
 TEST(RoundTypedTest, SphereCapsuleMatchesGenericBitForBit) {
@@ -900,10 +896,7 @@ TEST(RoundTypedTest, SphereCapsuleMatchesGenericBitForBit) {
       [](Family& f, int i) { return ConvexShape3{RandomCapsule(f, i)}; },
       &tally);
   SphereNearCapsuleAxis(6208, 20000, &tally);
-  Report("sphere-capsule", tally);
-  EXPECT_EQ(tally.failures, 0);
-  EXPECT_GE(tally.cases, 100000);
-  EXPECT_GT(tally.overlapping, 30000);
+  ExpectClean("sphere-capsule", tally, 100000, 0);
 }
 
 }  // namespace
