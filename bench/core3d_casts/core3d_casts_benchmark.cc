@@ -13,6 +13,13 @@
 //   MeshRay100k/{sator,bullet}: closest hit of a ray against a 100,352
 //     triangle height field; most rays hit. Bullet: btBvhTriangleMeshShape
 //     (quantized BVH) with btTriangleRaycastCallback keeping the closest hit.
+//   CapsuleMeshMtv100k/{sator,fcl}: "is this player inside a wall": a
+//     character capsule (radius 0.4, half height 0.9, upright or tilted) whose
+//     lowest point is 0 to 0.3 below the same height field, against the whole
+//     mesh: the deepest triangle's MTV. Sator: Contact(shape, mesh); FCL:
+//     fcl::collide of a Capsuled against a BVHModel<OBBRSSd> with contacts on
+//     (every overlapping triangle's contact, the deepest kept), libccd GJK/EPA
+//     per triangle.
 #include <memory>
 #include <random>
 #include <vector>
@@ -20,7 +27,10 @@
 #include "BulletCollision/NarrowPhaseCollision/btRaycastCallback.h"
 #include "benchmark/benchmark.h"
 #include "btBulletCollisionCommon.h"
+#include "fcl/geometry/bvh/BVH_model.h"
+#include "fcl/narrowphase/collision.h"
 #include "fcl/narrowphase/continuous_collision.h"
+#include "sator/core/geometry3d/contact3d.h"
 #include "sator/core/geometry3d/mesh_queries.h"
 #include "sator/core/geometry3d/raycast3d.h"
 #include "sator/core/geometry3d/sweep3d.h"
@@ -265,6 +275,112 @@ void BM_MeshSweep100k_Sator(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_MeshSweep100k_Sator)->Name("MeshSweep100k/sator");
+
+
+// ---- Capsule against the 100k-triangle mesh: MTV -----------------------
+
+struct CapsuleCase {
+  Capsule3 capsule;
+  Pose3 pose;
+};
+
+// The capsule's axis is its local y (sator) / z (FCL, rotated below). Its
+// centre is placed so that its lowest point lies 0 to 0.3 below the height
+// field's smooth part under its centre (the field adds +-0.2 of noise):
+// most cases touch a few triangles.
+const std::vector<CapsuleCase>& CapsuleCases() {
+  static const auto* cases = [] {
+    auto* out = new std::vector<CapsuleCase>();
+    Rng rng(10);
+    for (int k = 0; k < kCases; ++k) {
+      CapsuleCase c;
+      c.capsule = Capsule3{{0.0f, -0.9f, 0.0f}, {0.0f, 0.9f, 0.0f}, 0.4f};
+      const float x = rng.Uniform(-90, 90);
+      const float z = rng.Uniform(-90, 90);
+      const float ground = 3.0f * std::sin(0.1f * x) * std::cos(0.13f * z);
+      // Upright for three in four, else tilted by up to 60 degrees.
+      Quat q{};
+      if (k % 4 == 3) {
+        q = Quat::FromAxisAngle({rng.Uniform(-1, 1), 0.0f, rng.Uniform(-1, 1)},
+                                rng.Uniform(-1.05f, 1.05f));
+      }
+      const Vec3 axis = Rotate(q, Vec3{0, 1, 0});
+      const float reach = 0.9f * std::fabs(axis.y) + 0.4f;
+      c.pose = {{x, ground + reach - rng.Uniform(0.0f, 0.3f), z}, q};
+      out->push_back(c);
+    }
+    return out;
+  }();
+  return *cases;
+}
+
+void BM_CapsuleMeshMtv100k_Sator(benchmark::State& state) {
+  const MeshInput& m = Terrain();
+  const auto mesh = MakeTriangleMesh(m.vertices, m.indices);
+  if (!mesh.ok()) {
+    state.SkipWithError("mesh refused");
+    return;
+  }
+  std::vector<ConvexShape3> shapes;
+  for (const CapsuleCase& c : CapsuleCases()) shapes.emplace_back(c.capsule);
+  const auto& cases = CapsuleCases();
+  const Pose3 pose{};
+  std::size_t i = 0;
+  std::int64_t overlapping = 0;
+  for (auto _ : state) {
+    const std::size_t k = i++ & (kCases - 1);
+    const ContactResult<3> r = Contact(shapes[k], cases[k].pose, **mesh, pose);
+    benchmark::DoNotOptimize(r);
+    overlapping += r.overlapping ? 1 : 0;
+  }
+  state.counters["overlapping"] = benchmark::Counter(
+      static_cast<double>(overlapping) / static_cast<double>(i));
+}
+BENCHMARK(BM_CapsuleMeshMtv100k_Sator)->Name("CapsuleMeshMtv100k/sator");
+
+void BM_CapsuleMeshMtv100k_Fcl(benchmark::State& state) {
+  const MeshInput& m = Terrain();
+  auto model = std::make_shared<fcl::BVHModel<fcl::OBBRSSd>>();
+  std::vector<fcl::Vector3d> points;
+  for (const Vec3& v : m.vertices) points.emplace_back(v.x, v.y, v.z);
+  std::vector<fcl::Triangle> triangles;
+  for (std::size_t k = 0; k + 2 < m.indices.size(); k += 3) {
+    triangles.emplace_back(m.indices[k], m.indices[k + 1], m.indices[k + 2]);
+  }
+  model->beginModel();
+  model->addSubModel(points, triangles);
+  model->endModel();
+  const fcl::CollisionObjectd mesh_object(model);
+  // FCL's capsule lies along its local z: rotate it onto Sator's y first.
+  const Quat z_to_y = Quat::FromAxisAngle({1, 0, 0}, -1.5707963f);
+  std::vector<std::unique_ptr<fcl::CollisionObjectd>> capsules;
+  for (const CapsuleCase& c : CapsuleCases()) {
+    Pose3 p = c.pose;
+    p.rotation = Mul(c.pose.rotation, z_to_y);
+    capsules.push_back(std::make_unique<fcl::CollisionObjectd>(
+        std::make_shared<fcl::Capsuled>(c.capsule.radius,
+                                        1.8),
+        ToFcl(p, {})));
+  }
+  fcl::CollisionRequestd request(/*num_max_contacts=*/64,
+                                 /*enable_contact=*/true);
+  std::size_t i = 0;
+  std::int64_t overlapping = 0;
+  for (auto _ : state) {
+    fcl::CollisionResultd result;
+    fcl::collide(capsules[i++ & (kCases - 1)].get(), &mesh_object, request,
+                 result);
+    double deepest = 0.0;
+    for (std::size_t k = 0; k < result.numContacts(); ++k) {
+      deepest = std::max(deepest, result.getContact(k).penetration_depth);
+    }
+    benchmark::DoNotOptimize(deepest);
+    overlapping += result.isCollision() ? 1 : 0;
+  }
+  state.counters["overlapping"] = benchmark::Counter(
+      static_cast<double>(overlapping) / static_cast<double>(i));
+}
+BENCHMARK(BM_CapsuleMeshMtv100k_Fcl)->Name("CapsuleMeshMtv100k/fcl");
 
 struct ClosestHit : public btTriangleRaycastCallback {
   ClosestHit(const btVector3& from, const btVector3& to)
