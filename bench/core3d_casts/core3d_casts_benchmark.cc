@@ -276,7 +276,6 @@ void BM_MeshSweep100k_Sator(benchmark::State& state) {
 }
 BENCHMARK(BM_MeshSweep100k_Sator)->Name("MeshSweep100k/sator");
 
-
 // ---- Capsule against the 100k-triangle mesh: MTV -----------------------
 
 struct CapsuleCase {
@@ -358,9 +357,7 @@ void BM_CapsuleMeshMtv100k_Fcl(benchmark::State& state) {
     Pose3 p = c.pose;
     p.rotation = Mul(c.pose.rotation, z_to_y);
     capsules.push_back(std::make_unique<fcl::CollisionObjectd>(
-        std::make_shared<fcl::Capsuled>(c.capsule.radius,
-                                        1.8),
-        ToFcl(p, {})));
+        std::make_shared<fcl::Capsuled>(c.capsule.radius, 1.8), ToFcl(p, {})));
   }
   fcl::CollisionRequestd request(/*num_max_contacts=*/64,
                                  /*enable_contact=*/true);
