@@ -1,7 +1,8 @@
 // The MTV of every pair of convex shapes: the typed fast paths and the
 // variant dispatch. The algorithms live in sat_polytope.cc (polytopes),
 // convex_round.cc (spheres and capsules), round_box.cc (a sphere or capsule
-// against a box) and box_box.cc (OBB-OBB).
+// against a box), round_triangle.cc (a sphere or capsule against a
+// triangle) and box_box.cc (OBB-OBB).
 #include "sator/core/geometry3d/contact3d.h"
 
 #include "convex_polytope.h"
@@ -52,6 +53,25 @@ ContactResult<3> ContactFlat(const A& a, const B& b, const Pose3& b_in_a) {
   internal::MakeFlatCore(a, Pose3{}, &core_a);
   internal::MakeFlatCore(b, b_in_a, &core_b);
   return internal::ContactRound(core_a.ref, core_b.ref);
+}
+
+// A sphere or capsule (A, in its own frame) against a triangle placed by
+// `b_in_a`, and a triangle (A) against a sphere or capsule placed by
+// `b_in_a`: views of both cores, the generic ContactRound on them
+// (round_triangle.cc).
+template <typename R>
+ContactResult<3> RoundTriangle(const R& round, const Triangle3& t,
+                               const Pose3& b_in_a) {
+  FlatCore core;
+  internal::MakeFlatCore(round, Pose3{}, &core);
+  return internal::ContactFlatTriangle(core.ref, t, b_in_a);
+}
+template <typename R>
+ContactResult<3> TriangleRound(const Triangle3& t, const R& round,
+                               const Pose3& b_in_a) {
+  FlatCore core;
+  internal::MakeFlatCore(round, b_in_a, &core);
+  return internal::ContactTriangleFlat(t, core.ref);
 }
 
 // A sphere or capsule placed by `round_in_box` against the box, in the
@@ -168,9 +188,9 @@ ContactResult<3> Contact(const ConvexShape3& a, const Pose3& pose_a,
       return ToWorld(ContactHullHull(**hull_a, **hull_b, b_in_a), pose_a);
     }
   }
-  // Round pairs: sphere and capsule pairs in A's frame (as the generic
-  // path); a sphere or capsule and a box in the box's frame, flipped when
-  // the box is B.
+  // Round pairs: sphere and capsule pairs, and a sphere or capsule with a
+  // triangle, in A's frame (as the generic path); a sphere or capsule and a
+  // box in the box's frame, flipped when the box is B.
   const ShapeKind3 ka = KindOf(a);
   const ShapeKind3 kb = KindOf(b);
   const bool round_a = ka == ShapeKind3::kSphere || ka == ShapeKind3::kCapsule;
@@ -197,6 +217,21 @@ ContactResult<3> Contact(const ConvexShape3& a, const Pose3& pose_a,
       return BoxRound(box, round, b_in_a);
     };
     return ToWorld(VisitRound(b, against_box), pose_a);
+  }
+  // A sphere or capsule and a triangle, in A's frame.
+  if (round_a && kb == ShapeKind3::kTriangle) {
+    const Triangle3& t = std::get<Triangle3>(b);
+    const auto against_triangle = [&](const auto& round) {
+      return RoundTriangle(round, t, b_in_a);
+    };
+    return ToWorld(VisitRound(a, against_triangle), pose_a);
+  }
+  if (ka == ShapeKind3::kTriangle && round_b) {
+    const Triangle3& t = std::get<Triangle3>(a);
+    const auto against_round = [&](const auto& round) {
+      return TriangleRound(t, round, b_in_a);
+    };
+    return ToWorld(VisitRound(b, against_round), pose_a);
   }
   return ToWorld(internal::ContactGeneric(a, b, b_in_a), pose_a);
 }

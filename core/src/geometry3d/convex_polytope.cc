@@ -38,6 +38,30 @@ constexpr std::array<ConvexHull::Edge, 12> kBoxEdges = {{
     {3, 7, 0, 2},
 }};
 
+// A triangle's two faces (n and -n, each listing the 3 vertices from
+// kTriangleIndices), its 3 edges, each between the two faces.
+constexpr std::array<std::uint16_t, 6> kTriangleIndices = {0, 1, 2, 0, 2, 1};
+constexpr std::array<ConvexHull::Edge, 3> kTriangleEdges = {{
+    {0, 1, 0, 1},
+    {1, 2, 0, 1},
+    {2, 0, 0, 1},
+}};
+
+// The triangle's faces in its own frame. The normal in double (see
+// TriangleNormal: in float it is off by up to 0.1 radians on a sliver, and
+// the face axis then misjudges the triangle's extent across its length);
+// the plane's offset too.
+void LocalTriangleFaces(const Triangle3& t, ConvexHull::Face faces[2]) {
+  const Vec3 n = TriangleNormal(t.a, t.b, t.c);
+  const auto offset = static_cast<float>(Dot(ToD3(n), ToD3(t.a)));
+  faces[0] = {n, offset, 0, 3};
+  faces[1] = {-n, -offset, 3, 3};
+}
+
+Vec3 TriangleCentroid(const Triangle3& t) {
+  return (1.0f / 3.0f) * (t.a + t.b + t.c);
+}
+
 void MakeTriangleData(const Triangle3& t, PolyData* out) {
   out->kind = CoreKind::kTriangle;
   out->radius = 0.0f;
@@ -45,22 +69,15 @@ void MakeTriangleData(const Triangle3& t, PolyData* out) {
   out->vertices[0] = t.a;
   out->vertices[1] = t.b;
   out->vertices[2] = t.c;
-  // The normal in double (see TriangleNormal: in float it is off by up to
-  // 0.1 radians on a sliver, and the face axis then misjudges the
-  // triangle's extent across its length); the plane's offset too.
-  const Vec3 n = TriangleNormal(t.a, t.b, t.c);
-  const auto offset = static_cast<float>(Dot(ToD3(n), ToD3(t.a)));
   out->face_count = 2;
-  out->faces[0] = {n, offset, 0, 3};
-  out->faces[1] = {-n, -offset, 3, 3};
-  constexpr std::array<std::uint16_t, 6> kIndices = {0, 1, 2, 0, 2, 1};
-  for (int i = 0; i < 6; ++i) out->face_vertex_indices[i] = kIndices[i];
+  LocalTriangleFaces(t, &out->faces[0]);
+  for (int i = 0; i < 6; ++i) {
+    out->face_vertex_indices[i] = kTriangleIndices[i];
+  }
   out->face_index_count = 6;
   out->edge_count = 3;
-  out->edges[0] = {0, 1, 0, 1};
-  out->edges[1] = {1, 2, 0, 1};
-  out->edges[2] = {2, 0, 0, 1};
-  out->centroid = (1.0f / 3.0f) * (t.a + t.b + t.c);
+  for (int e = 0; e < 3; ++e) out->edges[e] = kTriangleEdges[e];
+  out->centroid = TriangleCentroid(t);
 }
 
 void MakeHullData(const ConvexHull& hull, PolyData* out) {
@@ -224,6 +241,32 @@ void MakeFlatCore(const Capsule3& c, const Pose3& pose, FlatCore* out) {
   out->ref.vertex_count = 2;
   out->ref.edges = &kSegmentEdge;
   out->ref.edge_count = 1;
+}
+
+// The triangle's features as MakeLocalData gives them, placed as
+// TransformPoly places them, viewed in place.
+void MakeTriangleCore(const Triangle3& t, const Pose3& pose,
+                      TriangleCore* out) {
+  ConvexHull::Face local[2];
+  LocalTriangleFaces(t, local);
+  out->vertices[0] = Transform(pose, t.a);
+  out->vertices[1] = Transform(pose, t.b);
+  out->vertices[2] = Transform(pose, t.c);
+  for (int f = 0; f < 2; ++f) {
+    const Vec3 n = Rotate(pose.rotation, local[f].normal);
+    out->faces[f] = {n, local[f].offset + Dot(n, pose.position),
+                     local[f].first_index, local[f].vertex_count};
+  }
+  out->ref = PolyRef{CoreKind::kTriangle,
+                     0.0f,
+                     out->vertices,
+                     3,
+                     out->faces,
+                     2,
+                     kTriangleIndices.data(),
+                     kTriangleEdges.data(),
+                     3,
+                     Transform(pose, TriangleCentroid(t))};
 }
 
 Vec3 AnyPerpendicular(Vec3 v) {

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "geometry3d/mesh_bvh_query.h"
+#include "geometry3d/round_typed.h"
 #include "sator/core/geometry3d/aabb3d.h"
 #include "sator/core/geometry3d/contact3d.h"
 #include "sator/core/geometry3d/overlap3d.h"
@@ -45,6 +46,54 @@ bool BoxEntry(Vec3 origin, Vec3 d, const Aabb3& box, float* t_enter) {
   return true;
 }
 
+// Calls f(id, contact) for every candidate triangle of the mesh. For a
+// sphere or capsule, whose core is placed once and met with each triangle
+// viewed in place (round_triangle.cc), the contact is in A's frame and the
+// function returns true; for other shapes it is in the mesh's frame,
+// through the pair dispatch, and it returns false. Either way the contact
+// mapped by MeshContactToWorld is Contact(a, a_in_mesh, triangle, Pose3{})
+// mapped to the world, bit for bit; mapping only the contacts kept saves
+// a ToWorld (or two) per triangle.
+template <typename F>
+bool ForEachTriangleContact(const ConvexShape3& a, const Pose3& a_in_mesh,
+                            const TriangleMesh& mesh, F&& f) {
+  const Aabb3 box = Grown(ComputeAabb(a, a_in_mesh));
+  const ShapeKind3 kind = KindOf(a);
+  if (kind == ShapeKind3::kSphere || kind == ShapeKind3::kCapsule) {
+    internal::FlatCore core;
+    if (kind == ShapeKind3::kSphere) {
+      internal::MakeFlatCore(std::get<Sphere>(a), Pose3{}, &core);
+    } else {
+      internal::MakeFlatCore(std::get<Capsule3>(a), Pose3{}, &core);
+    }
+    // The triangles' pose in A's frame, as Contact computes it.
+    const Pose3 mesh_in_a = MulT(a_in_mesh, Pose3{});
+    internal::QueryMeshBox(mesh, box, [&](std::uint32_t k) {
+      const std::uint32_t id = mesh.leaf_triangle_ids()[k];
+      f(id,
+        internal::ContactFlatTriangle(core.ref, mesh.triangle(id), mesh_in_a));
+      return true;
+    });
+    return true;
+  }
+  internal::QueryMeshBox(mesh, box, [&](std::uint32_t k) {
+    const std::uint32_t id = mesh.leaf_triangle_ids()[k];
+    const ConvexShape3 tri = mesh.triangle(id);
+    f(id, Contact(a, a_in_mesh, tri, Pose3{}));
+    return true;
+  });
+  return false;
+}
+
+// A contact from ForEachTriangleContact mapped to the world: from A's frame
+// (`in_a_frame`) to the mesh's, as Contact(a, a_in_mesh, ...) maps it, and
+// on to the world.
+ContactResult<3> MeshContactToWorld(const ContactResult<3>& c, bool in_a_frame,
+                                    const Pose3& a_in_mesh,
+                                    const Pose3& pose_mesh) {
+  return ToWorld(in_a_frame ? ToWorld(c, a_in_mesh) : c, pose_mesh);
+}
+
 }  // namespace
 
 std::vector<std::uint32_t> TrianglesOverlappingBox(const TriangleMesh& mesh,
@@ -62,6 +111,23 @@ bool Overlap(const ConvexShape3& a, const Pose3& pose_a,
   const Pose3 a_in_mesh = MulT(pose_mesh, pose_a);
   const Aabb3 box = Grown(ComputeAabb(a, a_in_mesh));
   bool found = false;
+  const ShapeKind3 kind = KindOf(a);
+  if (kind == ShapeKind3::kSphere || kind == ShapeKind3::kCapsule) {
+    // The core placed once (Overlap's typed path per triangle otherwise).
+    internal::FlatCore core;
+    if (kind == ShapeKind3::kSphere) {
+      internal::MakeFlatCore(std::get<Sphere>(a), Pose3{}, &core);
+    } else {
+      internal::MakeFlatCore(std::get<Capsule3>(a), Pose3{}, &core);
+    }
+    const Pose3 mesh_in_a = MulT(a_in_mesh, Pose3{});
+    internal::QueryMeshBox(mesh, box, [&](std::uint32_t k) {
+      found = internal::OverlapFlatTriangle(
+          core.ref, mesh.triangle(mesh.leaf_triangle_ids()[k]), mesh_in_a);
+      return !found;
+    });
+    return found;
+  }
   internal::QueryMeshBox(mesh, box, [&](std::uint32_t k) {
     const ConvexShape3 tri = mesh.triangle(mesh.leaf_triangle_ids()[k]);
     found = Overlap(a, a_in_mesh, tri, Pose3{});
@@ -74,25 +140,32 @@ std::vector<MeshContact> ContactAll(const ConvexShape3& a, const Pose3& pose_a,
                                     const TriangleMesh& mesh,
                                     const Pose3& pose_mesh) {
   const Pose3 a_in_mesh = MulT(pose_mesh, pose_a);
-  const Aabb3 box = Grown(ComputeAabb(a, a_in_mesh));
   std::vector<MeshContact> out;
-  internal::QueryMeshBox(mesh, box, [&](std::uint32_t k) {
-    const std::uint32_t id = mesh.leaf_triangle_ids()[k];
-    const ConvexShape3 tri = mesh.triangle(id);
-    const ContactResult<3> c = Contact(a, a_in_mesh, tri, Pose3{});
-    if (c.overlapping) out.push_back({id, ToWorld(c, pose_mesh)});
-    return true;
-  });
+  const bool in_a_frame = ForEachTriangleContact(
+      a, a_in_mesh, mesh, [&](std::uint32_t id, const ContactResult<3>& c) {
+        if (c.overlapping) out.push_back({id, c});
+      });
+  for (MeshContact& c : out) {
+    c.contact = MeshContactToWorld(c.contact, in_a_frame, a_in_mesh, pose_mesh);
+  }
   return out;
 }
 
 ContactResult<3> Contact(const ConvexShape3& a, const Pose3& pose_a,
                          const TriangleMesh& mesh, const Pose3& pose_mesh) {
+  // The deepest of ContactAll (the first of equal depths, in the BVH's
+  // order), kept in the frame the triangles are met in and mapped to the
+  // world once: no vector, and one ToWorld instead of one per triangle.
+  const Pose3 a_in_mesh = MulT(pose_mesh, pose_a);
   ContactResult<3> best;
-  for (const MeshContact& c : ContactAll(a, pose_a, mesh, pose_mesh)) {
-    if (!best.overlapping || c.contact.depth > best.depth) best = c.contact;
-  }
-  return best;
+  const bool in_a_frame = ForEachTriangleContact(
+      a, a_in_mesh, mesh, [&](std::uint32_t, const ContactResult<3>& c) {
+        if (c.overlapping && (!best.overlapping || c.depth > best.depth)) {
+          best = c;
+        }
+      });
+  if (!best.overlapping) return ContactResult<3>{};
+  return MeshContactToWorld(best, in_a_frame, a_in_mesh, pose_mesh);
 }
 
 SweepResult<3> Sweep(const ConvexShape3& a, const Pose3& pose_a,

@@ -1,6 +1,7 @@
 // Boolean overlap of every pair of convex shapes: typed fast paths (OBB-OBB
 // in box_box.cc, triangle-box in box_triangle.cc, capsule-box in
-// round_box.cc) and the variant dispatch.
+// round_box.cc, sphere and capsule against a triangle in round_triangle.cc)
+// and the variant dispatch.
 #include "sator/core/geometry3d/overlap3d.h"
 
 #include <algorithm>
@@ -65,6 +66,23 @@ bool OverlapFlat(const A& a, const B& b, const Pose3& b_in_a) {
   internal::MakeFlatCore(a, Pose3{}, &core_a);
   internal::MakeFlatCore(b, b_in_a, &core_b);
   return internal::OverlapRound(core_a.ref, core_b.ref);
+}
+
+// A sphere or capsule and a triangle (either order) in A's frame, viewed
+// in place: the generic OverlapRound without PolyData (round_triangle.cc).
+template <typename R>
+bool OverlapRoundTriangle(const R& round, const Triangle3& t,
+                          const Pose3& b_in_a) {
+  internal::FlatCore core;
+  internal::MakeFlatCore(round, Pose3{}, &core);
+  return internal::OverlapFlatTriangle(core.ref, t, b_in_a);
+}
+template <typename R>
+bool OverlapTriangleRound(const Triangle3& t, const R& round,
+                          const Pose3& b_in_a) {
+  internal::FlatCore core;
+  internal::MakeFlatCore(round, b_in_a, &core);
+  return internal::OverlapTriangleFlat(t, core.ref);
 }
 
 }  // namespace
@@ -150,6 +168,24 @@ bool Overlap(const ConvexShape3& a, const Pose3& pose_a, const ConvexShape3& b,
   }
   if (ka == ShapeKind3::kCapsule && kb == ShapeKind3::kSphere) {
     return OverlapFlat(std::get<Capsule3>(a), std::get<Sphere>(b), b_in_a);
+  }
+  if (kb == ShapeKind3::kTriangle) {
+    const Triangle3& t = std::get<Triangle3>(b);
+    if (ka == ShapeKind3::kSphere) {
+      return OverlapRoundTriangle(std::get<Sphere>(a), t, b_in_a);
+    }
+    if (ka == ShapeKind3::kCapsule) {
+      return OverlapRoundTriangle(std::get<Capsule3>(a), t, b_in_a);
+    }
+  }
+  if (ka == ShapeKind3::kTriangle) {
+    const Triangle3& t = std::get<Triangle3>(a);
+    if (kb == ShapeKind3::kSphere) {
+      return OverlapTriangleRound(t, std::get<Sphere>(b), b_in_a);
+    }
+    if (kb == ShapeKind3::kCapsule) {
+      return OverlapTriangleRound(t, std::get<Capsule3>(b), b_in_a);
+    }
   }
   if (ka == ShapeKind3::kHull && kb == ShapeKind3::kHull) {
     return OverlapHullHull(*std::get<std::shared_ptr<const ConvexHull>>(a),

@@ -42,6 +42,31 @@ struct FlatCore {
 void MakeFlatCore(const Sphere& s, const Pose3& pose, FlatCore* out);
 void MakeFlatCore(const Capsule3& c, const Pose3& pose, FlatCore* out);
 
+// Storage for a triangle core: its 3 vertices and 2 faces (n and -n)
+// placed by a pose; the face indices and edges are shared tables.
+struct TriangleCore {
+  Vec3 vertices[3];
+  ConvexHull::Face faces[2];
+  PolyRef ref;
+};
+
+// The triangle's core placed by `pose`, with the same floats as
+// MakePolyData (MakeTriangleData, then TransformPoly).
+void MakeTriangleCore(const Triangle3& t, const Pose3& pose, TriangleCore* out);
+
+// A point or segment core `flat` in A's frame (MakeFlatCore with the
+// identity) against the triangle `t` placed by `t_in_a`: the generic
+// ContactRound / OverlapRound on the views, so ContactGeneric's and
+// OverlapGeneric's answers bit for bit, in A's frame.
+ContactResult<3> ContactFlatTriangle(const PolyRef& flat, const Triangle3& t,
+                                     const Pose3& t_in_a);
+bool OverlapFlatTriangle(const PolyRef& flat, const Triangle3& t,
+                         const Pose3& t_in_a);
+// The triangle as A (in its own frame) and the flat core placed by B's pose
+// in A's frame (MakeFlatCore with `b_in_a`).
+ContactResult<3> ContactTriangleFlat(const Triangle3& t, const PolyRef& flat);
+bool OverlapTriangleFlat(const Triangle3& t, const PolyRef& flat);
+
 // A point core (`segment` false: q is ignored) or segment core [p, q] of
 // radius r in the frame of a box of half extents h: the MTV from the box to
 // the round shape, in the box's frame.
