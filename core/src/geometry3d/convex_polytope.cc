@@ -245,13 +245,17 @@ void MakeFlatCore(const Capsule3& c, const Pose3& pose, FlatCore* out) {
 
 // The triangle's features as MakeLocalData gives them, placed as
 // TransformPoly places them, viewed in place.
-void MakeTriangleCore(const Triangle3& t, const Pose3& pose,
-                      TriangleCore* out) {
-  ConvexHull::Face local[2];
-  LocalTriangleFaces(t, local);
+void PlaceTriangleVertices(const Triangle3& t, const Pose3& pose,
+                           TriangleCore* out) {
   out->vertices[0] = Transform(pose, t.a);
   out->vertices[1] = Transform(pose, t.b);
   out->vertices[2] = Transform(pose, t.c);
+}
+
+void FinishTriangleCore(const Triangle3& t, const Pose3& pose,
+                        TriangleCore* out) {
+  ConvexHull::Face local[2];
+  LocalTriangleFaces(t, local);
   for (int f = 0; f < 2; ++f) {
     const Vec3 n = Rotate(pose.rotation, local[f].normal);
     out->faces[f] = {n, local[f].offset + Dot(n, pose.position),
@@ -267,6 +271,12 @@ void MakeTriangleCore(const Triangle3& t, const Pose3& pose,
                      kTriangleEdges.data(),
                      3,
                      Transform(pose, TriangleCentroid(t))};
+}
+
+void MakeTriangleCore(const Triangle3& t, const Pose3& pose,
+                      TriangleCore* out) {
+  PlaceTriangleVertices(t, pose, out);
+  FinishTriangleCore(t, pose, out);
 }
 
 Vec3 AnyPerpendicular(Vec3 v) {

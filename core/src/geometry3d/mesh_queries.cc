@@ -46,14 +46,15 @@ bool BoxEntry(Vec3 origin, Vec3 d, const Aabb3& box, float* t_enter) {
   return true;
 }
 
-// Calls f(id, contact) for every candidate triangle of the mesh. For a
-// sphere or capsule, whose core is placed once and met with each triangle
-// viewed in place (round_triangle.cc), the contact is in A's frame and the
-// function returns true; for other shapes it is in the mesh's frame,
-// through the pair dispatch, and it returns false. Either way the contact
-// mapped by MeshContactToWorld is Contact(a, a_in_mesh, triangle, Pose3{})
-// mapped to the world, bit for bit; mapping only the contacts kept saves
-// a ToWorld (or two) per triangle.
+// Calls f(id, contact) for the candidate triangles of the mesh, all those
+// that may overlap A. For a sphere or capsule, whose core is placed once and
+// met with each triangle viewed in place (round_triangle.cc; triangles
+// certainly apart from it are skipped: ContactFlatTriangleIfNear), the
+// contact is in A's frame and the function returns true; for other shapes it is
+// in the mesh's frame, through the pair dispatch, and it returns false. Either
+// way the contact mapped by MeshContactToWorld is Contact(a, a_in_mesh,
+// triangle, Pose3{}) mapped to the world, bit for bit; mapping only the
+// contacts kept saves a ToWorld (or two) per triangle.
 template <typename F>
 bool ForEachTriangleContact(const ConvexShape3& a, const Pose3& a_in_mesh,
                             const TriangleMesh& mesh, F&& f) {
@@ -70,8 +71,11 @@ bool ForEachTriangleContact(const ConvexShape3& a, const Pose3& a_in_mesh,
     const Pose3 mesh_in_a = MulT(a_in_mesh, Pose3{});
     internal::QueryMeshBox(mesh, box, [&](std::uint32_t k) {
       const std::uint32_t id = mesh.leaf_triangle_ids()[k];
-      f(id,
-        internal::ContactFlatTriangle(core.ref, mesh.triangle(id), mesh_in_a));
+      ContactResult<3> c;
+      if (internal::ContactFlatTriangleIfNear(core.ref, mesh.triangle(id),
+                                              mesh_in_a, &c)) {
+        f(id, c);
+      }
       return true;
     });
     return true;
@@ -122,8 +126,11 @@ bool Overlap(const ConvexShape3& a, const Pose3& pose_a,
     }
     const Pose3 mesh_in_a = MulT(a_in_mesh, Pose3{});
     internal::QueryMeshBox(mesh, box, [&](std::uint32_t k) {
-      found = internal::OverlapFlatTriangle(
-          core.ref, mesh.triangle(mesh.leaf_triangle_ids()[k]), mesh_in_a);
+      bool overlap = false;
+      found = internal::OverlapFlatTriangleIfNear(
+                  core.ref, mesh.triangle(mesh.leaf_triangle_ids()[k]),
+                  mesh_in_a, &overlap) &&
+              overlap;
       return !found;
     });
     return found;

@@ -51,8 +51,14 @@ struct TriangleCore {
 };
 
 // The triangle's core placed by `pose`, with the same floats as
-// MakePolyData (MakeTriangleData, then TransformPoly).
+// MakePolyData (MakeTriangleData, then TransformPoly). In two steps for
+// callers that look at the vertices first (PlaceTriangleVertices, then
+// FinishTriangleCore with the same t and pose).
 void MakeTriangleCore(const Triangle3& t, const Pose3& pose, TriangleCore* out);
+void PlaceTriangleVertices(const Triangle3& t, const Pose3& pose,
+                           TriangleCore* out);
+void FinishTriangleCore(const Triangle3& t, const Pose3& pose,
+                        TriangleCore* out);
 
 // A point or segment core `flat` in A's frame (MakeFlatCore with the
 // identity) against the triangle `t` placed by `t_in_a`: the generic
@@ -62,6 +68,15 @@ ContactResult<3> ContactFlatTriangle(const PolyRef& flat, const Triangle3& t,
                                      const Pose3& t_in_a);
 bool OverlapFlatTriangle(const PolyRef& flat, const Triangle3& t,
                          const Pose3& t_in_a);
+// For queries that keep only overlapping triangles (a mesh's Contact,
+// ContactAll and Overlap): false, with nothing computed, when the flat core
+// and the triangle are certainly farther apart than its radius, where
+// ContactFlatTriangle would answer not overlapping and OverlapFlatTriangle
+// false; otherwise true and those answers in *contact or *overlap.
+bool ContactFlatTriangleIfNear(const PolyRef& flat, const Triangle3& t,
+                               const Pose3& t_in_a, ContactResult<3>* contact);
+bool OverlapFlatTriangleIfNear(const PolyRef& flat, const Triangle3& t,
+                               const Pose3& t_in_a, bool* overlap);
 // The triangle as A (in its own frame) and the flat core placed by B's pose
 // in A's frame (MakeFlatCore with `b_in_a`).
 ContactResult<3> ContactTriangleFlat(const Triangle3& t, const PolyRef& flat);

@@ -57,6 +57,7 @@ struct Tally {
   int cases = 0;
   int overlapping = 0;
   int failures = 0;  // Not the generic answer bit for bit.
+  int skipped = 0;   // Certainly apart (ContactFlatTriangleIfNear).
   int depth_breaches = 0;
   int along_breaches = 0;
   double worst_depth = 0.0;  // |depth - exact|, FLT_EPSILON x M.
@@ -217,6 +218,37 @@ void Check(const ConvexShape3& round, const Pose3& round_pose,
                       << overlap_typed << " against " << overlap_generic;
       }
     }
+    if (round_a) {
+      // The mesh queries' entry points, which skip triangles certainly
+      // apart: skipped only where the generic answer is not overlapping
+      // (and Overlap false), the same answer otherwise.
+      internal::FlatCore core;
+      if (const auto* sphere = std::get_if<Sphere>(&round)) {
+        internal::MakeFlatCore(*sphere, Pose3{}, &core);
+      } else {
+        internal::MakeFlatCore(std::get<Capsule3>(round), Pose3{}, &core);
+      }
+      ContactResult<3> near;
+      bool overlap_near = false;
+      const bool contact_kept =
+          internal::ContactFlatTriangleIfNear(core.ref, t, y_in_x, &near);
+      const bool overlap_kept = internal::OverlapFlatTriangleIfNear(
+          core.ref, t, y_in_x, &overlap_near);
+      tally->skipped += !contact_kept;
+      const bool contact_ok = contact_kept
+                                  ? SameBits(ToWorld(near, px), generic)
+                                  : !generic.overlapping;
+      const bool overlap_ok =
+          overlap_kept ? overlap_near == overlap_generic : !overlap_generic;
+      if (contact_kept != overlap_kept || !contact_ok || !overlap_ok) {
+        if (++tally->failures <= 5) {
+          ADD_FAILURE() << "case " << i << ": skipped " << !contact_kept << "/"
+                        << !overlap_kept
+                        << " against the generic answer, overlapping "
+                        << generic.overlapping << "/" << overlap_generic;
+        }
+      }
+    }
     const Pose3 round_in_a = round_a ? Pose3{} : y_in_x;
     const Pose3 t_in_a = round_a ? y_in_x : Pose3{};
     CheckReference(local, round, round_in_a, t, t_in_a, round_a, m_world, tally,
@@ -226,12 +258,14 @@ void Check(const ConvexShape3& round, const Pose3& round_pose,
 
 void Report(const char* name, const Tally& t) {
   std::printf(
-      "%s: %d cases, %d overlapping, %d not the generic answer; depth off "
+      "%s: %d cases, %d overlapping, %d skipped as apart, %d not the generic "
+      "answer; depth off "
       "the exact by more than 4 FLT_EPSILON x M in %d (worst %.2f), overlap "
       "along the normal above the depth by more than 4 in %d (worst %.2f); "
       "either above 4 FLT_EPSILON x M_world in %d (worst %.2f)\n",
-      name, t.cases, t.overlapping, t.failures, t.depth_breaches, t.worst_depth,
-      t.along_breaches, t.worst_along, t.world_breaches, t.worst_world);
+      name, t.cases, t.overlapping, t.skipped, t.failures, t.depth_breaches,
+      t.worst_depth, t.along_breaches, t.worst_along, t.world_breaches,
+      t.worst_world);
 }
 
 // Expects no failure, at least `min_pairs` pairs (each in both orders) and
@@ -563,6 +597,7 @@ void RunFamily(const char* name, double world_limit, Run run, Tally* total) {
   total->cases += t.cases;
   total->overlapping += t.overlapping;
   total->failures += t.failures;
+  total->skipped += t.skipped;
   total->depth_breaches += t.depth_breaches;
   total->along_breaches += t.along_breaches;
   total->worst_depth = std::max(total->worst_depth, t.worst_depth);
