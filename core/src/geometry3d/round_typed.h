@@ -1,13 +1,14 @@
 // Private: the typed paths of Contact and Overlap for round pairs (a sphere
-// or capsule against a sphere, capsule or box), which skip the two 5 KB
-// PolyData records of the generic path, and that generic path itself, kept
-// callable so that tests can compare the two.
+// or capsule against a sphere, capsule, triangle or box), which skip the two
+// 5 KB PolyData records of the generic path, and that generic path itself,
+// kept callable so that tests can compare the two.
 //
-// Sphere and capsule pairs: the cores are viewed in place (a PolyRef over
-// one or two vertices in A's frame, placed exactly as MakePolyData places
-// them) and go through the generic ContactRound / OverlapRound, whose work
-// for two point or segment cores is small: the answers are the generic
-// path's, bit for bit.
+// Sphere and capsule pairs, and a sphere or capsule against a triangle: the
+// cores are viewed in place (a PolyRef over one or two vertices, or over a
+// triangle's 3 vertices and 2 faces, in A's frame, placed exactly as
+// MakePolyData places them) and go through the generic ContactRound /
+// OverlapRound (round_triangle.cc): the answers are the generic path's,
+// bit for bit.
 //
 // A sphere or capsule against a box (round_box.cc): the round core in the
 // box's frame, where the box is [-h, h]: the closest points by a 1D convex
