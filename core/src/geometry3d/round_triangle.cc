@@ -29,7 +29,7 @@ namespace {
 // d > r: false. The test reads the very floats ContactRound reads and runs
 // in double, whose round-off (about 1e-16 of the coordinates, relative to
 // the unnormalised axes' length) the margin of 1e-9 of the coordinates
-// covers many times over.
+// covers many times over. A degenerate triangle (n = 0) is never skipped.
 bool CertainlyApart(const PolyRef& flat, const Vec3 v[3]) {
   const D3 p = ToD3(flat.vertices[0]);
   const D3 q = flat.kind == CoreKind::kSegment ? ToD3(flat.vertices[1]) : p;
@@ -53,7 +53,9 @@ bool CertainlyApart(const PolyRef& flat, const Vec3 v[3]) {
     const double dq = Dot(w, q);
     const double gap =
         std::max(std::min(dp, dq) - t_hi, t_lo - std::max(dp, dq));
-    return gap > 0.0 && gap * gap > reach * reach * Dot(w, w);
+    // Not squared: gap * gap reaches the eighth power of the coordinates,
+    // which overflows double for floats near FLT_MAX.
+    return gap > reach * std::sqrt(Dot(w, w));
   };
   const D3 ab = b - a;
   const D3 bc = c - b;
