@@ -154,7 +154,9 @@ void Report(const char* name, const Tally& t) {
 // faces long thin quads (their fan triangles slivers).
 std::shared_ptr<const ConvexHull> SliverHull(Family& f) {
   const Vec3 h{f.LogU(-3.0f, -2.0f), f.LogU(-3.0f, -2.0f), f.LogU(0.0f, 1.0f)};
-  const Quat q = Quat::FromAxisAngle(f.Unit(), f.U(0.0f, 6.2831855f));
+  const Vec3 axis = f.Unit();
+  const float angle = f.U(0.0f, 6.2831855f);
+  const Quat q = Quat::FromAxisAngle(axis, angle);
   std::vector<Vec3> points;
   points.reserve(8);
   for (int k = 0; k < 8; ++k) {
@@ -172,11 +174,13 @@ std::shared_ptr<const ConvexHull> TinyHull(Family& f, int i) {
   for (;;) {
     std::vector<Vec3> points;
     const float size = 1e-3f * f.U(0.3f, 1.0f);
-    const Vec3 centre = (i % 3 == 0 ? 0.0f : size * f.U(0.0f, 2.0f)) * f.Unit();
+    const float spread = i % 3 == 0 ? 0.0f : size * f.U(0.0f, 2.0f);
+    const Vec3 centre = spread * f.Unit();
     if (i % 2 == 0) {
       const int n = 5 + static_cast<int>(f.U(0.0f, 7.99f));
       for (int k = 0; k < n; ++k) {
-        points.push_back(centre + size * f.U(0.3f, 1.0f) * f.Unit());
+        const float reach = size * f.U(0.3f, 1.0f);
+        points.push_back(centre + reach * f.Unit());
       }
     } else {
       const Vec3 h{size * f.U(0.3f, 1.0f), size * f.U(0.3f, 1.0f),
@@ -184,8 +188,8 @@ std::shared_ptr<const ConvexHull> TinyHull(Family& f, int i) {
       for (int k = 0; k < 8; ++k) {
         const Vec3 corner{(k & 1) ? h.x : -h.x, (k & 2) ? h.y : -h.y,
                           (k & 4) ? h.z : -h.z};
-        points.push_back(centre + corner +
-                         0.05f * size * f.U(0.0f, 1.0f) * f.Unit());
+        const float jitter = 0.05f * size * f.U(0.0f, 1.0f);
+        points.push_back(centre + corner + jitter * f.Unit());
       }
     }
     auto hull = MakeConvexHull(points);
@@ -282,7 +286,8 @@ void CapsuleTriangleFamily(unsigned seed, int count, Tally* tally) {
   Family f(seed);
   for (int i = 0; i < count; ++i) {
     const float size = 1e-3f * f.U(0.3f, 1.0f);
-    const Vec3 centre = (i % 3 == 0 ? 0.0f : size * f.U(0.0f, 2.0f)) * f.Unit();
+    const float spread = i % 3 == 0 ? 0.0f : size * f.U(0.0f, 2.0f);
+    const Vec3 centre = spread * f.Unit();
     std::vector<Vec3> v;
     v.reserve(3);
     for (int k = 0; k < 3; ++k) v.push_back(centre + size * f.Unit());
