@@ -5,8 +5,12 @@
 #include <algorithm>
 #include <cmath>
 #include <utility>
+#include <variant>
 
 #include "geometry3d/mesh_bvh_query.h"
+#include "geometry3d/ray_primitives.h"
+#include "geometry3d/sweep_round.h"
+#include "geometry3d/sweep_sat.h"
 #include "sator/core/geometry3d/aabb3d.h"
 #include "sator/core/geometry3d/contact3d.h"
 #include "sator/core/geometry3d/overlap3d.h"
@@ -21,7 +25,8 @@ constexpr float kBoxSlack = 1e-5f;
 
 Aabb3 Grown(const Aabb3& box) {
   const Vec3 e = box.max - box.min;
-  return Inflate(box, kBoxSlack * std::max({e.x, e.y, e.z, 1.0f}));
+  return Inflate(box,
+                 kBoxSlack * std::max(std::max(e.x, e.y), std::max(e.z, 1.0f)));
 }
 
 // The entry time in [0, 1] of the point origin + t d into `box`, if any
@@ -44,6 +49,108 @@ bool BoxEntry(Vec3 origin, Vec3 d, const Aabb3& box, float* t_enter) {
   *t_enter = t0;
   return true;
 }
+
+// Sweep(a, pose, d, triangle, Pose3{}, Vec3{}) for many triangles in the
+// frame of `pose` (the mesh's): a box by the typed SAT sweep with the
+// triangle moved into the box's frame as MakeTriangle does, a sphere by the
+// ray against the triangle rounded by its radius as SweepRound does, other
+// shapes by the generic pair sweep. A's pose and motion in the frame the
+// pair test works in are computed once; the triangle is not wrapped in a
+// ConvexShape3 on the typed paths.
+class TriangleSweeper {
+ public:
+  TriangleSweeper(const ConvexShape3& a, const Pose3& pose, Vec3 d)
+      : a_(a), pose_(pose), d_(d) {
+    if (const auto* box = std::get_if<Box3>(&a)) {
+      kind_ = Kind::kBox;
+      box_ = *box;
+      // sweep3d.cc: b_in_a = MulT(pose_a, pose_b), v = InvRotate(pose_a's
+      // rotation, displacement_b - displacement_a).
+      tri_in_box_ = MulT(pose, Pose3{});
+      v_ = InvRotate(pose.rotation, Vec3{} - d);
+    } else if (const auto* sphere = std::get_if<Sphere>(&a)) {
+      kind_ = Kind::kSphere;
+      radius_ = sphere->radius;
+      // SweepRound: A's centre in B's (identity) frame and the motion.
+      center_ = MulT(Pose3{}, pose).position;
+      v_ = InvRotate(Quat{}, d - Vec3{});
+    }
+  }
+
+  SweepResult<3> Sweep(const MeshTriangle& t) const {
+    switch (kind_) {
+      case Kind::kBox:
+        return SweepBox(t);
+      case Kind::kSphere:
+        return SweepSphere(t);
+      case Kind::kOther:
+        break;
+    }
+    return sator::Sweep(a_, pose_, d_, ConvexShape3{Triangle3{t.a, t.b, t.c}},
+                        Pose3{}, Vec3{});
+  }
+
+ private:
+  enum class Kind { kBox, kSphere, kOther };
+
+  SweepResult<3> SweepBox(const MeshTriangle& t) const {
+    const Vec3 b[3] = {Transform(tri_in_box_, t.a), Transform(tri_in_box_, t.b),
+                       Transform(tri_in_box_, t.c)};
+    const internal::SatSweepResult s = internal::SweepBoxTriangle(box_, b, v_);
+    SweepResult<3> r;
+    switch (s.status) {
+      case internal::SatSweepStatus::kMiss:
+        return r;
+      case internal::SatSweepStatus::kStartedOverlapping:
+        r.outcome = SweepOutcome::kStartedOverlapping;
+        r.fraction = 0.0f;
+        return r;
+      case internal::SatSweepStatus::kHit:
+        break;
+    }
+    r.outcome = SweepOutcome::kHit;
+    r.fraction = s.t;
+    r.normal = Rotate(pose_.rotation, s.normal);
+    r.point = Transform(pose_, s.point) + s.t * d_;
+    return r;
+  }
+
+  SweepResult<3> SweepSphere(const MeshTriangle& t) const {
+    internal::SmallRoundPoly small;
+    internal::MakeTriangleRoundPoly(Triangle3{t.a, t.b, t.c}, &small);
+    internal::PrimitiveHit h;
+    SweepResult<3> r;
+    switch (
+        internal::RayRoundPoly(center_, v_, 1.0f, small.view, radius_, &h)) {
+      case internal::RayStatus::kMiss:
+        return r;
+      case internal::RayStatus::kInside:
+        r.outcome = SweepOutcome::kStartedOverlapping;
+        r.fraction = 0.0f;
+        return r;
+      case internal::RayStatus::kHit:
+        break;
+    }
+    // SweepRound's PointCast and result, with B's pose the identity.
+    const Vec3 normal = -h.normal;
+    const Vec3 core = center_ + h.t * v_;
+    r.outcome = SweepOutcome::kHit;
+    r.fraction = h.t;
+    r.normal = Rotate(Quat{}, normal);
+    r.point = Transform(Pose3{}, core + radius_ * normal) + h.t * Vec3{};
+    return r;
+  }
+
+  const ConvexShape3& a_;
+  const Pose3& pose_;
+  Vec3 d_;
+  Kind kind_ = Kind::kOther;
+  Box3 box_{};
+  Pose3 tri_in_box_{};
+  Vec3 v_{};
+  Vec3 center_{};
+  float radius_ = 0.0f;
+};
 
 }  // namespace
 
@@ -107,39 +214,51 @@ SweepResult<3> Sweep(const ConvexShape3& a, const Pose3& pose_a,
   // Candidates in order of the time the shape's box reaches theirs (a ray
   // from the box centre against the triangle's box grown by the half
   // extents); once that time passes the best hit, no later one can win.
+  // Of hits at the same fraction the triangle with the least id wins, so
+  // the answer does not depend on the BVH's order or the sort's.
   const Vec3 center = Center(start_box);
   const Vec3 half = HalfExtents(start_box);
   struct Candidate {
     float t;
-    std::uint32_t id;
+    std::uint32_t k;   // Leaf position.
+    std::uint32_t id;  // Triangle id.
   };
   std::vector<Candidate> candidates;
+  const std::vector<MeshTriangle>& leaf = mesh.leaf_triangles();
   internal::QueryMeshBox(mesh, swept, [&](std::uint32_t k) {
-    const std::uint32_t id = mesh.leaf_triangle_ids()[k];
-    const Triangle3 t = mesh.triangle(id);
+    // The leaf-order copy holds the input's vertices unchanged.
+    const MeshTriangle& t = leaf[k];
     const Aabb3 grown = Grown(
         Aabb3{Min(t.a, Min(t.b, t.c)) - half, Max(t.a, Max(t.b, t.c)) + half});
     float t_enter = 0.0f;
     if (BoxEntry(center, d, grown, &t_enter)) {
-      candidates.push_back({t_enter, id});
+      candidates.push_back({t_enter, k, mesh.leaf_triangle_ids()[k]});
     }
     return true;
   });
   std::sort(candidates.begin(), candidates.end(),
             [](const Candidate& x, const Candidate& y) { return x.t < y.t; });
+  // The pair sweep of A (placed by a_in_mesh, moving by d) against each
+  // triangle (static, in the mesh frame): Sweep(a, a_in_mesh, d, triangle,
+  // Pose3{}, Vec3{}), with what depends only on A set up once (sweep3d.cc
+  // does the same per pair; the typed paths give its answers to the bit,
+  // SweepInternal.BoxTriangleMatchesGeneric and MeshSweep tests).
+  const TriangleSweeper sweeper(a, a_in_mesh, d);
   SweepResult<3> best;
+  std::uint32_t best_id = 0;
   bool started = false;
   for (const Candidate& c : candidates) {
     if (best.outcome == SweepOutcome::kHit && c.t > best.fraction) break;
-    const SweepResult<3> r = Sweep(
-        a, a_in_mesh, d, ConvexShape3{mesh.triangle(c.id)}, Pose3{}, Vec3{});
+    const SweepResult<3> r = sweeper.Sweep(leaf[c.k]);
     if (r.outcome == SweepOutcome::kStartedOverlapping) {
       started = true;
       break;
     }
     if (r.outcome == SweepOutcome::kHit &&
-        (best.outcome != SweepOutcome::kHit || r.fraction < best.fraction)) {
+        (best.outcome != SweepOutcome::kHit || r.fraction < best.fraction ||
+         (r.fraction == best.fraction && c.id < best_id))) {
       best = r;
+      best_id = c.id;
     }
   }
   if (started) {
