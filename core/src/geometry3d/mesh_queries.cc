@@ -7,6 +7,7 @@
 #include <utility>
 #include <variant>
 
+#include "geometry3d/bvh_builder.h"
 #include "geometry3d/mesh_bvh_query.h"
 #include "geometry3d/ray_primitives.h"
 #include "geometry3d/sweep_round.h"
@@ -29,26 +30,49 @@ Aabb3 Grown(const Aabb3& box) {
                  kBoxSlack * std::max(std::max(e.x, e.y), std::max(e.z, 1.0f)));
 }
 
-// The entry time in [0, 1] of the point origin + t d into `box`, if any
-// (slabs; a component below 1e-20 is parallel, so nothing overflows).
-bool BoxEntry(Vec3 origin, Vec3 d, const Aabb3& box, float* t_enter) {
-  float t0 = 0.0f;
-  float t1 = 1.0f;
-  for (int i = 0; i < 3; ++i) {
-    if (std::fabs(d[i]) < 1e-20f) {
-      if (origin[i] < box.min[i] || origin[i] > box.max[i]) return false;
-      continue;
+// A box (the shape's AABB at the start) moving by d: does it reach a
+// given box by t_max, and when? The entry time of the box's centre into the
+// given box grown by the half extents (slabs, Ericson 5.3.3; then by
+// Grown's slack, so that round-off never culls a touching shape). A
+// component of d below 1e-20 is parallel, so nothing overflows. Monotone: a
+// box containing another is reached no later, so a BVH node's time bounds
+// its triangles'.
+class SweptBox {
+ public:
+  SweptBox(const Aabb3& start, Vec3 d)
+      : center_(Center(start)), half_(HalfExtents(start)) {
+    for (int i = 0; i < 3; ++i) {
+      parallel_[i] = std::fabs(d[i]) < 1e-20f;
+      inv_[i] = parallel_[i] ? 0.0f : 1.0f / d[i];
     }
-    float lo = (box.min[i] - origin[i]) / d[i];
-    float hi = (box.max[i] - origin[i]) / d[i];
-    if (lo > hi) std::swap(lo, hi);
-    t0 = std::max(t0, lo);
-    t1 = std::min(t1, hi);
-    if (t0 > t1) return false;
   }
-  *t_enter = t0;
-  return true;
-}
+
+  bool Reaches(const Aabb3& box, float t_max, float* t_enter) const {
+    const Aabb3 g = Grown(Aabb3{box.min - half_, box.max + half_});
+    float t0 = 0.0f;
+    float t1 = t_max;
+    for (int i = 0; i < 3; ++i) {
+      if (parallel_[i]) {
+        if (center_[i] < g.min[i] || center_[i] > g.max[i]) return false;
+        continue;
+      }
+      float lo = (g.min[i] - center_[i]) * inv_[i];
+      float hi = (g.max[i] - center_[i]) * inv_[i];
+      if (lo > hi) std::swap(lo, hi);
+      t0 = std::max(t0, lo);
+      t1 = std::min(t1, hi);
+      if (t0 > t1) return false;
+    }
+    *t_enter = t0;
+    return true;
+  }
+
+ private:
+  Vec3 center_;
+  Vec3 half_;
+  Vec3 inv_{};
+  bool parallel_[3] = {false, false, false};
+};
 
 // Sweep(a, pose, d, triangle, Pose3{}, Vec3{}) for many triangles in the
 // frame of `pose` (the mesh's): a box by the typed SAT sweep with the
@@ -77,10 +101,13 @@ class TriangleSweeper {
     }
   }
 
-  SweepResult<3> Sweep(const MeshTriangle& t) const {
+  // Without `with_point` a box's hit has no point (see SweepBoxTriangle);
+  // every other field is the same.
+  bool defers_point() const { return kind_ == Kind::kBox; }
+  SweepResult<3> Sweep(const MeshTriangle& t, bool with_point) const {
     switch (kind_) {
       case Kind::kBox:
-        return SweepBox(t);
+        return SweepBox(t, with_point);
       case Kind::kSphere:
         return SweepSphere(t);
       case Kind::kOther:
@@ -93,10 +120,11 @@ class TriangleSweeper {
  private:
   enum class Kind { kBox, kSphere, kOther };
 
-  SweepResult<3> SweepBox(const MeshTriangle& t) const {
+  SweepResult<3> SweepBox(const MeshTriangle& t, bool with_point) const {
     const Vec3 b[3] = {Transform(tri_in_box_, t.a), Transform(tri_in_box_, t.b),
                        Transform(tri_in_box_, t.c)};
-    const internal::SatSweepResult s = internal::SweepBoxTriangle(box_, b, v_);
+    const internal::SatSweepResult s =
+        internal::SweepBoxTriangle(box_, b, v_, with_point);
     SweepResult<3> r;
     switch (s.status) {
       case internal::SatSweepStatus::kMiss:
@@ -111,7 +139,7 @@ class TriangleSweeper {
     r.outcome = SweepOutcome::kHit;
     r.fraction = s.t;
     r.normal = Rotate(pose_.rotation, s.normal);
-    r.point = Transform(pose_, s.point) + s.t * d_;
+    if (with_point) r.point = Transform(pose_, s.point) + s.t * d_;
     return r;
   }
 
@@ -209,56 +237,82 @@ SweepResult<3> Sweep(const ConvexShape3& a, const Pose3& pose_a,
   // A's motion relative to the mesh, in the mesh's frame.
   const Vec3 d =
       InvRotate(pose_mesh.rotation, displacement_a - displacement_mesh);
-  const Aabb3 start_box = ComputeAabb(a, a_in_mesh);
-  const Aabb3 swept = Grown(sator::Sweep(start_box, d));
-  // Candidates in order of the time the shape's box reaches theirs (a ray
-  // from the box centre against the triangle's box grown by the half
-  // extents); once that time passes the best hit, no later one can win.
-  // Of hits at the same fraction the triangle with the least id wins, so
-  // the answer does not depend on the BVH's order or the sort's.
-  const Vec3 center = Center(start_box);
-  const Vec3 half = HalfExtents(start_box);
-  struct Candidate {
-    float t;
-    std::uint32_t k;   // Leaf position.
-    std::uint32_t id;  // Triangle id.
-  };
-  std::vector<Candidate> candidates;
-  const std::vector<MeshTriangle>& leaf = mesh.leaf_triangles();
-  internal::QueryMeshBox(mesh, swept, [&](std::uint32_t k) {
-    // The leaf-order copy holds the input's vertices unchanged.
-    const MeshTriangle& t = leaf[k];
-    const Aabb3 grown = Grown(
-        Aabb3{Min(t.a, Min(t.b, t.c)) - half, Max(t.a, Max(t.b, t.c)) + half});
-    float t_enter = 0.0f;
-    if (BoxEntry(center, d, grown, &t_enter)) {
-      candidates.push_back({t_enter, k, mesh.leaf_triangle_ids()[k]});
-    }
-    return true;
-  });
-  std::sort(candidates.begin(), candidates.end(),
-            [](const Candidate& x, const Candidate& y) { return x.t < y.t; });
-  // The pair sweep of A (placed by a_in_mesh, moving by d) against each
-  // triangle (static, in the mesh frame): Sweep(a, a_in_mesh, d, triangle,
-  // Pose3{}, Vec3{}), with what depends only on A set up once (sweep3d.cc
-  // does the same per pair; the typed paths give its answers to the bit,
-  // SweepInternal.BoxTriangleMatchesGeneric and MeshSweep tests).
+  const SweptBox swept(ComputeAabb(a, a_in_mesh), d);
+  // The pair sweep of A against each triangle reached (see TriangleSweeper).
   const TriangleSweeper sweeper(a, a_in_mesh, d);
+  // The BVH depth first, the child the shape's box reaches sooner first,
+  // skipping every box (node or triangle) it reaches only after the best hit
+  // so far: a triangle is hit no sooner than its box is reached, so every
+  // triangle that could hit before or at the best is tested. The answer is
+  // the least fraction, and of hits at that fraction the triangle with the
+  // least id, whatever the order of the visits; a triangle the shape starts
+  // overlapping (reached at 0, never skipped) ends the search.
+  const std::vector<MeshBvhNode>& nodes = mesh.nodes();
+  const std::vector<MeshTriangle>& leaf = mesh.leaf_triangles();
+  struct Pending {
+    std::uint32_t node;
+    float t;
+  };
+  Pending stack[internal::kMaxBvhDepth + 1];
+  int top = 0;
+  float limit = 1.0f;  // The best hit's fraction, 1 while none.
   SweepResult<3> best;
   std::uint32_t best_id = 0;
+  std::uint32_t best_k = 0;
   bool started = false;
-  for (const Candidate& c : candidates) {
-    if (best.outcome == SweepOutcome::kHit && c.t > best.fraction) break;
-    const SweepResult<3> r = sweeper.Sweep(leaf[c.k]);
-    if (r.outcome == SweepOutcome::kStartedOverlapping) {
-      started = true;
-      break;
+  float t_root = 0.0f;
+  if (swept.Reaches(nodes[0].bounds, limit, &t_root))
+    stack[top++] = {0, t_root};
+  while (top > 0 && !started) {
+    const Pending p = stack[--top];
+    if (p.t > limit) continue;
+    const MeshBvhNode& n = nodes[p.node];
+    if (n.count == 0) {
+      const std::uint32_t left = p.node + 1;
+      const std::uint32_t right = n.index;
+      float t_left = 0.0f;
+      float t_right = 0.0f;
+      const bool reach_left = swept.Reaches(nodes[left].bounds, limit, &t_left);
+      const bool reach_right =
+          swept.Reaches(nodes[right].bounds, limit, &t_right);
+      if (reach_left && reach_right) {
+        // The nearer on top.
+        if (t_left <= t_right) {
+          stack[top++] = {right, t_right};
+          stack[top++] = {left, t_left};
+        } else {
+          stack[top++] = {left, t_left};
+          stack[top++] = {right, t_right};
+        }
+      } else if (reach_left) {
+        stack[top++] = {left, t_left};
+      } else if (reach_right) {
+        stack[top++] = {right, t_right};
+      }
+      continue;
     }
-    if (r.outcome == SweepOutcome::kHit &&
-        (best.outcome != SweepOutcome::kHit || r.fraction < best.fraction ||
-         (r.fraction == best.fraction && c.id < best_id))) {
-      best = r;
-      best_id = c.id;
+    for (std::uint32_t k = n.index; k < n.index + n.count; ++k) {
+      const MeshTriangle& t = leaf[k];
+      float t_enter = 0.0f;
+      if (!swept.Reaches(
+              Aabb3{Min(t.a, Min(t.b, t.c)), Max(t.a, Max(t.b, t.c))}, limit,
+              &t_enter)) {
+        continue;
+      }
+      const SweepResult<3> r = sweeper.Sweep(t, false);
+      if (r.outcome == SweepOutcome::kStartedOverlapping) {
+        started = true;
+        break;
+      }
+      if (r.outcome != SweepOutcome::kHit) continue;
+      const std::uint32_t id = mesh.leaf_triangle_ids()[k];
+      if (best.outcome != SweepOutcome::kHit || r.fraction < best.fraction ||
+          (r.fraction == best.fraction && id < best_id)) {
+        best = r;
+        best_id = id;
+        best_k = k;
+        limit = r.fraction;
+      }
     }
   }
   if (started) {
@@ -269,6 +323,9 @@ SweepResult<3> Sweep(const ConvexShape3& a, const Pose3& pose_a,
     return r;
   }
   if (best.outcome != SweepOutcome::kHit) return SweepResult<3>{};
+  // The winner again, with its contact point (the same arithmetic, so the
+  // same fraction and normal).
+  if (sweeper.defers_point()) best = sweeper.Sweep(leaf[best_k], true);
   best.normal = Rotate(pose_mesh.rotation, best.normal);
   best.point =
       Transform(pose_mesh, best.point) + best.fraction * displacement_mesh;

@@ -1065,7 +1065,8 @@ SatSweepResult SweepBoxBox(const Box3& a, const Box3& b, const Pose3& b_in_a,
 
 #endif  // defined(__SSE2__)
 
-SatSweepResult SweepBoxTriangle(const Box3& a, const Vec3 (&b)[3], Vec3 v) {
+SatSweepResult SweepBoxTriangle(const Box3& a, const Vec3 (&b)[3], Vec3 v,
+                                bool with_point) {
   // Run() on MakeBox(a, identity) and MakeTriangle: the same axes in the
   // same order, each tested by the same Update. The box's corners are
   // exactly (+-hx, +-hy, +-hz) there, so its projection on any axis is
@@ -1128,6 +1129,7 @@ SatSweepResult SweepBoxTriangle(const Box3& a, const Vec3 (&b)[3], Vec3 v) {
   result.status = SatSweepStatus::kHit;
   result.t = st.TEnter();
   result.normal = NormalizeOrZero(st.axis);
+  if (!with_point) return result;
   // MakeBox's corners (identity pose), in its order.
   Vec3 corners[8];
   for (int k = 0; k < 8; ++k) {

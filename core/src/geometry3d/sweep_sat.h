@@ -62,7 +62,10 @@ SatSweepResult SweepBoxBox(const Box3& a, const Box3& b, const Pose3& b_in_a,
 // SweepPolytopes's to the bit (Akenine-Moller, "Fast 3D Triangle-Box
 // Overlap Testing", 2001, for the 13 axes; Eberly, "Intersection of Convex
 // Objects: The Method of Separating Axes", for each axis over time).
-SatSweepResult SweepBoxTriangle(const Box3& a, const Vec3 (&b)[3], Vec3 v);
+// Without `with_point` a hit's point is left zero (a mesh sweep needs the
+// point of its best hit only, and asks again for that triangle).
+SatSweepResult SweepBoxTriangle(const Box3& a, const Vec3 (&b)[3], Vec3 v,
+                                bool with_point);
 
 // The same without the Gauss-map pruning (every edge pair is an axis): the
 // reference the pruned version is tested against.

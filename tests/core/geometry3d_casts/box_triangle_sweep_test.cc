@@ -37,7 +37,13 @@ bool Matches(Vec3 h, const Triangle3& tri, const Pose3& pose, Vec3 v,
       SweepPolytopes(ConvexShape3{box}, ConvexShape3{tri}, pose, v);
   const Vec3 placed[3] = {Transform(pose, tri.a), Transform(pose, tri.b),
                           Transform(pose, tri.c)};
-  const SatSweepResult typed = SweepBoxTriangle(box, placed, v);
+  const SatSweepResult typed = SweepBoxTriangle(box, placed, v, true);
+  // Without the point: the rest unchanged.
+  const SatSweepResult no_point = SweepBoxTriangle(box, placed, v, false);
+  EXPECT_TRUE(no_point.status == typed.status && no_point.t == typed.t &&
+              Same(no_point.normal, typed.normal) &&
+              Same(no_point.point, Vec3{}))
+      << "case " << i;
   switch (generic.status) {
     case SatSweepStatus::kHit:
       ++tally->hits;
