@@ -195,6 +195,46 @@ TEST(MeshQueries, MatchBruteForceForEveryKind) {
   EXPECT_GT(started, 100);
 }
 
+// Far from the origin (a terrain whose vertices lie near (1e4, 0, -1e4),
+// the mesh unposed or posed), where round-off is 1e3 times larger: the mesh
+// sweep still gives the brute force's answer to the bit.
+TEST(MeshQueries, SweepFarFromOriginMatchesBruteForce) {
+  MeshInput m = testing_util::Terrain(12, 6.0f, 1.5f, 7);
+  const Vec3 far{1e4f, 0.0f, -1e4f};
+  for (Vec3& v : m.vertices) v = v + far;
+  const auto terrain = Build(m);
+  Rng rng(8);
+  int hits = 0;
+  for (int i = 0; i < 1500; ++i) {
+    const int kind = i % 5;
+    const ConvexShape3 a = testing_util::RandomShape(kind, rng);
+    const Pose3 pm = (i % 2 == 0) ? Pose3{} : rng.Pose(1.0f);
+    const Vec3 offset = rng.InBox(6.0f);
+    const Quat rotation = rng.Rotation();
+    const Pose3 pa = Mul(pm, Pose3{far + offset, rotation});
+    const Vec3 da = rng.InBox(6.0f);
+    SCOPED_TRACE(::testing::Message()
+                 << testing_util::KindName(kind) << " " << i);
+    const Brute b = BruteForce(a, pa, da, *terrain, pm);
+    const SweepResult<3> s = Sweep(a, pa, da, *terrain, pm, {});
+    if (b.started) {
+      ASSERT_EQ(s.outcome, SweepOutcome::kStartedOverlapping);
+      continue;
+    }
+    ASSERT_EQ(s.outcome == SweepOutcome::kHit, b.hit);
+    if (!b.hit) continue;
+    ++hits;
+    EXPECT_EQ(s.fraction, b.fraction);
+    const Vec3 normal = Rotate(pm.rotation, b.normal);
+    const Vec3 point = Transform(pm, b.point);
+    EXPECT_TRUE(normal.x == s.normal.x && normal.y == s.normal.y &&
+                normal.z == s.normal.z);
+    EXPECT_TRUE(point.x == s.point.x && point.y == s.point.y &&
+                point.z == s.point.z);
+  }
+  EXPECT_GT(hits, 200);
+}
+
 TEST(Shape3Queries, DispatchFlipsAndRefuses) {
   const auto floor = Build(testing_util::Terrain(4, 2.0f, 0.0f, 6));
   const Shape3 mesh = floor;
