@@ -160,12 +160,14 @@ class TriangleSweeper {
   }
 
   // Without `with_point` a box's hit has no point (see SweepBoxTriangle);
-  // every other field is the same.
+  // every other field is the same. A box's hit after t_max may come back as
+  // a miss.
   bool defers_point() const { return kind_ == Kind::kBox; }
-  SweepResult<3> Sweep(const MeshTriangle& t, bool with_point) const {
+  SweepResult<3> Sweep(const MeshTriangle& t, bool with_point,
+                       float t_max) const {
     switch (kind_) {
       case Kind::kBox:
-        return SweepBox(t, with_point);
+        return SweepBox(t, with_point, t_max);
       case Kind::kSphere:
         return SweepSphere(t);
       case Kind::kOther:
@@ -178,11 +180,12 @@ class TriangleSweeper {
  private:
   enum class Kind { kBox, kSphere, kOther };
 
-  SweepResult<3> SweepBox(const MeshTriangle& t, bool with_point) const {
+  SweepResult<3> SweepBox(const MeshTriangle& t, bool with_point,
+                          float t_max) const {
     const Vec3 b[3] = {Transform(tri_in_box_, t.a), Transform(tri_in_box_, t.b),
                        Transform(tri_in_box_, t.c)};
     const internal::SatSweepResult s =
-        internal::SweepBoxTriangle(box_, b, v_, with_point);
+        internal::SweepBoxTriangle(box_, b, v_, with_point, t_max);
     SweepResult<3> r;
     switch (s.status) {
       case internal::SatSweepStatus::kMiss:
@@ -357,7 +360,7 @@ SweepResult<3> Sweep(const ConvexShape3& a, const Pose3& pose_a,
               &t_enter)) {
         continue;
       }
-      const SweepResult<3> r = sweeper.Sweep(t, false);
+      const SweepResult<3> r = sweeper.Sweep(t, false, limit);
       if (r.outcome == SweepOutcome::kStartedOverlapping) {
         started = true;
         break;
@@ -383,7 +386,7 @@ SweepResult<3> Sweep(const ConvexShape3& a, const Pose3& pose_a,
   if (best.outcome != SweepOutcome::kHit) return SweepResult<3>{};
   // The winner again, with its contact point (the same arithmetic, so the
   // same fraction and normal).
-  if (sweeper.defers_point()) best = sweeper.Sweep(leaf[best_k], true);
+  if (sweeper.defers_point()) best = sweeper.Sweep(leaf[best_k], true, 1.0f);
   best.normal = Rotate(pose_mesh.rotation, best.normal);
   best.point =
       Transform(pose_mesh, best.point) + best.fraction * displacement_mesh;

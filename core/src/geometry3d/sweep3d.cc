@@ -260,7 +260,7 @@ SweepResult<3> Sweep(const ConvexShape3& a, const Pose3& pose_a,
     const Vec3 placed[3] = {Transform(b_in_a, tri_b->a),
                             Transform(b_in_a, tri_b->b),
                             Transform(b_in_a, tri_b->c)};
-    s = internal::SweepBoxTriangle(*box_a, placed, v, true);
+    s = internal::SweepBoxTriangle(*box_a, placed, v, true, 1.0f);
   } else {
     s = internal::SweepPolytopes(a, b, b_in_a, v);
   }

@@ -1066,7 +1066,7 @@ SatSweepResult SweepBoxBox(const Box3& a, const Box3& b, const Pose3& b_in_a,
 #endif  // defined(__SSE2__)
 
 SatSweepResult SweepBoxTriangle(const Box3& a, const Vec3 (&b)[3], Vec3 v,
-                                bool with_point) {
+                                bool with_point, float t_max) {
   // Run() on MakeBox(a, identity) and MakeTriangle: the same axes in the
   // same order, each tested by the same Update. The box's corners are
   // exactly (+-hx, +-hy, +-hz) there, so its projection on any axis is
@@ -1074,6 +1074,10 @@ SatSweepResult SweepBoxTriangle(const Box3& a, const Vec3 (&b)[3], Vec3 v,
   SatSweepResult result;
   SatState st;
   const Vec3 h = a.half_extents;
+  // Entries later than this make the hit later than t_max: the latest entry
+  // only grows, and the margin covers the round-off of the cross-multiplied
+  // comparisons that pick it (about 2 FLT_EPSILON each, 16 axes at most).
+  const float cutoff = t_max * (1.0f + 1e-5f);
   const auto test = [&](Vec3 axis) {
     const float r = std::fabs(axis.x) * h.x + std::fabs(axis.y) * h.y +
                     std::fabs(axis.z) * h.z;
@@ -1084,8 +1088,9 @@ SatSweepResult SweepBoxTriangle(const Box3& a, const Vec3 (&b)[3], Vec3 v,
     const float b1 = std::max(std::max(p0, p1), p2);
     const float s = Dot(v, axis);
     // TestAxis with A's interval [-r, r]: turned so that s >= 0.
-    if (s < 0.0f) return Update(-axis, b0 - r, r + b1, -s, &st);
-    return Update(axis, -r - b1, r - b0, s, &st);
+    const bool ok = s < 0.0f ? Update(-axis, b0 - r, r + b1, -s, &st)
+                             : Update(axis, -r - b1, r - b0, s, &st);
+    return ok && !(st.entered && st.enter_num > cutoff * st.enter_den);
   };
   // A's face axes e_i: the corners project to +-h_i, B's vertices to their
   // coordinates, v to v_i (Dot with a unit axis adds exact zeros).
@@ -1100,6 +1105,7 @@ SatSweepResult SweepBoxTriangle(const Box3& a, const Vec3 (&b)[3], Vec3 v,
                              : Update(axis, -r - b1, r - b0, s, &st);
     if (!ok) return result;
   }
+  if (st.entered && st.enter_num > cutoff * st.enter_den) return result;
   // B's normal (in double, as MakeTriangle) and side normals.
   const Vec3 n = TriangleNormal(b[0], b[1], b[2]);
   if (!test(n)) return result;

@@ -63,9 +63,11 @@ SatSweepResult SweepBoxBox(const Box3& a, const Box3& b, const Pose3& b_in_a,
 // Overlap Testing", 2001, for the 13 axes; Eberly, "Intersection of Convex
 // Objects: The Method of Separating Axes", for each axis over time).
 // Without `with_point` a hit's point is left zero (a mesh sweep needs the
-// point of its best hit only, and asks again for that triangle).
+// point of its best hit only, and asks again for that triangle). A hit later
+// than t_max may be reported as a miss, found as soon as an axis enters after
+// it (a mesh sweep passes its best hit so far; 1 gives every answer).
 SatSweepResult SweepBoxTriangle(const Box3& a, const Vec3 (&b)[3], Vec3 v,
-                                bool with_point);
+                                bool with_point, float t_max);
 
 // The same without the Gauss-map pruning (every edge pair is an axis): the
 // reference the pruned version is tested against.

@@ -1,7 +1,8 @@
 // The typed box-triangle sweep (SweepBoxTriangle, used by the mesh sweep for
 // every box candidate) against the generic polytope sweep it replaces
 // (SweepPolytopes on a Box3 and a Triangle3): the same status, and the same
-// fraction, normal and contact point to the bit, on seeded random pairs and
+// fraction, normal and contact point to the bit (with a limit t_max at or
+// above the hit; below it, the same or a miss), on seeded random pairs and
 // on the adversarial families where the two could part (faces and edges
 // parallel, grazing and touching motions, started overlapping, tiny and
 // sliver triangles, coordinates near 1e4, no motion).
@@ -37,9 +38,9 @@ bool Matches(Vec3 h, const Triangle3& tri, const Pose3& pose, Vec3 v,
       SweepPolytopes(ConvexShape3{box}, ConvexShape3{tri}, pose, v);
   const Vec3 placed[3] = {Transform(pose, tri.a), Transform(pose, tri.b),
                           Transform(pose, tri.c)};
-  const SatSweepResult typed = SweepBoxTriangle(box, placed, v, true);
+  const SatSweepResult typed = SweepBoxTriangle(box, placed, v, true, 1.0f);
   // Without the point: the rest unchanged.
-  const SatSweepResult no_point = SweepBoxTriangle(box, placed, v, false);
+  const SatSweepResult no_point = SweepBoxTriangle(box, placed, v, false, 1.0f);
   EXPECT_TRUE(no_point.status == typed.status && no_point.t == typed.t &&
               Same(no_point.normal, typed.normal) &&
               Same(no_point.point, Vec3{}))
@@ -54,6 +55,25 @@ bool Matches(Vec3 h, const Triangle3& tri, const Pose3& pose, Vec3 v,
     case SatSweepStatus::kMiss:
       ++tally->misses;
       break;
+  }
+  if (generic.status == SatSweepStatus::kHit) {
+    // With a limit: a hit at exactly t_max is still found (a mesh sweep's
+    // ties), and a hit after it comes back unchanged or as a miss.
+    const SatSweepResult at_limit =
+        SweepBoxTriangle(box, placed, v, true, generic.t);
+    EXPECT_TRUE(at_limit.status == generic.status && at_limit.t == generic.t &&
+                Same(at_limit.normal, generic.normal) &&
+                Same(at_limit.point, generic.point))
+        << "case " << i;
+    for (const float below :
+         {std::nextafter(generic.t, 0.0f), 0.999f * generic.t, 0.0f}) {
+      const SatSweepResult early =
+          SweepBoxTriangle(box, placed, v, true, below);
+      EXPECT_TRUE(early.status == SatSweepStatus::kMiss ||
+                  (early.status == generic.status && early.t == generic.t &&
+                   Same(early.normal, generic.normal)))
+          << "case " << i;
+    }
   }
   const bool same = typed.status == generic.status && typed.t == generic.t &&
                     Same(typed.normal, generic.normal) &&
