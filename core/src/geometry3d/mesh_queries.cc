@@ -30,8 +30,7 @@ constexpr float kBoxSlack = 1e-5f;
 
 Aabb3 Grown(const Aabb3& box) {
   const Vec3 e = box.max - box.min;
-  return Inflate(box,
-                 kBoxSlack * std::max(std::max(e.x, e.y), std::max(e.z, 1.0f)));
+  return Inflate(box, kBoxSlack * std::max({e.x, e.y, e.z, 1.0f}));
 }
 
 // A box (the shape's AABB at the start) moving by d: does it reach a
