@@ -59,8 +59,9 @@ class SweptBox {
   }
 
 #if defined(__SSE2__)
-  // The scalar form below, three axes at once (lane 3 a parallel axis of
-  // no extent): the same operations on the same values, so the same times.
+  // The scalar form below, three axes at once (lane 3 is masked out as a
+  // parallel axis): the same operations on the same values, so the same
+  // times.
   bool Reaches(const Aabb3& box, float t_max, float* t_enter) const {
     const __m128 lo_box = _mm_sub_ps(
         _mm_setr_ps(box.min.x, box.min.y, box.min.z, 0.0f), half_lanes_);
@@ -158,10 +159,12 @@ class TriangleSweeper {
     }
   }
 
+  // Whether Sweep without `with_point` leaves a hit's point out (boxes).
+  bool defers_point() const { return kind_ == Kind::kBox; }
+
   // Without `with_point` a box's hit has no point (see SweepBoxTriangle);
   // every other field is the same. A box's hit after t_max may come back as
   // a miss.
-  bool defers_point() const { return kind_ == Kind::kBox; }
   SweepResult<3> Sweep(const MeshTriangle& t, bool with_point,
                        float t_max) const {
     switch (kind_) {
@@ -321,8 +324,9 @@ SweepResult<3> Sweep(const ConvexShape3& a, const Pose3& pose_a,
   std::uint32_t best_k = 0;
   bool started = false;
   float t_root = 0.0f;
-  if (swept.Reaches(nodes[0].bounds, limit, &t_root))
+  if (swept.Reaches(nodes[0].bounds, limit, &t_root)) {
     stack[top++] = {0, t_root};
+  }
   while (top > 0 && !started) {
     const Pending p = stack[--top];
     if (p.t > limit) continue;
