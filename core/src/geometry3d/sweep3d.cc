@@ -250,10 +250,20 @@ SweepResult<3> Sweep(const ConvexShape3& a, const Pose3& pose_a,
   const Vec3 v = InvRotate(pose_a.rotation, displacement_b - displacement_a);
   const Box3* box_a = std::get_if<Box3>(&a);
   const Box3* box_b = std::get_if<Box3>(&b);
-  const internal::SatSweepResult s =
-      (box_a != nullptr && box_b != nullptr)
-          ? internal::SweepBoxBox(*box_a, *box_b, b_in_a, v)
-          : internal::SweepPolytopes(a, b, b_in_a, v);
+  const Triangle3* tri_b = std::get_if<Triangle3>(&b);
+  internal::SatSweepResult s;
+  if (box_a != nullptr && box_b != nullptr) {
+    s = internal::SweepBoxBox(*box_a, *box_b, b_in_a, v);
+  } else if (box_a != nullptr && tri_b != nullptr) {
+    // The typed form of SweepPolytopes for this pair (the same answers to
+    // the bit), given the vertices placed as SweepPolytopes places them.
+    const Vec3 placed[3] = {Transform(b_in_a, tri_b->a),
+                            Transform(b_in_a, tri_b->b),
+                            Transform(b_in_a, tri_b->c)};
+    s = internal::SweepBoxTriangle(*box_a, placed, v, true, 1.0f);
+  } else {
+    s = internal::SweepPolytopes(a, b, b_in_a, v);
+  }
   SweepResult<3> r;
   switch (s.status) {
     case internal::SatSweepStatus::kMiss:

@@ -1065,6 +1065,93 @@ SatSweepResult SweepBoxBox(const Box3& a, const Box3& b, const Pose3& b_in_a,
 
 #endif  // defined(__SSE2__)
 
+SatSweepResult SweepBoxTriangle(const Box3& a, const Vec3 (&b)[3], Vec3 v,
+                                bool with_point, float t_max) {
+  // Run() on MakeBox(a, identity) and MakeTriangle: the same axes in the
+  // same order, each tested by the same Update. The box's corners are
+  // exactly (+-hx, +-hy, +-hz) there, so its projection on any axis is
+  // [-r, r] (see sweep_sat.h), on its own face axes [-h_i, h_i].
+  SatSweepResult result;
+  SatState st;
+  const Vec3 h = a.half_extents;
+  // Entries later than this make the hit later than t_max: the latest entry
+  // only grows, and the margin covers the round-off of the cross-multiplied
+  // comparisons that pick it (about 2 FLT_EPSILON each, 16 axes at most).
+  const float cutoff = t_max * (1.0f + 1e-5f);
+  const auto test = [&](Vec3 axis) {
+    const float r = std::fabs(axis.x) * h.x + std::fabs(axis.y) * h.y +
+                    std::fabs(axis.z) * h.z;
+    const float p0 = Dot(axis, b[0]);
+    const float p1 = Dot(axis, b[1]);
+    const float p2 = Dot(axis, b[2]);
+    const float b0 = std::min(std::min(p0, p1), p2);
+    const float b1 = std::max(std::max(p0, p1), p2);
+    const float s = Dot(v, axis);
+    // TestAxis with A's interval [-r, r]: turned so that s >= 0.
+    const bool ok = s < 0.0f ? Update(-axis, b0 - r, r + b1, -s, &st)
+                             : Update(axis, -r - b1, r - b0, s, &st);
+    return ok && !(st.entered && st.enter_num > cutoff * st.enter_den);
+  };
+  // A's face axes e_i: the corners project to +-h_i, B's vertices to their
+  // coordinates, v to v_i (Dot with a unit axis adds exact zeros).
+  for (int i = 0; i < 3; ++i) {
+    Vec3 axis{};
+    axis[i] = 1.0f;
+    const float r = h[i];
+    const float b0 = std::min(std::min(b[0][i], b[1][i]), b[2][i]);
+    const float b1 = std::max(std::max(b[0][i], b[1][i]), b[2][i]);
+    const float s = v[i];
+    const bool ok = s < 0.0f ? Update(-axis, b0 - r, r + b1, -s, &st)
+                             : Update(axis, -r - b1, r - b0, s, &st);
+    if (!ok) return result;
+  }
+  if (st.entered && st.enter_num > cutoff * st.enter_den) return result;
+  // B's normal (in double, as MakeTriangle) and side normals.
+  const Vec3 n = TriangleNormal(b[0], b[1], b[2]);
+  if (!test(n)) return result;
+  const Vec3 e[3] = {b[1] - b[0], b[2] - b[1], b[0] - b[2]};
+  for (int j = 0; j < 3; ++j) {
+    if (!test(NormalizeOrZero(Cross(e[j], n)))) return result;
+  }
+  // Edge pairs: A's edge i is (2 h_i) e_i as MakeBox's corner difference;
+  // parallel pairs make no axis (Run's test, the same expression).
+  for (int i = 0; i < 3; ++i) {
+    Vec3 da{};
+    da[i] = h[i] - (-h[i]);
+    const float da_sq = LengthSquared(da);
+    for (int j = 0; j < 3; ++j) {
+      const Vec3 axis = Cross(da, e[j]);
+      if (LengthSquared(axis) <= 1e-10f * da_sq * LengthSquared(e[j])) {
+        continue;
+      }
+      if (!test(axis)) return result;
+    }
+  }
+  if (!st.entered) {
+    result.status = SatSweepStatus::kStartedOverlapping;
+    result.t = 0.0f;
+    return result;
+  }
+  result.status = SatSweepStatus::kHit;
+  result.t = st.TEnter();
+  result.normal = NormalizeOrZero(st.axis);
+  if (!with_point) return result;
+  // MakeBox's corners (identity pose), in its order.
+  Vec3 corners[8];
+  for (int k = 0; k < 8; ++k) {
+    corners[k] = {(k & 1) ? h.x : -h.x, (k & 2) ? h.y : -h.y,
+                  (k & 4) ? h.z : -h.z};
+  }
+  SatPoly poly_a;
+  poly_a.vertices = corners;
+  poly_a.vertex_count = 8;
+  SatPoly poly_b;
+  poly_b.vertices = b;
+  poly_b.vertex_count = 3;
+  result.point = ContactPoint(poly_a, poly_b, st.TEnter() * v, result.normal);
+  return result;
+}
+
 SatSweepResult SweepPolytopes(const ConvexShape3& a, const ConvexShape3& b,
                               const Pose3& b_in_a, Vec3 v) {
   return Dispatch(a, b, b_in_a, v, true);

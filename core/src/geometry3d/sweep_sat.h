@@ -50,6 +50,25 @@ SatSweepResult SweepPolytopes(const ConvexShape3& a, const ConvexShape3& b,
 SatSweepResult SweepBoxBox(const Box3& a, const Box3& b, const Pose3& b_in_a,
                            Vec3 v);
 
+// Box A against triangle B whose vertices `b` are already in A's frame (the
+// mesh sweep transforms each triangle once and keeps A's pose and v for the
+// whole query): the 16 axes of SweepPolytopes for this pair (A's 3 faces,
+// B's normal and its 3 in-plane side normals, the 9 edge crosses), in the
+// same order and with the same arithmetic, without building the generic
+// feature lists. A box at the origin projects on an axis L to [-r, r] with
+// r = |L.x| hx + |L.y| hy + |L.z| hz, which is exactly the largest of the
+// corners' dot products in float (rounded addition is monotone, and the
+// corner with L's signs has every term at its largest), so the answers are
+// SweepPolytopes's to the bit (Akenine-Moller, "Fast 3D Triangle-Box
+// Overlap Testing", 2001, for the 13 axes; Eberly, "Intersection of Convex
+// Objects: The Method of Separating Axes", for each axis over time).
+// Without `with_point` a hit's point is left zero (a mesh sweep needs the
+// point of its best hit only, and asks again for that triangle). A hit later
+// than t_max may be reported as a miss, found as soon as an axis enters after
+// it (a mesh sweep passes its best hit so far; 1 gives every answer).
+SatSweepResult SweepBoxTriangle(const Box3& a, const Vec3 (&b)[3], Vec3 v,
+                                bool with_point, float t_max);
+
 // The same without the Gauss-map pruning (every edge pair is an axis): the
 // reference the pruned version is tested against.
 SatSweepResult SweepPolytopesUnpruned(const ConvexShape3& a,

@@ -90,6 +90,11 @@ struct Brute {
   bool started = false;
   bool hit = false;
   float fraction = 1.0f;
+  // The hit's normal and point in the mesh's frame, from the triangle with
+  // the least id among those hit at the least fraction (the mesh sweep's
+  // tie rule).
+  Vec3 normal{};
+  Vec3 point{};
 };
 
 Brute BruteForce(const ConvexShape3& a, const Pose3& pa_world, Vec3 da_world,
@@ -112,24 +117,44 @@ Brute BruteForce(const ConvexShape3& a, const Pose3& pa_world, Vec3 da_world,
         (!out.hit || s.fraction < out.fraction)) {
       out.hit = true;
       out.fraction = s.fraction;
+      out.normal = s.normal;
+      out.point = s.point;
     }
   }
   return out;
 }
 
+// The mesh sweep gives the brute force's fraction, normal and point to the
+// bit (the typed box and sphere paths are the generic pair sweep's
+// arithmetic; a flat floor makes many triangles tie, and axis-aligned boxes
+// falling on it tie on whole faces).
 TEST(MeshQueries, MatchBruteForceForEveryKind) {
   const auto terrain = Build(testing_util::Terrain(12, 6.0f, 1.5f, 3));
   const auto soup = Build(testing_util::Soup(300, 5.0f, 2.0f, 4));
+  const auto flat = Build(testing_util::Terrain(8, 5.0f, 0.0f, 2));
   Rng rng(5);
   int hits = 0;
   int overlaps = 0;
-  for (int i = 0; i < 1500; ++i) {
+  int started = 0;
+  for (int i = 0; i < 3000; ++i) {
     const int kind = i % 5;
-    const TriangleMesh& mesh = (i % 2 == 0) ? *terrain : *soup;
+    const int which = (i / 5) % 3;
+    const TriangleMesh& mesh =
+        which == 0 ? *terrain : (which == 1 ? *soup : *flat);
     const ConvexShape3 a = testing_util::RandomShape(kind, rng);
-    const Pose3 pm = rng.Pose(1.0f);
-    const Pose3 pa{pm.position + rng.InBox(5.0f), rng.Rotation()};
-    const Vec3 da = rng.InBox(4.0f);
+    Pose3 pm = rng.Pose(1.0f);
+    const Vec3 offset = rng.InBox(5.0f);
+    const Quat rotation = rng.Rotation();
+    Pose3 pa{pm.position + offset, rotation};
+    Vec3 da = rng.InBox(4.0f);
+    if (which == 2 && i % 2 == 0) {
+      // Straight down onto the floor, the mesh and the shape unrotated.
+      const float height = rng.Uniform(0.5f, 4.0f);
+      const float drop = rng.Uniform(0.5f, 6.0f);
+      pm = Pose3{};
+      pa = Pose3{{offset.x, height, offset.z}, Quat{}};
+      da = {0.0f, -drop, 0.0f};
+    }
     SCOPED_TRACE(::testing::Message()
                  << testing_util::KindName(kind) << " " << i);
     const Brute b = BruteForce(a, pa, da, mesh, pm);
@@ -142,17 +167,72 @@ TEST(MeshQueries, MatchBruteForceForEveryKind) {
     }
     const SweepResult<3> s = Sweep(a, pa, da, mesh, pm, {});
     if (b.started) {
+      ++started;
       ASSERT_EQ(s.outcome, SweepOutcome::kStartedOverlapping);
+      EXPECT_EQ(s.fraction, 0.0f);
+      EXPECT_EQ(s.initial.overlapping, c.overlapping);
+      EXPECT_EQ(s.initial.depth, c.depth);
       continue;
     }
     ASSERT_EQ(s.outcome == SweepOutcome::kHit, b.hit);
     if (b.hit) {
       ++hits;
       EXPECT_EQ(s.fraction, b.fraction);
+      const Vec3 normal = Rotate(pm.rotation, b.normal);
+      const Vec3 point = Transform(pm, b.point);
+      EXPECT_TRUE(normal.x == s.normal.x && normal.y == s.normal.y &&
+                  normal.z == s.normal.z)
+          << s.normal.x << " " << s.normal.y << " " << s.normal.z << " vs "
+          << normal.x << " " << normal.y << " " << normal.z;
+      EXPECT_TRUE(point.x == s.point.x && point.y == s.point.y &&
+                  point.z == s.point.z)
+          << s.point.x << " " << s.point.y << " " << s.point.z << " vs "
+          << point.x << " " << point.y << " " << point.z;
     }
   }
+  EXPECT_GT(hits, 400);
+  EXPECT_GT(overlaps, 200);
+  EXPECT_GT(started, 100);
+}
+
+// Far from the origin (a terrain whose vertices lie near (1e4, 0, -1e4),
+// the mesh unposed or posed), where round-off is 1e3 times larger: the mesh
+// sweep still gives the brute force's answer to the bit.
+TEST(MeshQueries, SweepFarFromOriginMatchesBruteForce) {
+  MeshInput m = testing_util::Terrain(12, 6.0f, 1.5f, 7);
+  const Vec3 far{1e4f, 0.0f, -1e4f};
+  for (Vec3& v : m.vertices) v = v + far;
+  const auto terrain = Build(m);
+  Rng rng(8);
+  int hits = 0;
+  for (int i = 0; i < 1500; ++i) {
+    const int kind = i % 5;
+    const ConvexShape3 a = testing_util::RandomShape(kind, rng);
+    const Pose3 pm = (i % 2 == 0) ? Pose3{} : rng.Pose(1.0f);
+    const Vec3 offset = rng.InBox(6.0f);
+    const Quat rotation = rng.Rotation();
+    const Pose3 pa = Mul(pm, Pose3{far + offset, rotation});
+    const Vec3 da = rng.InBox(6.0f);
+    SCOPED_TRACE(::testing::Message()
+                 << testing_util::KindName(kind) << " " << i);
+    const Brute b = BruteForce(a, pa, da, *terrain, pm);
+    const SweepResult<3> s = Sweep(a, pa, da, *terrain, pm, {});
+    if (b.started) {
+      ASSERT_EQ(s.outcome, SweepOutcome::kStartedOverlapping);
+      continue;
+    }
+    ASSERT_EQ(s.outcome == SweepOutcome::kHit, b.hit);
+    if (!b.hit) continue;
+    ++hits;
+    EXPECT_EQ(s.fraction, b.fraction);
+    const Vec3 normal = Rotate(pm.rotation, b.normal);
+    const Vec3 point = Transform(pm, b.point);
+    EXPECT_TRUE(normal.x == s.normal.x && normal.y == s.normal.y &&
+                normal.z == s.normal.z);
+    EXPECT_TRUE(point.x == s.point.x && point.y == s.point.y &&
+                point.z == s.point.z);
+  }
   EXPECT_GT(hits, 200);
-  EXPECT_GT(overlaps, 100);
 }
 
 TEST(Shape3Queries, DispatchFlipsAndRefuses) {

@@ -47,7 +47,10 @@ std::vector<MeshContact> ContactAll(const ConvexShape3& a, const Pose3& pose_a,
 
 // The earliest time of impact over the triangles. The mesh may translate
 // too (only the relative motion matters). kStartedOverlapping when the shape
-// overlaps any triangle at t = 0, with `initial` the deepest contact.
+// overlaps any triangle at t = 0, with `initial` the deepest contact. When
+// several triangles are hit at the same earliest fraction, the normal and
+// point are those of the triangle with the least id. The answer is the pair
+// Sweep's against that triangle, to the bit.
 SweepResult<3> Sweep(const ConvexShape3& a, const Pose3& pose_a,
                      Vec3 displacement_a, const TriangleMesh& mesh,
                      const Pose3& pose_mesh, Vec3 displacement_mesh);
