@@ -41,6 +41,8 @@ struct FlatCore {
 // MakePolyData (a zero-length capsule is a point core).
 void MakeFlatCore(const Sphere& s, const Pose3& pose, FlatCore* out);
 void MakeFlatCore(const Capsule3& c, const Pose3& pose, FlatCore* out);
+// The same for a shape holding a sphere or a capsule (round_hull.cc).
+void MakeFlatCore(const ConvexShape3& round, const Pose3& pose, FlatCore* out);
 
 // A point core (`segment` false: q is ignored) or segment core [p, q] of
 // radius r in the frame of a box of half extents h: the MTV from the box to
@@ -49,6 +51,15 @@ ContactResult<3> ContactBoxRoundLocal(Vec3 h, Vec3 p, Vec3 q, bool segment,
                                       float radius);
 // Whether the same pair overlaps (the cores' distance in double <= r).
 bool OverlapBoxRoundLocal(Vec3 h, Vec3 p, Vec3 q, bool segment, float radius);
+
+// A point or segment core `round` (a FlatCore placed in the hull's frame)
+// against the hull, in the hull's frame (round_hull.cc): the MTV from the
+// hull to the round shape, bit for bit the generic path's with the hull as
+// A (ContactRound on HullRef(hull) and the same core).
+ContactResult<3> ContactHullRoundLocal(const ConvexHull& hull,
+                                       const PolyRef& round);
+// Whether the same pair overlaps (OverlapRound's verdict).
+bool OverlapHullRoundLocal(const ConvexHull& hull, const PolyRef& round);
 
 }  // namespace sator::internal
 
