@@ -1,7 +1,7 @@
 // The MTV of every pair of convex shapes: the typed fast paths and the
 // variant dispatch. The algorithms live in sat_polytope.cc (polytopes),
 // convex_round.cc (spheres and capsules), round_box.cc (a sphere or capsule
-// against a box) and box_box.cc (OBB-OBB).
+// against a box), round_hull.cc (against a hull) and box_box.cc (OBB-OBB).
 #include "sator/core/geometry3d/contact3d.h"
 
 #include "convex_polytope.h"

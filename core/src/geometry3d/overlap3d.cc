@@ -1,6 +1,7 @@
 // Boolean overlap of every pair of convex shapes: typed fast paths (OBB-OBB
 // in box_box.cc, triangle-box in box_triangle.cc, capsule-box in
-// round_box.cc) and the variant dispatch.
+// round_box.cc, sphere- and capsule-hull in round_hull.cc) and the variant
+// dispatch.
 #include "sator/core/geometry3d/overlap3d.h"
 
 #include <algorithm>

@@ -2,7 +2,12 @@
 // is read in place (HullRef: its own vertices, faces and edges) and only the
 // round shape's one or two core points are placed in that frame, so the
 // generic path's two PolyData records (about 5 KB each) and the placing of
-// the hull's features (TransformPoly) are skipped.
+// the hull's features (TransformPoly) are skipped. The answer is the
+// generic path's with the hull as A, bit for bit. What remains is the
+// generic ContactRound on these views; for a hull read in place it prunes,
+// exactly, the cores' SAT axes (RoundPolySatD, convex_round.cc) and the
+// segment's edge candidates (SegmentSolid, convex_closest.cc) that cannot
+// change the answer.
 #include "convex_round.h"
 #include "round_typed.h"
 

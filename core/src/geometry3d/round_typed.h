@@ -1,5 +1,5 @@
 // Private: the typed paths of Contact and Overlap for round pairs (a sphere
-// or capsule against a sphere, capsule or box), which skip the two 5 KB
+// or capsule against a sphere, capsule, box or hull), which skip the two 5 KB
 // PolyData records of the generic path, and that generic path itself, kept
 // callable so that tests can compare the two.
 //
@@ -13,6 +13,11 @@
 // box's frame, where the box is [-h, h]: the closest points by a 1D convex
 // minimisation along the segment, the cores' SAT over the box's 3 face
 // normals and the segment crossed with its 3 edge directions, in double.
+//
+// A sphere or capsule against a hull (round_hull.cc): the round core placed
+// in the hull's frame and the hull read in place (HullRef), through the
+// generic ContactRound / OverlapRound: the generic path's answer with the
+// hull as A, bit for bit.
 #ifndef SATOR_CORE_SRC_GEOMETRY3D_ROUND_TYPED_H_
 #define SATOR_CORE_SRC_GEOMETRY3D_ROUND_TYPED_H_
 
