@@ -216,8 +216,9 @@ double RoundPolySatD(const PolyRef& a, const PolyRef& b, double radii,
   const int padded = (poly.vertex_count + 3) & ~3;
   double float_slack = 0.0;
   if (soa != nullptr) {
-    float m = 0.0f;
-    for (int k = 0; k < 3 * padded; ++k) m = std::max(m, std::fabs(soa[k]));
+    // The vertices' largest |coordinate|, stored after their x, y and z,
+    // the face planes and the inscribed ball (HullSoaSize, hull_sat.h).
+    const float m = soa[3 * padded + 4 * ((poly.face_count + 3) & ~3) + 7];
     float_slack = 4e-6 * static_cast<double>(m);
   }
   // The gap between the cores along the unit axis u in its better
