@@ -63,7 +63,8 @@ bool OverlapBoxRoundLocal(Vec3 h, Vec3 p, Vec3 q, bool segment, float radius);
 // A (ContactRound on HullRef(hull) and the same core).
 ContactResult<3> ContactHullRoundLocal(const ConvexHull& hull,
                                        const PolyRef& round);
-// Whether the same pair overlaps (OverlapRound's verdict).
+// Whether the same pair overlaps (OverlapRound's verdict, after an exact
+// rejection by a face plane).
 bool OverlapHullRoundLocal(const ConvexHull& hull, const PolyRef& round);
 
 }  // namespace sator::internal
