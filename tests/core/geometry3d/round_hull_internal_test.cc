@@ -364,18 +364,24 @@ void MakePair(Family& f, int i, bool capsule, Tally* tally) {
     }
   }
   if (!capsule || family == 4) q = p;
-  Pose3 hull_pose{{f.U(-10.0f, 10.0f), f.U(-10.0f, 10.0f), f.U(-10.0f, 10.0f)},
-                  RandomRotation(f)};
+  // One draw per statement (the order of the draws is then fixed).
+  Pose3 hull_pose;
+  hull_pose.position.x = f.U(-10.0f, 10.0f);
+  hull_pose.position.y = f.U(-10.0f, 10.0f);
+  hull_pose.position.z = f.U(-10.0f, 10.0f);
+  hull_pose.rotation = RandomRotation(f);
   if (family == 6) {
-    hull_pose.position = {f.U(9e3f, 1.1e4f), f.U(-1.1e4f, -9e3f),
-                          f.U(9e3f, 1.1e4f)};
+    hull_pose.position.x = f.U(9e3f, 1.1e4f);
+    hull_pose.position.y = f.U(-1.1e4f, -9e3f);
+    hull_pose.position.z = f.U(9e3f, 1.1e4f);
   }
   if (family == 5 && j % 2 == 0) hull_pose = Pose3{};
   // The round shape: its own pose random (or the identity) and its core's
   // points given in that frame so that they land at the hull-frame points.
   Pose3 round_pose{};
   if (j % 2 == 1) {
-    round_pose = {Transform(hull_pose, 0.5f * (p + q)), RandomRotation(f)};
+    round_pose.position = Transform(hull_pose, 0.5f * (p + q));
+    round_pose.rotation = RandomRotation(f);
   }
   const Pose3 to_round = MulT(round_pose, hull_pose);
   const Vec3 pr = Transform(to_round, p);
@@ -385,7 +391,8 @@ void MakePair(Family& f, int i, bool capsule, Tally* tally) {
     round = Capsule3{pr, qr, r};
   } else {
     round = Sphere{r};
-    round_pose = {Transform(hull_pose, p), RandomRotation(f)};
+    round_pose.position = Transform(hull_pose, p);
+    round_pose.rotation = RandomRotation(f);
   }
   Check(round, round_pose, hull, hull_pose, tally, i);
 }
