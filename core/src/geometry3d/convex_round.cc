@@ -190,8 +190,20 @@ double AlongBetterSign(const PolyRef& a, const PolyRef& b, double radii,
 // long segment beside an edge was reported far too deep), and every axis
 // is measured by projecting both cores in double. Returns r_a + r_b minus
 // the largest gap over the axes, and that axis from A to B in *n.
-double RoundPolySatD(const PolyRef& a, const PolyRef& b, double radii,
-                     Vec3* n) {
+//
+// With a `floor` gap and a point `on_poly` of the polytope (for a hull read
+// in place: the cores' closest point on it), for a caller that uses the
+// answer only when the largest gap is above the floor: axes whose gap
+// cannot exceed it are skipped too. Their gap is at most the round core's
+// distance from on_poly along the axis (on_poly lies between the
+// polytope's lowest and highest points along it, within float_slack for
+// its rounding), which for cores apart by d is at most d |cos| of the
+// axis's angle to the closest points' direction. When the largest gap is
+// above the floor the axis that first reaches it is measured and the
+// answer is the full loop's; otherwise both answers lie at or below the
+// floor and the caller ignores either.
+double RoundPolySatD(const PolyRef& a, const PolyRef& b, double radii, Vec3* n,
+                     double floor = -3.0e300, const Vec3* on_poly = nullptr) {
   const bool a_round = IsRound(a);
   const PolyRef& round = a_round ? a : b;
   const PolyRef& poly = a_round ? b : a;
@@ -223,20 +235,28 @@ double RoundPolySatD(const PolyRef& a, const PolyRef& b, double radii,
   }
   // The gap between the cores along the unit axis u in its better
   // orientation (B above A), kept if it is the largest so far.
+  const D3 point = on_poly != nullptr ? ToD3(*on_poly) : D3{};
   const auto measure = [&](D3 u) {
-    if (soa != nullptr && best_gap > -1.0e300) {
+    const double bar = best_gap > floor ? best_gap : floor;
+    if (soa != nullptr && bar > -1.0e300) {
       const double d0 = Dot(u, r0);
       const double d1 = Dot(u, r1);
       const double r_lo = d0 < d1 ? d0 : d1;
       const double r_hi = d0 < d1 ? d1 : d0;
+      const double slack =
+          float_slack + 1e-14 * (std::fabs(r_lo) + std::fabs(r_hi));
+      if (on_poly != nullptr && floor > -1.0e300) {
+        const double c = Dot(u, point);
+        const double above = (c + slack) - r_hi;
+        const double below = r_lo - (c - slack);
+        if ((above > below ? above : below) <= bar) return;
+      }
       float f_lo;
       float f_hi;
       FloatInterval(soa, padded, u, &f_lo, &f_hi);
-      const double slack =
-          float_slack + 1e-14 * (std::fabs(r_lo) + std::fabs(r_hi));
       const double above = (static_cast<double>(f_lo) + slack) - r_hi;
       const double below = r_lo - (static_cast<double>(f_hi) - slack);
-      if ((above > below ? above : below) <= best_gap) return;
+      if ((above > below ? above : below) <= bar) return;
     }
     double p_lo = Dot(u, pv[0]);
     double p_hi = p_lo;
@@ -381,8 +401,14 @@ ContactResult<3> ContactRound(const PolyRef& a, const PolyRef& b) {
         // cores cross by round-off (a segment along a triangle's edge) the
         // closest points report a gap below an ulp of the coordinates in a
         // direction along which the cores overlap by far more.
+        // Used only below the depth so far: a floor for the SAT's gap a
+        // margin of 1e-12 of the magnitudes below radii - depth, well
+        // beyond that difference's rounding.
         Vec3 u;
-        const double along = RoundPolySatD(a, b, radii, &u);
+        const double floor =
+            (radii - depth) - 1e-12 * (std::fabs(radii) + std::fabs(depth));
+        const double along =
+            RoundPolySatD(a, b, radii, &u, floor, IsRound(a) ? &pb : &pa);
         if (along < depth) {
           n = u;
           depth = along;
