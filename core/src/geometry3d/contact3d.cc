@@ -2,7 +2,7 @@
 // variant dispatch. The algorithms live in sat_polytope.cc (polytopes),
 // convex_round.cc (spheres and capsules), round_box.cc (a sphere or capsule
 // against a box), round_triangle.cc (a sphere or capsule against a
-// triangle) and box_box.cc (OBB-OBB).
+// triangle), round_hull.cc (against a hull) and box_box.cc (OBB-OBB).
 #include "sator/core/geometry3d/contact3d.h"
 
 #include "convex_polytope.h"
@@ -101,6 +101,23 @@ ContactResult<3> VisitRound(const ConvexShape3& shape, F&& f) {
 
 // The pose of A in B's frame from B's in A's.
 Pose3 Inverse(const Pose3& b_in_a) { return MulT(b_in_a, Pose3{}); }
+
+// A sphere or capsule and a hull (either order) in the hull's frame
+// (round_hull.cc), flipped when the hull is B.
+ContactResult<3> HullRound(const ConvexShape3& a, const Pose3& pose_a,
+                           const ConvexShape3& b, const Pose3& pose_b,
+                           const Pose3& b_in_a) {
+  using HullPtr = std::shared_ptr<const ConvexHull>;
+  FlatCore core;
+  if (const auto* hull = std::get_if<HullPtr>(&a)) {
+    internal::MakeFlatCore(b, b_in_a, &core);
+    return ToWorld(internal::ContactHullRoundLocal(**hull, core.ref), pose_a);
+  }
+  internal::MakeFlatCore(a, MulT(pose_b, pose_a), &core);
+  return ToWorld(
+      Flip(internal::ContactHullRoundLocal(*std::get<HullPtr>(b), core.ref)),
+      pose_b);
+}
 
 }  // namespace
 
@@ -232,6 +249,10 @@ ContactResult<3> Contact(const ConvexShape3& a, const Pose3& pose_a,
       return TriangleRound(t, round, b_in_a);
     };
     return ToWorld(VisitRound(b, against_round), pose_a);
+  }
+  if ((round_a && kb == ShapeKind3::kHull) ||
+      (ka == ShapeKind3::kHull && round_b)) {
+    return HullRound(a, pose_a, b, pose_b, b_in_a);
   }
   return ToWorld(internal::ContactGeneric(a, b, b_in_a), pose_a);
 }

@@ -170,11 +170,58 @@ void SegmentSolid(Vec3 p, Vec3 q, const PolyRef& s, Best* best) {
   }
   PointCore(p, s, best);
   PointCore(q, s, best);
+  // For a hull read in place (vertex_soa set), the edges that cannot change
+  // the answer are skipped: those whose distance from the segment is at
+  // least the best candidate's (Offer keeps only a shorter one) and, while
+  // ties are collected, at least the farthest of a full set of ties
+  // (CorePairs::Offer then changes nothing either), so the result is the
+  // full loop's bit for bit. The distance is bounded below by the gap
+  // between the segment and the edge projected on the unit direction u
+  // from the hull's closest point so far to the segment's (any unit axis
+  // bounds the distance, Ericson 5.2.1's separating axis), in double, less
+  // a slack of 1e-12 of the largest coordinate for the rounding of the
+  // projections and of the candidate's own points and length (about 1e-16
+  // of the coordinates); its square is compared with a margin of 1e-9.
+  const bool prune = s.vertex_soa != nullptr && best->dist_sq > 0.0;
+  double pu[kMaxPolyVertices];
+  double s_lo = 0.0;
+  double slack = 0.0;
+  if (prune) {
+    const D3 u = (1.0 / std::sqrt(best->dist_sq)) * (best->pa - best->pb);
+    const D3 qd = ToD3(q);
+    s_lo = std::min(Dot(u, pd), Dot(u, qd));
+    float m = std::max({std::fabs(p.x), std::fabs(p.y), std::fabs(p.z),
+                        std::fabs(q.x), std::fabs(q.y), std::fabs(q.z)});
+    for (int i = 0; i < s.vertex_count; ++i) {
+      const Vec3 v = s.vertices[i];
+      pu[i] = Dot(u, ToD3(v));
+      m = std::max({m, std::fabs(v.x), std::fabs(v.y), std::fabs(v.z)});
+    }
+    slack = 1e-12 * static_cast<double>(m);
+  }
   for (int e = 0; e < s.edge_count; ++e) {
+    const ConvexHull::Edge& edge = s.edges[e];
+    if (prune) {
+      const double lb = (s_lo - std::max(pu[edge.a], pu[edge.b])) - slack;
+      if (lb > 0.0) {
+        double bar = best->dist_sq;
+        if (best->ties != nullptr) {
+          const CorePairs& t = *best->ties;
+          bar = -1.0;  // A set of ties with room takes every candidate.
+          if (t.count == kMaxCorePairs) {
+            bar = t.dist_sqs[0];
+            for (int i = 1; i < t.count; ++i) {
+              bar = std::max(bar, t.dist_sqs[i]);
+            }
+          }
+        }
+        if (bar >= 0.0 && lb * lb > bar * (1.0 + 1e-9)) continue;
+      }
+    }
     D3 c1;
     D3 c2;
-    ClosestPointsSegmentSegmentD3(p, q, s.vertices[s.edges[e].a],
-                                  s.vertices[s.edges[e].b], &c1, &c2);
+    ClosestPointsSegmentSegmentD3(p, q, s.vertices[edge.a], s.vertices[edge.b],
+                                  &c1, &c2);
     best->Offer(c1, c2);
   }
 }

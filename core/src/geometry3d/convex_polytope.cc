@@ -4,9 +4,11 @@
 #include "convex_polytope.h"
 
 #include <cmath>
+#include <cstddef>
 #include <type_traits>
 
 #include "double_vec3.h"
+#include "hull_sat.h"
 #include "round_typed.h"
 
 namespace sator::internal {
@@ -176,7 +178,13 @@ PolyRef HullRef(const ConvexHull& hull) {
           hull.face_vertex_indices.data(),
           hull.edges.data(),
           static_cast<int>(hull.edges.size()),
-          hull.centroid};
+          hull.centroid,
+          hull.soa.size() == static_cast<size_t>(HullSoaSize(
+                                 static_cast<int>(hull.vertices.size()),
+                                 static_cast<int>(hull.faces.size()),
+                                 static_cast<int>(hull.edges.size())))
+              ? hull.soa.data()
+              : nullptr};
 }
 
 void TransformPoly(const PolyRef& in, const Pose3& pose, PolyData* out) {

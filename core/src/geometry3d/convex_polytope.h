@@ -43,6 +43,9 @@ struct PolyRef {
   const ConvexHull::Edge* edges = nullptr;
   int edge_count = 0;
   Vec3 centroid{};
+  // For a hull read in place (HullRef) whose `soa` is filled: its vertices'
+  // x, y and z as ConvexHull::soa lays them out (HullSoaSize), else null.
+  const float* vertex_soa = nullptr;
 
   Vec3 FaceVertex(int face, int i) const {
     return vertices[face_vertex_indices[faces[face].first_index + i]];
@@ -73,7 +76,8 @@ struct PolyData {
             face_vertex_indices.data(),
             edges.data(),
             edge_count,
-            centroid};
+            centroid,
+            nullptr};
   }
 };
 

@@ -2,11 +2,60 @@
 // Detection" (2005), 4.3.2 and chapter 5.
 #include "convex_round.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#include <algorithm>
+#include <cmath>
+
 #include "convex_closest.h"
 #include "double_vec3.h"
 
 namespace sator::internal {
 namespace {
+
+// The interval of the polytope's vertices projected on u, in float from the
+// structure-of-arrays layout (`padded` entries per coordinate, the padding
+// copies of a vertex): a cheap bracket of the double interval that
+// RoundPolySatD measures (see there for its error).
+void FloatInterval(const float* soa, int padded, D3 u, float* lo, float* hi) {
+  const auto ux = static_cast<float>(u.x);
+  const auto uy = static_cast<float>(u.y);
+  const auto uz = static_cast<float>(u.z);
+#if defined(__SSE2__)
+  const __m128 vx = _mm_set1_ps(ux);
+  const __m128 vy = _mm_set1_ps(uy);
+  const __m128 vz = _mm_set1_ps(uz);
+  __m128 mn = _mm_set1_ps(3.0e38f);
+  __m128 mx = _mm_set1_ps(-3.0e38f);
+  for (int k = 0; k < padded; k += 4) {
+    const __m128 d =
+        _mm_add_ps(_mm_add_ps(_mm_mul_ps(vx, _mm_loadu_ps(soa + k)),
+                              _mm_mul_ps(vy, _mm_loadu_ps(soa + padded + k))),
+                   _mm_mul_ps(vz, _mm_loadu_ps(soa + 2 * padded + k)));
+    mn = _mm_min_ps(mn, d);
+    mx = _mm_max_ps(mx, d);
+  }
+  mn = _mm_min_ps(mn, _mm_shuffle_ps(mn, mn, _MM_SHUFFLE(1, 0, 3, 2)));
+  mn = _mm_min_ps(mn, _mm_shuffle_ps(mn, mn, _MM_SHUFFLE(2, 3, 0, 1)));
+  mx = _mm_max_ps(mx, _mm_shuffle_ps(mx, mx, _MM_SHUFFLE(1, 0, 3, 2)));
+  mx = _mm_max_ps(mx, _mm_shuffle_ps(mx, mx, _MM_SHUFFLE(2, 3, 0, 1)));
+  *lo = _mm_cvtss_f32(mn);
+  *hi = _mm_cvtss_f32(mx);
+#else
+  float mn = 3.0e38f;
+  float mx = -3.0e38f;
+  for (int k = 0; k < padded; ++k) {
+    const float d =
+        (ux * soa[k] + uy * soa[padded + k]) + uz * soa[2 * padded + k];
+    mn = std::min(mn, d);
+    mx = std::max(mx, d);
+  }
+  *lo = mn;
+  *hi = mx;
+#endif
+}
 
 // The interval of the core's vertices projected on the unit axis u, in
 // double: a product of two floats is exact there, so the interval is good to
@@ -141,8 +190,20 @@ double AlongBetterSign(const PolyRef& a, const PolyRef& b, double radii,
 // long segment beside an edge was reported far too deep), and every axis
 // is measured by projecting both cores in double. Returns r_a + r_b minus
 // the largest gap over the axes, and that axis from A to B in *n.
-double RoundPolySatD(const PolyRef& a, const PolyRef& b, double radii,
-                     Vec3* n) {
+//
+// With a `floor` gap and a point `on_poly` of the polytope (for a hull read
+// in place: the cores' closest point on it), for a caller that uses the
+// answer only when the largest gap is above the floor: axes whose gap
+// cannot exceed it are skipped too. Their gap is at most the round core's
+// distance from on_poly along the axis (on_poly lies between the
+// polytope's lowest and highest points along it, within float_slack for
+// its rounding), which for cores apart by d is at most d |cos| of the
+// axis's angle to the closest points' direction. When the largest gap is
+// above the floor the axis that first reaches it is measured and the
+// answer is the full loop's; otherwise both answers lie at or below the
+// floor and the caller ignores either.
+double RoundPolySatD(const PolyRef& a, const PolyRef& b, double radii, Vec3* n,
+                     double floor = -3.0e300, const Vec3* on_poly = nullptr) {
   const bool a_round = IsRound(a);
   const PolyRef& round = a_round ? a : b;
   const PolyRef& poly = a_round ? b : a;
@@ -153,9 +214,50 @@ double RoundPolySatD(const PolyRef& a, const PolyRef& b, double radii,
   const D3 r1 = round.kind == CoreKind::kSegment ? ToD3(round.vertices[1]) : r0;
   double best_gap = -3.0e300;
   D3 best_axis{0.0, 0.0, 1.0};
+  // For a hull read in place with its structure-of-arrays vertices, an axis
+  // is first bracketed in float: the float projections of the vertices
+  // (u rounded to float, then three products and two sums) are within
+  // 5 x 2^-24 (|u_x x| + |u_y y| + |u_z z|) <= 9e-7 max|coordinate| of the
+  // double ones, so with the slack `float_slack` (4e-6 max|coordinate|, and
+  // 1e-14 of the round core's projections for the double sums' rounding)
+  // the bracket's gap is at least the axis's double gap. An axis whose
+  // bracket's gap is at most the best gap so far cannot be kept (only a
+  // larger gap is), so it is skipped: the result is the full loop's, bit
+  // for bit, for a fraction of the cost of the axes that lose.
+  const float* const soa = poly.vertex_soa;
+  const int padded = (poly.vertex_count + 3) & ~3;
+  double float_slack = 0.0;
+  if (soa != nullptr) {
+    // The vertices' largest |coordinate|, stored after their x, y and z,
+    // the face planes and the inscribed ball (HullSoaSize, hull_sat.h).
+    const float m = soa[3 * padded + 4 * ((poly.face_count + 3) & ~3) + 7];
+    float_slack = 4e-6 * static_cast<double>(m);
+  }
   // The gap between the cores along the unit axis u in its better
   // orientation (B above A), kept if it is the largest so far.
+  const D3 point = on_poly != nullptr ? ToD3(*on_poly) : D3{};
   const auto measure = [&](D3 u) {
+    const double bar = best_gap > floor ? best_gap : floor;
+    if (soa != nullptr && bar > -1.0e300) {
+      const double d0 = Dot(u, r0);
+      const double d1 = Dot(u, r1);
+      const double r_lo = d0 < d1 ? d0 : d1;
+      const double r_hi = d0 < d1 ? d1 : d0;
+      const double slack =
+          float_slack + 1e-14 * (std::fabs(r_lo) + std::fabs(r_hi));
+      if (on_poly != nullptr && floor > -1.0e300) {
+        const double c = Dot(u, point);
+        const double above = (c + slack) - r_hi;
+        const double below = r_lo - (c - slack);
+        if ((above > below ? above : below) <= bar) return;
+      }
+      float f_lo;
+      float f_hi;
+      FloatInterval(soa, padded, u, &f_lo, &f_hi);
+      const double above = (static_cast<double>(f_lo) + slack) - r_hi;
+      const double below = r_lo - (static_cast<double>(f_hi) - slack);
+      if ((above > below ? above : below) <= bar) return;
+    }
     double p_lo = Dot(u, pv[0]);
     double p_hi = p_lo;
     for (int i = 1; i < poly.vertex_count; ++i) {
@@ -299,8 +401,14 @@ ContactResult<3> ContactRound(const PolyRef& a, const PolyRef& b) {
         // cores cross by round-off (a segment along a triangle's edge) the
         // closest points report a gap below an ulp of the coordinates in a
         // direction along which the cores overlap by far more.
+        // Used only below the depth so far: a floor for the SAT's gap a
+        // margin of 1e-12 of the magnitudes below radii - depth, well
+        // beyond that difference's rounding.
         Vec3 u;
-        const double along = RoundPolySatD(a, b, radii, &u);
+        const double floor =
+            (radii - depth) - 1e-12 * (std::fabs(radii) + std::fabs(depth));
+        const double along =
+            RoundPolySatD(a, b, radii, &u, floor, IsRound(a) ? &pb : &pa);
         if (along < depth) {
           n = u;
           depth = along;

@@ -1,7 +1,7 @@
 // Boolean overlap of every pair of convex shapes: typed fast paths (OBB-OBB
 // in box_box.cc, triangle-box in box_triangle.cc, capsule-box in
-// round_box.cc, sphere and capsule against a triangle in round_triangle.cc)
-// and the variant dispatch.
+// round_box.cc, sphere and capsule against a triangle in round_triangle.cc,
+// sphere- and capsule-hull in round_hull.cc) and the variant dispatch.
 #include "sator/core/geometry3d/overlap3d.h"
 
 #include <algorithm>
@@ -191,6 +191,21 @@ bool Overlap(const ConvexShape3& a, const Pose3& pose_a, const ConvexShape3& b,
     return OverlapHullHull(*std::get<std::shared_ptr<const ConvexHull>>(a),
                            *std::get<std::shared_ptr<const ConvexHull>>(b),
                            b_in_a);
+  }
+  if ((ka == ShapeKind3::kSphere || ka == ShapeKind3::kCapsule) &&
+      kb == ShapeKind3::kHull) {
+    // In the hull's frame, as Contact's typed path (round_hull.cc).
+    internal::FlatCore core;
+    internal::MakeFlatCore(a, MulT(pose_b, pose_a), &core);
+    return internal::OverlapHullRoundLocal(
+        *std::get<std::shared_ptr<const ConvexHull>>(b), core.ref);
+  }
+  if (ka == ShapeKind3::kHull &&
+      (kb == ShapeKind3::kSphere || kb == ShapeKind3::kCapsule)) {
+    internal::FlatCore core;
+    internal::MakeFlatCore(b, b_in_a, &core);
+    return internal::OverlapHullRoundLocal(
+        *std::get<std::shared_ptr<const ConvexHull>>(a), core.ref);
   }
   return internal::OverlapGeneric(a, b, b_in_a);
 }

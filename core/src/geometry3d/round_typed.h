@@ -1,7 +1,7 @@
 // Private: the typed paths of Contact and Overlap for round pairs (a sphere
-// or capsule against a sphere, capsule, triangle or box), which skip the two
-// 5 KB PolyData records of the generic path, and that generic path itself,
-// kept callable so that tests can compare the two.
+// or capsule against a sphere, capsule, triangle, box or hull), which skip
+// the two 5 KB PolyData records of the generic path, and that generic path
+// itself, kept callable so that tests can compare the two.
 //
 // Sphere and capsule pairs, and a sphere or capsule against a triangle: the
 // cores are viewed in place (a PolyRef over one or two vertices, or over a
@@ -14,6 +14,11 @@
 // box's frame, where the box is [-h, h]: the closest points by a 1D convex
 // minimisation along the segment, the cores' SAT over the box's 3 face
 // normals and the segment crossed with its 3 edge directions, in double.
+//
+// A sphere or capsule against a hull (round_hull.cc): the round core placed
+// in the hull's frame and the hull read in place (HullRef), through the
+// generic ContactRound / OverlapRound: the generic path's answer with the
+// hull as A, bit for bit.
 #ifndef SATOR_CORE_SRC_GEOMETRY3D_ROUND_TYPED_H_
 #define SATOR_CORE_SRC_GEOMETRY3D_ROUND_TYPED_H_
 
@@ -42,6 +47,8 @@ struct FlatCore {
 // MakePolyData (a zero-length capsule is a point core).
 void MakeFlatCore(const Sphere& s, const Pose3& pose, FlatCore* out);
 void MakeFlatCore(const Capsule3& c, const Pose3& pose, FlatCore* out);
+// The same for a shape holding a sphere or a capsule (round_hull.cc).
+void MakeFlatCore(const ConvexShape3& round, const Pose3& pose, FlatCore* out);
 
 // Storage for a triangle core: its 3 vertices and 2 faces (n and -n)
 // placed by a pose; the face indices and edges are shared tables.
@@ -90,6 +97,16 @@ ContactResult<3> ContactBoxRoundLocal(Vec3 h, Vec3 p, Vec3 q, bool segment,
                                       float radius);
 // Whether the same pair overlaps (the cores' distance in double <= r).
 bool OverlapBoxRoundLocal(Vec3 h, Vec3 p, Vec3 q, bool segment, float radius);
+
+// A point or segment core `round` (a FlatCore placed in the hull's frame)
+// against the hull, in the hull's frame (round_hull.cc): the MTV from the
+// hull to the round shape, bit for bit the generic path's with the hull as
+// A (ContactRound on HullRef(hull) and the same core).
+ContactResult<3> ContactHullRoundLocal(const ConvexHull& hull,
+                                       const PolyRef& round);
+// Whether the same pair overlaps (OverlapRound's verdict, after an exact
+// rejection by a face plane).
+bool OverlapHullRoundLocal(const ConvexHull& hull, const PolyRef& round);
 
 }  // namespace sator::internal
 

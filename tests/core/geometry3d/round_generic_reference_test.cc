@@ -8,7 +8,9 @@
 // random, one end near the polytope or both far, so that coordinates reach
 // 1e4; spheres of radius 1e-4 to 1e4 against the same hulls, their centre
 // r +- 1e-9 .. 1e-4 from a feature. Both orders (the round shape as A and
-// as B), 50,000 seeded pairs per family.
+// as B), 50,000 seeded pairs per family. (Contact runs a sphere or capsule
+// and a hull in the hull's frame since round_hull.cc: the same ContactRound
+// with the hull as A; with both poses the identity, on the same floats.)
 //
 // The documented tolerance (docs/core/geometry3d.md): the depth within 4
 // FLT_EPSILON x M of the exact value and the overlap along the reported

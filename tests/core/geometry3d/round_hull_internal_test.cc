@@ -1,0 +1,433 @@
+// White box: the typed Contact and Overlap paths of a sphere or capsule and
+// a convex hull (round_hull.cc, in the hull's frame) against the generic
+// path they replace (internal::ContactGeneric / OverlapGeneric), on seeded
+// random pairs in both orders.
+//
+// The typed path reads the hull in place and places the round core in the
+// hull's frame by MulT(hull pose, round pose): given those floats (the
+// generic path with the hull as A and the round shape placed by that pose),
+// every field must be equal bit for bit, flipped when the hull is B, and
+// Overlap's verdict too. The generic path runs on a copy of the hull
+// without its structure-of-arrays vertices, so that the cores' SAT there
+// measures every axis (RoundPolySatD skips, for a hull that has them, the
+// axes that a float bracket shows cannot win). With the round shape as A the
+// generic path works in the round shape's frame, whose floats differ from the
+// hull frame's by the frame change's rounding: there the depth must agree
+// within 12 FLT_EPSILON x M (M the largest coordinate of the shapes' defining
+// points and radii in the world or either frame): each path is within 4 of the
+// exact depth for the floats it reads (round_generic_reference_test), and
+// the frame change itself (MulT of the poses, then a quaternion rotation
+// of offsets up to sqrt(3) M long) moves those floats by a few ulps more;
+// the worst seen is 7.97, a sphere 7000 from a tiny hull, whose offset
+// the generic path rotates into the sphere's frame. The Overlap verdicts
+// agree away from touching.
+//
+// Families (i % 8): random capsules and spheres near random hulls of 4 to
+// 64 points; a segment piercing a face (along its normal or tilted); a
+// segment parallel to a face, r - 1e-4 .. r + 1e-4 from its plane or
+// crossing it; a segment parallel to an edge, as far from it; a point core
+// exactly on, or r +- 1e-9 .. 1e-4 from, a vertex, an edge or a face; a
+// capsule 1e4 long against a hull 1e-3 across or a sliver (1e-3 by 1 to
+// 10); a 64-point hull with coordinates near 1e4; zero-length capsules.
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <variant>
+#include <vector>
+
+#include "core/geometry3d/double_reference3d.h"
+#include "core/geometry3d/seeded_family3d.h"
+#include "geometry3d/round_typed.h"
+#include "gtest/gtest.h"
+#include "sator/core/geometry3d/contact3d.h"
+#include "sator/core/geometry3d/convex_hull.h"
+#include "sator/core/geometry3d/overlap3d.h"
+#include "sator/core/geometry3d/shape3d.h"
+
+namespace sator {
+namespace {
+
+using HullPtr = std::shared_ptr<const ConvexHull>;
+using test3d::Dv;
+using test3d::Family;
+using test3d::ToDv;
+
+// v rotated by the float quaternion q, in double (Rotate's formula).
+Dv RotateD(Quat q, Dv v) {
+  const Dv u{q.x, q.y, q.z};
+  const Dv t = 2.0 * test3d::CrossD(u, v);
+  return v + static_cast<double>(q.w) * t + test3d::CrossD(u, t);
+}
+
+// The largest coordinate of `local` placed by `pose`, in double.
+double MagnitudeAt(const Pose3& pose, Vec3 local) {
+  const Dv p = RotateD(pose.rotation, ToDv(local)) + ToDv(pose.position);
+  return std::max({std::fabs(p.x), std::fabs(p.y), std::fabs(p.z)});
+}
+
+// M for the pair: the shapes' defining points and radii, in the world and
+// in either shape's frame.
+double Magnitude(const HullPtr& hull, const Pose3& hull_pose,
+                 const ConvexShape3& round, const Pose3& round_pose) {
+  const Pose3 frames[3] = {Pose3{}, MulT(hull_pose, Pose3{}),
+                           MulT(round_pose, Pose3{})};
+  double m = 0.0;
+  for (const Pose3& frame : frames) {
+    const Pose3 h = Mul(frame, hull_pose);
+    const Pose3 r = Mul(frame, round_pose);
+    for (const Vec3& v : hull->vertices) m = std::max(m, MagnitudeAt(h, v));
+    if (const auto* c = std::get_if<Capsule3>(&round)) {
+      m = std::max({m, MagnitudeAt(r, c->a), MagnitudeAt(r, c->b),
+                    static_cast<double>(c->radius)});
+    } else {
+      m = std::max({m, MagnitudeAt(r, Vec3{}),
+                    static_cast<double>(std::get<Sphere>(round).radius)});
+    }
+  }
+  return m;
+}
+
+bool SameBits(const ContactResult<3>& x, const ContactResult<3>& y) {
+  const auto eq = [](Vec3 a, Vec3 b) {
+    return a.x == b.x && a.y == b.y && a.z == b.z;
+  };
+  if (x.overlapping != y.overlapping || x.point_count != y.point_count ||
+      !(x.depth == y.depth) || !eq(x.normal, y.normal)) {
+    return false;
+  }
+  for (int i = 0; i < x.point_count; ++i) {
+    if (!eq(x.points[i], y.points[i])) return false;
+  }
+  return true;
+}
+
+struct Tally {
+  int cases = 0;
+  int overlapping = 0;
+  int failures = 0;        // Not the generic answer bit for bit.
+  int cross_failures = 0;  // Round as A: beyond 12 FLT_EPSILON x M.
+  double worst_cross = 0.0;
+};
+
+void Check(const ConvexShape3& round, const Pose3& round_pose,
+           const HullPtr& hull, const Pose3& hull_pose, Tally* tally, int i) {
+  const ConvexShape3 hull_shape{hull};
+  const Pose3 r_in_hull = MulT(hull_pose, round_pose);
+  // The generic path on the typed path's floats: the hull as A, without its
+  // structure-of-arrays vertices (which prune the cores' SAT).
+  auto copy = std::make_shared<ConvexHull>(*hull);
+  copy->soa.clear();
+  const ConvexShape3 plain{HullPtr(copy)};
+  const ContactResult<3> local =
+      internal::ContactGeneric(plain, round, r_in_hull);
+  const bool local_overlap = internal::OverlapGeneric(plain, round, r_in_hull);
+  const double m = Magnitude(hull, hull_pose, round, round_pose);
+  for (int order = 0; order < 2; ++order) {
+    ++tally->cases;
+    tally->overlapping += local.overlapping;
+    const bool hull_first = order == 0;
+    const ContactResult<3> typed =
+        hull_first ? Contact(hull_shape, hull_pose, round, round_pose)
+                   : Contact(round, round_pose, hull_shape, hull_pose);
+    const bool overlap =
+        hull_first ? Overlap(hull_shape, hull_pose, round, round_pose)
+                   : Overlap(round, round_pose, hull_shape, hull_pose);
+    const ContactResult<3> expected =
+        ToWorld(hull_first ? local : Flip(local), hull_pose);
+    if (!SameBits(typed, expected) || overlap != local_overlap) {
+      if (++tally->failures <= 5) {
+        ADD_FAILURE() << "case " << i << " order " << order
+                      << ": not the generic answer: depth " << typed.depth
+                      << " against " << expected.depth << ", normal ("
+                      << typed.normal.x << ", " << typed.normal.y << ", "
+                      << typed.normal.z << ") against (" << expected.normal.x
+                      << ", " << expected.normal.y << ", " << expected.normal.z
+                      << "), overlap " << overlap << " against "
+                      << local_overlap;
+      }
+    }
+    if (hull_first) continue;
+    // The generic path as Contact ran it with the round shape as A.
+    const Pose3 h_in_r = MulT(round_pose, hull_pose);
+    const ContactResult<3> generic = ToWorld(
+        internal::ContactGeneric(round, hull_shape, h_in_r), round_pose);
+    const bool generic_overlap =
+        internal::OverlapGeneric(round, hull_shape, h_in_r);
+    const double tol = 12.0 * FLT_EPSILON * m;
+    const double off = std::fabs(static_cast<double>(typed.depth) -
+                                 static_cast<double>(generic.depth));
+    tally->worst_cross = std::max(tally->worst_cross, off / (FLT_EPSILON * m));
+    const bool verdict_off =
+        overlap != generic_overlap &&
+        std::fabs(static_cast<double>(generic.depth)) > tol;
+    if (off > tol || verdict_off) {
+      if (++tally->cross_failures <= 5) {
+        ADD_FAILURE() << "case " << i << ": round as A, depth " << typed.depth
+                      << " against the generic " << generic.depth
+                      << " (M = " << m << "), overlap " << overlap
+                      << " against " << generic_overlap;
+      }
+    }
+  }
+}
+
+// A random rotation.
+Quat RandomRotation(Family& f) {
+  const Vec3 axis = f.Unit();
+  const float angle = f.U(0.0f, 6.2831855f);
+  return Quat::FromAxisAngle(axis, angle);
+}
+
+// A hull of `n` points within `size` of `centre`, or a box-like sliver.
+HullPtr RandomHull(Family& f, int n, float size, Vec3 centre) {
+  for (;;) {
+    std::vector<Vec3> points;
+    points.reserve(n);
+    for (int k = 0; k < n; ++k) {
+      const float s = f.U(0.2f, 1.0f);
+      const Vec3 u = f.Unit();
+      points.push_back(centre + size * s * u);
+    }
+    auto hull = MakeConvexHull(points);
+    if (hull.ok()) return *hull;
+  }
+}
+
+HullPtr SliverHull(Family& f) {
+  const float hx = f.LogU(-3.0f, -2.0f);
+  const float hy = f.LogU(-3.0f, -2.0f);
+  const float hz = f.LogU(0.0f, 1.0f);
+  const Quat q = RandomRotation(f);
+  std::vector<Vec3> points;
+  for (int k = 0; k < 8; ++k) {
+    points.push_back(Rotate(
+        q, Vec3{(k & 1) ? hx : -hx, (k & 2) ? hy : -hy, (k & 4) ? hz : -hz}));
+  }
+  return *MakeConvexHull(points);
+}
+
+// A point on face `face` of the hull (its fan triangle `t`, barycentric).
+Vec3 PointOnFace(Family& f, const ConvexHull& h, int face) {
+  const ConvexHull::Face& fc = h.faces[face];
+  const auto vertex = [&](int k) {
+    return h.vertices[h.face_vertex_indices[fc.first_index + k]];
+  };
+  const int t =
+      1 + static_cast<int>(
+              f.U(0.0f, static_cast<float>(fc.vertex_count - 2) - 0.001f));
+  float s = f.U(0.0f, 1.0f);
+  float w = f.U(0.0f, 1.0f);
+  if (s + w > 1.0f) {
+    s = 1.0f - s;
+    w = 1.0f - w;
+  }
+  return vertex(0) + s * (vertex(t) - vertex(0)) +
+         w * (vertex(t + 1) - vertex(0));
+}
+
+int Pick(Family& f, int n) {
+  return std::min(n - 1, static_cast<int>(f.U(0.0f, static_cast<float>(n))));
+}
+
+// The signed offset of a near-touching core from a feature: r +- 1e-9 ..
+// 1e-4, exactly r, or crossing.
+float NearOffset(Family& f, float r, int i) {
+  float offset = f.LogU(-9.0f, -4.0f);
+  if (i % 7 == 0) offset = 0.0f;
+  if (i % 7 < 3) offset = -offset;
+  if (i % 7 == 6) offset = -r - f.LogU(-9.0f, -1.0f);
+  return r + offset;
+}
+
+// One pair of family i % 8, the round shape a capsule (`capsule`) or a
+// sphere, both given in the world (the hull placed by a random pose).
+void MakePair(Family& f, int i, bool capsule, Tally* tally) {
+  const int family = i % 8;
+  const int j = i / 8;
+  HullPtr hull;
+  if (family == 5) {
+    hull = (j % 4 == 3) ? SliverHull(f)
+                        : RandomHull(f, 4 + Pick(f, 12), 1e-3f, Vec3{});
+  } else if (family == 6) {
+    hull = RandomHull(f, 64, f.U(0.5f, 5.0f), Vec3{});
+  } else {
+    const int n = 4 + Pick(f, 61);
+    hull = RandomHull(f, n, f.U(0.2f, 2.0f), Vec3{});
+  }
+  const ConvexHull& h = *hull;
+  float r = f.U(0.1f, 0.5f);
+  if (family == 5) r = f.LogU(-6.0f, -1.0f);
+  // The core in the hull's frame: p, q (q == p for a point core).
+  Vec3 p;
+  Vec3 q;
+  const float half = f.U(0.2f, 1.0f);
+  switch (family) {
+    case 0: {  // Random.
+      const float dist = f.U(0.0f, 3.0f);
+      const Vec3 mid = dist * f.Unit();
+      const Vec3 dir = f.Unit();
+      p = mid - half * dir;
+      q = mid + half * dir;
+      break;
+    }
+    case 1: {  // Piercing a face.
+      const int face = Pick(f, static_cast<int>(h.faces.size()));
+      const Vec3 on = PointOnFace(f, h, face);
+      Vec3 dir = h.faces[face].normal;
+      if (j % 2 == 1) {
+        const float tilt = f.U(0.0f, 1.2f);
+        const Vec3 side = NormalizeOrZero(Cross(dir, f.Unit()));
+        dir = NormalizeOrZero(std::cos(tilt) * dir + std::sin(tilt) * side);
+      }
+      const float along = f.U(-half, half);
+      p = on - (half + along) * dir;
+      q = on + (half - along) * dir;
+      break;
+    }
+    case 2: {  // Parallel to a face.
+      const int face = Pick(f, static_cast<int>(h.faces.size()));
+      const Vec3 n = h.faces[face].normal;
+      const Vec3 on = PointOnFace(f, h, face);
+      const Vec3 dir = NormalizeOrZero(Cross(n, f.Unit()));
+      const Vec3 mid = on + NearOffset(f, r, j) * n;
+      const float shift = f.U(-half, half);
+      p = mid - (half + shift) * dir;
+      q = mid + (half - shift) * dir;
+      break;
+    }
+    case 3: {  // Parallel to an edge.
+      const ConvexHull::Edge& e =
+          h.edges[Pick(f, static_cast<int>(h.edges.size()))];
+      const Vec3 a = h.vertices[e.a];
+      const Vec3 b = h.vertices[e.b];
+      const Vec3 dir = NormalizeOrZero(b - a);
+      const Vec3 out = NormalizeOrZero(h.faces[e.face_left].normal +
+                                       h.faces[e.face_right].normal);
+      const float s = f.U(0.0f, 1.0f);
+      const Vec3 mid = a + s * (b - a) + NearOffset(f, r, j) * out;
+      const float shift = f.U(-half, half);
+      p = mid - (half + shift) * dir;
+      q = mid + (half - shift) * dir;
+      break;
+    }
+    case 4:    // A point core on or near a vertex, an edge or a face.
+    case 7: {  // Zero-length capsules (the same placements).
+      Vec3 on;
+      Vec3 out;
+      if (j % 3 == 0) {
+        const int v = Pick(f, static_cast<int>(h.vertices.size()));
+        on = h.vertices[v];
+        out = NormalizeOrZero(on - h.centroid);
+      } else if (j % 3 == 1) {
+        const ConvexHull::Edge& e =
+            h.edges[Pick(f, static_cast<int>(h.edges.size()))];
+        const float s = f.U(0.0f, 1.0f);
+        on = h.vertices[e.a] + s * (h.vertices[e.b] - h.vertices[e.a]);
+        out = NormalizeOrZero(h.faces[e.face_left].normal +
+                              h.faces[e.face_right].normal);
+      } else {
+        const int face = Pick(f, static_cast<int>(h.faces.size()));
+        on = PointOnFace(f, h, face);
+        out = h.faces[face].normal;
+      }
+      p = (j % 5 == 0) ? on : on + NearOffset(f, r, j) * out;
+      q = p;
+      break;
+    }
+    case 5: {  // A capsule 1e4 long beside or through a tiny hull.
+      const int face = Pick(f, static_cast<int>(h.faces.size()));
+      const Vec3 n = h.faces[face].normal;
+      const Vec3 on = PointOnFace(f, h, face);
+      Vec3 dir = NormalizeOrZero(Cross(n, f.Unit()));
+      if (j % 3 == 1) {
+        const float tilt = f.LogU(-8.0f, -2.0f);
+        dir = NormalizeOrZero(std::cos(tilt) * dir + std::sin(tilt) * n);
+      } else if (j % 3 == 2) {
+        dir = f.Unit();
+      }
+      const float len = 1e4f * f.U(0.5f, 1.0f);
+      const float shift = f.U(0.05f, 0.95f);
+      const Vec3 mid = on + NearOffset(f, r, j) * n;
+      p = mid - shift * len * dir;
+      q = p + len * dir;
+      break;
+    }
+    case 6: {  // A large hull; the pair far from the origin (below).
+      const float dist = f.U(0.0f, 6.0f);
+      const Vec3 mid = dist * f.Unit();
+      const Vec3 dir = f.Unit();
+      p = mid - half * dir;
+      q = mid + half * dir;
+      break;
+    }
+  }
+  if (!capsule || family == 4) q = p;
+  // One draw per statement (the order of the draws is then fixed).
+  Pose3 hull_pose;
+  hull_pose.position.x = f.U(-10.0f, 10.0f);
+  hull_pose.position.y = f.U(-10.0f, 10.0f);
+  hull_pose.position.z = f.U(-10.0f, 10.0f);
+  hull_pose.rotation = RandomRotation(f);
+  if (family == 6) {
+    hull_pose.position.x = f.U(9e3f, 1.1e4f);
+    hull_pose.position.y = f.U(-1.1e4f, -9e3f);
+    hull_pose.position.z = f.U(9e3f, 1.1e4f);
+  }
+  if (family == 5 && j % 2 == 0) hull_pose = Pose3{};
+  // The round shape: its own pose random (or the identity) and its core's
+  // points given in that frame so that they land at the hull-frame points.
+  Pose3 round_pose{};
+  if (j % 2 == 1) {
+    round_pose.position = Transform(hull_pose, 0.5f * (p + q));
+    round_pose.rotation = RandomRotation(f);
+  }
+  const Pose3 to_round = MulT(round_pose, hull_pose);
+  const Vec3 pr = Transform(to_round, p);
+  const Vec3 qr = (q == p) ? pr : Transform(to_round, q);
+  ConvexShape3 round;
+  if (capsule) {
+    round = Capsule3{pr, qr, r};
+  } else {
+    round = Sphere{r};
+    round_pose.position = Transform(hull_pose, p);
+    round_pose.rotation = RandomRotation(f);
+  }
+  Check(round, round_pose, hull, hull_pose, tally, i);
+}
+
+void Report(const char* name, const Tally& t) {
+  std::printf(
+      "%s: %d cases, %d overlapping; not bit for bit %d; round as A beyond 12 "
+      "FLT_EPSILON x M of the generic depth %d (worst %.2f)\n",
+      name, t.cases, t.overlapping, t.failures, t.cross_failures,
+      t.worst_cross);
+}
+
+constexpr int kPairs = 200000;
+
+TEST(RoundHullInternalTest, CapsuleHullMatchesGeneric) {
+  Family f(6801);
+  Tally tally;
+  for (int i = 0; i < kPairs; ++i) MakePair(f, i, /*capsule=*/true, &tally);
+  Report("capsule-hull", tally);
+  EXPECT_EQ(tally.cases, 2 * kPairs);
+  EXPECT_EQ(tally.failures, 0);
+  EXPECT_EQ(tally.cross_failures, 0);
+  EXPECT_GT(tally.overlapping, tally.cases / 4);
+}
+
+TEST(RoundHullInternalTest, SphereHullMatchesGeneric) {
+  Family f(6802);
+  Tally tally;
+  for (int i = 0; i < kPairs; ++i) MakePair(f, i, /*capsule=*/false, &tally);
+  Report("sphere-hull", tally);
+  EXPECT_EQ(tally.cases, 2 * kPairs);
+  EXPECT_EQ(tally.failures, 0);
+  EXPECT_EQ(tally.cross_failures, 0);
+  EXPECT_GT(tally.overlapping, tally.cases / 4);
+}
+
+}  // namespace
+}  // namespace sator
