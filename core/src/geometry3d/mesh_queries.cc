@@ -7,6 +7,7 @@
 #endif
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <utility>
 #include <variant>
@@ -25,26 +26,73 @@
 namespace sator {
 namespace {
 
-// Triangle boxes are grown by this fraction of the query box's size, so
-// that a shape touching a triangle exactly is never culled by round-off.
+// The candidate filters compare boxes in the mesh's frame, while the pair
+// tests they stand for work in another (the box's, the sphere's or the
+// capsule's: the triangle moved there by MulT(a_in_mesh, Pose3{})), so a
+// triangle the pair test finds touching must never be culled. Boxes are
+// grown by two margins:
+//  * kBoxSlack of the grown box's largest extent (at least 1): the pair
+//    tests' round-off relative to the shapes' sizes;
+//  * kFrameSlack x M, M the largest |coordinate| of the shape's box and
+//    position in the mesh's frame, of the mesh's root box (which holds every
+//    triangle) and, for a sweep, of the motion: the frame change. M is one
+//    number per query, so a box containing another still gets a margin no
+//    smaller (the sweep's slab test stays monotone).
+//    With e = FLT_EPSILON and unit quaternions, Rotate's v + 2w (u x v) +
+//    2 u x (u x v) is within about 8 e |v| of the exact rotation, so a vertex
+//    v placed in A's frame (Rotate of v and of the position p, one addition)
+//    is within about 9 e (|v| + |p|) <= 18 e M of where it belongs; the
+//    shape's AABB in the mesh's frame (ComputeAabb: corners rotated and
+//    added to p) is within about 10 e M of the exact one; the pair test's
+//    own arithmetic (projections and differences of coordinates up to 2M in
+//    A's frame; the sweep's entry times, whose rounding moves a time-t
+//    position by about e t |d|) adds about 12 e M; the quaternions' length
+//    (normalised in float, 1 within a few e) about 4 e M; Inflate and the
+//    slab test's subtractions about 2 e M more. About 46 e M in all, so
+//    64 e M. This is the slack the coordinates need: a small box resting on
+//    a triangle at 3e3 is found touching by the pair test when the boxes in
+//    the mesh's frame are 3 ulps (2e-4) apart, while kBoxSlack gives it 1e-5
+//    (MeshQueries.RestingFarFromOriginMatchesBruteForce).
 constexpr float kBoxSlack = 1e-5f;
+constexpr float kFrameSlack = 64.0f * FLT_EPSILON;
 
-Aabb3 Grown(const Aabb3& box) {
+// The largest |coordinate| of a box, a point.
+float Magnitude(const Aabb3& box) {
+  return std::max({std::fabs(box.min.x), std::fabs(box.min.y),
+                   std::fabs(box.min.z), std::fabs(box.max.x),
+                   std::fabs(box.max.y), std::fabs(box.max.z)});
+}
+float Magnitude(Vec3 p) {
+  return std::max({std::fabs(p.x), std::fabs(p.y), std::fabs(p.z)});
+}
+
+// M above for a query of shape box `box` (mesh frame), position `p` in the
+// mesh's frame, against `mesh`.
+float QueryMagnitude(const Aabb3& box, Vec3 p, const TriangleMesh& mesh) {
+  return std::max(
+      {Magnitude(box), Magnitude(p), Magnitude(mesh.nodes()[0].bounds)});
+}
+
+// A box grown by both margins: `frame` is kFrameSlack x M. The SSE2 slab
+// test below computes the same floats (the maxima are exact, then one
+// multiplication and one addition).
+Aabb3 Grown(const Aabb3& box, float frame) {
   const Vec3 e = box.max - box.min;
-  return Inflate(box, kBoxSlack * std::max({e.x, e.y, e.z, 1.0f}));
+  return Inflate(box, kBoxSlack * std::max({e.x, e.y, e.z, 1.0f}) + frame);
 }
 
 // A box (the shape's AABB at the start) moving by d: does it reach a
 // given box by t_max, and when? The entry time of the box's centre into the
 // given box grown by the half extents (slabs, Ericson 5.3.3; then by
-// Grown's slack, so that round-off never culls a touching shape). A
-// component of d below 1e-20 is parallel, so nothing overflows. Monotone: a
-// box containing another is reached no later, so a BVH node's time bounds
-// its triangles'.
+// Grown's margins, `frame` the same for every box of the query, so that
+// round-off never culls a touching shape). A component of d below 1e-20 is
+// parallel, so nothing overflows. Monotone: a box containing another is
+// grown by no less (its extent is no smaller, `frame` is fixed) and so is
+// reached no later, so a BVH node's time bounds its triangles'.
 class SweptBox {
  public:
-  SweptBox(const Aabb3& start, Vec3 d)
-      : center_(Center(start)), half_(HalfExtents(start)) {
+  SweptBox(const Aabb3& start, Vec3 d, float frame)
+      : center_(Center(start)), half_(HalfExtents(start)), frame_(frame) {
     for (int i = 0; i < 3; ++i) {
       parallel_[i] = std::fabs(d[i]) < 1e-20f;
       inv_[i] = parallel_[i] ? 0.0f : 1.0f / d[i];
@@ -68,12 +116,13 @@ class SweptBox {
         _mm_setr_ps(box.min.x, box.min.y, box.min.z, 0.0f), half_lanes_);
     const __m128 hi_box = _mm_add_ps(
         _mm_setr_ps(box.max.x, box.max.y, box.max.z, 0.0f), half_lanes_);
-    // Grown: the margin from the largest extent, at least 1.
+    // Grown: kBoxSlack of the largest extent (at least 1), plus frame_.
     __m128 e = _mm_sub_ps(hi_box, lo_box);
     e = _mm_max_ps(e, _mm_setr_ps(0.0f, 0.0f, 0.0f, 1.0f));
     e = _mm_max_ps(e, _mm_shuffle_ps(e, e, _MM_SHUFFLE(1, 0, 3, 2)));
     e = _mm_max_ps(e, _mm_shuffle_ps(e, e, _MM_SHUFFLE(2, 3, 0, 1)));
-    const __m128 margin = _mm_mul_ps(_mm_set1_ps(kBoxSlack), e);
+    const __m128 margin =
+        _mm_add_ps(_mm_mul_ps(_mm_set1_ps(kBoxSlack), e), _mm_set1_ps(frame_));
     const __m128 g_min = _mm_sub_ps(lo_box, margin);
     const __m128 g_max = _mm_add_ps(hi_box, margin);
     // A parallel axis: the centre must lie in the slab.
@@ -100,7 +149,7 @@ class SweptBox {
   }
 #else
   bool Reaches(const Aabb3& box, float t_max, float* t_enter) const {
-    const Aabb3 g = Grown(Aabb3{box.min - half_, box.max + half_});
+    const Aabb3 g = Grown(Aabb3{box.min - half_, box.max + half_}, frame_);
     float t0 = 0.0f;
     float t1 = t_max;
     for (int i = 0; i < 3; ++i) {
@@ -123,6 +172,7 @@ class SweptBox {
  private:
   Vec3 center_;
   Vec3 half_;
+  float frame_;
   Vec3 inv_{};
   bool parallel_[3] = {false, false, false};
 #if defined(__SSE2__)
@@ -244,6 +294,15 @@ class TriangleSweeper {
   float radius_ = 0.0f;
 };
 
+// The shape's box in the mesh's frame, grown (Grown) for the candidate
+// query of Overlap and Contact.
+Aabb3 GrownQueryBox(const ConvexShape3& a, const Pose3& a_in_mesh,
+                    const TriangleMesh& mesh) {
+  const Aabb3 box = ComputeAabb(a, a_in_mesh);
+  return Grown(box,
+               kFrameSlack * QueryMagnitude(box, a_in_mesh.position, mesh));
+}
+
 // Calls f(id, contact) for the candidate triangles of the mesh, all those
 // that may overlap A. For a sphere or capsule, whose core is placed once and
 // met with each triangle viewed in place (round_triangle.cc; triangles
@@ -256,7 +315,7 @@ class TriangleSweeper {
 template <typename F>
 bool ForEachTriangleContact(const ConvexShape3& a, const Pose3& a_in_mesh,
                             const TriangleMesh& mesh, F&& f) {
-  const Aabb3 box = Grown(ComputeAabb(a, a_in_mesh));
+  const Aabb3 box = GrownQueryBox(a, a_in_mesh, mesh);
   const ShapeKind3 kind = KindOf(a);
   if (kind == ShapeKind3::kSphere || kind == ShapeKind3::kCapsule) {
     internal::FlatCore core;
@@ -311,7 +370,7 @@ std::vector<std::uint32_t> TrianglesOverlappingBox(const TriangleMesh& mesh,
 bool Overlap(const ConvexShape3& a, const Pose3& pose_a,
              const TriangleMesh& mesh, const Pose3& pose_mesh) {
   const Pose3 a_in_mesh = MulT(pose_mesh, pose_a);
-  const Aabb3 box = Grown(ComputeAabb(a, a_in_mesh));
+  const Aabb3 box = GrownQueryBox(a, a_in_mesh, mesh);
   bool found = false;
   const ShapeKind3 kind = KindOf(a);
   if (kind == ShapeKind3::kSphere || kind == ShapeKind3::kCapsule) {
@@ -380,7 +439,11 @@ SweepResult<3> Sweep(const ConvexShape3& a, const Pose3& pose_a,
   // A's motion relative to the mesh, in the mesh's frame.
   const Vec3 d =
       InvRotate(pose_mesh.rotation, displacement_a - displacement_mesh);
-  const SweptBox swept(ComputeAabb(a, a_in_mesh), d);
+  const Aabb3 start = ComputeAabb(a, a_in_mesh);
+  const float frame =
+      kFrameSlack *
+      std::max(QueryMagnitude(start, a_in_mesh.position, mesh), Magnitude(d));
+  const SweptBox swept(start, d, frame);
   // The pair sweep of A against each triangle reached (see TriangleSweeper).
   const TriangleSweeper sweeper(a, a_in_mesh, d);
   // The BVH depth first, the child the shape's box reaches sooner first,
