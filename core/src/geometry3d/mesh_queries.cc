@@ -417,15 +417,19 @@ std::vector<MeshContact> ContactAll(const ConvexShape3& a, const Pose3& pose_a,
 
 ContactResult<3> Contact(const ConvexShape3& a, const Pose3& pose_a,
                          const TriangleMesh& mesh, const Pose3& pose_mesh) {
-  // The deepest of ContactAll (the first of equal depths, in the BVH's
-  // order), kept in the frame the triangles are met in and mapped to the
-  // world once: no vector, and one ToWorld instead of one per triangle.
+  // The deepest of ContactAll (of equal depths, the triangle with the least
+  // id, whatever the BVH's order: the brute force's answer), kept in the
+  // frame the triangles are met in and mapped to the world once: no vector,
+  // and one ToWorld instead of one per triangle.
   const Pose3 a_in_mesh = MulT(pose_mesh, pose_a);
   ContactResult<3> best;
+  std::uint32_t best_id = 0;
   const bool in_a_frame = ForEachTriangleContact(
-      a, a_in_mesh, mesh, [&](std::uint32_t, const ContactResult<3>& c) {
-        if (c.overlapping && (!best.overlapping || c.depth > best.depth)) {
+      a, a_in_mesh, mesh, [&](std::uint32_t id, const ContactResult<3>& c) {
+        if (c.overlapping && (!best.overlapping || c.depth > best.depth ||
+                              (c.depth == best.depth && id < best_id))) {
           best = c;
+          best_id = id;
         }
       });
   if (!best.overlapping) return ContactResult<3>{};
