@@ -154,6 +154,17 @@ Aabb3 GrownQueryBox(const ConvexShape3& a, const Pose3& a_in_mesh,
                kFrameSlack * QueryMagnitude(box, a_in_mesh.position, mesh));
 }
 
+// A sphere's or capsule's (`kind`) core in its own frame, as the pair
+// Contact and Overlap against a triangle place it.
+void MakeCoreInItsFrame(const ConvexShape3& a, ShapeKind3 kind,
+                        internal::FlatCore* core) {
+  if (kind == ShapeKind3::kSphere) {
+    internal::MakeFlatCore(std::get<Sphere>(a), Pose3{}, core);
+  } else {
+    internal::MakeFlatCore(std::get<Capsule3>(a), Pose3{}, core);
+  }
+}
+
 // Calls f(id, contact) for the candidate triangles of the mesh, all those
 // that may overlap A. For a sphere or capsule, whose core is placed once and
 // met with each triangle viewed in place (round_triangle.cc; triangles
@@ -170,11 +181,7 @@ bool ForEachTriangleContact(const ConvexShape3& a, const Pose3& a_in_mesh,
   const ShapeKind3 kind = KindOf(a);
   if (kind == ShapeKind3::kSphere || kind == ShapeKind3::kCapsule) {
     internal::FlatCore core;
-    if (kind == ShapeKind3::kSphere) {
-      internal::MakeFlatCore(std::get<Sphere>(a), Pose3{}, &core);
-    } else {
-      internal::MakeFlatCore(std::get<Capsule3>(a), Pose3{}, &core);
-    }
+    MakeCoreInItsFrame(a, kind, &core);
     // The triangles' pose in A's frame, as Contact computes it.
     const Pose3 mesh_in_a = MulT(a_in_mesh, Pose3{});
     internal::QueryMeshBox(mesh, box, [&](std::uint32_t k) {
@@ -227,11 +234,7 @@ bool Overlap(const ConvexShape3& a, const Pose3& pose_a,
   if (kind == ShapeKind3::kSphere || kind == ShapeKind3::kCapsule) {
     // The core placed once (Overlap's typed path per triangle otherwise).
     internal::FlatCore core;
-    if (kind == ShapeKind3::kSphere) {
-      internal::MakeFlatCore(std::get<Sphere>(a), Pose3{}, &core);
-    } else {
-      internal::MakeFlatCore(std::get<Capsule3>(a), Pose3{}, &core);
-    }
+    MakeCoreInItsFrame(a, kind, &core);
     const Pose3 mesh_in_a = MulT(a_in_mesh, Pose3{});
     internal::QueryMeshBox(mesh, box, [&](std::uint32_t k) {
       bool overlap = false;
