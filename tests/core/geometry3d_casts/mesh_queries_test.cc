@@ -4,6 +4,7 @@
 #include "sator/core/geometry3d/mesh_queries.h"
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -14,6 +15,7 @@
 #include "core/geometry3d_casts/shape_gen.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "sator/core/geometry3d/aabb3d.h"
 #include "sator/core/geometry3d/contact3d.h"
 #include "sator/core/geometry3d/overlap3d.h"
 #include "sator/core/geometry3d/shape3d_queries.h"
@@ -353,12 +355,16 @@ float Ulps(float x, int steps) {
 // the mesh queries culled triangles the pair tests found touching: moving
 // the shape into the mesh's frame and the triangle into the shape's rounds
 // by a few ulps of the coordinates, far more than 1e-5 of a small shape.
+// Also measured: how far apart the mesh frame's boxes of a shape and a
+// triangle the pair tests find touching can be, in FLT_EPSILON x M (the
+// frame margin of swept_box.h is 64 of them).
 TEST(MeshQueries, RestingFarFromOriginMatchesBruteForce) {
   Rng rng(71);
   int overlaps = 0;
   int hits = 0;
   int started = 0;
   int failures = 0;
+  float worst_gap = 0.0f;
   for (const float far : {1e3f, 3e3f, 1e4f}) {
     const Vec3 offset{far, 0.37f * far, -far};
     const auto far_mesh = Build(RoomCorner(offset));
@@ -426,6 +432,33 @@ TEST(MeshQueries, RestingFarFromOriginMatchesBruteForce) {
                    << "far " << far << " case " << i << " placement "
                    << placement << " kind " << kind << " surface " << surface);
       const BruteAll b = BruteForceAll(a, pose_a, da, mesh, pose_mesh);
+      {
+        // How far apart, in the mesh's frame, are the boxes of the shape and
+        // of a triangle the pair tests find touching? In FLT_EPSILON x M,
+        // M as mesh_queries.cc takes it (the frame margin is 64).
+        const Pose3 a_in_mesh = MulT(pose_mesh, pose_a);
+        const Aabb3 box = ComputeAabb(a, a_in_mesh);
+        const Aabb3 root = mesh.nodes()[0].bounds;
+        float m = 0.0f;
+        for (const Vec3& p :
+             {box.min, box.max, a_in_mesh.position, root.min, root.max}) {
+          m = std::max({m, std::fabs(p.x), std::fabs(p.y), std::fabs(p.z)});
+        }
+        for (std::uint32_t id = 0; id < mesh.triangle_count(); ++id) {
+          const Triangle3 t = mesh.triangle(id);
+          if (!Overlap(a, a_in_mesh, ConvexShape3{t}, Pose3{}) &&
+              !Contact(a, a_in_mesh, ConvexShape3{t}, Pose3{}).overlapping) {
+            continue;
+          }
+          const Vec3 lo = Min(t.a, Min(t.b, t.c));
+          const Vec3 hi = Max(t.a, Max(t.b, t.c));
+          float gap = 0.0f;
+          for (int k = 0; k < 3; ++k) {
+            gap = std::max({gap, lo[k] - box.max[k], box.min[k] - hi[k]});
+          }
+          worst_gap = std::max(worst_gap, gap / (FLT_EPSILON * m));
+        }
+      }
       const bool overlap = Overlap(a, pose_a, mesh, pose_mesh);
       const ContactResult<3> c = Contact(a, pose_a, mesh, pose_mesh);
       const BruteAll bs = BruteForceAll(a, start, da, mesh, pose_mesh);
@@ -451,9 +484,12 @@ TEST(MeshQueries, RestingFarFromOriginMatchesBruteForce) {
   }
   std::printf(
       "resting: 2700 queries, %d overlapping, %d hits, %d started, "
-      "%d failures\n",
-      overlaps, hits, started, failures);
+      "%d failures; the boxes of touching pairs up to %.2f FLT_EPSILON x M "
+      "apart\n",
+      overlaps, hits, started, failures, worst_gap);
   EXPECT_EQ(failures, 0);
+  // The frame margin's headroom (2.46 when written).
+  EXPECT_LT(worst_gap, 64.0f);
   EXPECT_GT(overlaps, 700);
   EXPECT_GT(hits, 300);
 }
