@@ -2,10 +2,6 @@
 // pair tests (see mesh_queries.h for the combination rules).
 #include "sator/core/geometry3d/mesh_queries.h"
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
 #include <algorithm>
 #include <cmath>
 #include <utility>
@@ -17,6 +13,7 @@
 #include "geometry3d/round_typed.h"
 #include "geometry3d/sweep_round.h"
 #include "geometry3d/sweep_sat.h"
+#include "geometry3d/swept_box.h"
 #include "sator/core/geometry3d/aabb3d.h"
 #include "sator/core/geometry3d/contact3d.h"
 #include "sator/core/geometry3d/overlap3d.h"
@@ -25,113 +22,17 @@
 namespace sator {
 namespace {
 
-// Triangle boxes are grown by this fraction of the query box's size, so
-// that a shape touching a triangle exactly is never culled by round-off.
-constexpr float kBoxSlack = 1e-5f;
+using internal::Grown;
+using internal::kFrameSlack;
+using internal::Magnitude;
+using internal::SweptBox;
 
-Aabb3 Grown(const Aabb3& box) {
-  const Vec3 e = box.max - box.min;
-  return Inflate(box, kBoxSlack * std::max({e.x, e.y, e.z, 1.0f}));
+// M (swept_box.h) for a query of shape box `box` (mesh frame), position `p` in
+// the mesh's frame, against `mesh`.
+float QueryMagnitude(const Aabb3& box, Vec3 p, const TriangleMesh& mesh) {
+  return std::max(
+      {Magnitude(box), Magnitude(p), Magnitude(mesh.nodes()[0].bounds)});
 }
-
-// A box (the shape's AABB at the start) moving by d: does it reach a
-// given box by t_max, and when? The entry time of the box's centre into the
-// given box grown by the half extents (slabs, Ericson 5.3.3; then by
-// Grown's slack, so that round-off never culls a touching shape). A
-// component of d below 1e-20 is parallel, so nothing overflows. Monotone: a
-// box containing another is reached no later, so a BVH node's time bounds
-// its triangles'.
-class SweptBox {
- public:
-  SweptBox(const Aabb3& start, Vec3 d)
-      : center_(Center(start)), half_(HalfExtents(start)) {
-    for (int i = 0; i < 3; ++i) {
-      parallel_[i] = std::fabs(d[i]) < 1e-20f;
-      inv_[i] = parallel_[i] ? 0.0f : 1.0f / d[i];
-    }
-#if defined(__SSE2__)
-    center_lanes_ = _mm_setr_ps(center_.x, center_.y, center_.z, 0.0f);
-    half_lanes_ = _mm_setr_ps(half_.x, half_.y, half_.z, 0.0f);
-    inv_lanes_ = _mm_setr_ps(inv_.x, inv_.y, inv_.z, 0.0f);
-    const auto mask = [](bool on) { return on ? -1 : 0; };
-    parallel_lanes_ = _mm_castsi128_ps(_mm_setr_epi32(
-        mask(parallel_[0]), mask(parallel_[1]), mask(parallel_[2]), -1));
-#endif
-  }
-
-#if defined(__SSE2__)
-  // The scalar form below, three axes at once (lane 3 is masked out as a
-  // parallel axis): the same operations on the same values, so the same
-  // times.
-  bool Reaches(const Aabb3& box, float t_max, float* t_enter) const {
-    const __m128 lo_box = _mm_sub_ps(
-        _mm_setr_ps(box.min.x, box.min.y, box.min.z, 0.0f), half_lanes_);
-    const __m128 hi_box = _mm_add_ps(
-        _mm_setr_ps(box.max.x, box.max.y, box.max.z, 0.0f), half_lanes_);
-    // Grown: the margin from the largest extent, at least 1.
-    __m128 e = _mm_sub_ps(hi_box, lo_box);
-    e = _mm_max_ps(e, _mm_setr_ps(0.0f, 0.0f, 0.0f, 1.0f));
-    e = _mm_max_ps(e, _mm_shuffle_ps(e, e, _MM_SHUFFLE(1, 0, 3, 2)));
-    e = _mm_max_ps(e, _mm_shuffle_ps(e, e, _MM_SHUFFLE(2, 3, 0, 1)));
-    const __m128 margin = _mm_mul_ps(_mm_set1_ps(kBoxSlack), e);
-    const __m128 g_min = _mm_sub_ps(lo_box, margin);
-    const __m128 g_max = _mm_add_ps(hi_box, margin);
-    // A parallel axis: the centre must lie in the slab.
-    const __m128 outside = _mm_or_ps(_mm_cmplt_ps(center_lanes_, g_min),
-                                     _mm_cmpgt_ps(center_lanes_, g_max));
-    if ((_mm_movemask_ps(_mm_and_ps(outside, parallel_lanes_)) & 7) != 0) {
-      return false;
-    }
-    const __m128 a = _mm_mul_ps(_mm_sub_ps(g_min, center_lanes_), inv_lanes_);
-    const __m128 b = _mm_mul_ps(_mm_sub_ps(g_max, center_lanes_), inv_lanes_);
-    // Parallel lanes take no part: 0 for the entry, t_max for the exit.
-    __m128 lo = _mm_andnot_ps(parallel_lanes_, _mm_min_ps(a, b));
-    __m128 hi = _mm_or_ps(_mm_and_ps(parallel_lanes_, _mm_set1_ps(t_max)),
-                          _mm_andnot_ps(parallel_lanes_, _mm_max_ps(a, b)));
-    lo = _mm_max_ps(lo, _mm_shuffle_ps(lo, lo, _MM_SHUFFLE(1, 0, 3, 2)));
-    lo = _mm_max_ps(lo, _mm_shuffle_ps(lo, lo, _MM_SHUFFLE(2, 3, 0, 1)));
-    hi = _mm_min_ps(hi, _mm_shuffle_ps(hi, hi, _MM_SHUFFLE(1, 0, 3, 2)));
-    hi = _mm_min_ps(hi, _mm_shuffle_ps(hi, hi, _MM_SHUFFLE(2, 3, 0, 1)));
-    const float t0 = std::max(0.0f, _mm_cvtss_f32(lo));
-    const float t1 = std::min(t_max, _mm_cvtss_f32(hi));
-    if (t0 > t1) return false;
-    *t_enter = t0;
-    return true;
-  }
-#else
-  bool Reaches(const Aabb3& box, float t_max, float* t_enter) const {
-    const Aabb3 g = Grown(Aabb3{box.min - half_, box.max + half_});
-    float t0 = 0.0f;
-    float t1 = t_max;
-    for (int i = 0; i < 3; ++i) {
-      if (parallel_[i]) {
-        if (center_[i] < g.min[i] || center_[i] > g.max[i]) return false;
-        continue;
-      }
-      float lo = (g.min[i] - center_[i]) * inv_[i];
-      float hi = (g.max[i] - center_[i]) * inv_[i];
-      if (lo > hi) std::swap(lo, hi);
-      t0 = std::max(t0, lo);
-      t1 = std::min(t1, hi);
-      if (t0 > t1) return false;
-    }
-    *t_enter = t0;
-    return true;
-  }
-#endif
-
- private:
-  Vec3 center_;
-  Vec3 half_;
-  Vec3 inv_{};
-  bool parallel_[3] = {false, false, false};
-#if defined(__SSE2__)
-  __m128 center_lanes_;
-  __m128 half_lanes_;
-  __m128 inv_lanes_;
-  __m128 parallel_lanes_;
-#endif
-};
 
 // Sweep(a, pose, d, triangle, Pose3{}, Vec3{}) for many triangles in the
 // frame of `pose` (the mesh's): a box by the typed SAT sweep with the
@@ -244,6 +145,26 @@ class TriangleSweeper {
   float radius_ = 0.0f;
 };
 
+// The shape's box in the mesh's frame, grown (Grown) for the candidate
+// query of Overlap and Contact.
+Aabb3 GrownQueryBox(const ConvexShape3& a, const Pose3& a_in_mesh,
+                    const TriangleMesh& mesh) {
+  const Aabb3 box = ComputeAabb(a, a_in_mesh);
+  return Grown(box,
+               kFrameSlack * QueryMagnitude(box, a_in_mesh.position, mesh));
+}
+
+// A sphere's or capsule's (`kind`) core in its own frame, as the pair
+// Contact and Overlap against a triangle place it.
+void MakeCoreInItsFrame(const ConvexShape3& a, ShapeKind3 kind,
+                        internal::FlatCore* core) {
+  if (kind == ShapeKind3::kSphere) {
+    internal::MakeFlatCore(std::get<Sphere>(a), Pose3{}, core);
+  } else {
+    internal::MakeFlatCore(std::get<Capsule3>(a), Pose3{}, core);
+  }
+}
+
 // Calls f(id, contact) for the candidate triangles of the mesh, all those
 // that may overlap A. For a sphere or capsule, whose core is placed once and
 // met with each triangle viewed in place (round_triangle.cc; triangles
@@ -256,15 +177,11 @@ class TriangleSweeper {
 template <typename F>
 bool ForEachTriangleContact(const ConvexShape3& a, const Pose3& a_in_mesh,
                             const TriangleMesh& mesh, F&& f) {
-  const Aabb3 box = Grown(ComputeAabb(a, a_in_mesh));
+  const Aabb3 box = GrownQueryBox(a, a_in_mesh, mesh);
   const ShapeKind3 kind = KindOf(a);
   if (kind == ShapeKind3::kSphere || kind == ShapeKind3::kCapsule) {
     internal::FlatCore core;
-    if (kind == ShapeKind3::kSphere) {
-      internal::MakeFlatCore(std::get<Sphere>(a), Pose3{}, &core);
-    } else {
-      internal::MakeFlatCore(std::get<Capsule3>(a), Pose3{}, &core);
-    }
+    MakeCoreInItsFrame(a, kind, &core);
     // The triangles' pose in A's frame, as Contact computes it.
     const Pose3 mesh_in_a = MulT(a_in_mesh, Pose3{});
     internal::QueryMeshBox(mesh, box, [&](std::uint32_t k) {
@@ -311,17 +228,13 @@ std::vector<std::uint32_t> TrianglesOverlappingBox(const TriangleMesh& mesh,
 bool Overlap(const ConvexShape3& a, const Pose3& pose_a,
              const TriangleMesh& mesh, const Pose3& pose_mesh) {
   const Pose3 a_in_mesh = MulT(pose_mesh, pose_a);
-  const Aabb3 box = Grown(ComputeAabb(a, a_in_mesh));
+  const Aabb3 box = GrownQueryBox(a, a_in_mesh, mesh);
   bool found = false;
   const ShapeKind3 kind = KindOf(a);
   if (kind == ShapeKind3::kSphere || kind == ShapeKind3::kCapsule) {
     // The core placed once (Overlap's typed path per triangle otherwise).
     internal::FlatCore core;
-    if (kind == ShapeKind3::kSphere) {
-      internal::MakeFlatCore(std::get<Sphere>(a), Pose3{}, &core);
-    } else {
-      internal::MakeFlatCore(std::get<Capsule3>(a), Pose3{}, &core);
-    }
+    MakeCoreInItsFrame(a, kind, &core);
     const Pose3 mesh_in_a = MulT(a_in_mesh, Pose3{});
     internal::QueryMeshBox(mesh, box, [&](std::uint32_t k) {
       bool overlap = false;
@@ -358,15 +271,19 @@ std::vector<MeshContact> ContactAll(const ConvexShape3& a, const Pose3& pose_a,
 
 ContactResult<3> Contact(const ConvexShape3& a, const Pose3& pose_a,
                          const TriangleMesh& mesh, const Pose3& pose_mesh) {
-  // The deepest of ContactAll (the first of equal depths, in the BVH's
-  // order), kept in the frame the triangles are met in and mapped to the
-  // world once: no vector, and one ToWorld instead of one per triangle.
+  // The deepest of ContactAll (of equal depths, the triangle with the least
+  // id, whatever the BVH's order: the brute force's answer), kept in the
+  // frame the triangles are met in and mapped to the world once: no vector,
+  // and one ToWorld instead of one per triangle.
   const Pose3 a_in_mesh = MulT(pose_mesh, pose_a);
   ContactResult<3> best;
+  std::uint32_t best_id = 0;
   const bool in_a_frame = ForEachTriangleContact(
-      a, a_in_mesh, mesh, [&](std::uint32_t, const ContactResult<3>& c) {
-        if (c.overlapping && (!best.overlapping || c.depth > best.depth)) {
+      a, a_in_mesh, mesh, [&](std::uint32_t id, const ContactResult<3>& c) {
+        if (c.overlapping && (!best.overlapping || c.depth > best.depth ||
+                              (c.depth == best.depth && id < best_id))) {
           best = c;
+          best_id = id;
         }
       });
   if (!best.overlapping) return ContactResult<3>{};
@@ -380,7 +297,11 @@ SweepResult<3> Sweep(const ConvexShape3& a, const Pose3& pose_a,
   // A's motion relative to the mesh, in the mesh's frame.
   const Vec3 d =
       InvRotate(pose_mesh.rotation, displacement_a - displacement_mesh);
-  const SweptBox swept(ComputeAabb(a, a_in_mesh), d);
+  const Aabb3 start = ComputeAabb(a, a_in_mesh);
+  const float frame =
+      kFrameSlack *
+      std::max(QueryMagnitude(start, a_in_mesh.position, mesh), Magnitude(d));
+  const SweptBox swept(start, d, frame);
   // The pair sweep of A against each triangle reached (see TriangleSweeper).
   const TriangleSweeper sweeper(a, a_in_mesh, d);
   // The BVH depth first, the child the shape's box reaches sooner first,

@@ -24,6 +24,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <type_traits>
 #include <utility>
 
@@ -1074,10 +1075,24 @@ SatSweepResult SweepBoxTriangle(const Box3& a, const Vec3 (&b)[3], Vec3 v,
   SatSweepResult result;
   SatState st;
   const Vec3 h = a.half_extents;
-  // Entries later than this make the hit later than t_max: the latest entry
-  // only grows, and the margin covers the round-off of the cross-multiplied
-  // comparisons that pick it (about 2 FLT_EPSILON each, 16 axes at most).
-  const float cutoff = t_max * (1.0f + 1e-5f);
+  // Entries later than this make the hit later than t_max, so the remaining
+  // axes are skipped. The hit reported is TEnter(), the quotient
+  // enter_num / enter_den rounded, which is at most t_max only if the exact
+  // quotient is below the float after t_max, next(t_max). The latest entry
+  // only grows, but for the round-off of the cross-multiplied comparisons
+  // that pick it (about 2 FLT_EPSILON each, 16 axes at most: within 1e-5),
+  // so an entry whose exact quotient exceeds next(t_max) (1 + 1e-5) cannot
+  // end at or before t_max. The test enter_num > cutoff * enter_den holds
+  // only when it does exceed it exactly (rounding is monotone and enter_num
+  // is a float; an overflow to infinity never drops). next(t_max) is what
+  // keeps a hit at exactly t_max (a mesh sweep's tie, for the least id)
+  // where t_max is subnormal, below 1.4e-40: t_max (1 + 1e-5) rounds to
+  // t_max itself there, and a quotient within half a step above t_max was
+  // dropped although it rounds to t_max (BoxTriangleSweep.
+  // SubnormalFractionsMatchGeneric).
+  const float cutoff =
+      std::nextafter(t_max, std::numeric_limits<float>::infinity()) *
+      (1.0f + 1e-5f);
   const auto test = [&](Vec3 axis) {
     const float r = std::fabs(axis.x) * h.x + std::fabs(axis.y) * h.y +
                     std::fabs(axis.z) * h.z;

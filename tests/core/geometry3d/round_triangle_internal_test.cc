@@ -24,8 +24,8 @@
 //
 // And the mesh: Contact(shape, mesh), which keeps the deepest triangle in
 // the frame it meets the triangles in and maps it to the world once, equal
-// bit for bit to the deepest of ContactAll (the first of equal depths) and
-// to the deepest of the pair Contact over the candidate triangles.
+// bit for bit to the deepest of ContactAll (the least id of equal depths)
+// and to the deepest of the pair Contact over every triangle.
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
@@ -682,9 +682,32 @@ std::shared_ptr<const TriangleMesh> HeightField(Family& f, int n) {
   return *mesh;
 }
 
+// Contact(shape, mesh) against the brute force its contract states: the
+// pair Contact of the shape (placed in the mesh's frame) against every
+// triangle as a separate shape, the deepest kept (of equal depths the least
+// id) and mapped to the world; and against the deepest of ContactAll (the
+// least id of equal depths). A third of the queries meet a copy of the field
+// moved to 1e3, 3e3 or 1e4 (the shape moved with it, the mesh posed as the
+// others), where the pair tests work a few ulps of the coordinates away
+// from the mesh's frame.
 TEST(RoundTriangleTest, MeshContactIsTheDeepestOfContactAll) {
   Family f(6421);
   const auto mesh = HeightField(f, 16);
+  // The far copies (no draws: the cases are those of before).
+  const float kFar[3] = {1e3f, 3e3f, 1e4f};
+  std::shared_ptr<const TriangleMesh> far_mesh[3];
+  Vec3 far_offset[3];
+  for (int k = 0; k < 3; ++k) {
+    far_offset[k] = Vec3{kFar[k], 0.5f * kFar[k], -kFar[k]};
+    std::vector<Vec3> vertices(mesh->vertices().begin(),
+                               mesh->vertices().end());
+    for (Vec3& v : vertices) v = v + far_offset[k];
+    std::vector<std::uint32_t> indices(mesh->indices().begin(),
+                                       mesh->indices().end());
+    auto moved = MakeTriangleMesh(vertices, indices);
+    ASSERT_TRUE(moved.ok());
+    far_mesh[k] = *moved;
+  }
   int overlapping = 0;
   int failures = 0;
   for (int i = 0; i < 6000; ++i) {
@@ -710,25 +733,33 @@ TEST(RoundTriangleTest, MeshContactIsTheDeepestOfContactAll) {
     const float z = f.U(0.5f, 7.5f);
     Pose3 local{{x, y, z}, Quat{}};
     if (i % 5 != 0) local.rotation = RandomRotation(f);
+    const TriangleMesh* m = mesh.get();
+    if (i % 6 == 2 || i % 6 == 3) {
+      // Far: the same field and placement moved by the offset.
+      const int k = (i / 6) % 3;
+      m = far_mesh[k].get();
+      local.position = local.position + far_offset[k];
+    }
     const Pose3 pose_a = Mul(pose_mesh, local);
-    const ContactResult<3> best = Contact(shape, pose_a, *mesh, pose_mesh);
-    // The deepest of ContactAll, the first of equal depths.
+    const ContactResult<3> best = Contact(shape, pose_a, *m, pose_mesh);
+    // The deepest of ContactAll, of equal depths the least id.
     ContactResult<3> deepest;
-    for (const MeshContact& c : ContactAll(shape, pose_a, *mesh, pose_mesh)) {
-      if (!deepest.overlapping || c.contact.depth > deepest.depth) {
+    std::uint32_t deepest_id = 0;
+    for (const MeshContact& c : ContactAll(shape, pose_a, *m, pose_mesh)) {
+      if (!deepest.overlapping || c.contact.depth > deepest.depth ||
+          (c.contact.depth == deepest.depth && c.triangle < deepest_id)) {
         deepest = c.contact;
+        deepest_id = c.triangle;
       }
     }
-    // The deepest pair contact over the candidates, mapped to the world.
+    // The brute force: the pair Contact against every triangle in the
+    // mesh's frame, the deepest (the first, the least id, of equal depths)
+    // mapped to the world.
     const Pose3 a_in_mesh = MulT(pose_mesh, pose_a);
     ContactResult<3> pairwise;
-    // The candidates: the shape's box grown as mesh_queries.cc grows it.
-    const Aabb3 box = ComputeAabb(shape, a_in_mesh);
-    const Vec3 e = box.max - box.min;
-    const Aabb3 grown = Inflate(box, 1e-5f * std::max({e.x, e.y, e.z, 1.0f}));
-    for (const std::uint32_t id : TrianglesOverlappingBox(*mesh, grown)) {
+    for (std::uint32_t id = 0; id < m->triangle_count(); ++id) {
       const ContactResult<3> c =
-          Contact(shape, a_in_mesh, ConvexShape3{mesh->triangle(id)}, Pose3{});
+          Contact(shape, a_in_mesh, ConvexShape3{m->triangle(id)}, Pose3{});
       if (c.overlapping &&
           (!pairwise.overlapping || c.depth > pairwise.depth)) {
         pairwise = c;
@@ -740,7 +771,10 @@ TEST(RoundTriangleTest, MeshContactIsTheDeepestOfContactAll) {
       if (++failures <= 5) {
         ADD_FAILURE() << "case " << i << ": depth " << best.depth
                       << " against ContactAll's " << deepest.depth
-                      << " and the pairs' " << pairwise.depth;
+                      << " and the brute force's " << pairwise.depth
+                      << " (overlapping " << best.overlapping << " "
+                      << deepest.overlapping << " " << pairwise.overlapping
+                      << ")";
       }
     }
   }

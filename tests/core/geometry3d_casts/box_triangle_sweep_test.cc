@@ -7,6 +7,8 @@
 // parallel, grazing and touching motions, started overlapping, tiny and
 // sliver triangles, coordinates near 1e4, no motion).
 #include <cmath>
+#include <cstdio>
+#include <limits>
 
 #include "core/geometry3d_casts/cast_test_util.h"
 #include "geometry3d/sweep_sat.h"
@@ -319,6 +321,45 @@ TEST(BoxTriangleSweep, ZeroAndTinyMotionMatchGeneric) {
   }
   EXPECT_GT(tally.started, kPerFamily / 10);
   EXPECT_GT(tally.misses, kPerFamily / 10);
+}
+
+// Hits at fractions so small that they are subnormal floats (1e-45 to
+// 1e-38): a triangle under the box's lowest face, 0 to 4 ulps of the face's
+// coordinate below it, tilted by up to 1e-3 or not, coming up at 1e28 to
+// 1e35 per unit time. t_max (1 + 1e-5) rounds to t_max itself there, and
+// a hit whose exact quotient lies less than half a subnormal step above
+// t_max (reported as t_max) was dropped with the hit's own time as t_max
+// (the mesh sweep's limit at a tie).
+TEST(BoxTriangleSweep, SubnormalFractionsMatchGeneric) {
+  Rng rng(109);
+  Tally tally;
+  int subnormal = 0;
+  for (int i = 0; i < kPerFamily; ++i) {
+    const Vec3 h = RandomHalfExtents(rng);
+    float y = -h.y;
+    const int steps = rng.Int(0, 4);
+    for (int k = 0; k < steps; ++k) y = std::nextafter(y, -1.0f);
+    const float tilt = (i % 2 == 0) ? 0.0f : rng.Uniform(-1e-3f, 1e-3f);
+    const float x0 = rng.Uniform(-h.x, h.x);
+    const float z0 = rng.Uniform(-h.z, h.z);
+    const Triangle3 tri{{x0 - 1.0f, y, z0 - 1.0f},
+                        {x0 + 1.0f, y + tilt, z0},
+                        {x0, y - tilt, z0 + 1.0f}};
+    const float speed = std::pow(10.0f, rng.Uniform(28.0f, 35.0f));
+    const Vec3 v{rng.Uniform(-1e-3f, 1e-3f) * speed, speed,
+                 rng.Uniform(-1e-3f, 1e-3f) * speed};
+    const Pose3 pose = (i % 4 == 3) ? Pose3{{}, rng.Rotation()} : Pose3{};
+    const SatSweepResult g =
+        SweepPolytopes(ConvexShape3{Box3{h}}, ConvexShape3{tri}, pose, v);
+    subnormal += g.status == SatSweepStatus::kHit &&
+                 g.t < std::numeric_limits<float>::min();
+    ASSERT_TRUE(Matches(h, tri, pose, v, &tally, i));
+  }
+  std::printf(
+      "subnormal: %d hits (%d at subnormal fractions), %d started, "
+      "%d misses\n",
+      tally.hits, subnormal, tally.started, tally.misses);
+  EXPECT_GT(subnormal, kPerFamily / 10);
 }
 
 }  // namespace

@@ -4,13 +4,18 @@
 #include "sator/core/geometry3d/mesh_queries.h"
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <limits>
+#include <variant>
 
 #include "core/geometry3d_casts/mesh_test_util.h"
 #include "core/geometry3d_casts/shape_gen.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "sator/core/geometry3d/aabb3d.h"
 #include "sator/core/geometry3d/contact3d.h"
 #include "sator/core/geometry3d/overlap3d.h"
 #include "sator/core/geometry3d/shape3d_queries.h"
@@ -233,6 +238,300 @@ TEST(MeshQueries, SweepFarFromOriginMatchesBruteForce) {
                 point.z == s.point.z);
   }
   EXPECT_GT(hits, 200);
+}
+
+// Every field of a contact, by value (a zero's sign aside).
+bool SameContact(const ContactResult<3>& x, const ContactResult<3>& y) {
+  const auto eq = [](Vec3 a, Vec3 b) {
+    return a.x == b.x && a.y == b.y && a.z == b.z;
+  };
+  if (x.overlapping != y.overlapping || x.point_count != y.point_count ||
+      !(x.depth == y.depth) || !eq(x.normal, y.normal)) {
+    return false;
+  }
+  for (int i = 0; i < x.point_count; ++i) {
+    if (!eq(x.points[i], y.points[i])) return false;
+  }
+  return true;
+}
+
+bool SameSweep(const SweepResult<3>& x, const SweepResult<3>& y) {
+  const auto eq = [](Vec3 a, Vec3 b) {
+    return a.x == b.x && a.y == b.y && a.z == b.z;
+  };
+  return x.outcome == y.outcome && x.fraction == y.fraction &&
+         eq(x.normal, y.normal) && eq(x.point, y.point) &&
+         SameContact(x.initial, y.initial);
+}
+
+// The mesh queries' contract taken literally: each query against every
+// triangle as a separate shape (in the mesh's frame, as the mesh queries
+// work, the triangle unposed), combined by the documented rules and mapped
+// to the world: Overlap if any; Contact the deepest, of equal depths the
+// least id; Sweep the least fraction, of equal fractions the least id, and
+// started overlapping (with the Contact) if any triangle starts so.
+struct BruteAll {
+  bool overlap = false;
+  ContactResult<3> contact;
+  SweepResult<3> sweep;
+};
+
+BruteAll BruteForceAll(const ConvexShape3& a, const Pose3& pose_a, Vec3 da,
+                       const TriangleMesh& mesh, const Pose3& pose_mesh) {
+  const Pose3 a_in_mesh = MulT(pose_mesh, pose_a);
+  const Vec3 d = InvRotate(pose_mesh.rotation, da);
+  BruteAll out;
+  bool started = false;
+  for (std::uint32_t id = 0; id < mesh.triangle_count(); ++id) {
+    const ConvexShape3 tri = mesh.triangle(id);
+    out.overlap = out.overlap || Overlap(a, a_in_mesh, tri, Pose3{});
+    const ContactResult<3> c = Contact(a, a_in_mesh, tri, Pose3{});
+    if (c.overlapping &&
+        (!out.contact.overlapping || c.depth > out.contact.depth)) {
+      out.contact = c;
+    }
+    const SweepResult<3> s = Sweep(a, a_in_mesh, d, tri, Pose3{}, Vec3{});
+    started = started || s.outcome == SweepOutcome::kStartedOverlapping;
+    if (s.outcome == SweepOutcome::kHit &&
+        (out.sweep.outcome != SweepOutcome::kHit ||
+         s.fraction < out.sweep.fraction)) {
+      out.sweep = s;
+    }
+  }
+  if (out.contact.overlapping) out.contact = ToWorld(out.contact, pose_mesh);
+  if (started) {
+    out.sweep = SweepResult<3>{};
+    out.sweep.outcome = SweepOutcome::kStartedOverlapping;
+    out.sweep.fraction = 0.0f;
+    out.sweep.initial = out.contact;
+  } else if (out.sweep.outcome == SweepOutcome::kHit) {
+    out.sweep.normal = Rotate(pose_mesh.rotation, out.sweep.normal);
+    out.sweep.point = Transform(pose_mesh, out.sweep.point);
+  }
+  return out;
+}
+
+// A corner of a room: a floor (y = 0) and two walls (x = 2, z = -2) of 4 x 4
+// and 4 x 2 cells, two triangles each, every vertex moved by `offset`.
+MeshInput RoomCorner(Vec3 offset) {
+  MeshInput m;
+  const auto quad = [&m](Vec3 p, Vec3 u, Vec3 v) {
+    const auto base = static_cast<std::uint32_t>(m.vertices.size());
+    m.vertices.insert(m.vertices.end(), {p, p + u, p + v, p + u + v});
+    m.indices.insert(m.indices.end(),
+                     {base, base + 1, base + 2, base + 2, base + 1, base + 3});
+  };
+  for (int i = 0; i < 4; ++i) {
+    for (int j = 0; j < 4; ++j) {
+      quad({-2.0f + static_cast<float>(i), 0.0f, -2.0f + static_cast<float>(j)},
+           {1, 0, 0}, {0, 0, 1});
+    }
+  }
+  for (int i = 0; i < 4; ++i) {
+    for (int j = 0; j < 2; ++j) {
+      quad({2.0f, static_cast<float>(j), -2.0f + static_cast<float>(i)},
+           {0, 1, 0}, {0, 0, 1});
+      quad({-2.0f + static_cast<float>(i), static_cast<float>(j), -2.0f},
+           {1, 0, 0}, {0, 1, 0});
+    }
+  }
+  for (Vec3& v : m.vertices) v = v + offset;
+  return m;
+}
+
+// `x` moved by `steps` floats (ulps) up or down.
+float Ulps(float x, int steps) {
+  const float to = steps < 0 ? -std::numeric_limits<float>::infinity()
+                             : std::numeric_limits<float>::infinity();
+  for (int k = 0; k < std::abs(steps); ++k) x = std::nextafter(x, to);
+  return x;
+}
+
+// Shapes resting on the floor or against a wall of a mesh far from the
+// origin (vertices near 1e3, 3e3 and 1e4, the mesh unposed or rotated; or
+// the mesh near the origin posed there), exactly touching or a few ulps of
+// the coordinates in or out: every query equals the brute force over every
+// triangle, every field to the bit. Before the prefilter's absolute slack,
+// the mesh queries culled triangles the pair tests found touching: moving
+// the shape into the mesh's frame and the triangle into the shape's rounds
+// by a few ulps of the coordinates, far more than 1e-5 of a small shape.
+// Also measured: how far apart the mesh frame's boxes of a shape and a
+// triangle the pair tests find touching can be, in FLT_EPSILON x M (the
+// frame margin of swept_box.h is 64 of them).
+TEST(MeshQueries, RestingFarFromOriginMatchesBruteForce) {
+  Rng rng(71);
+  int overlaps = 0;
+  int hits = 0;
+  int started = 0;
+  int failures = 0;
+  float worst_gap = 0.0f;
+  for (const float far : {1e3f, 3e3f, 1e4f}) {
+    const Vec3 offset{far, 0.37f * far, -far};
+    const auto far_mesh = Build(RoomCorner(offset));
+    const auto near_mesh = Build(RoomCorner({}));
+    for (int i = 0; i < 900; ++i) {
+      const int placement = i % 3;
+      const int kind = (i / 3) % 3;  // Sphere, box, capsule.
+      // 0: the mesh unposed, far; 1: far and rotated; 2: near, posed far.
+      const TriangleMesh& mesh = placement == 2 ? *near_mesh : *far_mesh;
+      Pose3 pose_mesh;
+      if (placement == 1) pose_mesh = rng.Pose(2.0f);
+      if (placement == 2) pose_mesh = Pose3{offset, rng.Rotation()};
+      const Vec3 base = placement == 2 ? Vec3{} : offset;
+      ConvexShape3 a = Sphere{rng.Uniform(0.05f, 0.6f)};
+      if (kind == 1) {
+        a = Box3{{rng.Uniform(0.05f, 0.6f), rng.Uniform(0.05f, 0.6f),
+                  rng.Uniform(0.05f, 0.6f)}};
+      } else if (kind == 2) {
+        const Vec3 h = rng.UnitVector() * rng.Uniform(0.0f, 0.5f);
+        a = Capsule3{-1.0f * h, h, rng.Uniform(0.05f, 0.4f)};
+      }
+      Quat rotation;
+      if (i % 2 == 0) rotation = rng.Rotation();
+      // The surface: the floor (axis 1, the shape above) or a wall (axis 0
+      // at x = 2 or axis 2 at z = -2, the shape inside the room).
+      const int surface = rng.Int(0, 2);
+      const int axis = surface == 0 ? 1 : (surface == 1 ? 0 : 2);
+      const float side = surface == 1 ? -1.0f : 1.0f;  // Inward normal.
+      const float plane =
+          base[axis] + (surface == 0 ? 0.0f : (surface == 1 ? 2.0f : -2.0f));
+      // The shape's extent towards the surface, as the floats give it.
+      float extent = 0.0f;
+      if (const auto* box = std::get_if<Box3>(&a)) {
+        Vec3 dir{};
+        dir[axis] = 1.0f;
+        const Vec3 local = InvRotate(rotation, dir);
+        extent = std::fabs(local.x) * box->half_extents.x +
+                 std::fabs(local.y) * box->half_extents.y +
+                 std::fabs(local.z) * box->half_extents.z;
+      } else if (const auto* sphere = std::get_if<Sphere>(&a)) {
+        extent = sphere->radius;
+      } else {
+        const auto& capsule = std::get<Capsule3>(a);
+        extent = capsule.radius + std::fabs(Rotate(rotation, capsule.b)[axis]);
+      }
+      Vec3 position =
+          base + Vec3{rng.Uniform(-1.5f, 1.5f), rng.Uniform(0.3f, 1.5f),
+                      rng.Uniform(-1.5f, 1.5f)};
+      position[axis] = Ulps(plane + side * extent, rng.Int(-3, 3));
+      const Pose3 local{position, rotation};
+      const Pose3 pose_a = Mul(pose_mesh, local);
+      // Towards the surface and along it, away from it, or from 0.25 back
+      // to the surface at t = 1.
+      Vec3 toward{};
+      toward[axis] = -side;
+      Vec3 d_local = 0.1f * toward + rng.InBox(0.05f);
+      Pose3 start = pose_a;
+      if (i % 4 == 1) d_local = -0.1f * toward + rng.InBox(0.05f);
+      if (i % 4 == 2) {
+        start = Mul(pose_mesh, Pose3{position - 0.25f * toward, rotation});
+        d_local = 0.25f * toward;
+      }
+      const Vec3 da = Rotate(pose_mesh.rotation, d_local);
+      SCOPED_TRACE(::testing::Message()
+                   << "far " << far << " case " << i << " placement "
+                   << placement << " kind " << kind << " surface " << surface);
+      const BruteAll b = BruteForceAll(a, pose_a, da, mesh, pose_mesh);
+      {
+        // How far apart, in the mesh's frame, are the boxes of the shape and
+        // of a triangle the pair tests find touching? In FLT_EPSILON x M,
+        // M as mesh_queries.cc takes it (the frame margin is 64).
+        const Pose3 a_in_mesh = MulT(pose_mesh, pose_a);
+        const Aabb3 box = ComputeAabb(a, a_in_mesh);
+        const Aabb3 root = mesh.nodes()[0].bounds;
+        float m = 0.0f;
+        for (const Vec3& p :
+             {box.min, box.max, a_in_mesh.position, root.min, root.max}) {
+          m = std::max({m, std::fabs(p.x), std::fabs(p.y), std::fabs(p.z)});
+        }
+        for (std::uint32_t id = 0; id < mesh.triangle_count(); ++id) {
+          const Triangle3 t = mesh.triangle(id);
+          if (!Overlap(a, a_in_mesh, ConvexShape3{t}, Pose3{}) &&
+              !Contact(a, a_in_mesh, ConvexShape3{t}, Pose3{}).overlapping) {
+            continue;
+          }
+          const Vec3 lo = Min(t.a, Min(t.b, t.c));
+          const Vec3 hi = Max(t.a, Max(t.b, t.c));
+          float gap = 0.0f;
+          for (int k = 0; k < 3; ++k) {
+            gap = std::max({gap, lo[k] - box.max[k], box.min[k] - hi[k]});
+          }
+          worst_gap = std::max(worst_gap, gap / (FLT_EPSILON * m));
+        }
+      }
+      const bool overlap = Overlap(a, pose_a, mesh, pose_mesh);
+      const ContactResult<3> c = Contact(a, pose_a, mesh, pose_mesh);
+      const BruteAll bs = BruteForceAll(a, start, da, mesh, pose_mesh);
+      const SweepResult<3> s = Sweep(a, start, da, mesh, pose_mesh, {});
+      overlaps += b.overlap;
+      hits += bs.sweep.outcome == SweepOutcome::kHit;
+      started += bs.sweep.outcome == SweepOutcome::kStartedOverlapping;
+      const bool ok = overlap == b.overlap && SameContact(c, b.contact) &&
+                      SameSweep(s, bs.sweep);
+      if (!ok && ++failures <= 10) {
+        ADD_FAILURE() << "differ:" << (overlap != b.overlap ? " overlap" : "")
+                      << (SameContact(c, b.contact) ? "" : " contact")
+                      << (SameSweep(s, bs.sweep) ? "" : " sweep")
+                      << "; overlap " << overlap << " vs " << b.overlap
+                      << "; contact " << c.overlapping << " depth " << c.depth
+                      << " vs " << b.contact.overlapping << " depth "
+                      << b.contact.depth << "; sweep "
+                      << static_cast<int>(s.outcome) << " " << s.fraction
+                      << " vs " << static_cast<int>(bs.sweep.outcome) << " "
+                      << bs.sweep.fraction;
+      }
+    }
+  }
+  std::printf(
+      "resting: 2700 queries, %d overlapping, %d hits, %d started, "
+      "%d failures; the boxes of touching pairs up to %.2f FLT_EPSILON x M "
+      "apart\n",
+      overlaps, hits, started, failures, worst_gap);
+  EXPECT_EQ(failures, 0);
+  // The frame margin's headroom (2.46 when written).
+  EXPECT_LT(worst_gap, 64.0f);
+  EXPECT_GT(overlaps, 700);
+  EXPECT_GT(hits, 300);
+}
+
+// Boxes falling onto a flat floor so fast (1e28 to 1e35 per unit time)
+// from so close (0 to 4 ulps above it) that the hit's fraction is a
+// subnormal float, on several triangles at once (a face landing across
+// cells): the least id's hit, as the brute force. The box sweep was given
+// the best fraction so far as its limit and dropped a tie whose exact
+// quotient lay above it by less than half a subnormal step.
+TEST(MeshQueries, TiesAtSubnormalFractionsGoToTheLeastId) {
+  const auto flat = Build(testing_util::Terrain(8, 5.0f, 0.0f, 2));
+  Rng rng(72);
+  int hits = 0;
+  int failures = 0;
+  for (int i = 0; i < 2000; ++i) {
+    const Vec3 h{rng.Uniform(0.3f, 2.0f), rng.Uniform(0.1f, 1.0f),
+                 rng.Uniform(0.3f, 2.0f)};
+    float y = h.y;
+    const int steps = rng.Int(1, 4);
+    for (int k = 0; k < steps; ++k) y = std::nextafter(y, 2.0f);
+    const Pose3 pose_a{{rng.Uniform(-3.0f, 3.0f), y, rng.Uniform(-3.0f, 3.0f)},
+                       Quat{}};
+    const float speed = std::pow(10.0f, rng.Uniform(28.0f, 35.0f));
+    const Vec3 da{0.0f, -speed, 0.0f};
+    const ConvexShape3 a = Box3{h};
+    const BruteAll b = BruteForceAll(a, pose_a, da, *flat, Pose3{});
+    const SweepResult<3> s = Sweep(a, pose_a, da, *flat, Pose3{}, {});
+    hits += b.sweep.outcome == SweepOutcome::kHit;
+    if (!SameSweep(s, b.sweep) && ++failures <= 5) {
+      ADD_FAILURE() << "case " << i << ": outcome "
+                    << static_cast<int>(s.outcome) << " fraction " << s.fraction
+                    << " point (" << s.point.x << ", " << s.point.z << ") vs "
+                    << static_cast<int>(b.sweep.outcome) << " "
+                    << b.sweep.fraction << " (" << b.sweep.point.x << ", "
+                    << b.sweep.point.z << ")";
+    }
+  }
+  std::printf("subnormal ties: 2000 sweeps, %d hits, %d failures\n", hits,
+              failures);
+  EXPECT_EQ(failures, 0);
+  EXPECT_GT(hits, 1500);
 }
 
 TEST(Shape3Queries, DispatchFlipsAndRefuses) {

@@ -31,8 +31,10 @@ namespace sator {
 bool Overlap(const ConvexShape3& a, const Pose3& pose_a,
              const TriangleMesh& mesh, const Pose3& pose_mesh);
 
-// The deepest triangle's contact (world frame). When nothing overlaps:
-// overlapping = false, depth = 0, no points.
+// The deepest triangle's contact (world frame); of triangles equally deep,
+// the one with the least id. The answer is the pair Contact's against that
+// triangle (in the mesh's frame, mapped to the world), to the bit. When
+// nothing overlaps: overlapping = false, depth = 0, no points.
 ContactResult<3> Contact(const ConvexShape3& a, const Pose3& pose_a,
                          const TriangleMesh& mesh, const Pose3& pose_mesh);
 
