@@ -30,8 +30,11 @@
 // capsule 1e4 long against a hull 1e-3 across or a sliver (1e-3 by 1 to
 // 10); a 64-point hull with coordinates near 1e4; zero-length capsules.
 #include <algorithm>
+#include <bit>
+#include <cfenv>
 #include <cfloat>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <memory>
 #include <variant>
@@ -39,6 +42,9 @@
 
 #include "core/geometry3d/double_reference3d.h"
 #include "core/geometry3d/seeded_family3d.h"
+#include "geometry3d/convex_polytope.h"
+#include "geometry3d/convex_round.h"
+#include "geometry3d/hull_sat.h"
 #include "geometry3d/round_typed.h"
 #include "gtest/gtest.h"
 #include "sator/core/geometry3d/contact3d.h"
@@ -89,16 +95,23 @@ double Magnitude(const HullPtr& hull, const Pose3& hull_pose,
   return m;
 }
 
+// Bit for bit: floats compared by their bits, so that -0 and +0, or two
+// NaNs, differ where == would not tell.
+bool SameFloat(float a, float b) {
+  return std::bit_cast<std::uint32_t>(a) == std::bit_cast<std::uint32_t>(b);
+}
+
+bool SameVec(Vec3 a, Vec3 b) {
+  return SameFloat(a.x, b.x) && SameFloat(a.y, b.y) && SameFloat(a.z, b.z);
+}
+
 bool SameBits(const ContactResult<3>& x, const ContactResult<3>& y) {
-  const auto eq = [](Vec3 a, Vec3 b) {
-    return a.x == b.x && a.y == b.y && a.z == b.z;
-  };
   if (x.overlapping != y.overlapping || x.point_count != y.point_count ||
-      !(x.depth == y.depth) || !eq(x.normal, y.normal)) {
+      !SameFloat(x.depth, y.depth) || !SameVec(x.normal, y.normal)) {
     return false;
   }
   for (int i = 0; i < x.point_count; ++i) {
-    if (!eq(x.points[i], y.points[i])) return false;
+    if (!SameVec(x.points[i], y.points[i])) return false;
   }
   return true;
 }
@@ -427,6 +440,214 @@ TEST(RoundHullInternalTest, SphereHullMatchesGeneric) {
   EXPECT_EQ(tally.failures, 0);
   EXPECT_EQ(tally.cross_failures, 0);
   EXPECT_GT(tally.overlapping, tally.cases / 4);
+}
+
+// Floating-point traps off for a scope (the test binary traps overflow):
+// the pairs near the top of the float range overflow in the generic code
+// too, and only the typed path's agreement with it is checked there.
+class FpeOff {
+ public:
+  FpeOff() {
+#if defined(__GLIBC__) && (defined(__x86_64__) || defined(__aarch64__))
+    saved_ = fedisableexcept(FE_ALL_EXCEPT);
+#endif
+  }
+  ~FpeOff() {
+#if defined(__GLIBC__) && (defined(__x86_64__) || defined(__aarch64__))
+    feclearexcept(FE_ALL_EXCEPT);
+    if (saved_ > 0) feenableexcept(saved_);
+#endif
+  }
+  FpeOff(const FpeOff&) = delete;
+  FpeOff& operator=(const FpeOff&) = delete;
+
+ private:
+  int saved_ = 0;
+};
+
+// The hull record scaled by 2^e (vertices, face offsets and centroid; exact
+// unless the result is subnormal) with its structure-of-arrays layout
+// refilled: a record MakeConvexHull would not make (it keeps coordinates
+// in range), for the typed path's float brackets at the ends of the range.
+HullPtr ScaledRecord(const ConvexHull& h, int e) {
+  auto out = std::make_shared<ConvexHull>(h);
+  for (Vec3& v : out->vertices) {
+    v = {std::ldexp(v.x, e), std::ldexp(v.y, e), std::ldexp(v.z, e)};
+  }
+  for (ConvexHull::Face& face : out->faces) {
+    face.offset = std::ldexp(face.offset, e);
+  }
+  out->centroid = {std::ldexp(h.centroid.x, e), std::ldexp(h.centroid.y, e),
+                   std::ldexp(h.centroid.z, e)};
+  out->soa.assign(internal::HullSoaSize(static_cast<int>(h.vertices.size()),
+                                        static_cast<int>(h.faces.size()),
+                                        static_cast<int>(h.edges.size())),
+                  0.0f);
+  internal::FillHullSoa(*out, out->soa.data(), /*inscribed_ball=*/true);
+  return out;
+}
+
+// The typed path in the hull's frame (ContactHullRoundLocal,
+// OverlapHullRoundLocal) against the generic ContactRound / OverlapRound on
+// the same core and a copy of the hull without its structure-of-arrays
+// vertices, bit for bit. Returns false (and reports the first few) on a
+// difference.
+bool LocalMatches(const ConvexHull& hull, Vec3 p, Vec3 q, float r,
+                  bool capsule, const char* what, int* reported) {
+  internal::FlatCore core;
+  if (capsule) {
+    internal::MakeFlatCore(Capsule3{p, q, r}, Pose3{}, &core);
+  } else {
+    Pose3 at;
+    at.position = p;
+    internal::MakeFlatCore(Sphere{r}, at, &core);
+  }
+  ConvexHull plain = hull;
+  plain.soa.clear();
+  const internal::PolyRef generic_ref = internal::HullRef(plain);
+  const ContactResult<3> typed =
+      internal::ContactHullRoundLocal(hull, core.ref);
+  const ContactResult<3> generic =
+      internal::ContactRound(generic_ref, core.ref);
+  const bool typed_overlap = internal::OverlapHullRoundLocal(hull, core.ref);
+  const bool generic_overlap = internal::OverlapRound(generic_ref, core.ref);
+  if (SameBits(typed, generic) && typed_overlap == generic_overlap) {
+    return true;
+  }
+  if (++*reported <= 5) {
+    ADD_FAILURE() << what << ": not the generic answer: depth " << typed.depth
+                  << " against " << generic.depth << ", normal ("
+                  << typed.normal.x << ", " << typed.normal.y << ", "
+                  << typed.normal.z << ") against (" << generic.normal.x
+                  << ", " << generic.normal.y << ", " << generic.normal.z
+                  << "), overlap " << typed_overlap << " against "
+                  << generic_overlap << "; p (" << p.x << ", " << p.y << ", "
+                  << p.z << "), r " << r;
+  }
+  return false;
+}
+
+// A feature of the hull (a face, an edge or a vertex, by `kind`), a point
+// on it and a unit direction out of the hull there.
+void PickFeature(Family& f, const ConvexHull& h, int kind, Vec3* on,
+                 Vec3* out) {
+  if (kind == 0) {
+    const int face = Pick(f, static_cast<int>(h.faces.size()));
+    *on = PointOnFace(f, h, face);
+    *out = h.faces[face].normal;
+  } else if (kind == 1) {
+    const ConvexHull::Edge& e =
+        h.edges[Pick(f, static_cast<int>(h.edges.size()))];
+    const float s = f.U(0.0f, 1.0f);
+    *on = h.vertices[e.a] + s * (h.vertices[e.b] - h.vertices[e.a]);
+    *out = NormalizeOrZero(h.faces[e.face_left].normal +
+                           h.faces[e.face_right].normal);
+  } else {
+    const int v = Pick(f, static_cast<int>(h.vertices.size()));
+    *on = h.vertices[v];
+    *out = NormalizeOrZero(*on - h.centroid);
+  }
+}
+
+// Cores at distance r +- k ulp from a face, an edge or a vertex of a hull
+// of size `scale` (its points drawn at size 1 and scaled, through
+// MakeConvexHull, or by ScaledRecord when `record_exp2` is not 0): the ulp
+// of r or of the coordinates (2^-24 scale), k in -8 .. 8; r a fraction of
+// the hull's size, or a few ulps of its coordinates (a core within the
+// float rounding of the hull's surface). Point cores and capsules across
+// the feature's outward direction.
+int AdversarialFamilies(unsigned seed, float scale, int record_exp2,
+                        int pairs) {
+  Family f(seed);
+  int failures = 0;
+  int reported = 0;
+  for (int i = 0; i < pairs; ++i) {
+    const HullPtr unit = RandomHull(f, 4 + Pick(f, 29), 1.0f,
+                                    f.U(0.0f, 2.0f) * f.Unit());
+    HullPtr hull;
+    if (record_exp2 != 0) {
+      hull = ScaledRecord(*unit, record_exp2);
+    } else {
+      std::vector<Vec3> points;
+      for (const Vec3& v : unit->vertices) points.push_back(scale * v);
+      auto made = MakeConvexHull(points);
+      if (!made.ok()) continue;
+      hull = *made;
+    }
+    const ConvexHull& h = *hull;
+    Vec3 on;
+    Vec3 out;
+    PickFeature(f, h, i % 3, &on, &out);
+    const int k = static_cast<int>(f.U(-8.0f, 8.999f));
+    const bool tiny = (i / 3) % 2 == 1;
+    const float r = tiny ? std::ldexp(f.U(0.5f, 16.0f), -24) * scale
+                         : f.U(0.05f, 0.5f) * scale;
+    const float unit_step = (i / 6) % 2 == 1
+                                ? std::nextafter(r, 2.0f * r) - r
+                                : std::ldexp(scale, -24);
+    const float offset = r + static_cast<float>(k) * unit_step;
+    const Vec3 p = on + offset * out;
+    const Vec3 side = NormalizeOrZero(Cross(out, f.Unit()));
+    const float half = f.U(0.0f, 1.0f) * scale;
+    const Vec3 a = p - half * side;
+    const Vec3 b = p + half * side;
+    char what[96];
+    std::snprintf(what, sizeof(what), "scale %g pair %d (kind %d, k %d)",
+                  static_cast<double>(scale), i, i % 3, k);
+    if (!LocalMatches(h, p, p, r, /*capsule=*/false, what, &reported)) {
+      ++failures;
+    }
+    if (!LocalMatches(h, a, b, r, /*capsule=*/true, what, &reported)) {
+      ++failures;
+    }
+  }
+  return failures;
+}
+
+constexpr int kAdversarialPairs = 20000;
+
+TEST(RoundHullInternalTest, NearTouchingAcrossScalesMatchesGeneric) {
+  const float scales[] = {1e-30f, 1e-3f, 1.0f, 1e3f, 1e4f};
+  unsigned seed = 7201;
+  for (float scale : scales) {
+    const int failures =
+        AdversarialFamilies(seed++, scale, 0, kAdversarialPairs);
+    std::printf("scale %g: %d of %d pairs not bit for bit\n",
+                static_cast<double>(scale), failures, 2 * kAdversarialPairs);
+    EXPECT_EQ(failures, 0) << "scale " << scale;
+  }
+}
+
+// Hulls with subnormal coordinates (2^-140, about 7e-43, a record scaled
+// from size 1) and with coordinates near the top of the float range
+// (2^123 and 2^127: about 1e37 and 3e38), where the float brackets' slack
+// must not vanish and their starting values must not bind.
+TEST(RoundHullInternalTest, NearTouchingAtRangeEndsMatchesGeneric) {
+  FpeOff fpe_off;
+  const int exps[] = {-140, 123, 127};
+  unsigned seed = 7211;
+  for (int e : exps) {
+    const float scale = std::ldexp(1.0f, e);
+    const int failures = AdversarialFamilies(seed++, scale, e, 5000);
+    std::printf("2^%d: %d of %d pairs not bit for bit\n", e, failures, 10000);
+    EXPECT_EQ(failures, 0) << "2^" << e;
+  }
+}
+
+// HullInA::Ref views B's features placed in A's frame: B's own
+// structure-of-arrays vertices (in B's frame) must not be offered with them.
+TEST(RoundHullInternalTest, PlacedHullRefHasNoStructureOfArrays) {
+  Family f(7221);
+  const HullPtr a = RandomHull(f, 12, 1.0f, Vec3{});
+  const HullPtr b = RandomHull(f, 12, 1.0f, Vec3{});
+  ASSERT_FALSE(b->soa.empty());
+  EXPECT_NE(internal::HullRef(*b).vertex_soa, nullptr);
+  internal::HullInA placed;
+  Pose3 b_in_a;
+  b_in_a.position = {0.5f, 0.2f, -0.1f};
+  b_in_a.rotation = RandomRotation(f);
+  internal::HullHullAxis(*a, *b, b_in_a, /*early_out=*/false, &placed);
+  EXPECT_EQ(placed.Ref(*b).vertex_soa, nullptr);
 }
 
 }  // namespace
