@@ -42,6 +42,7 @@
 
 #include "core/geometry3d/double_reference3d.h"
 #include "core/geometry3d/seeded_family3d.h"
+#include "geometry3d/convex_closest.h"
 #include "geometry3d/convex_polytope.h"
 #include "geometry3d/convex_round.h"
 #include "geometry3d/hull_sat.h"
@@ -648,6 +649,145 @@ TEST(RoundHullInternalTest, PlacedHullRefHasNoStructureOfArrays) {
   b_in_a.rotation = RandomRotation(f);
   internal::HullHullAxis(*a, *b, b_in_a, /*early_out=*/false, &placed);
   EXPECT_EQ(placed.Ref(*b).vertex_soa, nullptr);
+}
+
+bool SameDouble(double a, double b) {
+  return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b);
+}
+
+// ClosestCorePoints for the segment [a, b] against the hull read in place
+// (SegmentSolid may skip edges there) and against a copy without its
+// structure-of-arrays vertices (every edge): the distance, the points, their
+// difference and every tie, bit for bit.
+bool SegmentSolidMatches(const ConvexHull& hull, Vec3 a, Vec3 b) {
+  internal::FlatCore core;
+  internal::MakeFlatCore(Capsule3{a, b, 1.0f}, Pose3{}, &core);
+  ConvexHull plain = hull;
+  plain.soa.clear();
+  const internal::PolyRef refs[2] = {internal::HullRef(hull),
+                                     internal::HullRef(plain)};
+  double d[2];
+  Vec3 pa[2];
+  Vec3 pb[2];
+  Vec3 diff[2];
+  internal::CorePairs ties[2];
+  for (int k = 0; k < 2; ++k) {
+    d[k] = internal::ClosestCorePoints(core.ref, refs[k], &pa[k], &pb[k],
+                                       &diff[k], &ties[k]);
+  }
+  bool same = SameDouble(d[0], d[1]) && SameVec(pa[0], pa[1]) &&
+              SameVec(pb[0], pb[1]) && SameVec(diff[0], diff[1]) &&
+              ties[0].count == ties[1].count;
+  for (int i = 0; same && i < ties[0].count; ++i) {
+    same = SameVec(ties[0].pa[i], ties[1].pa[i]) &&
+           SameVec(ties[0].pb[i], ties[1].pb[i]) &&
+           SameVec(ties[0].diffs[i], ties[1].diffs[i]) &&
+           SameDouble(ties[0].dist_sqs[i], ties[1].dist_sqs[i]);
+  }
+  // Overlap's search (no ties) too.
+  Vec3 qa[2];
+  Vec3 qb[2];
+  for (int k = 0; k < 2; ++k) {
+    d[k] = internal::ClosestCorePoints(core.ref, refs[k], &qa[k], &qb[k]);
+  }
+  return same && SameDouble(d[0], d[1]) && SameVec(qa[0], qa[1]) &&
+         SameVec(qb[0], qb[1]);
+}
+
+// SegmentSolid's edge skipping (for a hull read in place) against the full
+// loop, on segments placed to make edges compete: parallel to an edge, or
+// to a face (with its edges at equal distances on a box), crossing an
+// edge's direction just outside it, from a vertex outwards, and long
+// segments past small hulls, at r +- k ulp offsets and scales 1e-30 .. 1e4
+// and 2^-140.
+TEST(RoundHullInternalTest, SegmentSolidEdgeSkipsMatchFullLoop) {
+  Family f(7231);
+  int failures = 0;
+  int cases = 0;
+  const float scales[] = {1e-30f, 1e-3f, 1.0f, 1e3f, 1e4f, 0.0f};
+  for (float scale : scales) {
+    for (int i = 0; i < 40000; ++i) {
+      HullPtr unit;
+      if (i % 4 == 3) {
+        // A box: parallel edges at exactly equal distances.
+        std::vector<Vec3> corners;
+        const float hx = f.U(0.2f, 1.0f);
+        const float hy = f.U(0.2f, 1.0f);
+        const float hz = f.U(0.2f, 1.0f);
+        for (int c = 0; c < 8; ++c) {
+          corners.push_back({(c & 1) ? hx : -hx, (c & 2) ? hy : -hy,
+                             (c & 4) ? hz : -hz});
+        }
+        unit = *MakeConvexHull(corners);
+      } else {
+        unit = RandomHull(f, 4 + Pick(f, 29), 1.0f, f.U(0.0f, 2.0f) * f.Unit());
+      }
+      HullPtr hull;
+      float s = scale;
+      if (scale == 0.0f) {
+        s = std::ldexp(1.0f, -140);
+        hull = ScaledRecord(*unit, -140);
+      } else {
+        std::vector<Vec3> points;
+        for (const Vec3& v : unit->vertices) points.push_back(scale * v);
+        auto made = MakeConvexHull(points);
+        if (!made.ok()) continue;
+        hull = *made;
+      }
+      const ConvexHull& h = *hull;
+      const ConvexHull::Edge& e =
+          h.edges[Pick(f, static_cast<int>(h.edges.size()))];
+      const Vec3 va = h.vertices[e.a];
+      const Vec3 vb = h.vertices[e.b];
+      const Vec3 out = NormalizeOrZero(h.faces[e.face_left].normal +
+                                       h.faces[e.face_right].normal);
+      const int k = static_cast<int>(f.U(-8.0f, 8.999f));
+      const float gap_unit = (i / 4) % 3 == 0 ? 0.0f : f.U(0.01f, 0.3f) * s;
+      const float gap = gap_unit + static_cast<float>(k) * std::ldexp(s, -24);
+      Vec3 dir;
+      Vec3 mid;
+      switch ((i / 12) % 5) {
+        case 0:  // Parallel to the edge.
+          dir = NormalizeOrZero(vb - va);
+          mid = va + f.U(-0.5f, 1.5f) * (vb - va) + gap * out;
+          break;
+        case 1: {  // Parallel to a face next to the edge.
+          const Vec3 n = h.faces[e.face_left].normal;
+          dir = NormalizeOrZero(Cross(n, f.Unit()));
+          mid = va + f.U(0.0f, 1.0f) * (vb - va) + gap * n;
+          break;
+        }
+        case 2:  // Across the edge's direction, outside it.
+          dir = NormalizeOrZero(Cross(vb - va, out));
+          mid = va + f.U(0.0f, 1.0f) * (vb - va) + gap * out;
+          break;
+        case 3: {  // From near a vertex outwards.
+          const Vec3 away = NormalizeOrZero(va - h.centroid);
+          dir = NormalizeOrZero(away + f.U(0.0f, 0.5f) * f.Unit());
+          mid = va + gap * away + (0.5f * s) * dir;
+          break;
+        }
+        default:  // Random, near.
+          dir = f.Unit();
+          mid = va + gap * out + (0.3f * s) * f.Unit();
+          break;
+      }
+      const float half = (i % 7 == 0 ? 1e4f : f.U(0.05f, 2.0f)) * s;
+      const float shift = f.U(-0.5f, 0.5f) * half;
+      const Vec3 a = mid + (shift - half) * dir;
+      const Vec3 b = mid + (shift + half) * dir;
+      ++cases;
+      if (!SegmentSolidMatches(h, a, b)) {
+        if (++failures <= 5) {
+          ADD_FAILURE() << "scale " << s << " case " << i
+                        << ": the edge skipping changed ClosestCorePoints";
+        }
+      }
+    }
+  }
+  std::printf("segment-solid: %d of %d cases not the full loop's\n", failures,
+              cases);
+  EXPECT_EQ(failures, 0);
 }
 
 }  // namespace
