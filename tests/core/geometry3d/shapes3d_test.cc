@@ -233,9 +233,10 @@ TEST(ConvexHullTest, RefusesBadInput) {
 }
 
 // Coordinates beyond kMaxHullCoordinate (1e18) are refused by both
-// factories and by ValidateShape for a record made by hand: a hull near
-// 1e19 overflows float (squared lengths of its vertex differences pass
-// FLT_MAX) in Contact, Overlap, Sweep and RayCast even against a unit sphere.
+// factories and by ValidateShape for a record made by hand: a hull with
+// coordinates near 1e19 overflows float (squared lengths of its vertex
+// differences pass FLT_MAX) in Contact, Overlap, Sweep and RayCast even
+// against a unit sphere.
 TEST(ConvexHullTest, RefusesCoordinatesBeyondTheLimit) {
   const float limit = kMaxHullCoordinate;
   // A cube reaching the limit is accepted, in either direction.
