@@ -29,6 +29,11 @@
 // exactly on, or r +- 1e-9 .. 1e-4 from, a vertex, an edge or a face; a
 // capsule 1e4 long against a hull 1e-3 across or a sliver (1e-3 by 1 to
 // 10); a 64-point hull with coordinates near 1e4; zero-length capsules.
+//
+// Then, in the hull's frame only: near-touching cores (r +- k ulp from a
+// face, an edge or a vertex) across scales and on hull records scaled to
+// the ends of the float range; HullInA::Ref without B's structure-of-arrays
+// vertices; and SegmentSolid's edge skipping against the full loop.
 #include <algorithm>
 #include <bit>
 #include <cfenv>
