@@ -517,6 +517,23 @@ absl::Status CheckFinite(absl::Span<const Vec3> points) {
   return absl::OkStatus();
 }
 
+// Every coordinate within kMaxHullCoordinate in magnitude (`what` names the
+// inputs: "point" or "vertex").
+absl::Status CheckRange(absl::Span<const Vec3> points, const char* what) {
+  for (size_t i = 0; i < points.size(); ++i) {
+    const float c[3] = {points[i].x, points[i].y, points[i].z};
+    for (int k = 0; k < 3; ++k) {
+      if (std::fabs(c[k]) > kMaxHullCoordinate) {
+        return absl::InvalidArgumentError(absl::StrFormat(
+            "%s %d coordinate %c %g is beyond %g in magnitude "
+            "(kMaxHullCoordinate)",
+            what, i, "xyz"[k], c[k], kMaxHullCoordinate));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<std::shared_ptr<const ConvexHull>> MakeConvexHull(
@@ -526,6 +543,7 @@ absl::StatusOr<std::shared_ptr<const ConvexHull>> MakeConvexHull(
         "a convex hull needs at least 4 points; got %d", points.size()));
   }
   if (absl::Status s = CheckFinite(points); !s.ok()) return s;
+  if (absl::Status s = CheckRange(points, "point"); !s.ok()) return s;
   std::vector<D3> p(points.size());
   for (size_t i = 0; i < points.size(); ++i) p[i] = ToD3(points[i]);
   const double eps = Tolerance(points);
@@ -553,6 +571,7 @@ absl::StatusOr<std::shared_ptr<const ConvexHull>> MakeConvexHullFromFaces(
                         vertices.size(), kMaxHullVertices));
   }
   if (absl::Status s = CheckFinite(vertices); !s.ok()) return s;
+  if (absl::Status s = CheckRange(vertices, "vertex"); !s.ok()) return s;
   if (faces.size() < 4) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "a convex polytope needs at least 4 faces; got %d", faces.size()));

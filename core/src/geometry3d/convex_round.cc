@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "convex_closest.h"
 #include "double_vec3.h"
@@ -18,8 +19,12 @@ namespace {
 // The interval of the polytope's vertices projected on u, in float from the
 // structure-of-arrays layout (`padded` entries per coordinate, the padding
 // copies of a vertex): a cheap bracket of the double interval that
-// RoundPolySatD measures (see there for its error).
+// RoundPolySatD measures (see there for its error). The minimum and maximum
+// start from +-infinity, so that every projection counts whatever its size
+// (from +-3e38, projections beyond 3e38 were not seen and the bracket was
+// off by their excess).
 void FloatInterval(const float* soa, int padded, D3 u, float* lo, float* hi) {
+  constexpr float kInf = std::numeric_limits<float>::infinity();
   const auto ux = static_cast<float>(u.x);
   const auto uy = static_cast<float>(u.y);
   const auto uz = static_cast<float>(u.z);
@@ -27,8 +32,8 @@ void FloatInterval(const float* soa, int padded, D3 u, float* lo, float* hi) {
   const __m128 vx = _mm_set1_ps(ux);
   const __m128 vy = _mm_set1_ps(uy);
   const __m128 vz = _mm_set1_ps(uz);
-  __m128 mn = _mm_set1_ps(3.0e38f);
-  __m128 mx = _mm_set1_ps(-3.0e38f);
+  __m128 mn = _mm_set1_ps(kInf);
+  __m128 mx = _mm_set1_ps(-kInf);
   for (int k = 0; k < padded; k += 4) {
     const __m128 d =
         _mm_add_ps(_mm_add_ps(_mm_mul_ps(vx, _mm_loadu_ps(soa + k)),
@@ -44,8 +49,8 @@ void FloatInterval(const float* soa, int padded, D3 u, float* lo, float* hi) {
   *lo = _mm_cvtss_f32(mn);
   *hi = _mm_cvtss_f32(mx);
 #else
-  float mn = 3.0e38f;
-  float mx = -3.0e38f;
+  float mn = kInf;
+  float mx = -kInf;
   for (int k = 0; k < padded; ++k) {
     const float d =
         (ux * soa[k] + uy * soa[padded + k]) + uz * soa[2 * padded + k];
@@ -197,7 +202,8 @@ double AlongBetterSign(const PolyRef& a, const PolyRef& b, double radii,
 // cannot exceed it are skipped too. Their gap is at most the round core's
 // distance from on_poly along the axis (on_poly lies between the
 // polytope's lowest and highest points along it, within float_slack for
-// its rounding), which for cores apart by d is at most d |cos| of the
+// its rounding to float: 2^-24 of each coordinate, or 2^-150 absolutely
+// for a subnormal one, below the slack's 1e-44), which for cores apart by d is at most d |cos| of the
 // axis's angle to the closest points' direction. When the largest gap is
 // above the floor the axis that first reaches it is measured and the
 // answer is the full loop's; otherwise both answers lie at or below the
@@ -218,20 +224,26 @@ double RoundPolySatD(const PolyRef& a, const PolyRef& b, double radii, Vec3* n,
   // is first bracketed in float: the float projections of the vertices
   // (u rounded to float, then three products and two sums) are within
   // 5 x 2^-24 (|u_x x| + |u_y y| + |u_z z|) <= 9e-7 max|coordinate| of the
-  // double ones, so with the slack `float_slack` (4e-6 max|coordinate|, and
-  // 1e-14 of the round core's projections for the double sums' rounding)
-  // the bracket's gap is at least the axis's double gap. An axis whose
-  // bracket's gap is at most the best gap so far cannot be kept (only a
-  // larger gap is), so it is skipped: the result is the full loop's, bit
-  // for bit, for a fraction of the cost of the axes that lose.
-  const float* const soa = poly.vertex_soa;
+  // double ones while the products and sums are normal floats; where they
+  // are subnormal each of the three products and two sums rounds by up to
+  // 2^-150 absolutely (7e-46), however small the coordinates. So with the
+  // slack `float_slack` (4e-6 max|coordinate| plus 1e-44, and 1e-14 of the
+  // round core's projections for the double sums' rounding) the bracket's
+  // gap is at least the axis's double gap. An axis whose bracket's gap is
+  // at most the best gap so far cannot be kept (only a larger gap is), so
+  // it is skipped: the result is the full loop's, bit for bit, for a
+  // fraction of the cost of the axes that lose. Coordinates beyond 1e37
+  // are not bracketed: there a float sum of three projections (up to
+  // sqrt(3) max|coordinate|) could overflow.
+  const float* soa = poly.vertex_soa;
   const int padded = (poly.vertex_count + 3) & ~3;
   double float_slack = 0.0;
   if (soa != nullptr) {
     // The vertices' largest |coordinate|, stored after their x, y and z,
     // the face planes and the inscribed ball (HullSoaSize, hull_sat.h).
     const float m = soa[3 * padded + 4 * ((poly.face_count + 3) & ~3) + 7];
-    float_slack = 4e-6 * static_cast<double>(m);
+    float_slack = 4e-6 * static_cast<double>(m) + 1e-44;
+    if (!(m <= 1e37f)) soa = nullptr;
   }
   // The gap between the cores along the unit axis u in its better
   // orientation (B above A), kept if it is the largest so far.

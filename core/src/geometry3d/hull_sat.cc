@@ -793,6 +793,11 @@ PolyRef HullInA::Ref(const ConvexHull& b) const {
   PolyRef ref = HullRef(b);
   ref.vertices = vertices.data();
   ref.faces = faces.data();
+  // B's structure-of-arrays vertices are in B's own frame, not where these
+  // vertices are: a view of placed features has none (RoundPolySatD and
+  // SegmentSolid would bracket with them). The centroid stays B's own
+  // (FillContactMinkowskiEdges does not read it; SatQuery would).
+  ref.vertex_soa = nullptr;
   return ref;
 }
 

@@ -13,6 +13,8 @@ namespace sator::internal {
 struct HullInA {
   std::array<Vec3, kMaxPolyVertices> vertices;
   std::array<ConvexHull::Face, kMaxPolyFaces> faces;
+  // A view of B with these placed features (no structure-of-arrays
+  // vertices: those are in B's frame).
   PolyRef Ref(const ConvexHull& b) const;
 };
 

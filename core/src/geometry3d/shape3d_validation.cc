@@ -42,9 +42,19 @@ absl::Status CheckHullRecord(const ConvexHull& h) {
         "convex hull has more faces or edges than a convex polytope with its "
         "vertices can have (build it with MakeConvexHull)");
   }
-  for (const Vec3& p : h.vertices) {
+  for (size_t i = 0; i < v; ++i) {
+    const Vec3& p = h.vertices[i];
     if (!IsFinite(p)) {
       return absl::InvalidArgumentError("convex hull vertex is not finite");
+    }
+    const float c[3] = {p.x, p.y, p.z};
+    for (int k = 0; k < 3; ++k) {
+      if (std::fabs(c[k]) > kMaxHullCoordinate) {
+        return absl::InvalidArgumentError(absl::StrFormat(
+            "convex hull vertex %d coordinate %c %g is beyond %g in magnitude "
+            "(kMaxHullCoordinate)",
+            i, "xyz"[k], c[k], kMaxHullCoordinate));
+      }
     }
   }
   for (const ConvexHull::Face& f : h.faces) {

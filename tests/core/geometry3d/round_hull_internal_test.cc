@@ -29,9 +29,17 @@
 // exactly on, or r +- 1e-9 .. 1e-4 from, a vertex, an edge or a face; a
 // capsule 1e4 long against a hull 1e-3 across or a sliver (1e-3 by 1 to
 // 10); a 64-point hull with coordinates near 1e4; zero-length capsules.
+//
+// Then, in the hull's frame only: near-touching cores (r +- k ulp from a
+// face, an edge or a vertex) across scales and on hull records scaled to
+// the ends of the float range; HullInA::Ref without B's structure-of-arrays
+// vertices; and SegmentSolid's edge skipping against the full loop.
 #include <algorithm>
+#include <bit>
+#include <cfenv>
 #include <cfloat>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <memory>
 #include <variant>
@@ -39,6 +47,10 @@
 
 #include "core/geometry3d/double_reference3d.h"
 #include "core/geometry3d/seeded_family3d.h"
+#include "geometry3d/convex_closest.h"
+#include "geometry3d/convex_polytope.h"
+#include "geometry3d/convex_round.h"
+#include "geometry3d/hull_sat.h"
 #include "geometry3d/round_typed.h"
 #include "gtest/gtest.h"
 #include "sator/core/geometry3d/contact3d.h"
@@ -89,16 +101,23 @@ double Magnitude(const HullPtr& hull, const Pose3& hull_pose,
   return m;
 }
 
+// Bit for bit: floats compared by their bits, so that -0 and +0, or two
+// NaNs, differ where == would not tell.
+bool SameFloat(float a, float b) {
+  return std::bit_cast<std::uint32_t>(a) == std::bit_cast<std::uint32_t>(b);
+}
+
+bool SameVec(Vec3 a, Vec3 b) {
+  return SameFloat(a.x, b.x) && SameFloat(a.y, b.y) && SameFloat(a.z, b.z);
+}
+
 bool SameBits(const ContactResult<3>& x, const ContactResult<3>& y) {
-  const auto eq = [](Vec3 a, Vec3 b) {
-    return a.x == b.x && a.y == b.y && a.z == b.z;
-  };
   if (x.overlapping != y.overlapping || x.point_count != y.point_count ||
-      !(x.depth == y.depth) || !eq(x.normal, y.normal)) {
+      !SameFloat(x.depth, y.depth) || !SameVec(x.normal, y.normal)) {
     return false;
   }
   for (int i = 0; i < x.point_count; ++i) {
-    if (!eq(x.points[i], y.points[i])) return false;
+    if (!SameVec(x.points[i], y.points[i])) return false;
   }
   return true;
 }
@@ -427,6 +446,353 @@ TEST(RoundHullInternalTest, SphereHullMatchesGeneric) {
   EXPECT_EQ(tally.failures, 0);
   EXPECT_EQ(tally.cross_failures, 0);
   EXPECT_GT(tally.overlapping, tally.cases / 4);
+}
+
+// Floating-point traps off for a scope (the test binary traps overflow):
+// the pairs near the top of the float range overflow in the generic code
+// too, and only the typed path's agreement with it is checked there.
+class FpeOff {
+ public:
+  FpeOff() {
+#if defined(__GLIBC__) && (defined(__x86_64__) || defined(__aarch64__))
+    saved_ = fedisableexcept(FE_ALL_EXCEPT);
+#endif
+  }
+  ~FpeOff() {
+#if defined(__GLIBC__) && (defined(__x86_64__) || defined(__aarch64__))
+    feclearexcept(FE_ALL_EXCEPT);
+    if (saved_ > 0) feenableexcept(saved_);
+#endif
+  }
+  FpeOff(const FpeOff&) = delete;
+  FpeOff& operator=(const FpeOff&) = delete;
+
+ private:
+  int saved_ = 0;
+};
+
+// The hull record scaled by 2^e (vertices, face offsets and centroid; exact
+// unless the result is subnormal) with its structure-of-arrays layout
+// refilled: a record MakeConvexHull would not make (it keeps coordinates
+// in range), for the typed path's float brackets at the ends of the range.
+HullPtr ScaledRecord(const ConvexHull& h, int e) {
+  auto out = std::make_shared<ConvexHull>(h);
+  for (Vec3& v : out->vertices) {
+    v = {std::ldexp(v.x, e), std::ldexp(v.y, e), std::ldexp(v.z, e)};
+  }
+  for (ConvexHull::Face& face : out->faces) {
+    face.offset = std::ldexp(face.offset, e);
+  }
+  out->centroid = {std::ldexp(h.centroid.x, e), std::ldexp(h.centroid.y, e),
+                   std::ldexp(h.centroid.z, e)};
+  out->soa.assign(internal::HullSoaSize(static_cast<int>(h.vertices.size()),
+                                        static_cast<int>(h.faces.size()),
+                                        static_cast<int>(h.edges.size())),
+                  0.0f);
+  internal::FillHullSoa(*out, out->soa.data(), /*inscribed_ball=*/true);
+  return out;
+}
+
+// The typed path in the hull's frame (ContactHullRoundLocal,
+// OverlapHullRoundLocal) against the generic ContactRound / OverlapRound on
+// the same core and a copy of the hull without its structure-of-arrays
+// vertices, bit for bit. Returns false (and reports the first few) on a
+// difference.
+bool LocalMatches(const ConvexHull& hull, Vec3 p, Vec3 q, float r,
+                  bool capsule, const char* what, int* reported) {
+  internal::FlatCore core;
+  if (capsule) {
+    internal::MakeFlatCore(Capsule3{p, q, r}, Pose3{}, &core);
+  } else {
+    Pose3 at;
+    at.position = p;
+    internal::MakeFlatCore(Sphere{r}, at, &core);
+  }
+  ConvexHull plain = hull;
+  plain.soa.clear();
+  const internal::PolyRef generic_ref = internal::HullRef(plain);
+  const ContactResult<3> typed =
+      internal::ContactHullRoundLocal(hull, core.ref);
+  const ContactResult<3> generic =
+      internal::ContactRound(generic_ref, core.ref);
+  const bool typed_overlap = internal::OverlapHullRoundLocal(hull, core.ref);
+  const bool generic_overlap = internal::OverlapRound(generic_ref, core.ref);
+  if (SameBits(typed, generic) && typed_overlap == generic_overlap) {
+    return true;
+  }
+  if (++*reported <= 5) {
+    ADD_FAILURE() << what << ": not the generic answer: depth " << typed.depth
+                  << " against " << generic.depth << ", normal ("
+                  << typed.normal.x << ", " << typed.normal.y << ", "
+                  << typed.normal.z << ") against (" << generic.normal.x
+                  << ", " << generic.normal.y << ", " << generic.normal.z
+                  << "), overlap " << typed_overlap << " against "
+                  << generic_overlap << "; p (" << p.x << ", " << p.y << ", "
+                  << p.z << "), r " << r;
+  }
+  return false;
+}
+
+// A feature of the hull (a face, an edge or a vertex, by `kind`), a point
+// on it and a unit direction out of the hull there.
+void PickFeature(Family& f, const ConvexHull& h, int kind, Vec3* on,
+                 Vec3* out) {
+  if (kind == 0) {
+    const int face = Pick(f, static_cast<int>(h.faces.size()));
+    *on = PointOnFace(f, h, face);
+    *out = h.faces[face].normal;
+  } else if (kind == 1) {
+    const ConvexHull::Edge& e =
+        h.edges[Pick(f, static_cast<int>(h.edges.size()))];
+    const float s = f.U(0.0f, 1.0f);
+    *on = h.vertices[e.a] + s * (h.vertices[e.b] - h.vertices[e.a]);
+    *out = NormalizeOrZero(h.faces[e.face_left].normal +
+                           h.faces[e.face_right].normal);
+  } else {
+    const int v = Pick(f, static_cast<int>(h.vertices.size()));
+    *on = h.vertices[v];
+    *out = NormalizeOrZero(*on - h.centroid);
+  }
+}
+
+// Cores at distance r +- k ulp from a face, an edge or a vertex of a hull
+// of size `scale` (its points drawn at size 1 and scaled, through
+// MakeConvexHull, or by ScaledRecord when `record_exp2` is not 0): the ulp
+// of r or of the coordinates (2^-24 scale), k in -8 .. 8; r a fraction of
+// the hull's size, or a few ulps of its coordinates (a core within the
+// float rounding of the hull's surface). Point cores and capsules across
+// the feature's outward direction.
+int AdversarialFamilies(unsigned seed, float scale, int record_exp2,
+                        int pairs) {
+  Family f(seed);
+  int failures = 0;
+  int reported = 0;
+  for (int i = 0; i < pairs; ++i) {
+    const HullPtr unit = RandomHull(f, 4 + Pick(f, 29), 1.0f,
+                                    f.U(0.0f, 2.0f) * f.Unit());
+    HullPtr hull;
+    if (record_exp2 != 0) {
+      hull = ScaledRecord(*unit, record_exp2);
+    } else {
+      std::vector<Vec3> points;
+      for (const Vec3& v : unit->vertices) points.push_back(scale * v);
+      auto made = MakeConvexHull(points);
+      if (!made.ok()) continue;
+      hull = *made;
+    }
+    const ConvexHull& h = *hull;
+    Vec3 on;
+    Vec3 out;
+    PickFeature(f, h, i % 3, &on, &out);
+    const int k = static_cast<int>(f.U(-8.0f, 8.999f));
+    const bool tiny = (i / 3) % 2 == 1;
+    const float r = tiny ? std::ldexp(f.U(0.5f, 16.0f), -24) * scale
+                         : f.U(0.05f, 0.5f) * scale;
+    const float unit_step = (i / 6) % 2 == 1
+                                ? std::nextafter(r, 2.0f * r) - r
+                                : std::ldexp(scale, -24);
+    const float offset = r + static_cast<float>(k) * unit_step;
+    const Vec3 p = on + offset * out;
+    const Vec3 side = NormalizeOrZero(Cross(out, f.Unit()));
+    const float half = f.U(0.0f, 1.0f) * scale;
+    const Vec3 a = p - half * side;
+    const Vec3 b = p + half * side;
+    char what[96];
+    std::snprintf(what, sizeof(what), "scale %g pair %d (kind %d, k %d)",
+                  static_cast<double>(scale), i, i % 3, k);
+    if (!LocalMatches(h, p, p, r, /*capsule=*/false, what, &reported)) {
+      ++failures;
+    }
+    if (!LocalMatches(h, a, b, r, /*capsule=*/true, what, &reported)) {
+      ++failures;
+    }
+  }
+  return failures;
+}
+
+constexpr int kAdversarialPairs = 20000;
+
+TEST(RoundHullInternalTest, NearTouchingAcrossScalesMatchesGeneric) {
+  const float scales[] = {1e-30f, 1e-3f, 1.0f, 1e3f, 1e4f};
+  unsigned seed = 7201;
+  for (float scale : scales) {
+    const int failures =
+        AdversarialFamilies(seed++, scale, 0, kAdversarialPairs);
+    std::printf("scale %g: %d of %d pairs not bit for bit\n",
+                static_cast<double>(scale), failures, 2 * kAdversarialPairs);
+    EXPECT_EQ(failures, 0) << "scale " << scale;
+  }
+}
+
+// Hulls with subnormal coordinates (2^-140, about 7e-43, a record scaled
+// from size 1) and with coordinates near the top of the float range
+// (2^123 and 2^127: about 1e37 and 3e38), where the float brackets' slack
+// must not vanish and their starting values must not bind.
+TEST(RoundHullInternalTest, NearTouchingAtRangeEndsMatchesGeneric) {
+  FpeOff fpe_off;
+  const int exps[] = {-140, 123, 127};
+  unsigned seed = 7211;
+  for (int e : exps) {
+    const float scale = std::ldexp(1.0f, e);
+    const int failures = AdversarialFamilies(seed++, scale, e, 5000);
+    std::printf("2^%d: %d of %d pairs not bit for bit\n", e, failures, 10000);
+    EXPECT_EQ(failures, 0) << "2^" << e;
+  }
+}
+
+// HullInA::Ref views B's features placed in A's frame: B's own
+// structure-of-arrays vertices (in B's frame) must not be offered with them.
+TEST(RoundHullInternalTest, PlacedHullRefHasNoStructureOfArrays) {
+  Family f(7221);
+  const HullPtr a = RandomHull(f, 12, 1.0f, Vec3{});
+  const HullPtr b = RandomHull(f, 12, 1.0f, Vec3{});
+  ASSERT_FALSE(b->soa.empty());
+  EXPECT_NE(internal::HullRef(*b).vertex_soa, nullptr);
+  internal::HullInA placed;
+  Pose3 b_in_a;
+  b_in_a.position = {0.5f, 0.2f, -0.1f};
+  b_in_a.rotation = RandomRotation(f);
+  internal::HullHullAxis(*a, *b, b_in_a, /*early_out=*/false, &placed);
+  EXPECT_EQ(placed.Ref(*b).vertex_soa, nullptr);
+}
+
+bool SameDouble(double a, double b) {
+  return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b);
+}
+
+// ClosestCorePoints for the segment [a, b] against the hull read in place
+// (SegmentSolid may skip edges there) and against a copy without its
+// structure-of-arrays vertices (every edge): the distance, the points, their
+// difference and every tie, bit for bit.
+bool SegmentSolidMatches(const ConvexHull& hull, Vec3 a, Vec3 b) {
+  internal::FlatCore core;
+  internal::MakeFlatCore(Capsule3{a, b, 1.0f}, Pose3{}, &core);
+  ConvexHull plain = hull;
+  plain.soa.clear();
+  const internal::PolyRef refs[2] = {internal::HullRef(hull),
+                                     internal::HullRef(plain)};
+  double d[2];
+  Vec3 pa[2];
+  Vec3 pb[2];
+  Vec3 diff[2];
+  internal::CorePairs ties[2];
+  for (int k = 0; k < 2; ++k) {
+    d[k] = internal::ClosestCorePoints(core.ref, refs[k], &pa[k], &pb[k],
+                                       &diff[k], &ties[k]);
+  }
+  bool same = SameDouble(d[0], d[1]) && SameVec(pa[0], pa[1]) &&
+              SameVec(pb[0], pb[1]) && SameVec(diff[0], diff[1]) &&
+              ties[0].count == ties[1].count;
+  for (int i = 0; same && i < ties[0].count; ++i) {
+    same = SameVec(ties[0].pa[i], ties[1].pa[i]) &&
+           SameVec(ties[0].pb[i], ties[1].pb[i]) &&
+           SameVec(ties[0].diffs[i], ties[1].diffs[i]) &&
+           SameDouble(ties[0].dist_sqs[i], ties[1].dist_sqs[i]);
+  }
+  // Overlap's search (no ties) too.
+  Vec3 qa[2];
+  Vec3 qb[2];
+  for (int k = 0; k < 2; ++k) {
+    d[k] = internal::ClosestCorePoints(core.ref, refs[k], &qa[k], &qb[k]);
+  }
+  return same && SameDouble(d[0], d[1]) && SameVec(qa[0], qa[1]) &&
+         SameVec(qb[0], qb[1]);
+}
+
+// SegmentSolid's edge skipping (for a hull read in place) against the full
+// loop, on segments placed to make edges compete: parallel to an edge, or
+// to a face (with its edges at equal distances on a box), crossing an
+// edge's direction just outside it, from a vertex outwards, and long
+// segments past small hulls, at r +- k ulp offsets and scales 1e-30 .. 1e4
+// and 2^-140.
+TEST(RoundHullInternalTest, SegmentSolidEdgeSkipsMatchFullLoop) {
+  Family f(7231);
+  int failures = 0;
+  int cases = 0;
+  const float scales[] = {1e-30f, 1e-3f, 1.0f, 1e3f, 1e4f, 0.0f};
+  for (float scale : scales) {
+    for (int i = 0; i < 40000; ++i) {
+      HullPtr unit;
+      if (i % 4 == 3) {
+        // A box: parallel edges at exactly equal distances.
+        std::vector<Vec3> corners;
+        const float hx = f.U(0.2f, 1.0f);
+        const float hy = f.U(0.2f, 1.0f);
+        const float hz = f.U(0.2f, 1.0f);
+        for (int c = 0; c < 8; ++c) {
+          corners.push_back({(c & 1) ? hx : -hx, (c & 2) ? hy : -hy,
+                             (c & 4) ? hz : -hz});
+        }
+        unit = *MakeConvexHull(corners);
+      } else {
+        unit = RandomHull(f, 4 + Pick(f, 29), 1.0f, f.U(0.0f, 2.0f) * f.Unit());
+      }
+      HullPtr hull;
+      float s = scale;
+      if (scale == 0.0f) {
+        s = std::ldexp(1.0f, -140);
+        hull = ScaledRecord(*unit, -140);
+      } else {
+        std::vector<Vec3> points;
+        for (const Vec3& v : unit->vertices) points.push_back(scale * v);
+        auto made = MakeConvexHull(points);
+        if (!made.ok()) continue;
+        hull = *made;
+      }
+      const ConvexHull& h = *hull;
+      const ConvexHull::Edge& e =
+          h.edges[Pick(f, static_cast<int>(h.edges.size()))];
+      const Vec3 va = h.vertices[e.a];
+      const Vec3 vb = h.vertices[e.b];
+      const Vec3 out = NormalizeOrZero(h.faces[e.face_left].normal +
+                                       h.faces[e.face_right].normal);
+      const int k = static_cast<int>(f.U(-8.0f, 8.999f));
+      const float gap_unit = (i / 4) % 3 == 0 ? 0.0f : f.U(0.01f, 0.3f) * s;
+      const float gap = gap_unit + static_cast<float>(k) * std::ldexp(s, -24);
+      Vec3 dir;
+      Vec3 mid;
+      switch ((i / 12) % 5) {
+        case 0:  // Parallel to the edge.
+          dir = NormalizeOrZero(vb - va);
+          mid = va + f.U(-0.5f, 1.5f) * (vb - va) + gap * out;
+          break;
+        case 1: {  // Parallel to a face next to the edge.
+          const Vec3 n = h.faces[e.face_left].normal;
+          dir = NormalizeOrZero(Cross(n, f.Unit()));
+          mid = va + f.U(0.0f, 1.0f) * (vb - va) + gap * n;
+          break;
+        }
+        case 2:  // Across the edge's direction, outside it.
+          dir = NormalizeOrZero(Cross(vb - va, out));
+          mid = va + f.U(0.0f, 1.0f) * (vb - va) + gap * out;
+          break;
+        case 3: {  // From near a vertex outwards.
+          const Vec3 away = NormalizeOrZero(va - h.centroid);
+          dir = NormalizeOrZero(away + f.U(0.0f, 0.5f) * f.Unit());
+          mid = va + gap * away + (0.5f * s) * dir;
+          break;
+        }
+        default:  // Random, near.
+          dir = f.Unit();
+          mid = va + gap * out + (0.3f * s) * f.Unit();
+          break;
+      }
+      const float half = (i % 7 == 0 ? 1e4f : f.U(0.05f, 2.0f)) * s;
+      const float shift = f.U(-0.5f, 0.5f) * half;
+      const Vec3 a = mid + (shift - half) * dir;
+      const Vec3 b = mid + (shift + half) * dir;
+      ++cases;
+      if (!SegmentSolidMatches(h, a, b)) {
+        if (++failures <= 5) {
+          ADD_FAILURE() << "scale " << s << " case " << i
+                        << ": the edge skipping changed ClosestCorePoints";
+        }
+      }
+    }
+  }
+  std::printf("segment-solid: %d of %d cases not the full loop's\n", failures,
+              cases);
+  EXPECT_EQ(failures, 0);
 }
 
 }  // namespace

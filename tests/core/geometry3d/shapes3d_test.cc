@@ -232,6 +232,38 @@ TEST(ConvexHullTest, RefusesBadInput) {
   ExpectInvalid(MakeConvexHull(sphere).status(), "at most 64");
 }
 
+// Coordinates beyond kMaxHullCoordinate (1e18) are refused by both
+// factories and by ValidateShape for a record made by hand: a hull with
+// coordinates near 1e19 overflows float (squared lengths of its vertex
+// differences pass FLT_MAX) in Contact, Overlap, Sweep and RayCast even
+// against a unit sphere.
+TEST(ConvexHullTest, RefusesCoordinatesBeyondTheLimit) {
+  const float limit = kMaxHullCoordinate;
+  // A cube reaching the limit is accepted, in either direction.
+  std::vector<Vec3> at = CubeCorners(limit);
+  EXPECT_TRUE(MakeConvexHull(at).ok());
+  std::vector<Vec3> beyond = CubeCorners(1);
+  beyond[5].z = std::nextafter(limit, 2.0f * limit);
+  ExpectInvalid(MakeConvexHull(beyond).status(), "point 5 coordinate z");
+  beyond = CubeCorners(1);
+  beyond[2].x = -1e19f;
+  ExpectInvalid(MakeConvexHull(beyond).status(), "point 2 coordinate x");
+  const std::vector<std::vector<int>> faces = {{0, 2, 3, 1}, {4, 5, 7, 6},
+                                               {0, 1, 5, 4}, {2, 6, 7, 3},
+                                               {0, 4, 6, 2}, {1, 3, 7, 5}};
+  std::vector<Vec3> big = CubeCorners(2e18f);
+  ExpectInvalid(MakeConvexHullFromFaces(big, faces).status(),
+                "vertex 0 coordinate x");
+  // A record scaled past the limit by hand.
+  auto hull = MakeConvexHull(CubeCorners(1));
+  ASSERT_TRUE(hull.ok());
+  auto record = std::make_shared<ConvexHull>(**hull);
+  record->vertices[4].y = 3e18f;
+  ExpectInvalid(ValidateShape(ConvexShape3{std::shared_ptr<const ConvexHull>(
+                    std::move(record))}),
+                "vertex 4 coordinate y");
+}
+
 // A cube given by faces (counter-clockwise from outside) is accepted; the
 // same with one face reversed, one face missing, or a dent, is refused.
 TEST(ConvexHullTest, FromFaces) {

@@ -44,6 +44,15 @@ struct Triangle3 {
 // The most vertices a convex hull may have.
 inline constexpr int kMaxHullVertices = 64;
 
+// The largest |coordinate| a convex hull's vertex may have (MakeConvexHull,
+// MakeConvexHullFromFaces and ValidateShape refuse more). The queries square
+// lengths in float: a difference of two vertices up to 2e18 apart per
+// coordinate has a squared length up to 1.2e37, below FLT_MAX (3.4e38);
+// with coordinates near 1e19 (sqrt(FLT_MAX) is 1.8e19) a hull overflows in
+// Contact, Overlap, Sweep and RayCast even against a unit sphere. Two large shapes together
+// overflow sooner (their products of lengths): see docs/core/geometry3d.md.
+inline constexpr float kMaxHullCoordinate = 1e18f;
+
 // A closed convex polytope with precomputed features: everything SAT needs.
 // Built only by MakeConvexHull (convex_hull.h), which guarantees: at least 4
 // vertices, not all coplanar, strictly convex (coplanar faces merged), faces
