@@ -46,6 +46,7 @@
 #include <vector>
 
 #include "core/geometry3d/double_reference3d.h"
+#include "core/geometry3d/same_bits3d.h"
 #include "core/geometry3d/seeded_family3d.h"
 #include "geometry3d/convex_closest.h"
 #include "geometry3d/convex_polytope.h"
@@ -60,6 +61,11 @@
 
 namespace sator {
 namespace {
+
+using testing::SameBits;
+using testing::SameDouble;
+using testing::SameFloat;
+using testing::SameVec;
 
 using HullPtr = std::shared_ptr<const ConvexHull>;
 using test3d::Dv;
@@ -99,27 +105,6 @@ double Magnitude(const HullPtr& hull, const Pose3& hull_pose,
     }
   }
   return m;
-}
-
-// Bit for bit: floats compared by their bits, so that -0 and +0, or two
-// NaNs, differ where == would not tell.
-bool SameFloat(float a, float b) {
-  return std::bit_cast<std::uint32_t>(a) == std::bit_cast<std::uint32_t>(b);
-}
-
-bool SameVec(Vec3 a, Vec3 b) {
-  return SameFloat(a.x, b.x) && SameFloat(a.y, b.y) && SameFloat(a.z, b.z);
-}
-
-bool SameBits(const ContactResult<3>& x, const ContactResult<3>& y) {
-  if (x.overlapping != y.overlapping || x.point_count != y.point_count ||
-      !SameFloat(x.depth, y.depth) || !SameVec(x.normal, y.normal)) {
-    return false;
-  }
-  for (int i = 0; i < x.point_count; ++i) {
-    if (!SameVec(x.points[i], y.points[i])) return false;
-  }
-  return true;
 }
 
 struct Tally {
@@ -498,8 +483,8 @@ HullPtr ScaledRecord(const ConvexHull& h, int e) {
 // the same core and a copy of the hull without its structure-of-arrays
 // vertices, bit for bit. Returns false (and reports the first few) on a
 // difference.
-bool LocalMatches(const ConvexHull& hull, Vec3 p, Vec3 q, float r,
-                  bool capsule, const char* what, int* reported) {
+bool LocalMatches(const ConvexHull& hull, Vec3 p, Vec3 q, float r, bool capsule,
+                  const char* what, int* reported) {
   internal::FlatCore core;
   if (capsule) {
     internal::MakeFlatCore(Capsule3{p, q, r}, Pose3{}, &core);
@@ -524,8 +509,8 @@ bool LocalMatches(const ConvexHull& hull, Vec3 p, Vec3 q, float r,
     ADD_FAILURE() << what << ": not the generic answer: depth " << typed.depth
                   << " against " << generic.depth << ", normal ("
                   << typed.normal.x << ", " << typed.normal.y << ", "
-                  << typed.normal.z << ") against (" << generic.normal.x
-                  << ", " << generic.normal.y << ", " << generic.normal.z
+                  << typed.normal.z << ") against (" << generic.normal.x << ", "
+                  << generic.normal.y << ", " << generic.normal.z
                   << "), overlap " << typed_overlap << " against "
                   << generic_overlap << "; p (" << p.x << ", " << p.y << ", "
                   << p.z << "), r " << r;
@@ -568,8 +553,8 @@ int AdversarialFamilies(unsigned seed, float scale, int record_exp2,
   int failures = 0;
   int reported = 0;
   for (int i = 0; i < pairs; ++i) {
-    const HullPtr unit = RandomHull(f, 4 + Pick(f, 29), 1.0f,
-                                    f.U(0.0f, 2.0f) * f.Unit());
+    const HullPtr unit =
+        RandomHull(f, 4 + Pick(f, 29), 1.0f, f.U(0.0f, 2.0f) * f.Unit());
     HullPtr hull;
     if (record_exp2 != 0) {
       hull = ScaledRecord(*unit, record_exp2);
@@ -588,9 +573,8 @@ int AdversarialFamilies(unsigned seed, float scale, int record_exp2,
     const bool tiny = (i / 3) % 2 == 1;
     const float r = tiny ? std::ldexp(f.U(0.5f, 16.0f), -24) * scale
                          : f.U(0.05f, 0.5f) * scale;
-    const float unit_step = (i / 6) % 2 == 1
-                                ? std::nextafter(r, 2.0f * r) - r
-                                : std::ldexp(scale, -24);
+    const float unit_step = (i / 6) % 2 == 1 ? std::nextafter(r, 2.0f * r) - r
+                                             : std::ldexp(scale, -24);
     const float offset = r + static_cast<float>(k) * unit_step;
     const Vec3 p = on + offset * out;
     const Vec3 side = NormalizeOrZero(Cross(out, f.Unit()));
@@ -656,10 +640,6 @@ TEST(RoundHullInternalTest, PlacedHullRefHasNoStructureOfArrays) {
   EXPECT_EQ(placed.Ref(*b).vertex_soa, nullptr);
 }
 
-bool SameDouble(double a, double b) {
-  return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b);
-}
-
 // ClosestCorePoints for the segment [a, b] against the hull read in place
 // (SegmentSolid may skip edges there) and against a copy without its
 // structure-of-arrays vertices (every edge): the distance, the points, their
@@ -720,8 +700,8 @@ TEST(RoundHullInternalTest, SegmentSolidEdgeSkipsMatchFullLoop) {
         const float hy = f.U(0.2f, 1.0f);
         const float hz = f.U(0.2f, 1.0f);
         for (int c = 0; c < 8; ++c) {
-          corners.push_back({(c & 1) ? hx : -hx, (c & 2) ? hy : -hy,
-                             (c & 4) ? hz : -hz});
+          corners.push_back(
+              {(c & 1) ? hx : -hx, (c & 2) ? hy : -hy, (c & 4) ? hz : -hz});
         }
         unit = *MakeConvexHull(corners);
       } else {

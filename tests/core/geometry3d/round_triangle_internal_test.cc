@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "core/geometry3d/round_reference3d.h"
+#include "core/geometry3d/same_bits3d.h"
 #include "core/geometry3d/seeded_family3d.h"
 #include "geometry3d/round_typed.h"
 #include "gtest/gtest.h"
@@ -47,6 +48,8 @@
 
 namespace sator {
 namespace {
+
+using testing::SameBits;
 
 using test3d::Family;
 using test3d::L3;
@@ -68,20 +71,6 @@ struct Tally {
   double worst_world = 0.0;
   int reported = 0;
 };
-
-bool SameBits(const ContactResult<3>& x, const ContactResult<3>& y) {
-  const auto eq = [](Vec3 a, Vec3 b) {
-    return a.x == b.x && a.y == b.y && a.z == b.z;
-  };
-  if (x.overlapping != y.overlapping || x.point_count != y.point_count ||
-      !(x.depth == y.depth) || !eq(x.normal, y.normal)) {
-    return false;
-  }
-  for (int i = 0; i < x.point_count; ++i) {
-    if (!eq(x.points[i], y.points[i])) return false;
-  }
-  return true;
-}
 
 // The typed answer in A's frame, from the internal entry points.
 ContactResult<3> TypedLocal(const ConvexShape3& x, const ConvexShape3& y,

@@ -45,6 +45,7 @@
 #include <variant>
 
 #include "core/geometry3d/double_reference3d.h"
+#include "core/geometry3d/same_bits3d.h"
 #include "core/geometry3d/seeded_family3d.h"
 #include "geometry3d/round_typed.h"
 #include "gtest/gtest.h"
@@ -54,6 +55,8 @@
 
 namespace sator {
 namespace {
+
+using testing::SameBits;
 
 using test3d::DistanceToSegment;
 using test3d::DotD;
@@ -271,20 +274,6 @@ struct Tally {
   double worst_reference_depth = 0.0;
   double worst_reference_along = 0.0;
 };
-
-bool SameBits(const ContactResult<3>& x, const ContactResult<3>& y) {
-  const auto eq = [](Vec3 a, Vec3 b) {
-    return a.x == b.x && a.y == b.y && a.z == b.z;
-  };
-  if (x.overlapping != y.overlapping || x.point_count != y.point_count ||
-      !(x.depth == y.depth) || !eq(x.normal, y.normal)) {
-    return false;
-  }
-  for (int i = 0; i < x.point_count; ++i) {
-    if (!eq(x.points[i], y.points[i])) return false;
-  }
-  return true;
-}
 
 // The pair (a, b) and (b, a) through Contact and Overlap against the
 // generic path.

@@ -11,6 +11,7 @@
 #include <limits>
 #include <variant>
 
+#include "core/geometry3d/same_bits3d.h"
 #include "core/geometry3d_casts/mesh_test_util.h"
 #include "core/geometry3d_casts/shape_gen.h"
 #include "gmock/gmock.h"
@@ -23,6 +24,8 @@
 
 namespace sator {
 namespace {
+
+using testing::SameBits;
 
 using testing_util::MeshInput;
 using testing_util::Rng;
@@ -240,28 +243,13 @@ TEST(MeshQueries, SweepFarFromOriginMatchesBruteForce) {
   EXPECT_GT(hits, 200);
 }
 
-// Every field of a contact, by value (a zero's sign aside).
-bool SameContact(const ContactResult<3>& x, const ContactResult<3>& y) {
-  const auto eq = [](Vec3 a, Vec3 b) {
-    return a.x == b.x && a.y == b.y && a.z == b.z;
-  };
-  if (x.overlapping != y.overlapping || x.point_count != y.point_count ||
-      !(x.depth == y.depth) || !eq(x.normal, y.normal)) {
-    return false;
-  }
-  for (int i = 0; i < x.point_count; ++i) {
-    if (!eq(x.points[i], y.points[i])) return false;
-  }
-  return true;
-}
-
 bool SameSweep(const SweepResult<3>& x, const SweepResult<3>& y) {
   const auto eq = [](Vec3 a, Vec3 b) {
     return a.x == b.x && a.y == b.y && a.z == b.z;
   };
   return x.outcome == y.outcome && x.fraction == y.fraction &&
          eq(x.normal, y.normal) && eq(x.point, y.point) &&
-         SameContact(x.initial, y.initial);
+         SameBits(x.initial, y.initial);
 }
 
 // The mesh queries' contract taken literally: each query against every
@@ -466,11 +454,11 @@ TEST(MeshQueries, RestingFarFromOriginMatchesBruteForce) {
       overlaps += b.overlap;
       hits += bs.sweep.outcome == SweepOutcome::kHit;
       started += bs.sweep.outcome == SweepOutcome::kStartedOverlapping;
-      const bool ok = overlap == b.overlap && SameContact(c, b.contact) &&
+      const bool ok = overlap == b.overlap && SameBits(c, b.contact) &&
                       SameSweep(s, bs.sweep);
       if (!ok && ++failures <= 10) {
         ADD_FAILURE() << "differ:" << (overlap != b.overlap ? " overlap" : "")
-                      << (SameContact(c, b.contact) ? "" : " contact")
+                      << (SameBits(c, b.contact) ? "" : " contact")
                       << (SameSweep(s, bs.sweep) ? "" : " sweep")
                       << "; overlap " << overlap << " vs " << b.overlap
                       << "; contact " << c.overlapping << " depth " << c.depth
