@@ -29,8 +29,8 @@ absl::Status CheckMagnitude(const std::string& field, float value) {
 absl::Status CheckPoint(const std::string& what, const Vec3& p) {
   const float c[3] = {p.x, p.y, p.z};
   for (int k = 0; k < 3; ++k) {
-    absl::Status s =
-        CheckMagnitude(absl::StrFormat("%s coordinate %c", what, "xyz"[k]), c[k]);
+    absl::Status s = CheckMagnitude(
+        absl::StrFormat("%s coordinate %c", what, "xyz"[k]), c[k]);
     if (!s.ok()) return s;
   }
   return absl::OkStatus();
