@@ -21,8 +21,11 @@ namespace sator::convert {
 
 // The largest magnitude of any coordinate or displacement component a request
 // may carry. Beyond it float spacing exceeds 0.06, and products in the
-// queries could overflow; the core's shapes have the same bound
-// (kMaxShapeCoordinate).
+// queries could overflow; the core's 2D shapes have the same bound
+// (kMaxShapeCoordinate). 3D shapes' radii, half extents and local
+// coordinates are bounded tighter, by the core's kMaxShapeCoordinate3 =
+// 1e5: ToShape3 reports a shape beyond it as INVALID_ARGUMENT from
+// ValidateShape or the hull and mesh factories, prefixed by the shape kind.
 inline constexpr float kMaxCoordinate = 1e6f;
 // The longest ray: enough to cross the whole coordinate range.
 inline constexpr float kMaxRayDistance = 1e7f;

@@ -183,6 +183,22 @@ TEST(QueryConvert, BadQueriesNameTheirField) {
        absl::StatusCode::kInvalidArgument, "overlap.pose.orientation"},
       {"point out of range", 3, "point { point { x: 2e6 } }",
        absl::StatusCode::kInvalidArgument, "point.point.x: out of range"},
+      // 3D shapes beyond the core's kMaxShapeCoordinate3 (1e5), below the
+      // wire's kMaxCoordinate (1e6).
+      {"sphere radius beyond the 3D limit", 3,
+       "contacts { shape { sphere { radius: 2e5 } } }",
+       absl::StatusCode::kInvalidArgument,
+       "contacts.shape.sphere: sphere radius 200000 is beyond 100000 in "
+       "magnitude (kMaxShapeCoordinate3)"},
+      {"box half extent beyond the 3D limit", 3,
+       "overlap { shape { box3d { half_extents { x: 1 y: 1 z: 5e5 } } } }",
+       absl::StatusCode::kInvalidArgument,
+       "overlap.shape.box3d: box half extent 2 500000 is beyond 100000"},
+      {"hull point beyond the 3D limit", 3,
+       "overlap { shape { hull { points {} points { x: 1 } points { y: 1 } "
+       "points { z: 1 } points { x: -3e5 } } } }",
+       absl::StatusCode::kInvalidArgument,
+       "overlap.shape.hull: point 4 coordinate x -300000 is beyond 100000"},
       {"unknown mode", 2, "options { mode: 9 } point {}",
        absl::StatusCode::kInvalidArgument, "options.mode: unknown value 9"},
       {"unknown motion filter", 2, "options { filter { motion: 5 } } point {}",

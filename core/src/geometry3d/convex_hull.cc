@@ -517,17 +517,17 @@ absl::Status CheckFinite(absl::Span<const Vec3> points) {
   return absl::OkStatus();
 }
 
-// Every coordinate within kMaxHullCoordinate in magnitude (`what` names the
+// Every coordinate within kMaxShapeCoordinate3 in magnitude (`what` names the
 // inputs: "point" or "vertex").
 absl::Status CheckRange(absl::Span<const Vec3> points, const char* what) {
   for (size_t i = 0; i < points.size(); ++i) {
     const float c[3] = {points[i].x, points[i].y, points[i].z};
     for (int k = 0; k < 3; ++k) {
-      if (std::fabs(c[k]) > kMaxHullCoordinate) {
-        return absl::InvalidArgumentError(absl::StrFormat(
-            "%s %d coordinate %c %g is beyond %g in magnitude "
-            "(kMaxHullCoordinate)",
-            what, i, "xyz"[k], c[k], kMaxHullCoordinate));
+      if (std::fabs(c[k]) > kMaxShapeCoordinate3) {
+        return absl::InvalidArgumentError(
+            absl::StrFormat("%s %d coordinate %c %g is beyond %g in magnitude "
+                            "(kMaxShapeCoordinate3)",
+                            what, i, "xyz"[k], c[k], kMaxShapeCoordinate3));
       }
     }
   }

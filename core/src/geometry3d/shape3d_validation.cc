@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <string>
 #include <type_traits>
 
 #include "absl/strings/str_format.h"
@@ -13,6 +14,27 @@ namespace sator {
 namespace {
 
 bool Finite(float x) { return std::isfinite(x); }
+
+// kInvalidArgument naming `field` when |value| > kMaxShapeCoordinate3.
+absl::Status CheckMagnitude(const std::string& field, float value) {
+  if (std::fabs(value) > kMaxShapeCoordinate3) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s %g is beyond %g in magnitude (kMaxShapeCoordinate3)", field, value,
+        kMaxShapeCoordinate3));
+  }
+  return absl::OkStatus();
+}
+
+// Each coordinate of `p` within kMaxShapeCoordinate3 ("<what> coordinate x").
+absl::Status CheckPoint(const std::string& what, const Vec3& p) {
+  const float c[3] = {p.x, p.y, p.z};
+  for (int k = 0; k < 3; ++k) {
+    absl::Status s = CheckMagnitude(
+        absl::StrFormat("%s coordinate %c", what, "xyz"[k]), c[k]);
+    if (!s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
 
 absl::Status CheckRadius(const char* kind, float radius) {
   if (!Finite(radius)) {
@@ -23,7 +45,7 @@ absl::Status CheckRadius(const char* kind, float radius) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "%s radius %g must be greater than %g", kind, radius, kMinShapeExtent));
   }
-  return absl::OkStatus();
+  return CheckMagnitude(absl::StrFormat("%s radius", kind), radius);
 }
 
 // A ConvexHull is a public record: one not made by the factories could
@@ -47,15 +69,8 @@ absl::Status CheckHullRecord(const ConvexHull& h) {
     if (!IsFinite(p)) {
       return absl::InvalidArgumentError("convex hull vertex is not finite");
     }
-    const float c[3] = {p.x, p.y, p.z};
-    for (int k = 0; k < 3; ++k) {
-      if (std::fabs(c[k]) > kMaxHullCoordinate) {
-        return absl::InvalidArgumentError(absl::StrFormat(
-            "convex hull vertex %d coordinate %c %g is beyond %g in magnitude "
-            "(kMaxHullCoordinate)",
-            i, "xyz"[k], c[k], kMaxHullCoordinate));
-      }
-    }
+    absl::Status s = CheckPoint(absl::StrFormat("convex hull vertex %d", i), p);
+    if (!s.ok()) return s;
   }
   for (const ConvexHull::Face& f : h.faces) {
     if (f.vertex_count < 3 ||
@@ -100,6 +115,9 @@ absl::Status ValidateShape(const ConvexShape3& shape) {
                   "box half extent %d is %g; it must be greater than %g", i,
                   s.half_extents[i], kMinShapeExtent));
             }
+            absl::Status m = CheckMagnitude(
+                absl::StrFormat("box half extent %d", i), s.half_extents[i]);
+            if (!m.ok()) return m;
           }
           return absl::OkStatus();
         } else if constexpr (std::is_same_v<T, Capsule3>) {
@@ -107,12 +125,26 @@ absl::Status ValidateShape(const ConvexShape3& shape) {
             return absl::InvalidArgumentError(
                 "capsule segment end points are not finite");
           }
+          if (absl::Status a = CheckPoint("capsule end point a", s.a);
+              !a.ok()) {
+            return a;
+          }
+          if (absl::Status b = CheckPoint("capsule end point b", s.b);
+              !b.ok()) {
+            return b;
+          }
           // A zero-length segment is accepted: the capsule is a sphere.
           return CheckRadius("capsule", s.radius);
         } else if constexpr (std::is_same_v<T, Triangle3>) {
           if (!IsFinite(s.a) || !IsFinite(s.b) || !IsFinite(s.c)) {
             return absl::InvalidArgumentError(
                 "triangle vertices are not finite");
+          }
+          const Vec3* vertices[3] = {&s.a, &s.b, &s.c};
+          for (int i = 0; i < 3; ++i) {
+            absl::Status m = CheckPoint(
+                absl::StrFormat("triangle vertex %c", "abc"[i]), *vertices[i]);
+            if (!m.ok()) return m;
           }
           const float longest =
               std::max({LengthSquared(s.b - s.a), LengthSquared(s.c - s.b),

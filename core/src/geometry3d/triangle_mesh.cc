@@ -51,6 +51,15 @@ absl::StatusOr<std::shared_ptr<const TriangleMesh>> MakeTriangleMesh(
       return absl::InvalidArgumentError(absl::StrFormat(
           "triangle mesh: vertex %d has a non-finite coordinate", i));
     }
+    const float c[3] = {vertices[i].x, vertices[i].y, vertices[i].z};
+    for (int k = 0; k < 3; ++k) {
+      if (std::fabs(c[k]) > kMaxShapeCoordinate3) {
+        return absl::InvalidArgumentError(absl::StrFormat(
+            "triangle mesh: vertex %d coordinate %c %g is beyond %g in "
+            "magnitude (kMaxShapeCoordinate3)",
+            i, "xyz"[k], c[k], kMaxShapeCoordinate3));
+      }
+    }
   }
   if (indices.size() % 3 != 0) {
     return absl::InvalidArgumentError(absl::StrFormat(

@@ -66,6 +66,36 @@ TEST(ValidateShapeTest, RefusesBadShapes) {
                 "edge index");
 }
 
+// Radii, half extents, capsule end points and triangle vertices beyond
+// kMaxShapeCoordinate3 are refused, naming the field and the limit; values
+// at the limit are accepted.
+TEST(ValidateShapeTest, RefusesSizesBeyondTheLimit) {
+  const float limit = kMaxShapeCoordinate3;
+  const float over = std::nextafter(limit, 2.0f * limit);
+  EXPECT_TRUE(ValidateShape(Sphere{limit}).ok());
+  EXPECT_TRUE(ValidateShape(Box3{{limit, limit, limit}}).ok());
+  EXPECT_TRUE(
+      ValidateShape(Capsule3{{-limit, 0, 0}, {limit, 0, 0}, limit}).ok());
+  EXPECT_TRUE(ValidateShape(Triangle3{{-limit, -limit, -limit},
+                                      {limit, -limit, 0},
+                                      {0, limit, limit}})
+                  .ok());
+  ExpectInvalid(ValidateShape(Sphere{over}),
+                "sphere radius 100000 is beyond 100000 in magnitude "
+                "(kMaxShapeCoordinate3)");
+  ExpectInvalid(ValidateShape(Sphere{1e30f}), "sphere radius 1e+30 is beyond");
+  ExpectInvalid(ValidateShape(Box3{{1, 1, 2e5f}}),
+                "box half extent 2 200000 is beyond 100000");
+  ExpectInvalid(ValidateShape(Capsule3{{0, 0, 0}, {1, 0, 0}, 2e5f}),
+                "capsule radius 200000 is beyond 100000");
+  ExpectInvalid(ValidateShape(Capsule3{{0, -2e5f, 0}, {1, 0, 0}, 1}),
+                "capsule end point a coordinate y -200000 is beyond 100000");
+  ExpectInvalid(ValidateShape(Capsule3{{0, 0, 0}, {0, 0, 3e5f}, 1}),
+                "capsule end point b coordinate z 300000 is beyond 100000");
+  ExpectInvalid(ValidateShape(Triangle3{{0, 0, 0}, {1, 0, 0}, {0, 2e5f, 0}}),
+                "triangle vertex c coordinate y 200000 is beyond 100000");
+}
+
 TEST(NormalizeRotationTest, NormalisesNearUnitAndRefusesFar) {
   // |(0, 0, 0.6, 0.8005)| = 1.0004: within 1e-3, renormalised.
   absl::StatusOr<Quat> q = NormalizeRotation({0, 0, 0.6f, 0.8005f});
@@ -232,33 +262,34 @@ TEST(ConvexHullTest, RefusesBadInput) {
   ExpectInvalid(MakeConvexHull(sphere).status(), "at most 64");
 }
 
-// Coordinates beyond kMaxHullCoordinate (1e18) are refused by both
-// factories and by ValidateShape for a record made by hand: a hull with
-// coordinates near 1e19 overflows float (squared lengths of its vertex
-// differences pass FLT_MAX) in Contact, Overlap, Sweep and RayCast even
-// against a unit sphere.
+// Coordinates beyond kMaxShapeCoordinate3 (1e5) are refused by both
+// factories and by ValidateShape for a record made by hand: two shapes a
+// few times that large overflow float in Sweep (docs/core/geometry3d.md).
 TEST(ConvexHullTest, RefusesCoordinatesBeyondTheLimit) {
-  const float limit = kMaxHullCoordinate;
+  const float limit = kMaxShapeCoordinate3;
   // A cube reaching the limit is accepted, in either direction.
   std::vector<Vec3> at = CubeCorners(limit);
   EXPECT_TRUE(MakeConvexHull(at).ok());
   std::vector<Vec3> beyond = CubeCorners(1);
   beyond[5].z = std::nextafter(limit, 2.0f * limit);
-  ExpectInvalid(MakeConvexHull(beyond).status(), "point 5 coordinate z");
+  ExpectInvalid(MakeConvexHull(beyond).status(),
+                "point 5 coordinate z 100000 is beyond 100000 in magnitude "
+                "(kMaxShapeCoordinate3)");
   beyond = CubeCorners(1);
   beyond[2].x = -1e19f;
   ExpectInvalid(MakeConvexHull(beyond).status(), "point 2 coordinate x");
   const std::vector<std::vector<int>> faces = {{0, 2, 3, 1}, {4, 5, 7, 6},
                                                {0, 1, 5, 4}, {2, 6, 7, 3},
                                                {0, 4, 6, 2}, {1, 3, 7, 5}};
-  std::vector<Vec3> big = CubeCorners(2e18f);
+  EXPECT_TRUE(MakeConvexHullFromFaces(CubeCorners(limit), faces).ok());
+  std::vector<Vec3> big = CubeCorners(2e5f);
   ExpectInvalid(MakeConvexHullFromFaces(big, faces).status(),
                 "vertex 0 coordinate x");
   // A record scaled past the limit by hand.
   auto hull = MakeConvexHull(CubeCorners(1));
   ASSERT_TRUE(hull.ok());
   auto record = std::make_shared<ConvexHull>(**hull);
-  record->vertices[4].y = 3e18f;
+  record->vertices[4].y = 3e5f;
   ExpectInvalid(ValidateShape(ConvexShape3{std::shared_ptr<const ConvexHull>(
                     std::move(record))}),
                 "vertex 4 coordinate y");

@@ -27,9 +27,21 @@ TEST(MakeTriangleMesh, RefusesInvalidInput) {
   const float inf = std::numeric_limits<float>::infinity();
   const std::vector<Vec3> nan_v = {v[0], v[1], {0, nan, 0}, v[3]};
   const std::vector<Vec3> inf_v = {v[0], v[1], v[2], {1, 1, inf}};
+  // Beyond kMaxShapeCoordinate3 (1e5), in any vertex, used or not.
+  const std::vector<Vec3> far_v = {v[0], {-2e5f, 0, 0}, v[2], v[3]};
+  const std::vector<Vec3> unused_far_v = {v[0], v[1], v[2], {1, 1, 3e5f}};
   const Case cases[] = {
       {nan_v, {0, 1, 2}, absl::StatusCode::kInvalidArgument, "vertex 2"},
       {inf_v, {0, 1, 2}, absl::StatusCode::kInvalidArgument, "vertex 3"},
+      {far_v,
+       {0, 1, 2},
+       absl::StatusCode::kInvalidArgument,
+       "vertex 1 coordinate x -200000 is beyond 100000 in magnitude "
+       "(kMaxShapeCoordinate3)"},
+      {unused_far_v,
+       {0, 1, 2},
+       absl::StatusCode::kInvalidArgument,
+       "vertex 3 coordinate z 300000 is beyond 100000"},
       {v, {0, 1, 2, 3}, absl::StatusCode::kInvalidArgument, "multiple of 3"},
       {v, {}, absl::StatusCode::kInvalidArgument, "no triangles"},
       {v,
@@ -46,6 +58,10 @@ TEST(MakeTriangleMesh, RefusesInvalidInput) {
        absl::StatusCode::kInvalidArgument,
        "triangle 0 is degenerate"},
   };
+  // At the limit: accepted.
+  const float m = kMaxShapeCoordinate3;
+  EXPECT_TRUE(
+      MakeTriangleMesh({{-m, -m, -m}, {m, -m, m}, {0, m, 0}}, {0, 1, 2}).ok());
   for (const Case& c : cases) {
     const auto mesh = MakeTriangleMesh(c.vertices, c.indices);
     ASSERT_FALSE(mesh.ok()) << c.message;

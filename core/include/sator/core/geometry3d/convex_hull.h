@@ -20,7 +20,8 @@
 namespace sator {
 
 // The hull of `points` (any number of points; duplicates and interior points
-// are fine). Refuses with kInvalidArgument: a non-finite coordinate, fewer
+// are fine). Refuses with kInvalidArgument: a non-finite coordinate, one
+// beyond kMaxShapeCoordinate3 (shapes3d.h) in magnitude, fewer
 // than 4 points, a degenerate set (all points coincident, collinear or
 // coplanar within a tolerance relative to the set's extent), a hull with
 // more than kMaxHullVertices vertices.
@@ -30,7 +31,8 @@ absl::StatusOr<std::shared_ptr<const ConvexHull>> MakeConvexHull(
 // A hull from a polytope given explicitly: `faces[i]` lists the vertex
 // indices of face i counter-clockwise seen from outside. Refuses with
 // kInvalidArgument anything that is not a closed, strictly convex polytope:
-// non-finite vertices, more than kMaxHullVertices vertices, unused vertices,
+// non-finite vertices, a vertex coordinate beyond kMaxShapeCoordinate3 in
+// magnitude, more than kMaxHullVertices vertices, unused vertices,
 // faces with fewer than 3 vertices or out-of-range indices, non-planar faces,
 // inward faces, open or non-manifold edges, a vertex in front of a face's
 // plane (non-convex), two adjacent coplanar faces, or vertices that are all

@@ -25,7 +25,9 @@ inline constexpr float kMinTriangleAreaRatio = 1e-6f;
 
 // kOk for a usable shape; kInvalidArgument naming the problem otherwise:
 // non-finite numbers; a sphere or capsule radius <= kMinShapeExtent; a box
-// half extent <= kMinShapeExtent; a degenerate triangle (area below
+// half extent <= kMinShapeExtent; a radius, half extent, capsule end point,
+// triangle or hull vertex coordinate beyond kMaxShapeCoordinate3 (shapes3d.h)
+// in magnitude; a degenerate triangle (area below
 // kMinTriangleAreaRatio times its longest edge squared); a null hull, or a
 // hull record not made by the factories whose sizes or indices are out of
 // range (more than kMaxHullVertices vertices, say): the queries rely on them.

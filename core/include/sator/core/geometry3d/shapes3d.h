@@ -44,14 +44,17 @@ struct Triangle3 {
 // The most vertices a convex hull may have.
 inline constexpr int kMaxHullVertices = 64;
 
-// The largest |coordinate| a convex hull's vertex may have (MakeConvexHull,
-// MakeConvexHullFromFaces and ValidateShape refuse more). The queries square
-// lengths in float: a difference of two vertices up to 2e18 apart per
-// coordinate has a squared length up to 1.2e37, below FLT_MAX (3.4e38);
-// with coordinates near 1e19 (sqrt(FLT_MAX) is 1.8e19) a hull overflows in
-// Contact, Overlap, Sweep and RayCast even against a unit sphere. Two large shapes together
-// overflow sooner (their products of lengths): see docs/core/geometry3d.md.
-inline constexpr float kMaxHullCoordinate = 1e18f;
+// The largest local-frame magnitude a 3D shape may have: a sphere's or
+// capsule's radius, a box's half extents, a capsule's end point, triangle,
+// hull and mesh vertex coordinates (ValidateShape, MakeConvexHull,
+// MakeConvexHullFromFaces and MakeTriangleMesh refuse more). The queries
+// multiply lengths of both shapes together in float: measured under
+// FE_OVERFLOW (both shapes at the scale, placed up to 3x the scale apart,
+// motions up to 4x), the first overflow is at 1.5e6 (box, hull and
+// triangle Sweeps against hulls, boxes and triangles), none at 1e6; the
+// limit keeps a factor of at least 10 below it, so 3D's limit is ten times
+// below 2D's kMaxShapeCoordinate. Table and method: docs/core/geometry3d.md.
+inline constexpr float kMaxShapeCoordinate3 = 1e5f;
 
 // A closed convex polytope with precomputed features: everything SAT needs.
 // Built only by MakeConvexHull (convex_hull.h), which guarantees: at least 4

@@ -104,7 +104,8 @@ class TriangleMesh {
 };
 
 // Validates the input and builds the mesh and its BVH. Refuses with
-// kInvalidArgument: a non-finite vertex coordinate (naming the vertex), an
+// kInvalidArgument: a non-finite vertex coordinate or one beyond
+// kMaxShapeCoordinate3 in magnitude (naming the vertex and coordinate), an
 // index count that is not a multiple of 3, zero triangles, an index out of
 // range (naming the triangle), a degenerate triangle (area below
 // kMinMeshTriangleAreaRatio times its longest edge squared, naming the
