@@ -203,10 +203,10 @@ double AlongBetterSign(const PolyRef& a, const PolyRef& b, double radii,
 // distance from on_poly along the axis (on_poly lies between the
 // polytope's lowest and highest points along it, within float_slack for
 // its rounding to float: 2^-24 of each coordinate, or 2^-150 absolutely
-// for a subnormal one, below the slack's 1e-44), which for cores apart by d is at most d |cos| of the
-// axis's angle to the closest points' direction. When the largest gap is
-// above the floor the axis that first reaches it is measured and the
-// answer is the full loop's; otherwise both answers lie at or below the
+// for a subnormal one, below the slack's 1e-44), which for cores apart by d is
+// at most d |cos| of the axis's angle to the closest points' direction. When
+// the largest gap is above the floor the axis that first reaches it is measured
+// and the answer is the full loop's; otherwise both answers lie at or below the
 // floor and the caller ignores either.
 double RoundPolySatD(const PolyRef& a, const PolyRef& b, double radii, Vec3* n,
                      double floor = -3.0e300, const Vec3* on_poly = nullptr) {

@@ -100,9 +100,8 @@ bool OverlapHullRoundLocal(const ConvexHull& hull, const PolyRef& round) {
   if (best_face >= 0) {
     const ConvexHull::Face& face = hull.faces[best_face];
     const D3 n = ToD3(face.normal);
-    const bool float_front =
-        Dot(n, p) - face.offset > FloatFrontMargin(n, p) &&
-        Dot(n, q) - face.offset > FloatFrontMargin(n, q);
+    const bool float_front = Dot(n, p) - face.offset > FloatFrontMargin(n, p) &&
+                             Dot(n, q) - face.offset > FloatFrontMargin(n, q);
     if (float_front) {
       double top = -3.0e300;
       float m = 0.0f;

@@ -290,8 +290,8 @@ TEST(ConvexHullTest, RefusesCoordinatesBeyondTheLimit) {
   ASSERT_TRUE(hull.ok());
   auto record = std::make_shared<ConvexHull>(**hull);
   record->vertices[4].y = 3e5f;
-  ExpectInvalid(ValidateShape(ConvexShape3{std::shared_ptr<const ConvexHull>(
-                    std::move(record))}),
+  ExpectInvalid(ValidateShape(ConvexShape3{
+                    std::shared_ptr<const ConvexHull>(std::move(record))}),
                 "vertex 4 coordinate y");
 }
 
