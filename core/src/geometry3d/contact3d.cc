@@ -237,14 +237,14 @@ ContactResult<3> Contact(const ConvexShape3& a, const Pose3& pose_a,
   }
   // A sphere or capsule and a triangle, in A's frame.
   if (round_a && kb == ShapeKind3::kTriangle) {
-    const Triangle3& t = std::get<Triangle3>(b);
+    const auto& t = std::get<Triangle3>(b);
     const auto against_triangle = [&](const auto& round) {
       return RoundTriangle(round, t, b_in_a);
     };
     return ToWorld(VisitRound(a, against_triangle), pose_a);
   }
   if (ka == ShapeKind3::kTriangle && round_b) {
-    const Triangle3& t = std::get<Triangle3>(a);
+    const auto& t = std::get<Triangle3>(a);
     const auto against_round = [&](const auto& round) {
       return TriangleRound(t, round, b_in_a);
     };

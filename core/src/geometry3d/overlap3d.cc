@@ -170,7 +170,7 @@ bool Overlap(const ConvexShape3& a, const Pose3& pose_a, const ConvexShape3& b,
     return OverlapFlat(std::get<Capsule3>(a), std::get<Sphere>(b), b_in_a);
   }
   if (kb == ShapeKind3::kTriangle) {
-    const Triangle3& t = std::get<Triangle3>(b);
+    const auto& t = std::get<Triangle3>(b);
     if (ka == ShapeKind3::kSphere) {
       return OverlapRoundTriangle(std::get<Sphere>(a), t, b_in_a);
     }
@@ -179,7 +179,7 @@ bool Overlap(const ConvexShape3& a, const Pose3& pose_a, const ConvexShape3& b,
     }
   }
   if (ka == ShapeKind3::kTriangle) {
-    const Triangle3& t = std::get<Triangle3>(a);
+    const auto& t = std::get<Triangle3>(a);
     if (kb == ShapeKind3::kSphere) {
       return OverlapTriangleRound(t, std::get<Sphere>(b), b_in_a);
     }

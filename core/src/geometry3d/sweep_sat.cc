@@ -1125,8 +1125,8 @@ SatSweepResult SweepBoxTriangle(const Box3& a, const Vec3 (&b)[3], Vec3 v,
   const Vec3 n = TriangleNormal(b[0], b[1], b[2]);
   if (!test(n)) return result;
   const Vec3 e[3] = {b[1] - b[0], b[2] - b[1], b[0] - b[2]};
-  for (int j = 0; j < 3; ++j) {
-    if (!test(NormalizeOrZero(Cross(e[j], n)))) return result;
+  for (const Vec3& edge : e) {
+    if (!test(NormalizeOrZero(Cross(edge, n)))) return result;
   }
   // Edge pairs: A's edge i is (2 h_i) e_i as MakeBox's corner difference;
   // parallel pairs make no axis (Run's test, the same expression).
@@ -1134,9 +1134,9 @@ SatSweepResult SweepBoxTriangle(const Box3& a, const Vec3 (&b)[3], Vec3 v,
     Vec3 da{};
     da[i] = h[i] - (-h[i]);
     const float da_sq = LengthSquared(da);
-    for (int j = 0; j < 3; ++j) {
-      const Vec3 axis = Cross(da, e[j]);
-      if (LengthSquared(axis) <= 1e-10f * da_sq * LengthSquared(e[j])) {
+    for (const Vec3& edge : e) {
+      const Vec3 axis = Cross(da, edge);
+      if (LengthSquared(axis) <= 1e-10f * da_sq * LengthSquared(edge)) {
         continue;
       }
       if (!test(axis)) return result;
