@@ -193,7 +193,7 @@ TEST(QueryConvert, BadQueriesNameTheirField) {
       {"box half extent beyond the 3D limit", 3,
        "overlap { shape { box3d { half_extents { x: 1 y: 1 z: 5e5 } } } }",
        absl::StatusCode::kInvalidArgument,
-       "overlap.shape.box3d: box half extent 2 500000 is beyond 100000"},
+       "overlap.shape.box3d: box half extent z 500000 is beyond 100000"},
       {"hull point beyond the 3D limit", 3,
        "overlap { shape { hull { points {} points { x: 1 } points { y: 1 } "
        "points { z: 1 } points { x: -3e5 } } } }",

@@ -524,10 +524,10 @@ absl::Status CheckRange(absl::Span<const Vec3> points, const char* what) {
     const float c[3] = {points[i].x, points[i].y, points[i].z};
     for (int k = 0; k < 3; ++k) {
       if (std::fabs(c[k]) > kMaxShapeCoordinate3) {
-        return absl::InvalidArgumentError(
-            absl::StrFormat("%s %d coordinate %c %g is beyond %g in magnitude "
-                            "(kMaxShapeCoordinate3)",
-                            what, i, "xyz"[k], c[k], kMaxShapeCoordinate3));
+        return absl::InvalidArgumentError(absl::StrFormat(
+            "%s %d coordinate %c %.9g is beyond %g in magnitude "
+            "(kMaxShapeCoordinate3)",
+            what, i, "xyz"[k], c[k], kMaxShapeCoordinate3));
       }
     }
   }

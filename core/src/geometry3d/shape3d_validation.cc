@@ -9,29 +9,36 @@
 #include <type_traits>
 
 #include "absl/strings/str_format.h"
+#include "absl/strings/string_view.h"
 
 namespace sator {
 namespace {
 
 bool Finite(float x) { return std::isfinite(x); }
 
-// kInvalidArgument naming `field` when |value| > kMaxShapeCoordinate3.
-absl::Status CheckMagnitude(const std::string& field, float value) {
-  if (std::fabs(value) > kMaxShapeCoordinate3) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "%s %g is beyond %g in magnitude (kMaxShapeCoordinate3)", field, value,
-        kMaxShapeCoordinate3));
-  }
-  return absl::OkStatus();
+bool BeyondLimit(float value) {
+  return std::fabs(value) > kMaxShapeCoordinate3;
 }
 
-// Each coordinate of `p` within kMaxShapeCoordinate3 ("<what> coordinate x").
-absl::Status CheckPoint(const std::string& what, const Vec3& p) {
+// The refusal of `value` beyond kMaxShapeCoordinate3, naming `field`. The
+// value is printed with 9 digits, enough to tell it from the limit.
+absl::Status BeyondLimitError(absl::string_view field, float value) {
+  return absl::InvalidArgumentError(absl::StrFormat(
+      "%s %.9g is beyond %g in magnitude (kMaxShapeCoordinate3)", field, value,
+      kMaxShapeCoordinate3));
+}
+
+// Each coordinate of `p` within kMaxShapeCoordinate3. `name` builds the
+// point's name ("<name> coordinate x") and is called only on a refusal, so a
+// valid shape formats nothing (validation runs on every query).
+template <typename NameFn>
+absl::Status CheckPoint(const NameFn& name, const Vec3& p) {
   const float c[3] = {p.x, p.y, p.z};
   for (int k = 0; k < 3; ++k) {
-    absl::Status s = CheckMagnitude(
-        absl::StrFormat("%s coordinate %c", what, "xyz"[k]), c[k]);
-    if (!s.ok()) return s;
+    if (BeyondLimit(c[k])) {
+      return BeyondLimitError(
+          absl::StrFormat("%s coordinate %c", name(), "xyz"[k]), c[k]);
+    }
   }
   return absl::OkStatus();
 }
@@ -45,7 +52,10 @@ absl::Status CheckRadius(const char* kind, float radius) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "%s radius %g must be greater than %g", kind, radius, kMinShapeExtent));
   }
-  return CheckMagnitude(absl::StrFormat("%s radius", kind), radius);
+  if (BeyondLimit(radius)) {
+    return BeyondLimitError(absl::StrFormat("%s radius", kind), radius);
+  }
+  return absl::OkStatus();
 }
 
 // A ConvexHull is a public record: one not made by the factories could
@@ -69,7 +79,8 @@ absl::Status CheckHullRecord(const ConvexHull& h) {
     if (!IsFinite(p)) {
       return absl::InvalidArgumentError("convex hull vertex is not finite");
     }
-    absl::Status s = CheckPoint(absl::StrFormat("convex hull vertex %d", i), p);
+    absl::Status s = CheckPoint(
+        [i] { return absl::StrFormat("convex hull vertex %d", i); }, p);
     if (!s.ok()) return s;
   }
   for (const ConvexHull::Face& f : h.faces) {
@@ -115,9 +126,11 @@ absl::Status ValidateShape(const ConvexShape3& shape) {
                   "box half extent %d is %g; it must be greater than %g", i,
                   s.half_extents[i], kMinShapeExtent));
             }
-            absl::Status m = CheckMagnitude(
-                absl::StrFormat("box half extent %d", i), s.half_extents[i]);
-            if (!m.ok()) return m;
+            if (BeyondLimit(s.half_extents[i])) {
+              return BeyondLimitError(
+                  absl::StrFormat("box half extent %c", "xyz"[i]),
+                  s.half_extents[i]);
+            }
           }
           return absl::OkStatus();
         } else if constexpr (std::is_same_v<T, Capsule3>) {
@@ -125,11 +138,13 @@ absl::Status ValidateShape(const ConvexShape3& shape) {
             return absl::InvalidArgumentError(
                 "capsule segment end points are not finite");
           }
-          if (absl::Status a = CheckPoint("capsule end point a", s.a);
+          if (absl::Status a =
+                  CheckPoint([] { return "capsule end point a"; }, s.a);
               !a.ok()) {
             return a;
           }
-          if (absl::Status b = CheckPoint("capsule end point b", s.b);
+          if (absl::Status b =
+                  CheckPoint([] { return "capsule end point b"; }, s.b);
               !b.ok()) {
             return b;
           }
@@ -143,7 +158,8 @@ absl::Status ValidateShape(const ConvexShape3& shape) {
           const Vec3* vertices[3] = {&s.a, &s.b, &s.c};
           for (int i = 0; i < 3; ++i) {
             absl::Status m = CheckPoint(
-                absl::StrFormat("triangle vertex %c", "abc"[i]), *vertices[i]);
+                [i] { return absl::StrFormat("triangle vertex %c", "abc"[i]); },
+                *vertices[i]);
             if (!m.ok()) return m;
           }
           const float longest =

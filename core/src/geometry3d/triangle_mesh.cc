@@ -55,7 +55,7 @@ absl::StatusOr<std::shared_ptr<const TriangleMesh>> MakeTriangleMesh(
     for (int k = 0; k < 3; ++k) {
       if (std::fabs(c[k]) > kMaxShapeCoordinate3) {
         return absl::InvalidArgumentError(absl::StrFormat(
-            "triangle mesh: vertex %d coordinate %c %g is beyond %g in "
+            "triangle mesh: vertex %d coordinate %c %.9g is beyond %g in "
             "magnitude (kMaxShapeCoordinate3)",
             i, "xyz"[k], c[k], kMaxShapeCoordinate3));
       }

@@ -81,11 +81,12 @@ TEST(ValidateShapeTest, RefusesSizesBeyondTheLimit) {
                                       {0, limit, limit}})
                   .ok());
   ExpectInvalid(ValidateShape(Sphere{over}),
-                "sphere radius 100000 is beyond 100000 in magnitude "
+                "sphere radius 100000.008 is beyond 100000 in magnitude "
                 "(kMaxShapeCoordinate3)");
-  ExpectInvalid(ValidateShape(Sphere{1e30f}), "sphere radius 1e+30 is beyond");
+  ExpectInvalid(ValidateShape(Sphere{1e30f}),
+                "sphere radius 1.00000002e+30 is beyond");
   ExpectInvalid(ValidateShape(Box3{{1, 1, 2e5f}}),
-                "box half extent 2 200000 is beyond 100000");
+                "box half extent z 200000 is beyond 100000");
   ExpectInvalid(ValidateShape(Capsule3{{0, 0, 0}, {1, 0, 0}, 2e5f}),
                 "capsule radius 200000 is beyond 100000");
   ExpectInvalid(ValidateShape(Capsule3{{0, -2e5f, 0}, {1, 0, 0}, 1}),
@@ -273,7 +274,7 @@ TEST(ConvexHullTest, RefusesCoordinatesBeyondTheLimit) {
   std::vector<Vec3> beyond = CubeCorners(1);
   beyond[5].z = std::nextafter(limit, 2.0f * limit);
   ExpectInvalid(MakeConvexHull(beyond).status(),
-                "point 5 coordinate z 100000 is beyond 100000 in magnitude "
+                "point 5 coordinate z 100000.008 is beyond 100000 in magnitude "
                 "(kMaxShapeCoordinate3)");
   beyond = CubeCorners(1);
   beyond[2].x = -1e19f;
