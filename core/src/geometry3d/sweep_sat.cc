@@ -1086,7 +1086,7 @@ SatSweepResult SweepBoxTriangle(const Box3& a, const Vec3 (&b)[3], Vec3 v,
   // only when it does exceed it exactly (rounding is monotone and enter_num
   // is a float; an overflow to infinity never drops). next(t_max) is what
   // keeps a hit at exactly t_max (a mesh sweep's tie, for the least id)
-  // where t_max is subnormal, below 1.4e-40: t_max (1 + 1e-5) rounds to
+  // where t_max is subnormal, below about 7e-41: t_max (1 + 1e-5) rounds to
   // t_max itself there, and a quotient within half a step above t_max was
   // dropped although it rounds to t_max (BoxTriangleSweep.
   // SubnormalFractionsMatchGeneric).

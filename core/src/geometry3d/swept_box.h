@@ -30,24 +30,28 @@ namespace sator::internal {
 //    triangle) and, for a sweep, of the motion: the frame change. M is one
 //    number per query, so a box containing another still gets a margin no
 //    smaller (the sweep's slab test stays monotone).
-//    With e = FLT_EPSILON and unit quaternions, Rotate's v + 2w (u x v) +
-//    2 u x (u x v) is within about 8 e |v| of the exact rotation, so a vertex
-//    v placed in A's frame (Rotate of v and of the position p, one addition)
-//    is within about 9 e (|v| + |p|) <= 18 e M of where it belongs; the
-//    shape's AABB in the mesh's frame (ComputeAabb: corners rotated and
-//    added to p) is within about 10 e M of the exact one; the pair test's
-//    own arithmetic (projections and differences of coordinates up to 2M in
-//    A's frame; the sweep's entry times, whose rounding moves a time-t
-//    position by about e t |d|) adds about 12 e M; the quaternions' length
-//    (normalised in float, 1 within a few e) about 4 e M; Inflate and the
-//    slab test's subtractions about 2 e M more. About 46 e M in all, so
-//    64 e M. kBoxSlack alone culled triangles the pair tests found touching
-//    (small shapes resting on triangles near 1e3 to 1e4, where an ulp of the
-//    coordinates is 6e-5 to 1e-3: 50 of the 2,700 queries of
+//    M bounds each coordinate, so a length in that frame is at most
+//    sqrt(3) M. With e = FLT_EPSILON and unit quaternions, Rotate's
+//    v + 2w (u x v) + 2 u x (u x v) is within about 8 e |v| of the exact
+//    rotation, so a vertex v placed in A's frame (Rotate of v and of the
+//    position p, one addition) is within about 9 e (|v| + |p|) <=
+//    18 sqrt(3) e M (31 e M) of where it belongs. The shape's AABB in the
+//    mesh's frame (ComputeAabb: its axes rotated, scaled by the half extents
+//    or radius and added to p) is within about 10 e M of the exact one. The
+//    pair test's own arithmetic adds about 12 e times its coordinates' length,
+//    up to 2 sqrt(3) M in A's frame (21 e M): projections and differences of
+//    coordinates, and the sweep's entry times, whose rounding moves a time-t
+//    position by about e t |d|. The quaternions' length (normalised in
+//    float, 1 within a few e) adds about 4 e |v|, at most 7 e M, and Inflate
+//    and the slab test's subtractions about 2 e M more. That is about
+//    71 e M in all, so the margin is 128 e M. kBoxSlack alone culled
+//    triangles the pair tests found touching (small shapes resting on
+//    triangles near 1e3 to 1e4, where an ulp of the coordinates is 6e-5 to
+//    1e-3: 50 of the 2,700 queries of
 //    MeshQueries.RestingFarFromOriginMatchesBruteForce, which measures the
 //    boxes of the pairs found touching at most 2.5 e M apart).
 constexpr float kBoxSlack = 1e-5f;
-constexpr float kFrameSlack = 64.0f * FLT_EPSILON;
+constexpr float kFrameSlack = 128.0f * FLT_EPSILON;
 
 // The largest |coordinate| of a box, a point.
 inline float Magnitude(const Aabb3& box) {
