@@ -26,6 +26,8 @@ namespace sator {
 namespace {
 
 using testing::SameBits;
+using testing::SameFloat;
+using testing::SameVec;
 
 using testing_util::MeshInput;
 using testing_util::Rng;
@@ -244,11 +246,8 @@ TEST(MeshQueries, SweepFarFromOriginMatchesBruteForce) {
 }
 
 bool SameSweep(const SweepResult<3>& x, const SweepResult<3>& y) {
-  const auto eq = [](Vec3 a, Vec3 b) {
-    return a.x == b.x && a.y == b.y && a.z == b.z;
-  };
-  return x.outcome == y.outcome && x.fraction == y.fraction &&
-         eq(x.normal, y.normal) && eq(x.point, y.point) &&
+  return x.outcome == y.outcome && SameFloat(x.fraction, y.fraction) &&
+         SameVec(x.normal, y.normal) && SameVec(x.point, y.point) &&
          SameBits(x.initial, y.initial);
 }
 
