@@ -3,7 +3,7 @@
 JOBS ?= $(shell nproc)
 RUN_ARGS ?=
 
-.PHONY: all build bootstrap configure run test test-asan test-tsan bench plots fuzz soak format tidy clean
+.PHONY: all build bootstrap configure run test test-asan test-tsan bench plots fuzz soak format format-check tidy clean
 
 all: build
 
@@ -49,6 +49,10 @@ plots: build
 
 format:
 	@git ls-files '*.h' '*.cc' | xargs clang-format -i
+
+# Fails, naming the files, when any C++ file differs from clang-format's output.
+format-check: bootstrap
+	@git ls-files '*.h' '*.cc' | xargs clang-format --dry-run -Werror
 
 tidy: configure
 	@git ls-files '*.cc' | grep -v '^tests/\|^bench/' | \

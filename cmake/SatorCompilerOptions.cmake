@@ -1,9 +1,14 @@
 # Compiler settings shared by every target of the project.
 
+# ccache, keyed on paths relative to the checkout (CCACHE_BASEDIR) and not on
+# the build directory (CCACHE_NOHASHDIR), so that two clones of the same
+# commit, or the several builds of one CI run, share compiled objects.
 find_program(SATOR_CCACHE ccache)
 if(SATOR_CCACHE)
-  set(CMAKE_CXX_COMPILER_LAUNCHER ${SATOR_CCACHE})
-  set(CMAKE_C_COMPILER_LAUNCHER ${SATOR_CCACHE})
+  set(_sator_ccache_launcher ${CMAKE_COMMAND} -E env
+      CCACHE_BASEDIR=${PROJECT_SOURCE_DIR} CCACHE_NOHASHDIR=1 ${SATOR_CCACHE})
+  set(CMAKE_CXX_COMPILER_LAUNCHER ${_sator_ccache_launcher})
+  set(CMAKE_C_COMPILER_LAUNCHER ${_sator_ccache_launcher})
 endif()
 
 # Warnings are errors for the project's own code. Generated code gets the
