@@ -1,6 +1,6 @@
-// Review findings on the 2D core: each test is a concrete input whose answer
-// was wrong beyond the documented tolerance (docs/core/geometry2d.md), with
-// the expected value derived from the geometry in double precision here.
+// Edge cases of the 2D core: each test is a concrete input near a decision
+// boundary of the documented tolerance (docs/core/geometry2d.md), with the
+// expected value derived from the geometry in double precision here.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
