@@ -655,7 +655,7 @@ TEST(Review2d, TouchingIsTheExactDistanceOnNearTouchingPairs) {
       "axis), %d skipped\n",
       touching, kPairs - touching - skipped, apart_within_sat, skipped);
   EXPECT_EQ(failures, 0);
-  // The cases the fix is about must be plentiful.
+  // The cases the exact distance decides must be plentiful.
   EXPECT_GT(apart_within_sat, kPairs / 50);
   EXPECT_GT(touching, kPairs / 5);
 }

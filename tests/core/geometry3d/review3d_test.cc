@@ -565,11 +565,10 @@ bool EitherRound(ShapeKind3 a, ShapeKind3 b) {
 // within 4 FLT_EPSILON x M for every pair, the overlap along the normal
 // equal to the depth, Overlap agreeing beyond the tolerance, both orders;
 // and for pairs with a sphere or capsule, the contact point midway between
-// the surfaces (within depth / 2 of both). Before the contact point fix
-// (ContactRound, cores touching or intersecting, took its point from the
-// polytope's support, often a whole face, so any of that face's vertices)
-// 755 of the 30,000 cases with a round shape failed on the point: a sphere
-// inside a box, a capsule lying on a face.
+// the surfaces (within depth / 2 of both). The hard cases are a sphere
+// inside a box and a capsule lying on a face: with cores touching or
+// intersecting, ContactRound takes the point from the round core, since the
+// polytope's support is often a whole face.
 TEST(Review3dTest, ExactlyDegenerateContactMatchesDoubleReference) {
   EXPECT_EQ(RunContactFamilies(EitherRound), 0);
 }
@@ -633,8 +632,8 @@ TEST(Review3dTest, EdgeAxisAlongAFaceNormalClipsTheFace) {
 // Two octahedra (hull-hull, ContactHullHull's Gauss-map edge axis) meeting
 // with parallel faces: the winning edge axis is a face normal of both. Every
 // point within depth / 2 of both (an octahedron |x| + |y| + |z| <= r is
-// (|x| + |y| + |z| - r) / sqrt(3) from a point beyond one face); before the
-// fix the point lay 0.43 outside B with depth 0.577.
+// (|x| + |y| + |z| - r) / sqrt(3) from a point beyond one face); a point
+// read off the two edges would lie 0.43 outside B with depth 0.577.
 TEST(Review3dTest, OctahedraMeetingFaceToFaceContactPoints) {
   const auto octahedron = [](float r) {
     return *MakeConvexHull(

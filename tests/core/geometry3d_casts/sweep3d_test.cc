@@ -791,8 +791,8 @@ TEST(Sweep3d, CapsuleNearlyParallelToBoxEdgeProperties) {
 // outside both faces, turned about the outward direction by 2.5 to 100
 // radii over its length, and moves onto the edge. Its segment and the edge
 // span a parallelogram over 2 radii high whose face the capsule meets first
-// (RoundAgainst's loop over B's edges; the old code dropped that face below
-// sin(theta) = 1e-6).
+// (RoundAgainst's loop over B's edges, which keeps the face however small
+// sin(theta) is).
 TEST(Sweep3d, CapsuleAlongLongBoxEdgeProperties) {
   Rng rng(9004);
   NearlyParallelStats stats;
