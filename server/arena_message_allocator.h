@@ -7,7 +7,7 @@
 // Status, QueryResult, Hit, two Vectors), then frees them one by one. On an
 // arena each of those is a pointer bump in a few large blocks, and the whole
 // call is freed at once when gRPC releases the holder (callgrind figures in
-// docs/PERFORMANCE.md, "Service end to end"). See
+// docs/PERFORMANCE.md, "Service and load"). See
 // https://protobuf.dev/reference/cpp/arenas/ and grpcpp/support/
 // message_allocator.h.
 //

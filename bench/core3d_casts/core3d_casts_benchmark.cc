@@ -7,7 +7,7 @@
 //     and can miss, Sator is exact.
 //   BoxBoxSweepCA/{sator,fcl}: the same inputs, FCL with its continuous
 //     solver, conservative advancement (CCDC_CONSERVATIVE_ADVANCEMENT, libccd
-//     GJK); issue #4 quotes it as missing up to 13% of hits (not measured
+//     GJK); it is reported to miss up to 13% of hits (not measured
 //     here). The sator side is the same call as BoxBoxSweep/sator, repeated
 //     so that each case has its own pair.
 //   MeshRay100k/{sator,bullet}: closest hit of a ray against a 100,352

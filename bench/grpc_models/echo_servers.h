@@ -1,5 +1,5 @@
 // The same trivial service written with each of gRPC C++'s three server
-// APIs, to choose satord's threading model by measurement (issue #6):
+// APIs, to choose satord's threading model by measurement (DESIGN.md):
 //
 //   kSync      grpc::Service: gRPC's thread pool calls a blocking handler;
 //              an open stream holds a thread blocked in Read.

@@ -55,7 +55,7 @@ void WriteFile(const std::string& path, const std::string& text) {
   out << text;
 }
 
-// What each sator.v1 method requires, written from issue #9 (not read from
+// What each sator.v1 method requires, written from OPERATIONS.md (not read from
 // the server's table): read for queries, Ping, PairQuery and reading scenes;
 // write for body mutations, pose updates and sessions; admin for creating,
 // deleting, exporting and importing scenes.

@@ -1,4 +1,4 @@
-// Issue #10's local cluster: three satord processes on loopback ports play
+// A local cluster: three satord processes on loopback ports play
 // the three pods of the StatefulSet, and the sharded client drives them.
 //
 // The client is given the pods' real DNS names (StatefulSetPodEndpoints:

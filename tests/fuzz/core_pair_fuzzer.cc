@@ -451,10 +451,9 @@ class PairChecker {
     const bool mesh = G::IsMesh(a_) || G::IsMesh(b_);
     if (contact_ab->overlapping) {
       if (!mesh) CHECK_PROPERTY(Unit<D>(contact_ab->normal));
-      // In 3D too since the short-edge finding was fixed (seed
-      // regression_hull_hull_short_edge_3d.bin), box-box included since the
-      // nearly-parallel-edge finding was (regression_box_box_mtv_too_
-      // shallow.bin).
+      // In 3D too, box-box included (seeds
+      // regression_hull_hull_short_edge_3d.bin and
+      // regression_box_box_mtv_too_shallow.bin).
       if (contact_ba->overlapping && !mesh) {
         CHECK_PROPERTY(std::fabs(contact_ab->depth - contact_ba->depth) <=
                        slack);

@@ -269,8 +269,8 @@ INSTANTIATE_TEST_SUITE_P(
                    "raycast { origin { x: 5 } max_distance: 10 }",
                    absl::StatusCode::kInvalidArgument,
                    "raycast.direction: zero length"},
-        // Non-zero, but its squared length is subnormal: it used to be
-        // normalised to 0.8 long and answered 4.991 instead of 4.
+        // Non-zero, but its squared length is subnormal: normalising it
+        // gives a direction 0.8 long and the answer 4.991 instead of 4.
         BadRequest{"SubnormalRayDirection",
                    "shape_a { circle { radius: 1 } } "
                    "raycast { origin { x: -5 } direction { x: 3e-23 } "

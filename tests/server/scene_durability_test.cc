@@ -435,8 +435,8 @@ TEST_F(SceneDurabilityTest, ReplayKeepsTheDefaultsTheSceneWasCreatedWith) {
 }
 
 // A scene acknowledged under higher limit flags comes back as it was, from
-// the log and from a snapshot, though a request for its settings would now
-// be refused.
+// the log and from a snapshot, though a request for its settings under the
+// lowered flags is refused.
 TEST_F(SceneDurabilityTest, ReplayKeepsSettingsAboveLoweredLimits) {
   std::map<std::string, sator::v1::SceneSnapshot> expected;
   const std::string big = R"pb(

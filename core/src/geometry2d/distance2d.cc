@@ -281,10 +281,10 @@ ContactResult<2> ContactSmallCore(const Core& a, const Core& b,
   // closest point on a segment is rounded to the segment's coordinates), so
   // the cores are treated as intersecting and SAT gives the MTV: a face
   // normal, whose depth is within the tolerance of the exact one. A smaller
-  // threshold (it was 1e-3 * tolerance, below one ulp of the scale) let a
+  // threshold (1e-3 * tolerance is below one ulp of the scale) would let a
   // segment touching another at its endpoint get a normal along the other
-  // segment, which does not separate them (core_pair_fuzzer's finding,
-  // tests/fuzz/seeds/core_pair/regression_segment_touch_normal.bin).
+  // segment, which does not separate them
+  // (tests/fuzz/seeds/core_pair/regression_segment_touch_normal.bin).
   if (c.intersecting || c.distance <= tolerance) {
     return ContactSat(a, b, tolerance);
   }

@@ -52,8 +52,8 @@ RayResult<2> FromCast(const CastHit& h, const Ray<2>& ray) {
 // apart (a tip of angle phi passed at distance s is cut at parameters
 // about s phi apart), below float's resolution of the parameter, so float
 // could keep a ray that passes the tip well beyond the tolerance (a
-// fuzzer finding: a needle of angle 3e-5 passed at 2e-5, 50 times the
-// tolerance, reported a hit 2e-5 off the polygon). False when the interval
+// needle of angle 3e-5 passed at 2e-5, 50 times the tolerance, would report
+// a hit 2e-5 off the polygon). False when the interval
 // is empty; else its lower end and the edge that raised it.
 template <typename VertexFn, typename NormalFn>
 [[gnu::cold, gnu::noinline]] bool ClipInDouble(int count, VertexFn vertex,
@@ -70,8 +70,8 @@ template <typename VertexFn, typename NormalFn>
     // The edge's line through both its vertices, its normal formed in
     // double: the stored unit normal is off by up to an ulp in angle, which
     // turns the line about vertex i and moves a grazing crossing along the
-    // ray by the edge's length times that over the sine (7e-4 in the fuzz
-    // finding). Oriented as the stored one (edge i runs from vertex i to
+    // ray by the edge's length times that over the sine (7e-4 for a needle
+    // 1.4 long). Oriented as the stored one (edge i runs from vertex i to
     // vertex i + 1, shapes2d.h).
     const Vec2 v = vertex(i);
     const Vec2 w = vertex(i + 1 == count ? 0 : i + 1);
@@ -191,9 +191,9 @@ RayResult<2> RayConvex(int count, VertexFn vertex, NormalFn normal,
   // kGrazingSine): lower = num / den then carries the few ulps of num and
   // den over |den|, about 2.4e-7 t / |den|, above the tolerance below a sine
   // of about 1e-2. Mid-edge that only slides the point along the edge, but
-  // at a needle's tip, with the ray along the needle, it put the point
-  // before the tip, off the polygon (a fuzz finding: a needle 4e-5 thick and
-  // 1.4 long, the ray along its edge, the point 1.7e-3 short of the tip).
+  // at a needle's tip, with the ray along the needle, it puts the point
+  // before the tip, off the polygon (a needle 4e-5 thick and 1.4 long, the
+  // ray along its edge: the point 1.7e-3 short of the tip).
   // Rare for rays that hit, so off the hot path.
   constexpr float kGrazingSine = 1e-2f;
   if (upper - lower <= 1e-3f * upper + 100.0f * tolerance ||

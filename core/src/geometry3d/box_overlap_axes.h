@@ -27,8 +27,8 @@ inline constexpr float kBoxOverlapEpsilon = 1e-6f;
 // L = A_i x B_j, of length sin(angle): normalised, it widens the boxes by
 // 1e-6 (a_i1 + a_i2 + b_j1 + b_j2) / sin(angle). Where the edges are nearly
 // but not quite parallel that reaches 1e-3 of the size (a sine of 2e-3),
-// and the test reported overlap for boxes 1e-3 apart that Contact reports
-// apart (a review finding, ObbOverlapTest.NearlyParallelEdgesAgreeWithContact).
+// and the test would report overlap for boxes 1e-3 apart that Contact
+// reports apart (ObbOverlapTest.NearlyParallelEdgesAgreeWithContact).
 // Edge pairs whose squared sine lies in [kBoxEdgeParallelSin2,
 // kBoxEdgeConditionedSin2) are neither parallel enough to skip (the face
 // axes bound such an axis's separation to about the sine times the size,

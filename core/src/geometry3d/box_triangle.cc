@@ -37,8 +37,8 @@ bool TriangleBoxLocal(const Vec3 v[3], Vec3 h) {
   // The triangle's plane against the box: |n . v0| > r, in double. In
   // float a sliver's normal (the cross product of two nearly parallel
   // edges) is off by up to 0.1 radians, and v0 alone then misplaces the
-  // plane across the triangle's length (see TriangleNormal): boxes poking
-  // into a sliver were reported apart. The edge vectors are exact in double
+  // plane across the triangle's length (see TriangleNormal), so boxes poking
+  // into a sliver would be reported apart. The edge vectors are exact in double
   // and every product is rounded once.
   {
     const internal::D3 d0 = internal::ToD3(v[0]);

@@ -100,9 +100,9 @@ void SegmentTriangle(Vec3 p, Vec3 q, const PolyRef& t, Best* best) {
   const Vec3 a = t.vertices[0];
   const Vec3 b = t.vertices[1];
   const Vec3 c = t.vertices[2];
-  // The crossing in double: in float the point p + t (q - p) was off the
+  // The crossing in double: in float the point p + t (q - p) is off the
   // segment's line by an ulp of the coordinates, so on a long segment
-  // passing a small triangle that candidate came out nearer than the
+  // passing a small triangle that candidate would come out nearer than the
   // segment itself, pointing along it (a capsule 1e4 long 1.3e-5 from a
   // 1e-3 triangle was given a normal 0.58 off the perpendicular, its
   // overlap along it 2271 for a depth of -4.6e-6).
@@ -138,7 +138,7 @@ void SegmentTriangle(Vec3 p, Vec3 q, const PolyRef& t, Best* best) {
 void SegmentSolid(Vec3 p, Vec3 q, const PolyRef& s, Best* best) {
   // The clipping runs in double: in float, n . p carries an ulp of the
   // coordinates and q - p is rounded, so a segment 1e4 long crossing a
-  // hull 1e-3 across by 3.7e-4 was found to miss it, its cores given a
+  // hull 1e-3 across by 3.7e-4 would be found to miss it, its cores given a
   // distance of 1.4e-6 and the depth r - d along the closest points'
   // direction, along which the shapes overlap by 4.3 FLT_EPSILON x M more.
   const D3 pd = ToD3(p);

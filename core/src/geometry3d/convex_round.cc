@@ -190,9 +190,9 @@ double AlongBetterSign(const PolyRef& a, const PolyRef& b, double radii,
 // edge), so the least overlap over them is the cores' penetration depth.
 // The edge axes are formed in double from the float vertices (their
 // differences are exact there), so a segment nearly parallel to an edge
-// keeps an axis good to about 1e-16 / sin(angle) (in float it was off by
+// keeps an axis good to about 1e-16 / sin(angle) (in float it is off by
 // about 1e-7 / sin(angle), or skipped below a sine of kParallelSine, and a
-// long segment beside an edge was reported far too deep), and every axis
+// long segment beside an edge would be reported far too deep), and every axis
 // is measured by projecting both cores in double. Returns r_a + r_b minus
 // the largest gap over the axes, and that axis from A to B in *n.
 //

@@ -30,8 +30,8 @@
 
 namespace sator::internal {
 
-// The generic paths (every pair, B's features placed in A's frame), as
-// Contact and Overlap ran them for every round pair before the typed paths.
+// The generic paths (every pair, B's features placed in A's frame), which
+// the typed round paths match.
 ContactResult<3> ContactGeneric(const ConvexShape3& a, const ConvexShape3& b,
                                 const Pose3& b_in_a);
 bool OverlapGeneric(const ConvexShape3& a, const ConvexShape3& b,

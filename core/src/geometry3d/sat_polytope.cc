@@ -478,7 +478,7 @@ SatAxis SatQuery(const PolyRef& a, const PolyRef& b, bool early_out) {
       const Vec3 n2 = a.faces[ea.face_right].normal;
       const Vec3 da = EdgePole(a.vertices[ea.b] - pa, n1, n2);
       // A's arc plane n2 x n1, or at a knife edge its pole oriented by the
-      // outward direction there (the hull SAT's knife edges, session 11).
+      // outward direction there (as for the hull SAT's knife edges).
       bool knife_a;
       const Vec3 bxa = ArcPlane(n1, n2, da, pa - a.centroid, &knife_a);
       for (int j = 0; j < b.edge_count; ++j) {

@@ -55,8 +55,8 @@ inline constexpr float kParallelSine = 1e-5f;
 // stacked face to face with a little rotation jitter) a few percent. The
 // two edges then no longer support their shapes along it, and the value
 // read off them can exceed the true separation along it by that fraction
-// of the edges' length: overlapping shapes were reported apart (a review
-// finding, HullSatTest.StackedHullsNeverReportMoreSeparationThanExists).
+// of the edges' length, and overlapping shapes would be reported apart
+// (HullSatTest.StackedHullsNeverReportMoreSeparationThanExists).
 // A projected separation is exact for the axis it is measured on, and any
 // axis's projected separation is at most the shapes' signed distance, so
 // the test can only err towards overlap, by the axis error times the size,
@@ -76,7 +76,7 @@ inline constexpr float kEdgeReadSine = 0.05f;
 // shapes meet with a face: the two edges need not cross along the axis (or,
 // with a triangle, where every pair is measured by projection, even
 // support), their closest points are clamped to the segments' ends, and the
-// midpoint lay off the shapes (0.76 beyond a triangle; a review finding,
+// midpoint can lie off the shapes (0.76 beyond a triangle;
 // Review3dTest.PolytopeContactPointsLieBetweenSurfaces). The depth is the
 // edge axis's, which the face axis matches within round-off.
 inline constexpr float kFaceContactSine = 1e-5f;
@@ -85,7 +85,7 @@ inline constexpr float kFaceContactSine = 1e-5f;
 // two face normals), with the normals opposed, an edge is a knife edge: its
 // faces are nearly antiparallel, its Gauss-map arc nearly a half circle, and n2
 // x n1 keeps only the normals' round-off in its direction (about 1e-7 / sine:
-// 1% at a sine of 1e-5, as in the fuzz finding on a sliver tetrahedron).
+// 1% at a sine of 1e-5, as on a sliver tetrahedron).
 inline constexpr float kKnifeSine = 1e-2f;
 inline bool IsKnifeEdge(Vec3 pole, Vec3 n1, Vec3 n2) {
   return LengthSquared(pole) < kKnifeSine * kKnifeSine && Dot(n1, n2) < 0.0f;
@@ -102,8 +102,8 @@ inline constexpr float kEdgePoleSine = 1e-5f;
 // a short edge of a merged face can be several degrees off perpendicular to
 // the face normals: its direction then names an axis that lies on neither
 // arc, along which the edges do not support their shapes, and the
-// separation read off the edges is wrong (a fuzz finding: depths short by 16%
-// of the size). Such an edge takes the pole of its arc, n1 x n2, instead; an
+// separation read off the edges is wrong (depths short by up to 16% of the
+// size). Such an edge takes the pole of its arc, n1 x n2, instead; an
 // edge whose direction agrees with its normals keeps its direction, which is
 // the better conditioned of the two for long edges between nearly coplanar
 // faces (where n1 x n2 is short and loses digits).
@@ -111,7 +111,7 @@ inline constexpr float kEdgePoleSine = 1e-5f;
 // At a knife edge (kKnifeSine, below), between nearly antiparallel faces,
 // the pole is worse: n1 x n2 is then short and its direction carries the
 // normals' round-off divided by its length (about 1% at 1.4e-5 rad from
-// antiparallel, the fuzz finding on a sliver tetrahedron), so the edge
+// antiparallel, as on a sliver tetrahedron), so the edge
 // keeps its direction there.
 inline Vec3 EdgePole(Vec3 direction, Vec3 n1, Vec3 n2) {
   const float d1 = Dot(direction, n1);

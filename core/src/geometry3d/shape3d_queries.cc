@@ -28,7 +28,7 @@ bool IsMesh(const Shape3& shape) {
 }
 
 // The shape is usable: a null hull or mesh is refused, and a convex shape
-// must pass part A's ValidateShape (meshes were validated when built).
+// must pass ValidateShape (meshes are validated when built).
 absl::Status CheckShape(const Shape3& shape, const char* side) {
   if (const auto* hull =
           std::get_if<std::shared_ptr<const ConvexHull>>(&shape)) {
@@ -52,7 +52,7 @@ absl::Status CheckShape(const Shape3& shape, const char* side) {
 }
 
 // Normalises the pose's rotation (refusing one far from unit length or a
-// non-finite pose, part A's NormalizePose).
+// non-finite pose, NormalizePose).
 absl::StatusOr<Pose3> CheckPose(const Pose3& pose, const char* side) {
   absl::StatusOr<Pose3> p = NormalizePose(pose);
   if (!p.ok()) {

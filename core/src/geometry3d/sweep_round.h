@@ -69,7 +69,7 @@ RayStatus RayRoundPoly(Vec3 origin, Vec3 dir, float t_max,
 // at height z <= radius over the middle is sqrt(z^2 + h^2 / 4) from the
 // edges, so edges alone miss a band up to sqrt(radius^2 + h^2 / 4) - radius
 // thick (about h^2 / (8 radius)). Nearly parallel segments make h small but
-// radius can be smaller still (the reviewer's capsules: h = 9e-3, radius
+// radius can be smaller still (for example h = 9e-3 with radius
 // 2e-3). The faces are therefore tested whenever the segments' directions
 // are not exactly parallel in float, in double: the normal is the cross
 // product of the float edge vectors, whose products are exact in double, so
@@ -79,8 +79,8 @@ RayStatus RayRoundPoly(Vec3 origin, Vec3 dir, float t_max,
 // distances to the sides, not coefficients divided by sin(theta). The edge
 // capsules are tested in double as well: the corners lie as far from the
 // origin as the segments are long, where a float capsule test loses about
-// 1e-7 of that length (1e-3 for the reviewer's 1e4-long capsules, half the
-// radius).
+// 1e-7 of that length (1e-3 for 1e4-long capsules, half the radius in the
+// example above).
 RayStatus RayRoundSegmentDifference(Vec3 origin, Vec3 dir, float t_max, Vec3 p,
                                     Vec3 q, Vec3 c1, Vec3 c2, float radius,
                                     PrimitiveHit* hit);

@@ -172,8 +172,8 @@ void MakeHull(const ConvexHull& hull, const Pose3& pose, HullStore* out) {
     edge.arcs[0] = {n1, n2};
     // At a knife edge (faces nearly antiparallel) n2 x n1 keeps only the
     // normals' round-off in its direction; the edge's direction, oriented
-    // by the outward direction there, stands for it (a sliver's crossing
-    // was missed and the sweep hit early, KnifeEdgeTest).
+    // by the outward direction there, stands for it (else a sliver's
+    // crossing is missed and the sweep hits early, KnifeEdgeTest).
     bool knife;
     edge.planes[0] = ArcPlane(n1, n2, EdgePole(edge.q - edge.p, n1, n2),
                               edge.p - centroid, &knife);
@@ -833,8 +833,8 @@ SatSweepResult SweepBoxBox(const Box3& a, const Box3& b, const Pose3& b_in_a,
   // Edges nearly but not quite parallel (a sine in [1e-5, 0.05)) make axes
   // that R's entries describe only to round-off relative to their length
   // (1e-7 / sine): skipping them reported impacts early by the sine times
-  // the edge length (a review finding, 1.2e-3 for 1.5-unit edges at 8e-4
-  // rad; SweepInternal.BoxBoxNearlyParallelEdgesMatchGeneric), computing
+  // the edge length (1.2e-3 for 1.5-unit edges at 8e-4 rad;
+  // SweepInternal.BoxBoxNearlyParallelEdgesMatchGeneric), computing
   // them from R would err by round-off over the sine. The generic sweep
   // projects the boxes' corners on those axes instead. Rare on random
   // rotations; a cheap test on |R| first (box_overlap_axes.h).

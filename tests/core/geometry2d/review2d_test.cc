@@ -1,6 +1,6 @@
-// Review findings on the 2D core: each test is a concrete input whose answer
-// was wrong beyond the documented tolerance (docs/core/geometry2d.md), with
-// the expected value derived from the geometry in double precision here.
+// Edge cases of the 2D core: each test is a concrete input near a decision
+// boundary of the documented tolerance (docs/core/geometry2d.md), with the
+// expected value derived from the geometry in double precision here.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -79,12 +79,12 @@ double Distance(const std::vector<D2>& p, const std::vector<D2>& q) {
   return best;
 }
 
-// Finding 1. The reference face is A's unless B's axis separates more by
-// kFaceBias x tolerance, and Contact decided `overlapping` from the axis that
-// bias picked. With B's axis separating by 1.05 x tolerance and A's by a
-// little less than the tolerance, the boxes are apart (exact distance 1.05
-// x tolerance, vertex of A against B's face), Overlap says so, and Contact
-// said overlapping (depth -0.97 x tolerance, A's axis).
+// The reference face is A's unless B's axis separates more by kFaceBias x
+// tolerance; `overlapping` must come from the largest separation, not from
+// the axis that bias picks. With B's axis separating by 1.05 x tolerance and
+// A's by a little less than the tolerance, the boxes are apart (exact
+// distance 1.05 x tolerance, vertex of A against B's face), and Overlap and
+// Contact both say so (A's axis alone would give depth -0.97 x tolerance).
 TEST(Review2d, ContactAgreesWithOverlapWhenTheFaceBiasPicksTheShallowerAxis) {
   const double theta = 5e-6;
   const Rot2 rot{static_cast<float>(std::cos(theta)),
@@ -123,16 +123,15 @@ TEST(Review2d, ContactAgreesWithOverlapWhenTheFaceBiasPicksTheShallowerAxis) {
   }
 }
 
-// Finding 2. Two unit boxes, B turned by -0.3 rad, touching within the
+// Two unit boxes, B turned by -0.3 rad, touching within the
 // tolerance (exact distance 6.08e-5, tolerance 6.28e-5; Overlap agrees):
 // B's corner nearest A lies just below A's right face, outside its slab,
 // and B's left face (the incident face) leaves A's face at 0.3 rad, so the
 // part of it clipped to A's slab is 6.4e-5 from A's face, just past
-// -tolerance. No clipped point was kept: ContactBoxBox returned overlapping
-// with point_count 0 (also as the `initial` of a box-box Sweep), and the
-// general SAT path (any pair with a ConvexPolygon) fell back to the
-// incident polygon's vertex 0, here B's far corner (3.50, 0.32), 2.5 units
-// outside A.
+// -tolerance. Keeping no clipped point would leave ContactBoxBox with
+// point_count 0 (also as the `initial` of a box-box Sweep), and falling back
+// to the incident polygon's vertex 0 would give B's far corner (3.50, 0.32),
+// 2.5 units outside A: the deeper clipped point must be kept.
 TEST(Review2d, ContactPointsOfATouchWithinTheToleranceLieOnBothShapes) {
   const Vec2 h{1.0f, 1.0f};
   const Pose2 pose_a{{0.0f, 0.0f}, {1.0f, 0.0f}};
@@ -175,15 +174,14 @@ TEST(Review2d, ContactPointsOfATouchWithinTheToleranceLieOnBothShapes) {
   }
 }
 
-// Finding 3 (fixed by tightening ValidatePose). The queries use (c, s) as
-// if it were unit: MulT applies the transpose as the inverse, so B's offset
-// in A's frame is scaled by |(c, s)| where the inverse would divide by it.
-// ValidatePose used to accept a squared length within 2e-4 of 1, an error
-// of up to 2e-4 of the offset, twenty times the relative touching
+// The queries use (c, s) as if it were unit: MulT applies the transpose as
+// the inverse, so B's offset in A's frame is scaled by |(c, s)| where the
+// inverse would divide by it. A squared length within 2e-4 of 1 would be an
+// error of up to 2e-4 of the offset, twenty times the relative touching
 // tolerance: with A = (1.000099, 0), the 2000 x 2 box A and the unit box B
-// at (1001, 0), which touch face to face, were reported 0.099 apart
-// (tolerance 0.02). ValidatePose now refuses such a rotation, and the
-// largest error it still accepts (squared length 1 + 2e-6, so |(c, s)| - 1
+// at (1001, 0), which touch face to face, would be reported 0.099 apart
+// (tolerance 0.02). ValidatePose refuses such a rotation, and the largest
+// error it accepts (squared length 1 + 2e-6, so |(c, s)| - 1
 // up to 1e-6) stays a tenth of the relative touching tolerance: the same
 // pair still touches, and the ray still hits A at 100 within the tolerance.
 TEST(Review2d, RotationAcceptedByValidatePoseKeepsTheTolerance) {
@@ -194,7 +192,7 @@ TEST(Review2d, RotationAcceptedByValidatePoseKeepsTheTolerance) {
   const absl::Status refused = ValidatePose(sloppy);
   EXPECT_EQ(refused.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(refused.message().find("unit length"), std::string::npos);
-  // Within the new limit, on either side of 1.
+  //   // Within the limit, on either side of 1.
   for (const float c : {1.00000095f, 0.99999905f}) {
     const Pose2 pose_a{{0.0f, 0.0f}, {c, 0.0f}};
     SCOPED_TRACE(::testing::Message() << "c " << c);
@@ -216,16 +214,16 @@ TEST(Review2d, RotationAcceptedByValidatePoseKeepsTheTolerance) {
   }
 }
 
-// Finding 4 (fixed: the sweep's graze rule, docs/core/geometry2d.md).
+// The sweep's graze rule (docs/core/geometry2d.md).
 // Docs and query_types.h: kMiss means the shapes never touch for t in [0, 1],
 // and shapes touch when their separation is at most the tolerance (as a
 // sweep's start does). A shape sliding past A at a gap of 1e-5 (tolerance
 // 6e-5 at t = 0.5, 9.4e-5 at t = 0) touches on the way: Overlap and Contact
 // at t = 0.5 say so, and geometry2d_property_test's own check is that "a
-// miss overlaps nowhere on 8 samples of the path". Sweep said kMiss: the
-// SAT over time and the round casts enter at separation 0, not at the
-// tolerance, and an axis that separates by 0 < s0 <= tol and never closes
-// ruled the pair out ("never").
+// miss overlaps nowhere on 8 samples of the path". A sweep whose SAT over
+// time and round casts enter only at separation 0, not at the tolerance,
+// would rule the pair out on an axis that separates by 0 < s0 <= tol and
+// never closes, and say kMiss.
 TEST(Review2d, SweepThatTouchesWithinTheToleranceOnTheWayIsNotAMiss) {
   const Pose2 pose_a{{0.0f, 0.0f}, {1.0f, 0.0f}};
   const Pose2 start{{-5.0f, 2.00001f}, {1.0f, 0.0f}};
@@ -246,17 +244,15 @@ TEST(Review2d, SweepThatTouchesWithinTheToleranceOnTheWayIsNotAMiss) {
   }
 }
 
-// Finding 5 (fixed: the exact distance decides when the best SAT gap is in
-// (0, tol]). The verdict for boxes and polygons was the SAT's: touching when
-// every edge normal separates by at most the tolerance. Apart shapes whose
-// closest features are two vertices are separated along the edge normals by
-// only distance x cos(half the exterior angle), so a sharp corner was called
-// touching up to tolerance / corner_factor away. Two valid 10-degree spikes
-// tip to tip, 5.0 x tolerance apart (exact distance 2.17e-4, tolerance
-// 4.35e-5): Overlap, Contact (depth -1.9e-5) and a still Sweep
-// (kStartedOverlapping) all said touching, and a ray starting 5 x tolerance
-// past a tip said started_inside. A 1-degree spike would be called touching
-// at 115 x tolerance.
+// The exact distance decides when the best SAT gap is in (0, tol]. Apart
+// shapes whose closest features are two vertices are separated along the
+// edge normals by only distance x cos(half the exterior angle), so the SAT
+// alone would call a sharp corner touching up to tolerance / corner_factor
+// away. Two valid 10-degree spikes tip to tip, 5.0 x tolerance apart (exact
+// distance 2.17e-4, tolerance 4.35e-5): Overlap, Contact, a still Sweep and
+// a ray starting 5 x tolerance past a tip must all say apart (the SAT alone:
+// touching, depth -1.9e-5, kStartedOverlapping, started_inside). A 1-degree
+// spike would be called touching at 115 x tolerance.
 TEST(Review2d, SharpCornersApartByMoreThanTheToleranceDoNotTouch) {
   const float w = 2.0f * std::tan(5.0f * 3.14159265f / 180.0f);
   const Shape2 spike =
@@ -276,7 +272,7 @@ TEST(Review2d, SharpCornersApartByMoreThanTheToleranceDoNotTouch) {
   EXPECT_NE(Sweep(spike, pose_a, {}, spike, pose_b, {}).outcome,
             SweepOutcome::kStartedOverlapping);
   // The polygon ray's inside test is the same half-plane test: a ray from 5
-  // x its tolerance past the tip, pointing away, said started_inside.
+  //   // x its tolerance past the tip, pointing away, is not started_inside.
   const float ray_tol = TouchingTolerance(extent + 1.0f);
   const RayResult<2> ray =
       RayCast(spike, pose_a,
@@ -285,7 +281,7 @@ TEST(Review2d, SharpCornersApartByMoreThanTheToleranceDoNotTouch) {
   EXPECT_FALSE(ray.started_inside);
 }
 
-// ---- Findings 4 and 5: further cases ----------------------------------------
+// ---- The graze rule and the exact distance: further cases ------------------
 
 // The vertices of a box or polygon at a pose, counter-clockwise, in double.
 std::vector<D2> WorldVertices(const Shape2& shape, const Pose2& pose) {
@@ -394,13 +390,13 @@ void ExpectTouching(const Shape2& a, const Pose2& pa, const Shape2& b,
   }
 }
 
-// Finding 5 on analytic pairs just inside and just outside the tolerance:
-// spikes of 1 and 10 degrees tip to tip (the register polygon path, and the
-// core path with 12 vertices), a spike's tip against a box corner (box
+// The exact distance on analytic pairs just inside and just outside the
+// tolerance: spikes of 1 and 10 degrees tip to tip (the register polygon path,
+// and the core path with 12 vertices), a spike's tip against a box corner (box
 // turned 45 degrees), and box corners meeting along the diagonal (boxes and
 // squares as polygons). The SAT gap is at most sin(5 degrees), sin(45
-// degrees) and cos(45 degrees) of the distance: at 1.1 x tolerance the old
-// SAT verdict was "touching" for every one.
+// degrees) and cos(45 degrees) of the distance: at 1.1 x tolerance the SAT
+// verdict alone would be "touching" for every one.
 TEST(Review2d, SharpCornersTouchByTheirExactDistance) {
   const Pose2 origin{{0.0f, 0.0f}, {1.0f, 0.0f}};
   for (const double fraction : {0.9, 1.1}) {
@@ -474,14 +470,14 @@ TEST(Review2d, SharpCornersTouchByTheirExactDistance) {
   }
 }
 
-// Finding 5 as a property: on random pairs of boxes and polygons (two thirds
-// of the polygons sharp spikes of 1 to 40 degrees) placed 0.5 to 2 tolerances
-// apart (half of them vertex to vertex, half along a random direction),
-// every query's verdict is
-// "exact distance <= tolerance" (computed here in double from the same float
-// shapes and poses). Pairs within 5% of the tolerance of the boundary are
-// ambiguous by float round-off and skipped. Random rays starting near a
-// vertex, pointing away: started_inside is "distance <= tolerance" too.
+// The exact distance as a property: on random pairs of boxes and polygons (two
+// thirds of the polygons sharp spikes of 1 to 40 degrees) placed 0.5 to 2
+// tolerances apart (half of them vertex to vertex, half along a random
+// direction), every query's verdict is "exact distance <= tolerance" (computed
+// here in double from the same float shapes and poses). Pairs within 5% of the
+// tolerance of the boundary are ambiguous by float round-off and skipped.
+// Random rays starting near a vertex, pointing away: started_inside is
+// "distance <= tolerance" too.
 TEST(Review2d, TouchingIsTheExactDistanceOnNearTouchingPairs) {
   test2d::ShapeGen gen(4242u);
   const auto shape = [&](int kind) -> Shape2 {
@@ -659,12 +655,12 @@ TEST(Review2d, TouchingIsTheExactDistanceOnNearTouchingPairs) {
       "axis), %d skipped\n",
       touching, kPairs - touching - skipped, apart_within_sat, skipped);
   EXPECT_EQ(failures, 0);
-  // The cases the fix is about must be plentiful.
+  // The cases the exact distance decides must be plentiful.
   EXPECT_GT(apart_within_sat, kPairs / 50);
   EXPECT_GT(touching, kPairs / 5);
 }
 
-// Finding 4 for every kind: B slides past a unit box along +x, 10 units in
+// The graze rule for every kind: B slides past a unit box along +x, 10 units in
 // [0, 1], its lowest feature at a gap g above the box's top face (a box, a
 // square polygon, a unit circle, a horizontal capsule of radius 1, a
 // segment). At g = 0.5 x tolerance (the pair's at the closest approach) it
@@ -748,9 +744,9 @@ TEST(Review2d, SweepPassingWithinTheToleranceIsAHitForEveryKind) {
   }
 }
 
-// Graze and finding 5 together: B's 10-degree tip passes A's tip (B turned
-// by a half turn, moving along y from -3 to 3) at 0.9 and 1.1 sweep
-// tolerances. The SAT gap on the way is at most sin(5 degrees) of the
+// The graze rule and the exact distance together: B's 10-degree tip passes A's
+// tip (B turned by a half turn, moving along y from -3 to 3) at 0.9 and 1.1
+// sweep tolerances. The SAT gap on the way is at most sin(5 degrees) of the
 // distance, within the tolerance in both cases; the exact distance decides:
 // a hit where the tips come within the tolerance (tip height -sqrt(tol^2 -
 // x^2)), and a miss.
@@ -778,20 +774,18 @@ TEST(Review2d, SweepPastASharpTipGrazesByTheExactDistance) {
   }
 }
 
-// A ray past a needle's tip (a core_pair_fuzzer finding, seed
-// regression_ray_needle_tip_clip). The needle's two long edge lines cut a
-// ray that passes its tip at distance s a mere s x phi apart in the ray's
-// parameter (phi the tip's angle), below float's resolution of a parameter
-// of the problem's size, and the float clipping kept an interval that is
-// empty: a needle of angle 3e-5 passed at 2e-5 (50 x the tolerance)
-// reported a hit 2e-5 off the polygon. Such thin intervals are now decided
-// again in double. Here: needles of angle 1e-5 to 1e-2, length 0.3 to 10,
-// turned and placed at random; rays crossing the axis 3 to 1000 tolerances
-// beyond the tip within 60 degrees of square to it (which cannot meet the
-// needle: they must miss) and rays crossing the axis inside the needle
+// A ray past a needle's tip (seed regression_ray_needle_tip_clip). The needle's
+// two long edge lines cut a ray that passes its tip at distance s a mere s x
+// phi apart in the ray's parameter (phi the tip's angle), below float's
+// resolution of a parameter of the problem's size, so float clipping alone
+// keeps an interval that is empty (a needle of angle 3e-5 passed at 2e-5, 50 x
+// the tolerance, would report a hit 2e-5 off the polygon). Such thin intervals
+// are decided again in double. Here: needles of angle 1e-5 to 1e-2, length 0.3
+// to 10, turned and placed at random; rays crossing the axis 3 to 1000
+// tolerances beyond the tip within 60 degrees of square to it (which cannot
+// meet the needle: they must miss) and rays crossing the axis inside the needle
 // (which must hit on the boundary, within the tolerance, and enter through
-// one of the two long edges). Before the fix 2,105 of the 10,000 passing
-// rays hit.
+// one of the two long edges).
 TEST(Review2d, RayPastANeedleTipMissesAndThroughItHitsOnTheBoundary) {
   {
     const ConvexPolygon needle =
@@ -888,13 +882,12 @@ TEST(Review2d, RayPastANeedleTipMissesAndThroughItHitsOnTheBoundary) {
   EXPECT_EQ(through_off_boundary, 0);
 }
 
-// A fuzz finding (core_pair_fuzzer, seed
-// regression_ray_along_needle_edge.bin): a needle 4e-5 thick and 1.4 long,
+// Seed regression_ray_along_needle_edge.bin: a needle 4e-5 thick and 1.4 long,
 // the ray along one of its edges into the tip. The entry, where the ray
-// crosses the other long edge's line at a sine of 6e-5, carried float's few
-// ulps over that sine, and the stored unit normal's ulp of angle turned
-// that line about its far vertex: the point came out 1.7e-3 short of the
-// tip, off the polygon. Entries at a sine below 1e-2 are now clipped again
+// crosses the other long edge's line at a sine of 6e-5, carries float's few
+// ulps over that sine, and the stored unit normal's ulp of angle turns that
+// line about its far vertex: in float the point comes out 1.7e-3 short of
+// the tip, off the polygon. Entries at a sine below 1e-2 are clipped again
 // in double with each edge's line through both of its vertices. Seeded:
 // rays along either long edge of needles 1e-5 to 1e-2 thick, at random
 // poses, into the tip. Rounded to float the ray may run a hair inside the
@@ -930,7 +923,7 @@ TEST(Review2d, RayAlongANeedleEdgeHitsOnTheBoundary) {
     const D2 u{std::cos(heading), std::sin(heading)};
     const D2 tip{uniform(-2.0, 2.0), uniform(-2.0, 2.0)};
     // The needle in the pose's frame with the pose at the identity, so that
-    // the ray reaches the polygon's frame unrounded, as in the finding.
+    //     // the ray reaches the polygon's frame unrounded, as in the seed.
     const std::vector<Vec2> points = {
         {static_cast<float>(tip.x), static_cast<float>(tip.y)},
         {static_cast<float>(tip.x + length * u.x),

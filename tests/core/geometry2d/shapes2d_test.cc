@@ -57,10 +57,9 @@ TEST(MakeConvexPolygon, NormalisesClockwiseInput) {
 }
 
 // The vertices come back bit for bit (reordered only), so a polygon sent
-// back to a client converts to the same polygon again. Found by the
-// request_convert fuzzer: with the clockwise input below reversed, the
-// vertex (256, 0.2) was once rebuilt relative to (0, -32768) and came back
-// as (256, 0.19921875).
+// back to a client converts to the same polygon again: with the clockwise
+// input below reversed, rebuilding the vertex (256, 0.2) relative to
+// (0, -32768) would bring it back as (256, 0.19921875).
 TEST(MakeConvexPolygon, KeepsGivenVerticesExactlyAndIsIdempotent) {
   const std::vector<Vec2> pts = {{0, 0}, {256, 0.2f}, {5.4e-20f, -32768}};
   absl::StatusOr<ConvexPolygon> once = MakeConvexPolygon(pts);

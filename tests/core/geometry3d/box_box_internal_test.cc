@@ -112,7 +112,8 @@ TEST(BoxBoxInternal, ContactMatchesGenericPath) {
       ++overlapping;
       // The same least depth (a face may be kept over an edge axis up to
       // 1e-5 of the boxes' size shallower, box_box.cc), and it is the
-      // overlap along the reported normal (the fuzz finding broke that).
+      // overlap along the reported normal (seed
+      // regression_box_box_mtv_too_shallow).
       const float margin =
           1e-5f * (a.half_extents.x + a.half_extents.y + a.half_extents.z +
                    b.half_extents.x + b.half_extents.y + b.half_extents.z);

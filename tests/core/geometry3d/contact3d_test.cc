@@ -100,7 +100,7 @@ TEST(Contact3dTest, BoxBoxEdgeEdge) {
 
 // Spheres of radius 1 at distance 1.5: depth 0.5 along +x, point midway
 
-// core_pair_fuzzer's finding (tests/fuzz/seeds/core_pair/
+// A fuzz seed (tests/fuzz/seeds/core_pair/
 // regression_box_box_mtv_too_shallow.bin): A is turned 180 degrees about
 // (1, 1, 0), so its axes are world (y, x, -z); B is a 0.4 cube turned by
 // theta = 2 asin(0.0275662) = 3.16 degrees about x and sits dz = 0.1157262

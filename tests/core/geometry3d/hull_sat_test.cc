@@ -539,13 +539,13 @@ void ExpectSymmetricDepth(const std::shared_ptr<const ConvexHull>& a,
   EXPECT_NEAR(OverlapAlong(*b, pb, *a, pa, ba.normal), ba.depth, tol);
 }
 
-// The fuzz finding (core_pair_fuzzer, seed
-// regression_hull_hull_short_edge_3d.bin): B
+// Seed regression_hull_hull_short_edge_3d.bin: B
 // has a 3-unit edge on a 1e5 hull, inside a quad merged within the hull
 // tolerance, so the edge is 2.8 degrees off perpendicular to the quad's
-// normal. The edge pair axis formed from that edge's direction lay on
-// neither arc, and Contact(B, A) read a depth 16% of the size too shallow
-// off the edges (41310 against 45976 the other way round). With the arc's
+// normal. An edge pair axis formed from that edge's direction lies on
+// neither arc, and reading Contact(B, A)'s depth off the edges along it
+// would give 16% of the size too shallow (41310 against 45976 the other way
+// round). With the arc's
 // pole (EdgePole) both orders agree with each other and with the overlap
 // along their normals.
 TEST(HullSatTest, ShortEdgeOfMergedFaceGivesSymmetricDepth) {
@@ -601,17 +601,15 @@ TEST(HullSatTest, ShortEdgesFarFromOriginGiveSymmetricDepth) {
 
 // ---- Knife edges: slivers whose faces meet nearly antiparallel ----------
 //
-// The fuzz finding (core_pair_fuzzer, seed
-// regression_hull_hull_knife_edge_3d.bin): B is a tetrahedron 80,000 across
+// Seed regression_hull_hull_knife_edge_3d.bin: B is a tetrahedron 80,000 across
 // and about 3 thick, so two of its faces meet at an edge 1.4e-5 rad from
-// antiparallel. That edge's arc plane n2 x n1 was 1.4e-5 long and 1% off in
-// direction, the pole built from the normals as well; Contact(B, A) read a
-// separation off that edge pair along an axis where the edges do not
-// support, it beat the true best edge axis (-49,897), and the check of the
-// winner at the end fell back to the best face: depth 50,001.5 against
-// 49,897.4 the other way round (and in double). Knife edges now use the
-// edge's direction for both (EdgePole, ArcPlane) and are measured by
-// projection.
+// antiparallel. That edge's arc plane n2 x n1 is 1.4e-5 long and 1% off in
+// direction, the pole built from the normals as well: a separation read off
+// that edge pair along an axis where the edges do not support would beat
+// the true best edge axis (-49,897), and the check of the winner at the end
+// would fall back to the best face (depth 50,001.5 against 49,897.4 the
+// other way round). Knife edges use the edge's direction for both
+// (EdgePole, ArcPlane) and are measured by projection.
 TEST(HullSatTest, KnifeEdgeOfSliverTetrahedronGivesSymmetricDepth) {
   constexpr float kH = 50001.5273f;
   const auto a = *MakeConvexHull({{-kH, -kH, -kH},
@@ -704,11 +702,11 @@ TEST(HullSatTest, SliversWithKnifeEdgesMatchExhaustiveSat) {
 
 // ---- Stacked shapes: faces against faces, with a little rotation jitter ---
 //
-// A review found hulls stacked face to face (a few 1e-6 rad of jitter)
-// reported apart while overlapping by 1e-3: an edge pair at an angle of
-// about 1e-5 passed the parallel test, its float cross product pointed a few
-// percent off, and the separation read off the two edges exceeded the true
-// one (kEdgeReadSine, sat_polytope.h). These tests place random hulls and
+// Hulls stacked face to face (a few 1e-6 rad of jitter), overlapping by
+// 1e-3: an edge pair at an angle of about 1e-5 passes the parallel test, its
+// float cross product points a few percent off, and a separation read off
+// the two edges would exceed the true one and call them apart
+// (kEdgeReadSine, sat_polytope.h). These tests place random hulls and
 // prisms (long parallel edges) face to face and check both SAT paths
 // against the double-precision exhaustive SAT.
 
@@ -828,9 +826,9 @@ TEST(HullSatTest, StackedHullsNeverReportMoreSeparationThanExists) {
   EXPECT_GT(separated, 2000);
 }
 
-// The review's two cases, by hand. A pentagonal prism against itself,
-// stacked with 4e-6 rad of tilt: a point lies 5e-4 inside both, the least
-// depth is 1e-3, and Contact reported them 0.005 apart.
+// Two such cases by hand. A pentagonal prism against itself, stacked with
+// 4e-6 rad of tilt: a point lies 5e-4 inside both and the least depth is
+// 1e-3 (a separation read off the edges would say 0.005 apart).
 TEST(HullSatTest, StackedPrismsWithTinyTiltOverlap) {
   const auto prism = Prism(5, 1.0f, 0.3f, 0.1f);
   const ConvexShape3 shape{prism};

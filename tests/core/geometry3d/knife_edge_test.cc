@@ -602,7 +602,7 @@ void OnEdge(const ConvexHull& hull, int e, float s, float w, Vec3* point,
 // (CheckSweep). Quickhull merges their nearly coplanar faces, so short edges
 // of merged faces can be degrees off perpendicular to the faces' normals:
 // the static SATs take such an edge's arc pole for its edge axes
-// (EdgePole; a fuzz finding, HullSatTest.ShortEdgeOfMergedFaceGivesSymmetric
+// (EdgePole; HullSatTest.ShortEdgeOfMergedFaceGivesSymmetric
 // Depth); this family asks the same of the sweep. Random sweeps almost never
 // close on such an edge, so each pair is aimed at one: a tilted edge of A
 // and an edge of B (tilted too when B has one) meet at a time t* in

@@ -148,7 +148,7 @@ TEST(ObbOverlapTest, EdgeAxesAgainstDoubleReference) {
   EXPECT_GE(overlapping, 3000);
 }
 
-// The review's case: two cubes both turned 45 degrees about x (an edge on
+// Two cubes both turned 45 degrees about x (an edge on
 // top, an edge below), B turned 2e-3 rad about z and lifted 1e-3 clear of
 // A. The top edge of A and the bottom edge of B are nearly parallel, and
 // only their cross product separates the cubes; Ericson's epsilon, divided

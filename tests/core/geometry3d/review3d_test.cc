@@ -565,24 +565,21 @@ bool EitherRound(ShapeKind3 a, ShapeKind3 b) {
 // within 4 FLT_EPSILON x M for every pair, the overlap along the normal
 // equal to the depth, Overlap agreeing beyond the tolerance, both orders;
 // and for pairs with a sphere or capsule, the contact point midway between
-// the surfaces (within depth / 2 of both). Before the contact point fix
-// (ContactRound, cores touching or intersecting, took its point from the
-// polytope's support, often a whole face, so any of that face's vertices)
-// 755 of the 30,000 cases with a round shape failed on the point: a sphere
-// inside a box, a capsule lying on a face.
+// the surfaces (within depth / 2 of both). The hard cases are a sphere
+// inside a box and a capsule lying on a face: with cores touching or
+// intersecting, ContactRound takes the point from the round core, since the
+// polytope's support is often a whole face.
 TEST(Review3dTest, ExactlyDegenerateContactMatchesDoubleReference) {
   EXPECT_EQ(RunContactFamilies(EitherRound), 0);
 }
 
 // Every pair of kinds, the polytope pairs included: the contact points of
-// every overlapping pair within depth / 2 of both surfaces. Before the fix
-// (sat_polytope.cc, kFaceContactSine and SupportingEdge) 42 of the 30,000
-// polytope cases failed (box-triangle 32, triangle-hull 5, box-hull 3,
-// triangle-triangle 1, hull-hull 1), every one on an edge-edge axis: the
-// cross product of two edges was exactly a face normal of A or B (41), and
-// the contact was read off two edges that do not meet along it (0.76
-// beyond a triangle); or, with a triangle, the pair named by the search was
-// not the pair that supports (1).
+// every overlapping pair within depth / 2 of both surfaces. The hard cases
+// are edge-edge axes: where the cross product of two edges is exactly a face
+// normal of A or B, a contact read off two edges that do not meet along it
+// can lie 0.76 beyond a triangle (sat_polytope.cc, kFaceContactSine), and
+// with a triangle the pair named by the search need not be the pair that
+// supports (SupportingEdge).
 TEST(Review3dTest, PolytopeContactPointsLieBetweenSurfaces) {
   EXPECT_EQ(RunContactFamilies([](ShapeKind3, ShapeKind3) { return true; }), 0);
 }
@@ -635,8 +632,8 @@ TEST(Review3dTest, EdgeAxisAlongAFaceNormalClipsTheFace) {
 // Two octahedra (hull-hull, ContactHullHull's Gauss-map edge axis) meeting
 // with parallel faces: the winning edge axis is a face normal of both. Every
 // point within depth / 2 of both (an octahedron |x| + |y| + |z| <= r is
-// (|x| + |y| + |z| - r) / sqrt(3) from a point beyond one face); before the
-// fix the point lay 0.43 outside B with depth 0.577.
+// (|x| + |y| + |z| - r) / sqrt(3) from a point beyond one face); a point
+// read off the two edges would lie 0.43 outside B with depth 0.577.
 TEST(Review3dTest, OctahedraMeetingFaceToFaceContactPoints) {
   const auto octahedron = [](float r) {
     return *MakeConvexHull(
@@ -697,12 +694,11 @@ TEST(Review3dTest, TriangleEdgeAxisUsesTheSupportingEdges) {
   }
 }
 
-// The reported shape of the fault above, by hand: a sphere of radius 0.5
+// A sphere's contact point on a box face, by hand: a sphere of radius 0.5
 // whose centre lies 0.25 inside a box's face (the box turned by an exact
 // 120 degree turn). Depth 0.75 along -x; the point midway between the
-// surfaces is the sphere's centre moved 0.125 towards -x, whichever order.
-// Before the fix, with the sphere as A, the point was the box face's corner
-// (-1.125, -2.5, -1.5).
+// surfaces is the sphere's centre moved 0.125 towards -x, whichever order
+// (not the box face's corner (-1.125, -2.5, -1.5), B's support vertex).
 TEST(Review3dTest, SphereInsideBoxFaceContactPoint) {
   const ConvexShape3 sphere = Sphere{0.5f};
   const Pose3 ps{{-1.0f, -1.0f, -0.75f}, {}};
@@ -840,13 +836,11 @@ TEST(Review3dTest, ExactlyDegenerateSweepMatchesDoubleReference) {
 }
 
 // Time, normal and, at impact, the contact point on both surfaces (within
-// 4 FLT_EPSILON x M). Before the fix (sweep_sat.cc's ContactPoint) 3 of the
-// 30,000 cases failed on the point: box-box (0.75 off A: two faces meeting
-// along an edge, whose overlap round-off clipped away, and the fallback
-// took the mean of both faces' corners), box-triangle (2e-4) and box-hull
-// (2e-5) (a box 2e-3 thick whose edge or vertex was taken for a face or an
-// edge: the supporting features were chosen within 1e-4 of the
-// coordinates).
+// 4 FLT_EPSILON x M). The hard cases for sweep_sat.cc's ContactPoint: two
+// faces meeting along an edge, whose overlap round-off clips away (the mean
+// of both faces' corners would be 0.75 off A), and a box 2e-3 thick whose
+// edge or vertex could be taken for a face or an edge (supporting features
+// chosen within 1e-4 of the coordinates would be 2e-4 off).
 TEST(Review3dTest, SweepContactPointOnBothSurfaces) {
   EXPECT_EQ(RunSweepFamilies(/*point=*/true), 0);
 }
@@ -877,9 +871,9 @@ TEST(Review3dTest, BoxSweepFacesMeetingAlongAnEdgeContactPoint) {
 // A box 2e-3 thick (half extents 1e-3, 1, 1) at rest, and a cube whose face
 // comes down on it along n = (0.1, sqrt(0.99), 0): A's supporting feature
 // is its edge x = 1e-3, y = 1 (the edge at x = -1e-3 lies 2e-4 lower along
-// n). With the supporting features chosen within 1e-4 of the projections
-// (3e-4 here) A's face y = 1 was taken instead and the point, the middle of
-// that face, lay 1e-4 off A; now it is the middle of the edge, (1e-3, 1, 0).
+// n). The point is the middle of the edge, (1e-3, 1, 0); supporting features
+// chosen within 1e-4 of the projections (3e-4 here) would take A's face
+// y = 1 instead, and its middle lies 1e-4 off A.
 TEST(Review3dTest, ThinBoxSweepContactPointOnItsEdge) {
   const float sin_t = 0.1f;
   const float cos_t = std::sqrt(1.0f - sin_t * sin_t);
@@ -1032,13 +1026,11 @@ TEST(Review3dTest, ExactlyDegenerateRayMatchesDoubleReference) {
 // tilted out of A's plane by up to 1e-5 of the length and across A's edge
 // by up to 1e-5 of it, or neither; both orders. Such pairs reach two
 // branches no other test did: the best axis is a triangle's in-plane edge
-// normal (FillContact's kOther: the point was B's deepest vertex, either
-// end of B's edge, up to the edge's length off A), or the face axis's
-// clipping leaves nothing (ClipFaces' round-off fallback: the incident
-// triangle's deepest vertex, likewise). Every point of an overlapping
-// result must lie within depth / 2 of both triangles plus 1e-5 of the
-// length (the tilt and the overlap allowed). Before the fix 703 of the
-// 5,168 overlapping results failed, the worst 0.87 lengths off.
+// normal (FillContact's kOther, where B's deepest vertex, either end of B's
+// edge, would be up to the edge's length off A), or the face axis's
+// clipping leaves nothing (ClipFaces' round-off fallback, likewise). Every
+// point of an overlapping result must lie within depth / 2 of both triangles
+// plus 1e-5 of the length (the tilt and the overlap allowed).
 TEST(Review3dTest, CoplanarTrianglesMeetingAtAnEdgeContactPoints) {
   std::mt19937 rng(6161);
   const auto u = [&rng](float lo, float hi) {

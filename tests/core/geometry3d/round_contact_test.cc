@@ -222,18 +222,17 @@ void Report(const char* name, const Tally& t) {
               t.cases, t.overlapping, t.failures, t.worst);
 }
 
-// The reported finding: capsules of length about 627, radius 0.17, nearly
-// parallel, true depth about 1e-6, reported depth 0.0085. The closest
-// points were rounded to float before their difference was taken: that
-// rounding (an ulp of the coordinates, 3e-5 at 300) along the segments
-// tilted the normal by about ulp / distance, and the overlap measured along
-// the tilted normal grew by the segments' length times that. Here:
+// Capsules of length about 627, radius 0.17, nearly parallel, true depth
+// about 1e-6. Rounding the closest points to float before their difference
+// is taken (an ulp of the coordinates, 3e-5 at 300, along the segments)
+// would tilt the normal by about ulp / distance, and the overlap measured
+// along the tilted normal would grow by the segments' length times that (a
+// depth of 0.0085). Here:
 // lengths 10 to 1000 and centres up to 1000 from the origin, tilts of 1e-7
 // to 1e-2 radians (B turned towards A or sideways), depths of 1e-7 to 1e-3
 // (some of which round to a gap). Where B's segment crosses A's the cores'
 // penetration is 0 (segments have no volume), so r_a + r_b minus the
-// distance is still the depth. Before the fix 14,115 of the 20,000 cases
-// failed, the worst by 6,733 FLT_EPSILON x M.
+// distance is still the depth.
 TEST(RoundContactTest, LongNearlyParallelCapsules) {
   Family f(4242);
   Tally tally;
@@ -266,9 +265,9 @@ TEST(RoundContactTest, LongNearlyParallelCapsules) {
   EXPECT_GT(tally.overlapping, 5000);
 }
 
-// The reported pair, by its numbers: capsules of length 627 and radius 0.17
-// tilted by 2e-6 radians sideways, 1e-6 deep (depth 0.0171 before the fix,
-// against a reference of 8.5e-7).
+// One such pair by its numbers: capsules of length 627 and radius 0.17
+// tilted by 2e-6 radians sideways, 1e-6 deep (reference depth 8.5e-7; the
+// closest points rounded to float first would give 0.0171).
 TEST(RoundContactTest, ReportedCapsulePair) {
   const Vec3 u = NormalizeOrZero(Vec3{0.6f, -0.48f, 0.64f});
   const Vec3 v = NormalizeOrZero(Cross(u, Vec3{0.0f, 0.0f, 1.0f}));
@@ -323,9 +322,9 @@ TEST(RoundContactTest, LongNearlyParallelCapsulesCoresNearlyTouching) {
 }
 
 // A sphere against the side of a long capsule, nearly touching: the closest
-// point on the segment was rounded to float the same way (before the fix
-// 17,163 failures, the worst by 48,719 FLT_EPSILON x M; pairs apart failed
-// too: their normal was tilted, so the gap along it was not the distance).
+// point on the segment, rounded to float, would tilt the normal the same
+// way (for pairs apart too: the gap along a tilted normal is not the
+// distance).
 TEST(RoundContactTest, SphereBesideLongCapsule) {
   Family f(4343);
   Tally tally;
@@ -401,7 +400,6 @@ TEST(RoundContactTest, SphereCentreNearLongCapsuleAxis) {
 // the box (the reference is the distance between the cores, which is r_a +
 // r_b minus the depth only while the cores are apart): the segment against
 // the box's edges (Ericson 5.1.9) and its endpoints against the faces.
-// Before the fix 906 failures, the worst by 827 FLT_EPSILON x M.
 // The distance of a capsule's segment from the other core: r minus a depth
 // of 1e-7 to 1e-3 (`depth` drawn by the caller), or with `touching` 1e-9 to
 // 1e-4 of r (0 for every eighth case), below kCoreContactFraction.
@@ -454,8 +452,7 @@ TEST(RoundContactTest, LongCapsuleAlongLongBox) {
 
 // A long capsule nearly parallel to a long triangle's edge, over its face
 // near the edge or beside the edge and nearly touching, its segment kept
-// out of the triangle (as for the box). Before the fix 9,986 failures, the
-// worst by 8,158 FLT_EPSILON x M.
+// out of the triangle (as for the box).
 // The capsule along the long triangle (see LongCapsuleAlongLongTriangle).
 void CapsuleAlongTriangle(unsigned seed, bool touching, Tally* tally) {
   Family f(seed);
@@ -599,13 +596,12 @@ TEST(RoundContactTest, LongCapsuleAlongLongHullCoresNearlyTouching) {
 
 // A sphere (or a capsule of zero length) whose centre lies exactly on the
 // line of an axis-aligned capsule's segment, inside the segment or past an
-// end (a fuzzer finding, seed regression_capsule_sphere_on_segment_line).
-// The closest points' difference is then round-off along the segment, and
-// the axis meant to be perpendicular to the segment was that difference
-// with its part along the segment subtracted: the residual round-off still
-// pointed along the segment, and the depth measured along it was the
-// segment's length past the centre plus r_a + r_b (0.306 where the depth
-// is 0.220 in the finding). Before the fix 137 of the 6,000 cases failed.
+// end (seed regression_capsule_sphere_on_segment_line). The closest points'
+// difference is then round-off along the segment; an axis formed as that
+// difference with its part along the segment subtracted would still point
+// along the segment, and the depth measured along it would be the segment's
+// length past the centre plus r_a + r_b (0.306 where the depth is 0.220 in
+// the seed).
 // Both orders of the pair are checked, against r_a + r_b minus the exact
 // distance (0 inside the segment), within 4 FLT_EPSILON x M.
 TEST(RoundContactTest, SphereCentreOnAxisAlignedCapsuleLine) {

@@ -349,10 +349,9 @@ void Check(const ConvexShape3& a, const Pose3& pa, const ConvexShape3& b,
         std::fabs(static_cast<double>(local.depth) - same_frame.depth);
     const double along_error = along(local.normal) - local.depth;
     // The typed normal as good as the generic one: the overlap along it at
-    // most the overlap along the generic normal plus the tolerance. (The
-    // generic normal was the worse one on 14 of the reference families'
-    // cases, by up to 32 FLT_EPSILON x M, before its float clipping and
-    // apart directions were fixed: see docs/core/geometry3d.md.)
+    // most the overlap along the generic normal plus the tolerance (both are
+    // held to the tolerance on the reference families: see
+    // docs/core/geometry3d.md).
     const double normal_lead = along(same_frame.normal) - along(local.normal);
     const bool same_normal = normal_lead >= -tol;
     tally->generic_normal_worse += normal_lead > tol;

@@ -198,8 +198,8 @@ TEST(ConvexHullTest, RandomCloudsProperties) {
 
 // The hull keeps its vertices in input order, so rebuilding a hull from its
 // own vertices (what a client gets back and may send again) gives the same
-// vertex list. The first cloud is the request_convert fuzzer's finding: a
-// point 1.5e-5 off a face, whose hull once came back in another order.
+// vertex list. The first cloud has a point 1.5e-5 off a face (a
+// request_convert fuzz seed), which makes the order easy to lose.
 TEST(ConvexHullTest, RebuildFromOwnVerticesIsIdempotent) {
   std::vector<std::vector<Vec3>> clouds = {{{0, 0, 0},
                                             {1, 0, 0},

@@ -3,7 +3,7 @@
 // double-precision reference written here from the definitions. A sliver's
 // face normal formed as the float cross product of two nearly parallel edges
 // is off by about 1e-7 / sin(angle) radians (docs/core/geometry3d.md,
-// "Sliver triangles"); the reference forms it in double from the float
+// "Triangles, hulls, AABBs"); the reference forms it in double from the float
 // vertices, whose edge vectors are exact there.
 //  - Contact and Overlap of a box or a hull poking into the sliver (or just
 //    apart from it): the penetration depth is the least overlap over the

@@ -328,8 +328,9 @@ TEST(BoxTriangleSweep, ZeroAndTinyMotionMatchGeneric) {
 // coordinate below it, tilted by up to 1e-3 or not, coming up at 1e28 to
 // 1e35 per unit time. t_max (1 + 1e-5) rounds to t_max itself there, and
 // a hit whose exact quotient lies less than half a subnormal step above
-// t_max (reported as t_max) was dropped with the hit's own time as t_max
-// (the mesh sweep's limit at a tie).
+// t_max (reported as t_max) must not be dropped when asked again with its
+// own time as t_max (the mesh sweep's limit at a tie): the cut-off is
+// next(t_max) (1 + 1e-5).
 TEST(BoxTriangleSweep, SubnormalFractionsMatchGeneric) {
   Rng rng(109);
   Tally tally;

@@ -320,7 +320,7 @@ TEST(RayCast, HugeMaxDistanceRaisesNoException) {
   const Triangle3 big{{-2, -2, 5}, {4, -2, 5}, {-2, 4, 5}};  // det 36
   for (const float max_distance : {std::numeric_limits<float>::max(), 1e30f}) {
     SCOPED_TRACE(max_distance);
-    // The reviewer's case: from the origin along +z onto z = 5.
+    // From the origin along +z onto z = 5.
     const Ray<3> up{{0, 0, 0}, {0, 0, 1}, max_distance};
     RayResult<3> r = RayCast(ConvexShape3{big}, Pose3{}, up);
     ASSERT_TRUE(r.hit);

@@ -1,5 +1,5 @@
 // Sweeps: analytic cases worked out by hand, then properties on seeded
-// random pairs of every kind, checked with part A's Contact (an independent
+// random pairs of every kind, checked with the static Contact (an independent
 // static test): no overlap just before the time of impact, overlap just
 // after it, symmetry under swapping A and B, started-overlapping flagged
 // exactly when the shapes overlap at t = 0, and no overlap at sampled times
@@ -120,14 +120,14 @@ TEST(Sweep, CrossedCapsules) {
   ExpectVec(r.point, {0, 0, 0.25f}, 1e-4f);
 }
 
-// Nearly parallel long capsules (reviewer's case): A along x, B tilted by
+// Nearly parallel long capsules: A along x, B tilted by
 // sin(theta) = 9e-7 in the xy plane, 1 above and moving down by 1. Their
 // segments' difference is a parallelogram 1e4 long and 9e-3 high in the
 // plane z = 1 (B's frame); the radii sum to 2e-3, so over its middle the
 // rounded parallelogram is the slab |z - 1| <= 2e-3, 4.5e-3 from the edges:
-// the hit is at t = 1 - 2e-3. Its faces were dropped below sin(theta) =
-// 1e-6 (a float normal is off by ~1e-7 / sin(theta) there), and the edge
-// capsules alone missed.
+// the hit is at t = 1 - 2e-3. Dropping its faces below sin(theta) = 1e-6
+// (a float normal is off by ~1e-7 / sin(theta) there) would leave the edge
+// capsules, which miss.
 TEST(Sweep, NearlyParallelLongCapsulesHitTheFace) {
   const Capsule3 a{{-5000.0f, 0.0f, 0.0f}, {5000.0f, 0.0f, 0.0f}, 1e-3f};
   const Capsule3 b{{-5000.0f, -0.0045f, 0.0f}, {5000.0f, 0.0045f, 0.0f}, 1e-3f};
@@ -217,7 +217,7 @@ TEST(Sweep, StartedOverlappingAndMisses) {
 
 TEST(Sweep, NoMotionIsOverlapOrMiss) {
   // Without relative motion a sweep is the static test: started overlapping
-  // exactly when part A's Contact says the shapes touch, a miss otherwise
+  // exactly when the static Contact says the shapes touch, a miss otherwise
   // (never a hit). Both moving by the same vector is no relative motion.
   Rng rng(99);
   for (int ka = 0; ka < 5; ++ka) {
@@ -486,7 +486,7 @@ TEST(Sweep3d, TriangleHullNearTieNormalsTouchInBothOrders) {
             0.1);
 }
 
-// Nearly parallel pairs, by properties checked with part A's Overlap (the
+// Nearly parallel pairs, by properties checked with the static Overlap (the
 // exact core distance for pairs with a capsule) on the pair with the
 // capsule's radius grown or shrunk by `tol`: the shapes are within tol of
 // touching at a start reported as kStartedOverlapping; at a hit t they do
@@ -694,12 +694,13 @@ TEST(Sweep3d, NearlyParallelCapsulesContactPointOnBothSurfaces) {
   EXPECT_GT(hits, 4000);
 }
 
-// The reviewer's regime, radii 1e-7 to 1e-5 of lengths 1e3 to 1e4: below
+// Radii 1e-7 to 1e-5 of lengths 1e3 to 1e4: below
 // float resolution in a general orientation, so the pairs are axis-aligned
 // (A along x, B tilted in the xy plane by 2.5 to 100 radii over its length
-// and moving down z, like the reviewer's), where the endpoints are exact.
-// The parallelogram is always over 2 radii high: the old code dropped its
-// faces (sin(theta) < 1e-6) and missed hits over its middle.
+// and moving down z, as in NearlyParallelLongCapsulesHitTheFace), where the
+// endpoints are exact. The parallelogram is always over 2 radii high, so
+// dropping its faces (for sin(theta) < 1e-6, say) would miss hits over its
+// middle.
 TEST(Sweep3d, NearlyParallelLongThinCapsulesProperties) {
   Rng rng(9002);
   NearlyParallelStats stats;
@@ -784,14 +785,14 @@ TEST(Sweep3d, CapsuleNearlyParallelToBoxEdgeProperties) {
   EXPECT_GT(stats.misses, 2000);
 }
 
-// The reviewer's regime against a box: a capsule 1e3 to 1e4 long with a
+// The same regime against a box: a capsule 1e3 to 1e4 long with a
 // radius of 1e-7 to 1e-5 of that lies beside an edge of an equally long box
 // (axis-aligned, small cross-section, so the coordinates are good to 5e-7),
 // outside both faces, turned about the outward direction by 2.5 to 100
 // radii over its length, and moves onto the edge. Its segment and the edge
 // span a parallelogram over 2 radii high whose face the capsule meets first
-// (RoundAgainst's loop over B's edges; the old code dropped that face below
-// sin(theta) = 1e-6).
+// (RoundAgainst's loop over B's edges, which keeps the face however small
+// sin(theta) is).
 TEST(Sweep3d, CapsuleAlongLongBoxEdgeProperties) {
   Rng rng(9004);
   NearlyParallelStats stats;
@@ -869,14 +870,14 @@ double ReferenceSphereTriangleToi(Dv p, Dv d, double r, Dv a, Dv b, Dv c) {
 // Spheres swept onto sliver triangles (width 3e-6 to 3e-3 of the length,
 // down to what validation accepts, in random orientations, 1 to 100 long
 // and up to 1000 from the origin), from above the face along its normal
-// with a little sideways motion. The face normal used to be the float cross
-// product of two nearly parallel edges, off by about 1e-7 / sin(angle)
-// radians, and the tilted face prism was hit early: here 246 sweeps were
-// off by more than the tolerance, the worst by 7281 FLT_EPSILON of the
-// coordinates. The time of impact (as a distance travelled) must match the
-// reference within 4 FLT_EPSILON of the coordinates' magnitude (the
-// rounding of the normal and the points to float; the worst seen is 1.6),
-// and so the sphere must not overlap the triangle before the reported time.
+// with a little sideways motion. A face normal formed as the float cross
+// product of two nearly parallel edges is off by about 1e-7 / sin(angle)
+// radians, and its tilted face prism is hit early (by up to 7281
+// FLT_EPSILON of the coordinates on this family). The time of impact (as a
+// distance travelled) must match the reference within 4 FLT_EPSILON of the
+// coordinates' magnitude (the rounding of the normal and the points to float;
+// the worst seen is 1.6), and so the sphere must not overlap the triangle
+// before the reported time.
 TEST(Sweep3d, SphereOntoSliverTriangleMatchesDoubleReference) {
   Rng rng(9101);
   int hits = 0;
@@ -1037,8 +1038,9 @@ EdgeFamilyShape Shifted(EdgeFamilyShape s, Dv shift) {
 // vertices to float is about 1e-7 of it). The float solve of the edges'
 // closest points (ClosestSegmentPoints) has a determinant of
 // |d1|^2 |d2|^2 sin^2 carrying round-off of about FLT_EPSILON |d1|^2 |d2|^2,
-// so its s was off by about FLT_EPSILON / sin^2 and the point by that times
-// the length times sin, off the other edge.
+// so its s is off by about FLT_EPSILON / sin^2 and the point by that times
+// the length times sin, off the other edge; below a sine of 0.1 the points
+// come from a double solve.
 TEST(Sweep3d, NearlyParallelPolytopeEdgesContactPointOnBothSurfaces) {
   Rng rng(9201);
   int hits = 0;

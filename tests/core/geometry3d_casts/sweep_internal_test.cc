@@ -81,11 +81,11 @@ TEST(SweepInternal, GaussMapPruningKeepsEveryNeededAxis) {
   EXPECT_GT(hits, 6000);
 }
 
-// The review's case: two 3 x 0.2 x 0.2 boxes turned 45 degrees about x (an
+// Two 3 x 0.2 x 0.2 boxes turned 45 degrees about x (an
 // edge on top, an edge below), B turned 8e-4 rad about z and dropped onto
 // A. The edges are nearly parallel, their cross product alone decides the
-// impact at 1 - 0.2 sqrt(2), and skipping it (sine below 1e-3) reported the
-// impact 1.2e-3 early, where the boxes were still apart.
+// impact at 1 - 0.2 sqrt(2), and skipping it (sine below 1e-3) would report
+// the impact 1.2e-3 early, where the boxes are still apart.
 TEST(SweepInternal, BoxBoxNearlyParallelEdgesHitOnTime) {
   const float kPi = 3.14159265f;
   const Box3 box{{1.5f, 0.1f, 0.1f}};
@@ -153,10 +153,10 @@ TEST(SweepInternal, BoxBoxNearlyParallelEdgesTouchAtImpact) {
 
 // ClosestSegmentPoints on parallel and nearly parallel segments (sines 1e-8
 // to 1e-1), against the double solve of convex_closest.cc: the middle of
-// the common stretch for exactly parallel overlapping segments (the old
-// float solve took s = 0, an end of it), and the double answer within
-// 1e-6 of the lengths for nearly parallel ones (the float solve's s was off
-// by about FLT_EPSILON / sin^2).
+// the common stretch for exactly parallel overlapping segments (not s = 0,
+// an end of it), and the double answer within 1e-6 of the lengths for
+// nearly parallel ones (a float solve's s is off by about FLT_EPSILON /
+// sin^2).
 TEST(SweepInternal, ClosestSegmentPointsOfNearlyParallelSegments) {
   // Parallel along x, overlapping over [1, 3]: the middle is x = 2.
   Vec3 c1;

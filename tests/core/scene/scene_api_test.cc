@@ -579,10 +579,9 @@ TEST(SceneSnapshotTest, OldSnapshotsDoNotChange) {
 
 // Memory on 10k dynamic boxes sharing one shape after a full history
 // window, every capacity counted (scratch and recycled buffers included).
-// The targets are 256 bytes per body (shapes aside) and 32 per body
-// per tick (one pose per body per tick, plus one recycled array: 16 B in
-// 2D, 28 B in 3D). Session 6: 200 B in 2D, 243 B in 3D (docs/core/scene.md
-// has the breakdown).
+// The bounds are 256 bytes per body (shapes aside) and 32 per body per tick
+// (one pose per body per tick, plus one recycled array: 16 B in 2D, 28 B in
+// 3D). docs/core/scene.md has the breakdown.
 TEST(SceneMemoryTest, WithinTargets) {
   for (const int dim : {2, 3}) {
     SceneMemory memory;

@@ -5,7 +5,7 @@
 // shape towards the mesh. (shape3d_queries.h accepts the mesh on either side
 // and flips the answer.) Each query finds the candidate triangles through
 // the mesh's BVH (the shape's AABB in the mesh frame, swept by the relative
-// motion for sweeps), then runs the convex pair test of part A (overlap3d.h,
+// motion for sweeps), then runs the convex pair test (overlap3d.h,
 // contact3d.h) or the sweep (sweep3d.h) against each candidate as a
 // two-sided Triangle3.
 //

@@ -3,7 +3,7 @@
 // A ConvexShape3 is one of the records of shapes3d.h, or a shared, immutable
 // convex hull built by MakeConvexHull / MakeConvexHullFromFaces
 // (convex_hull.h). The static triangle mesh is not a convex shape: mesh
-// queries live in mesh_*.h (part B of the 3D core).
+// queries live in mesh_queries.h.
 #ifndef SATOR_CORE_GEOMETRY3D_SHAPE3D_H_
 #define SATOR_CORE_GEOMETRY3D_SHAPE3D_H_
 
