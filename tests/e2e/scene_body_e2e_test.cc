@@ -509,6 +509,41 @@ TEST_F(SceneBodyEndToEnd, BadRequestsGetTheirCodeAndChangeNothing) {
                      shape { circle { radius: 1 } }
                    })pb",
               std::chrono::milliseconds(-1))},
+      {{"upsert a body id twice", grpc::StatusCode::INVALID_ARGUMENT,
+        "bodies[1].body_id: body 7 is also bodies[0]"},
+       upsert(R"pb(scene_id: "arena"
+                   bodies {
+                     body_id: 7
+                     motion_type: MOTION_TYPE_STATIC
+                     shape { circle { radius: 1 } }
+                   }
+                   bodies {
+                     body_id: 7
+                     motion_type: MOTION_TYPE_STATIC
+                     shape { circle { radius: 2 } }
+                   })pb")},
+      {{"remove body id 0", grpc::StatusCode::INVALID_ARGUMENT,
+        "body_ids[1]: must be set (0 is not a body id)"},
+       remove(R"pb(scene_id: "arena"
+                   body_ids: [ 2, 0 ])pb")},
+      {{"a pose for body id 0", grpc::StatusCode::INVALID_ARGUMENT,
+        "poses.body_ids[1]: must be set (0 is not a body id)"},
+       poses(R"pb(scene_id: "arena"
+                  tick: 6
+                  poses {
+                    body_ids: [ 2, 0 ]
+                    positions: [ 0, 0, 0, 0 ]
+                    rotations: [ 0, 0 ]
+                  })pb")},
+      {{"poses for a negative tick", grpc::StatusCode::INVALID_ARGUMENT,
+        "tick: must be in [0, "},
+       poses(R"pb(scene_id: "arena"
+                  tick: -1
+                  poses {
+                    body_ids: [ 2 ]
+                    positions: [ 0, 0 ]
+                    rotations: [ 0 ]
+                  })pb")},
       {{"remove an unknown body", grpc::StatusCode::NOT_FOUND,
         "body_ids[1]: no body 99 in the scene"},
        remove(R"pb(scene_id: "arena"
