@@ -260,6 +260,8 @@ absl::StatusOr<sator::v1::SceneInfo> ImportAs(
         return populated;
       });
   if (!hosted.ok() && populated.ok()) {
+    // The scene limit is a sentence about the server, not about a field.
+    if (absl::IsResourceExhausted(hosted.status())) return hosted.status();
     return convert::PrefixField("snapshot", hosted.status());
   }
   if (!populated.ok()) return convert::PrefixField("snapshot", populated);

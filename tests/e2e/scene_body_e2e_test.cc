@@ -620,7 +620,18 @@ TEST_F(SceneBodyEndToEnd, SceneAndShapeLimitsAreResourceExhausted) {
                                R"pb(settings { dimension: DIMENSION_3D })pb"),
                            &info);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
-  EXPECT_THAT(status.error_message(), HasSubstr("--max_scenes"));
+  EXPECT_EQ(status.error_message(),
+            "this server already hosts its limit of 2 scenes (--max_scenes)");
+  // ImportScene answers the scene limit with the same sentence, without a
+  // field path glued on.
+  status = scenes_->ImportScene(
+      Context().get(),
+      Parse<sator::v1::ImportSceneRequest>(
+          R"pb(snapshot { settings { dimension: DIMENSION_3D } })pb"),
+      &info);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_EQ(status.error_message(),
+            "this server already hosts its limit of 2 scenes (--max_scenes)");
 
   // Nine hull points against --max_hull_points=8.
   std::string hull = R"pb(scene_id: "scene-1"
