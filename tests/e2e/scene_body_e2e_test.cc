@@ -633,6 +633,21 @@ TEST_F(SceneBodyEndToEnd, SceneAndShapeLimitsAreResourceExhausted) {
   EXPECT_EQ(status.error_message(),
             "this server already hosts its limit of 2 scenes (--max_scenes)");
 
+  // A box thinner than the smallest extent names its axis.
+  sator::v1::UpsertBodiesResponse thin;
+  status = bodies_->UpsertBodies(
+      Context().get(), Parse<sator::v1::UpsertBodiesRequest>(R"pb(
+        scene_id: "scene-1"
+        bodies {
+          body_id: 1
+          motion_type: MOTION_TYPE_STATIC
+          shape { box3d { half_extents { x: 1 y: 1e-7 z: 1 } } }
+        })pb"),
+      &thin);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(status.error_message(),
+              HasSubstr("bodies[0].shape.box3d: box half extent y is 1e-07"));
+
   // Nine hull points against --max_hull_points=8.
   std::string hull = R"pb(scene_id: "scene-1"
                           bodies { body_id: 1 motion_type: MOTION_TYPE_STATIC
