@@ -136,7 +136,14 @@ class Server::Impl {
   std::unique_ptr<grpc::Server> grpc_server;
   int grpc_port = 0;
   int health_port = 0;
+  std::once_flag drain_once;
   std::once_flag shutdown_once;
+  // Set by Drain: every admitted call finished within the drain deadline.
+  bool drained = false;
+  // Set by Drain: how many admitted calls were still running at the deadline.
+  std::int64_t cancelled_calls = 0;
+  // The final snapshot has been written (or tried).
+  bool final_snapshot_done = false;
 };
 
 Server::Server(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -322,8 +329,18 @@ SceneRegistry& Server::scenes() { return impl_->scenes; }
 
 QueryMetrics& Server::query_metrics() { return *impl_->query_metrics; }
 
-void Server::Shutdown() {
-  std::call_once(impl_->shutdown_once, [this] {
+void Server::WriteFinalSnapshot() {
+  if (impl_->persistence == nullptr || impl_->final_snapshot_done) return;
+  impl_->final_snapshot_done = true;
+  impl_->persistence->StopPeriodicSnapshots();
+  if (absl::Status written = impl_->persistence->SnapshotNow(); !written.ok()) {
+    Log(LogLevel::kError, "final_snapshot_failed",
+        {{"error", written.message()}});
+  }
+}
+
+bool Server::Drain() {
+  std::call_once(impl_->drain_once, [this] {
     grpc::HealthCheckServiceInterface* health =
         impl_->grpc_server->GetHealthCheckService();
     for (const std::string& name : ReadinessServiceNames()) {
@@ -334,26 +351,41 @@ void Server::Shutdown() {
         {{"in_flight", impl_->drain_gate.in_flight()},
          {"drain_deadline_ms",
           absl::ToInt64Milliseconds(impl_->options.drain_deadline)}});
-    // See drain_gate.h: wait for the admitted calls only, then stop gRPC at
-    // once (which also closes idle client connections).
+    // See drain_gate.h: the gate refuses new calls (UNAVAILABLE) while gRPC
+    // keeps serving, health included; wait for the admitted calls only.
     impl_->drain_gate.Close();
-    const bool drained = impl_->drain_gate.WaitUntilEmpty(deadline);
-    const std::int64_t cancelled = impl_->drain_gate.in_flight();
+    impl_->drained = impl_->drain_gate.WaitUntilEmpty(deadline);
+    impl_->cancelled_calls = impl_->drain_gate.in_flight();
+    // With every admitted call done and the gate closed, nothing can change
+    // a scene any more: the final snapshot holds every acknowledged write
+    // and the latest poses, and is written while gRPC still answers health.
+    // Calls still running past the deadline must be cancelled first (see
+    // Shutdown).
+    if (impl_->drained) WriteFinalSnapshot();
+  });
+  return impl_->drained;
+}
+
+void Server::Shutdown() {
+  Drain();
+  std::call_once(impl_->shutdown_once, [this] {
+    // Stops gRPC at once (which also closes idle client connections and
+    // cancels the calls that outlived the drain deadline).
     impl_->grpc_server->Shutdown(absl::ToChronoTime(absl::Now()));
     impl_->grpc_server->Wait();
-    Log(drained ? LogLevel::kInfo : LogLevel::kWarning, "stopped",
-        {{"drained", drained}, {"cancelled_calls", cancelled}});
-    if (impl_->persistence != nullptr) {
-      // No call runs any more: this snapshot holds every acknowledged write
-      // and the latest poses.
-      impl_->persistence->StopPeriodicSnapshots();
-      if (absl::Status written = impl_->persistence->SnapshotNow();
-          !written.ok()) {
-        Log(LogLevel::kError, "final_snapshot_failed",
-            {{"error", written.message()}});
-      }
-    }
+    Log(impl_->drained ? LogLevel::kInfo : LogLevel::kWarning, "stopped",
+        {{"drained", impl_->drained},
+         {"cancelled_calls", impl_->cancelled_calls}});
+    // No call runs any more: this snapshot holds every acknowledged write
+    // and the latest poses.
+    WriteFinalSnapshot();
   });
+}
+
+void Server::LogStoppedWithoutShutdown() const {
+  Log(LogLevel::kInfo, "stopped",
+      {{"drained", impl_->drained},
+       {"cancelled_calls", impl_->cancelled_calls}});
 }
 
 void Server::Wait() { impl_->grpc_server->Wait(); }
