@@ -12,7 +12,16 @@
 #include <string>
 #include <thread>
 
+// AddressSanitizer builds (GCC defines __SANITIZE_ADDRESS__; Clang answers
+// __has_feature).
 #if defined(__SANITIZE_ADDRESS__)
+#define SATOR_ADDRESS_SANITIZER 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SATOR_ADDRESS_SANITIZER 1
+#endif
+#endif
+#if defined(SATOR_ADDRESS_SANITIZER)
 #include <sanitizer/lsan_interface.h>
 #endif
 
@@ -281,7 +290,7 @@ int main(int argc, char** argv) {
   // cancel the calls still running before the final snapshot.
   if ((*server)->Drain()) {
     (*server)->LogStoppedWithoutShutdown();
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(SATOR_ADDRESS_SANITIZER)
     // _Exit skips LeakSanitizer's check at exit; run it here (the server
     // and everything it holds is still reachable, so only real leaks show).
     __lsan_do_leak_check();

@@ -357,8 +357,7 @@ TEST_F(SceneOpsTest, RefusedBodyRequestsChangeNothing) {
               positions: [ 0, 0 ]
               rotations: [ 0 ]
             })pb",
-       "poses", absl::StatusCode::kInvalidArgument,
-       "tick: must be in [0, "},
+       "poses", absl::StatusCode::kInvalidArgument, "tick: must be in [0, "},
       {R"pb(scene_id: "arena"
             tick: 1
             poses {
