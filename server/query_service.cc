@@ -140,7 +140,7 @@ grpc::ServerUnaryReactor* QueryService::RaycastBatch(
   return FinishGated(std::move(pass), ToGrpcStatus(status));
 }
 
-grpc::ServerBidiReactor<sator::v1::SessionRequest, sator::v1::SessionResponse>*
+grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>*
 QueryService::Session(grpc::CallbackServerContext* context) {
   return new SessionReactor(scene_queries_, ops_, sessions_,
                             drain_gate_.EnterStream(), context);

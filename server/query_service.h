@@ -26,7 +26,28 @@ struct QueryServiceLimits {
   int max_sessions = 1000;
 };
 
-class QueryService final : public sator::v1::QueryService::CallbackService {
+// The generated CallbackService with Session as a raw method: the stream's
+// reactor reads and writes serialized bytes and parses each message itself,
+// so that a message that does not parse ends the stream with
+// INVALID_ARGUMENT. (A typed reactor's OnReadDone(false) cannot tell a parse
+// failure from the client's half-close.)
+using QueryServiceBase = sator::v1::QueryService::WithCallbackMethod_Ping<
+    sator::v1::QueryService::WithCallbackMethod_Overlap<
+        sator::v1::QueryService::WithCallbackMethod_Contacts<
+            sator::v1::QueryService::WithCallbackMethod_Sweep<
+                sator::v1::QueryService::WithCallbackMethod_Raycast<
+                    sator::v1::QueryService::WithCallbackMethod_PointQuery<
+                        sator::v1::QueryService::WithCallbackMethod_QueryBatch<
+                            sator::v1::QueryService::
+                                WithCallbackMethod_RaycastBatch<
+                                    sator::v1::QueryService::
+                                        WithCallbackMethod_PairQuery<
+                                            sator::v1::QueryService::
+                                                WithRawCallbackMethod_Session<
+                                                    sator::v1::QueryService::
+                                                        Service>>>>>>>>>>;
+
+class QueryService final : public QueryServiceBase {
  public:
   // `ops` are the options of BodyService's operations, which Session pose
   // updates share.
@@ -102,10 +123,10 @@ class QueryService final : public sator::v1::QueryService::CallbackService {
       const sator::v1::RaycastBatchRequest* request,
       sator::v1::RaycastBatchResponse* response) override;
 
-  // A stream of pose updates and queries on one scene (session.h).
-  grpc::ServerBidiReactor<sator::v1::SessionRequest,
-                          sator::v1::SessionResponse>*
-  Session(grpc::CallbackServerContext* context) override;
+  // A stream of pose updates and queries on one scene (session.h), as
+  // serialized SessionRequest and SessionResponse messages.
+  grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>* Session(
+      grpc::CallbackServerContext* context) override;
 
   int open_sessions() const { return sessions_.open_sessions(); }
   // Told of every session opened (true) and closed (false); set before

@@ -2,10 +2,12 @@
 
 #include <cstdint>
 #include <mutex>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "grpc/grpc.h"
 #include "grpc/health/v1/health.pb.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
@@ -42,6 +44,62 @@ std::vector<std::string> ReadinessServiceNames() {
           std::string(sator::v1::QueryService::service_full_name()),
           std::string(sator::v1::SceneService::service_full_name()),
           std::string(sator::v1::BodyService::service_full_name())};
+}
+
+// FAILED_PRECONDITION describing what recovery of `data_dir` could not give
+// back (records missing from the log, scenes or records that could not be
+// applied), with what to do about it; OK when it gave back everything.
+absl::Status CheckRecoveryComplete(const std::string& data_dir,
+                                   const durability::RecoveryReport& report) {
+  const std::size_t unapplied = report.scenes_failed + report.records_failed;
+  if (report.records_lost == 0 && unapplied == 0) return absl::OkStatus();
+  std::vector<std::string> found;
+  if (report.records_lost > 0) {
+    std::string gaps;
+    constexpr std::size_t kGapsNamed = 3;
+    for (std::size_t i = 0; i < report.gaps.size() && i < kGapsNamed; ++i) {
+      const durability::LogGap& gap = report.gaps[i];
+      absl::StrAppend(&gaps, i == 0 ? "" : ", ", "LSN ", gap.first_lsn,
+                      gap.records() > 1 ? absl::StrCat(" to ", gap.last_lsn)
+                                        : std::string(),
+                      " (", gap.reason, ", ", gap.file, ")");
+    }
+    if (report.gaps.size() > kGapsNamed) absl::StrAppend(&gaps, ", ...");
+    std::string missing = absl::StrCat(
+        report.records_lost,
+        report.records_lost == 1 ? " acknowledged log record is missing, in "
+                                 : " acknowledged log records are missing, in ",
+        report.gaps.size(),
+        report.gaps.size() == 1 ? " gap: " : " gaps: ", gaps,
+        " (the log says where: wal_gap)");
+    if (report.snapshots_rejected > 0) {
+      absl::StrAppend(
+          &missing, "; ", report.snapshots_rejected,
+          report.snapshots_rejected == 1 ? " snapshot is" : " snapshots are",
+          " damaged (snapshot_rejected)",
+          report.snapshot_found
+              ? ""
+              : ", none is readable, and the log does not reach back to the "
+                "first record");
+    }
+    found.push_back(std::move(missing));
+  }
+  if (unapplied > 0) {
+    found.push_back(absl::StrCat(
+        report.scenes_failed, " snapshot scenes and ", report.records_failed,
+        " log records could not be applied (the log says why: "
+        "snapshot_scene_failed, wal_replay_failed)"));
+  }
+  // Records that fail after a gap usually fail because of it: the advice
+  // about limit flags is only for a log that is whole.
+  const std::string advice =
+      report.records_lost > 0
+          ? "Restore the data directory from a copy"
+          : "Fix the cause, for example restore the limit flags they were "
+            "written under";
+  return absl::FailedPreconditionError(absl::StrCat(
+      "recovery of ", data_dir, " is incomplete: ", absl::StrJoin(found, "; "),
+      ". ", advice, ", or start with --allow_recovery_loss to give them up"));
 }
 
 // The scene queries' kinds and modes as the metrics' labels.
@@ -136,7 +194,14 @@ class Server::Impl {
   std::unique_ptr<grpc::Server> grpc_server;
   int grpc_port = 0;
   int health_port = 0;
+  std::once_flag drain_once;
   std::once_flag shutdown_once;
+  // Set by Drain: every admitted call finished within the drain deadline.
+  bool drained = false;
+  // Set by Drain: how many admitted calls were still running at the deadline.
+  std::int64_t cancelled_calls = 0;
+  // The final snapshot has been written (or tried).
+  bool final_snapshot_done = false;
 };
 
 Server::Server(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -181,17 +246,25 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(
         ScenePersistence::Open(persistence_options, impl->scenes,
                                Impl::SceneOps(options, nullptr), &report);
     if (!persistence.ok()) return persistence.status();
-    const std::size_t unapplied = report.scenes_failed + report.records_failed;
-    if (unapplied > 0 && !options.allow_recovery_loss) {
-      // Serving now would write a snapshot without them: refuse instead, and
-      // leave the data directory as it is.
-      return absl::FailedPreconditionError(absl::StrCat(
-          "recovery of ", options.data_dir, " could not apply ",
-          report.scenes_failed, " snapshot scenes and ", report.records_failed,
-          " log records (the log says why: snapshot_scene_failed, "
-          "wal_replay_failed); fix the cause, for example restore the limit "
-          "flags they were written under, or start with "
-          "--allow_recovery_loss to give them up"));
+    if (absl::Status complete = CheckRecoveryComplete(options.data_dir, report);
+        !complete.ok()) {
+      if (!options.allow_recovery_loss) {
+        // Serving now would write a snapshot without what is missing:
+        // refuse instead, and leave the data directory as it is.
+        return complete;
+      }
+      Log(LogLevel::kWarning, "recovery_loss_allowed",
+          {{"error", complete.message()}});
+      // The loss is given up for good: a snapshot now holds what was
+      // recovered, so the next start begins after the gaps instead of
+      // refusing again.
+      if (report.records_lost > 0) {
+        if (absl::Status written = (*persistence)->SnapshotNow();
+            !written.ok()) {
+          Log(LogLevel::kError, "snapshot_failed",
+              {{"error", written.message()}});
+        }
+      }
     }
     impl->persistence = *std::move(persistence);
     impl->metrics->AddCollectable(std::make_shared<DurabilityMetrics>(
@@ -322,8 +395,18 @@ SceneRegistry& Server::scenes() { return impl_->scenes; }
 
 QueryMetrics& Server::query_metrics() { return *impl_->query_metrics; }
 
-void Server::Shutdown() {
-  std::call_once(impl_->shutdown_once, [this] {
+void Server::WriteFinalSnapshot() {
+  if (impl_->persistence == nullptr || impl_->final_snapshot_done) return;
+  impl_->final_snapshot_done = true;
+  impl_->persistence->StopPeriodicSnapshots();
+  if (absl::Status written = impl_->persistence->SnapshotNow(); !written.ok()) {
+    Log(LogLevel::kError, "final_snapshot_failed",
+        {{"error", written.message()}});
+  }
+}
+
+bool Server::Drain() {
+  std::call_once(impl_->drain_once, [this] {
     grpc::HealthCheckServiceInterface* health =
         impl_->grpc_server->GetHealthCheckService();
     for (const std::string& name : ReadinessServiceNames()) {
@@ -334,26 +417,41 @@ void Server::Shutdown() {
         {{"in_flight", impl_->drain_gate.in_flight()},
          {"drain_deadline_ms",
           absl::ToInt64Milliseconds(impl_->options.drain_deadline)}});
-    // See drain_gate.h: wait for the admitted calls only, then stop gRPC at
-    // once (which also closes idle client connections).
+    // See drain_gate.h: the gate refuses new calls (UNAVAILABLE) while gRPC
+    // keeps serving, health included; wait for the admitted calls only.
     impl_->drain_gate.Close();
-    const bool drained = impl_->drain_gate.WaitUntilEmpty(deadline);
-    const std::int64_t cancelled = impl_->drain_gate.in_flight();
+    impl_->drained = impl_->drain_gate.WaitUntilEmpty(deadline);
+    impl_->cancelled_calls = impl_->drain_gate.in_flight();
+    // With every admitted call done and the gate closed, nothing can change
+    // a scene any more: the final snapshot holds every acknowledged write
+    // and the latest poses, and is written while gRPC still answers health.
+    // Calls still running past the deadline must be cancelled first (see
+    // Shutdown).
+    if (impl_->drained) WriteFinalSnapshot();
+  });
+  return impl_->drained;
+}
+
+void Server::Shutdown() {
+  Drain();
+  std::call_once(impl_->shutdown_once, [this] {
+    // Stops gRPC at once (which also closes idle client connections and
+    // cancels the calls that outlived the drain deadline).
     impl_->grpc_server->Shutdown(absl::ToChronoTime(absl::Now()));
     impl_->grpc_server->Wait();
-    Log(drained ? LogLevel::kInfo : LogLevel::kWarning, "stopped",
-        {{"drained", drained}, {"cancelled_calls", cancelled}});
-    if (impl_->persistence != nullptr) {
-      // No call runs any more: this snapshot holds every acknowledged write
-      // and the latest poses.
-      impl_->persistence->StopPeriodicSnapshots();
-      if (absl::Status written = impl_->persistence->SnapshotNow();
-          !written.ok()) {
-        Log(LogLevel::kError, "final_snapshot_failed",
-            {{"error", written.message()}});
-      }
-    }
+    Log(impl_->drained ? LogLevel::kInfo : LogLevel::kWarning, "stopped",
+        {{"drained", impl_->drained},
+         {"cancelled_calls", impl_->cancelled_calls}});
+    // No call runs any more: this snapshot holds every acknowledged write
+    // and the latest poses.
+    WriteFinalSnapshot();
   });
+}
+
+void Server::LogStoppedWithoutShutdown() const {
+  Log(LogLevel::kInfo, "stopped",
+      {{"drained", impl_->drained},
+       {"cancelled_calls", impl_->cancelled_calls}});
 }
 
 void Server::Wait() { impl_->grpc_server->Wait(); }

@@ -96,11 +96,24 @@ class Server {
   // the query paths report to.
   QueryMetrics& query_metrics();
 
-  // Reports NOT_SERVING on every health service name, stops accepting calls,
-  // lets in-flight calls finish until the drain deadline, then cancels the
-  // rest; with a data_dir, then writes a final snapshot (poses included).
-  // Idempotent.
+  // The first half of Shutdown, with gRPC still serving: reports
+  // NOT_SERVING on every readiness name (sator.liveness stays SERVING),
+  // refuses new calls with UNAVAILABLE and lets the calls in flight finish
+  // until the drain deadline. If they all did, it writes the final snapshot
+  // (with a data_dir) and returns true: nothing is left to do but exit, and a
+  // process that exits now has answered liveness with SERVING throughout.
+  // False if calls were still running at the deadline (Shutdown cancels
+  // them, then writes the snapshot). Idempotent.
+  bool Drain();
+
+  // Drain, then stops gRPC (cancelling the calls that outlived the drain
+  // deadline, closing every connection), logs "stopped" and, with a data_dir,
+  // writes the final snapshot if Drain did not. Idempotent.
   void Shutdown();
+
+  // Logs the "stopped" event Shutdown would, for a process that exits after
+  // a successful Drain without stopping gRPC (server/main.cc).
+  void LogStoppedWithoutShutdown() const;
 
   // Blocks until the server has shut down.
   void Wait();
@@ -108,6 +121,8 @@ class Server {
  private:
   class Impl;
   explicit Server(std::unique_ptr<Impl> impl);
+  void WriteFinalSnapshot();
+
   std::unique_ptr<Impl> impl_;
 };
 

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "grpcpp/impl/codegen/proto_utils.h"
 #include "proto/convert/field_path.h"
 #include "server/status_mapping.h"
 
@@ -204,7 +205,7 @@ SessionReactor::SessionReactor(const SceneQueries& queries,
     tracked_ = true;
     reading_ = true;
   }
-  StartRead(&request_);
+  StartRead(&request_bytes_);
   Next next;
   {
     // A drain that came before this point could not finish the stream (the
@@ -241,7 +242,7 @@ SessionReactor::Next SessionReactor::DecideLocked() {
 
 void SessionReactor::Act(const Next& next) {
   if (next.write != nullptr) StartWrite(next.write);
-  if (next.read) StartRead(&request_);
+  if (next.read) StartRead(&request_bytes_);
   if (next.finish.has_value()) Finish(*next.finish);
 }
 
@@ -264,14 +265,31 @@ void SessionReactor::OnReadDone(bool ok) {
     Act(next);
     return;
   }
-  SessionHandler::Outcome outcome = handler_.Handle(request_);
+  SessionHandler::Outcome outcome;
+  grpc::ByteBuffer reply;
+  if (!grpc::SerializationTraits<sator::v1::SessionRequest>::Deserialize(
+           &request_bytes_, &request_)
+           .ok()) {
+    outcome.end_stream = absl::InvalidArgumentError(
+        "the stream carried a message that is not a sator.v1.SessionRequest");
+  } else {
+    outcome = handler_.Handle(request_);
+    bool own_buffer = false;
+    if (!outcome.end_stream.has_value() &&
+        !grpc::SerializationTraits<sator::v1::SessionResponse>::Serialize(
+             outcome.reply, &reply, &own_buffer)
+             .ok()) {
+      outcome.end_stream =
+          absl::InternalError("a session reply could not be serialized");
+    }
+  }
   {
     const std::lock_guard<std::mutex> lock(mutex_);
     processing_ = false;
     if (outcome.end_stream.has_value()) {
       if (!end_status_.has_value()) end_status_ = *outcome.end_stream;
     } else if (!end_status_.has_value()) {
-      replies_.push_back(std::move(outcome.reply));
+      replies_.push_back(std::move(reply));
     }
     next = DecideLocked();
   }

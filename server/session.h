@@ -6,7 +6,9 @@
 // NOT_FOUND); the reply carries the scene's current tick. Then every message
 // gets exactly one reply echoing its `sequence`, with its own status: a bad
 // message does not end the stream. The stream ends with OK when the client
-// half-closes, CANCELLED when it cancels, RESOURCE_EXHAUSTED at once when
+// half-closes, INVALID_ARGUMENT when a message does not parse as a
+// SessionRequest (after the replies to the messages before it; nothing after
+// it is read), CANCELLED when it cancels, RESOURCE_EXHAUSTED at once when
 // --max_sessions streams are already open, and UNAVAILABLE "server shutting
 // down" when satord drains (after the reply to the message in hand).
 //
@@ -16,6 +18,11 @@
 // keep request order. Writes go out one at a time from a queue; reading
 // pauses while kMaxQueuedReplies replies wait for a slow client. State is
 // guarded by a std::mutex that is never held across a reactor call.
+//
+// The reactor reads and writes grpc::ByteBuffer (QueryService registers
+// Session as a raw method) and parses each message itself: gRPC gives a typed
+// reactor OnReadDone(false) both for a half-close and for a message that does
+// not parse, and the two must end the stream differently.
 #ifndef SATOR_SERVER_SESSION_H_
 #define SATOR_SERVER_SESSION_H_
 
@@ -30,6 +37,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "grpcpp/support/byte_buffer.h"
 #include "grpcpp/support/server_callback.h"
 #include "sator/v1/query_service.pb.h"
 #include "server/drain_gate.h"
@@ -109,8 +117,7 @@ absl::StatusOr<sator::v1::UpdatePosesResponse> ApplySessionPoses(
     const sator::v1::SessionPoseUpdate& update);
 
 class SessionReactor final
-    : public grpc::ServerBidiReactor<sator::v1::SessionRequest,
-                                     sator::v1::SessionResponse> {
+    : public grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer> {
  public:
   // Replies waiting for a slow client before reading pauses.
   static constexpr std::size_t kMaxQueuedReplies = 16;
@@ -140,7 +147,7 @@ class SessionReactor final
   // status to finish with, decided together so that no reactor call is made
   // with the lock held.
   struct Next {
-    const sator::v1::SessionResponse* write = nullptr;
+    const grpc::ByteBuffer* write = nullptr;
     bool read = false;
     std::optional<grpc::Status> finish;
   };
@@ -150,13 +157,16 @@ class SessionReactor final
   SessionHandler handler_;
   SessionTracker& tracker_;
   DrainGate::Pass pass_;
+  // The message being read, and the same message parsed.
+  grpc::ByteBuffer request_bytes_;
   sator::v1::SessionRequest request_;
 
   std::mutex mutex_;
-  // Replies not yet written; the front one is being written when writing_.
-  std::deque<sator::v1::SessionResponse> replies_;  // Guarded by mutex_.
-  bool reading_ = false;                            // Guarded by mutex_.
-  bool writing_ = false;                            // Guarded by mutex_.
+  // Replies not yet written, serialized; the front one is being written when
+  // writing_.
+  std::deque<grpc::ByteBuffer> replies_;  // Guarded by mutex_.
+  bool reading_ = false;                  // Guarded by mutex_.
+  bool writing_ = false;                  // Guarded by mutex_.
   bool read_closed_ = false;  // The client half-closed. Guarded by mutex_.
   bool closing_ = false;      // Draining. Guarded by mutex_.
   // A message is being handled (outside the lock). Guarded by mutex_.

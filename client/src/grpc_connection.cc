@@ -1,6 +1,7 @@
 // MakeConnection: sator::client::Connection over one gRPC channel. One
 // attempt per call; `x-scene-id` metadata on every call that names a scene;
 // a `retry-after-ms` trailer becomes a status payload (retry.h).
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -36,12 +37,29 @@ namespace {
 
 using client_internal::FromGrpcStatus;
 
+// True for an id that can name a scene (1 to 128 characters from
+// [A-Za-z0-9._-], as satord checks). Only such an id goes into the x-scene-id
+// metadata: a longer one could pass gRPC's metadata size limit, or a byte
+// not allowed in metadata fail the call, before satord could answer it with
+// its own INVALID_ARGUMENT.
+bool CanNameScene(const std::string& id) {
+  constexpr std::size_t kMaxSceneIdLength = 128;
+  if (id.empty() || id.size() > kMaxSceneIdLength) return false;
+  for (const char c : id) {
+    const bool allowed = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+                         (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+                         c == '-';
+    if (!allowed) return false;
+  }
+  return true;
+}
+
 void PrepareContext(grpc::ClientContext& grpc_context,
                     const CallContext& context, const std::string* scene_id) {
   if (context.deadline != absl::InfiniteFuture()) {
     grpc_context.set_deadline(absl::ToChronoTime(context.deadline));
   }
-  if (scene_id != nullptr && !scene_id->empty()) {
+  if (scene_id != nullptr && CanNameScene(*scene_id)) {
     grpc_context.AddMetadata(std::string(kSceneIdMetadataKey), *scene_id);
   }
 }

@@ -156,6 +156,10 @@ absl::StatusOr<std::vector<scene::PoseUpdate<D>>> ToPoseUpdates(
   for (std::size_t i = 0; i < count; ++i) {
     scene::PoseUpdate<D>& update = updates[i];
     update.id = batch.body_ids(static_cast<int>(i));
+    if (update.id == 0) {
+      return FieldError(absl::StrCat("body_ids[", i, "]"),
+                        "must be set (0 is not a body id)");
+    }
     for (int axis = 0; axis < D; ++axis) {
       const int index = static_cast<int>(i) * D + axis;
       if (absl::Status s = CheckPackedCoordinate(index, positions[index]);

@@ -48,8 +48,8 @@ void FromBodyDesc(const scene::BodyDesc<D>& body, sator::v1::Body* out);
 // `rotations`. Both sizes must match body_ids exactly; every number must be
 // finite, positions within kMaxCoordinate, quaternions of unit length within
 // kRotationLengthTolerance (the tolerance ToPose3 applies; they are
-// normalised). Errors name `positions`, `positions[i]`, `rotations`,
-// `rotations[i]`.
+// normalised); no body id may be 0. Errors name `positions`, `positions[i]`,
+// `rotations`, `rotations[i]`, `body_ids[i]`.
 template <int D>
 absl::StatusOr<std::vector<scene::PoseUpdate<D>>> ToPoseUpdates(
     const sator::v1::PoseBatch& batch);

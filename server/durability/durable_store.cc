@@ -179,6 +179,40 @@ absl::Status DurableStore::Recover(const SceneHandler& on_scene,
   }
   report->snapshot_lsn = snapshot_lsn;
 
+  // The highest LSN a file name vouches for (see "Continuity" in
+  // durable_store.h): every snapshot's, damaged ones included, and every
+  // segment's first LSN minus one.
+  const std::vector<NamedFile> segments = Select(*names, &ParseWalSegmentName);
+  std::uint64_t named_lsn = 0;
+  std::string named_by;
+  for (const NamedFile& snapshot : snapshots) {
+    if (snapshot.lsn > named_lsn) {
+      named_lsn = snapshot.lsn;
+      named_by = snapshot.name;
+    }
+  }
+  for (const NamedFile& segment : segments) {
+    if (segment.lsn > 0 && segment.lsn - 1 > named_lsn) {
+      named_lsn = segment.lsn - 1;
+      named_by = segment.name;
+    }
+  }
+  // The next LSN recovery expects; records below it are in the snapshot or
+  // already replayed.
+  std::uint64_t expected = snapshot_lsn + 1;
+  auto gap = [&](std::uint64_t first, std::uint64_t last, const char* reason,
+                 const std::string& file) {
+    LogGap found{first, last, reason, file};
+    report->records_lost += found.records();
+    Log(LogLevel::kError, "wal_gap",
+        {{"first_lsn", AsInt(first)},
+         {"last_lsn", AsInt(last)},
+         {"records", AsInt(found.records())},
+         {"reason", reason},
+         {"file", file}});
+    report->gaps.push_back(std::move(found));
+  };
+
   // The log after it, in LSN order. A record the handler refuses is
   // reported at the end unless a kRefused record says it was refused when
   // first applied too.
@@ -190,8 +224,14 @@ absl::Status DurableStore::Recover(const SceneHandler& on_scene,
   std::map<std::uint64_t, Refusal> unexplained;
   std::uint64_t last_lsn = snapshot_lsn;  // Newest LSN applied or covered.
   std::uint64_t max_lsn_seen = snapshot_lsn;
-  for (const NamedFile& segment : Select(*names, &ParseWalSegmentName)) {
+  for (const NamedFile& segment : segments) {
     const std::string path = absl::StrCat(dir, "/", segment.name);
+    // Its first record is segment.lsn: what comes before it must all have
+    // been found already (or be in the snapshot).
+    if (segment.lsn > expected) {
+      gap(expected, segment.lsn - 1, "before_segment", segment.name);
+      expected = segment.lsn;
+    }
     absl::StatusOr<std::string> bytes = ReadWholeFile(path);
     if (!bytes.ok()) return bytes.status();
     ++report->segments_read;
@@ -226,6 +266,10 @@ absl::Status DurableStore::Recover(const SceneHandler& on_scene,
             return;
           }
           last_lsn = record.lsn;
+          if (record.lsn > expected) {
+            gap(expected, record.lsn - 1, "inside_segment", segment.name);
+          }
+          expected = record.lsn + 1;
           if (record.type == RecordType::kRefused) {
             std::uint64_t refused = 0;
             if (DecodeU64(record.payload, &refused) &&
@@ -257,6 +301,8 @@ absl::Status DurableStore::Recover(const SceneHandler& on_scene,
     report->damaged_regions += stats.damaged_regions;
     report->damaged_bytes += stats.damaged_bytes;
   }
+  // The log must reach every LSN a snapshot's name vouches for.
+  if (named_lsn >= expected) gap(expected, named_lsn, "after_log", named_by);
   for (const auto& [lsn, refusal] : unexplained) {
     ++report->records_failed;
     Log(LogLevel::kError, "wal_replay_failed",
@@ -265,7 +311,9 @@ absl::Status DurableStore::Recover(const SceneHandler& on_scene,
          {"type", RecordTypeName(refusal.type)},
          {"error", refusal.error}});
   }
-  report->next_lsn = max_lsn_seen + 1;
+  // Past every LSN found or named, so a new record never takes the number
+  // of a lost one.
+  report->next_lsn = std::max(max_lsn_seen, named_lsn) + 1;
   Log(LogLevel::kInfo, "recovered",
       {{"data_dir", dir},
        {"snapshot_lsn", AsInt(snapshot_lsn)},
@@ -277,6 +325,8 @@ absl::Status DurableStore::Recover(const SceneHandler& on_scene,
        {"records_skipped", AsInt(report->records_skipped)},
        {"damaged_regions", AsInt(report->damaged_regions)},
        {"damaged_bytes", AsInt(report->damaged_bytes)},
+       {"records_lost", AsInt(report->records_lost)},
+       {"log_gaps", AsInt(report->gaps.size())},
        {"next_lsn", AsInt(report->next_lsn)}});
   return absl::OkStatus();
 }

@@ -16,6 +16,18 @@
 // the exclusion (the core hands out immutable snapshots) and serialized and
 // written after it, so mutations wait only for the capture, not the I/O.
 //
+// Continuity: LSNs are dense (every Append takes the next one), a segment's
+// name is the LSN of its first record, and a snapshot's name (and each of
+// its records) the LSN of the last record it holds. So after the snapshot at
+// S, recovery expects S + 1, S + 2, ... without a hole up to the highest LSN
+// any name vouches for: a segment named F says records up to F - 1 existed,
+// a snapshot named N (even a damaged one, passed over) that records up to N
+// did. Every hole is a LogGap in the report (and a wal_gap log line); the
+// caller decides whether to start (satord refuses without
+// --allow_recovery_loss). What no name vouches for cannot be missed: the
+// newest segment cut short at a record boundary, or deleted with nothing
+// written after it (docs/OPERATIONS.md).
+//
 // Compaction: after a snapshot is written, snapshots older than the newest
 // `snapshots_kept` are deleted, and so are the log segments whose records
 // all precede the oldest snapshot kept, so recovery can fall back to the
@@ -49,6 +61,21 @@ struct DurableStoreOptions {
   int snapshots_kept = 2;
 };
 
+// A stretch of log sequence numbers that recovery should have found and did
+// not: records acknowledged once and now missing.
+struct LogGap {
+  std::uint64_t first_lsn = 0;
+  std::uint64_t last_lsn = 0;  // Inclusive.
+  // What showed the gap: "before_segment" (a segment starts after the last
+  // record found before it: a segment missing or the one before cut short),
+  // "inside_segment" (a record's LSN jumps past the next expected one: a
+  // record spliced out or damaged), "after_log" (the log ends before an LSN
+  // a snapshot's name vouches for).
+  std::string reason;
+  std::string file;  // The file whose name or records showed it.
+  std::uint64_t records() const { return last_lsn - first_lsn + 1; }
+};
+
 // What recovery found and did; every count is also logged.
 struct RecoveryReport {
   bool snapshot_found = false;
@@ -63,6 +90,10 @@ struct RecoveryReport {
   std::size_t damaged_regions = 0;  // Torn or corrupt stretches skipped.
   std::size_t damaged_bytes = 0;
   std::size_t segments_read = 0;
+  // LSNs after the snapshot that some file vouches for but no record holds
+  // (the sum of the gaps' sizes), and the gaps, in LSN order.
+  std::uint64_t records_lost = 0;
+  std::vector<LogGap> gaps;
   std::uint64_t next_lsn = 1;
 };
 

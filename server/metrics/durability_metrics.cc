@@ -133,13 +133,15 @@ std::vector<prometheus::MetricFamily> DurabilityMetrics::Collect() const {
 
   prometheus::MetricFamily recovered =
       Family("sator_recovery_records",
-             "Log records found at start, by what recovery did with them.",
+             "Log records found at start, by what recovery did with them "
+             "(lost: named by a file but found nowhere).",
              prometheus::MetricType::Gauge);
-  const std::pair<const char*, std::size_t> outcomes[] = {
+  const std::pair<const char*, std::uint64_t> outcomes[] = {
       {"replayed", recovery_.records_replayed},
       {"failed", recovery_.records_failed},
       {"refused", recovery_.records_refused},
-      {"skipped", recovery_.records_skipped}};
+      {"skipped", recovery_.records_skipped},
+      {"lost", recovery_.records_lost}};
   for (const auto& [outcome, count] : outcomes) {
     recovered.metric.push_back(
         GaugeMetric(static_cast<double>(count), {{"outcome", outcome}}));

@@ -57,11 +57,12 @@ absl::StatusOr<std::shared_ptr<HostedScene>> FindScene(
 
 // The core names the fields of its own arguments ("updates[4].id: ...",
 // "ids[2]: ..."); a request names them differently. Rewrites a message that
-// starts with `from` "[i]" `suffix` into `to` "[i]", keeping the rest.
+// starts with `from` "[i]" `suffix` into `to` "[i]" `to_suffix`, keeping the
+// rest.
 absl::Status RenameIndexedField(const absl::Status& status,
                                 absl::string_view from,
-                                absl::string_view suffix,
-                                absl::string_view to) {
+                                absl::string_view suffix, absl::string_view to,
+                                absl::string_view to_suffix = "") {
   if (status.ok()) return status;
   absl::string_view message = status.message();
   const std::string opening = absl::StrCat(from, "[");
@@ -73,7 +74,8 @@ absl::Status RenameIndexedField(const absl::Status& status,
   absl::string_view rest = message.substr(close + 1);
   if (!absl::StartsWith(rest, suffix)) return status;
   rest.remove_prefix(suffix.size());
-  return absl::Status(status.code(), absl::StrCat(to, "[", index, "]", rest));
+  return absl::Status(status.code(),
+                      absl::StrCat(to, "[", index, "]", to_suffix, rest));
 }
 
 // Applies one mutation through the hook, if there is one (see MutationHook).
@@ -169,7 +171,8 @@ absl::StatusOr<sator::v1::UpsertBodiesResponse> UpsertInto(
   if (absl::Status s = RunMutation(options, scene.id(), request,
                                    [&] { return core.UpsertBodies(*bodies); });
       !s.ok()) {
-    return s;
+    // The core's BodyDesc::id is the request's Body.body_id.
+    return RenameIndexedField(s, "bodies", ".id", "bodies", ".body_id");
   }
   const std::size_t after = core.Snapshot().body_count();
   // Ids are unique within a batch (the core refuses repeats), so the growth
@@ -257,6 +260,8 @@ absl::StatusOr<sator::v1::SceneInfo> ImportAs(
         return populated;
       });
   if (!hosted.ok() && populated.ok()) {
+    // The scene limit is a sentence about the server, not about a field.
+    if (absl::IsResourceExhausted(hosted.status())) return hosted.status();
     return convert::PrefixField("snapshot", hosted.status());
   }
   if (!populated.ok()) return convert::PrefixField("snapshot", populated);
@@ -287,6 +292,13 @@ absl::StatusOr<sator::v1::RemoveBodiesResponse> RemoveBodiesIn(
   }
   const absl::Span<const std::uint64_t> ids(request.body_ids().data(),
                                             request.body_ids().size());
+  // 0 names no body: malformed (INVALID_ARGUMENT), not unknown (NOT_FOUND).
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    if (ids[i] == 0) {
+      return convert::FieldError(absl::StrCat("body_ids[", i, "]"),
+                                 "must be set (0 is not a body id)");
+    }
+  }
   std::lock_guard<std::mutex> lock(scene.write_mutex());
   if (absl::Status s = CheckStillHosted(registry, scene); !s.ok()) return s;
   absl::Status removed = RunMutation(options, scene.id(), request, [&] {
@@ -308,12 +320,9 @@ absl::StatusOr<sator::v1::UpdatePosesResponse> UpdatePosesIn(
       !s.ok()) {
     return s;
   }
+  // A negative tick is malformed (INVALID_ARGUMENT, as in a query's
+  // rewind), not merely older than the current one.
   if (absl::Status s = convert::CheckTick("tick", request.tick()); !s.ok()) {
-    // A negative tick is older than any scene's current tick.
-    if (request.tick() < 0) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "tick: ", request.tick(), " is older than the current tick"));
-    }
     return s;
   }
   return VisitScene(scene, [&](auto& core) {

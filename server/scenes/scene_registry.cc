@@ -230,6 +230,10 @@ absl::StatusOr<std::shared_ptr<HostedScene>> SceneRegistry::Create(
 
 absl::StatusOr<std::shared_ptr<HostedScene>> SceneRegistry::Find(
     const std::string& id) const {
+  // Every RPC that names a scene finds it here, so all of them refuse a
+  // malformed id alike, and a NOT_FOUND never echoes more than 128
+  // characters.
+  if (absl::Status status = ValidateSceneId(id); !status.ok()) return status;
   std::shared_ptr<HostedScene> found;
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -250,6 +254,7 @@ absl::StatusOr<std::shared_ptr<HostedScene>> SceneRegistry::Find(
 }
 
 absl::Status SceneRegistry::Delete(const std::string& id) {
+  if (absl::Status status = ValidateSceneId(id); !status.ok()) return status;
   std::shared_ptr<HostedScene> doomed;  // Released outside the lock.
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = scenes_.find(id);

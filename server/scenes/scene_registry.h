@@ -108,6 +108,10 @@ class SceneRegistry {
   const SceneLimits& limits() const { return limits_; }
 
   // Checks a scene id: 1 to 128 characters from [A-Za-z0-9._-].
+  // INVALID_ARGUMENT "scene_id: ..." otherwise, with the id's length or the
+  // position of its first bad character, never the id itself. Create, Find
+  // and Delete check every id with it, so every RPC that names a scene
+  // answers a malformed id the same way.
   static absl::Status ValidateSceneId(const std::string& id);
 
   // Fills in defaults (0 means the server default: --default_history_ticks,
@@ -158,12 +162,14 @@ class SceneRegistry {
       const std::string& id, const HostedSceneSettings& settings,
       const SceneInit& init = nullptr);
 
-  // NOT_FOUND for an unknown id. A scene still being created (its init
+  // INVALID_ARGUMENT for a malformed id (ValidateSceneId), NOT_FOUND for an
+  // unknown one. A scene still being created (its init
   // running) is waited for: found if the init succeeds, NOT_FOUND if not.
   // So never call Find for a scene from inside its own init.
   absl::StatusOr<std::shared_ptr<HostedScene>> Find(
       const std::string& id) const;
-  // Drops the scene and marks it deleted(). Callers that must order the
+  // Drops the scene and marks it deleted(); INVALID_ARGUMENT for a malformed
+  // id, NOT_FOUND for an unknown one. Callers that must order the
   // deletion with the scene's writes hold its write_mutex() meanwhile.
   absl::Status Delete(const std::string& id);
 

@@ -7,8 +7,11 @@
 //   appears that was not written (only the one write per client that was in
 //   flight at the kill may go either way).
 // - SIGTERM loses nothing: scenes, bodies, poses and ticks come back equal.
-// - A log with a truncated tail or a corrupt middle record recovers: the
-//   damaged record is skipped with a log line and every other one is there.
+// - A log with a truncated tail (a write torn by the crash, never
+//   acknowledged) recovers every whole record. A corrupt middle record is an
+//   acknowledged write lost: satord refuses to start, naming the gap, until
+//   --allow_recovery_loss, which skips it and keeps every other record; the
+//   loss given up, later starts need no flag.
 // - Scenes keep the settings they were acknowledged with across restarts
 //   with other default or limit flags.
 #include <signal.h>
@@ -616,16 +619,31 @@ TEST(DurabilityEndToEnd, CorruptMiddleRecordIsSkippedAndLaterOnesRecovered) {
       offsets[3] + server::durability::kRecordHeaderBytes + 4;
   (*bytes)[target] = static_cast<char>((*bytes)[target] ^ 0x20);
   std::ofstream(segment, std::ios::binary | std::ios::trunc) << *bytes;
+  {
+    // The upsert of body 3 was acknowledged: its loss stops the start.
+    Instance refused;
+    EXPECT_FALSE(StartInstance(data_dir, {}, &refused).ok());
+    const std::string log = refused.process->ReadLog();
+    EXPECT_NE(log.find("1 acknowledged log record is missing, in 1 gap: "
+                       "LSN 4 (inside_segment"),
+              std::string::npos)
+        << log;
+    EXPECT_NE(log.find("--allow_recovery_loss"), std::string::npos) << log;
+  }
   Instance instance;
-  ASSERT_TRUE(StartInstance(data_dir, {}, &instance).ok())
+  ASSERT_TRUE(
+      StartInstance(data_dir, {"--allow_recovery_loss"}, &instance).ok())
       << instance.process->ReadLog();
   EXPECT_EQ(BodiesOf(instance, "arena"), (std::set<std::uint64_t>{1, 2, 4, 5}));
   const std::string log = instance.process->ReadLog();
   EXPECT_NE(log.find("\"wal_damaged_region_skipped\""), std::string::npos)
       << log;
   EXPECT_NE(log.find("\"at_tail\":false"), std::string::npos) << log;
+  EXPECT_NE(log.find("\"event\":\"wal_gap\",\"first_lsn\":4,\"last_lsn\":4"),
+            std::string::npos)
+      << log;
   // The server goes on logging after the damage: a new write survives the
-  // next restart.
+  // next restart, which needs no flag (the loss was given up).
   sator::v1::RemoveBodiesRequest remove;
   remove.set_scene_id("arena");
   remove.add_body_ids(5);

@@ -245,6 +245,99 @@ TEST_F(QueryEndToEnd, BadInputsGiveTheirCodeAndField) {
   EXPECT_EQ(*after, *before);
 }
 
+// Every RPC that names a scene checks its id the same way: empty, over 128
+// characters, or with a character outside [A-Za-z0-9._-] is
+// INVALID_ARGUMENT "scene_id: ...", and the answer never carries the id
+// back (a 20,000-character id would not fit gRPC's metadata limit).
+TEST_F(QueryEndToEnd, MalformedSceneIdsAreInvalidArgumentInEveryRpc) {
+  const std::string over_long(129, 'a');
+  const std::string huge(20000, 'b');
+  struct Id {
+    std::string id;
+    std::string message_prefix;
+  };
+  const std::vector<Id> ids = {
+      {"", "scene_id: must be 1 to 128 characters, got 0"},
+      {over_long, "scene_id: must be 1 to 128 characters, got 129"},
+      {huge, "scene_id: must be 1 to 128 characters, got 20000"},
+      {"a b", "scene_id: character 1 is not one of [A-Za-z0-9._-]"},
+  };
+  // Each method with the JSON of a request that is valid but for its id
+  // (`%` stands for the id); CreateScene and ImportScene take an empty id
+  // as a request for a server-assigned one, so they are tried with the
+  // others only.
+  struct Rpc {
+    std::string method;
+    std::string json;
+    bool empty_id_assigns;
+  };
+  const std::vector<Rpc> rpcs = {
+      {"sator.v1.SceneService/CreateScene",
+       R"({"scene_id": "%", "settings": {"dimension": "DIMENSION_2D"}})", true},
+      {"sator.v1.SceneService/ImportScene",
+       R"({"snapshot": {"scene_id": "%", "settings": {"dimension":
+           "DIMENSION_2D"}}})",
+       true},
+      {"sator.v1.SceneService/GetScene", R"({"scene_id": "%"})", false},
+      {"sator.v1.SceneService/ExportScene", R"({"scene_id": "%"})", false},
+      {"sator.v1.SceneService/DeleteScene", R"({"scene_id": "%"})", false},
+      {"sator.v1.BodyService/UpsertBodies", R"({"scene_id": "%", "bodies": [
+           {"body_id": 9, "shape": {"circle": {"radius": 1}},
+            "motion_type": "MOTION_TYPE_STATIC"}]})",
+       false},
+      {"sator.v1.BodyService/RemoveBodies",
+       R"({"scene_id": "%", "body_ids": [1]})", false},
+      {"sator.v1.BodyService/UpdatePoses", R"({"scene_id": "%", "tick": 1,
+           "poses": {"body_ids": [2], "positions": [0, 0], "rotations": [0]}})",
+       false},
+      {"sator.v1.QueryService/Overlap", R"({"scene_id": "%", "query":
+           {"shape": {"circle": {"radius": 1}}}})",
+       false},
+      {"sator.v1.QueryService/Contacts", R"({"scene_id": "%", "query":
+           {"shape": {"circle": {"radius": 1}}}})",
+       false},
+      {"sator.v1.QueryService/Sweep", R"({"scene_id": "%", "query":
+           {"shape": {"circle": {"radius": 1}}, "displacement": {"x": 1}}})",
+       false},
+      {"sator.v1.QueryService/Raycast", R"({"scene_id": "%", "query":
+           {"direction": {"x": 1}, "max_distance": 1}})",
+       false},
+      {"sator.v1.QueryService/PointQuery", R"({"scene_id": "%", "query": {}})",
+       false},
+      {"sator.v1.QueryService/QueryBatch",
+       R"({"scene_id": "%", "queries": [{"point": {}}]})", false},
+      {"sator.v1.QueryService/RaycastBatch", R"({"scene_id": "%",
+           "dimension": "DIMENSION_2D", "origins": [0, 0], "directions": [1, 0], "max_distances": [1]})",
+       false},
+  };
+  for (const Rpc& rpc : rpcs) {
+    for (const Id& id : ids) {
+      if (id.id.empty() && rpc.empty_id_assigns) continue;
+      SCOPED_TRACE(absl::StrCat(rpc.method, " with an id of ", id.id.size(),
+                                " characters"));
+      std::string json = rpc.json;
+      json.replace(json.find('%'), 1, id.id);
+      absl::StatusOr<std::string> answer = client_->CallJson(rpc.method, json);
+      EXPECT_EQ(answer.status().code(), absl::StatusCode::kInvalidArgument)
+          << answer.status().ToString().substr(0, 300);
+      const std::string message(answer.status().message());
+      // ImportScene names the id inside its snapshot.
+      EXPECT_THAT(message, StartsWith(absl::StrCat(
+                               rpc.method == "sator.v1.SceneService/ImportScene"
+                                   ? "snapshot."
+                                   : "",
+                               id.message_prefix)));
+      EXPECT_LT(message.size(), 200u);
+    }
+  }
+  // The connection is still good, and nothing was created.
+  absl::StatusOr<std::string> listed =
+      client_->CallJson("sator.v1.SceneService/ListScenes", "{}");
+  ASSERT_TRUE(listed.ok()) << listed.status();
+  EXPECT_THAT(*listed, HasSubstr("arena"));
+  EXPECT_THAT(*listed, ::testing::Not(HasSubstr("scene-")));
+}
+
 TEST_F(QueryEndToEnd, RewindAndHistory) {
   // A private scene: its ticks are this test's own.
   ASSERT_TRUE(client_

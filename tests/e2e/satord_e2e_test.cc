@@ -6,10 +6,13 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <memory>
 #include <string>
+#include <thread>
 
 #include "absl/cleanup/cleanup.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "gmock/gmock.h"
@@ -90,6 +93,121 @@ TEST(SatordEndToEnd, ServesPingAndHealthThenDrainsOnSigterm) {
   absl::StatusOr<PingResult> after =
       client->Ping("x", {.deadline = absl::Seconds(2)});
   EXPECT_FALSE(after.ok());
+}
+
+// sator.liveness answers SERVING through a whole drain, the final snapshot
+// included, while a slow call finishes: every probe reads SERVING until the
+// probes find the port closed, and by then satord is exiting (the kernel
+// closes the port while the process ends, a moment before it can be
+// reaped). The slow call is a RaycastBatch of 1,000 rays, each through a
+// row of 1,000 of the scene's 20,000 bodies; SIGTERM comes once the metrics
+// show it admitted, so the drain must wait for it, and the final snapshot
+// holds the 20,000 bodies.
+TEST(SatordEndToEnd, LivenessStaysServingThroughADrainUntilExit) {
+  constexpr int kMessageBytes = 64 << 20;
+  const std::string data_dir = testing::MakeTempDir("liveness-drain");
+  SatordProcess satord;
+  ASSERT_TRUE(satord
+                  .Start({"--data_dir=" + data_dir, "--drain_deadline=30s",
+                          "--snapshot_interval=0",
+                          absl::StrCat("--max_message_bytes=", kMessageBytes)},
+                         kStartTimeout)
+                  .ok())
+      << satord.ReadLog();
+  auto connect = [&]() -> std::unique_ptr<Client> {
+    absl::StatusOr<std::unique_ptr<Client>> client = Client::Create(
+        {.target = satord.grpc_target(), .max_message_bytes = kMessageBytes});
+    EXPECT_TRUE(client.ok()) << client.status();
+    return client.ok() ? *std::move(client) : nullptr;
+  };
+  std::unique_ptr<Client> client = connect();
+  ASSERT_NE(client, nullptr);
+  ASSERT_TRUE(client
+                  ->CallJson("sator.v1.SceneService/CreateScene",
+                             R"({"scene_id": "field", "settings":
+                                 {"dimension": "DIMENSION_2D"}})")
+                  .ok());
+  constexpr int kRow = 1000;
+  constexpr int kBodies = 20 * kRow;
+  std::string bodies = R"({"scene_id": "field", "bodies": [)";
+  for (int i = 0; i < kBodies; ++i) {
+    absl::StrAppend(&bodies, i == 0 ? "" : ",", R"({"body_id": )", i + 1,
+                    R"(, "shape": {"circle": {"radius": 0.4}}, )",
+                    R"("pose": {"position": {"x": )", i % kRow, R"(, "y": )",
+                    i / kRow, R"(}}, "motion_type": "MOTION_TYPE_STATIC"})");
+  }
+  bodies += "]}";
+  absl::StatusOr<std::string> upserted =
+      client->CallJson("sator.v1.BodyService/UpsertBodies", bodies);
+  ASSERT_TRUE(upserted.ok()) << upserted.status();
+  constexpr int kRays = 1000;
+  std::string origins;
+  std::string directions;
+  for (int i = 0; i < kRays; ++i) {
+    absl::StrAppend(&origins, i == 0 ? "" : ",", "-1,", i % 20);
+    absl::StrAppend(&directions, i == 0 ? "" : ",", "1,0");
+  }
+  const std::string rays = absl::StrCat(
+      R"({"scene_id": "field", "dimension": "DIMENSION_2D", "origins": [)",
+      origins, R"(], "directions": [)", directions,
+      R"(], "max_distances": [10000],)",
+      R"( "options": {"mode": "RESULT_MODE_ALL", "max_hits": 1}})");
+
+  std::unique_ptr<Client> slow_client = connect();
+  ASSERT_NE(slow_client, nullptr);
+  absl::StatusOr<std::string> slow_answer;
+  std::thread slow([&] {
+    slow_answer = slow_client->CallJson(
+        "sator.v1.QueryService/RaycastBatch", rays,
+        {.deadline = absl::Seconds(60), .retry = client::RetryPolicy{1}});
+  });
+  absl::Cleanup join = [&slow] { slow.join(); };
+  // Until the slow call is admitted (at most 5,000 scrapes and 20 s).
+  bool admitted = false;
+  const absl::Time admit_by = absl::Now() + absl::Seconds(20);
+  for (int scrape = 0; scrape < 5000 && !admitted && absl::Now() < admit_by;
+       ++scrape) {
+    absl::StatusOr<std::string> metrics =
+        HttpGet(satord.metrics_port(), "/metrics");
+    admitted = metrics.ok() &&
+               absl::StrContains(*metrics, "\nsator_inflight_requests 1\n");
+  }
+  ASSERT_TRUE(admitted) << "the slow call never showed in flight";
+  ASSERT_TRUE(satord.Signal(SIGTERM).ok());
+
+  // Bounded: at most 1,000,000 probes and 60 s.
+  const absl::Time give_up = absl::Now() + absl::Seconds(60);
+  int serving = 0;
+  absl::Status refused;
+  for (int probe = 0; probe < 1000000 && absl::Now() < give_up; ++probe) {
+    absl::StatusOr<HealthStatus> health = client->CheckHealth(
+        "sator.liveness",
+        {.deadline = absl::Seconds(2), .retry = client::RetryPolicy{1}});
+    if (!health.ok()) {
+      refused = health.status();
+      break;
+    }
+    ASSERT_EQ(*health, HealthStatus::kServing) << "probe " << probe;
+    ++serving;
+  }
+  ASSERT_FALSE(refused.ok()) << "satord still answering after 60 s";
+  // The probe failed because satord is gone, not because a live satord
+  // refused it.
+  absl::StatusOr<int> exit_code = satord.WaitForExit(absl::Milliseconds(200));
+  ASSERT_TRUE(exit_code.ok())
+      << "liveness failed (" << refused << ") after " << serving
+      << " SERVING probes while satord was still running\n"
+      << satord.ReadLog();
+  EXPECT_EQ(*exit_code, 0);
+  EXPECT_GT(serving, 0);
+  std::move(join).Invoke();
+  // Admitted before SIGTERM, so the drain let it finish.
+  EXPECT_TRUE(slow_answer.ok()) << slow_answer.status();
+  const std::string log = satord.ReadLog();
+  EXPECT_THAT(log, HasSubstr("\"event\":\"stopped\",\"drained\":true"));
+  EXPECT_THAT(log, HasSubstr("\"event\":\"snapshot_written\""));
+  EXPECT_THAT(log, ::testing::Not(HasSubstr("final_snapshot_failed")));
+  std::filesystem::remove_all(data_dir);
 }
 
 TEST(SatordEndToEnd, SigintAlsoExitsCleanly) {

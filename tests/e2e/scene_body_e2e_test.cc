@@ -509,6 +509,41 @@ TEST_F(SceneBodyEndToEnd, BadRequestsGetTheirCodeAndChangeNothing) {
                      shape { circle { radius: 1 } }
                    })pb",
               std::chrono::milliseconds(-1))},
+      {{"upsert a body id twice", grpc::StatusCode::INVALID_ARGUMENT,
+        "bodies[1].body_id: body 7 is also bodies[0]"},
+       upsert(R"pb(scene_id: "arena"
+                   bodies {
+                     body_id: 7
+                     motion_type: MOTION_TYPE_STATIC
+                     shape { circle { radius: 1 } }
+                   }
+                   bodies {
+                     body_id: 7
+                     motion_type: MOTION_TYPE_STATIC
+                     shape { circle { radius: 2 } }
+                   })pb")},
+      {{"remove body id 0", grpc::StatusCode::INVALID_ARGUMENT,
+        "body_ids[1]: must be set (0 is not a body id)"},
+       remove(R"pb(scene_id: "arena"
+                   body_ids: [ 2, 0 ])pb")},
+      {{"a pose for body id 0", grpc::StatusCode::INVALID_ARGUMENT,
+        "poses.body_ids[1]: must be set (0 is not a body id)"},
+       poses(R"pb(scene_id: "arena"
+                  tick: 6
+                  poses {
+                    body_ids: [ 2, 0 ]
+                    positions: [ 0, 0, 0, 0 ]
+                    rotations: [ 0, 0 ]
+                  })pb")},
+      {{"poses for a negative tick", grpc::StatusCode::INVALID_ARGUMENT,
+        "tick: must be in [0, "},
+       poses(R"pb(scene_id: "arena"
+                  tick: -1
+                  poses {
+                    body_ids: [ 2 ]
+                    positions: [ 0, 0 ]
+                    rotations: [ 0 ]
+                  })pb")},
       {{"remove an unknown body", grpc::StatusCode::NOT_FOUND,
         "body_ids[1]: no body 99 in the scene"},
        remove(R"pb(scene_id: "arena"
@@ -585,7 +620,33 @@ TEST_F(SceneBodyEndToEnd, SceneAndShapeLimitsAreResourceExhausted) {
                                R"pb(settings { dimension: DIMENSION_3D })pb"),
                            &info);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
-  EXPECT_THAT(status.error_message(), HasSubstr("--max_scenes"));
+  EXPECT_EQ(status.error_message(),
+            "this server already hosts its limit of 2 scenes (--max_scenes)");
+  // ImportScene answers the scene limit with the same sentence, without a
+  // field path glued on.
+  status = scenes_->ImportScene(
+      Context().get(),
+      Parse<sator::v1::ImportSceneRequest>(
+          R"pb(snapshot { settings { dimension: DIMENSION_3D } })pb"),
+      &info);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_EQ(status.error_message(),
+            "this server already hosts its limit of 2 scenes (--max_scenes)");
+
+  // A box thinner than the smallest extent names its axis.
+  sator::v1::UpsertBodiesResponse thin;
+  status = bodies_->UpsertBodies(
+      Context().get(), Parse<sator::v1::UpsertBodiesRequest>(R"pb(
+        scene_id: "scene-1"
+        bodies {
+          body_id: 1
+          motion_type: MOTION_TYPE_STATIC
+          shape { box3d { half_extents { x: 1 y: 1e-7 z: 1 } } }
+        })pb"),
+      &thin);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(status.error_message(),
+              HasSubstr("bodies[0].shape.box3d: box half extent y is 1e-07"));
 
   // Nine hull points against --max_hull_points=8.
   std::string hull = R"pb(scene_id: "scene-1"

@@ -6,8 +6,10 @@
 #include <signal.h>
 
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
@@ -16,6 +18,8 @@
 #include "google/protobuf/util/json_util.h"
 #include "grpcpp/client_context.h"
 #include "grpcpp/create_channel.h"
+#include "grpcpp/generic/generic_stub.h"
+#include "grpcpp/support/byte_buffer.h"
 #include "gtest/gtest.h"
 #include "sator/client/client.h"
 #include "sator/v1/query_service.grpc.pb.h"
@@ -155,6 +159,115 @@ TEST_F(SessionEndToEnd, LimitThenSigtermEndsSessionsWithUnavailable) {
   EXPECT_EQ(*exit_code, 0);
   EXPECT_LT(absl::Now() - start, absl::Seconds(10)) << satord_.ReadLog();
   EXPECT_THAT(satord_.ReadLog(), HasSubstr("\"drained\":true"));
+}
+
+// Bytes that do not parse as a SessionRequest end the stream with
+// INVALID_ARGUMENT, after the reply to the message before them; nothing
+// written after them is answered. (The stream goes through a generic stub,
+// which writes raw bytes.)
+TEST_F(SessionEndToEnd, BytesThatDoNotParseEndTheStreamWithInvalidArgument) {
+  // Wire type 7 does not exist: no protobuf parser accepts this.
+  const std::string garbage("\x0f\xff\xff\xff", 4);
+  ASSERT_FALSE(SessionRequest().ParseFromString(garbage));
+
+  grpc::TemplatedGenericStub<grpc::ByteBuffer, SessionResponse> stub(
+      grpc::CreateChannel(satord_.grpc_target(),
+                          grpc::InsecureChannelCredentials()));
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() +
+                       std::chrono::seconds(30));
+  grpc::CompletionQueue queue;
+  // Each step waits for its own completion (at most 20 s) and returns its ok.
+  int next_tag = 0;
+  auto wait = [&](int tag) {
+    void* got = nullptr;
+    bool ok = false;
+    const grpc::CompletionQueue::NextStatus status = queue.AsyncNext(
+        &got, &ok, std::chrono::system_clock::now() + std::chrono::seconds(20));
+    EXPECT_EQ(status, grpc::CompletionQueue::GOT_EVENT);
+    EXPECT_EQ(got, reinterpret_cast<void*>(static_cast<intptr_t>(tag)));
+    return ok;
+  };
+  auto tag = [&] {
+    return reinterpret_cast<void*>(static_cast<intptr_t>(++next_tag));
+  };
+  auto bytes = [](const std::string& data) {
+    const grpc::Slice slice(data);
+    return grpc::ByteBuffer(&slice, 1);
+  };
+  std::unique_ptr<
+      grpc::ClientAsyncReaderWriter<grpc::ByteBuffer, SessionResponse>>
+      stream =
+          stub.PrepareCall(&context, "/sator.v1.QueryService/Session", &queue);
+  stream->StartCall(tag());
+  ASSERT_TRUE(wait(next_tag));
+  stream->Write(
+      bytes(Parse("sequence: 1 open { scene_id: 's' }").SerializeAsString()),
+      tag());
+  ASSERT_TRUE(wait(next_tag));
+  SessionResponse reply;
+  stream->Read(&reply, tag());
+  ASSERT_TRUE(wait(next_tag));
+  EXPECT_EQ(reply.sequence(), 1u);
+  EXPECT_EQ(reply.status().code(), 0) << reply.status().message();
+  ASSERT_TRUE(reply.has_opened());
+
+  stream->Write(bytes(garbage), tag());
+  ASSERT_TRUE(wait(next_tag));
+  // A good message after the garbage: the write may or may not reach the
+  // server before it ends the stream, but it is never answered.
+  stream->Write(bytes(Parse(Ray(2)).SerializeAsString()), tag());
+  wait(next_tag);
+  reply.Clear();
+  stream->Read(&reply, tag());
+  EXPECT_FALSE(wait(next_tag)) << reply.DebugString();
+  grpc::Status status;
+  stream->Finish(&status, tag());
+  ASSERT_TRUE(wait(next_tag));
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(status.error_message(),
+            "the stream carried a message that is not a "
+            "sator.v1.SessionRequest");
+  queue.Shutdown();
+  void* ignored_tag = nullptr;
+  bool ignored_ok = false;
+  while (queue.Next(&ignored_tag, &ignored_ok)) {
+  }
+}
+
+// Session open checks the scene id as every other RPC does: malformed is
+// INVALID_ARGUMENT (the id never echoed back), unknown is NOT_FOUND.
+TEST_F(SessionEndToEnd, OpenRefusesMalformedSceneIdsWithInvalidArgument) {
+  const std::string huge(20000, 'q');
+  struct Case {
+    std::string scene_id;
+    grpc::StatusCode code;
+    std::string message;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"", grpc::StatusCode::INVALID_ARGUMENT,
+            "open.scene_id: must be 1 to 128 characters, got 0"},
+           {std::string(129, 'x'), grpc::StatusCode::INVALID_ARGUMENT,
+            "open.scene_id: must be 1 to 128 characters, got 129"},
+           {huge, grpc::StatusCode::INVALID_ARGUMENT,
+            "open.scene_id: must be 1 to 128 characters, got 20000"},
+           {"s/t", grpc::StatusCode::INVALID_ARGUMENT,
+            "open.scene_id: character 1 is not one of [A-Za-z0-9._-]"},
+           {"nowhere", grpc::StatusCode::NOT_FOUND,
+            "open.scene_id: no scene 'nowhere'"},
+       }) {
+    SCOPED_TRACE(c.scene_id.size());
+    grpc::ClientContext context;
+    std::unique_ptr<Stream> stream = Open(&context);
+    SessionRequest open;
+    open.mutable_open()->set_scene_id(c.scene_id);
+    ASSERT_TRUE(stream->Write(open));
+    SessionResponse reply;
+    EXPECT_FALSE(stream->Read(&reply));
+    const grpc::Status status = stream->Finish();
+    EXPECT_EQ(status.error_code(), c.code);
+    EXPECT_EQ(status.error_message(), c.message);
+  }
 }
 
 }  // namespace

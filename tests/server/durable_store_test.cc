@@ -374,6 +374,8 @@ TEST(DurableStore, CorruptMiddleRecordIsSkippedAndLaterRecordsReplayed) {
   EXPECT_EQ(second.report.damaged_regions, 1u);
   EXPECT_EQ(second.report.damaged_bytes, record_bytes);
   EXPECT_EQ(second.report.next_lsn, 6u);
+  // Record 3 was acknowledged: its loss is a gap.
+  EXPECT_EQ(second.report.records_lost, 1u);
 }
 
 TEST(DurableStore, TruncatedTailKeepsEarlierRecordsAndLoggingGoesOn) {
@@ -396,6 +398,160 @@ TEST(DurableStore, TruncatedTailKeepsEarlierRecordsAndLoggingGoesOn) {
   Recovered third = OpenAndRecover(dir);
   ASSERT_EQ(third.records.size(), 3u);
   EXPECT_EQ(third.records[2].second, "r3 again");
+}
+
+// ---- continuity: what recovery should have found ---------------------------
+
+// Two runs on one directory: the first logs records 1 to 5 (in
+// wal-...01.log), the second 6 to 8 (in wal-...06.log); the path of the first
+// run's segment is returned.
+std::string TwoRunsOfRecords(const std::string& dir) {
+  {
+    Recovered first = OpenAndRecover(dir);
+    for (int i = 1; i <= 5; ++i) {
+      LogOne(*first.store, RecordType::kUpsertBodies, absl::StrCat("r", i));
+    }
+  }
+  {
+    Recovered second = OpenAndRecover(dir);
+    for (int i = 6; i <= 8; ++i) {
+      LogOne(*second.store, RecordType::kUpsertBodies, absl::StrCat("r", i));
+    }
+  }
+  return dir + "/" + WalSegmentName(1);
+}
+
+// The offsets of the records of a segment file.
+std::vector<std::size_t> RecordOffsets(const std::string& path) {
+  std::vector<std::size_t> offsets;
+  const std::string bytes = *ReadWholeFile(path);
+  ParseRecords(
+      absl::string_view(bytes).substr(kFileHeaderBytes),
+      [&](const Record& record) {
+        offsets.push_back(kFileHeaderBytes + record.offset);
+      },
+      [](const DamagedRegion&) {});
+  return offsets;
+}
+
+void ExpectOneGap(const RecoveryReport& report, std::uint64_t first,
+                  std::uint64_t last, const std::string& reason,
+                  const std::string& file) {
+  EXPECT_EQ(report.records_lost, last - first + 1);
+  ASSERT_EQ(report.gaps.size(), 1u);
+  EXPECT_EQ(report.gaps[0].first_lsn, first);
+  EXPECT_EQ(report.gaps[0].last_lsn, last);
+  EXPECT_EQ(report.gaps[0].reason, reason);
+  EXPECT_EQ(report.gaps[0].file, file);
+}
+
+TEST(DurableStore, WholeLogHasNoGap) {
+  const std::string dir = TempDir();
+  TwoRunsOfRecords(dir);
+  Recovered third = OpenAndRecover(dir);
+  EXPECT_EQ(third.records.size(), 8u);
+  EXPECT_EQ(third.report.records_lost, 0u);
+  EXPECT_TRUE(third.report.gaps.empty());
+}
+
+// Records 4 and 5 cut off at a record boundary: no damaged byte, but the
+// next segment's name says the log reached 5.
+TEST(DurableStore, LogCutAtARecordBoundaryIsAGap) {
+  const std::string dir = TempDir();
+  const std::string segment = TwoRunsOfRecords(dir);
+  const std::vector<std::size_t> offsets = RecordOffsets(segment);
+  ASSERT_EQ(offsets.size(), 5u);
+  std::filesystem::resize_file(segment, offsets[3]);
+  Recovered third = OpenAndRecover(dir);
+  EXPECT_EQ(third.records.size(), 6u);
+  EXPECT_EQ(third.report.damaged_regions, 0u);
+  ExpectOneGap(third.report, 4, 5, "before_segment", WalSegmentName(6));
+  EXPECT_EQ(third.report.next_lsn, 9u);
+}
+
+TEST(DurableStore, LogCutToItsHeaderIsAGap) {
+  const std::string dir = TempDir();
+  const std::string segment = TwoRunsOfRecords(dir);
+  std::filesystem::resize_file(segment, kFileHeaderBytes);
+  Recovered third = OpenAndRecover(dir);
+  EXPECT_EQ(third.records.size(), 3u);
+  ExpectOneGap(third.report, 1, 5, "before_segment", WalSegmentName(6));
+}
+
+// The newest segment holding records deleted: the segment a later start
+// opened (still empty) names the records it followed.
+TEST(DurableStore, LastSegmentWithRecordsDeletedIsAGap) {
+  const std::string dir = TempDir();
+  TwoRunsOfRecords(dir);
+  { Recovered third = OpenAndRecover(dir); }  // Opens wal-9, writes nothing.
+  std::filesystem::remove(dir + "/" + WalSegmentName(6));
+  Recovered fourth = OpenAndRecover(dir);
+  EXPECT_EQ(fourth.records.size(), 5u);
+  ExpectOneGap(fourth.report, 6, 8, "before_segment", WalSegmentName(9));
+}
+
+// Record 3 spliced out whole (its bytes removed): the records around it
+// parse cleanly, and the jump from 2 to 4 is the gap.
+TEST(DurableStore, RecordSplicedOutIsAGap) {
+  const std::string dir = TempDir();
+  const std::string segment = TwoRunsOfRecords(dir);
+  const std::vector<std::size_t> offsets = RecordOffsets(segment);
+  ASSERT_EQ(offsets.size(), 5u);
+  std::string bytes = *ReadWholeFile(segment);
+  bytes.erase(offsets[2], offsets[3] - offsets[2]);
+  std::ofstream(segment, std::ios::binary | std::ios::trunc) << bytes;
+  Recovered third = OpenAndRecover(dir);
+  EXPECT_EQ(third.records.size(), 7u);
+  EXPECT_EQ(third.report.damaged_regions, 0u);
+  ExpectOneGap(third.report, 3, 3, "inside_segment", WalSegmentName(1));
+}
+
+// The log after the older snapshot must reach the LSN the newer, damaged
+// one names, even with every segment after the older snapshot gone.
+TEST(DurableStore, LogEndingBeforeADamagedSnapshotsLsnIsAGap) {
+  const std::string dir = TempDir();
+  {
+    Recovered first = OpenAndRecover(dir);
+    LogOne(*first.store, RecordType::kCreateScene, "create a");
+    ASSERT_TRUE(first.store->WriteSnapshot(CaptureOf({"A at 1"})).ok());
+    LogOne(*first.store, RecordType::kUpsertBodies, "upsert a");
+    LogOne(*first.store, RecordType::kUpsertBodies, "upsert b");
+    ASSERT_TRUE(first.store->WriteSnapshot(CaptureOf({"A at 3"})).ok());
+  }
+  const std::string newest = dir + "/" + SnapshotFileName(3);
+  std::filesystem::resize_file(newest, std::filesystem::file_size(newest) - 5);
+  for (const std::string& name : FilesMatching(dir, "wal-")) {
+    std::filesystem::remove(dir + "/" + name);
+  }
+  Recovered second = OpenAndRecover(dir);
+  EXPECT_EQ(second.report.snapshot_lsn, 1u);
+  EXPECT_EQ(second.report.snapshots_rejected, 1u);
+  ExpectOneGap(second.report, 2, 3, "after_log", SnapshotFileName(3));
+  // New records never reuse a number a file names.
+  EXPECT_EQ(second.report.next_lsn, 4u);
+}
+
+// Both snapshots damaged: recovery starts from LSN 1, and the log, compacted
+// up to the older snapshot, does not reach back that far.
+TEST(DurableStore, BothSnapshotsDamagedIsAGapFromTheFirstRecord) {
+  const std::string dir = TempDir();
+  {
+    Recovered first = OpenAndRecover(dir);
+    LogOne(*first.store, RecordType::kCreateScene, "create a");
+    ASSERT_TRUE(first.store->WriteSnapshot(CaptureOf({"A at 1"})).ok());
+    LogOne(*first.store, RecordType::kUpsertBodies, "upsert a");
+    ASSERT_TRUE(first.store->WriteSnapshot(CaptureOf({"A at 2"})).ok());
+    LogOne(*first.store, RecordType::kUpsertBodies, "upsert b");
+  }
+  ASSERT_FALSE(std::filesystem::exists(dir + "/" + WalSegmentName(1)));
+  for (const std::uint64_t lsn : {1u, 2u}) {
+    const std::string path = dir + "/" + SnapshotFileName(lsn);
+    std::filesystem::resize_file(path, std::filesystem::file_size(path) - 5);
+  }
+  Recovered second = OpenAndRecover(dir);
+  EXPECT_FALSE(second.report.snapshot_found);
+  EXPECT_EQ(second.report.snapshots_rejected, 2u);
+  ExpectOneGap(second.report, 1, 1, "before_segment", WalSegmentName(2));
 }
 
 TEST(DurableStore, HandlerErrorsAreCountedNotFatal) {

@@ -298,7 +298,7 @@ TEST_F(SceneOpsTest, RefusedBodyRequestsChangeNothing) {
               shape { circle { radius: 1 } }
             })pb",
        "upsert", absl::StatusCode::kInvalidArgument,
-       "bodies[1].id: body 9 is also bodies[0]"},
+       "bodies[1].body_id: body 9 is also bodies[0]"},
       {R"pb(scene_id: "arena"
             bodies {
               body_id: 9
@@ -357,8 +357,7 @@ TEST_F(SceneOpsTest, RefusedBodyRequestsChangeNothing) {
               positions: [ 0, 0 ]
               rotations: [ 0 ]
             })pb",
-       "poses", absl::StatusCode::kFailedPrecondition,
-       "tick: -1 is older than the current tick"},
+       "poses", absl::StatusCode::kInvalidArgument, "tick: must be in [0, "},
       {R"pb(scene_id: "arena"
             tick: 1
             poses {

@@ -123,8 +123,8 @@ absl::Status ValidateShape(const ConvexShape3& shape) {
           for (int i = 0; i < 3; ++i) {
             if (!(s.half_extents[i] > kMinShapeExtent)) {
               return absl::InvalidArgumentError(absl::StrFormat(
-                  "box half extent %d is %g; it must be greater than %g", i,
-                  s.half_extents[i], kMinShapeExtent));
+                  "box half extent %c is %g; it must be greater than %g",
+                  "xyz"[i], s.half_extents[i], kMinShapeExtent));
             }
             if (BeyondLimit(s.half_extents[i])) {
               return BeyondLimitError(

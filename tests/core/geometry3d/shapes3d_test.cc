@@ -37,7 +37,7 @@ TEST(ValidateShapeTest, RefusesBadShapes) {
   ExpectInvalid(ValidateShape(Sphere{0}), "sphere radius");
   ExpectInvalid(ValidateShape(Sphere{-1}), "sphere radius");
   ExpectInvalid(ValidateShape(Sphere{nan}), "not finite");
-  ExpectInvalid(ValidateShape(Box3{{1, 0, 1}}), "box half extent 1");
+  ExpectInvalid(ValidateShape(Box3{{1, 0, 1}}), "box half extent y is 0");
   ExpectInvalid(ValidateShape(Box3{{1, inf, 1}}), "not finite");
   ExpectInvalid(ValidateShape(Capsule3{{0, 0, 0}, {1, 0, 0}, 0}),
                 "capsule radius");
