@@ -31,6 +31,7 @@
 #include "sator/core/geometry3d/convex_hull.h"
 #include "sator/core/geometry3d/overlap3d.h"
 #include "sator/core/geometry3d/sweep3d.h"
+#include "support/test_scale.h"
 #include "test_shapes3d.h"
 
 namespace sator {
@@ -551,7 +552,8 @@ void CheckSweep(const ConvexShape3& a, const Pose3& pose_a,
 TEST(KnifeEdgeTest, SweepOfSliversMatchesExhaustiveSat) {
   SliverFamily fam(63, -7.0f);
   SweepTally tally;
-  for (int k = 0; k < 30000 && tally.failures <= 20; ++k) {
+  for (int k = 0;
+       k < sator::testing::ScaledCount(30000) && tally.failures <= 20; ++k) {
     const auto [kind_bound, s, size, o] = fam.Next(k);
     // A plain copy for the lambdas below: Clang before 16 cannot capture a
     // structured binding.
@@ -566,8 +568,8 @@ TEST(KnifeEdgeTest, SweepOfSliversMatchesExhaustiveSat) {
   }
   std::printf("Sweep slivers: %d hits, %d closed by a knife edge\n", tally.hits,
               tally.knife_hits);
-  EXPECT_GT(tally.hits, 2000);
-  EXPECT_GT(tally.knife_hits, 500);
+  EXPECT_GT(tally.hits, sator::testing::ScaledCount(2000));
+  EXPECT_GT(tally.knife_hits, sator::testing::ScaledCount(500));
 }
 
 // The edges of `hull` whose direction is more than kTilt (sine) off

@@ -38,6 +38,7 @@
 #include "sator/core/geometry3d/shape3d_validation.h"
 #include "sator/core/geometry3d/sweep3d.h"
 #include "sator/core/pose.h"
+#include "support/test_scale.h"
 
 namespace sator {
 namespace {
@@ -798,7 +799,7 @@ int RunSweepFamilies(bool point) {
     for (int ib = ia; ib < 5; ++ib) {
       Grid g(2000 + 10 * ia + ib);
       Tally t;
-      for (int i = 0; i < 2000; ++i) {
+      for (int i = 0; i < sator::testing::ScaledCount(2000); ++i) {
         const float base = i % 3 == 2 ? 1e4f : 0.0f;
         const Case c = MakeCase(g, kKinds[ia], kKinds[ib], base);
         const Vec3 da = Motion(g);

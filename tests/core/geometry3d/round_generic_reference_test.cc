@@ -36,6 +36,7 @@
 #include "sator/core/geometry3d/contact3d.h"
 #include "sator/core/geometry3d/convex_hull.h"
 #include "sator/core/geometry3d/shape3d.h"
+#include "support/test_scale.h"
 
 namespace sator {
 namespace {
@@ -322,7 +323,7 @@ void SphereHullFamily(unsigned seed, int count, Tally* tally) {
   }
 }
 
-constexpr int kCount = 50000;
+constexpr int kCount = sator::testing::ScaledCount(50000);
 
 // Runs one family in both orders and expects every check within the
 // documented tolerance.

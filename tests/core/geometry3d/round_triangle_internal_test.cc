@@ -45,6 +45,7 @@
 #include "sator/core/geometry3d/overlap3d.h"
 #include "sator/core/geometry3d/shape3d.h"
 #include "sator/core/geometry3d/triangle_mesh.h"
+#include "support/test_scale.h"
 
 namespace sator {
 namespace {
@@ -699,7 +700,7 @@ TEST(RoundTriangleTest, MeshContactIsTheDeepestOfContactAll) {
   }
   int overlapping = 0;
   int failures = 0;
-  for (int i = 0; i < 6000; ++i) {
+  for (int i = 0; i < sator::testing::ScaledCount(6000); ++i) {
     Pose3 pose_mesh;
     if (i % 2 == 1) {
       pose_mesh.position = Scaled(f, i % 4 == 1 ? 1e4f : 5.0f);
@@ -770,7 +771,7 @@ TEST(RoundTriangleTest, MeshContactIsTheDeepestOfContactAll) {
   std::printf("mesh: 6000 queries, %d overlapping, %d failures\n", overlapping,
               failures);
   EXPECT_EQ(failures, 0);
-  EXPECT_GT(overlapping, 1500);
+  EXPECT_GT(overlapping, sator::testing::ScaledCount(1500));
 }
 
 }  // namespace
