@@ -143,6 +143,14 @@ TEST_F(QueryEndToEnd, EveryQueryRpcAnswers) {
   ASSERT_TRUE(point.ok()) << point.status();
   ASSERT_EQ(point->hits_size(), 1);
   EXPECT_EQ(point->hits(0).body_id(), 2u);
+  // As docs/QUERIES.md's table says: the query point, started_inside, no
+  // normal, distance 0.
+  EXPECT_TRUE(point->hits(0).started_inside());
+  ASSERT_TRUE(point->hits(0).has_point());
+  EXPECT_EQ(point->hits(0).point().x(), 10.0f);
+  EXPECT_EQ(point->hits(0).point().y(), 0.5f);
+  EXPECT_FALSE(point->hits(0).has_normal());
+  EXPECT_EQ(point->hits(0).distance(), 0.0f);
 
   absl::StatusOr<sator::v1::QueryResult> ray3 = Query("Raycast", R"({
       "scene_id": "space",
