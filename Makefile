@@ -1,25 +1,38 @@
-# The two commands: `make run` and `make test`. Plain `make` builds.
-# Everything goes through CMake presets (CMakePresets.json).
+# The two commands: `make run` and `make test`. Plain `make` builds
+# everything. Everything goes through CMake presets (CMakePresets.json):
+# `make run` installs only the packages satord needs (scripts/bootstrap run)
+# and builds only satord and satorctl (preset run); `make test` and
+# `make bench` install their own packages and build everything (preset
+# release). Both presets share build/, so switching is incremental.
 JOBS ?= $(shell nproc)
 RUN_ARGS ?=
 
-.PHONY: all build bootstrap configure run test test-asan test-tsan bench plots fuzz soak format format-check tidy clean
+.PHONY: all build bootstrap bootstrap-run configure configure-run build-run run test test-asan test-tsan bench plots fuzz soak format format-check tidy clean
 
 all: build
 
 bootstrap:
 	@scripts/bootstrap
 
+bootstrap-run:
+	@scripts/bootstrap run
+
 configure: bootstrap
 	@cmake --preset release >/dev/null
+
+configure-run: bootstrap-run
+	@cmake --preset run >/dev/null
 
 build: configure
 	@cmake --build --preset release -j $(JOBS)
 
+build-run: configure-run
+	@cmake --build --preset run -j $(JOBS)
+
 # Builds Release and starts satord in the foreground, in memory:
 # gRPC on 127.0.0.1:50051, metrics and the scene viewer on 127.0.0.1:9464
 # (http://127.0.0.1:9464/debug/scenes).
-run: build
+run: build-run
 	build/bin/satord --grpc_address=127.0.0.1:50051 \
 	  --metrics_address=127.0.0.1:9464 --debug_pages $(RUN_ARGS)
 

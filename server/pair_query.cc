@@ -109,13 +109,16 @@ struct Dim<3> {
   }
 };
 
+// `min_depth` is PairContact's contact tolerance: an overlap shallower than
+// it is reported as none.
 template <int D>
-void FillContact(const ContactResult<D>& contact,
+void FillContact(const ContactResult<D>& contact, float min_depth,
                  sator::v1::PairContactResult* out) {
-  out->set_overlapping(contact.overlapping);
+  const bool overlapping = contact.overlapping && contact.depth >= min_depth;
+  out->set_overlapping(overlapping);
   Dim<D>::FromVec(contact.normal, out->mutable_normal());
   out->set_depth(contact.depth);
-  if (contact.overlapping) {
+  if (overlapping) {
     for (int i = 0; i < contact.point_count; ++i) {
       Dim<D>::FromVec(contact.points[static_cast<size_t>(i)],
                       out->add_points());
@@ -197,10 +200,18 @@ absl::Status Run(const PairQueryRequest& request, const ShapeLimits& limits,
       return absl::OkStatus();
     }
     case PairQueryRequest::kContact: {
+      const float min_depth = request.contact().min_depth();
+      if (!std::isfinite(min_depth)) {
+        return FieldError("contact.min_depth", "not finite");
+      }
+      if (min_depth < 0.0f) {
+        return FieldError("contact.min_depth",
+                          absl::StrCat("must be >= 0, got ", min_depth));
+      }
       absl::StatusOr<ContactResult<D>> contact =
           Dim<D>::Contact(*shape_a, *pose_a, *shape_b, *pose_b);
       if (!contact.ok()) return QueryError(contact.status());
-      FillContact<D>(*contact, response->mutable_contact());
+      FillContact<D>(*contact, min_depth, response->mutable_contact());
       return absl::OkStatus();
     }
     case PairQueryRequest::kSweep: {
@@ -231,7 +242,7 @@ absl::Status Run(const PairQueryRequest& request, const ShapeLimits& limits,
           break;
         case SweepOutcome::kStartedOverlapping:
           out->set_outcome(sator::v1::SWEEP_OUTCOME_STARTED_OVERLAPPING);
-          FillContact<D>(sweep->initial, out->mutable_initial());
+          FillContact<D>(sweep->initial, 0.0f, out->mutable_initial());
           break;
       }
       return absl::OkStatus();

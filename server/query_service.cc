@@ -48,18 +48,22 @@ grpc::ServerUnaryReactor* QueryService::PairQuery(
 
 template <typename Run>
 grpc::ServerUnaryReactor* QueryService::AnswerQuery(
-    grpc::CallbackServerContext* context, Run run,
+    grpc::CallbackServerContext* context, FailureKind kind, Run run,
     sator::v1::QueryResult* response) {
   DrainGate::Pass pass = drain_gate_.Enter();
   if (!pass.admitted()) return FinishRefused(context, pass);
   if (absl::Status stop = CallInterrupted(context, context->deadline());
       !stop.ok()) {
+    scene_queries_.ReportFailure(FailureVia::kUnary, kind, stop);
     return FinishGated(std::move(pass), ToGrpcStatus(stop));
   }
   // `run` writes into the response (on the call's arena) and leaves it
   // untouched on error.
   const absl::Status status = run();
-  if (!status.ok()) response->Clear();
+  if (!status.ok()) {
+    response->Clear();
+    scene_queries_.ReportFailure(FailureVia::kUnary, kind, status);
+  }
   return FinishGated(std::move(pass), ToGrpcStatus(status));
 }
 
@@ -68,8 +72,8 @@ grpc::ServerUnaryReactor* QueryService::Overlap(
     const sator::v1::OverlapRequest* request,
     sator::v1::QueryResult* response) {
   return AnswerQuery(
-      context, [&] { return scene_queries_.Overlap(*request, response); },
-      response);
+      context, FailureKind::kOverlap,
+      [&] { return scene_queries_.Overlap(*request, response); }, response);
 }
 
 grpc::ServerUnaryReactor* QueryService::Contacts(
@@ -77,16 +81,16 @@ grpc::ServerUnaryReactor* QueryService::Contacts(
     const sator::v1::ContactsRequest* request,
     sator::v1::QueryResult* response) {
   return AnswerQuery(
-      context, [&] { return scene_queries_.Contacts(*request, response); },
-      response);
+      context, FailureKind::kContacts,
+      [&] { return scene_queries_.Contacts(*request, response); }, response);
 }
 
 grpc::ServerUnaryReactor* QueryService::Sweep(
     grpc::CallbackServerContext* context,
     const sator::v1::SweepRequest* request, sator::v1::QueryResult* response) {
   return AnswerQuery(
-      context, [&] { return scene_queries_.Sweep(*request, response); },
-      response);
+      context, FailureKind::kSweep,
+      [&] { return scene_queries_.Sweep(*request, response); }, response);
 }
 
 grpc::ServerUnaryReactor* QueryService::Raycast(
@@ -94,8 +98,8 @@ grpc::ServerUnaryReactor* QueryService::Raycast(
     const sator::v1::RaycastRequest* request,
     sator::v1::QueryResult* response) {
   return AnswerQuery(
-      context, [&] { return scene_queries_.Raycast(*request, response); },
-      response);
+      context, FailureKind::kRaycast,
+      [&] { return scene_queries_.Raycast(*request, response); }, response);
 }
 
 grpc::ServerUnaryReactor* QueryService::PointQuery(
@@ -103,8 +107,8 @@ grpc::ServerUnaryReactor* QueryService::PointQuery(
     const sator::v1::PointQueryRequest* request,
     sator::v1::QueryResult* response) {
   return AnswerQuery(
-      context, [&] { return scene_queries_.PointQuery(*request, response); },
-      response);
+      context, FailureKind::kPoint,
+      [&] { return scene_queries_.PointQuery(*request, response); }, response);
 }
 
 grpc::ServerUnaryReactor* QueryService::QueryBatch(
@@ -121,7 +125,11 @@ grpc::ServerUnaryReactor* QueryService::QueryBatch(
       *request, limits_.max_batch_queries,
       [context, deadline] { return CallInterrupted(context, deadline); },
       response);
-  if (!status.ok()) response->Clear();
+  if (!status.ok()) {
+    response->Clear();
+    scene_queries_.ReportFailure(FailureVia::kUnary, FailureKind::kQueryBatch,
+                                 status);
+  }
   return FinishGated(std::move(pass), ToGrpcStatus(status));
 }
 
@@ -136,7 +144,11 @@ grpc::ServerUnaryReactor* QueryService::RaycastBatch(
       *request, limits_.max_batch_queries,
       [context, deadline] { return CallInterrupted(context, deadline); },
       response);
-  if (!status.ok()) response->Clear();
+  if (!status.ok()) {
+    response->Clear();
+    scene_queries_.ReportFailure(FailureVia::kUnary, FailureKind::kRaycastBatch,
+                                 status);
+  }
   return FinishGated(std::move(pass), ToGrpcStatus(status));
 }
 

@@ -136,6 +136,9 @@ class QueryService final : public QueryServiceBase {
     sessions_.set_overload_limiter(limiter);
   }
 
+  void set_session_message_observer(SessionTracker::MessageObserver observer) {
+    sessions_.set_message_observer(std::move(observer));
+  }
   void set_session_listener(SessionTracker::Listener listener) {
     sessions_.set_listener(std::move(listener));
   }
@@ -144,8 +147,9 @@ class QueryService final : public QueryServiceBase {
   // Admits the call, runs `run` (returning absl::Status, writing the answer
   // into `response`) unless the call is already cancelled, and finishes it.
   template <typename Run>
+  // Runs a unary scene query; a failure is reported as `kind`.
   grpc::ServerUnaryReactor* AnswerQuery(grpc::CallbackServerContext* context,
-                                        Run run,
+                                        FailureKind kind, Run run,
                                         sator::v1::QueryResult* response);
 
   // Before everything the handlers use: gRPC may release a call's messages

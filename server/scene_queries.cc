@@ -66,6 +66,24 @@ void SetStatus(const absl::Status& status, sator::v1::Status* out) {
 
 }  // namespace
 
+FailureKind FailureKindOfQuery(const sator::v1::Query& query) {
+  switch (query.kind_case()) {
+    case sator::v1::Query::kOverlap:
+      return FailureKind::kOverlap;
+    case sator::v1::Query::kContacts:
+      return FailureKind::kContacts;
+    case sator::v1::Query::kSweep:
+      return FailureKind::kSweep;
+    case sator::v1::Query::kRaycast:
+      return FailureKind::kRaycast;
+    case sator::v1::Query::kPoint:
+      return FailureKind::kPoint;
+    case sator::v1::Query::KIND_NOT_SET:
+      break;
+  }
+  return FailureKind::kUnset;
+}
+
 SceneView::SceneView(std::shared_ptr<const HostedScene> scene)
     : scene_(std::move(scene)), snapshot_(TakeSnapshot(*scene_)) {}
 
@@ -265,6 +283,7 @@ void SceneQueries::FillEntry(
     entry->clear_result();
     SetStatus(convert::PrefixIndex("queries", index, status),
               entry->mutable_status());
+    ReportFailure(FailureVia::kBatchEntry, FailureKindOfQuery(query), status);
   }
 }
 

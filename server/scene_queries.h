@@ -27,6 +27,7 @@
 #include "sator/core/scene/scene.h"
 #include "sator/v1/query_service.pb.h"
 #include "server/debug/recent_queries.h"
+#include "server/metrics/failure_labels.h"
 #include "server/scenes/scene_registry.h"
 
 namespace sator::server {
@@ -60,6 +61,15 @@ struct QueryRecord {
 // Called on the thread that ran the query; must be thread-safe and fast.
 using QueryObserver = std::function<void(const QueryRecord&)>;
 
+// Hears of every failure answered: a unary query call's (QueryService), a
+// QueryBatch entry's (FillEntry) and a Session message's (SessionHandler),
+// with the code sent. Thread-safe and fast, like QueryObserver.
+using FailureObserver =
+    std::function<void(FailureVia via, FailureKind kind, absl::StatusCode)>;
+
+// The failure kind of a query message (kUnset when it names no kind).
+FailureKind FailureKindOfQuery(const sator::v1::Query& query);
+
 // One published state of one hosted scene: every query run through the same
 // view sees the same tick. Cheap to copy.
 class SceneView {
@@ -89,6 +99,16 @@ class SceneQueries {
 
   // Set before serving starts (not thread-safe against running queries).
   void set_observer(QueryObserver observer) { observer_ = std::move(observer); }
+  void set_failure_observer(FailureObserver observer) {
+    failure_observer_ = std::move(observer);
+  }
+  // Passes a failure (a non-OK `status`) to the failure observer.
+  void ReportFailure(FailureVia via, FailureKind kind,
+                     const absl::Status& status) const {
+    if (!status.ok() && failure_observer_) {
+      failure_observer_(via, kind, status.code());
+    }
+  }
   // The scene viewer's ring that every answered query is added to (null:
   // none). Set before serving starts.
   void set_recent_queries(RecentQueries* recent) { recent_ = recent; }
@@ -238,6 +258,7 @@ class SceneQueries {
   const SceneRegistry& scenes_;
   const convert::ShapeLimits shape_limits_;
   QueryObserver observer_;
+  FailureObserver failure_observer_;
   RecentQueries* recent_ = nullptr;
   BatchThreads batch_threads_;
   std::int64_t max_response_bytes_ = std::numeric_limits<std::int64_t>::max();

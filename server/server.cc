@@ -310,6 +310,11 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(
                .node_visits_per_query = record.node_visits_per_query});
         }
       });
+  impl->query_service.scene_queries().set_failure_observer(
+      [metrics = impl->query_metrics.get()](FailureVia via, FailureKind kind,
+                                            absl::StatusCode code) {
+        metrics->OnFailure(via, kind, code);
+      });
   impl->query_service.scene_queries().set_batch_threads(
       {.threads = options.batch_threads,
        .min_queries = options.batch_parallel_min});
@@ -318,6 +323,11 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(
   // With --debug_pages, the viewer's ring of recent queries.
   impl->query_service.scene_queries().set_recent_queries(
       impl->recent_queries.get());
+  impl->query_service.set_session_message_observer(
+      [metrics = impl->query_metrics.get()](SessionMessageKind kind,
+                                            double seconds) {
+        metrics->RecordSessionMessage(kind, seconds);
+      });
   impl->query_service.set_session_listener(
       [metrics = impl->query_metrics.get()](bool opened) {
         if (opened) {

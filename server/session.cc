@@ -92,6 +92,37 @@ int SessionTracker::open_sessions() const {
 
 SessionHandler::Outcome SessionHandler::Handle(
     const sator::v1::SessionRequest& request) {
+  Outcome outcome = HandleMessage(request);
+  // Every failure a message meets is counted: its own status, or the one
+  // that ends the stream (a refused open).
+  FailureKind kind = FailureKind::kUnset;
+  switch (request.kind_case()) {
+    case sator::v1::SessionRequest::kOpen:
+      kind = FailureKind::kOpen;
+      break;
+    case sator::v1::SessionRequest::kPoses:
+      kind = FailureKind::kPoses;
+      break;
+    case sator::v1::SessionRequest::kQuery:
+      kind = FailureKindOfQuery(request.query());
+      break;
+    case sator::v1::SessionRequest::KIND_NOT_SET:
+      break;
+  }
+  if (outcome.end_stream.has_value()) {
+    queries_.ReportFailure(FailureVia::kSessionMessage, kind,
+                           *outcome.end_stream);
+  } else if (outcome.reply.status().code() != 0) {
+    queries_.ReportFailure(
+        FailureVia::kSessionMessage, kind,
+        absl::Status(
+            static_cast<absl::StatusCode>(outcome.reply.status().code()), ""));
+  }
+  return outcome;
+}
+
+SessionHandler::Outcome SessionHandler::HandleMessage(
+    const sator::v1::SessionRequest& request) {
   Outcome outcome;
   const auto kind = request.kind_case();
   if (!opened()) {
@@ -184,6 +215,24 @@ sator::v1::SessionResponse SessionHandler::UpdatePoses(
 
 // ---- SessionReactor ---------------------------------------------------------
 
+namespace {
+
+SessionMessageKind MessageKindOf(const sator::v1::SessionRequest& request) {
+  switch (request.kind_case()) {
+    case sator::v1::SessionRequest::kOpen:
+      return SessionMessageKind::kOpen;
+    case sator::v1::SessionRequest::kPoses:
+      return SessionMessageKind::kPoses;
+    case sator::v1::SessionRequest::kQuery:
+      return SessionMessageKind::kQuery;
+    case sator::v1::SessionRequest::KIND_NOT_SET:
+      break;
+  }
+  return SessionMessageKind::kUnset;
+}
+
+}  // namespace
+
 SessionReactor::SessionReactor(const SceneQueries& queries,
                                const SceneOpsOptions& ops,
                                SessionTracker& tracker, DrainGate::Pass pass,
@@ -265,6 +314,7 @@ void SessionReactor::OnReadDone(bool ok) {
     Act(next);
     return;
   }
+  const auto arrived = std::chrono::steady_clock::now();
   SessionHandler::Outcome outcome;
   grpc::ByteBuffer reply;
   if (!grpc::SerializationTraits<sator::v1::SessionRequest>::Deserialize(
@@ -290,6 +340,7 @@ void SessionReactor::OnReadDone(bool ok) {
       if (!end_status_.has_value()) end_status_ = *outcome.end_stream;
     } else if (!end_status_.has_value()) {
       replies_.push_back(std::move(reply));
+      arrivals_.push_back({MessageKindOf(request_), arrived});
     }
     next = DecideLocked();
   }
@@ -298,18 +349,29 @@ void SessionReactor::OnReadDone(bool ok) {
 
 void SessionReactor::OnWriteDone(bool ok) {
   Next next;
+  std::optional<Arrival> written;
   {
     const std::lock_guard<std::mutex> lock(mutex_);
     writing_ = false;
-    if (!replies_.empty()) replies_.pop_front();
+    if (!replies_.empty()) {
+      replies_.pop_front();
+      if (ok) written = arrivals_.front();
+      arrivals_.pop_front();
+    }
     if (!ok) {
       // The client is gone: nothing more can be delivered.
       replies_.clear();
+      arrivals_.clear();
       if (!end_status_.has_value()) {
         end_status_ = absl::CancelledError("the stream broke");
       }
     }
     next = DecideLocked();
+  }
+  if (written.has_value() && tracker_.message_observer()) {
+    const std::chrono::duration<double> waited =
+        std::chrono::steady_clock::now() - written->at;
+    tracker_.message_observer()(written->kind, waited.count());
   }
   Act(next);
 }
@@ -322,7 +384,10 @@ void SessionReactor::OnCancel() {
       end_status_ = absl::CancelledError("the client cancelled the session");
     }
     // Keep only the reply being written; its OnWriteDone will come.
-    while (replies_.size() > (writing_ ? 1u : 0u)) replies_.pop_back();
+    while (replies_.size() > (writing_ ? 1u : 0u)) {
+      replies_.pop_back();
+      arrivals_.pop_back();
+    }
     next = DecideLocked();
   }
   Act(next);

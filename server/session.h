@@ -26,6 +26,7 @@
 #ifndef SATOR_SERVER_SESSION_H_
 #define SATOR_SERVER_SESSION_H_
 
+#include <chrono>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -59,6 +60,17 @@ class SessionTracker {
   using Listener = std::function<void(bool opened)>;
   void set_listener(Listener listener) { listener_ = std::move(listener); }
 
+  // Called for each reply written, with the message's kind and the seconds
+  // from its arrival (the read done) to its reply's write done: what a
+  // client waits on top of the network. Thread-safe and fast; set before
+  // serving starts.
+  using MessageObserver =
+      std::function<void(SessionMessageKind kind, double seconds)>;
+  void set_message_observer(MessageObserver observer) {
+    message_observer_ = std::move(observer);
+  }
+  const MessageObserver& message_observer() const { return message_observer_; }
+
   // Counts sessions refused at the limit in `limiter`'s
   // sator_requests_shed_total, and gives them its retry-after hint. Set
   // before serving starts; `limiter` must outlive the tracker's sessions.
@@ -77,6 +89,7 @@ class SessionTracker {
  private:
   const int max_sessions_;
   Listener listener_;
+  MessageObserver message_observer_;
   OverloadLimiter* limiter_ = nullptr;
   mutable std::mutex mutex_;
   std::set<SessionReactor*> sessions_;  // Guarded by mutex_.
@@ -95,11 +108,13 @@ class SessionHandler {
     sator::v1::SessionResponse reply;
     std::optional<absl::Status> end_stream;
   };
+  // Reports a failed message to the queries' failure observer.
   Outcome Handle(const sator::v1::SessionRequest& request);
 
   bool opened() const { return !scene_id_.empty(); }
 
  private:
+  Outcome HandleMessage(const sator::v1::SessionRequest& request);
   sator::v1::SessionResponse Query(const sator::v1::SessionRequest& request);
   sator::v1::SessionResponse UpdatePoses(
       const sator::v1::SessionRequest& request);
@@ -165,10 +180,16 @@ class SessionReactor final
   // Replies not yet written, serialized; the front one is being written when
   // writing_.
   std::deque<grpc::ByteBuffer> replies_;  // Guarded by mutex_.
-  bool reading_ = false;                  // Guarded by mutex_.
-  bool writing_ = false;                  // Guarded by mutex_.
-  bool read_closed_ = false;  // The client half-closed. Guarded by mutex_.
-  bool closing_ = false;      // Draining. Guarded by mutex_.
+  // Per reply in replies_: its message's kind and arrival time.
+  struct Arrival {
+    SessionMessageKind kind;
+    std::chrono::steady_clock::time_point at;
+  };
+  std::deque<Arrival> arrivals_;  // Guarded by mutex_.
+  bool reading_ = false;          // Guarded by mutex_.
+  bool writing_ = false;          // Guarded by mutex_.
+  bool read_closed_ = false;      // The client half-closed. Guarded by mutex_.
+  bool closing_ = false;          // Draining. Guarded by mutex_.
   // A message is being handled (outside the lock). Guarded by mutex_.
   bool processing_ = false;
   // The constructor has started the first read. Guarded by mutex_.

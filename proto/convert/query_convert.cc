@@ -220,8 +220,16 @@ absl::StatusOr<scene::SceneQuery<D>> ToSceneQuery(
   absl::StatusOr<PlacedShape<D>> placed =
       ToPlacedShape<D>(query.shape(), query.pose(), limits);
   if (!placed.ok()) return placed.status();
-  return scene::SceneQuery<D>(scene::ContactsRequest<D>{
-      std::move(placed->shape), placed->pose, std::move(options)});
+  if (!std::isfinite(query.min_depth())) {
+    return FieldError("min_depth", "not finite");
+  }
+  if (query.min_depth() < 0.0f) {
+    return FieldError("min_depth",
+                      absl::StrCat("must be >= 0, got ", query.min_depth()));
+  }
+  return scene::SceneQuery<D>(
+      scene::ContactsRequest<D>{std::move(placed->shape), placed->pose,
+                                std::move(options), query.min_depth()});
 }
 
 template <int D>

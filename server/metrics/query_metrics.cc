@@ -15,9 +15,16 @@
 namespace sator::server {
 namespace {
 
-constexpr std::array<double, 14> kSecondsBounds = {
-    5e-6, 1e-5,   2.5e-5, 5e-5, 1e-4,   2.5e-4, 5e-4,
-    1e-3, 2.5e-3, 5e-3,   1e-2, 2.5e-2, 5e-2,   0.1};
+// 250 ns to 2.5 s in a 1-2.5-5 series: a raycast on a small scene takes
+// a few hundred nanoseconds, so the first buckets must resolve those.
+constexpr std::array<double, 22> kSecondsBounds = {
+    2.5e-7, 5e-7,   1e-6, 2.5e-6, 5e-6,   1e-5, 2.5e-5, 5e-5,
+    1e-4,   2.5e-4, 5e-4, 1e-3,   2.5e-3, 5e-3, 1e-2,   2.5e-2,
+    5e-2,   0.1,    0.25, 0.5,    1.0,    2.5};
+// The RPC buckets (grpc_metrics.cc): 10 us to 10 s.
+constexpr std::array<double, 19> kSessionBounds = {
+    1e-5,   2.5e-5, 5e-5, 1e-4, 2.5e-4, 5e-4, 1e-3, 2.5e-3, 5e-3, 1e-2,
+    2.5e-2, 5e-2,   0.1,  0.25, 0.5,    1.0,  2.5,  5.0,    10.0};
 constexpr std::array<double, 13> kHitsBounds = {
     0, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000};
 constexpr std::array<double, 19> kVisitsBounds = {
@@ -33,6 +40,7 @@ constexpr int HistogramCells() {
 constexpr int kSecondsCells = HistogramCells<kSecondsBounds.size()>();
 constexpr int kHitsCells = HistogramCells<kHitsBounds.size()>();
 constexpr int kVisitsCells = HistogramCells<kVisitsBounds.size()>();
+constexpr int kSessionCells = HistogramCells<kSessionBounds.size()>();
 
 // Cell offsets within a shard.
 constexpr int kSecondsBase = 0;
@@ -41,12 +49,44 @@ constexpr int kHitsBase =
 constexpr int kVisitsBase = kHitsBase + kQueryKinds * kHitsCells;
 constexpr int kRewoundBase = kVisitsBase + kQueryKinds * kVisitsCells;
 constexpr int kPoseUpdatesCell = kRewoundBase + kQueryKinds;
-constexpr int kCellsPerShard = kPoseUpdatesCell + 1;
+constexpr int kSessionBase = kPoseUpdatesCell + 1;
+constexpr int kCellsPerShard =
+    kSessionBase + kSessionMessageKinds * kSessionCells;
 
 constexpr std::array<absl::string_view, kQueryKinds> kKindNames = {
     "overlap", "contacts", "sweep", "raycast", "point"};
 constexpr std::array<absl::string_view, kQueryModes> kModeNames = {
     "any", "closest", "all", "closest_per_body"};
+constexpr std::array<absl::string_view, kFailureVias> kViaNames = {
+    "unary", "batch_entry", "session_message"};
+constexpr std::array<absl::string_view, kSessionMessageKinds>
+    kSessionKindNames = {"open", "poses", "query", "unset"};
+constexpr std::array<absl::string_view, kFailureKinds> kFailureKindNames = {
+    "overlap",     "contacts",      "sweep", "raycast", "point",
+    "query_batch", "raycast_batch", "poses", "open",    "unset"};
+constexpr std::array<absl::string_view, kStatusCodes> kCodeNames = {
+    "OK",
+    "CANCELLED",
+    "UNKNOWN",
+    "INVALID_ARGUMENT",
+    "DEADLINE_EXCEEDED",
+    "NOT_FOUND",
+    "ALREADY_EXISTS",
+    "PERMISSION_DENIED",
+    "RESOURCE_EXHAUSTED",
+    "FAILED_PRECONDITION",
+    "ABORTED",
+    "OUT_OF_RANGE",
+    "UNIMPLEMENTED",
+    "INTERNAL",
+    "UNAVAILABLE",
+    "DATA_LOSS",
+    "UNAUTHENTICATED",
+};
+
+int FailureCell(int via, int kind, int code) {
+  return (via * kFailureKinds + kind) * kStatusCodes + code;
+}
 
 // The bucket of `value`: the first bound >= value (Prometheus' `le`), or
 // the +Inf bucket.
@@ -100,6 +140,23 @@ absl::string_view QueryKindName(QueryKind kind) {
   return kKindNames[static_cast<size_t>(kind)];
 }
 
+absl::string_view FailureViaName(FailureVia via) {
+  return kViaNames[static_cast<size_t>(via)];
+}
+
+absl::string_view FailureKindName(FailureKind kind) {
+  return kFailureKindNames[static_cast<size_t>(kind)];
+}
+
+static_assert(static_cast<int>(FailureKind::kOverlap) ==
+                  static_cast<int>(QueryKind::kOverlap) &&
+              static_cast<int>(FailureKind::kPoint) ==
+                  static_cast<int>(QueryKind::kPoint));
+FailureKind FailureKindOf(QueryKind kind) {
+  // The query kinds open the failure kinds, in the same order.
+  return static_cast<FailureKind>(static_cast<std::uint8_t>(kind));
+}
+
 absl::string_view QueryModeName(QueryModeLabel mode) {
   return kModeNames[static_cast<size_t>(mode)];
 }
@@ -126,6 +183,9 @@ std::vector<double> QueryHitsBuckets() {
 }
 std::vector<double> NodeVisitsBuckets() {
   return ToVector(kVisitsBounds.data(), kVisitsBounds.size());
+}
+std::vector<double> SessionMessageBuckets() {
+  return ToVector(kSessionBounds.data(), kSessionBounds.size());
 }
 
 QueryMetrics::QueryMetrics(const SceneRegistry* scenes,
@@ -230,6 +290,29 @@ void QueryMetrics::OnQuery(const QueryObservation& query) {
   }
 }
 
+void QueryMetrics::RecordSessionMessage(SessionMessageKind kind,
+                                        double seconds) {
+  seconds = std::max(seconds, 0.0);
+  const int shard = ThisThreadShardIndex();
+  const int base = kSessionBase + static_cast<int>(kind) * kSessionCells;
+  shards_->Cell(shard, base + BucketOf(kSessionBounds, seconds))
+      .fetch_add(1, std::memory_order_relaxed);
+  shards_->Cell(shard, base + kSessionCells - 1)
+      .fetch_add(static_cast<std::uint64_t>(std::llround(seconds * 1e9)),
+                 std::memory_order_relaxed);
+}
+
+void QueryMetrics::OnFailure(FailureVia via, FailureKind kind,
+                             absl::StatusCode code) {
+  int c = static_cast<int>(code);
+  if (c == 0) return;
+  if (c < 0 || c >= kStatusCodes)
+    c = static_cast<int>(absl::StatusCode::kUnknown);
+  failures_[static_cast<size_t>(
+                FailureCell(static_cast<int>(via), static_cast<int>(kind), c))]
+      .fetch_add(1, std::memory_order_relaxed);
+}
+
 void QueryMetrics::AddPoseUpdates(std::int64_t count) {
   if (count <= 0) return;
   shards_->Cell(ThisThreadShardIndex(), kPoseUpdatesCell)
@@ -323,6 +406,43 @@ std::vector<prometheus::MetricFamily> QueryMetrics::Collect() const {
   poses.metric.back().counter.value =
       static_cast<double>(total(kPoseUpdatesCell));
   families.push_back(std::move(poses));
+
+  // A series appears with its first failure (as grpc_server_handled_total's
+  // codes do): 510 series of zeros would swamp the exposition.
+  prometheus::MetricFamily errors = MakeFamily(
+      "sator_errors_total",
+      "Failures answered, by where (a unary call, a QueryBatch entry, a "
+      "Session message), what failed and the status code.",
+      prometheus::MetricType::Counter);
+  for (int via = 0; via < kFailureVias; ++via) {
+    for (int kind = 0; kind < kFailureKinds; ++kind) {
+      for (int code = 1; code < kStatusCodes; ++code) {
+        const std::uint64_t value =
+            failures_[static_cast<size_t>(FailureCell(via, kind, code))].load(
+                std::memory_order_relaxed);
+        if (value == 0) continue;
+        prometheus::ClientMetric metric;
+        metric.label = {
+            MakeLabel("code", kCodeNames[static_cast<size_t>(code)]),
+            MakeLabel("kind", kFailureKindNames[static_cast<size_t>(kind)]),
+            MakeLabel("via", kViaNames[static_cast<size_t>(via)])};
+        metric.counter.value = static_cast<double>(value);
+        errors.metric.push_back(std::move(metric));
+      }
+    }
+  }
+  families.push_back(std::move(errors));
+
+  prometheus::MetricFamily session_seconds = MakeFamily(
+      "sator_session_message_seconds",
+      "From a Session message's arrival to its reply written, in seconds.",
+      prometheus::MetricType::Histogram);
+  for (int kind = 0; kind < kSessionMessageKinds; ++kind) {
+    session_seconds.metric.push_back(MakeHistogram(
+        kSessionBounds, kSessionBase + kind * kSessionCells, 1e-9, total,
+        {MakeLabel("kind", kSessionKindNames[static_cast<size_t>(kind)])}));
+  }
+  families.push_back(std::move(session_seconds));
 
   prometheus::MetricFamily sessions =
       MakeFamily("sator_sessions_active", "Open Session streams.",

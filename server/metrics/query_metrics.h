@@ -5,6 +5,10 @@
 //   sator_broadphase_node_visits{kind}     histogram, broad-phase boxes tested
 //   sator_rewound_queries_total{kind}      counter, queries run at a past tick
 //   sator_pose_updates_total               counter, body poses applied
+//   sator_errors_total{via,kind,code}      counter, failed calls, batch
+//                                          entries and Session messages
+//   sator_session_message_seconds{kind}    histogram, a Session message's
+//                                          arrival to its reply written
 //   sator_sessions_active                  gauge, open Session streams
 //   sator_scenes                           gauge, hosted scenes (at scrape)
 //   sator_bodies{motion}                   gauge, bodies by motion (at scrape)
@@ -25,18 +29,21 @@
 #ifndef SATOR_SERVER_METRICS_QUERY_METRICS_H_
 #define SATOR_SERVER_METRICS_QUERY_METRICS_H_
 
+#include <array>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "absl/types/span.h"
 #include "prometheus/collectable.h"
 #include "prometheus/metric_family.h"
 #include "sator/core/scene/scene_types.h"
+#include "server/metrics/failure_labels.h"
 
 namespace sator::server {
 
@@ -62,7 +69,14 @@ enum class QueryModeLabel : std::uint8_t {
 };
 inline constexpr int kQueryModes = 4;
 
+// The gRPC status codes, OK (never counted) to UNAUTHENTICATED.
+inline constexpr int kStatusCodes = 17;
+
 absl::string_view QueryKindName(QueryKind kind);
+absl::string_view FailureViaName(FailureVia via);
+absl::string_view FailureKindName(FailureKind kind);
+// The failure kind of a query kind.
+FailureKind FailureKindOf(QueryKind kind);
 absl::string_view QueryModeName(QueryModeLabel mode);
 
 // The `mode` label of a core result mode.
@@ -89,12 +103,15 @@ struct QueryObservation {
 };
 
 // Bucket upper bounds (the +Inf bucket is implied).
-// Seconds: 5 us to 100 ms in a 1-2.5-5 series.
+// Seconds: 250 ns to 2.5 s in a 1-2.5-5 series.
 std::vector<double> QuerySecondsBuckets();
 // Hits: 0, 1, 2, 5, 10, ... 5000.
 std::vector<double> QueryHitsBuckets();
 // Broad-phase node visits: 1, 2, 5, 10, ... 1e6.
 std::vector<double> NodeVisitsBuckets();
+// Session message seconds: those of RPCs (LatencyBucketsSeconds, 10 us to
+// 10 s).
+std::vector<double> SessionMessageBuckets();
 
 class QueryMetrics final : public prometheus::Collectable {
  public:
@@ -121,9 +138,17 @@ class QueryMetrics final : public prometheus::Collectable {
   void Record(QueryKind kind, QueryModeLabel mode, double seconds,
               std::int64_t hits, std::int64_t node_visits, bool rewound);
 
+  // A Session message of `kind` was answered `seconds` after it arrived
+  // (sharded like the query series: lock-free).
+  void RecordSessionMessage(SessionMessageKind kind, double seconds);
+
   // `count` body poses were applied (one per PoseUpdate in an accepted
   // batch).
   void AddPoseUpdates(std::int64_t count);
+
+  // One failure answered with `code` (OK is ignored). Thread-safe: one
+  // relaxed atomic add, no lookup.
+  void OnFailure(FailureVia via, FailureKind kind, absl::StatusCode code);
 
   void SessionOpened() { sessions_active_.fetch_add(1); }
   void SessionClosed() { sessions_active_.fetch_sub(1); }
@@ -146,6 +171,11 @@ class QueryMetrics final : public prometheus::Collectable {
   const double slow_query_seconds_;
   std::unique_ptr<Shards> shards_;
   std::atomic<std::int64_t> sessions_active_{0};
+  // sator_errors_total by (via, kind, code). Failures are rare next to
+  // queries, so they share one set of cells instead of shards.
+  std::array<std::atomic<std::uint64_t>,
+             static_cast<size_t>(kFailureVias* kFailureKinds* kStatusCodes)>
+      failures_{};
 };
 
 }  // namespace sator::server

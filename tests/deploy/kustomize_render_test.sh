@@ -30,4 +30,8 @@ grep -q -- '--log_level=debug' "${out}/overlays-dev.yaml" || Fail "dev: debug lo
 grep -q -- '--log_level=info' "${out}/overlays-prod.yaml" || Fail "prod: info logs"
 grep -q 'namespace: sator-dev$' "${out}/overlays-dev.yaml" || Fail "dev namespace"
 grep -q 'namespace: sator$' "${out}/overlays-prod.yaml" || Fail "prod namespace"
+# Production does not serve reflection (docs/OPERATIONS.md); dev keeps it.
+grep -q -- '--reflection=false' "${out}/overlays-prod.yaml" || Fail "prod: reflection off"
+grep -q -- '--reflection=true' "${out}/overlays-prod.yaml" && Fail "prod: reflection on"
+grep -q -- '--reflection=true' "${out}/overlays-dev.yaml" || Fail "dev: reflection on"
 echo "ok"

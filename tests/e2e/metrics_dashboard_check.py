@@ -44,8 +44,19 @@ def metric_names(expr):
 
 
 def exported_names(exposition):
+    """Names of the samples, and of every family a `# TYPE` line declares
+    (a counter such as sator_errors_total has no sample before its first
+    increment, but satord exports it)."""
     names = {"up"}
     for line in exposition.splitlines():
+        if line.startswith("# TYPE "):
+            parts = line.split()
+            if len(parts) == 4:
+                name, kind = parts[2], parts[3]
+                names.add(name)
+                if kind == "histogram":
+                    names |= {name + "_bucket", name + "_sum", name + "_count"}
+            continue
         if not line or line.startswith("#"):
             continue
         names.add(re.split(r"[{ ]", line, maxsplit=1)[0])
@@ -79,7 +90,9 @@ def main():
             problems.append(f"{title}: {name} is not exported by satord")
         used |= names
     for needed in ("grpc_server_handled_total", "grpc_server_handling_seconds_bucket",
-                   "sator_scenes", "sator_bodies", "sator_rewound_queries_total"):
+                   "sator_scenes", "sator_bodies", "sator_rewound_queries_total",
+                   "sator_session_message_seconds_bucket", "sator_errors_total",
+                   "sator_requests_shed_total", "sator_recovery_records"):
         if needed not in used:
             problems.append(f"no panel uses {needed}")
     if len(sys.argv) > 3:

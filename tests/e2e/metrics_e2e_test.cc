@@ -22,6 +22,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "sator/client/client.h"
+#include "sator/client/session.h"
 #include "support/satord_process.h"
 
 namespace sator {
@@ -101,17 +102,100 @@ class MetricsEndToEnd : public ::testing::Test {
                                 absl::StrCat(R"({"scene_id":"arena","tick":4,)",
                                              R"("poses":)", poses, "}"))
                      .ok());
-    absl::StatusOr<std::string> response =
-        HttpGet(satord_.metrics_port(), "/metrics");
-    ASSERT_TRUE(response.ok()) << response.status();
-    const size_t body = response->find("\r\n\r\n");
-    ASSERT_NE(body, std::string::npos);
-    exposition_ = response->substr(body + 4);
+    // Failures of each way in (sator_errors_total): a unary raycast on a
+    // scene that does not exist, a QueryBatch whose second entry rewinds
+    // past the history, a Session query that does the same and a Session
+    // pose update with a stale tick.
+    EXPECT_EQ((*client)
+                  ->CallJson("sator.v1.QueryService/Raycast",
+                             R"({"scene_id":"nosuch","query":{"direction":)"
+                             R"({"x":1},"max_distance":10}})")
+                  .status()
+                  .code(),
+              absl::StatusCode::kNotFound);
+    absl::StatusOr<std::string> batch = (*client)->CallJson(
+        "sator.v1.QueryService/QueryBatch",
+        R"({"scene_id":"arena","queries":[)"
+        R"({"raycast":{"direction":{"x":1},"max_distance":10}},)"
+        R"({"raycast":{"direction":{"x":1},"max_distance":10},)"
+        R"("options":{"rewind":{"tick":1000}}}]})");
+    ASSERT_TRUE(batch.ok()) << batch.status();
+    // OUT_OF_RANGE is code 11.
+    ASSERT_THAT(*batch, ::testing::HasSubstr(R"({"status":{"code":11,)"));
+    absl::StatusOr<std::unique_ptr<client::Session>> session =
+        (*client)->OpenSession("arena");
+    ASSERT_TRUE(session.ok()) << session.status();
+    EXPECT_EQ(
+        (*session)
+            ->SubmitQuery({.kind = client::RaycastQuery{.origin = Vec2{},
+                                                        .direction = Vec2{1, 0},
+                                                        .max_distance = 10.0f},
+                           .options = {.rewind = client::Rewind{.tick = 1000}}})
+            .get()
+            .status()
+            .code(),
+        absl::StatusCode::kOutOfRange);
+    client::PoseBatch stale;
+    stale.Add(3, Pose2{});
+    EXPECT_EQ(
+        (*session)->SubmitPoses(2, std::move(stale)).get().status().code(),
+        absl::StatusCode::kFailedPrecondition);
+    EXPECT_TRUE((*session)->Close().ok());
+    // The server counts the session closed when gRPC is done with the
+    // stream, which may come just after the client saw its end: scrape until
+    // it has (at most 200 scrapes, 10 s).
+    const absl::Time give_up = absl::Now() + absl::Seconds(10);
+    for (int scrape = 0; scrape < 200; ++scrape) {
+      absl::StatusOr<std::string> response =
+          HttpGet(satord_.metrics_port(), "/metrics");
+      ASSERT_TRUE(response.ok()) << response.status();
+      const size_t body = response->find("\r\n\r\n");
+      ASSERT_NE(body, std::string::npos);
+      exposition_ = response->substr(body + 4);
+      if (absl::StrContains(exposition_, "\nsator_sessions_active 0\n") ||
+          absl::Now() > give_up) {
+        break;
+      }
+      absl::SleepFor(absl::Milliseconds(10));
+    }
   }
 
   SatordProcess satord_;
   std::string exposition_;
 };
+
+TEST_F(MetricsEndToEnd, ErrorsAreCountedByWayInKindAndCode) {
+  const std::map<std::string, double> samples = ParseSamples(exposition_);
+  EXPECT_EQ(samples.at("sator_errors_total{code=\"NOT_FOUND\",kind="
+                       "\"raycast\",via=\"unary\"}"),
+            1);
+  EXPECT_EQ(samples.at("sator_errors_total{code=\"OUT_OF_RANGE\",kind="
+                       "\"raycast\",via=\"batch_entry\"}"),
+            1);
+  EXPECT_EQ(samples.at("sator_errors_total{code=\"OUT_OF_RANGE\",kind="
+                       "\"raycast\",via=\"session_message\"}"),
+            1);
+  EXPECT_EQ(samples.at("sator_errors_total{code=\"FAILED_PRECONDITION\","
+                       "kind=\"poses\",via=\"session_message\"}"),
+            1);
+  // The batch itself answered OK, and the answered queries are no errors.
+  EXPECT_EQ(samples.count("sator_errors_total{code=\"OUT_OF_RANGE\",kind="
+                          "\"query_batch\",via=\"unary\"}"),
+            0u);
+  int series = 0;
+  for (const auto& [name, value] : samples) {
+    if (absl::StartsWith(name, "sator_errors_total{")) ++series;
+  }
+  EXPECT_EQ(series, 4);
+  // Each Session message answered is timed: the open, the query and the
+  // pose update.
+  for (const char* kind : {"open", "query", "poses"}) {
+    EXPECT_EQ(samples.at(absl::StrCat(
+                  "sator_session_message_seconds_count{kind=\"", kind, "\"}")),
+              1)
+        << kind;
+  }
+}
 
 TEST_F(MetricsEndToEnd, CountersCountTheCallsMade) {
   const std::map<std::string, double> samples = ParseSamples(exposition_);
@@ -204,15 +288,24 @@ TEST_F(MetricsEndToEnd, HistogramBucketsAreCumulativeAndEndInInf) {
     EXPECT_EQ(points.back().second, samples.at(name + "_count" + labels))
         << series;
     EXPECT_EQ(samples.count(name + "_sum" + labels), 1u) << series;
-    if (name == "grpc_server_handling_seconds") {
-      EXPECT_EQ(points.size(), 21u) << series;  // 20 bounds and +Inf.
+    if (name == "grpc_server_handling_seconds" ||
+        name == "sator_session_message_seconds") {
+      // 10 us to 10 s: 19 bounds and +Inf.
+      EXPECT_EQ(points.size(), 20u) << series;
+      EXPECT_EQ(points.front().first, 1e-5) << series;
+    }
+    if (name == "sator_query_seconds") {
+      // 250 ns to 2.5 s: 22 bounds and +Inf.
+      EXPECT_EQ(points.size(), 23u) << series;
+      EXPECT_EQ(points.front().first, 2.5e-7) << series;
     }
   }
   EXPECT_EQ(histograms,
             (std::set<std::string>{
                 "grpc_server_handling_seconds", "sator_query_seconds",
                 "sator_query_hits", "sator_broadphase_node_visits",
-                "sator_wal_sync_seconds", "sator_snapshot_seconds"}));
+                "sator_session_message_seconds", "sator_wal_sync_seconds",
+                "sator_snapshot_seconds"}));
   const std::string ping =
       "grpc_server_handling_seconds{grpc_method=\"Ping\",grpc_service=\"sator."
       "v1.QueryService\",grpc_type=\"unary\"}";

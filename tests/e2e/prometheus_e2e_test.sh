@@ -34,7 +34,10 @@ fail() {
   exit 1
 }
 
+# With a data directory, so the recovery series the dashboard shows exist.
+mkdir -p "${work}/data"
 "${satord}" --grpc_address=127.0.0.1:0 --metrics_address=127.0.0.1:0 \
+  --data_dir="${work}/data" \
   --port_file="${work}/ports.json" 2>"${work}/satord.log" &
 satord_pid=$!
 for _ in $(seq 1 400); do

@@ -3,6 +3,7 @@
 // out by hand, and a table of bad inputs, each of which must give its code
 // and field path and leave the scene as it was. Calls go through the client
 // library's CallJson (the client has no typed scene calls yet).
+#include <cmath>
 #include <memory>
 #include <string>
 #include <vector>
@@ -99,6 +100,77 @@ class QueryEndToEnd : public ::testing::Test {
 SatordProcess* QueryEndToEnd::satord_ = nullptr;
 Client* QueryEndToEnd::client_ = nullptr;
 
+// A capsule (radius 0.5, its bottom on the floor's top face) in a corner,
+// pressed 0.1 into each of two walls: the default (closest contact only)
+// pushes it out of one wall and leaves it 0.1 inside the other; all
+// contacts resolve both, with the floor's round-off contact among them;
+// min_depth leaves the floor out (docs/QUERIES.md).
+TEST_F(QueryEndToEnd, ContactsInACornerWithAndWithoutMinDepth) {
+  for (
+      const auto& [method, json] :
+      std::vector<std::pair<const char*, const char*>>{
+          {"sator.v1.SceneService/CreateScene",
+           R"({"scene_id": "corner", "settings": {"dimension": "DIMENSION_3D"}})"},
+          {"sator.v1.BodyService/UpsertBodies",
+           R"({"scene_id": "corner", "bodies": [
+                {"body_id": 1, "motion_type": "MOTION_TYPE_STATIC",
+                 "shape": {"box3d": {"half_extents": {"x": 10, "y": 0.5, "z": 10}}},
+                 "pose": {"position": {"y": -0.5}}},
+                {"body_id": 2, "motion_type": "MOTION_TYPE_STATIC",
+                 "shape": {"box3d": {"half_extents": {"x": 0.5, "y": 10, "z": 10}}},
+                 "pose": {"position": {"x": 0.9}}},
+                {"body_id": 3, "motion_type": "MOTION_TYPE_STATIC",
+                 "shape": {"box3d": {"half_extents": {"x": 10, "y": 10, "z": 0.5}}},
+                 "pose": {"position": {"z": 0.9}}}]})"},
+      }) {
+    absl::StatusOr<std::string> made = client_->CallJson(method, json);
+    ASSERT_TRUE(made.ok()) << method << ": " << made.status();
+  }
+  const std::string capsule =
+      R"("shape": {"capsule3d": {"a": {"y": 0.5}, "b": {"y": 1.5}, "radius": 0.5}})";
+
+  absl::StatusOr<sator::v1::QueryResult> closest = Query(
+      "Contacts",
+      absl::StrCat(R"({"scene_id": "corner", "query": {)", capsule, "}}"));
+  ASSERT_TRUE(closest.ok()) << closest.status();
+  ASSERT_EQ(closest->hits_size(), 1);
+  EXPECT_NEAR(closest->hits(0).distance(), 0.1f, 1e-5f);
+  // Out of one wall only: 0.1 along x or along z, not both.
+  EXPECT_NEAR(std::abs(closest->depenetration().x()) +
+                  std::abs(closest->depenetration().z()),
+              0.1f, 1e-5f);
+
+  absl::StatusOr<sator::v1::QueryResult> all =
+      Query("Contacts",
+            absl::StrCat(R"({"scene_id": "corner", "query": {)", capsule,
+                         R"(}, "options": {"mode": "RESULT_MODE_ALL"}})"));
+  ASSERT_TRUE(all.ok()) << all.status();
+  ASSERT_EQ(all->hits_size(), 3);
+  EXPECT_EQ(all->hits(2).body_id(), 1u);  // The floor, shallowest.
+  EXPECT_LT(all->hits(2).distance(), 1e-5f);
+  EXPECT_NEAR(all->depenetration().x(), -0.1f, 1e-5f);
+  EXPECT_NEAR(all->depenetration().z(), -0.1f, 1e-5f);
+
+  absl::StatusOr<sator::v1::QueryResult> tolerant = Query(
+      "Contacts", absl::StrCat(R"({"scene_id": "corner", "query": {)", capsule,
+                               R"(, "min_depth": 0.0001},)",
+                               R"( "options": {"mode": "RESULT_MODE_ALL"}})"));
+  ASSERT_TRUE(tolerant.ok()) << tolerant.status();
+  ASSERT_EQ(tolerant->hits_size(), 2);
+  EXPECT_NE(tolerant->hits(0).body_id(), 1u);
+  EXPECT_NE(tolerant->hits(1).body_id(), 1u);
+  EXPECT_NEAR(tolerant->depenetration().x(), -0.1f, 1e-5f);
+  EXPECT_EQ(tolerant->depenetration().y(), 0.0f);
+  EXPECT_NEAR(tolerant->depenetration().z(), -0.1f, 1e-5f);
+
+  absl::StatusOr<sator::v1::QueryResult> negative =
+      Query("Contacts", absl::StrCat(R"({"scene_id": "corner", "query": {)",
+                                     capsule, R"(, "min_depth": -1}})"));
+  EXPECT_EQ(negative.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(negative.status().message(),
+            "query.min_depth: must be >= 0, got -1");
+}
+
 TEST_F(QueryEndToEnd, EveryQueryRpcAnswers) {
   // Along +x from the origin: the box face at 4, then the circle at 9.
   absl::StatusOr<sator::v1::QueryResult> ray = Query("Raycast", R"({
@@ -143,6 +215,14 @@ TEST_F(QueryEndToEnd, EveryQueryRpcAnswers) {
   ASSERT_TRUE(point.ok()) << point.status();
   ASSERT_EQ(point->hits_size(), 1);
   EXPECT_EQ(point->hits(0).body_id(), 2u);
+  // As docs/QUERIES.md's table says: the query point, started_inside, no
+  // normal, distance 0.
+  EXPECT_TRUE(point->hits(0).started_inside());
+  ASSERT_TRUE(point->hits(0).has_point());
+  EXPECT_EQ(point->hits(0).point().x(), 10.0f);
+  EXPECT_EQ(point->hits(0).point().y(), 0.5f);
+  EXPECT_FALSE(point->hits(0).has_normal());
+  EXPECT_EQ(point->hits(0).distance(), 0.0f);
 
   absl::StatusOr<sator::v1::QueryResult> ray3 = Query("Raycast", R"({
       "scene_id": "space",

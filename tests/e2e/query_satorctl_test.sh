@@ -44,6 +44,16 @@ out=$(ctl query overlap arena --json="${placed}")
 out=$(ctl query contacts --scene=arena --json="${placed}")
 [[ ${out} == *'"body_id":"1"'*'"normal":{"x":-1'*'"distance":0.5'* &&
    ${out} == *'"depenetration":{"x":-0.5}'* ]] || fail "contacts: ${out}"
+# The contact is 0.5 deep: a tolerance of 0.001 keeps it, one of 0.6 does not.
+out=$(ctl query contacts --scene=arena --json='{"query": {"shape": {"circle": {"radius": 1}},
+  "pose": {"position": {"x": 3.5}}, "min_depth": 0.001}, "options": {"mode": "RESULT_MODE_ALL"}}')
+[[ ${out} == *'"body_id":"1"'*'"distance":0.5'* ]] || fail "contacts min_depth 0.001: ${out}"
+out=$(ctl query contacts --scene=arena --json='{"query": {"shape": {"circle": {"radius": 1}},
+  "pose": {"position": {"x": 3.5}}, "min_depth": 0.6}}')
+[[ ${out} != *'"hits"'* && ${out} != *'"depenetration":{"x"'* ]] || fail "contacts min_depth 0.6: ${out}"
+if out=$(ctl query contacts --scene=arena --json='{"query": {"shape": {"circle": {"radius": 1}},
+  "min_depth": -1}}' 2>&1); then fail "negative min_depth accepted: ${out}"; fi
+[[ ${out} == *'INVALID_ARGUMENT: query.min_depth: must be >= 0, got -1'* ]] || fail "min_depth message: ${out}"
 out=$(ctl query sweep --scene=arena --json='{"query": {"shape": {"circle":
   {"radius": 0.5}}, "pose": {"position": {"x": 20}}, "displacement": {"x": -20}}}')
 [[ ${out} == *'"body_id":"2"'*'"distance":0.42'* ]] || fail "sweep: ${out}"

@@ -18,6 +18,17 @@ port=$(sed -E 's/.*"grpc_port":([0-9]+).*/\1/' "${work}/ports.json")
 ctl() { "${satorctl}" --target="127.0.0.1:${port}" --deadline=10s "$@"; }
 fail() { echo "FAIL: $*"; exit 1; }
 
+# --help: every command on a line of its own, then satorctl's flags.
+help=$("${satorctl}" --help 2>&1) || true
+for command in ping health call pair scene bodies query help; do
+  [[ $(grep -cE "^  ${command} +[a-z]" <<<"${help}") == 1 ]] || fail "--help: no line for ${command}: ${help}"
+done
+[[ ${help} != *'No flags matched'* ]] || fail "--help lists no flags: ${help}"
+[[ ${help} == *'--target'* && ${help} == *'--scene'* ]] || fail "--help misses flags: ${help}"
+[[ $("${satorctl}" help scene) == *'scene create'* ]] || fail "help scene"
+if out=$("${satorctl}" help nosuch 2>&1); then fail "help nosuch accepted"; fi
+[[ ${out} == *"unknown command 'nosuch'"* ]] || fail "help nosuch: ${out}"
+
 [[ $(ctl ping --payload=hi) == *'"payload":"hi"'* ]] || fail ping
 [[ $(ctl health --service=sator.v1.QueryService) == '{"status":"SERVING"}' ]] || fail health
 

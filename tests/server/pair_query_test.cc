@@ -53,6 +53,34 @@ TEST(PairQuery, BoxBoxContactIsTheHandComputedMtv) {
   }
 }
 
+// The same boxes, 0.25 deep: a tolerance above the depth reports no
+// overlap (and no points) but still the depth and normal; one below keeps
+// the contact.
+TEST(PairQuery, ContactMinDepthIsATolerance) {
+  constexpr char kBoxes[] = R"pb(
+    shape_a { box2d { half_extents { x: 0.5 y: 0.5 } } }
+    shape_b { box2d { half_extents { x: 0.5 y: 0.5 } } }
+    pose_b { position { x: 0.75 y: 0.1 } }
+  )pb";
+  absl::StatusOr<PairQueryResponse> above =
+      RunText(std::string(kBoxes) + "contact { min_depth: 0.3 }");
+  ASSERT_TRUE(above.ok()) << above.status();
+  EXPECT_FALSE(above->contact().overlapping());
+  EXPECT_EQ(above->contact().points_size(), 0);
+  EXPECT_NEAR(above->contact().depth(), 0.25f, 1e-5f);
+  EXPECT_NEAR(above->contact().normal().x(), 1.0f, 1e-5f);
+  absl::StatusOr<PairQueryResponse> below =
+      RunText(std::string(kBoxes) + "contact { min_depth: 0.2 }");
+  ASSERT_TRUE(below.ok()) << below.status();
+  EXPECT_TRUE(below->contact().overlapping());
+  EXPECT_EQ(below->contact().points_size(), 2);
+  absl::StatusOr<PairQueryResponse> negative =
+      RunText(std::string(kBoxes) + "contact { min_depth: -1 }");
+  EXPECT_EQ(negative.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(negative.status().message(),
+            "contact.min_depth: must be >= 0, got -1");
+}
+
 TEST(PairQuery, SeparatedCirclesDoNotOverlap) {
   absl::StatusOr<PairQueryResponse> response = RunText(R"pb(
     shape_a { circle { radius: 1 } }

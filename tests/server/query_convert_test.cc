@@ -269,6 +269,38 @@ TEST(QueryConvert, EachKindBecomesItsRecord) {
       Parse<sator::v1::Query>("point { point { x: 1 } }"), {}, 4096)));
 }
 
+TEST(QueryConvert, ContactsCarryTheirMinDepth) {
+  absl::StatusOr<scene::SceneQuery<3>> contacts = ToSceneQuery<3>(
+      Parse<sator::v1::Query>("contacts { shape { sphere { radius: 0.5 } } "
+                              "min_depth: 0.001 }"),
+      {}, 4096);
+  ASSERT_TRUE(contacts.ok()) << contacts.status();
+  EXPECT_EQ(std::get<scene::ContactsRequest<3>>(*contacts).min_depth, 0.001f);
+  // Unset: every contact.
+  absl::StatusOr<scene::SceneQuery<2>> unset = ToSceneQuery<2>(
+      Parse<sator::v1::Query>("contacts { shape { circle { radius: 1 } } }"),
+      {}, 4096);
+  ASSERT_TRUE(unset.ok()) << unset.status();
+  EXPECT_EQ(std::get<scene::ContactsRequest<2>>(*unset).min_depth, 0.0f);
+
+  const absl::Status negative =
+      ToSceneQuery<2>(
+          Parse<sator::v1::Query>("contacts { shape { circle { radius: 1 } } "
+                                  "min_depth: -0.5 }"),
+          {}, 4096)
+          .status();
+  EXPECT_EQ(negative.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(negative.message(), "contacts.min_depth: must be >= 0, got -0.5");
+  const absl::Status infinite =
+      ToSceneQuery<2>(
+          Parse<sator::v1::Query>("contacts { shape { circle { radius: 1 } } "
+                                  "min_depth: inf }"),
+          {}, 4096)
+          .status();
+  EXPECT_EQ(infinite.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(infinite.message(), "contacts.min_depth: not finite");
+}
+
 TEST(QueryConvert, SceneErrorsMoveToTheRequestsPaths) {
   EXPECT_EQ(SceneQueryError(absl::OutOfRangeError("rewind.tick: 3 is older"),
                             "query", "options")

@@ -26,6 +26,7 @@
 #include "gtest/gtest.h"
 #include "server/debug/recent_queries.h"
 #include "server/logging.h"
+#include "server/metrics/grpc_metrics.h"
 #include "server/metrics/registry.h"
 #include "server/scenes/scene_registry.h"
 
@@ -93,6 +94,66 @@ class QueryMetricsTest : public ::testing::Test {
   std::unique_ptr<Metrics> metrics_;
 };
 
+TEST_F(QueryMetricsTest, FailuresAreCountedByViaKindAndCode) {
+  std::shared_ptr<QueryMetrics> query_metrics =
+      Add(nullptr, absl::ZeroDuration());
+  query_metrics->OnFailure(FailureVia::kSessionMessage, FailureKind::kPoses,
+                           absl::StatusCode::kFailedPrecondition);
+  query_metrics->OnFailure(FailureVia::kSessionMessage, FailureKind::kPoses,
+                           absl::StatusCode::kFailedPrecondition);
+  query_metrics->OnFailure(FailureVia::kBatchEntry, FailureKind::kUnset,
+                           absl::StatusCode::kInvalidArgument);
+  query_metrics->OnFailure(FailureVia::kUnary, FailureKindOf(QueryKind::kPoint),
+                           absl::StatusCode::kNotFound);
+  // OK is no failure.
+  query_metrics->OnFailure(FailureVia::kUnary, FailureKind::kRaycast,
+                           absl::StatusCode::kOk);
+  const Exposition scraped = Scrape();
+  const auto& s = scraped.samples;
+  EXPECT_EQ(s.at("sator_errors_total{code=\"FAILED_PRECONDITION\","
+                 "kind=\"poses\",via=\"session_message\"}"),
+            2);
+  EXPECT_EQ(s.at("sator_errors_total{code=\"INVALID_ARGUMENT\",kind="
+                 "\"unset\",via=\"batch_entry\"}"),
+            1);
+  EXPECT_EQ(s.at("sator_errors_total{code=\"NOT_FOUND\",kind=\"point\","
+                 "via=\"unary\"}"),
+            1);
+  int series = 0;
+  for (const auto& [name, value] : s) {
+    if (absl::StartsWith(name, "sator_errors_total")) ++series;
+  }
+  EXPECT_EQ(series, 3);
+  EXPECT_EQ(scraped.types.at("sator_errors_total"), "counter");
+}
+
+TEST_F(QueryMetricsTest, SessionMessagesUseTheRpcBuckets) {
+  EXPECT_EQ(SessionMessageBuckets(), LatencyBucketsSeconds());
+  EXPECT_EQ(LatencyBucketsSeconds().front(), 1e-5);
+  EXPECT_EQ(LatencyBucketsSeconds().back(), 10.0);
+  EXPECT_EQ(QuerySecondsBuckets().front(), 2.5e-7);
+  EXPECT_EQ(QuerySecondsBuckets().back(), 2.5);
+  std::shared_ptr<QueryMetrics> query_metrics =
+      Add(nullptr, absl::ZeroDuration());
+  query_metrics->RecordSessionMessage(SessionMessageKind::kQuery, 30e-6);
+  query_metrics->RecordSessionMessage(SessionMessageKind::kQuery, 20.0);
+  query_metrics->RecordSessionMessage(SessionMessageKind::kPoses, 5e-6);
+  const Exposition scraped = Scrape();
+  const auto& s = scraped.samples;
+  const std::string query =
+      "sator_session_message_seconds_bucket{kind=\"query\",";
+  EXPECT_EQ(s.at(query + "le=\"2.5e-05\"}"), 0);
+  EXPECT_EQ(s.at(query + "le=\"5e-05\"}"), 1);
+  EXPECT_EQ(s.at(query + "le=\"10\"}"), 1);
+  EXPECT_EQ(s.at(query + "le=\"+Inf\"}"), 2);
+  EXPECT_NEAR(s.at("sator_session_message_seconds_sum{kind=\"query\"}"),
+              20.0 + 30e-6, 1e-9);
+  EXPECT_EQ(s.at("sator_session_message_seconds_bucket{kind=\"poses\","
+                 "le=\"1e-05\"}"),
+            1);
+  EXPECT_EQ(s.at("sator_session_message_seconds_count{kind=\"open\"}"), 0);
+}
+
 TEST_F(QueryMetricsTest, ObservationsLandInTheirBuckets) {
   std::shared_ptr<QueryMetrics> query_metrics =
       Add(nullptr, absl::ZeroDuration());
@@ -101,8 +162,11 @@ TEST_F(QueryMetricsTest, ObservationsLandInTheirBuckets) {
                           /*hits=*/3, /*node_visits=*/40,
                           /*rewound=*/i < 2);
   }
-  query_metrics->Record(QueryKind::kRaycast, QueryModeLabel::kClosest, 0.5,
+  query_metrics->Record(QueryKind::kRaycast, QueryModeLabel::kClosest, 5.0,
                         /*hits=*/0, /*node_visits=*/2'000'000, false);
+  // A raycast on a small scene: 300 ns, between the first two bounds.
+  query_metrics->Record(QueryKind::kOverlap, QueryModeLabel::kAny, 300e-9,
+                        /*hits=*/1, /*node_visits=*/3, false);
   query_metrics->AddPoseUpdates(250);
   query_metrics->AddPoseUpdates(0);
   query_metrics->SessionOpened();
@@ -111,14 +175,22 @@ TEST_F(QueryMetricsTest, ObservationsLandInTheirBuckets) {
   const Exposition scraped = Scrape();
   const auto& s = scraped.samples;
   const std::string ray = "kind=\"raycast\",mode=\"closest\"";
-  // 30 us is above 25 us and at most 50 us; 0.5 s is above every bound.
+  // 30 us is above 25 us and at most 50 us; 5 s is above every bound (the
+  // last is 2.5 s).
   EXPECT_EQ(s.at("sator_query_seconds_bucket{" + ray + ",le=\"2.5e-05\"}"), 0);
   EXPECT_EQ(s.at("sator_query_seconds_bucket{" + ray + ",le=\"5e-05\"}"), 7);
   EXPECT_EQ(s.at("sator_query_seconds_bucket{" + ray + ",le=\"0.1\"}"), 7);
   EXPECT_EQ(s.at("sator_query_seconds_bucket{" + ray + ",le=\"+Inf\"}"), 8);
+  EXPECT_EQ(s.at("sator_query_seconds_bucket{" + ray + ",le=\"2.5\"}"), 7);
   EXPECT_EQ(s.at("sator_query_seconds_count{" + ray + "}"), 8);
-  EXPECT_NEAR(s.at("sator_query_seconds_sum{" + ray + "}"), 7 * 30e-6 + 0.5,
+  EXPECT_NEAR(s.at("sator_query_seconds_sum{" + ray + "}"), 7 * 30e-6 + 5.0,
               1e-9);
+  const std::string any_overlap = "kind=\"overlap\",mode=\"any\"";
+  EXPECT_EQ(
+      s.at("sator_query_seconds_bucket{" + any_overlap + ",le=\"2.5e-07\"}"),
+      0);
+  EXPECT_EQ(
+      s.at("sator_query_seconds_bucket{" + any_overlap + ",le=\"5e-07\"}"), 1);
   // Hits 3 fall in le=5 (above 2); visits 40 in le=50; 2e6 past 1e6.
   EXPECT_EQ(s.at("sator_query_hits_bucket{kind=\"raycast\",le=\"2\"}"), 1);
   EXPECT_EQ(s.at("sator_query_hits_bucket{kind=\"raycast\",le=\"0\"}"), 1);

@@ -488,9 +488,16 @@ absl::StatusOr<QueryResult<D>> SceneSnapshot<D>::Overlap(
 template <int D>
 absl::StatusOr<QueryResult<D>> SceneSnapshot<D>::Contacts(
     const SceneShape<D>& shape, const Pose<D>& pose,
-    const QueryOptions& options) const {
+    const QueryOptions& options, float min_depth) const {
   absl::StatusOr<Pose<D>> checked = CheckQueryShape<D>(shape, pose);
   if (!checked.ok()) return checked.status();
+  if (!std::isfinite(min_depth)) {
+    return absl::InvalidArgumentError("min_depth: not finite");
+  }
+  if (min_depth < 0.0f) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("min_depth: must be >= 0, got ", min_depth));
+  }
   absl::StatusOr<TickChoice> tick = ChooseTick(*data_, options);
   if (!tick.ok()) return tick.status();
   QueryRunner<D> runner(*data_, options, tick->frame, tick->fraction);
@@ -500,7 +507,9 @@ absl::StatusOr<QueryResult<D>> SceneSnapshot<D>::Contacts(
         absl::StatusOr<ContactResult<D>> contact = ShapeOps<D>::Contact(
             shape, *checked, *body.record->shape, body.pose);
         if (!contact.ok()) return contact.status();
-        if (!contact->overlapping) return absl::OkStatus();
+        if (!contact->overlapping || contact->depth < min_depth) {
+          return absl::OkStatus();
+        }
         QueryHit<D> hit = BaseHit(*body.record);
         // The core's normal goes from the query shape (A) to the body (B);
         // ours points out of the body.
@@ -671,7 +680,7 @@ absl::StatusOr<QueryResult<D>> SceneSnapshot<D>::Run(
   }
   if (const auto* q = std::get_if<ContactsRequest<D>>(&query)) {
     if (absl::Status s = shape_of(q->shape); !s.ok()) return s;
-    return Contacts(*q->shape, q->pose, q->options);
+    return Contacts(*q->shape, q->pose, q->options, q->min_depth);
   }
   if (const auto* q = std::get_if<SweepRequest<D>>(&query)) {
     if (absl::Status s = shape_of(q->shape); !s.ok()) return s;

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <limits>
 #include <memory>
 #include <random>
 #include <string>
@@ -37,7 +38,8 @@ BodyDesc<2> CircleBody(std::uint64_t id, Vec2 at, float r = 1.0f,
   return body;
 }
 
-std::vector<std::uint64_t> Ids(const QueryResult<2>& result) {
+template <int D>
+std::vector<std::uint64_t> Ids(const QueryResult<D>& result) {
   std::vector<std::uint64_t> ids;
   for (const auto& hit : result.hits) ids.push_back(hit.body_id);
   return ids;
@@ -556,6 +558,67 @@ TEST(SceneContactsTest, SharedNormalIsNotPushedTwice) {
   ASSERT_EQ(result->hits.size(), 2u);
   EXPECT_NEAR(result->depenetration.x, 0.0f, 1e-5f);
   EXPECT_NEAR(result->depenetration.y, 0.5f, 1e-5f);
+}
+
+// A capsule standing on a floor (its bottom exactly on the floor's top
+// face) and pressed 0.1 into a wall: the floor contact has a depth of
+// round-off, which min_depth leaves out, of the hits, of the collector and
+// of the depenetration; the wall's is kept.
+TEST(SceneContactsTest, MinDepthLeavesOutRestingContacts) {
+  auto scene = Scene3::Create({}).value();
+  BodyDesc<3> floor;
+  floor.id = 1;
+  floor.shape = std::make_shared<const Shape3>(Box3{{10, 0.5f, 10}});
+  floor.pose = {{0, -0.5f, 0}, {}};
+  floor.motion = MotionType::kStatic;
+  BodyDesc<3> wall = floor;
+  wall.id = 2;
+  wall.shape = std::make_shared<const Shape3>(Box3{{0.5f, 10, 10}});
+  wall.pose = {{0.9f, 0, 0}, {}};
+  ASSERT_TRUE(scene->UpsertBodies(std::vector{floor, wall}).ok());
+  const Shape3 capsule = Capsule3{{0, 0.5f, 0}, {0, 1.5f, 0}, 0.5f};
+  const Pose3 standing{{0, 0, 0}, {}};
+  const SceneSnapshot<3> snapshot = scene->Snapshot();
+
+  const auto every = snapshot.Contacts(capsule, standing, {});
+  ASSERT_TRUE(every.ok()) << every.status();
+  ASSERT_EQ(Ids(*every), (std::vector<std::uint64_t>{2, 1}));
+  EXPECT_NEAR(every->hits[0].depth, 0.1f, 1e-5f);
+  EXPECT_LT(every->hits[1].depth, 1e-5f);  // Resting: round-off deep.
+
+  const auto tolerant = snapshot.Contacts(capsule, standing, {}, 1e-4f);
+  ASSERT_TRUE(tolerant.ok()) << tolerant.status();
+  ASSERT_EQ(Ids(*tolerant), (std::vector<std::uint64_t>{2}));
+  EXPECT_NEAR(tolerant->depenetration.x, -0.1f, 1e-5f);
+  EXPECT_EQ(tolerant->depenetration.y, 0.0f);
+  EXPECT_EQ(tolerant->depenetration.z, 0.0f);
+
+  // ANY keeps the first contact it finds: never the one left out.
+  QueryOptions any;
+  any.mode = ResultMode::kAny;
+  const auto first = snapshot.Contacts(capsule, standing, any, 1e-4f);
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_EQ(Ids(*first), (std::vector<std::uint64_t>{2}));
+  // Deeper than the wall's 0.1: nothing at all.
+  EXPECT_TRUE(snapshot.Contacts(capsule, standing, {}, 0.2f)->hits.empty());
+
+  // Through the SceneQuery form, as the service sends it.
+  const auto run = snapshot.Run(ContactsRequest<3>{
+      std::make_shared<const Shape3>(capsule), standing, {}, 1e-4f});
+  ASSERT_TRUE(run.ok()) << run.status();
+  EXPECT_EQ(Ids(*run), (std::vector<std::uint64_t>{2}));
+
+  const absl::Status negative =
+      snapshot.Contacts(capsule, standing, {}, -1.0f).status();
+  EXPECT_EQ(negative.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(negative.message(), HasSubstr("min_depth: must be >= 0"));
+  const absl::Status nan =
+      snapshot
+          .Contacts(capsule, standing, {},
+                    std::numeric_limits<float>::quiet_NaN())
+          .status();
+  EXPECT_EQ(nan.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(nan.message(), HasSubstr("min_depth: not finite"));
 }
 
 // ---- Snapshots

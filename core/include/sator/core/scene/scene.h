@@ -60,6 +60,9 @@ struct ContactsRequest {
   ShapePtr<D> shape;
   Pose<D> pose{};
   QueryOptions options;
+  // The contact tolerance: contacts shallower than this are not reported
+  // (see SceneSnapshot::Contacts).
+  float min_depth = 0.0f;
 };
 template <int D>
 struct SweepRequest {
@@ -128,9 +131,17 @@ class SceneSnapshot {
   // resolve (a single projection pass: exact for one contact and for
   // orthogonal ones, never pushing twice along a shared normal). It combines
   // the hits the mode returns (use kAllUpToN for the full vector).
+  //
+  // `min_depth` is a contact tolerance: a contact shallower than it is not
+  // reported, does not take the place of a deeper one in the mode's
+  // collector, and adds nothing to `depenetration`. 0 (the default) reports
+  // every contact, touching ones included (a shape resting on another
+  // reports a depth of 0 or of round-off). INVALID_ARGUMENT
+  // "min_depth: ..." unless finite and >= 0.
   absl::StatusOr<QueryResult<D>> Contacts(const SceneShape<D>& shape,
                                           const Pose<D>& pose,
-                                          const QueryOptions& options) const;
+                                          const QueryOptions& options,
+                                          float min_depth = 0.0f) const;
   // `shape` moving from `pose` by `displacement` without rotating: bodies it
   // hits, by time of impact (`fraction` of the displacement, `point`,
   // `normal`). A body it touches at the start is a hit at fraction 0 with
