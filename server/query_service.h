@@ -123,9 +123,10 @@ class QueryService final : public sator::v1::QueryService::CallbackService {
   // Admits the call, runs `run` (returning absl::Status, writing the answer
   // into `response`) unless the call is already cancelled, and finishes it.
   template <typename Run>
-  grpc::ServerUnaryReactor* AnswerQuery(grpc::CallbackServerContext* context,
-                                        Run run,
-                                        sator::v1::QueryResult* response);
+  grpc::ServerUnaryReactor* AnswerQuery(
+      grpc::CallbackServerContext* context,
+      const google::protobuf::Message& request, Run run,
+      sator::v1::QueryResult* response);
 
   // Before everything the handlers use: gRPC may release a call's messages
   // until the server is gone, and the server goes before this service.

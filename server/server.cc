@@ -10,6 +10,7 @@
 #include "grpc/health/v1/health.pb.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/health_check_service_interface.h"
+#include "grpcpp/resource_quota.h"
 #include "grpcpp/server.h"
 #include "grpcpp/server_builder.h"
 #include "sator/v1/body_service.grpc.pb.h"
@@ -25,6 +26,8 @@
 #include "server/metrics/durability_metrics.h"
 #include "server/metrics/grpc_metrics.h"
 #include "server/metrics/registry.h"
+#include "server/overload/memory_trimmer.h"
+#include "server/overload/queued_call.h"
 #include "server/query_service.h"
 #include "server/scene_service.h"
 
@@ -124,8 +127,13 @@ class Server::Impl {
   std::unique_ptr<GrpcServerMetrics> grpc_metrics;
   // Outlives the drain gate and the services, which hold it.
   std::shared_ptr<OverloadLimiter> overload_limiter =
-      std::make_shared<OverloadLimiter>(options.max_inflight_requests,
-                                        options.overload_retry_after);
+      std::make_shared<OverloadLimiter>(AdmissionLimits{
+          .max_inflight_requests = options.max_inflight_requests,
+          .max_queue_wait = options.max_queue_wait,
+          .max_admitted_bytes = options.max_admitted_bytes,
+          .retry_after = options.overload_retry_after});
+  // Returns a flood's memory to the system once it is over.
+  std::unique_ptr<MemoryTrimmer> memory_trimmer;
   // What the listening credentials need while gRPC serves (declared before
   // grpc_server, so it outlives it).
   std::shared_ptr<void> credentials_keep_alive;
@@ -167,6 +175,8 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(
   }
   impl->metrics->AddCollectable(impl->query_metrics);
   impl->metrics->AddCollectable(impl->overload_limiter);
+  impl->memory_trimmer = std::make_unique<MemoryTrimmer>(
+      [limiter = impl->overload_limiter] { return limiter->admitted_bytes(); });
   if (options.debug_pages) {
     impl->recent_queries = std::make_unique<RecentQueries>();
     AddScenePages(*impl->metrics, impl->scenes, impl->recent_queries.get());
@@ -209,6 +219,16 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(
   if (!options.enable_reflection) builder.SetOption(auth::WithoutReflection());
   builder.AddChannelArgument(GRPC_ARG_MAX_CONCURRENT_STREAMS,
                              options.max_concurrent_streams);
+  // Stamps each call when gRPC hands it over (--max_queue_wait).
+  builder.SetContextAllocator(std::make_unique<QueuedCallAllocator>());
+  if (options.grpc_memory_quota_bytes > 0) {
+    // The transport's memory (docs/DESIGN.md, "Admission"): under pressure
+    // gRPC shrinks the HTTP/2 flow-control windows it offers (clients then
+    // hold their bytes) and, at the limit, refuses new connections.
+    grpc::ResourceQuota quota("satord");
+    quota.Resize(static_cast<std::size_t>(options.grpc_memory_quota_bytes));
+    builder.SetResourceQuota(quota);
+  }
   builder.SetMaxReceiveMessageSize(options.max_message_bytes);
   builder.SetMaxSendMessageSize(options.max_message_bytes);
   builder.AddListeningPort(options.grpc_address, credentials->credentials,

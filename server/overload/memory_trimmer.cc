@@ -1,0 +1,75 @@
+// See memory_trimmer.h.
+#include "server/overload/memory_trimmer.h"
+
+#include <malloc.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <utility>
+
+namespace sator::server {
+namespace {
+
+// The resident size from /proc/self/statm (its second field, in pages); 0
+// when unreadable.
+std::int64_t ResidentBytes() {
+  std::FILE* statm = std::fopen("/proc/self/statm", "r");
+  if (statm == nullptr) return 0;
+  long long size = 0;      // NOLINT(runtime/int): fscanf's %lld.
+  long long resident = 0;  // NOLINT(runtime/int)
+  const int read = std::fscanf(statm, "%lld %lld", &size, &resident);
+  std::fclose(statm);
+  return read == 2 ? static_cast<std::int64_t>(resident) * sysconf(_SC_PAGESIZE)
+                   : 0;
+}
+
+}  // namespace
+
+void ConfigureMalloc() {
+  mallopt(M_MMAP_THRESHOLD, 256 * 1024);
+  mallopt(M_TRIM_THRESHOLD, 8 * 1024 * 1024);
+}
+
+MemoryTrimmer::MemoryTrimmer(std::function<std::int64_t()> admitted_bytes,
+                             absl::Duration period)
+    : admitted_bytes_(std::move(admitted_bytes)),
+      period_(period),
+      thread_([this] { Run(); }) {}
+
+MemoryTrimmer::~MemoryTrimmer() {
+  {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+  }
+  stop_.notify_all();
+  thread_.join();
+}
+
+std::int64_t MemoryTrimmer::trims() const {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  return trims_;
+}
+
+void MemoryTrimmer::Run() {
+  std::int64_t after_last_trim = ResidentBytes();
+  std::unique_lock<std::mutex> lock(mutex_);
+  while (!stop_.wait_for(lock, absl::ToChronoMilliseconds(period_),
+                         [this] { return stopping_; })) {
+    lock.unlock();
+    const std::int64_t resident = ResidentBytes();
+    const bool trim =
+        admitted_bytes_() == 0 && resident - after_last_trim >= kTrimAfterBytes;
+    if (trim) {
+      malloc_trim(0);
+      after_last_trim = ResidentBytes();
+    } else {
+      // Memory given back otherwise lowers the mark.
+      after_last_trim = std::min(after_last_trim, resident);
+    }
+    lock.lock();
+    if (trim) ++trims_;
+  }
+}
+
+}  // namespace sator::server
