@@ -52,20 +52,21 @@ std::int64_t MemoryTrimmer::trims() const {
 }
 
 void MemoryTrimmer::Run() {
-  std::int64_t after_last_trim = ResidentBytes();
+  // The lowest resident size seen: what satord needs when idle. A trim that
+  // frees little shows the memory is in use (scenes), and raises it.
+  std::int64_t floor = ResidentBytes();
   std::unique_lock<std::mutex> lock(mutex_);
   while (!stop_.wait_for(lock, absl::ToChronoMilliseconds(period_),
                          [this] { return stopping_; })) {
     lock.unlock();
     const std::int64_t resident = ResidentBytes();
+    floor = std::min(floor, resident);
     const bool trim =
-        admitted_bytes_() == 0 && resident - after_last_trim >= kTrimAfterBytes;
+        admitted_bytes_() == 0 && resident - floor >= kTrimAfterBytes;
     if (trim) {
       malloc_trim(0);
-      after_last_trim = ResidentBytes();
-    } else {
-      // Memory given back otherwise lowers the mark.
-      after_last_trim = std::min(after_last_trim, resident);
+      const std::int64_t after = ResidentBytes();
+      if (resident - after < kTrimAfterBytes / 4) floor = after;
     }
     lock.lock();
     if (trim) ++trims_;

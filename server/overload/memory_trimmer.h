@@ -7,10 +7,11 @@
 // out of the heaps (glibc raises the threshold by itself after the first
 // large free, which sends every later large message to a heap), and a
 // background thread calls malloc_trim when no admitted call holds memory
-// (the admitted bytes are 0) and the resident size has grown by
-// kTrimAfterBytes since the last trim, so smaller freed blocks go back too.
-// Trimming walks every heap under its lock, so it runs only after such
-// growth, not on a timer.
+// (the admitted bytes are 0) and the resident size is kTrimAfterBytes above
+// the lowest seen, so smaller freed blocks go back too. A trim that frees
+// less than a quarter of that takes the size as in use (scenes) and makes it
+// the new lowest. Trimming walks every heap under its lock, so it runs only
+// after such growth, not on a timer.
 #ifndef SATOR_SERVER_OVERLOAD_MEMORY_TRIMMER_H_
 #define SATOR_SERVER_OVERLOAD_MEMORY_TRIMMER_H_
 

@@ -117,6 +117,8 @@ FloodResult RunFlood(const FloodOptions& options) {
           const absl::Duration wait = Pushback(context, with_pushback);
           if (with_pushback) ++mine.shed_with_pushback;
           absl::SleepFor(std::min(wait, end - absl::Now()));
+        } else if (status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED) {
+          ++mine.deadline_exceeded;
         } else {
           ++mine.failed;
           if (mine.first_failure.empty()) {
@@ -130,6 +132,7 @@ FloodResult RunFlood(const FloodOptions& options) {
       total.ok += mine.ok;
       total.shed += mine.shed;
       total.shed_with_pushback += mine.shed_with_pushback;
+      total.deadline_exceeded += mine.deadline_exceeded;
       total.failed += mine.failed;
       if (total.first_failure.empty()) total.first_failure = mine.first_failure;
       total.accepted.Merge(mine.accepted);
@@ -146,11 +149,12 @@ std::string FloodResultJson(const FloodResult& result) {
     failure.push_back(c >= ' ' ? c : ' ');
   }
   return absl::StrFormat(
-      "{\"ok\":%d,\"shed\":%d,\"shed_with_pushback\":%d,\"failed\":%d,"
+      "{\"ok\":%d,\"shed\":%d,\"shed_with_pushback\":%d,"
+      "\"deadline_exceeded\":%d,\"failed\":%d,"
       "\"request_bytes\":%d,\"p50_ms\":%.3f,\"p99_ms\":%.3f,\"max_ms\":%.3f,"
       "\"first_failure\":\"%s\"}",
-      result.ok, result.shed, result.shed_with_pushback, result.failed,
-      result.request_bytes,
+      result.ok, result.shed, result.shed_with_pushback,
+      result.deadline_exceeded, result.failed, result.request_bytes,
       static_cast<double>(result.accepted.ValueAtQuantile(0.5)) / 1e6,
       static_cast<double>(result.accepted.ValueAtQuantile(0.99)) / 1e6,
       static_cast<double>(result.accepted.max()) / 1e6, failure);

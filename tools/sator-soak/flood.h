@@ -30,7 +30,10 @@ struct FloodResult {
   std::int64_t ok = 0;
   std::int64_t shed = 0;                // RESOURCE_EXHAUSTED.
   std::int64_t shed_with_pushback = 0;  // ... with grpc-retry-pushback-ms.
-  std::int64_t failed = 0;              // Any other code.
+  // DEADLINE_EXCEEDED: the call waited 10 s (its upload and gRPC's queue
+  // included) without an answer.
+  std::int64_t deadline_exceeded = 0;
+  std::int64_t failed = 0;  // Any other code.
   std::string first_failure;
   std::int64_t request_bytes = 0;    // The size of the request sent.
   bench::LatencyHistogram accepted;  // Latency of the calls answered OK.

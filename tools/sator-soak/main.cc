@@ -21,9 +21,10 @@
 //
 // With --flood, a flood instead (flood.h): --flood_calls large calls
 // (--flood_bytes each) in flight for --duration, then one line of JSON with
-// the calls answered, shed (with and without gRPC's pushback trailer) and
-// failed, and the accepted calls' latency. Exit 0 when no call failed other
-// than by being shed. The load of several processes is several of these.
+// the calls answered, shed (with and without gRPC's pushback trailer), past
+// their 10 s deadline and failed otherwise, and the accepted calls' latency.
+// Exit 0 when no call failed other than by being shed or by its deadline. The
+// load of several processes is several of these.
 //
 //   sator-soak --target=127.0.0.1:50051 --flood --flood_calls=100
 //       --flood_bytes=1048576 --duration=20s
