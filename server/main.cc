@@ -20,6 +20,7 @@
 #include "absl/time/time.h"
 #include "server/logging.h"
 #include "server/overload/memory_trimmer.h"
+#include "server/scenes/scene_ops.h"
 #include "server/server.h"
 #include "server/version.h"
 
@@ -81,6 +82,11 @@ ABSL_FLAG(std::int64_t, grpc_memory_quota_bytes,
           "Memory gRPC's transport may use (a grpc::ResourceQuota): under "
           "pressure it offers clients smaller flow-control windows. 0: no "
           "quota.");
+ABSL_FLAG(std::int64_t, max_scene_memory_bytes, -1,
+          "Memory the hosted scenes may hold (bodies, trees, tick history); "
+          "a CreateScene, UpsertBodies or ImportScene past it is refused "
+          "with RESOURCE_EXHAUSTED. -1: half the container's cgroup memory "
+          "limit, else half the physical memory; 0: no budget.");
 ABSL_FLAG(int, max_concurrent_streams, 1024,
           "Most streams (calls) one HTTP/2 connection may have open at once "
           "(clients queue beyond it).");
@@ -224,6 +230,10 @@ int main(int argc, char** argv) {
   options.max_admitted_bytes = absl::GetFlag(FLAGS_max_admitted_bytes);
   options.grpc_memory_quota_bytes =
       absl::GetFlag(FLAGS_grpc_memory_quota_bytes);
+  options.max_scene_memory_bytes = absl::GetFlag(FLAGS_max_scene_memory_bytes);
+  if (options.max_scene_memory_bytes < 0) {
+    options.max_scene_memory_bytes = sator::server::DefaultSceneMemoryBytes();
+  }
   if (options.max_inflight_requests < 1 || options.max_concurrent_streams < 1 ||
       options.overload_retry_after < absl::Milliseconds(1) ||
       options.max_queue_wait < absl::ZeroDuration() ||

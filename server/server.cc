@@ -13,6 +13,9 @@
 #include "grpcpp/resource_quota.h"
 #include "grpcpp/server.h"
 #include "grpcpp/server_builder.h"
+#include "prometheus/collectable.h"
+#include "prometheus/metric_family.h"
+#include "prometheus/metric_type.h"
 #include "sator/v1/body_service.grpc.pb.h"
 #include "sator/v1/query_service.grpc.pb.h"
 #include "sator/v1/scene_service.grpc.pb.h"
@@ -30,6 +33,7 @@
 #include "server/overload/queued_call.h"
 #include "server/query_service.h"
 #include "server/scene_service.h"
+#include "server/scenes/scene_ops.h"
 
 namespace sator::server {
 namespace {
@@ -78,6 +82,34 @@ QueryModeLabel MetricsMode(scene::ResultMode mode) {
   return QueryModeLabel::kClosestPerBody;
 }
 
+// sator_scene_memory_bytes and sator_max_scene_memory_bytes, at scrape time.
+class SceneMemoryMetrics final : public prometheus::Collectable {
+ public:
+  SceneMemoryMetrics(const SceneRegistry* registry, std::int64_t budget)
+      : registry_(registry), budget_(budget) {}
+  std::vector<prometheus::MetricFamily> Collect() const override {
+    std::vector<prometheus::MetricFamily> families(2);
+    families[0].name = "sator_scene_memory_bytes";
+    families[0].help =
+        "Memory the hosted scenes hold by the core's count (bodies, trees, "
+        "tick history), as checked against --max_scene_memory_bytes.";
+    families[0].type = prometheus::MetricType::Gauge;
+    families[0].metric.emplace_back();
+    families[0].metric.back().gauge.value =
+        static_cast<double>(SceneMemoryInUse(*registry_));
+    families[1].name = "sator_max_scene_memory_bytes";
+    families[1].help = "The --max_scene_memory_bytes budget (0: none).";
+    families[1].type = prometheus::MetricType::Gauge;
+    families[1].metric.emplace_back();
+    families[1].metric.back().gauge.value = static_cast<double>(budget_);
+    return families;
+  }
+
+ private:
+  const SceneRegistry* registry_;
+  const std::int64_t budget_;
+};
+
 }  // namespace
 
 class Server::Impl {
@@ -103,6 +135,8 @@ class Server::Impl {
     ops.shape_limits = server_options.shape_limits;
     ops.max_batch_bodies = server_options.max_batch_bodies;
     if (impl != nullptr) {
+      // Not for replay: what was acknowledged is restored whatever the budget.
+      ops.max_scene_memory_bytes = server_options.max_scene_memory_bytes;
       // `persistence` is set before gRPC starts and kept until it stops.
       ops.on_mutation = [impl](const std::string& scene_id,
                                const google::protobuf::Message& request,
@@ -175,6 +209,8 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(
   }
   impl->metrics->AddCollectable(impl->query_metrics);
   impl->metrics->AddCollectable(impl->overload_limiter);
+  impl->metrics->AddCollectable(std::make_shared<SceneMemoryMetrics>(
+      &impl->scenes, options.max_scene_memory_bytes));
   impl->memory_trimmer = std::make_unique<MemoryTrimmer>(
       [limiter = impl->overload_limiter] { return limiter->admitted_bytes(); });
   if (options.debug_pages) {

@@ -58,6 +58,8 @@ struct ServerOptions {
   // bytes the admitted unary calls may hold (0: no limit).
   absl::Duration max_queue_wait = kDefaultMaxQueueWait;
   std::int64_t max_admitted_bytes = kDefaultMaxAdmittedBytes;
+  // The scene memory budget (--max_scene_memory_bytes; 0: none).
+  std::int64_t max_scene_memory_bytes = 0;
   // The memory gRPC's transport may use (grpc::ResourceQuota; 0: gRPC's
   // default, no limit).
   std::int64_t grpc_memory_quota_bytes = kDefaultGrpcMemoryQuotaBytes;

@@ -279,6 +279,74 @@ TEST(OverloadEndToEnd, SessionsBeyondTheLimitGetTheRetryAfterTrailer) {
               HasSubstr("sator_requests_shed_total{reason=\"sessions\"} 1"));
 }
 
+TEST(OverloadEndToEnd, WritesPastTheSceneMemoryBudgetAreRefusedNamingIt) {
+  constexpr std::int64_t kBudget = 4 << 20;
+  SatordProcess satord;
+  ASSERT_TRUE(
+      satord.Start({absl::StrCat("--max_scene_memory_bytes=", kBudget)}).ok())
+      << satord.ReadLog();
+  absl::StatusOr<std::unique_ptr<Client>> client =
+      Client::Create({.target = satord.grpc_target()});
+  ASSERT_TRUE(client.ok()) << client.status();
+  ASSERT_TRUE((*client)
+                  ->CreateScene("arena", {.dimension = client::Dimension::k3D})
+                  .ok());
+  // Batches of 2000 boxes until the budget refuses one (at most 100 batches,
+  // 200k bodies: far past 4 MiB by any count).
+  absl::Status refused;
+  std::uint64_t next_id = 1;
+  int accepted = 0;
+  for (int batch = 0; batch < 100 && refused.ok(); ++batch) {
+    std::vector<client::Body> bodies;
+    for (int i = 0; i < 2000; ++i) {
+      client::Body body;
+      body.id = next_id++;
+      body.pose = Pose3{{static_cast<float>(body.id % 1000),
+                         static_cast<float>(body.id / 1000), 0.0f},
+                        {}};
+      body.shape = Shape3{Box3{{0.5f, 0.5f, 0.5f}}};
+      body.motion = client::MotionType::kStatic;
+      bodies.push_back(body);
+    }
+    absl::Status status = (*client)->UpsertBodies("arena", bodies).status();
+    if (status.ok()) {
+      ++accepted;
+    } else {
+      refused = status;
+    }
+  }
+  EXPECT_GT(accepted, 0);
+  ASSERT_FALSE(refused.ok()) << "the budget never refused a batch";
+  EXPECT_EQ(refused.code(), absl::StatusCode::kResourceExhausted) << refused;
+  EXPECT_THAT(refused.message(), HasSubstr("--max_scene_memory_bytes"));
+  EXPECT_THAT(refused.message(), HasSubstr(absl::StrCat(kBudget)));
+  // The scene still answers.
+  EXPECT_TRUE((*client)->Ping("still here").ok());
+
+  absl::StatusOr<std::string> metrics =
+      HttpGet(satord.metrics_port(), "/metrics");
+  ASSERT_TRUE(metrics.ok()) << metrics.status();
+  EXPECT_THAT(*metrics, HasSubstr(absl::StrCat("sator_max_scene_memory_bytes ",
+                                               kBudget)));
+  EXPECT_THAT(*metrics, HasSubstr("sator_scene_memory_bytes "));
+}
+
+TEST(OverloadEndToEnd, CreateScenePastTheSceneMemoryBudgetIsRefused) {
+  SatordProcess satord;
+  // One byte: not even an empty scene fits.
+  ASSERT_TRUE(satord.Start({"--max_scene_memory_bytes=1"}).ok())
+      << satord.ReadLog();
+  absl::StatusOr<std::unique_ptr<Client>> client =
+      Client::Create({.target = satord.grpc_target()});
+  ASSERT_TRUE(client.ok()) << client.status();
+  const absl::Status created =
+      (*client)
+          ->CreateScene("arena", {.dimension = client::Dimension::k3D})
+          .status();
+  EXPECT_EQ(created.code(), absl::StatusCode::kResourceExhausted) << created;
+  EXPECT_THAT(created.message(), HasSubstr("--max_scene_memory_bytes"));
+}
+
 // --- The flood at the default flags -------------------------------------
 
 // VmRSS of `pid`, in bytes (0 when unreadable).
