@@ -52,21 +52,26 @@ std::int64_t MemoryTrimmer::trims() const {
 }
 
 void MemoryTrimmer::Run() {
-  // The lowest resident size seen: what satord needs when idle. A trim that
-  // frees little shows the memory is in use (scenes), and raises it.
+  // The lowest resident size seen: what satord needs when idle.
   std::int64_t floor = ResidentBytes();
+  // After a trim that freed little (the memory is in use: scenes, or calls
+  // in gRPC's hands), the next waits kBackoffPeriods samples.
+  constexpr int kBackoffPeriods = 10;
+  int skip = 0;
   std::unique_lock<std::mutex> lock(mutex_);
   while (!stop_.wait_for(lock, absl::ToChronoMilliseconds(period_),
                          [this] { return stopping_; })) {
     lock.unlock();
     const std::int64_t resident = ResidentBytes();
     floor = std::min(floor, resident);
-    const bool trim =
-        admitted_bytes_() == 0 && resident - floor >= kTrimAfterBytes;
+    const bool trim = skip == 0 && admitted_bytes_() == 0 &&
+                      resident - floor >= kTrimAfterBytes;
+    if (skip > 0) --skip;
     if (trim) {
       malloc_trim(0);
       const std::int64_t after = ResidentBytes();
-      if (resident - after < kTrimAfterBytes / 4) floor = after;
+      floor = std::min(floor, after);
+      if (resident - after < kTrimAfterBytes / 4) skip = kBackoffPeriods;
     }
     lock.lock();
     if (trim) ++trims_;

@@ -8,10 +8,11 @@
 // large free, which sends every later large message to a heap), and a
 // background thread calls malloc_trim when no admitted call holds memory
 // (the admitted bytes are 0) and the resident size is kTrimAfterBytes above
-// the lowest seen, so smaller freed blocks go back too. A trim that frees
-// less than a quarter of that takes the size as in use (scenes) and makes it
-// the new lowest. Trimming walks every heap under its lock, so it runs only
-// after such growth, not on a timer.
+// the lowest seen, so smaller freed blocks go back too. After a trim that
+// frees less than a quarter of that (the memory is in use: scenes, or calls
+// still in gRPC's hands) the next waits ten samples (5 s). Trimming walks
+// every heap under its lock, so it runs only after such growth, at most once
+// per 5 s while the memory stays in use.
 #ifndef SATOR_SERVER_OVERLOAD_MEMORY_TRIMMER_H_
 #define SATOR_SERVER_OVERLOAD_MEMORY_TRIMMER_H_
 

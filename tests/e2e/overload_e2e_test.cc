@@ -510,14 +510,15 @@ double P99(std::vector<double> values) {
 
 // What holds at the default flags: the flood is shed with satord's pushback
 // and no call fails other than by being shed or by its 10 s deadline, Pings
-// are answered, memory stays within 512 MiB of idle for 1 MiB calls. The
-// figures printed at the end (accepted latency, Ping latency, deadlines,
-// peaks, memory 5 s after) are the ones docs/OPERATIONS.md quotes; the accepted
-// calls' latency is not bounded at 100 ms (a call's upload, interleaved with
-// every other call's, happens before gRPC hands it to satord: see
-// docs/DESIGN.md, "Admission"), and the memory after the flood varies with
-// the machine's load, so neither is asserted.
-TEST(OverloadEndToEnd, FloodAtDefaultFlagsIsShedWithPushbackWithinMemory) {
+// are answered, memory stays within 512 MiB of idle for 1 MiB calls and falls
+// back to within 64 MiB of idle within 10 s of the flood's end. The figures
+// printed at the end (accepted latency, Ping latency, deadlines, peaks) are
+// the ones docs/OPERATIONS.md quotes; the accepted calls' and Pings' latency
+// is not bounded at 100 ms and 50 ms (a call's upload, interleaved with every
+// other call's, happens before gRPC hands it to satord: see docs/DESIGN.md,
+// "Admission"), so it is not asserted.
+TEST(OverloadEndToEnd,
+     FloodAtDefaultFlagsIsShedWithPushbackWithinMemoryThatFallsBack) {
 #if defined(SATOR_SANITIZED_BUILD)
   GTEST_SKIP() << "memory figures mean nothing under a sanitizer";
 #endif
@@ -549,15 +550,18 @@ TEST(OverloadEndToEnd, FloodAtDefaultFlagsIsShedWithPushbackWithinMemory) {
   EXPECT_GT(big.shed_with_pushback, 0);
   EXPECT_FALSE(big.ping_ms.empty());
 
-  // What satord's memory does in the 5 s after the flood (printed).
+  // Within 10 s of the flood's end, satord's memory falls back to within
+  // 64 MiB of its idle size.
   const absl::Time end = absl::Now();
   std::int64_t rss = ResidentBytes(satord.pid());
   for (int i = 0; i < 100 && rss - idle > 64 * kMiB &&
-                  absl::Now() - end < absl::Seconds(5);
+                  absl::Now() - end < absl::Seconds(10);
        ++i) {
     absl::SleepFor(absl::Milliseconds(100));
     rss = ResidentBytes(satord.pid());
   }
+  EXPECT_LT(rss - idle, 64 * kMiB)
+      << "idle " << idle / kMiB << " MiB, 10 s after " << rss / kMiB << " MiB";
   std::printf(
       "idle %lld MiB; 1 MiB flood: %lld ok, %lld shed, %lld past their "
       "deadline, accepted p99 %.1f ms, "
