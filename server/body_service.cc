@@ -9,7 +9,7 @@ grpc::ServerUnaryReactor* BodyService::UpsertBodies(
     grpc::CallbackServerContext* context,
     const sator::v1::UpsertBodiesRequest* request,
     sator::v1::UpsertBodiesResponse* response) {
-  return RunGatedUnary(drain_gate_, context, response, [&] {
+  return RunGatedUnary(drain_gate_, context, *request, response, [&] {
     return server::UpsertBodies(registry_, options_, *request);
   });
 }
@@ -18,7 +18,7 @@ grpc::ServerUnaryReactor* BodyService::RemoveBodies(
     grpc::CallbackServerContext* context,
     const sator::v1::RemoveBodiesRequest* request,
     sator::v1::RemoveBodiesResponse* response) {
-  return RunGatedUnary(drain_gate_, context, response, [&] {
+  return RunGatedUnary(drain_gate_, context, *request, response, [&] {
     return server::RemoveBodies(registry_, options_, *request);
   });
 }
@@ -27,7 +27,7 @@ grpc::ServerUnaryReactor* BodyService::UpdatePoses(
     grpc::CallbackServerContext* context,
     const sator::v1::UpdatePosesRequest* request,
     sator::v1::UpdatePosesResponse* response) {
-  return RunGatedUnary(drain_gate_, context, response, [&] {
+  return RunGatedUnary(drain_gate_, context, *request, response, [&] {
     return server::UpdatePoses(registry_, options_, *request);
   });
 }

@@ -1,6 +1,9 @@
 // The drain gate; see drain_gate.h.
 #include "server/drain_gate.h"
 
+#include <optional>
+
+#include "server/overload/queued_call.h"
 #include "server/status_mapping.h"
 
 namespace sator::server {
@@ -10,25 +13,31 @@ DrainGate::Pass& DrainGate::Pass::operator=(Pass&& other) noexcept {
     Release();
     gate_ = other.gate_;
     limited_ = other.limited_;
+    bytes_ = other.bytes_;
     overloaded_ = other.overloaded_;
+    reason_ = other.reason_;
     limiter_ = other.limiter_;
     other.gate_ = nullptr;
     other.limited_ = false;
+    other.bytes_ = 0;
   }
   return *this;
 }
 
 absl::Status DrainGate::Pass::refusal() const {
   if (admitted()) return absl::OkStatus();
-  if (overloaded_ && limiter_ != nullptr) return limiter_->InflightStatus();
+  if (overloaded_ && limiter_ != nullptr) {
+    return limiter_->RefusalStatus(reason_);
+  }
   return DrainingStatus();
 }
 
 void DrainGate::Pass::Release() {
   if (gate_ != nullptr) {
-    gate_->Leave(limited_);
+    gate_->Leave(limited_, bytes_);
     gate_ = nullptr;
     limited_ = false;
+    bytes_ = 0;
   }
 }
 
@@ -40,6 +49,50 @@ void DrainGate::Pass::LeaveLimiter() {
 }
 
 DrainGate::Pass DrainGate::Enter() { return Admit(limiter_ != nullptr); }
+
+DrainGate::Pass DrainGate::Enter(const grpc::CallbackServerContext& context,
+                                 const google::protobuf::Message& request) {
+  if (limiter_ == nullptr) return Admit(false);
+  {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    if (closed_) return Pass();
+  }
+  // The request and the response share the call's arena
+  // (arena_message_allocator.h); what the arena holds is the call's memory.
+  // Off an arena, the request's wire size stands for it.
+  const google::protobuf::Arena* arena = request.GetArena();
+  const std::int64_t bytes =
+      arena != nullptr ? static_cast<std::int64_t>(arena->SpaceAllocated())
+                       : static_cast<std::int64_t>(request.ByteSizeLong());
+  if (std::optional<ShedReason> refused =
+          limiter_->TryEnter(QueueWait(context), bytes);
+      refused.has_value()) {
+    Pass pass;
+    pass.overloaded_ = true;
+    pass.reason_ = *refused;
+    pass.limiter_ = limiter_;
+    return pass;
+  }
+  Pass pass = Counted(Pass(this, true));
+  if (pass.admitted()) {
+    pass.bytes_ = bytes;
+  } else {
+    limiter_->ReleaseBytes(bytes);
+  }
+  return pass;
+}
+
+DrainGate::Pass DrainGate::Counted(Pass pass) {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  if (closed_) {
+    limiter_->Leave();
+    pass.gate_ = nullptr;
+    pass.limited_ = false;
+    return Pass();
+  }
+  ++in_flight_;
+  return pass;
+}
 
 DrainGate::Pass DrainGate::EnterStream() { return Admit(false); }
 
@@ -111,8 +164,9 @@ std::int64_t DrainGate::in_flight() const {
   return in_flight_;
 }
 
-void DrainGate::Leave(bool limited) {
+void DrainGate::Leave(bool limited, std::int64_t bytes) {
   if (limited) limiter_->Leave();
+  if (bytes != 0) limiter_->ReleaseBytes(bytes);
   const std::lock_guard<std::mutex> lock(mutex_);
   if (--in_flight_ == 0) emptied_.notify_all();
 }

@@ -7,10 +7,11 @@
 // elsewhere), waits until the calls already admitted finish, and only then
 // shuts gRPC down with an immediate deadline.
 //
-// The gate also applies the in-flight request limit (overload_limiter.h):
-// Enter, for a unary call, takes a slot of the limiter and is refused with
-// RESOURCE_EXHAUSTED when none is free; EnterStream, for a Session stream
-// (limited by --max_sessions instead), does not.
+// The gate also applies the admission limits (overload_limiter.h): Enter,
+// for a unary call, checks how long the call waited in gRPC's queue, takes a
+// slot of the limiter and the bytes of the call's messages, and is refused
+// with RESOURCE_EXHAUSTED past any limit; EnterStream, for a Session stream
+// (limited by --max_sessions instead), and EnterExempt, for Ping, do not.
 #ifndef SATOR_SERVER_DRAIN_GATE_H_
 #define SATOR_SERVER_DRAIN_GATE_H_
 
@@ -23,6 +24,7 @@
 
 #include "absl/status/status.h"
 #include "absl/time/time.h"
+#include "google/protobuf/message.h"
 #include "grpcpp/server_context.h"
 #include "grpcpp/support/server_callback.h"
 #include "server/overload/overload_limiter.h"
@@ -42,10 +44,13 @@ class DrainGate {
     Pass(Pass&& other) noexcept
         : gate_(other.gate_),
           limited_(other.limited_),
+          bytes_(other.bytes_),
           overloaded_(other.overloaded_),
+          reason_(other.reason_),
           limiter_(other.limiter_) {
       other.gate_ = nullptr;
       other.limited_ = false;
+      other.bytes_ = 0;
     }
     Pass& operator=(Pass&& other) noexcept;
     Pass(const Pass&) = delete;
@@ -58,8 +63,7 @@ class DrainGate {
     absl::Status refusal() const;
     // The retry hint of an overloaded refusal.
     absl::Duration retry_after() const {
-      return limiter_ != nullptr ? limiter_->retry_after()
-                                 : absl::ZeroDuration();
+      return limiter_ != nullptr ? limiter_->Pushback() : absl::ZeroDuration();
     }
     void Release();
     // Gives back the in-flight slot of the limiter once the call's work is
@@ -76,9 +80,12 @@ class DrainGate {
     DrainGate* gate_ = nullptr;
     // Holds a slot of the gate's limiter.
     bool limited_ = false;
+    // Bytes taken from the limiter's budget, given back on Release.
+    std::int64_t bytes_ = 0;
     // When refused: by the limiter (else by the drain), which outlives every
-    // pass and words the refusal.
+    // pass and words the refusal, and why.
     bool overloaded_ = false;
+    ShedReason reason_ = ShedReason::kInflightRequests;
     const OverloadLimiter* limiter_ = nullptr;
   };
 
@@ -86,10 +93,16 @@ class DrainGate {
   // gate's passes). Without one, only the drain refuses.
   void set_overload_limiter(OverloadLimiter* limiter) { limiter_ = limiter; }
 
-  // For a unary call: subject to the drain and to the in-flight limit.
+  // For a unary call: subject to the drain and to the admission limits.
+  // `request` is the call's parsed request; its arena (or, off an arena, its
+  // serialized size) counts against --max_admitted_bytes.
+  Pass Enter(const grpc::CallbackServerContext& context,
+             const google::protobuf::Message& request);
+  // The in-flight limit only (no queue wait, no bytes).
   Pass Enter();
-  // For a stream: subject to the drain only.
+  // For a stream, and for Ping: subject to the drain only.
   Pass EnterStream();
+  Pass EnterExempt() { return EnterStream(); }
   static absl::Status DrainingStatus();
 
   // Closes the gate: every later Enter is refused. Then runs the close
@@ -108,7 +121,8 @@ class DrainGate {
 
  private:
   Pass Admit(bool limited);
-  void Leave(bool limited);
+  Pass Counted(Pass pass);
+  void Leave(bool limited, std::int64_t bytes);
 
   OverloadLimiter* limiter_ = nullptr;
   // std::mutex rather than absl::Mutex: Debian's Abseil is a shared library

@@ -32,6 +32,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "server/logging.h"
+#include "server/overload/memory_trimmer.h"
+#include "server/scenes/scene_ops.h"
 #include "server/server.h"
 #include "server/version.h"
 
@@ -79,6 +81,25 @@ ABSL_FLAG(int, max_inflight_requests, 0,
 ABSL_FLAG(absl::Duration, overload_retry_after, absl::Milliseconds(50),
           "The retry-after-ms hint sent with a refusal at --max_inflight_"
           "requests or --max_sessions.");
+ABSL_FLAG(absl::Duration, max_queue_wait, sator::server::kDefaultMaxQueueWait,
+          "Longest a unary call may wait, its request received, for a "
+          "handler thread; a call that waited longer is refused with "
+          "RESOURCE_EXHAUSTED and pushback. 0: no limit.");
+ABSL_FLAG(std::int64_t, max_admitted_bytes,
+          sator::server::kDefaultMaxAdmittedBytes,
+          "Most bytes the parsed requests and responses of the unary calls "
+          "admitted may hold at once; a call beyond is refused with "
+          "RESOURCE_EXHAUSTED and pushback. 0: no limit.");
+ABSL_FLAG(std::int64_t, grpc_memory_quota_bytes,
+          sator::server::kDefaultGrpcMemoryQuotaBytes,
+          "Memory gRPC's transport may use (a grpc::ResourceQuota): under "
+          "pressure it offers clients smaller flow-control windows. 0: no "
+          "quota.");
+ABSL_FLAG(std::int64_t, max_scene_memory_bytes, -1,
+          "Memory the hosted scenes may hold (bodies, trees, tick history); "
+          "a CreateScene, UpsertBodies or ImportScene past it is refused "
+          "with RESOURCE_EXHAUSTED. -1: half the container's cgroup memory "
+          "limit, else half the physical memory; 0: no budget.");
 ABSL_FLAG(int, max_concurrent_streams, 1024,
           "Most streams (calls) one HTTP/2 connection may have open at once "
           "(clients queue beyond it).");
@@ -140,6 +161,9 @@ bool WritePortFile(const std::string& path, int grpc_port, int metrics_port,
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Before any thread allocates: large buffers mapped on their own, so that
+  // satord's memory falls back after a flood (memory_trimmer.h).
+  sator::server::ConfigureMalloc();
   // Block the stop signals before gRPC starts any thread, so every thread
   // inherits the mask and only sigwait below receives them.
   sigset_t stop_signals;
@@ -215,12 +239,24 @@ int main(int argc, char** argv) {
   }
   options.overload_retry_after = absl::GetFlag(FLAGS_overload_retry_after);
   options.max_concurrent_streams = absl::GetFlag(FLAGS_max_concurrent_streams);
+  options.max_queue_wait = absl::GetFlag(FLAGS_max_queue_wait);
+  options.max_admitted_bytes = absl::GetFlag(FLAGS_max_admitted_bytes);
+  options.grpc_memory_quota_bytes =
+      absl::GetFlag(FLAGS_grpc_memory_quota_bytes);
+  options.max_scene_memory_bytes = absl::GetFlag(FLAGS_max_scene_memory_bytes);
+  if (options.max_scene_memory_bytes < 0) {
+    options.max_scene_memory_bytes = sator::server::DefaultSceneMemoryBytes();
+  }
   if (options.max_inflight_requests < 1 || options.max_concurrent_streams < 1 ||
-      options.overload_retry_after < absl::Milliseconds(1)) {
+      options.overload_retry_after < absl::Milliseconds(1) ||
+      options.max_queue_wait < absl::ZeroDuration() ||
+      options.max_admitted_bytes < 0 || options.grpc_memory_quota_bytes < 0) {
     std::fprintf(stderr,
                  "satord: --max_inflight_requests must be >= 0 (0: the "
-                 "default), --max_concurrent_streams positive and "
-                 "--overload_retry_after at least 1ms\n");
+                 "default), --max_concurrent_streams positive, "
+                 "--overload_retry_after at least 1ms, and --max_queue_wait, "
+                 "--max_admitted_bytes and --grpc_memory_quota_bytes not "
+                 "negative\n");
     return 1;
   }
   options.security.tls_cert_file = absl::GetFlag(FLAGS_tls_cert_file);

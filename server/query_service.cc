@@ -29,7 +29,9 @@ absl::Status CallInterrupted(grpc::CallbackServerContext* context,
 grpc::ServerUnaryReactor* QueryService::Ping(
     grpc::CallbackServerContext* context, const sator::v1::PingRequest* request,
     sator::v1::PingResponse* response) {
-  DrainGate::Pass pass = drain_gate_.Enter();
+  // Not counted against the admission limits: Ping answers whether satord
+  // is there, flood or not.
+  DrainGate::Pass pass = drain_gate_.EnterExempt();
   if (!pass.admitted()) return FinishRefused(context, pass);
   response->set_payload(request->payload());
   response->set_server_version(kVersion);
@@ -40,7 +42,7 @@ grpc::ServerUnaryReactor* QueryService::PairQuery(
     grpc::CallbackServerContext* context,
     const sator::v1::PairQueryRequest* request,
     sator::v1::PairQueryResponse* response) {
-  DrainGate::Pass pass = drain_gate_.Enter();
+  DrainGate::Pass pass = drain_gate_.Enter(*context, *request);
   if (!pass.admitted()) return FinishRefused(context, pass);
   return FinishGated(std::move(pass), ToGrpcStatus(RunPairQuery(
                                           *request, shape_limits_, response)));
@@ -48,9 +50,10 @@ grpc::ServerUnaryReactor* QueryService::PairQuery(
 
 template <typename Run>
 grpc::ServerUnaryReactor* QueryService::AnswerQuery(
-    grpc::CallbackServerContext* context, FailureKind kind, Run run,
+    grpc::CallbackServerContext* context,
+    const google::protobuf::Message& request, FailureKind kind, Run run,
     sator::v1::QueryResult* response) {
-  DrainGate::Pass pass = drain_gate_.Enter();
+  DrainGate::Pass pass = drain_gate_.Enter(*context, request);
   if (!pass.admitted()) return FinishRefused(context, pass);
   if (absl::Status stop = CallInterrupted(context, context->deadline());
       !stop.ok()) {
@@ -72,7 +75,7 @@ grpc::ServerUnaryReactor* QueryService::Overlap(
     const sator::v1::OverlapRequest* request,
     sator::v1::QueryResult* response) {
   return AnswerQuery(
-      context, FailureKind::kOverlap,
+      context, *request, FailureKind::kOverlap,
       [&] { return scene_queries_.Overlap(*request, response); }, response);
 }
 
@@ -81,7 +84,7 @@ grpc::ServerUnaryReactor* QueryService::Contacts(
     const sator::v1::ContactsRequest* request,
     sator::v1::QueryResult* response) {
   return AnswerQuery(
-      context, FailureKind::kContacts,
+      context, *request, FailureKind::kContacts,
       [&] { return scene_queries_.Contacts(*request, response); }, response);
 }
 
@@ -89,7 +92,7 @@ grpc::ServerUnaryReactor* QueryService::Sweep(
     grpc::CallbackServerContext* context,
     const sator::v1::SweepRequest* request, sator::v1::QueryResult* response) {
   return AnswerQuery(
-      context, FailureKind::kSweep,
+      context, *request, FailureKind::kSweep,
       [&] { return scene_queries_.Sweep(*request, response); }, response);
 }
 
@@ -98,7 +101,7 @@ grpc::ServerUnaryReactor* QueryService::Raycast(
     const sator::v1::RaycastRequest* request,
     sator::v1::QueryResult* response) {
   return AnswerQuery(
-      context, FailureKind::kRaycast,
+      context, *request, FailureKind::kRaycast,
       [&] { return scene_queries_.Raycast(*request, response); }, response);
 }
 
@@ -107,7 +110,7 @@ grpc::ServerUnaryReactor* QueryService::PointQuery(
     const sator::v1::PointQueryRequest* request,
     sator::v1::QueryResult* response) {
   return AnswerQuery(
-      context, FailureKind::kPoint,
+      context, *request, FailureKind::kPoint,
       [&] { return scene_queries_.PointQuery(*request, response); }, response);
 }
 
@@ -115,7 +118,7 @@ grpc::ServerUnaryReactor* QueryService::QueryBatch(
     grpc::CallbackServerContext* context,
     const sator::v1::QueryBatchRequest* request,
     sator::v1::QueryBatchResponse* response) {
-  DrainGate::Pass pass = drain_gate_.Enter();
+  DrainGate::Pass pass = drain_gate_.Enter(*context, *request);
   if (!pass.admitted()) return FinishRefused(context, pass);
   // Asked every few queries, maybe from two threads at once: the deadline
   // is read once (gRPC converts it on every call), IsCancelled is
@@ -137,7 +140,7 @@ grpc::ServerUnaryReactor* QueryService::RaycastBatch(
     grpc::CallbackServerContext* context,
     const sator::v1::RaycastBatchRequest* request,
     sator::v1::RaycastBatchResponse* response) {
-  DrainGate::Pass pass = drain_gate_.Enter();
+  DrainGate::Pass pass = drain_gate_.Enter(*context, *request);
   if (!pass.admitted()) return FinishRefused(context, pass);
   const std::chrono::system_clock::time_point deadline = context->deadline();
   const absl::Status status = scene_queries_.RaycastBatch(

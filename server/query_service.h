@@ -148,9 +148,10 @@ class QueryService final : public QueryServiceBase {
   // into `response`) unless the call is already cancelled, and finishes it.
   template <typename Run>
   // Runs a unary scene query; a failure is reported as `kind`.
-  grpc::ServerUnaryReactor* AnswerQuery(grpc::CallbackServerContext* context,
-                                        FailureKind kind, Run run,
-                                        sator::v1::QueryResult* response);
+  grpc::ServerUnaryReactor* AnswerQuery(
+      grpc::CallbackServerContext* context,
+      const google::protobuf::Message& request, FailureKind kind, Run run,
+      sator::v1::QueryResult* response);
 
   // Before everything the handlers use: gRPC may release a call's messages
   // until the server is gone, and the server goes before this service.

@@ -7,7 +7,7 @@ grpc::ServerUnaryReactor* SceneService::CreateScene(
     grpc::CallbackServerContext* context,
     const sator::v1::CreateSceneRequest* request,
     sator::v1::SceneInfo* response) {
-  return RunGatedUnary(drain_gate_, context, response, [&] {
+  return RunGatedUnary(drain_gate_, context, *request, response, [&] {
     return server::CreateScene(registry_, options_, *request);
   });
 }
@@ -16,7 +16,7 @@ grpc::ServerUnaryReactor* SceneService::DeleteScene(
     grpc::CallbackServerContext* context,
     const sator::v1::DeleteSceneRequest* request,
     sator::v1::DeleteSceneResponse* response) {
-  return RunGatedUnary(drain_gate_, context, response, [&] {
+  return RunGatedUnary(drain_gate_, context, *request, response, [&] {
     return server::DeleteScene(registry_, options_, *request);
   });
 }
@@ -25,14 +25,14 @@ grpc::ServerUnaryReactor* SceneService::ListScenes(
     grpc::CallbackServerContext* context,
     const sator::v1::ListScenesRequest* request,
     sator::v1::ListScenesResponse* response) {
-  return RunGatedUnary(drain_gate_, context, response,
+  return RunGatedUnary(drain_gate_, context, *request, response,
                        [&] { return server::ListScenes(registry_, *request); });
 }
 
 grpc::ServerUnaryReactor* SceneService::GetScene(
     grpc::CallbackServerContext* context,
     const sator::v1::GetSceneRequest* request, sator::v1::SceneInfo* response) {
-  return RunGatedUnary(drain_gate_, context, response,
+  return RunGatedUnary(drain_gate_, context, *request, response,
                        [&] { return server::GetScene(registry_, *request); });
 }
 
@@ -40,7 +40,7 @@ grpc::ServerUnaryReactor* SceneService::ExportScene(
     grpc::CallbackServerContext* context,
     const sator::v1::ExportSceneRequest* request,
     sator::v1::SceneSnapshot* response) {
-  return RunGatedUnary(drain_gate_, context, response, [&] {
+  return RunGatedUnary(drain_gate_, context, *request, response, [&] {
     return server::ExportScene(registry_, *request);
   });
 }
@@ -49,7 +49,7 @@ grpc::ServerUnaryReactor* SceneService::ImportScene(
     grpc::CallbackServerContext* context,
     const sator::v1::ImportSceneRequest* request,
     sator::v1::SceneInfo* response) {
-  return RunGatedUnary(drain_gate_, context, response, [&] {
+  return RunGatedUnary(drain_gate_, context, *request, response, [&] {
     return server::ImportScene(registry_, options_, *request);
   });
 }

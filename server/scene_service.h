@@ -20,11 +20,11 @@ namespace sator::server {
 // The shape of every unary scene and body handler (shared with
 // body_service.cc): gate, deadline, operation, one status mapping.
 template <typename Response, typename Operation>
-grpc::ServerUnaryReactor* RunGatedUnary(DrainGate& drain_gate,
-                                        grpc::CallbackServerContext* context,
-                                        Response* response,
-                                        Operation&& operation) {
-  DrainGate::Pass pass = drain_gate.Enter();
+grpc::ServerUnaryReactor* RunGatedUnary(
+    DrainGate& drain_gate, grpc::CallbackServerContext* context,
+    const google::protobuf::Message& request, Response* response,
+    Operation&& operation) {
+  DrainGate::Pass pass = drain_gate.Enter(*context, request);
   if (!pass.admitted()) return FinishRefused(context, pass);
   if (context->deadline() <= std::chrono::system_clock::now()) {
     return FinishGated(

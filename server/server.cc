@@ -12,8 +12,12 @@
 #include "grpc/health/v1/health.pb.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/health_check_service_interface.h"
+#include "grpcpp/resource_quota.h"
 #include "grpcpp/server.h"
 #include "grpcpp/server_builder.h"
+#include "prometheus/collectable.h"
+#include "prometheus/metric_family.h"
+#include "prometheus/metric_type.h"
 #include "sator/v1/body_service.grpc.pb.h"
 #include "sator/v1/query_service.grpc.pb.h"
 #include "sator/v1/scene_service.grpc.pb.h"
@@ -27,8 +31,11 @@
 #include "server/metrics/durability_metrics.h"
 #include "server/metrics/grpc_metrics.h"
 #include "server/metrics/registry.h"
+#include "server/overload/memory_trimmer.h"
+#include "server/overload/queued_call.h"
 #include "server/query_service.h"
 #include "server/scene_service.h"
+#include "server/scenes/scene_ops.h"
 
 namespace sator::server {
 namespace {
@@ -133,6 +140,34 @@ QueryModeLabel MetricsMode(scene::ResultMode mode) {
   return QueryModeLabel::kClosestPerBody;
 }
 
+// sator_scene_memory_bytes and sator_max_scene_memory_bytes, at scrape time.
+class SceneMemoryMetrics final : public prometheus::Collectable {
+ public:
+  SceneMemoryMetrics(const SceneRegistry* registry, std::int64_t budget)
+      : registry_(registry), budget_(budget) {}
+  std::vector<prometheus::MetricFamily> Collect() const override {
+    std::vector<prometheus::MetricFamily> families(2);
+    families[0].name = "sator_scene_memory_bytes";
+    families[0].help =
+        "Memory the hosted scenes hold by the core's count (bodies, trees, "
+        "tick history), as checked against --max_scene_memory_bytes.";
+    families[0].type = prometheus::MetricType::Gauge;
+    families[0].metric.emplace_back();
+    families[0].metric.back().gauge.value =
+        static_cast<double>(SceneMemoryInUse(*registry_));
+    families[1].name = "sator_max_scene_memory_bytes";
+    families[1].help = "The --max_scene_memory_bytes budget (0: none).";
+    families[1].type = prometheus::MetricType::Gauge;
+    families[1].metric.emplace_back();
+    families[1].metric.back().gauge.value = static_cast<double>(budget_);
+    return families;
+  }
+
+ private:
+  const SceneRegistry* registry_;
+  const std::int64_t budget_;
+};
+
 }  // namespace
 
 class Server::Impl {
@@ -158,6 +193,8 @@ class Server::Impl {
     ops.shape_limits = server_options.shape_limits;
     ops.max_batch_bodies = server_options.max_batch_bodies;
     if (impl != nullptr) {
+      // Not for replay: what was acknowledged is restored whatever the budget.
+      ops.max_scene_memory_bytes = server_options.max_scene_memory_bytes;
       // `persistence` is set before gRPC starts and kept until it stops.
       ops.on_mutation = [impl](const std::string& scene_id,
                                const google::protobuf::Message& request,
@@ -182,8 +219,13 @@ class Server::Impl {
   std::unique_ptr<GrpcServerMetrics> grpc_metrics;
   // Outlives the drain gate and the services, which hold it.
   std::shared_ptr<OverloadLimiter> overload_limiter =
-      std::make_shared<OverloadLimiter>(options.max_inflight_requests,
-                                        options.overload_retry_after);
+      std::make_shared<OverloadLimiter>(AdmissionLimits{
+          .max_inflight_requests = options.max_inflight_requests,
+          .max_queue_wait = options.max_queue_wait,
+          .max_admitted_bytes = options.max_admitted_bytes,
+          .retry_after = options.overload_retry_after});
+  // Returns a flood's memory to the system once it is over.
+  std::unique_ptr<MemoryTrimmer> memory_trimmer;
   // What the listening credentials need while gRPC serves (declared before
   // grpc_server, so it outlives it).
   std::shared_ptr<void> credentials_keep_alive;
@@ -232,6 +274,10 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(
   }
   impl->metrics->AddCollectable(impl->query_metrics);
   impl->metrics->AddCollectable(impl->overload_limiter);
+  impl->metrics->AddCollectable(std::make_shared<SceneMemoryMetrics>(
+      &impl->scenes, options.max_scene_memory_bytes));
+  impl->memory_trimmer = std::make_unique<MemoryTrimmer>(
+      [limiter = impl->overload_limiter] { return limiter->admitted_bytes(); });
   if (options.debug_pages) {
     impl->recent_queries = std::make_unique<RecentQueries>();
     AddScenePages(*impl->metrics, impl->scenes, impl->recent_queries.get());
@@ -282,6 +328,16 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(
   if (!options.enable_reflection) builder.SetOption(auth::WithoutReflection());
   builder.AddChannelArgument(GRPC_ARG_MAX_CONCURRENT_STREAMS,
                              options.max_concurrent_streams);
+  // Stamps each call when gRPC hands it over (--max_queue_wait).
+  builder.SetContextAllocator(std::make_unique<QueuedCallAllocator>());
+  if (options.grpc_memory_quota_bytes > 0) {
+    // The transport's memory (docs/DESIGN.md, "Admission"): under pressure
+    // gRPC shrinks the HTTP/2 flow-control windows it offers (clients then
+    // hold their bytes) and, at the limit, refuses new connections.
+    grpc::ResourceQuota quota("satord");
+    quota.Resize(static_cast<std::size_t>(options.grpc_memory_quota_bytes));
+    builder.SetResourceQuota(quota);
+  }
   builder.SetMaxReceiveMessageSize(options.max_message_bytes);
   builder.SetMaxSendMessageSize(options.max_message_bytes);
   builder.AddListeningPort(options.grpc_address, credentials->credentials,

@@ -54,6 +54,15 @@ struct ServerOptions {
   int max_inflight_requests = DefaultMaxInflightRequests();
   absl::Duration overload_retry_after = absl::Milliseconds(50);
   int max_concurrent_streams = 1024;
+  // Admission: the longest a unary call may wait for a handler, and the
+  // bytes the admitted unary calls may hold (0: no limit).
+  absl::Duration max_queue_wait = kDefaultMaxQueueWait;
+  std::int64_t max_admitted_bytes = kDefaultMaxAdmittedBytes;
+  // The scene memory budget (--max_scene_memory_bytes; 0: none).
+  std::int64_t max_scene_memory_bytes = 0;
+  // The memory gRPC's transport may use (grpc::ResourceQuota; 0: gRPC's
+  // default, no limit).
+  std::int64_t grpc_memory_quota_bytes = kDefaultGrpcMemoryQuotaBytes;
   // TLS, mutual TLS and bearer tokens (server/auth/); all off by default.
   auth::SecurityOptions security;
   // Where scenes persist (write-ahead log and snapshots); empty keeps them in

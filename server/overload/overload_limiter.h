@@ -1,23 +1,35 @@
-// Load shedding: when more arrives than satord can serve, it refuses at once
-// with RESOURCE_EXHAUSTED instead of letting memory or latency grow.
+// Load shedding: when more arrives than satord can serve in time, it refuses
+// at once with RESOURCE_EXHAUSTED instead of letting memory or latency grow.
 //
-// Two limits, both flags of satord:
+// The limits, all flags of satord (docs/OPERATIONS.md, "Overload"):
+// - --max_queue_wait: how long a unary call may wait between gRPC handing it
+//   to satord (its request fully received; QueuedCallAllocator stamps it)
+//   and its handler starting. gRPC's callback API runs handlers on a few
+//   threads of its own, so under a flood calls pile up there, each holding
+//   its request; a call that waited longer is refused before any work.
+// - --max_admitted_bytes: the memory of the requests (and responses) of the
+//   unary calls admitted and not yet done, measured on their arenas; a call
+//   that would pass it is refused.
 // - --max_inflight_requests: unary calls admitted whose handler has not
-//   finished (the slot is given back when the response is handed to gRPC;
-//   responses still being sent are bounded by --max_concurrent_streams).
-//   Beyond it a call is refused before any work: "satord is at its limit of N
-//   requests in flight (--max_inflight_requests); retry after M ms". The
-//   default scales with the machine (DefaultMaxInflightRequests).
+//   finished (the slot is given back when the response is handed to gRPC).
+//   The default scales with the machine (DefaultMaxInflightRequests).
 // - --max_sessions (SessionTracker): open Session streams. Sessions are not
 //   counted as in-flight requests: each has its own bounded reply queue
 //   (SessionReactor::kMaxQueuedReplies), beyond which it stops reading.
-// Both refusals carry the trailing metadata `retry-after-ms` (a decimal
-// number of milliseconds), on which sator::client retries idempotent calls
-// (client/include/sator/client/retry.h); a hard limit that waiting cannot
-// cure (a batch or message too big) carries none. Every refusal is counted
-// in sator_requests_shed_total{reason}.
+// Ping and the health service are counted against none of them.
+// Every refusal names the limit and its flag and carries two trailers: gRPC's
+// own pushback, `grpc-retry-pushback-ms` (gRFC A6, which gRPC's client retry
+// policy honours), and `retry-after-ms` (which sator::client honours,
+// client/include/sator/client/retry.h), both the same number of
+// milliseconds. The hint grows with the share of calls refused lately
+// (Pushback), so that clients that honour it bring the load down to what
+// satord serves; a hard limit that waiting cannot cure (a batch or message
+// too big) carries none. Every refusal is counted in
+// sator_requests_shed_total{reason}.
 //
-// gRPC itself bounds the rest: --max_message_bytes each message, and
+// gRPC itself bounds the rest: --max_message_bytes each message,
+// --grpc_memory_quota_bytes the memory of its transport (a ResourceQuota,
+// see docs/DESIGN.md for what it covers in gRPC 1.51), and
 // --max_concurrent_streams the streams of one connection (HTTP/2
 // SETTINGS_MAX_CONCURRENT_STREAMS: a client queues beyond it on its side).
 #ifndef SATOR_SERVER_OVERLOAD_OVERLOAD_LIMITER_H_
@@ -25,6 +37,8 @@
 
 #include <atomic>
 #include <cstdint>
+#include <mutex>
+#include <optional>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -36,50 +50,104 @@ namespace sator::server {
 
 // The trailing metadata key of the retry hint (as client/retry.h reads it).
 inline constexpr char kRetryAfterMetadataKey[] = "retry-after-ms";
+// gRPC's own pushback trailer (gRFC A6).
+inline constexpr char kGrpcPushbackMetadataKey[] = "grpc-retry-pushback-ms";
 
 // 32 requests in flight per hardware thread, at least 64 and at most 4096.
 // A request holds at most two messages of --max_message_bytes while in
 // flight, so the limit also bounds that memory.
 int DefaultMaxInflightRequests();
 
-enum class ShedReason { kInflightRequests, kSessions };
+// 64 MiB: about 20 parsed requests of 1 MiB (a parsed request takes two to
+// three times its wire size), far more than the handler threads can work on
+// at once.
+inline constexpr std::int64_t kDefaultMaxAdmittedBytes = std::int64_t{64} << 20;
+inline constexpr absl::Duration kDefaultMaxQueueWait = absl::Milliseconds(20);
+// 256 MiB for gRPC's transport buffers (the ResourceQuota of the server).
+inline constexpr std::int64_t kDefaultGrpcMemoryQuotaBytes = std::int64_t{256}
+                                                             << 20;
+
+enum class ShedReason {
+  kInflightRequests,
+  kSessions,
+  kQueueWait,
+  kAdmittedBytes,
+};
+
+struct AdmissionLimits {
+  int max_inflight_requests = 64;  // >= 1.
+  // 0 (or less) turns the limit off.
+  absl::Duration max_queue_wait = kDefaultMaxQueueWait;
+  std::int64_t max_admitted_bytes = kDefaultMaxAdmittedBytes;
+  // The smallest hint sent with a refusal (--overload_retry_after).
+  absl::Duration retry_after = absl::Milliseconds(50);
+};
 
 class OverloadLimiter final : public prometheus::Collectable {
  public:
-  // `max_inflight_requests` >= 1; `retry_after` is the hint sent with each
-  // refusal.
+  explicit OverloadLimiter(const AdmissionLimits& limits);
+  // `max_inflight_requests` >= 1; `retry_after` is the smallest hint sent
+  // with a refusal; the other limits at their defaults.
   OverloadLimiter(int max_inflight_requests, absl::Duration retry_after);
 
-  // Takes an in-flight slot, or returns false (and counts a shed request)
-  // when all are taken. Lock-free.
+  // Admits a unary call that waited `waited` in gRPC's queue and holds
+  // `bytes`: takes an in-flight slot and adds `bytes` to the admitted bytes,
+  // or returns the limit that refuses it (and counts a shed request).
+  std::optional<ShedReason> TryEnter(absl::Duration waited, std::int64_t bytes);
+  // The in-flight slot only (no queue wait, no bytes).
   bool TryEnter();
   // Gives back a slot taken by TryEnter.
   void Leave();
+  // Gives back the bytes a TryEnter took.
+  void ReleaseBytes(std::int64_t bytes);
 
   // RESOURCE_EXHAUSTED naming the limit and the flag.
   absl::Status InflightStatus() const;
+  absl::Status RefusalStatus(ShedReason reason) const;
   // Counts a refusal made elsewhere (the session limit).
   void CountShed(ShedReason reason);
 
-  int max_inflight_requests() const { return max_inflight_; }
-  absl::Duration retry_after() const { return retry_after_; }
+  // The hint to send with a refusal now: --overload_retry_after, times one
+  // plus the number of calls refused per call admitted over the last quarter
+  // second, at most 100 times --overload_retry_after (5 s at the default).
+  // Clients that wait this long before calling again offer about as many
+  // calls as are admitted.
+  absl::Duration Pushback() const;
+
+  int max_inflight_requests() const { return limits_.max_inflight_requests; }
+  const AdmissionLimits& limits() const { return limits_; }
+  absl::Duration retry_after() const { return limits_.retry_after; }
   std::int64_t in_flight() const;
+  std::int64_t admitted_bytes() const;
   std::uint64_t shed(ShedReason reason) const;
 
-  // sator_requests_shed_total{reason="inflight_requests"|"sessions"},
-  // sator_inflight_requests and sator_max_inflight_requests.
+  // sator_requests_shed_total{reason}, sator_inflight_requests,
+  // sator_max_inflight_requests, sator_admitted_request_bytes,
+  // sator_max_admitted_request_bytes.
   std::vector<prometheus::MetricFamily> Collect() const override;
 
  private:
-  const int max_inflight_;
-  const absl::Duration retry_after_;
+  // Counts one decision in the current quarter-second window.
+  void CountDecision(bool admitted);
+
+  const AdmissionLimits limits_;
   std::atomic<std::int64_t> in_flight_{0};
+  std::atomic<std::int64_t> admitted_bytes_{0};
   std::atomic<std::uint64_t> shed_inflight_{0};
   std::atomic<std::uint64_t> shed_sessions_{0};
+  std::atomic<std::uint64_t> shed_queue_wait_{0};
+  std::atomic<std::uint64_t> shed_admitted_bytes_{0};
+  // The refusal ratio behind Pushback.
+  mutable std::mutex window_mutex_;
+  absl::Time window_start_;           // Guarded by window_mutex_.
+  std::int64_t window_admitted_ = 0;  // Guarded by window_mutex_.
+  std::int64_t window_refused_ = 0;   // Guarded by window_mutex_.
+  double refused_per_admitted_ = 0;   // Guarded by window_mutex_.
 };
 
-// Adds `retry-after-ms: <delay in whole ms, at least 1>` to the call's
-// trailing metadata (before the call is finished).
+// Adds both pushback trailers, `grpc-retry-pushback-ms` and `retry-after-ms`,
+// with `delay` in whole ms (at least 1), to the call's trailing metadata
+// (before the call is finished).
 void AddRetryAfter(grpc::ServerContextBase& context, absl::Duration delay);
 
 }  // namespace sator::server

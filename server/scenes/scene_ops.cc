@@ -1,8 +1,12 @@
 // The SceneService and BodyService operations (see scene_ops.h).
 #include "server/scenes/scene_ops.h"
 
+#include <unistd.h>
+
 #include <climits>
 #include <cstddef>
+#include <cstdio>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -11,8 +15,10 @@
 #include <vector>
 
 #include "absl/functional/function_ref.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "proto/convert/body_convert.h"
 #include "proto/convert/field_path.h"
@@ -35,6 +41,27 @@ template <typename Visitor>
 auto VisitScene(const HostedScene& hosted, Visitor&& visit) {
   if (hosted.dimension() == 2) return visit(*hosted.scene2());
   return visit(*hosted.scene3());
+}
+
+// What a scene costs before any body (the core's writer state and first
+// frame, rounded up).
+constexpr std::int64_t kEmptySceneBytes = 64 * 1024;
+
+// RESOURCE_EXHAUSTED when the scenes' memory and `extra` more would pass
+// the budget.
+absl::Status CheckSceneMemory(const SceneRegistry& registry,
+                              const SceneOpsOptions& options,
+                              std::int64_t extra) {
+  if (options.max_scene_memory_bytes <= 0) return absl::OkStatus();
+  const std::int64_t in_use = SceneMemoryInUse(registry);
+  if (in_use + extra <= options.max_scene_memory_bytes) {
+    return absl::OkStatus();
+  }
+  return absl::ResourceExhaustedError(absl::StrCat(
+      "the scenes hold ", in_use, " bytes and this write needs about ", extra,
+      " more, past the scene memory budget of ", options.max_scene_memory_bytes,
+      " bytes (--max_scene_memory_bytes); delete scenes or bodies, or use "
+      "another server"));
 }
 
 absl::Status CheckBatchSize(absl::string_view field, int size,
@@ -398,6 +425,10 @@ absl::StatusOr<sator::v1::SceneInfo> CreateScene(
   absl::StatusOr<HostedSceneSettings> settings = ResolveRequestedSettings(
       registry, options, request.settings(), &kept_over_limit);
   if (!settings.ok()) return settings.status();
+  if (absl::Status s = CheckSceneMemory(registry, options, kEmptySceneBytes);
+      !s.ok()) {
+    return s;
+  }
   // The creation is logged before anyone else can see or change the scene
   // (see SceneRegistry::Create); the hook sees the request with the id the
   // scene got, and a hook's error undoes the creation. `apply` publishes the
@@ -518,6 +549,13 @@ absl::StatusOr<sator::v1::SceneInfo> ImportScene(
   if (!settings.ok()) {
     return convert::PrefixField("snapshot", settings.status());
   }
+  if (absl::Status s = CheckSceneMemory(
+          registry, options,
+          kEmptySceneBytes +
+              2 * static_cast<std::int64_t>(snapshot.ByteSizeLong()));
+      !s.ok()) {
+    return s;
+  }
   absl::StatusOr<sator::v1::SceneInfo> info =
       settings->dimension == 2
           ? ImportAs<2>(registry, options, *settings, request)
@@ -543,6 +581,12 @@ absl::StatusOr<sator::v1::UpsertBodiesResponse> UpsertBodies(
   absl::StatusOr<std::shared_ptr<HostedScene>> hosted =
       FindScene(registry, request.scene_id());
   if (!hosted.ok()) return hosted.status();
+  if (absl::Status s = CheckSceneMemory(
+          registry, options,
+          2 * static_cast<std::int64_t>(request.ByteSizeLong()));
+      !s.ok()) {
+    return s;
+  }
   return UpsertBodiesIn(**hosted, &registry, options, request);
 }
 
@@ -590,6 +634,55 @@ absl::StatusOr<sator::v1::UpdatePosesResponse> UpdatePoses(
     HostedScene& scene, const SceneOpsOptions& options,
     const sator::v1::UpdatePosesRequest& request) {
   return UpdatePosesIn(scene, nullptr, options, request);
+}
+
+std::int64_t SceneMemoryInUse(const SceneRegistry& registry) {
+  std::int64_t total = 0;
+  for (const std::shared_ptr<HostedScene>& hosted :
+       registry.List("", std::numeric_limits<std::size_t>::max())) {
+    total += VisitScene(*hosted, [](const auto& core) {
+      const scene::SceneMemory memory = core.Memory();
+      return static_cast<std::int64_t>(memory.body_bytes + memory.tree_bytes +
+                                       memory.history_bytes);
+    });
+  }
+  return total;
+}
+
+namespace {
+
+// The number in a cgroup memory file, or 0 for "max", an unreadable file or
+// a value so large it means no limit.
+std::int64_t ReadLimit(const char* path) {
+  std::FILE* file = std::fopen(path, "r");
+  if (file == nullptr) return 0;
+  char text[64] = {};
+  const std::size_t read = std::fread(text, 1, sizeof(text) - 1, file);
+  std::fclose(file);
+  std::int64_t value = 0;
+  if (!absl::SimpleAtoi(
+          absl::StripAsciiWhitespace(absl::string_view(text, read)), &value) ||
+      value <= 0 || value >= (std::int64_t{1} << 60)) {
+    return 0;
+  }
+  return value;
+}
+
+}  // namespace
+
+std::int64_t DefaultSceneMemoryBytes() {
+  std::int64_t limit = ReadLimit("/sys/fs/cgroup/memory.max");
+  if (limit == 0)
+    limit = ReadLimit("/sys/fs/cgroup/memory/memory.limit_in_bytes");
+  if (limit == 0) {
+    const long pages = sysconf(_SC_PHYS_PAGES);  // NOLINT(runtime/int)
+    const long page = sysconf(_SC_PAGESIZE);     // NOLINT(runtime/int)
+    if (pages > 0 && page > 0) {
+      limit =
+          static_cast<std::int64_t>(pages) * static_cast<std::int64_t>(page);
+    }
+  }
+  return limit / 2;
 }
 
 }  // namespace sator::server

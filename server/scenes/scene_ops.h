@@ -75,9 +75,24 @@ struct SceneOpsOptions {
   // request would have been refused with. Settings above the core's own
   // bounds are refused either way.
   bool keep_settings_over_limits = false;
+  // The scene memory budget (--max_scene_memory_bytes; 0: none): a
+  // CreateScene, UpsertBodies or ImportScene that would take the scenes'
+  // memory (SceneMemoryInUse) past it is refused with RESOURCE_EXHAUSTED
+  // naming the budget and the flag. Replay does not apply it.
+  std::int64_t max_scene_memory_bytes = 0;
   std::function<void(const std::string& scene_id, const std::string& message)>
       on_setting_over_limit;
 };
+
+// What the hosted scenes hold, by the core's own count (Scene::Memory: body
+// records, id index, broad-phase trees, tick history). Mesh and hull data,
+// which bodies share, is not in it; a write is checked with twice its
+// request's size added, which covers the shapes it brings. O(scenes).
+std::int64_t SceneMemoryInUse(const SceneRegistry& registry);
+
+// Half the container's cgroup memory limit (cgroup v2 memory.max, else v1
+// memory.limit_in_bytes), else half the physical memory.
+std::int64_t DefaultSceneMemoryBytes();
 
 // The largest page ListScenes returns, and the page size it uses for 0.
 inline constexpr std::uint32_t kMaxListPageSize = 1000;

@@ -48,6 +48,8 @@ class SatordProcess {
   absl::StatusOr<int> WaitForExit(absl::Duration timeout);
 
   bool running() const { return pid_ > 0; }
+  // The process id (-1 before Start or after the process was reaped).
+  pid_t pid() const { return pid_; }
   int grpc_port() const { return grpc_port_; }
   int metrics_port() const { return metrics_port_; }
   // The --health_address port; 0 without one.

@@ -18,6 +18,16 @@
 // --max_rss_growth_mib (4 MiB) of it, whichever is more (single samples
 // swing by several percent; see the end of main). Exit 0 when
 // no operation failed and the RSS stayed within bounds, 1 otherwise.
+//
+// With --flood, a flood instead (flood.h): --flood_calls large calls
+// (--flood_bytes each) in flight for --duration, then one line of JSON with
+// the calls answered, shed (with and without gRPC's pushback trailer), past
+// their 10 s deadline and failed otherwise, and the accepted calls' latency.
+// Exit 0 when no call failed other than by being shed or by its deadline. The
+// load of several processes is several of these.
+//
+//   sator-soak --target=127.0.0.1:50051 --flood --flood_calls=100
+//       --flood_bytes=1048576 --duration=20s
 #include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -45,6 +55,7 @@
 #include "sator/client/client.h"
 #include "tools/sator-bench/latency_histogram.h"
 #include "tools/sator-bench/load_loop.h"
+#include "tools/sator-soak/flood.h"
 
 ABSL_FLAG(std::string, satord, "",
           "Start this satord binary on 127.0.0.1 (free ports) and soak it.");
@@ -65,6 +76,12 @@ ABSL_FLAG(double, max_rss_growth_mib, 4.0,
           "Largest RSS growth in MiB when 4 MiB is more than the relative "
           "bound (allocator noise on a small satord).");
 ABSL_FLAG(std::uint64_t, seed, 1, "Random seed.");
+ABSL_FLAG(bool, flood, false,
+          "Flood mode: --flood_calls calls of --flood_bytes in flight for "
+          "--duration (needs --target or --satord; --pid is not needed).");
+ABSL_FLAG(int, flood_calls, 100, "Flood mode: calls in flight (threads).");
+ABSL_FLAG(std::int64_t, flood_bytes, 1 << 20,
+          "Flood mode: the size of each request in bytes.");
 
 namespace {
 
@@ -301,7 +318,22 @@ int RunTool(int argc, char** argv) {
     if (!own.Start(absl::GetFlag(FLAGS_satord))) return 1;
     target = own.target();
     pid = own.pid();
-  } else if (target.empty() || pid <= 0) {
+  }
+  if (absl::GetFlag(FLAGS_flood)) {
+    if (target.empty()) {
+      std::fprintf(stderr, "sator-soak: --flood needs --target or --satord\n");
+      return 2;
+    }
+    const sator::soak::FloodResult result = sator::soak::RunFlood(
+        {.target = target,
+         .calls = absl::GetFlag(FLAGS_flood_calls),
+         .request_bytes = absl::GetFlag(FLAGS_flood_bytes),
+         .duration = absl::GetFlag(FLAGS_duration)});
+    std::printf("%s\n", sator::soak::FloodResultJson(result).c_str());
+    std::fflush(stdout);
+    return result.failed == 0 ? 0 : 1;
+  }
+  if (target.empty() || pid <= 0) {
     std::fprintf(stderr, "sator-soak: give --satord, or --target and --pid\n");
     return 2;
   }
