@@ -386,6 +386,7 @@ absl::StatusOr<std::vector<ShotVerdict<D>>> ValidateShots(
     cast.origin = shot.origin;
     cast.unit = NormalizeOrZero(shot.direction, 1e-12f);
     cast.range = shot.range;
+    cast.pose.position = shot.origin;
     QueryOptions options;
     options.filter.layer = shot.layer;
     options.filter.mask = shot.mask;
@@ -402,7 +403,6 @@ absl::StatusOr<std::vector<ShotVerdict<D>>> ValidateShots(
       result = snapshot.RayCast(shot.origin, cast.unit, shot.range, options);
     } else {
       cast.shape = shot.shape.get();
-      cast.pose.position = shot.origin;
       cast.pose.rotation = shot.shape_rotation;
       cast.pose = *ShapeOps<D>::CheckPose(cast.pose);
       cast.shape_radius = ShapeOps<D>::BoundRadius(*shot.shape);
