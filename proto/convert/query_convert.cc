@@ -101,6 +101,8 @@ absl::string_view ResultModeName(scene::ResultMode mode) {
       return "all";
     case scene::ResultMode::kClosestPerBody:
       return "closest_per_body";
+    case scene::ResultMode::kClosestPerGroup:
+      return "closest_per_group";
   }
   return "unknown";
 }

@@ -23,7 +23,7 @@ absl::StatusOr<std::unique_ptr<scene::Scene<D>>> MakeCoreScene(
   options.history_ticks = settings.history_ticks;
   options.teleport_distance = settings.teleport_distance > 0.0f
                                   ? settings.teleport_distance
-                                  : std::numeric_limits<float>::infinity();
+                                  : scene::kDefaultTeleportDistance;
   options.max_bodies = settings.max_bodies;
   options.max_hits = max_hits;
   return scene::Scene<D>::Create(options);

@@ -55,7 +55,7 @@ absl::Status SettingAboveLimit(absl::string_view field, std::int64_t value,
 struct HostedSceneSettings {
   int dimension = 3;  // 2 or 3.
   int history_ticks = 64;
-  // 0: bodies never count as teleporting.
+  // 0: scene::kDefaultTeleportDistance (10).
   float teleport_distance = 0.0f;
   int max_bodies = 1'000'000;
 };
