@@ -189,12 +189,23 @@ absl::StatusOr<sator::v1::UpdatePosesResponse> UpdatePosesOf(
   absl::StatusOr<std::vector<scene::PoseUpdate<D>>> updates =
       convert::ToPoseUpdates<D>(request.poses());
   if (!updates.ok()) return convert::PrefixField("poses", updates.status());
+  absl::StatusOr<std::vector<scene::GroupPoseUpdate<D>>> group_updates =
+      convert::ToGroupPoseUpdates<D>(request.poses());
+  if (!group_updates.ok()) {
+    return convert::PrefixField("poses", group_updates.status());
+  }
   std::lock_guard<std::mutex> lock(scene.write_mutex());
   if (absl::Status s = CheckStillHosted(registry, scene); !s.ok()) return s;
   if (absl::Status s = RunMutation(
           options, scene.id(), request,
-          [&] { return core.UpdatePoses(request.tick(), *updates); });
+          [&] {
+            return core.UpdatePoses(request.tick(), *updates, *group_updates);
+          });
       !s.ok()) {
+    if (absl::StartsWith(s.message(), "group_updates")) {
+      return RenameIndexedField(s, "group_updates", ".group_id",
+                                "poses.group_ids");
+    }
     return RenameIndexedField(s, "updates", ".id", "poses.body_ids");
   }
   if (options.on_poses_applied) {
@@ -212,7 +223,15 @@ absl::Status Populate(scene::Scene<D>& core,
   if (content.tick > 0) {
     if (absl::Status s = core.UpdatePoses(content.tick, {}); !s.ok()) return s;
   }
-  return core.UpsertBodies(content.bodies);
+  if (absl::Status s = core.UpsertBodies(content.bodies); !s.ok()) return s;
+  if (content.groups.empty()) return absl::OkStatus();
+  // Parts created their groups at the identity pose; the groups' poses
+  // amend the same tick.
+  absl::Status s = core.UpdatePoses(core.Snapshot().tick(), {}, content.groups);
+  if (!s.ok() && absl::StartsWith(s.message(), "group_updates")) {
+    return RenameIndexedField(s, "group_updates", "", "groups");
+  }
+  return s;
 }
 
 template <int D>
@@ -480,6 +499,7 @@ absl::StatusOr<sator::v1::SceneSnapshot> ExportScene(
     const auto published = core.Snapshot();
     convert::FromSceneContent<kDim>(published.tick(), published.Bodies(),
                                     &snapshot);
+    convert::FromSceneGroups<kDim>(published.Groups(), &snapshot);
     return 0;
   });
   return snapshot;
