@@ -370,6 +370,32 @@ absl::StatusOr<HostedSceneSettings> ToHostedSettings(
   hosted.history_ticks = static_cast<int>(settings.history_ticks());
   hosted.teleport_distance = settings.teleport_distance();
   hosted.max_bodies = static_cast<int>(settings.max_bodies());
+  hosted.tick_rate = settings.tick_rate();
+  if (settings.has_hit_policy()) {
+    const sator::v1::HitPolicy& policy = settings.hit_policy();
+    hosted.has_hit_policy = true;
+    if (policy.has_max_rewind_ms()) {
+      hosted.hit_policy.max_rewind_ms = policy.max_rewind_ms();
+    }
+    switch (policy.on_too_old()) {
+      case sator::v1::REWIND_LIMIT_UNSPECIFIED:
+      case sator::v1::REWIND_LIMIT_CLAMP:
+        hosted.hit_policy.on_too_old = scene::RewindLimit::kClamp;
+        break;
+      case sator::v1::REWIND_LIMIT_REJECT:
+        hosted.hit_policy.on_too_old = scene::RewindLimit::kReject;
+        break;
+      default:
+        return convert::FieldError("settings.hit_policy.on_too_old",
+                                   "unknown value");
+    }
+    if (policy.has_max_origin_distance()) {
+      hosted.hit_policy.max_origin_distance = policy.max_origin_distance();
+    }
+    if (policy.has_static_blocks()) {
+      hosted.hit_policy.static_blocks = policy.static_blocks();
+    }
+  }
   return hosted;
 }
 
@@ -380,6 +406,17 @@ void FromHostedSettings(const HostedSceneSettings& settings,
   out->set_history_ticks(static_cast<std::uint32_t>(settings.history_ticks));
   out->set_teleport_distance(settings.teleport_distance);
   out->set_max_bodies(static_cast<std::uint32_t>(settings.max_bodies));
+  if (settings.tick_rate != 0.0f) out->set_tick_rate(settings.tick_rate);
+  if (settings.has_hit_policy) {
+    sator::v1::HitPolicy* policy = out->mutable_hit_policy();
+    policy->set_max_rewind_ms(settings.hit_policy.max_rewind_ms);
+    policy->set_on_too_old(settings.hit_policy.on_too_old ==
+                                   scene::RewindLimit::kReject
+                               ? sator::v1::REWIND_LIMIT_REJECT
+                               : sator::v1::REWIND_LIMIT_CLAMP);
+    policy->set_max_origin_distance(settings.hit_policy.max_origin_distance);
+    policy->set_static_blocks(settings.hit_policy.static_blocks);
+  }
 }
 
 sator::v1::SceneInfo DescribeScene(const HostedScene& scene) {

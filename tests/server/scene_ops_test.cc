@@ -1053,3 +1053,61 @@ TEST_F(HitboxWireTest, BadGroupFieldsNameTheField) {
 
 }  // namespace
 }  // namespace sator::server
+
+namespace sator::server {
+namespace {
+
+TEST(SceneSettingsWireTest, TickRateAndHitPolicyReachTheSceneAndComeBack) {
+  SceneRegistry registry(SceneLimits{});
+  SceneOpsOptions options;
+  absl::StatusOr<sator::v1::SceneInfo> info = CreateScene(
+      registry, options, Parse<sator::v1::CreateSceneRequest>(R"pb(
+        scene_id: "shots"
+        settings {
+          dimension: DIMENSION_3D
+          tick_rate: 128
+          hit_policy { max_rewind_ms: 100 on_too_old: REWIND_LIMIT_REJECT }
+        }
+      )pb"));
+  ASSERT_TRUE(info.ok()) << info.status();
+  EXPECT_EQ(info->settings().tick_rate(), 128.0f);
+  EXPECT_EQ(info->settings().hit_policy().on_too_old(),
+            sator::v1::REWIND_LIMIT_REJECT);
+  EXPECT_EQ(info->settings().hit_policy().max_origin_distance(), 2.0f);
+  const scene::SceneSnapshot<3> snapshot =
+      registry.Find("shots").value()->scene3()->Snapshot();
+  EXPECT_EQ(snapshot.tick_rate(), 128.0);
+  EXPECT_EQ(snapshot.hit_policy().max_rewind_ms, 100.0f);
+  EXPECT_EQ(snapshot.hit_policy().on_too_old, scene::RewindLimit::kReject);
+  // Unset: 60 ticks a second, the default policy, nothing echoed.
+  absl::StatusOr<sator::v1::SceneInfo> plain =
+      CreateScene(registry, options,
+                  Parse<sator::v1::CreateSceneRequest>(
+                      R"pb(scene_id: "plain"
+                           settings { dimension: DIMENSION_3D })pb"));
+  ASSERT_TRUE(plain.ok());
+  EXPECT_FALSE(plain->settings().has_hit_policy());
+  EXPECT_EQ(registry.Find("plain").value()->scene3()->Snapshot().tick_rate(),
+            60.0);
+  for (const auto& [text, field] :
+       std::vector<std::pair<std::string, std::string>>{
+           {"tick_rate: -1", "settings.tick_rate"},
+           {"tick_rate: nan", "settings.tick_rate"},
+           {"hit_policy { max_rewind_ms: -5 }",
+            "settings.hit_policy.max_rewind_ms"},
+           {"hit_policy { max_origin_distance: nan }",
+            "settings.hit_policy.max_origin_distance"}}) {
+    absl::StatusOr<sator::v1::SceneInfo> bad =
+        CreateScene(registry, options,
+                    Parse<sator::v1::CreateSceneRequest>(absl::StrCat(
+                        "scene_id: 'bad' settings { dimension: DIMENSION_3D ",
+                        text, " }")));
+    EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument) << text;
+    EXPECT_THAT(std::string(bad.status().message()),
+                ::testing::StartsWith(field))
+        << bad.status();
+  }
+}
+
+}  // namespace
+}  // namespace sator::server
