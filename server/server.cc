@@ -135,6 +135,8 @@ QueryModeLabel MetricsMode(scene::ResultMode mode) {
     case scene::ResultMode::kAllUpToN:
       return QueryModeLabel::kAll;
     case scene::ResultMode::kClosestPerBody:
+    // No wire value selects it (sator.v1.ResultMode); counted per body.
+    case scene::ResultMode::kClosestPerGroup:
       break;
   }
   return QueryModeLabel::kClosestPerBody;

@@ -10,6 +10,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "proto/convert/field_path.h"
 #include "sator/core/geometry3d/shape3d_validation.h"
@@ -91,6 +92,16 @@ absl::StatusOr<scene::BodyDesc<D>> ToBodyDesc(const sator::v1::Body& body,
   desc.layer = body.has_layer() ? body.layer() : kAllBits;
   desc.mask = body.has_mask() ? body.mask() : kAllBits;
   desc.user_data = body.user_data();
+  desc.group_id = body.group_id();
+  if (body.part() < scene::kMinPart || body.part() > scene::kMaxPart) {
+    return FieldError("part",
+                      absl::StrCat("must be in [", scene::kMinPart, ", ",
+                                   scene::kMaxPart, "], got ", body.part()));
+  }
+  desc.part = body.part();
+  if (desc.group_id != 0 && desc.motion != scene::MotionType::kDynamic) {
+    return FieldError("group_id", "a hitbox part must be a dynamic body");
+  }
   return desc;
 }
 
@@ -129,49 +140,91 @@ void FromBodyDesc(const scene::BodyDesc<D>& body, sator::v1::Body* out) {
   out->set_layer(body.layer);
   out->set_mask(body.mask);
   out->set_user_data(body.user_data);
+  out->set_group_id(body.group_id);
+  out->set_part(body.part);
 }
 
+namespace {
+
 template <int D>
-absl::StatusOr<std::vector<scene::PoseUpdate<D>>> ToPoseUpdates(
-    const sator::v1::PoseBatch& batch) {
+void SetId(scene::PoseUpdate<D>& update, std::uint64_t id) {
+  update.id = id;
+}
+template <int D>
+void SetId(scene::GroupPoseUpdate<D>& update, std::uint64_t id) {
+  update.group_id = id;
+}
+template <int D>
+std::uint64_t IdOf(const scene::PoseUpdate<D>& update) {
+  return update.id;
+}
+template <int D>
+std::uint64_t IdOf(const scene::GroupPoseUpdate<D>& update) {
+  return update.group_id;
+}
+
+// `status` with its leading field `from` renamed `to`.
+absl::Status RenameField(const absl::Status& status, absl::string_view from,
+                         absl::string_view to) {
+  absl::string_view message = status.message();
+  if (from == to || !absl::StartsWith(message, from)) return status;
+  return absl::Status(status.code(),
+                      absl::StrCat(to, message.substr(from.size())));
+}
+
+// Packed ids, positions and rotations (the body or the group arrays of a
+// PoseBatch), named by `ids_name`, `positions_name` and `rotations_name` in
+// errors (an id 0 is INVALID_ARGUMENT naming `ids_name[i]`), with
+// the ids in `teleported` flagged (INVALID_ARGUMENT naming
+// `teleported_name[i]` for an id not in `ids`).
+template <int D, typename Update>
+absl::StatusOr<std::vector<Update>> ToPackedUpdates(
+    const google::protobuf::RepeatedField<std::uint64_t>& ids,
+    const google::protobuf::RepeatedField<float>& packed_positions,
+    const google::protobuf::RepeatedField<float>& packed_rotations,
+    const google::protobuf::RepeatedField<std::uint64_t>& teleported,
+    absl::string_view ids_name, absl::string_view positions_name,
+    absl::string_view rotations_name, absl::string_view teleported_name,
+    absl::string_view noun) {
   constexpr int kRotationFloats = D == 2 ? 1 : 4;
-  const auto count = static_cast<std::size_t>(batch.body_ids_size());
-  if (static_cast<std::size_t>(batch.positions_size()) != count * D) {
-    return FieldError(
-        "positions",
-        absl::StrCat("has ", batch.positions_size(), " floats; ", count,
-                     " body ids need ", count * D, " (", D, " per body)"));
+  const auto count = static_cast<std::size_t>(ids.size());
+  if (static_cast<std::size_t>(packed_positions.size()) != count * D) {
+    return FieldError(positions_name,
+                      absl::StrCat("has ", packed_positions.size(), " floats; ",
+                                   count, " ", noun, " ids need ", count * D,
+                                   " (", D, " per ", noun, ")"));
   }
-  if (static_cast<std::size_t>(batch.rotations_size()) !=
+  if (static_cast<std::size_t>(packed_rotations.size()) !=
       count * kRotationFloats) {
     return FieldError(
-        "rotations",
-        absl::StrCat("has ", batch.rotations_size(), " floats; ", count,
-                     " body ids need ", count * kRotationFloats, " (",
-                     kRotationFloats, " per body)"));
+        rotations_name,
+        absl::StrCat("has ", packed_rotations.size(), " floats; ", count, " ",
+                     noun, " ids need ", count * kRotationFloats, " (",
+                     kRotationFloats, " per ", noun, ")"));
   }
-  std::vector<scene::PoseUpdate<D>> updates(count);
-  const float* positions = batch.positions().data();
-  const float* rotations = batch.rotations().data();
+  std::vector<Update> updates(count);
+  const float* positions = packed_positions.data();
+  const float* rotations = packed_rotations.data();
   for (std::size_t i = 0; i < count; ++i) {
-    scene::PoseUpdate<D>& update = updates[i];
-    update.id = batch.body_ids(static_cast<int>(i));
-    if (update.id == 0) {
-      return FieldError(absl::StrCat("body_ids[", i, "]"),
-                        "must be set (0 is not a body id)");
+    Update& update = updates[i];
+    const std::uint64_t id = ids[static_cast<int>(i)];
+    if (id == 0) {
+      return FieldError(absl::StrCat(ids_name, "[", i, "]"),
+                        absl::StrCat("must be set (0 is not a ", noun, " id)"));
     }
+    SetId(update, id);
     for (int axis = 0; axis < D; ++axis) {
       const int index = static_cast<int>(i) * D + axis;
       if (absl::Status s = CheckPackedCoordinate(index, positions[index]);
           !s.ok()) {
-        return s;
+        return RenameField(s, "positions", positions_name);
       }
       update.pose.position[axis] = positions[index];
     }
     const int first = static_cast<int>(i) * kRotationFloats;
     for (int k = 0; k < kRotationFloats; ++k) {
       if (!std::isfinite(rotations[first + k])) {
-        return FieldError(absl::StrCat("rotations[", first + k, "]"),
+        return FieldError(absl::StrCat(rotations_name, "[", first + k, "]"),
                           "not finite");
       }
     }
@@ -183,13 +236,47 @@ absl::StatusOr<std::vector<scene::PoseUpdate<D>>> ToPoseUpdates(
                                  rotations[first + 2], rotations[first + 3]});
       if (!rotation.ok()) {
         return absl::InvalidArgumentError(
-            absl::StrCat("rotations[", first, "..", first + 3,
+            absl::StrCat(rotations_name, "[", first, "..", first + 3,
                          "]: ", rotation.status().message()));
       }
       update.pose.rotation = *rotation;
     }
   }
+  for (int i = 0; i < teleported.size(); ++i) {
+    bool found = false;
+    for (Update& update : updates) {
+      if (IdOf(update) == teleported[i]) {
+        update.teleported = true;
+        found = true;
+      }
+    }
+    if (!found) {
+      return FieldError(
+          absl::StrCat(teleported_name, "[", i, "]"),
+          absl::StrCat(teleported[i], " has no pose in the batch"));
+    }
+  }
   return updates;
+}
+
+}  // namespace
+
+template <int D>
+absl::StatusOr<std::vector<scene::PoseUpdate<D>>> ToPoseUpdates(
+    const sator::v1::PoseBatch& batch) {
+  return ToPackedUpdates<D, scene::PoseUpdate<D>>(
+      batch.body_ids(), batch.positions(), batch.rotations(),
+      batch.teleported_body_ids(), "body_ids", "positions", "rotations",
+      "teleported_body_ids", "body");
+}
+
+template <int D>
+absl::StatusOr<std::vector<scene::GroupPoseUpdate<D>>> ToGroupPoseUpdates(
+    const sator::v1::PoseBatch& batch) {
+  return ToPackedUpdates<D, scene::GroupPoseUpdate<D>>(
+      batch.group_ids(), batch.group_positions(), batch.group_rotations(),
+      batch.teleported_group_ids(), "group_ids", "group_positions",
+      "group_rotations", "teleported_group_ids", "group");
 }
 
 template <int D>
@@ -212,6 +299,10 @@ void FromPoseUpdates(const std::vector<scene::PoseUpdate<D>>& updates,
   }
 }
 
+template absl::StatusOr<std::vector<scene::GroupPoseUpdate<2>>>
+ToGroupPoseUpdates<2>(const sator::v1::PoseBatch&);
+template absl::StatusOr<std::vector<scene::GroupPoseUpdate<3>>>
+ToGroupPoseUpdates<3>(const sator::v1::PoseBatch&);
 template absl::StatusOr<scene::BodyDesc<2>> ToBodyDesc<2>(
     const sator::v1::Body&, const ShapeLimits&);
 template absl::StatusOr<scene::BodyDesc<3>> ToBodyDesc<3>(

@@ -54,6 +54,12 @@ template <int D>
 absl::StatusOr<std::vector<scene::PoseUpdate<D>>> ToPoseUpdates(
     const sator::v1::PoseBatch& batch);
 
+// The group arrays of `batch` (group_ids, group_positions, group_rotations,
+// teleported_group_ids), checked as ToPoseUpdates checks the body arrays.
+template <int D>
+absl::StatusOr<std::vector<scene::GroupPoseUpdate<D>>> ToGroupPoseUpdates(
+    const sator::v1::PoseBatch& batch);
+
 // The packed form of `updates` (the inverse of ToPoseUpdates; for clients
 // and tests).
 template <int D>
@@ -78,6 +84,10 @@ extern template absl::StatusOr<std::vector<scene::PoseUpdate<2>>>
 ToPoseUpdates<2>(const sator::v1::PoseBatch&);
 extern template absl::StatusOr<std::vector<scene::PoseUpdate<3>>>
 ToPoseUpdates<3>(const sator::v1::PoseBatch&);
+extern template absl::StatusOr<std::vector<scene::GroupPoseUpdate<2>>>
+ToGroupPoseUpdates<2>(const sator::v1::PoseBatch&);
+extern template absl::StatusOr<std::vector<scene::GroupPoseUpdate<3>>>
+ToGroupPoseUpdates<3>(const sator::v1::PoseBatch&);
 extern template void FromPoseUpdates<2>(
     const std::vector<scene::PoseUpdate<2>>&, sator::v1::PoseBatch*);
 extern template void FromPoseUpdates<3>(

@@ -101,6 +101,8 @@ absl::string_view ResultModeName(scene::ResultMode mode) {
       return "all";
     case scene::ResultMode::kClosestPerBody:
       return "closest_per_body";
+    case scene::ResultMode::kClosestPerGroup:
+      return "closest_per_group";
   }
   return "unknown";
 }
@@ -140,6 +142,13 @@ absl::StatusOr<scene::QueryOptions> ToQueryOptions(
   }
   out.filter.excluded_ids = scene::ExcludedIds(std::vector<std::uint64_t>(
       filter.exclude_body_ids().begin(), filter.exclude_body_ids().end()));
+  if (filter.exclude_group_ids_size() > kMaxExcludedBodyIds) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("filter.exclude_group_ids: at most ", kMaxExcludedBodyIds,
+                     " ids, got ", filter.exclude_group_ids_size()));
+  }
+  out.filter.excluded_groups = scene::ExcludedIds(std::vector<std::uint64_t>(
+      filter.exclude_group_ids().begin(), filter.exclude_group_ids().end()));
   switch (filter.motion()) {
     case sator::v1::MOTION_FILTER_UNSPECIFIED:
       out.filter.motion = scene::MotionSelection::kAll;
@@ -335,6 +344,10 @@ void FromQueryResult(const scene::QueryResult<D>& result, QueryKind kind,
     sator::v1::Hit* message = out->add_hits();
     message->set_body_id(hit.body_id);
     message->set_user_data(hit.user_data);
+    if (hit.group_id != 0) {
+      message->set_group_id(hit.group_id);
+      message->set_part(hit.part);
+    }
     if ((hit.flags & scene::kHitPoint) != 0) {
       Dim<D>::FromVec(hit.point, message->mutable_point());
     }

@@ -43,8 +43,44 @@ absl::StatusOr<SceneContent<D>> ToSceneContent(
     }
   }
   content.bodies = *std::move(bodies);
+  for (int i = 0; i < snapshot.groups_size(); ++i) {
+    const sator::v1::GroupPose& group = snapshot.groups(i);
+    scene::GroupPoseUpdate<D> update;
+    update.group_id = group.group_id();
+    absl::StatusOr<Pose<D>> pose;
+    if constexpr (D == 2) {
+      pose = ToPose2(group.pose());
+    } else {
+      pose = ToPose3(group.pose());
+    }
+    if (!pose.ok()) {
+      return PrefixField(absl::StrCat("groups[", i, "].pose"), pose.status());
+    }
+    update.pose = *pose;
+    content.groups.push_back(update);
+  }
   return content;
 }
+
+template <int D>
+void FromSceneGroups(const std::vector<scene::GroupDesc<D>>& groups,
+                     sator::v1::SceneSnapshot* out) {
+  out->clear_groups();
+  for (const scene::GroupDesc<D>& group : groups) {
+    sator::v1::GroupPose* message = out->add_groups();
+    message->set_group_id(group.group_id);
+    if constexpr (D == 2) {
+      FromPose2(group.pose, message->mutable_pose());
+    } else {
+      FromPose3(group.pose, message->mutable_pose());
+    }
+  }
+}
+
+template void FromSceneGroups<2>(const std::vector<scene::GroupDesc<2>>&,
+                                 sator::v1::SceneSnapshot*);
+template void FromSceneGroups<3>(const std::vector<scene::GroupDesc<3>>&,
+                                 sator::v1::SceneSnapshot*);
 
 template <int D>
 void FromSceneContent(std::int64_t tick,

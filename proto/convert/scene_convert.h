@@ -28,6 +28,8 @@ struct SceneContent {
   std::int64_t tick = 0;
   // In the snapshot's order; ids are unique.
   std::vector<scene::BodyDesc<D>> bodies;
+  // The hitbox groups' poses (applied after the bodies).
+  std::vector<scene::GroupPoseUpdate<D>> groups;
 };
 
 // Validates a snapshot's current_tick and bodies (each as ToBodyDesc does,
@@ -44,6 +46,15 @@ void FromSceneContent(std::int64_t tick,
                       const std::vector<scene::BodyDesc<D>>& bodies,
                       sator::v1::SceneSnapshot* out);
 
+// Fills the snapshot's groups (replacing any there) from Scene::Groups().
+template <int D>
+void FromSceneGroups(const std::vector<scene::GroupDesc<D>>& groups,
+                     sator::v1::SceneSnapshot* out);
+
+extern template void FromSceneGroups<2>(const std::vector<scene::GroupDesc<2>>&,
+                                        sator::v1::SceneSnapshot*);
+extern template void FromSceneGroups<3>(const std::vector<scene::GroupDesc<3>>&,
+                                        sator::v1::SceneSnapshot*);
 extern template absl::StatusOr<SceneContent<2>> ToSceneContent<2>(
     const sator::v1::SceneSnapshot&, const ShapeLimits&);
 extern template absl::StatusOr<SceneContent<3>> ToSceneContent<3>(

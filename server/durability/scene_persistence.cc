@@ -69,6 +69,7 @@ absl::StatusOr<std::string> SerializeScene(
   snapshot.set_scene_id(hosted.id());
   FromHostedSettings(hosted.settings(), snapshot.mutable_settings());
   convert::FromSceneContent<D>(published.tick(), published.Bodies(), &snapshot);
+  convert::FromSceneGroups<D>(published.Groups(), &snapshot);
   std::string bytes;
   if (!snapshot.SerializeToString(&bytes)) {
     return absl::InternalError(

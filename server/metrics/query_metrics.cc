@@ -170,6 +170,9 @@ QueryModeLabel ModeLabel(scene::ResultMode mode) {
     case scene::ResultMode::kAllUpToN:
       return QueryModeLabel::kAll;
     case scene::ResultMode::kClosestPerBody:
+    // The wire has no per-group mode (sator.v1.ResultMode): only
+    // ValidateShots-style in-process callers use it, counted per body.
+    case scene::ResultMode::kClosestPerGroup:
       return QueryModeLabel::kClosestPerBody;
   }
   return QueryModeLabel::kClosest;

@@ -219,12 +219,23 @@ absl::StatusOr<sator::v1::UpdatePosesResponse> UpdatePosesOf(
   absl::StatusOr<std::vector<scene::PoseUpdate<D>>> updates =
       convert::ToPoseUpdates<D>(request.poses());
   if (!updates.ok()) return convert::PrefixField("poses", updates.status());
+  absl::StatusOr<std::vector<scene::GroupPoseUpdate<D>>> group_updates =
+      convert::ToGroupPoseUpdates<D>(request.poses());
+  if (!group_updates.ok()) {
+    return convert::PrefixField("poses", group_updates.status());
+  }
   std::lock_guard<std::mutex> lock(scene.write_mutex());
   if (absl::Status s = CheckStillHosted(registry, scene); !s.ok()) return s;
   if (absl::Status s = RunMutation(
           options, scene.id(), request,
-          [&] { return core.UpdatePoses(request.tick(), *updates); });
+          [&] {
+            return core.UpdatePoses(request.tick(), *updates, *group_updates);
+          });
       !s.ok()) {
+    if (absl::StartsWith(s.message(), "group_updates")) {
+      return RenameIndexedField(s, "group_updates", ".group_id",
+                                "poses.group_ids");
+    }
     return RenameIndexedField(s, "updates", ".id", "poses.body_ids");
   }
   if (options.on_poses_applied) {
@@ -242,7 +253,15 @@ absl::Status Populate(scene::Scene<D>& core,
   if (content.tick > 0) {
     if (absl::Status s = core.UpdatePoses(content.tick, {}); !s.ok()) return s;
   }
-  return core.UpsertBodies(content.bodies);
+  if (absl::Status s = core.UpsertBodies(content.bodies); !s.ok()) return s;
+  if (content.groups.empty()) return absl::OkStatus();
+  // Parts created their groups at the identity pose; the groups' poses
+  // amend the same tick.
+  absl::Status s = core.UpdatePoses(core.Snapshot().tick(), {}, content.groups);
+  if (!s.ok() && absl::StartsWith(s.message(), "group_updates")) {
+    return RenameIndexedField(s, "group_updates", "", "groups");
+  }
+  return s;
 }
 
 template <int D>
@@ -387,6 +406,32 @@ absl::StatusOr<HostedSceneSettings> ToHostedSettings(
   hosted.history_ticks = static_cast<int>(settings.history_ticks());
   hosted.teleport_distance = settings.teleport_distance();
   hosted.max_bodies = static_cast<int>(settings.max_bodies());
+  hosted.tick_rate = settings.tick_rate();
+  if (settings.has_hit_policy()) {
+    const sator::v1::HitPolicy& policy = settings.hit_policy();
+    hosted.has_hit_policy = true;
+    if (policy.has_max_rewind_ms()) {
+      hosted.hit_policy.max_rewind_ms = policy.max_rewind_ms();
+    }
+    switch (policy.on_too_old()) {
+      case sator::v1::REWIND_LIMIT_UNSPECIFIED:
+      case sator::v1::REWIND_LIMIT_CLAMP:
+        hosted.hit_policy.on_too_old = scene::RewindLimit::kClamp;
+        break;
+      case sator::v1::REWIND_LIMIT_REJECT:
+        hosted.hit_policy.on_too_old = scene::RewindLimit::kReject;
+        break;
+      default:
+        return convert::FieldError("settings.hit_policy.on_too_old",
+                                   "unknown value");
+    }
+    if (policy.has_max_origin_distance()) {
+      hosted.hit_policy.max_origin_distance = policy.max_origin_distance();
+    }
+    if (policy.has_static_blocks()) {
+      hosted.hit_policy.static_blocks = policy.static_blocks();
+    }
+  }
   return hosted;
 }
 
@@ -397,6 +442,17 @@ void FromHostedSettings(const HostedSceneSettings& settings,
   out->set_history_ticks(static_cast<std::uint32_t>(settings.history_ticks));
   out->set_teleport_distance(settings.teleport_distance);
   out->set_max_bodies(static_cast<std::uint32_t>(settings.max_bodies));
+  if (settings.tick_rate != 0.0f) out->set_tick_rate(settings.tick_rate);
+  if (settings.has_hit_policy) {
+    sator::v1::HitPolicy* policy = out->mutable_hit_policy();
+    policy->set_max_rewind_ms(settings.hit_policy.max_rewind_ms);
+    policy->set_on_too_old(settings.hit_policy.on_too_old ==
+                                   scene::RewindLimit::kReject
+                               ? sator::v1::REWIND_LIMIT_REJECT
+                               : sator::v1::REWIND_LIMIT_CLAMP);
+    policy->set_max_origin_distance(settings.hit_policy.max_origin_distance);
+    policy->set_static_blocks(settings.hit_policy.static_blocks);
+  }
 }
 
 sator::v1::SceneInfo DescribeScene(const HostedScene& scene) {
@@ -520,6 +576,7 @@ absl::StatusOr<sator::v1::SceneSnapshot> ExportScene(
     const auto published = core.Snapshot();
     convert::FromSceneContent<kDim>(published.tick(), published.Bodies(),
                                     &snapshot);
+    convert::FromSceneGroups<kDim>(published.Groups(), &snapshot);
     return 0;
   });
   return snapshot;

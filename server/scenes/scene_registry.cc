@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "sator/core/scene/shot_validation.h"
 
 namespace sator::server {
 namespace {
@@ -23,8 +24,10 @@ absl::StatusOr<std::unique_ptr<scene::Scene<D>>> MakeCoreScene(
   options.history_ticks = settings.history_ticks;
   options.teleport_distance = settings.teleport_distance > 0.0f
                                   ? settings.teleport_distance
-                                  : std::numeric_limits<float>::infinity();
+                                  : scene::kDefaultTeleportDistance;
   options.max_bodies = settings.max_bodies;
+  if (settings.tick_rate > 0.0f) options.tick_rate = settings.tick_rate;
+  options.hit_policy = settings.hit_policy;
   options.max_hits = max_hits;
   return scene::Scene<D>::Create(options);
 }
@@ -121,6 +124,16 @@ absl::StatusOr<HostedSceneSettings> SceneRegistry::ResolveSettings(
   if (settings.max_bodies < 0) {
     return absl::InvalidArgumentError(absl::StrCat(
         "settings.max_bodies: must be >= 0, got ", settings.max_bodies));
+  }
+  if (!std::isfinite(settings.tick_rate) || settings.tick_rate < 0.0f ||
+      settings.tick_rate > scene::kMaxTickRate) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("settings.tick_rate: must be in [0, ", scene::kMaxTickRate,
+                     "], got ", settings.tick_rate));
+  }
+  if (absl::Status s = scene::ValidateHitPolicy(settings.hit_policy); !s.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("settings.hit_policy.", s.message()));
   }
   if (settings.history_ticks == 0) {
     settings.history_ticks = limits_.default_history_ticks;

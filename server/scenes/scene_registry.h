@@ -55,9 +55,14 @@ absl::Status SettingAboveLimit(absl::string_view field, std::int64_t value,
 struct HostedSceneSettings {
   int dimension = 3;  // 2 or 3.
   int history_ticks = 64;
-  // 0: bodies never count as teleporting.
+  // 0: scene::kDefaultTeleportDistance (10).
   float teleport_distance = 0.0f;
   int max_bodies = 1'000'000;
+  // 0: 60 ticks a second.
+  float tick_rate = 0.0f;
+  scene::HitPolicy hit_policy{};
+  // hit_policy was given (echoed back only then).
+  bool has_hit_policy = false;
 };
 
 // One hosted scene. The core scene does its own locking (one writer at a

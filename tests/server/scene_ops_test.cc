@@ -13,6 +13,7 @@
 #include "google/protobuf/text_format.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "gtest/gtest.h"
+#include "server/scene_queries.h"
 
 namespace sator::server {
 namespace {
@@ -877,6 +878,234 @@ TEST_F(SceneOpsTest, HookErrorRefusesTheMutation) {
               absl::StatusCode::kUnavailable, "log: disk full");
   EXPECT_EQ(registry_.size(), 1u);
   EXPECT_TRUE(MessageDifferencer::Equals(Export("arena"), before));
+}
+
+}  // namespace
+}  // namespace sator::server
+
+namespace sator::server {
+namespace {
+
+class HitboxWireTest : public ::testing::Test {
+ protected:
+  HitboxWireTest() : registry_(SceneLimits{}) {}
+
+  void SetUp() override {
+    ASSERT_TRUE(CreateScene(registry_, options_,
+                            Parse<sator::v1::CreateSceneRequest>(
+                                "scene_id: 'g' settings { dimension: "
+                                "DIMENSION_3D }"))
+                    .ok());
+    absl::StatusOr<sator::v1::UpsertBodiesResponse> upserted = UpsertBodies(
+        registry_, options_, Parse<sator::v1::UpsertBodiesRequest>(R"pb(
+          scene_id: "g"
+          bodies {
+            body_id: 1
+            motion_type: MOTION_TYPE_DYNAMIC
+            shape { sphere { radius: 0.25 } }
+            pose { position { x: 1 } }
+            group_id: 7
+            part: 3
+          }
+        )pb"));
+    ASSERT_TRUE(upserted.ok()) << upserted.status();
+  }
+
+  // The ray down the y axis through (x, 5, 0) on the scene `id`.
+  std::vector<std::uint64_t> HitsAt(const std::string& id, float x,
+                                    const std::string& rewind = "") {
+    const scene::SceneSnapshot<3> snapshot =
+        registry_.Find(id).value()->scene3()->Snapshot();
+    scene::QueryOptions options;
+    if (!rewind.empty()) options.rewind = scene::Rewind{0, 0.5f};
+    const auto result = snapshot.RayCast({x, 5, 0}, {0, -1, 0}, 10, options);
+    EXPECT_TRUE(result.ok()) << result.status();
+    std::vector<std::uint64_t> ids;
+    if (result.ok()) {
+      for (const auto& hit : result->hits) ids.push_back(hit.group_id);
+    }
+    return ids;
+  }
+
+  SceneRegistry registry_;
+  SceneOpsOptions options_;
+};
+
+TEST_F(HitboxWireTest, GroupPosesTeleportsAndExportImportTravelTheWire) {
+  // Group 7 to (10, 0, 0): its part (local x = 1) is at x = 11.
+  ASSERT_TRUE(UpdatePoses(registry_, options_,
+                          Parse<sator::v1::UpdatePosesRequest>(R"pb(
+                            scene_id: "g"
+                            tick: 0
+                            poses {
+                              group_ids: [ 7 ]
+                              group_positions: [ 10, 0, 0 ]
+                              group_rotations: [ 0, 0, 0, 1 ]
+                            }
+                          )pb"))
+                  .ok());
+  EXPECT_EQ(HitsAt("g", 11), std::vector<std::uint64_t>{7});
+  // Tick 1: the group at 13, the part at 14 (a walk below the teleport
+  // distance), flagged as a
+  // teleport: halfway the part stays at 11 instead of 12.5.
+  ASSERT_TRUE(UpdatePoses(registry_, options_,
+                          Parse<sator::v1::UpdatePosesRequest>(R"pb(
+                            scene_id: "g"
+                            tick: 1
+                            poses {
+                              group_ids: [ 7 ]
+                              group_positions: [ 13, 0, 0 ]
+                              group_rotations: [ 0, 0, 0, 1 ]
+                              teleported_group_ids: [ 7 ]
+                            }
+                          )pb"))
+                  .ok());
+  EXPECT_EQ(HitsAt("g", 11, "halfway"), std::vector<std::uint64_t>{7});
+  EXPECT_TRUE(HitsAt("g", 12.5f, "halfway").empty());
+
+  const sator::v1::SceneSnapshot snapshot = [&] {
+    sator::v1::ExportSceneRequest request;
+    request.set_scene_id("g");
+    return ExportScene(registry_, request).value();
+  }();
+  ASSERT_EQ(snapshot.bodies_size(), 1);
+  EXPECT_EQ(snapshot.bodies(0).group_id(), 7u);
+  EXPECT_EQ(snapshot.bodies(0).part(), 3);
+  EXPECT_FLOAT_EQ(snapshot.bodies(0).pose().position().x(), 1.0f);
+  ASSERT_EQ(snapshot.groups_size(), 1);
+  EXPECT_FLOAT_EQ(snapshot.groups(0).pose().position().x(), 13.0f);
+  sator::v1::ImportSceneRequest import;
+  *import.mutable_snapshot() = snapshot;
+  import.mutable_snapshot()->set_scene_id("copy");
+  ASSERT_TRUE(ImportScene(registry_, options_, import).ok());
+  EXPECT_EQ(HitsAt("copy", 14), std::vector<std::uint64_t>{7});
+}
+
+TEST_F(HitboxWireTest, HitsCarryGroupAndPartAndGroupsCanBeExcluded) {
+  SceneQueries queries(registry_, {});
+  const auto ray = [&](const std::string& filter) {
+    return queries.Raycast(Parse<sator::v1::RaycastRequest>(
+        "scene_id: 'g' query { origin { x: 1 y: 5 } direction { y: -1 } "
+        "max_distance: 10 } options { " +
+        filter + " }"));
+  };
+  absl::StatusOr<sator::v1::QueryResult> hit = ray("");
+  ASSERT_TRUE(hit.ok()) << hit.status();
+  ASSERT_EQ(hit->hits_size(), 1);
+  EXPECT_EQ(hit->hits(0).group_id(), 7u);
+  EXPECT_EQ(hit->hits(0).part(), 3);
+  absl::StatusOr<sator::v1::QueryResult> excluded =
+      ray("filter { exclude_group_ids: [ 7 ] }");
+  ASSERT_TRUE(excluded.ok()) << excluded.status();
+  EXPECT_EQ(excluded->hits_size(), 0);
+}
+
+TEST_F(HitboxWireTest, BadGroupFieldsNameTheField) {
+  absl::StatusOr<sator::v1::UpdatePosesResponse> unknown = UpdatePoses(
+      registry_, options_, Parse<sator::v1::UpdatePosesRequest>(R"pb(
+        scene_id: "g"
+        tick: 1
+        poses {
+          group_ids: [ 8 ]
+          group_positions: [ 0, 0, 0 ]
+          group_rotations: [ 0, 0, 0, 1 ]
+        }
+      )pb"));
+  EXPECT_EQ(unknown.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(std::string(unknown.status().message()),
+              ::testing::StartsWith("poses.group_ids[0]"));
+  absl::StatusOr<sator::v1::UpdatePosesResponse> short_batch = UpdatePoses(
+      registry_, options_, Parse<sator::v1::UpdatePosesRequest>(R"pb(
+        scene_id: "g"
+        tick: 1
+        poses {
+          group_ids: [ 7 ]
+          group_positions: [ 0, 0 ]
+        }
+      )pb"));
+  EXPECT_EQ(short_batch.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(short_batch.status().message()),
+              ::testing::StartsWith("poses.group_positions"));
+  absl::StatusOr<sator::v1::UpdatePosesResponse> stray = UpdatePoses(
+      registry_, options_, Parse<sator::v1::UpdatePosesRequest>(R"pb(
+        scene_id: "g"
+        tick: 1
+        poses { teleported_body_ids: [ 1 ] }
+      )pb"));
+  EXPECT_EQ(stray.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(stray.status().message()),
+              ::testing::StartsWith("poses.teleported_body_ids[0]"));
+  absl::StatusOr<sator::v1::UpsertBodiesResponse> bad_part = UpsertBodies(
+      registry_, options_, Parse<sator::v1::UpsertBodiesRequest>(R"pb(
+        scene_id: "g"
+        bodies {
+          body_id: 2
+          motion_type: MOTION_TYPE_STATIC
+          shape { sphere { radius: 0.25 } }
+          group_id: 7
+        }
+      )pb"));
+  EXPECT_EQ(bad_part.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(bad_part.status().message()),
+              ::testing::HasSubstr("bodies[0].group_id"));
+}
+
+}  // namespace
+}  // namespace sator::server
+
+namespace sator::server {
+namespace {
+
+TEST(SceneSettingsWireTest, TickRateAndHitPolicyReachTheSceneAndComeBack) {
+  SceneRegistry registry(SceneLimits{});
+  SceneOpsOptions options;
+  absl::StatusOr<sator::v1::SceneInfo> info = CreateScene(
+      registry, options, Parse<sator::v1::CreateSceneRequest>(R"pb(
+        scene_id: "shots"
+        settings {
+          dimension: DIMENSION_3D
+          tick_rate: 128
+          hit_policy { max_rewind_ms: 100 on_too_old: REWIND_LIMIT_REJECT }
+        }
+      )pb"));
+  ASSERT_TRUE(info.ok()) << info.status();
+  EXPECT_EQ(info->settings().tick_rate(), 128.0f);
+  EXPECT_EQ(info->settings().hit_policy().on_too_old(),
+            sator::v1::REWIND_LIMIT_REJECT);
+  EXPECT_EQ(info->settings().hit_policy().max_origin_distance(), 2.0f);
+  const scene::SceneSnapshot<3> snapshot =
+      registry.Find("shots").value()->scene3()->Snapshot();
+  EXPECT_EQ(snapshot.tick_rate(), 128.0);
+  EXPECT_EQ(snapshot.hit_policy().max_rewind_ms, 100.0f);
+  EXPECT_EQ(snapshot.hit_policy().on_too_old, scene::RewindLimit::kReject);
+  // Unset: 60 ticks a second, the default policy, nothing echoed.
+  absl::StatusOr<sator::v1::SceneInfo> plain =
+      CreateScene(registry, options,
+                  Parse<sator::v1::CreateSceneRequest>(
+                      R"pb(scene_id: "plain"
+                           settings { dimension: DIMENSION_3D })pb"));
+  ASSERT_TRUE(plain.ok());
+  EXPECT_FALSE(plain->settings().has_hit_policy());
+  EXPECT_EQ(registry.Find("plain").value()->scene3()->Snapshot().tick_rate(),
+            60.0);
+  for (const auto& [text, field] :
+       std::vector<std::pair<std::string, std::string>>{
+           {"tick_rate: -1", "settings.tick_rate"},
+           {"tick_rate: nan", "settings.tick_rate"},
+           {"hit_policy { max_rewind_ms: -5 }",
+            "settings.hit_policy.max_rewind_ms"},
+           {"hit_policy { max_origin_distance: nan }",
+            "settings.hit_policy.max_origin_distance"}}) {
+    absl::StatusOr<sator::v1::SceneInfo> bad =
+        CreateScene(registry, options,
+                    Parse<sator::v1::CreateSceneRequest>(absl::StrCat(
+                        "scene_id: 'bad' settings { dimension: DIMENSION_3D ",
+                        text, " }")));
+    EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument) << text;
+    EXPECT_THAT(std::string(bad.status().message()),
+                ::testing::StartsWith(field))
+        << bad.status();
+  }
 }
 
 }  // namespace

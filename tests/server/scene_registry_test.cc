@@ -157,6 +157,31 @@ TEST(SceneRegistryTest, ResolveSettingsKeepsSettingsOverTheLimitsWhenAsked) {
             absl::StatusCode::kInvalidArgument);
 }
 
+TEST(SceneRegistryTest, TeleportDistanceZeroMeansTheCoreDefault) {
+  SceneRegistry registry(SceneLimits{});
+  HostedSceneSettings settings = Settings(3);
+  settings.teleport_distance = 0.0f;
+  absl::StatusOr<std::shared_ptr<HostedScene>> created =
+      registry.Create("respawn", settings);
+  ASSERT_TRUE(created.ok()) << created.status();
+  scene::Scene3& scene = *(*created)->scene3();
+  EXPECT_EQ(scene.options().teleport_distance, scene::kDefaultTeleportDistance);
+  // A respawn from x = 0 to x = 100 is a cut: no phantom at x = 50.
+  scene::BodyDesc<3> body;
+  body.id = 1;
+  body.shape = std::make_shared<const Shape3>(Sphere{0.5f});
+  ASSERT_TRUE(scene.UpsertBodies({body}).ok());
+  Pose3 far;
+  far.position = {100, 0, 0};
+  ASSERT_TRUE(scene.UpdatePoses(1, {{1, far, false}}).ok());
+  scene::QueryOptions options;
+  options.rewind = scene::Rewind{0, 0.5f};
+  const auto hits =
+      scene.Snapshot().RayCast({50, 0, -5}, {0, 0, 1}, 10.0f, options);
+  ASSERT_TRUE(hits.ok()) << hits.status();
+  EXPECT_TRUE(hits->hits.empty());
+}
+
 TEST(SceneRegistryTest, CreateFindDeleteAndErrors) {
   SceneRegistry registry(SceneLimits{});
   absl::StatusOr<std::shared_ptr<HostedScene>> created =

@@ -14,7 +14,7 @@ ABSL_FLAG(int, dimension, 3, "scene create: 2 or 3.");
 ABSL_FLAG(uint32_t, history_ticks, 0,
           "scene create: ticks of history (0: the server's default).");
 ABSL_FLAG(float, teleport_distance, 0.0f,
-          "scene create: the teleport threshold (0: never).");
+          "scene create: the teleport threshold (0: the default, 10).");
 ABSL_FLAG(uint32_t, max_bodies, 0,
           "scene create: the scene's body limit (0: the server's).");
 ABSL_FLAG(uint32_t, page_size, 0, "scene list: scenes per page (0: 100).");

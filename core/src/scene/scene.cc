@@ -23,6 +23,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "sator/core/scene/shot_validation.h"
 #include "scene/id_index.h"
 #include "scene/shape_ops.h"
 #include "scene/snapshot_data.h"
@@ -60,13 +61,48 @@ bool SameRotation(const Pose<D>& a, const Pose<D>& b) {
 // between the two ticks, the interpolated body (with the earlier tick's
 // shape) can leave both tight boxes: the sphere boxes of the larger bounding
 // radius at both positions contain it.
+//
+// Hitbox parts (`motion`, from PartMotionBetween): a rewound query composes
+// the interpolated group pose with the interpolated local pose, whose
+// position p(t) = g(t) + R(t) l(t) leaves the segment between the two world
+// positions w0, w1 by at most |l(t)| + |lerp(R0 l0, R1 l1)| <= 2 max |l|
+// (`extra`), so the sphere boxes grow by that much whenever the local pose
+// or the world rotation changes. With both unchanged the part only
+// translates with its group and the tight boxes suffice.
+struct PartMotion {
+  float extra = 0.0f;
+  bool same_local = true;
+};
+
+template <int D>
+PartMotion PartMotionBetween(const internal::GroupPoses<D>* a,
+                             const BodyRecord<D>& record_a,
+                             const internal::GroupPoses<D>* b,
+                             const BodyRecord<D>* record_b,
+                             std::uint32_t slot) {
+  if (record_a.group_id == 0 || record_b == nullptr ||
+      record_b->group_id != record_a.group_id || a == nullptr || b == nullptr ||
+      slot >= a->local.size() || slot >= b->local.size()) {
+    return {};
+  }
+  const Pose<D>& la = a->local[slot];
+  const Pose<D>& lb = b->local[slot];
+  PartMotion motion;
+  motion.extra = 2.0f * std::max(Length(la.position), Length(lb.position));
+  motion.same_local = la.position == lb.position && SameRotation<D>(la, lb);
+  return motion;
+}
+
 template <int D>
 Aabb<D> TickBox(const BodyRecord<D>& record, const Pose<D>& pose,
-                const BodyRecord<D>* other_record, const Pose<D>* other) {
+                const BodyRecord<D>* other_record, const Pose<D>* other,
+                PartMotion motion = {}) {
   Aabb<D> box = ShapeOps<D>::Bounds(*record.shape, pose);
   if (other != nullptr &&
-      (!SameRotation<D>(pose, *other) || record.shape != other_record->shape)) {
-    const float radius = std::max(record.radius, other_record->radius);
+      (!SameRotation<D>(pose, *other) || record.shape != other_record->shape ||
+       !motion.same_local)) {
+    const float radius =
+        std::max(record.radius, other_record->radius) + motion.extra;
     box = Union(box, internal::SphereBox<D>(pose.position, radius));
     box = Union(box, internal::SphereBox<D>(other->position, radius));
   }
@@ -130,7 +166,8 @@ template <int D>
 bool TranslatedWindowBox(const std::vector<const Frame<D>*>& frames,
                          std::uint32_t slot, Aabb<D>* out) {
   const BodyRecord<D>* record = RecordAt(*frames[0], slot);
-  if (record == nullptr) return false;
+  // A hitbox part's interpolated pose is not a translation of its ticks'.
+  if (record == nullptr || record->group_id != 0) return false;
   const Pose<D>& first = (*frames[0]->poses)[slot];
   Vec<D> lo = first.position;
   Vec<D> hi = first.position;
@@ -173,8 +210,14 @@ bool ExactWindowBox(const std::vector<const Frame<D>*>& frames,
       }
     }
     Aabb<D> tick_box{};
+    const PartMotion motion =
+        next == nullptr ? PartMotion{}
+                        : PartMotionBetween<D>(frames[i]->groups.get(), *record,
+                                               frames[i + 1]->groups.get(),
+                                               next_record, slot);
     if (next == nullptr ||
-        (SameRotation<D>(pose, *next) && next_record->shape == record->shape)) {
+        (SameRotation<D>(pose, *next) && next_record->shape == record->shape &&
+         motion.same_local)) {
       if (run_record == nullptr || run_record->shape != record->shape ||
           !SameRotation<D>(run_pose, pose)) {
         run_record = record;
@@ -185,13 +228,25 @@ bool ExactWindowBox(const std::vector<const Frame<D>*>& frames,
       }
       tick_box = {local.min + pose.position, local.max + pose.position};
     } else {
-      tick_box = TickBox<D>(*record, pose, next_record, next);
+      tick_box = TickBox<D>(*record, pose, next_record, next, motion);
     }
     box = any ? Union(box, tick_box) : tick_box;
     any = true;
   }
   if (any) *out = box;
   return any;
+}
+
+// Takes `slot` out of the live parts of `group_id` (a group with no part
+// left is forgotten, pose included).
+template <int D>
+void LeaveGroup(WriterState<D>& w, std::uint64_t group_id, std::uint32_t slot) {
+  auto it = w.groups.find(group_id);
+  if (it == w.groups.end()) return;
+  std::vector<std::uint32_t>& members = it->second.members;
+  members.erase(std::remove(members.begin(), members.end(), slot),
+                members.end());
+  if (members.empty()) w.groups.erase(it);
 }
 
 }  // namespace
@@ -219,6 +274,17 @@ absl::StatusOr<std::unique_ptr<Scene<D>>> Scene<D>::Create(
   if (options.max_hits < 1) {
     return absl::InvalidArgumentError(
         absl::StrCat("max_hits: must be positive, got ", options.max_hits));
+  }
+  if (!std::isfinite(options.tick_rate) || options.tick_rate <= 0.0 ||
+      options.tick_rate > kMaxTickRate) {
+    return absl::InvalidArgumentError(absl::StrCat("tick_rate: must be in (0, ",
+                                                   kMaxTickRate, "], got ",
+                                                   options.tick_rate));
+  }
+  if (absl::Status status = ValidateHitPolicy(options.hit_policy);
+      !status.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("hit_policy.", status.message()));
   }
   return std::unique_ptr<Scene<D>>(new Scene<D>(options));
 }
@@ -311,6 +377,15 @@ absl::Status Scene<D>::UpsertBodies(absl::Span<const BodyDesc<D>> bodies) {
       return absl::InvalidArgumentError(
           absl::StrCat(where(), ".motion: unknown motion type"));
     }
+    if (body.part < kMinPart || body.part > kMaxPart) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(where(), ".part: must be in [", kMinPart, ", ", kMaxPart,
+                       "], got ", body.part));
+    }
+    if (body.group_id != 0 && body.motion != MotionType::kDynamic) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          where(), ".group_id: a hitbox part must be a dynamic body"));
+    }
     if (scene_empty) {
       ++new_count;
     } else {
@@ -348,6 +423,20 @@ absl::Status Scene<D>::UpsertBodies(absl::Span<const BodyDesc<D>> bodies) {
   pose_array->resize(table_size);
   const Frame<D>* previous =
       w.frames.size() >= 2 ? &w.frames[w.frames.size() - 2] : nullptr;
+  // Hitbox poses: copied (and sized like the pose array) once the scene has
+  // a part; untouched by scenes without groups.
+  std::shared_ptr<internal::GroupPoses<D>> group_poses;
+  if (current.groups != nullptr ||
+      std::any_of(bodies.begin(), bodies.end(),
+                  [](const BodyDesc<D>& b) { return b.group_id != 0; })) {
+    group_poses =
+        current.groups != nullptr
+            ? std::make_shared<internal::GroupPoses<D>>(*current.groups)
+            : std::make_shared<internal::GroupPoses<D>>();
+    group_poses->local.resize(table_size);
+    group_poses->group.resize(table_size);
+  }
+  std::shared_ptr<internal::GroupSlots> group_slots;  // Copied on change.
   for (std::size_t i = 0; i < bodies.size(); ++i) {
     const BodyDesc<D>& body = bodies[i];
     if (i + kPrefetchAhead < bodies.size()) {
@@ -378,6 +467,10 @@ absl::Status Scene<D>::UpsertBodies(absl::Span<const BodyDesc<D>> bodies) {
       state.in_use = true;
     }
     BodyRecord<D>& record = (*table)[slot];
+    const std::uint64_t old_group = is_new ? 0 : record.group_id;
+    if (old_group != 0 && old_group != body.group_id) {
+      LeaveGroup(w, old_group, slot);
+    }
     record.id = body.id;
     record.user_data = body.user_data;
     record.layer = body.layer;
@@ -386,9 +479,27 @@ absl::Status Scene<D>::UpsertBodies(absl::Span<const BodyDesc<D>> bodies) {
     record.shape = body.shape;
     record.radius = ShapeOps<D>::BoundRadius(*body.shape);
     record.motion = body.motion;
-    const Pose<D> pose = ShapeOps<D>::IsAcceptedAsIs(body.pose)
-                             ? body.pose
-                             : *ShapeOps<D>::CheckPose(body.pose);
+    record.group_id = body.group_id;
+    record.part = static_cast<std::int16_t>(body.part);
+    Pose<D> pose = ShapeOps<D>::IsAcceptedAsIs(body.pose)
+                       ? body.pose
+                       : *ShapeOps<D>::CheckPose(body.pose);
+    if (body.group_id != 0) {
+      internal::GroupState<D>& group = w.groups[body.group_id];
+      if (old_group != body.group_id) {
+        group.members.push_back(slot);
+        if (group_slots == nullptr) {
+          group_slots = std::make_shared<internal::GroupSlots>(*w.group_slots);
+        }
+        std::vector<std::uint32_t>& ever = (*group_slots)[body.group_id];
+        if (std::find(ever.begin(), ever.end(), slot) == ever.end()) {
+          ever.push_back(slot);
+        }
+      }
+      group_poses->local[slot] = pose;
+      group_poses->group[slot] = group.pose;
+      pose = Mul(group.pose, pose);
+    }
     (*pose_array)[slot] = pose;
     SlotState<D>& state = w.slots[slot];
     if (state.motion != body.motion) w.static_dirty = true;
@@ -403,7 +514,12 @@ absl::Status Scene<D>::UpsertBodies(absl::Span<const BodyDesc<D>> bodies) {
     } else {
       prev_record = nullptr;
     }
-    const Aabb<D> box = TickBox<D>(record, pose, prev_record, prev_pose);
+    const Aabb<D> box = TickBox<D>(
+        record, pose, prev_record, prev_pose,
+        prev_record == nullptr
+            ? PartMotion{}
+            : PartMotionBetween<D>(group_poses.get(), record,
+                                   previous->groups.get(), prev_record, slot));
     if (is_new) {
       state.window_box = box;
       state.grown = false;
@@ -414,6 +530,8 @@ absl::Status Scene<D>::UpsertBodies(absl::Span<const BodyDesc<D>> bodies) {
   }
   w.frames.back().table = std::move(table);
   w.frames.back().poses = std::move(pose_array);
+  if (group_poses != nullptr) w.frames.back().groups = std::move(group_poses);
+  if (group_slots != nullptr) w.group_slots = std::move(group_slots);
   Publish();
   return absl::OkStatus();
 }
@@ -442,6 +560,9 @@ absl::Status Scene<D>::RemoveBodies(absl::Span<const std::uint64_t> ids) {
   *table = *current.table;
   for (const std::uint64_t id : ids) {
     const std::uint32_t slot = w.id_to_slot.Find(id);
+    if ((*table)[slot].group_id != 0) {
+      LeaveGroup(w, (*table)[slot].group_id, slot);
+    }
     (*table)[slot] = BodyRecord<D>{};
     w.pending_removals.push_back({slot, current.tick});
     if (w.slots[slot].motion == MotionType::kStatic) w.static_dirty = true;
@@ -455,6 +576,13 @@ absl::Status Scene<D>::RemoveBodies(absl::Span<const std::uint64_t> ids) {
 template <int D>
 absl::Status Scene<D>::UpdatePoses(std::int64_t tick,
                                    absl::Span<const PoseUpdate<D>> updates) {
+  return UpdatePoses(tick, updates, {});
+}
+
+template <int D>
+absl::Status Scene<D>::UpdatePoses(
+    std::int64_t tick, absl::Span<const PoseUpdate<D>> updates,
+    absl::Span<const GroupPoseUpdate<D>> group_updates) {
   std::lock_guard<std::mutex> writer_lock(writer_mutex_);
   WriterState<D>& w = *writer_;
   const std::int64_t current_tick = w.frames.back().tick;
@@ -462,16 +590,45 @@ absl::Status Scene<D>::UpdatePoses(std::int64_t tick,
     return absl::FailedPreconditionError(absl::StrCat(
         "tick: ", tick, " is older than the current tick ", current_tick));
   }
+  // Group poses first (the parts' world poses below compose them).
+  std::vector<std::pair<internal::GroupState<D>*, Pose<D>>> new_group_poses;
+  new_group_poses.reserve(group_updates.size());
+  for (std::size_t i = 0; i < group_updates.size(); ++i) {
+    auto it = w.groups.find(group_updates[i].group_id);
+    if (it == w.groups.end()) {
+      return absl::NotFoundError(
+          absl::StrCat("group_updates[", i, "].group_id: no group ",
+                       group_updates[i].group_id, " in the scene"));
+    }
+    absl::StatusOr<Pose<D>> pose =
+        ShapeOps<D>::CheckPose(group_updates[i].pose);
+    if (!pose.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "group_updates[", i, "].pose: ", pose.status().message()));
+    }
+    new_group_poses.push_back({&it->second, *pose});
+  }
   // Validate every update while writing it into a copy of the newest pose
   // array (recycled memory; the copy is simply dropped if an update is
   // refused, so nothing is applied). A new tick starts from the same poses
   // (the new frame shares the newest array until it is replaced here).
   std::shared_ptr<std::vector<Pose<D>>> pose_array;
-  if (!updates.empty()) {
+  if (!updates.empty() || !group_updates.empty()) {
     pose_array = std::const_pointer_cast<std::vector<Pose<D>>>(
         internal::RecycleBin<D>::CopyPoses(w.recycle_bin,
                                            *w.frames.back().poses));
   }
+  // Parts' local and group poses: copied only when the batch moves a part.
+  std::shared_ptr<internal::GroupPoses<D>> group_poses;
+  auto mutable_group_poses = [&]() -> internal::GroupPoses<D>& {
+    if (group_poses == nullptr) {
+      group_poses =
+          std::make_shared<internal::GroupPoses<D>>(*w.frames.back().groups);
+    }
+    return *group_poses;
+  };
+  // Slots whose world pose is a group pose * local pose to recompute.
+  std::vector<std::uint32_t> part_slots;
   // Games send the same bodies in the same order every tick: the previous
   // batch's slots answer most lookups without hashing. A cached slot is
   // right exactly when the newest table holds a live body with that id
@@ -482,6 +639,7 @@ absl::Status Scene<D>::UpdatePoses(std::int64_t tick,
   if (w.order_slots.size() != updates.size()) {
     w.order_slots.assign(updates.size(), 0);
   }
+  bool any_teleport = false;
   for (std::size_t i = 0; i < updates.size(); ++i) {
     std::uint32_t slot = w.order_slots[i];
     if (slot >= newest_table.size() || newest_table[slot].incarnation == 0 ||
@@ -498,22 +656,44 @@ absl::Status Scene<D>::UpdatePoses(std::int64_t tick,
           absl::StrCat("updates[", i, "].id: body ", updates[i].id,
                        " is static (move it with UpsertBodies)")));
     }
-    if (ShapeOps<D>::IsAcceptedAsIs(updates[i].pose)) {
-      (*pose_array)[slot] = updates[i].pose;
-      continue;
+    any_teleport |= updates[i].teleported;
+    Pose<D> pose = updates[i].pose;
+    if (!ShapeOps<D>::IsAcceptedAsIs(pose)) {
+      absl::StatusOr<Pose<D>> checked = ShapeOps<D>::CheckPose(pose);
+      if (!checked.ok()) {
+        return (absl::InvalidArgumentError(absl::StrCat(
+            "updates[", i, "].pose: ", checked.status().message())));
+      }
+      pose = *checked;
     }
-    absl::StatusOr<Pose<D>> pose = ShapeOps<D>::CheckPose(updates[i].pose);
-    if (!pose.ok()) {
-      return (absl::InvalidArgumentError(
-          absl::StrCat("updates[", i, "].pose: ", pose.status().message())));
+    if (newest_table[slot].group_id != 0) {
+      mutable_group_poses().local[slot] = pose;
+      part_slots.push_back(slot);
+    } else {
+      (*pose_array)[slot] = pose;
     }
-    (*pose_array)[slot] = *pose;
+  }
+  for (std::size_t i = 0; i < new_group_poses.size(); ++i) {
+    auto& [group, pose] = new_group_poses[i];
+    group->pose = pose;
+    any_teleport |= group_updates[i].teleported;
+    internal::GroupPoses<D>& poses = mutable_group_poses();
+    for (const std::uint32_t slot : group->members) {
+      poses.group[slot] = pose;
+      part_slots.push_back(slot);
+    }
+  }
+  for (const std::uint32_t slot : part_slots) {
+    (*pose_array)[slot] =
+        Mul(group_poses->group[slot], group_poses->local[slot]);
   }
 
   const auto history = static_cast<std::size_t>(options_.history_ticks);
   if (tick > current_tick) {
-    // Skipped ticks repeat the last state (only the last H - 1 can matter).
-    const Frame<D> last = w.frames.back();
+    // Skipped ticks repeat the last state (only the last H - 1 can matter);
+    // nothing teleports at them.
+    Frame<D> last = w.frames.back();
+    last.teleported = nullptr;
     const std::int64_t gap = tick - current_tick - 1;
     const std::int64_t kept =
         std::min<std::int64_t>(gap, static_cast<std::int64_t>(history) - 1);
@@ -530,28 +710,51 @@ absl::Status Scene<D>::UpdatePoses(std::int64_t tick,
   }
   Frame<D>& frame = w.frames.back();
   if (pose_array != nullptr) frame.poses = std::move(pose_array);
+  if (group_poses != nullptr) frame.groups = std::move(group_poses);
+  if (any_teleport) {
+    auto teleported =
+        frame.teleported != nullptr
+            ? std::make_shared<std::vector<std::uint8_t>>(*frame.teleported)
+            : std::make_shared<std::vector<std::uint8_t>>();
+    teleported->resize(frame.poses->size(), 0);
+    for (std::size_t i = 0; i < updates.size(); ++i) {
+      if (updates[i].teleported) (*teleported)[w.order_slots[i]] = 1;
+    }
+    for (std::size_t i = 0; i < new_group_poses.size(); ++i) {
+      if (!group_updates[i].teleported) continue;
+      for (const std::uint32_t slot : new_group_poses[i].first->members) {
+        (*teleported)[slot] = 1;
+      }
+    }
+    frame.teleported = std::move(teleported);
+  }
   const Frame<D>* previous =
       w.frames.size() >= 2 ? &w.frames[w.frames.size() - 2] : nullptr;
   const BodyTable<D>& table = *frame.table;
   const std::vector<Pose<D>>& poses = *frame.poses;
-  for (std::size_t i = 0; i < updates.size(); ++i) {
-    const std::uint32_t slot = w.order_slots[i];
+  auto grow = [&](std::uint32_t slot) {
     const BodyRecord<D>& record = table[slot];
     const Pose<D>& pose = poses[slot];
     const BodyRecord<D>* prev_record =
         previous != nullptr ? RecordAt(*previous, slot) : nullptr;
     const Pose<D>* prev_pose = nullptr;
+    PartMotion motion;
     if (prev_record != nullptr &&
         prev_record->incarnation == record.incarnation) {
       prev_pose = &(*previous->poses)[slot];
+      motion = PartMotionBetween<D>(frame.groups.get(), record,
+                                    previous->groups.get(), prev_record, slot);
     } else {
       prev_record = nullptr;
     }
     SlotState<D>& state = w.slots[slot];
-    state.window_box = Union(state.window_box,
-                             TickBox<D>(record, pose, prev_record, prev_pose));
+    state.window_box =
+        Union(state.window_box,
+              TickBox<D>(record, pose, prev_record, prev_pose, motion));
     state.grown = true;
-  }
+  };
+  for (std::size_t i = 0; i < updates.size(); ++i) grow(w.order_slots[i]);
+  for (const std::uint32_t slot : part_slots) grow(slot);
 
   // Free the slots of bodies removed before the window, in ascending slot
   // order (as a scan of the slots would).
@@ -572,6 +775,21 @@ absl::Status Scene<D>::UpdatePoses(std::int64_t tick,
       w.slots[slot] = SlotState<D>{};
       w.free_slots.push_back(slot);
       w.static_dirty = true;  // Cheap to be conservative: removals are rare.
+    }
+    if (!freed.empty() && !w.group_slots->empty()) {
+      auto group_slots = std::make_shared<internal::GroupSlots>();
+      for (const auto& [group_id, slots] : *w.group_slots) {
+        std::vector<std::uint32_t> kept_slots;
+        for (const std::uint32_t slot : slots) {
+          if (!std::binary_search(freed.begin(), freed.end(), slot)) {
+            kept_slots.push_back(slot);
+          }
+        }
+        if (!kept_slots.empty()) {
+          (*group_slots)[group_id] = std::move(kept_slots);
+        }
+      }
+      w.group_slots = std::move(group_slots);
     }
   }
   // Recompute the window boxes of one block of 1/H of the slots
@@ -743,6 +961,9 @@ void Scene<D>::Publish() {
   data->teleport_distance = options_.teleport_distance;
   data->max_hits = options_.max_hits;
   data->body_count = w.id_to_slot.size();
+  data->tick_rate = options_.tick_rate;
+  data->hit_policy = options_.hit_policy;
+  data->group_slots = w.group_slots;
   std::shared_ptr<const SnapshotData<D>> published = std::move(data);
   {
     std::lock_guard<std::mutex> lock(snapshot_mutex_);

@@ -21,7 +21,11 @@ std::vector<BodyDesc<D>> SceneSnapshot<D>::Bodies() const {
     BodyDesc<D>& body = bodies.emplace_back();
     body.id = record.id;
     body.shape = record.shape;
-    body.pose = poses[slot];
+    // A hitbox part is listed with its local pose (as UpsertBodies takes
+    // it); Groups() gives the group poses.
+    body.pose = record.group_id != 0 ? frame.groups->local[slot] : poses[slot];
+    body.group_id = record.group_id;
+    body.part = record.part;
     body.motion = record.motion;
     body.layer = record.layer;
     body.mask = record.mask;

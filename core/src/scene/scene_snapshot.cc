@@ -44,11 +44,13 @@ constexpr float kClipSlack = 1e-5f;
 // point; the point is inside a body when the ray starts inside it.
 constexpr float kPointRayLength = 1e-6f;
 
-// The tick a query runs at: frame index, tick and fraction.
+// The tick a query runs at: frame index, tick and fraction, and whether a
+// too old rewind was clamped to the oldest tick.
 struct TickChoice {
   std::size_t frame = 0;
   std::int64_t tick = 0;
   float fraction = 0.0f;
+  bool clamped = false;
 };
 
 template <int D>
@@ -56,6 +58,50 @@ struct BodyAtTick {
   const BodyRecord<D>* record = nullptr;
   Pose<D> pose{};
 };
+
+// The pose of `record` (in `slot` of frame f0) at f0's tick + `fraction`:
+// interpolated towards the next frame's pose unless the body is not in that
+// frame, teleported at it (flagged, or moved further than the teleport
+// distance) or fraction is 0. A hitbox part of the same group at both ticks
+// composes the interpolated group pose with the interpolated local pose.
+// `*teleported` says whether a teleport cut the interpolation.
+template <int D>
+Pose<D> PoseAt(const SnapshotData<D>& data, std::size_t frame, float fraction,
+               std::uint32_t slot, const BodyRecord<D>& record,
+               bool* teleported) {
+  const Frame<D>& f0 = data.frames[frame];
+  const Pose<D>& pose = (*f0.poses)[slot];
+  *teleported = false;
+  if (fraction <= 0.0f) return pose;
+  const Frame<D>& f1 = data.frames[frame + 1];
+  if (slot >= f1.table->size() ||
+      (*f1.table)[slot].incarnation != record.incarnation) {
+    return pose;
+  }
+  if (f1.teleported != nullptr && slot < f1.teleported->size() &&
+      (*f1.teleported)[slot] != 0) {
+    *teleported = true;
+    return pose;
+  }
+  const Pose<D>& next = (*f1.poses)[slot];
+  if (IsTeleport(pose, next, data.teleport_distance)) {
+    *teleported = true;
+    return pose;
+  }
+  if (record.group_id != 0 && (*f1.table)[slot].group_id == record.group_id &&
+      f0.groups != nullptr && f1.groups != nullptr) {
+    const Pose<D>& g0 = f0.groups->group[slot];
+    const Pose<D>& g1 = f1.groups->group[slot];
+    if (IsTeleport(g0, g1, data.teleport_distance)) {
+      *teleported = true;
+      return pose;
+    }
+    return Mul(InterpolatePose(g0, g1, fraction),
+               InterpolatePose(f0.groups->local[slot], f1.groups->local[slot],
+                               fraction));
+  }
+  return InterpolatePose(pose, next, fraction);
+}
 
 template <int D>
 class QueryRunner {
@@ -108,17 +154,8 @@ class QueryRunner {
     const BodyRecord<D>& record = (*f0.table)[slot];
     if (record.incarnation == 0 || !Accept(record)) return out;
     out.record = &record;
-    out.pose = (*f0.poses)[slot];
-    if (fraction_ > 0.0f) {
-      const Frame<D>& f1 = data_.frames[frame_ + 1];
-      if (slot < f1.table->size() &&
-          (*f1.table)[slot].incarnation == record.incarnation) {
-        const Pose<D>& next = (*f1.poses)[slot];
-        if (!IsTeleport(out.pose, next, data_.teleport_distance)) {
-          out.pose = InterpolatePose(out.pose, next, fraction_);
-        }
-      }
-    }
+    bool teleported = false;
+    out.pose = PoseAt(data_, frame_, fraction_, slot, record, &teleported);
     return out;
   }
 
@@ -135,6 +172,10 @@ class QueryRunner {
     }
     if (filter.motion == MotionSelection::kDynamicOnly &&
         record.motion != MotionType::kDynamic) {
+      return false;
+    }
+    if (record.group_id != 0 &&
+        filter.excluded_groups.Contains(record.group_id)) {
       return false;
     }
     // Sorted once when the set was made (ExcludedIds), however many queries
@@ -167,6 +208,7 @@ class QueryRunner {
         return true;
       case ResultMode::kAllUpToN:
       case ResultMode::kClosestPerBody:
+      case ResultMode::kClosestPerGroup:
         Append(hit, key);
         return true;
     }
@@ -189,10 +231,29 @@ class QueryRunner {
     QueryResult<D> result;
     result.tick = tick.tick;
     result.fraction = tick.fraction;
+    result.clamped = tick.clamped;
     result.stats = stats;
     // Sorted through the 16-byte keys, then gathered: moving those is much
     // cheaper than moving whole hits.
     std::sort(keys_.begin(), keys_.end(), Less);
+    if (options_.mode == ResultMode::kClosestPerGroup) {
+      // The first (closest) hit of each group; a body outside any group is
+      // a group of its own (told apart from group ids by the flag).
+      std::vector<std::pair<bool, std::uint64_t>> seen;
+      std::size_t kept = 0;
+      for (const Keyed& keyed : keys_) {
+        const QueryHit<D>& hit = hits_[keyed.index];
+        const std::pair<bool, std::uint64_t> owner =
+            hit.group_id != 0 ? std::pair{true, hit.group_id}
+                              : std::pair{false, hit.body_id};
+        if (std::find(seen.begin(), seen.end(), owner) != seen.end()) {
+          continue;
+        }
+        seen.push_back(owner);
+        keys_[kept++] = keyed;
+      }
+      keys_.resize(kept);
+    }
     const auto limit = static_cast<std::size_t>(options_.max_hits);
     if (keys_.size() > limit) keys_.resize(limit);
     result.hits.reserve(keys_.size());
@@ -256,6 +317,14 @@ absl::StatusOr<TickChoice> ChooseTick(const SnapshotData<D>& data,
       rewind.fraction >= 1.0f) {
     return absl::InvalidArgumentError(absl::StrCat(
         "rewind.fraction: must be in [0, 1), got ", rewind.fraction));
+  }
+  if (rewind.tick < data.oldest_tick() &&
+      rewind.on_too_old == RewindLimit::kClamp) {
+    choice.frame = 0;
+    choice.tick = data.oldest_tick();
+    choice.fraction = 0.0f;
+    choice.clamped = true;
+    return choice;
   }
   if (rewind.tick < data.oldest_tick()) {
     return absl::OutOfRangeError(
@@ -435,6 +504,8 @@ QueryHit<D> BaseHit(const BodyRecord<D>& record) {
   QueryHit<D> hit;
   hit.body_id = record.id;
   hit.user_data = record.user_data;
+  hit.group_id = record.group_id;
+  hit.part = record.part;
   return hit;
 }
 
@@ -461,6 +532,69 @@ absl::StatusOr<std::int64_t> SceneSnapshot<D>::QueryTick(
 template <int D>
 std::size_t SceneSnapshot<D>::body_count() const {
   return data_->body_count;
+}
+
+template <int D>
+double SceneSnapshot<D>::tick_rate() const {
+  return data_->tick_rate;
+}
+
+template <int D>
+const HitPolicy& SceneSnapshot<D>::hit_policy() const {
+  return data_->hit_policy;
+}
+
+template <int D>
+std::vector<GroupDesc<D>> SceneSnapshot<D>::Groups() const {
+  std::vector<GroupDesc<D>> groups;
+  const Frame<D>& newest = data_->frames.back();
+  for (const auto& [group_id, slots] : *data_->group_slots) {
+    GroupDesc<D> desc;
+    desc.group_id = group_id;
+    for (const std::uint32_t slot : slots) {
+      if (slot >= newest.table->size()) continue;
+      const BodyRecord<D>& record = (*newest.table)[slot];
+      if (record.incarnation == 0 || record.group_id != group_id) continue;
+      if (desc.part_count++ == 0) desc.pose = newest.groups->group[slot];
+    }
+    if (desc.part_count > 0) groups.push_back(desc);
+  }
+  std::sort(groups.begin(), groups.end(),
+            [](const GroupDesc<D>& a, const GroupDesc<D>& b) {
+              return a.group_id < b.group_id;
+            });
+  return groups;
+}
+
+template <int D>
+absl::StatusOr<std::vector<typename SceneSnapshot<D>::Part>>
+SceneSnapshot<D>::GroupParts(std::uint64_t group_id,
+                             const std::optional<Rewind>& rewind) const {
+  QueryOptions options;
+  options.max_hits = 1;
+  options.rewind = rewind;
+  absl::StatusOr<TickChoice> tick = ChooseTick(*data_, options);
+  if (!tick.ok()) return tick.status();
+  std::vector<Part> parts;
+  auto it = data_->group_slots->find(group_id);
+  if (it == data_->group_slots->end()) return parts;
+  const Frame<D>& frame = data_->frames[tick->frame];
+  for (const std::uint32_t slot : it->second) {
+    if (slot >= frame.table->size()) continue;
+    const BodyRecord<D>& record = (*frame.table)[slot];
+    if (record.incarnation == 0 || record.group_id != group_id) continue;
+    Part& part = parts.emplace_back();
+    part.body_id = record.id;
+    part.part = record.part;
+    part.layer = record.layer;
+    part.mask = record.mask;
+    part.shape = record.shape;
+    part.pose = PoseAt(*data_, tick->frame, tick->fraction, slot, record,
+                       &part.teleported);
+  }
+  std::sort(parts.begin(), parts.end(),
+            [](const Part& a, const Part& b) { return a.body_id < b.body_id; });
+  return parts;
 }
 
 template <int D>

@@ -6,6 +6,7 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -27,9 +28,23 @@ struct BodyRecord {
   std::uint64_t layer = 0;
   std::uint64_t mask = 0;
   std::uint64_t incarnation = 0;
+  std::uint64_t group_id = 0;  // 0: not a part of a hitbox group.
   ShapePtr<D> shape;
   float radius = 0.0f;  // ShapeOps::BoundRadius(*shape).
+  // BodyDesc::part, in [kMinPart, kMaxPart]: 16 bits keep the record at 72
+  // bytes.
+  std::int16_t part = 0;
   MotionType motion = MotionType::kStatic;
+};
+
+// The poses of hitbox parts at one tick, by slot (sized like the pose
+// array; entries of slots that hold no part are unused): the part's local
+// pose and its group's pose, whose product is the world pose in the frame's
+// pose array. A rewound query interpolates both and composes them.
+template <int D>
+struct GroupPoses {
+  std::vector<Pose<D>> local;
+  std::vector<Pose<D>> group;
 };
 
 template <int D>
@@ -74,12 +89,23 @@ std::shared_ptr<BodyTable<D>> NewBodyTable() {
 // One tick of history: the body table and the poses, both indexed by slot
 // (poses->size() == table->size()). Ticks that changed no body share the
 // table; ticks skipped by UpdatePoses share the poses too.
+//
+// `groups` is null while the scene has never had a hitbox part; `teleported`
+// (by slot, 1 for a body that jumped at this tick: never interpolated from
+// the previous tick) is null when nothing teleported at this tick.
 template <int D>
 struct Frame {
   std::int64_t tick = 0;
   std::shared_ptr<const BodyTable<D>> table;
   std::shared_ptr<const std::vector<Pose<D>>> poses;
+  std::shared_ptr<const GroupPoses<D>> groups;
+  std::shared_ptr<const std::vector<std::uint8_t>> teleported;
 };
+
+// Group id -> every slot that held one of its parts since the slot was last
+// freed (a query resolves the slot at its tick and checks the group there).
+using GroupSlots =
+    std::unordered_map<std::uint64_t, std::vector<std::uint32_t>>;
 
 // A Bvh and the slot of each of its proxies.
 //
@@ -106,6 +132,9 @@ struct SnapshotData {
   float teleport_distance = 0.0f;
   int max_hits = 0;
   std::size_t body_count = 0;
+  double tick_rate = 60.0;
+  HitPolicy hit_policy;
+  std::shared_ptr<const GroupSlots> group_slots;
 
   std::int64_t tick() const { return frames.back().tick; }
   std::int64_t oldest_tick() const { return frames.front().tick; }
@@ -212,9 +241,20 @@ struct SlotState {
   MotionType motion = MotionType::kStatic;
 };
 
+// A hitbox group as the writer keeps it.
+template <int D>
+struct GroupState {
+  Pose<D> pose{};
+  std::vector<std::uint32_t> members;  // Slots of its live parts.
+};
+
 template <int D>
 struct WriterState {
   IdIndex id_to_slot;
+  std::unordered_map<std::uint64_t, GroupState<D>> groups;
+  // Published as SnapshotData::group_slots; copied when it changes.
+  std::shared_ptr<const GroupSlots> group_slots =
+      std::make_shared<const GroupSlots>();
   std::vector<SlotState<D>> slots;
   std::vector<std::uint32_t> free_slots;
   std::deque<Frame<D>> frames;  // Oldest first.

@@ -31,6 +31,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <variant>
 #include <vector>
 
@@ -111,6 +112,30 @@ class SceneSnapshot {
   absl::StatusOr<std::int64_t> QueryTick(const QueryOptions& options) const;
   // Bodies alive at the newest tick.
   std::size_t body_count() const;
+  // SceneOptions::tick_rate and hit_policy.
+  double tick_rate() const;
+  const HitPolicy& hit_policy() const;
+
+  // The hitbox groups with at least one part at the newest tick, with their
+  // pose there, in ascending id order.
+  std::vector<GroupDesc<D>> Groups() const;
+
+  // One part of a group at a query time.
+  struct Part {
+    std::uint64_t body_id = 0;
+    std::int32_t part = 0;
+    std::uint64_t layer = 0;
+    std::uint64_t mask = 0;
+    ShapePtr<D> shape;
+    Pose<D> pose{};  // World pose at the time asked for.
+    // Not interpolated: it teleported at the tick after the rewind's.
+    bool teleported = false;
+  };
+  // The parts of `group_id` as a query with `rewind` would see them (the
+  // newest tick when absent), in ascending body id order; empty when the
+  // group had no part then. Rewind errors as for the queries.
+  absl::StatusOr<std::vector<Part>> GroupParts(
+      std::uint64_t group_id, const std::optional<Rewind>& rewind) const;
 
   // Every body alive at the newest tick, with its pose at that tick, in
   // ascending id order (for export, snapshots and the debug viewer). O(n).
@@ -200,6 +225,14 @@ class Scene {
   // invalid pose. An id given twice takes the later pose.
   absl::Status UpdatePoses(std::int64_t tick,
                            absl::Span<const PoseUpdate<D>> updates);
+  // The same, moving hitbox groups too: each GroupPoseUpdate sets a group's
+  // pose (NOT_FOUND for a group with no part, INVALID_ARGUMENT
+  // "group_updates[i].pose" for an invalid one) and so every part's world
+  // pose; a PoseUpdate of a part sets its local pose. Teleport flags mark the
+  // body (or every part of the group) as jumping at `tick`.
+  absl::Status UpdatePoses(std::int64_t tick,
+                           absl::Span<const PoseUpdate<D>> updates,
+                           absl::Span<const GroupPoseUpdate<D>> group_updates);
 
   // The newest published state.
   SceneSnapshot<D> Snapshot() const;

@@ -38,33 +38,90 @@ using SceneShape = std::conditional_t<D == 2, Shape2, Shape3>;
 template <int D>
 using ShapePtr = std::shared_ptr<const SceneShape<D>>;
 
+// The default SceneOptions::teleport_distance, in the caller's length unit:
+// 10 (metres: 600 m/s at 60 ticks a second, so no character or vehicle
+// reaches it in a tick, while a respawn from x = 0 to x = 100 is a cut, not a
+// glide through x = 50).
+inline constexpr float kDefaultTeleportDistance = 10.0f;
+
+// When a rewound query names a tick older than the history
+// (Rewind::on_too_old).
+enum class RewindLimit : std::uint8_t {
+  // OUT_OF_RANGE.
+  kReject = 0,
+  // The query runs at the oldest tick kept (fraction 0) and reports
+  // QueryResult::clamped.
+  kClamp,
+};
+
+// How ValidateShots judges shots (sator/core/scene/shot_validation.h has the
+// model; docs/HIT_VALIDATION.md the reasons). Each scene has one, and a call
+// may override it.
+struct HitPolicy {
+  // The most a shot may rewind, in milliseconds before the current tick
+  // (converted with SceneOptions::tick_rate); the history length bounds it
+  // too. Finite and >= 0.
+  float max_rewind_ms = 250.0f;
+  // Older shots: clamped to the oldest allowed time (judged there, reason
+  // kClamped when they hit), or rejected (kTooOld).
+  RewindLimit on_too_old = RewindLimit::kClamp;
+  // How far the claimed origin may lie from the shooter's own hitboxes at the
+  // view time (the caller's length unit); +infinity turns the check off.
+  // Finite or +infinity, >= 0.
+  float max_origin_distance = 2.0f;
+  // Static bodies (the level) stop shots; when false the shot passes through
+  // them (dynamic bodies outside any group always block).
+  bool static_blocks = true;
+};
+
 // The limits a scene enforces; checked by Scene<D>::Create.
 struct SceneOptions {
   // H: how many ticks of poses a scene keeps (the current tick included), in
   // [1, kMaxHistoryTicks]. A query may rewind to any of them.
   int history_ticks = 64;
-  // A body whose position jumps by more than this between two consecutive
-  // ticks teleported: a rewound query between those ticks uses the earlier
-  // pose instead of interpolating. Positive; +infinity turns it off.
-  float teleport_distance = std::numeric_limits<float>::infinity();
+  // A body (or hitbox group) whose position jumps by more than this between
+  // two consecutive ticks teleported: a rewound query between those ticks
+  // uses the earlier pose instead of interpolating. Positive; +infinity
+  // turns the distance test off (PoseUpdate::teleported still cuts). The
+  // default, kDefaultTeleportDistance, is far above what a game character
+  // moves in one tick and below a respawn across a level.
+  float teleport_distance = kDefaultTeleportDistance;
   // The most bodies alive at once (RESOURCE_EXHAUSTED beyond), in
   // [1, kMaxBodies].
   int max_bodies = 1'000'000;
   // The most hits a query may ask for (QueryOptions::max_hits).
   int max_hits = 4096;
+  // Ticks per second, for view delays in milliseconds (ValidateShots):
+  // finite, in (0, 100000].
+  double tick_rate = 60.0;
+  // The scene's default hit policy (ValidateShots).
+  HitPolicy hit_policy;
 };
 
 inline constexpr int kMaxHistoryTicks = 4096;
+// The range of BodyDesc::part.
+inline constexpr std::int32_t kMinPart = -32768;
+inline constexpr std::int32_t kMaxPart = 32767;
+inline constexpr double kMaxTickRate = 100000.0;
 inline constexpr int kMaxBodies = 1 << 24;
 
 enum class MotionType : std::uint8_t { kStatic = 0, kDynamic = 1 };
 
 // One body as the caller gives it to UpsertBodies.
+//
+// Hitbox groups: a dynamic body with group_id != 0 is a part of that group (a
+// player, a vehicle) and `pose` is its local pose in the group's frame; its
+// world pose is group pose * local pose. A group exists while it has parts;
+// it starts at the identity pose and moves with GroupPoseUpdate. `part` is
+// the caller's label (head, torso, ...) in [kMinPart, kMaxPart], returned
+// with every hit.
 template <int D>
 struct BodyDesc {
   std::uint64_t id = 0;
   ShapePtr<D> shape;
   Pose<D> pose{};
+  std::uint64_t group_id = 0;
+  std::int32_t part = 0;
   MotionType motion = MotionType::kDynamic;
   // What the body is (layer) and what it collides with (mask); see
   // QueryFilter for the test.
@@ -73,10 +130,32 @@ struct BodyDesc {
   std::uint64_t user_data = 0;
 };
 
+// A body's pose at a tick (its local pose when it is a part of a group). A
+// teleported body jumped at this tick: a rewound query between the previous
+// tick and this one uses the previous pose instead of interpolating.
 template <int D>
 struct PoseUpdate {
   std::uint64_t id = 0;
   Pose<D> pose{};
+  bool teleported = false;
+};
+
+// A hitbox group's pose at a tick: moves every part at once. teleported cuts
+// the interpolation of all its parts, as PoseUpdate::teleported does.
+template <int D>
+struct GroupPoseUpdate {
+  std::uint64_t group_id = 0;
+  Pose<D> pose{};
+  bool teleported = false;
+};
+
+// A group as SceneSnapshot::Groups gives it: id, pose at the newest tick and
+// how many parts it has.
+template <int D>
+struct GroupDesc {
+  std::uint64_t group_id = 0;
+  Pose<D> pose{};
+  std::size_t part_count = 0;
 };
 
 enum class MotionSelection : std::uint8_t {
@@ -126,13 +205,16 @@ class ExcludedIds {
 //   if two_way: (filter.layer & body.mask) != 0 as well
 // (the query is an object of layer `filter.layer` that collides with
 // `filter.mask`; two_way also asks the body to want to collide with it),
-// its id is not in excluded_ids, and its motion type is selected. The
-// defaults pass every body.
+// its id is not in excluded_ids, its group (if any) is not in
+// excluded_groups, and its motion type is selected. The defaults pass every
+// body.
 struct QueryFilter {
   std::uint64_t layer = ~std::uint64_t{0};
   std::uint64_t mask = ~std::uint64_t{0};
   bool two_way = true;
   ExcludedIds excluded_ids;
+  // Group ids whose parts are all skipped (the shooter's own hitboxes).
+  ExcludedIds excluded_groups;
   MotionSelection motion = MotionSelection::kAll;
 };
 
@@ -149,14 +231,19 @@ enum class ResultMode : std::uint8_t {
   // the mode exists so that the service contract does not change when a
   // multi-hit narrow phase arrives.
   kClosestPerBody,
+  // The closest hit of each hitbox group (a body outside any group counts
+  // as a group of its own), ordered by key, the first max_hits.
+  kClosestPerGroup,
 };
 
 // Run the query against the scene as it was at `tick` + `fraction` (tick
 // must be within the scene's history, fraction in [0, 1); a fraction above 0
-// needs tick + 1 to exist too).
+// needs tick + 1 to exist too). A tick older than the history is
+// OUT_OF_RANGE, or with on_too_old = kClamp runs at the oldest tick kept.
 struct Rewind {
   std::int64_t tick = 0;
   float fraction = 0.0f;
+  RewindLimit on_too_old = RewindLimit::kReject;
 };
 
 struct QueryOptions {
@@ -190,6 +277,9 @@ template <int D>
 struct QueryHit {
   std::uint64_t body_id = 0;
   std::uint64_t user_data = 0;
+  // The body's hitbox group (0: none) and part label.
+  std::uint64_t group_id = 0;
+  std::int32_t part = 0;
   Vec<D> point{};
   Vec<D> normal{};
   float distance = 0.0f;
@@ -205,6 +295,9 @@ struct QueryResult {
   // rewind).
   std::int64_t tick = 0;
   float fraction = 0.0f;
+  // The rewind was older than the history and ran at the oldest tick
+  // (RewindLimit::kClamp).
+  bool clamped = false;
   std::vector<QueryHit<D>> hits;
   // Contacts only: the combined depenetration vector (see Scene::Contacts).
   Vec<D> depenetration{};
