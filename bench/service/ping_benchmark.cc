@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,7 +26,7 @@ namespace {
 
 struct Fixture {
   std::unique_ptr<sator::server::Server> server;
-  std::unique_ptr<sator::Client> client;
+  std::optional<sator::Client> client;
 };
 
 Fixture* MakeFixture(bool grpc_metrics) {
@@ -36,7 +37,7 @@ Fixture* MakeFixture(bool grpc_metrics) {
   options.metrics_address = "";
   options.enable_grpc_metrics = grpc_metrics;
   made->server = *sator::server::Server::Start(options);
-  made->client = *sator::Client::Create(
+  made->client = *sator::Client::Make(
       {.target = absl::StrCat("127.0.0.1:", made->server->grpc_port())});
   return made;
 }

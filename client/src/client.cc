@@ -11,10 +11,10 @@
 #include "absl/strings/str_cat.h"
 #include "client_factory.h"
 #include "client_impl.h"
+#include "dimension_check.h"
 
 namespace sator {
 
-using client::CallContext;
 using client_internal::ClientState;
 
 namespace {
@@ -23,8 +23,7 @@ namespace {
 constexpr bool kIdempotent = true;
 constexpr bool kMutation = false;
 
-client::QueryOptions WithRewind(client::QueryOptions options,
-                                const CallOptions& call_options) {
+QueryOptions WithRewind(QueryOptions options, const CallOptions& call_options) {
   if (call_options.rewind.has_value()) options.rewind = call_options.rewind;
   return options;
 }
@@ -38,25 +37,57 @@ absl::Status ValidateOptions(const ClientOptions& options) {
     return absl::InvalidArgumentError(
         "ClientOptions.async_threads: must be at least 1");
   }
-  return client::ValidateRetryPolicy(options.retry, "ClientOptions.retry");
+  return ValidateRetryPolicy(options.retry, "ClientOptions.retry");
+}
+
+absl::StatusOr<std::shared_ptr<Connection>> ConnectionFor(
+    const ClientOptions& options) {
+  if (options.target.empty()) {
+    return absl::InvalidArgumentError("ClientOptions.target: empty");
+  }
+  if (absl::Status valid = ValidateOptions(options); !valid.ok()) return valid;
+  return MakeConnection({.target = options.target,
+                         .keepalive_time = options.keepalive_time,
+                         .keepalive_timeout = options.keepalive_timeout,
+                         .max_message_bytes = options.max_message_bytes,
+                         .max_reconnect_backoff = options.max_reconnect_backoff,
+                         .tls = options.tls,
+                         .bearer_token = options.bearer_token});
 }
 
 }  // namespace
 
 namespace client_internal {
 
-absl::StatusOr<std::unique_ptr<Client>> ClientFactory::Create(
-    std::shared_ptr<client::Connection> connection,
+Client ClientFactory::Make(
+    absl::StatusOr<std::shared_ptr<Connection>> connection,
     const ClientOptions& options, RetryEnvironment environment) {
-  if (connection == nullptr) {
-    return absl::InvalidArgumentError("connection: null");
+  absl::Status status = ValidateOptions(options);
+  if (status.ok() && !connection.ok()) status = connection.status();
+  if (status.ok() && *connection == nullptr) {
+    status = absl::InvalidArgumentError("connection: null");
   }
-  if (absl::Status valid = ValidateOptions(options); !valid.ok()) return valid;
-  return std::unique_ptr<Client>(new Client(std::make_unique<ClientState>(
-      options, std::move(connection), std::move(environment))));
+  return Client(std::make_shared<ClientState>(
+      options, connection.ok() ? *std::move(connection) : nullptr,
+      std::move(environment), std::move(status)));
+}
+
+Client ClientFactory::Borrow(ClientState* state) {
+  return Client(
+      std::shared_ptr<ClientState>(std::shared_ptr<ClientState>(), state));
 }
 
 }  // namespace client_internal
+
+namespace {
+
+// A non-owning Client over `state`, for the async tasks that the owning
+// Client outlives (its destructor waits for them).
+Client Borrow(ClientState* state) {
+  return client_internal::ClientFactory::Borrow(state);
+}
+
+}  // namespace
 
 bool SceneRange::Advance() {
   if (done_) return false;
@@ -65,7 +96,7 @@ bool SceneRange::Advance() {
       done_ = true;
       return false;
     }
-    absl::StatusOr<client::ListScenesPage> page = fetch_(next_token_);
+    absl::StatusOr<ListScenesPage> page = fetch_(next_token_);
     fetched_any_ = true;
     if (!page.ok()) {
       // The error is the last element.
@@ -83,37 +114,39 @@ bool SceneRange::Advance() {
   return true;
 }
 
-Client::Client(std::unique_ptr<ClientState> impl) : impl_(std::move(impl)) {}
+Client::Client(std::shared_ptr<ClientState> impl) : impl_(std::move(impl)) {}
+
+Client::Client(const ClientOptions& options)
+    : Client(client_internal::ClientFactory::Make(
+          ConnectionFor(options), options,
+          client_internal::DefaultRetryEnvironment())) {}
+
+Client::Client(std::shared_ptr<Connection> connection,
+               const ClientOptions& options)
+    : Client(client_internal::ClientFactory::Make(
+          std::move(connection), options,
+          client_internal::DefaultRetryEnvironment())) {}
+
+absl::StatusOr<Client> Client::Make(const ClientOptions& options) {
+  Client client(options);
+  if (!client.status().ok()) return client.status();
+  return client;
+}
+
+absl::StatusOr<Client> Client::Make(std::shared_ptr<Connection> connection,
+                                    const ClientOptions& options) {
+  Client client(std::move(connection), options);
+  if (!client.status().ok()) return client.status();
+  return client;
+}
+
 Client::~Client() = default;
+Client::Client(Client&& other) noexcept = default;
+Client& Client::operator=(Client&& other) noexcept = default;
 
-absl::StatusOr<std::unique_ptr<Client>> Client::Create(
-    const ClientOptions& options) {
-  if (options.target.empty()) {
-    return absl::InvalidArgumentError("ClientOptions.target: empty");
-  }
-  if (absl::Status valid = ValidateOptions(options); !valid.ok()) return valid;
-  absl::StatusOr<std::shared_ptr<client::Connection>> connection =
-      client::MakeConnection(
-          {.target = options.target,
-           .keepalive_time = options.keepalive_time,
-           .keepalive_timeout = options.keepalive_timeout,
-           .max_message_bytes = options.max_message_bytes,
-           .max_reconnect_backoff = options.max_reconnect_backoff,
-           .tls = options.tls,
-           .bearer_token = options.bearer_token});
-  if (!connection.ok()) return connection.status();
-  return Create(*std::move(connection), options);
-}
+absl::Status Client::status() const { return impl_->status(); }
 
-absl::StatusOr<std::unique_ptr<Client>> Client::Create(
-    std::shared_ptr<client::Connection> connection,
-    const ClientOptions& options) {
-  return client_internal::ClientFactory::Create(
-      std::move(connection), options,
-      client_internal::DefaultRetryEnvironment());
-}
-
-const std::shared_ptr<client::Connection>& Client::connection() const {
+const std::shared_ptr<Connection>& Client::connection() const {
   return impl_->shared_connection();
 }
 
@@ -130,9 +163,10 @@ absl::StatusOr<PingResult> Client::Ping(absl::string_view payload,
 
 std::future<absl::StatusOr<PingResult>> Client::AsyncPing(
     std::string payload, const CallOptions& call_options) {
-  return impl_->Async([this, payload = std::move(payload), call_options] {
-    return Ping(payload, call_options);
-  });
+  return impl_->Async(
+      [state = impl_.get(), payload = std::move(payload), call_options] {
+        return Borrow(state).Ping(payload, call_options);
+      });
 }
 
 absl::StatusOr<HealthStatus> Client::CheckHealth(
@@ -157,22 +191,22 @@ absl::StatusOr<std::string> Client::CallJson(absl::string_view method,
 
 // ---- Scenes ----
 
-absl::StatusOr<client::SceneInfo> Client::CreateScene(
-    const std::string& scene_id, const client::SceneSettings& settings,
-    const CallOptions& call_options) {
-  return impl_->Call<absl::StatusOr<client::SceneInfo>>(
+absl::StatusOr<SceneInfo> Client::CreateScene(const std::string& scene_id,
+                                              const SceneSettings& settings,
+                                              const CallOptions& call_options) {
+  return impl_->Call<absl::StatusOr<SceneInfo>>(
       kMutation, call_options, [&](const CallContext& context) {
         return impl_->connection().CreateScene(scene_id, settings, context);
       });
 }
 
-std::future<absl::StatusOr<client::SceneInfo>> Client::AsyncCreateScene(
-    std::string scene_id, client::SceneSettings settings,
+std::future<absl::StatusOr<SceneInfo>> Client::AsyncCreateScene(
+    std::string scene_id, SceneSettings settings,
     const CallOptions& call_options) {
-  return impl_->Async(
-      [this, scene_id = std::move(scene_id), settings, call_options] {
-        return CreateScene(scene_id, settings, call_options);
-      });
+  return impl_->Async([state = impl_.get(), scene_id = std::move(scene_id),
+                       settings, call_options] {
+    return Borrow(state).CreateScene(scene_id, settings, call_options);
+  });
 }
 
 absl::Status Client::DeleteScene(const std::string& scene_id,
@@ -185,99 +219,113 @@ absl::Status Client::DeleteScene(const std::string& scene_id,
 
 std::future<absl::Status> Client::AsyncDeleteScene(
     std::string scene_id, const CallOptions& call_options) {
-  return impl_->Async([this, scene_id = std::move(scene_id), call_options] {
-    return DeleteScene(scene_id, call_options);
-  });
+  return impl_->Async(
+      [state = impl_.get(), scene_id = std::move(scene_id), call_options] {
+        return Borrow(state).DeleteScene(scene_id, call_options);
+      });
 }
 
-absl::StatusOr<client::ListScenesPage> Client::ListScenes(
+absl::StatusOr<ListScenesPage> Client::ListScenes(
     std::uint32_t page_size, const std::string& page_token,
     const CallOptions& call_options) {
-  return impl_->Call<absl::StatusOr<client::ListScenesPage>>(
+  return impl_->Call<absl::StatusOr<ListScenesPage>>(
       kIdempotent, call_options, [&](const CallContext& context) {
         return impl_->connection().ListScenes(page_size, page_token, context);
       });
 }
 
-std::future<absl::StatusOr<client::ListScenesPage>> Client::AsyncListScenes(
+std::future<absl::StatusOr<ListScenesPage>> Client::AsyncListScenes(
     std::uint32_t page_size, std::string page_token,
     const CallOptions& call_options) {
-  return impl_->Async(
-      [this, page_size, page_token = std::move(page_token), call_options] {
-        return ListScenes(page_size, page_token, call_options);
-      });
+  return impl_->Async([state = impl_.get(), page_size,
+                       page_token = std::move(page_token), call_options] {
+    return Borrow(state).ListScenes(page_size, page_token, call_options);
+  });
 }
 
 SceneRange Client::ListAllScenes(std::uint32_t page_size,
                                  const CallOptions& call_options) {
-  return SceneRange([this, page_size, call_options](const std::string& token) {
-    return ListScenes(page_size, token, call_options);
-  });
+  return SceneRange(
+      [state = impl_.get(), page_size, call_options](const std::string& token) {
+        return Borrow(state).ListScenes(page_size, token, call_options);
+      });
 }
 
-absl::StatusOr<client::SceneInfo> Client::GetScene(
-    const std::string& scene_id, const CallOptions& call_options) {
-  return impl_->Call<absl::StatusOr<client::SceneInfo>>(
+absl::StatusOr<SceneInfo> Client::GetScene(const std::string& scene_id,
+                                           const CallOptions& call_options) {
+  return impl_->Call<absl::StatusOr<SceneInfo>>(
       kIdempotent, call_options, [&](const CallContext& context) {
         return impl_->connection().GetScene(scene_id, context);
       });
 }
 
-std::future<absl::StatusOr<client::SceneInfo>> Client::AsyncGetScene(
+std::future<absl::StatusOr<SceneInfo>> Client::AsyncGetScene(
     std::string scene_id, const CallOptions& call_options) {
-  return impl_->Async([this, scene_id = std::move(scene_id), call_options] {
-    return GetScene(scene_id, call_options);
-  });
+  return impl_->Async(
+      [state = impl_.get(), scene_id = std::move(scene_id), call_options] {
+        return Borrow(state).GetScene(scene_id, call_options);
+      });
 }
 
-absl::StatusOr<client::SceneSnapshot> Client::ExportScene(
+absl::StatusOr<SceneSnapshot> Client::ExportScene(
     const std::string& scene_id, const CallOptions& call_options) {
-  return impl_->Call<absl::StatusOr<client::SceneSnapshot>>(
+  return impl_->Call<absl::StatusOr<SceneSnapshot>>(
       kIdempotent, call_options, [&](const CallContext& context) {
         return impl_->connection().ExportScene(scene_id, context);
       });
 }
 
-std::future<absl::StatusOr<client::SceneSnapshot>> Client::AsyncExportScene(
+std::future<absl::StatusOr<SceneSnapshot>> Client::AsyncExportScene(
     std::string scene_id, const CallOptions& call_options) {
-  return impl_->Async([this, scene_id = std::move(scene_id), call_options] {
-    return ExportScene(scene_id, call_options);
-  });
+  return impl_->Async(
+      [state = impl_.get(), scene_id = std::move(scene_id), call_options] {
+        return Borrow(state).ExportScene(scene_id, call_options);
+      });
 }
 
-absl::StatusOr<client::SceneInfo> Client::ImportScene(
-    const client::SceneSnapshot& snapshot, const CallOptions& call_options) {
-  return impl_->Call<absl::StatusOr<client::SceneInfo>>(
+absl::StatusOr<SceneInfo> Client::ImportScene(const SceneSnapshot& snapshot,
+                                              const CallOptions& call_options) {
+  if (absl::Status valid =
+          client_internal::CheckBodies(snapshot.bodies, "snapshot.");
+      !valid.ok()) {
+    return valid;
+  }
+  return impl_->Call<absl::StatusOr<SceneInfo>>(
       kMutation, call_options, [&](const CallContext& context) {
         return impl_->connection().ImportScene(snapshot, context);
       });
 }
 
-std::future<absl::StatusOr<client::SceneInfo>> Client::AsyncImportScene(
-    client::SceneSnapshot snapshot, const CallOptions& call_options) {
-  return impl_->Async([this, snapshot = std::move(snapshot), call_options] {
-    return ImportScene(snapshot, call_options);
-  });
+std::future<absl::StatusOr<SceneInfo>> Client::AsyncImportScene(
+    SceneSnapshot snapshot, const CallOptions& call_options) {
+  return impl_->Async(
+      [state = impl_.get(), snapshot = std::move(snapshot), call_options] {
+        return Borrow(state).ImportScene(snapshot, call_options);
+      });
 }
 
 // ---- Bodies ----
 
-absl::StatusOr<client::UpsertBodiesResult> Client::UpsertBodies(
-    const std::string& scene_id, const std::vector<client::Body>& bodies,
+absl::StatusOr<UpsertBodiesResult> Client::UpsertBodies(
+    const std::string& scene_id, const std::vector<Body>& bodies,
     const CallOptions& call_options) {
-  return impl_->Call<absl::StatusOr<client::UpsertBodiesResult>>(
+  if (absl::Status valid = client_internal::CheckBodies(bodies, "");
+      !valid.ok()) {
+    return valid;
+  }
+  return impl_->Call<absl::StatusOr<UpsertBodiesResult>>(
       kMutation, call_options, [&](const CallContext& context) {
         return impl_->connection().UpsertBodies(scene_id, bodies, context);
       });
 }
 
-std::future<absl::StatusOr<client::UpsertBodiesResult>>
-Client::AsyncUpsertBodies(std::string scene_id,
-                          std::vector<client::Body> bodies,
-                          const CallOptions& call_options) {
-  return impl_->Async(
-      [this, scene_id = std::move(scene_id), bodies = std::move(bodies),
-       call_options] { return UpsertBodies(scene_id, bodies, call_options); });
+std::future<absl::StatusOr<UpsertBodiesResult>> Client::AsyncUpsertBodies(
+    std::string scene_id, std::vector<Body> bodies,
+    const CallOptions& call_options) {
+  return impl_->Async([state = impl_.get(), scene_id = std::move(scene_id),
+                       bodies = std::move(bodies), call_options] {
+    return Borrow(state).UpsertBodies(scene_id, bodies, call_options);
+  });
 }
 
 absl::StatusOr<std::uint32_t> Client::RemoveBodies(
@@ -292,15 +340,15 @@ absl::StatusOr<std::uint32_t> Client::RemoveBodies(
 std::future<absl::StatusOr<std::uint32_t>> Client::AsyncRemoveBodies(
     std::string scene_id, std::vector<std::uint64_t> body_ids,
     const CallOptions& call_options) {
-  return impl_->Async([this, scene_id = std::move(scene_id),
+  return impl_->Async([state = impl_.get(), scene_id = std::move(scene_id),
                        body_ids = std::move(body_ids), call_options] {
-    return RemoveBodies(scene_id, body_ids, call_options);
+    return Borrow(state).RemoveBodies(scene_id, body_ids, call_options);
   });
 }
 
 absl::StatusOr<std::int64_t> Client::UpdatePoses(
-    const std::string& scene_id, std::int64_t tick,
-    const client::PoseBatch& poses, const CallOptions& call_options) {
+    const std::string& scene_id, std::int64_t tick, const PoseBatch& poses,
+    const CallOptions& call_options) {
   return impl_->Call<absl::StatusOr<std::int64_t>>(
       kMutation, call_options, [&](const CallContext& context) {
         return impl_->connection().UpdatePoses(scene_id, tick, poses, context);
@@ -308,187 +356,216 @@ absl::StatusOr<std::int64_t> Client::UpdatePoses(
 }
 
 std::future<absl::StatusOr<std::int64_t>> Client::AsyncUpdatePoses(
-    std::string scene_id, std::int64_t tick, client::PoseBatch poses,
+    std::string scene_id, std::int64_t tick, PoseBatch poses,
     const CallOptions& call_options) {
-  return impl_->Async([this, scene_id = std::move(scene_id), tick,
-                       poses = std::move(poses), call_options] {
-    return UpdatePoses(scene_id, tick, poses, call_options);
+  return impl_->Async([state = impl_.get(), scene_id = std::move(scene_id),
+                       tick, poses = std::move(poses), call_options] {
+    return Borrow(state).UpdatePoses(scene_id, tick, poses, call_options);
   });
 }
 
 // ---- Scene queries ----
 
-absl::StatusOr<client::QueryResult> Client::Overlap(
-    const std::string& scene_id, const client::OverlapQuery& query,
-    const client::QueryOptions& options, const CallOptions& call_options) {
-  const client::QueryOptions effective = WithRewind(options, call_options);
-  return impl_->Call<absl::StatusOr<client::QueryResult>>(
+absl::StatusOr<QueryResult> Client::Overlap(const std::string& scene_id,
+                                            const OverlapQuery& query,
+                                            const QueryOptions& options,
+                                            const CallOptions& call_options) {
+  if (absl::Status valid = client_internal::CheckQuery(query, "query.");
+      !valid.ok()) {
+    return valid;
+  }
+  const QueryOptions effective = WithRewind(options, call_options);
+  return impl_->Call<absl::StatusOr<QueryResult>>(
       kIdempotent, call_options, [&](const CallContext& context) {
         return impl_->connection().Overlap(scene_id, query, effective, context);
       });
 }
 
-std::future<absl::StatusOr<client::QueryResult>> Client::AsyncOverlap(
-    std::string scene_id, client::OverlapQuery query,
-    client::QueryOptions options, const CallOptions& call_options) {
-  return impl_->Async([this, scene_id = std::move(scene_id),
+std::future<absl::StatusOr<QueryResult>> Client::AsyncOverlap(
+    std::string scene_id, OverlapQuery query, QueryOptions options,
+    const CallOptions& call_options) {
+  return impl_->Async([state = impl_.get(), scene_id = std::move(scene_id),
                        query = std::move(query), options = std::move(options),
                        call_options] {
-    return Overlap(scene_id, query, options, call_options);
+    return Borrow(state).Overlap(scene_id, query, options, call_options);
   });
 }
 
-absl::StatusOr<client::QueryResult> Client::Contacts(
-    const std::string& scene_id, const client::ContactsQuery& query,
-    const client::QueryOptions& options, const CallOptions& call_options) {
-  const client::QueryOptions effective = WithRewind(options, call_options);
-  return impl_->Call<absl::StatusOr<client::QueryResult>>(
+absl::StatusOr<QueryResult> Client::Contacts(const std::string& scene_id,
+                                             const ContactsQuery& query,
+                                             const QueryOptions& options,
+                                             const CallOptions& call_options) {
+  if (absl::Status valid = client_internal::CheckQuery(query, "query.");
+      !valid.ok()) {
+    return valid;
+  }
+  const QueryOptions effective = WithRewind(options, call_options);
+  return impl_->Call<absl::StatusOr<QueryResult>>(
       kIdempotent, call_options, [&](const CallContext& context) {
         return impl_->connection().Contacts(scene_id, query, effective,
                                             context);
       });
 }
 
-std::future<absl::StatusOr<client::QueryResult>> Client::AsyncContacts(
-    std::string scene_id, client::ContactsQuery query,
-    client::QueryOptions options, const CallOptions& call_options) {
-  return impl_->Async([this, scene_id = std::move(scene_id),
+std::future<absl::StatusOr<QueryResult>> Client::AsyncContacts(
+    std::string scene_id, ContactsQuery query, QueryOptions options,
+    const CallOptions& call_options) {
+  return impl_->Async([state = impl_.get(), scene_id = std::move(scene_id),
                        query = std::move(query), options = std::move(options),
                        call_options] {
-    return Contacts(scene_id, query, options, call_options);
+    return Borrow(state).Contacts(scene_id, query, options, call_options);
   });
 }
 
-absl::StatusOr<client::QueryResult> Client::Sweep(
-    const std::string& scene_id, const client::SweepQuery& query,
-    const client::QueryOptions& options, const CallOptions& call_options) {
-  const client::QueryOptions effective = WithRewind(options, call_options);
-  return impl_->Call<absl::StatusOr<client::QueryResult>>(
+absl::StatusOr<QueryResult> Client::Sweep(const std::string& scene_id,
+                                          const SweepQuery& query,
+                                          const QueryOptions& options,
+                                          const CallOptions& call_options) {
+  if (absl::Status valid = client_internal::CheckQuery(query, "query.");
+      !valid.ok()) {
+    return valid;
+  }
+  const QueryOptions effective = WithRewind(options, call_options);
+  return impl_->Call<absl::StatusOr<QueryResult>>(
       kIdempotent, call_options, [&](const CallContext& context) {
         return impl_->connection().Sweep(scene_id, query, effective, context);
       });
 }
 
-std::future<absl::StatusOr<client::QueryResult>> Client::AsyncSweep(
-    std::string scene_id, client::SweepQuery query,
-    client::QueryOptions options, const CallOptions& call_options) {
-  return impl_->Async(
-      [this, scene_id = std::move(scene_id), query = std::move(query),
-       options = std::move(options),
-       call_options] { return Sweep(scene_id, query, options, call_options); });
+std::future<absl::StatusOr<QueryResult>> Client::AsyncSweep(
+    std::string scene_id, SweepQuery query, QueryOptions options,
+    const CallOptions& call_options) {
+  return impl_->Async([state = impl_.get(), scene_id = std::move(scene_id),
+                       query = std::move(query), options = std::move(options),
+                       call_options] {
+    return Borrow(state).Sweep(scene_id, query, options, call_options);
+  });
 }
 
-absl::StatusOr<client::QueryResult> Client::Raycast(
-    const std::string& scene_id, const client::RaycastQuery& query,
-    const client::QueryOptions& options, const CallOptions& call_options) {
-  const client::QueryOptions effective = WithRewind(options, call_options);
-  return impl_->Call<absl::StatusOr<client::QueryResult>>(
+absl::StatusOr<QueryResult> Client::Raycast(const std::string& scene_id,
+                                            const RaycastQuery& query,
+                                            const QueryOptions& options,
+                                            const CallOptions& call_options) {
+  if (absl::Status valid = client_internal::CheckQuery(query, "query.");
+      !valid.ok()) {
+    return valid;
+  }
+  const QueryOptions effective = WithRewind(options, call_options);
+  return impl_->Call<absl::StatusOr<QueryResult>>(
       kIdempotent, call_options, [&](const CallContext& context) {
         return impl_->connection().Raycast(scene_id, query, effective, context);
       });
 }
 
-std::future<absl::StatusOr<client::QueryResult>> Client::AsyncRaycast(
-    std::string scene_id, client::RaycastQuery query,
-    client::QueryOptions options, const CallOptions& call_options) {
-  return impl_->Async([this, scene_id = std::move(scene_id), query,
-                       options = std::move(options), call_options] {
-    return Raycast(scene_id, query, options, call_options);
+std::future<absl::StatusOr<QueryResult>> Client::AsyncRaycast(
+    std::string scene_id, RaycastQuery query, QueryOptions options,
+    const CallOptions& call_options) {
+  return impl_->Async([state = impl_.get(), scene_id = std::move(scene_id),
+                       query, options = std::move(options), call_options] {
+    return Borrow(state).Raycast(scene_id, query, options, call_options);
   });
 }
 
-absl::StatusOr<client::QueryResult> Client::PointQuery(
-    const std::string& scene_id, const client::PointQuery& query,
-    const client::QueryOptions& options, const CallOptions& call_options) {
-  const client::QueryOptions effective = WithRewind(options, call_options);
-  return impl_->Call<absl::StatusOr<client::QueryResult>>(
+absl::StatusOr<QueryResult> Client::PointQuery(
+    const std::string& scene_id, const ::sator::PointQuery& query,
+    const QueryOptions& options, const CallOptions& call_options) {
+  const QueryOptions effective = WithRewind(options, call_options);
+  return impl_->Call<absl::StatusOr<QueryResult>>(
       kIdempotent, call_options, [&](const CallContext& context) {
         return impl_->connection().PointQuery(scene_id, query, effective,
                                               context);
       });
 }
 
-std::future<absl::StatusOr<client::QueryResult>> Client::AsyncPointQuery(
-    std::string scene_id, client::PointQuery query,
-    client::QueryOptions options, const CallOptions& call_options) {
-  return impl_->Async([this, scene_id = std::move(scene_id), query,
-                       options = std::move(options), call_options] {
-    return PointQuery(scene_id, query, options, call_options);
+std::future<absl::StatusOr<QueryResult>> Client::AsyncPointQuery(
+    std::string scene_id, ::sator::PointQuery query, QueryOptions options,
+    const CallOptions& call_options) {
+  return impl_->Async([state = impl_.get(), scene_id = std::move(scene_id),
+                       query, options = std::move(options), call_options] {
+    return Borrow(state).PointQuery(scene_id, query, options, call_options);
   });
 }
 
-absl::StatusOr<std::vector<client::BatchEntry>> Client::QueryBatch(
-    const std::string& scene_id, const std::vector<client::Query>& queries,
+absl::StatusOr<std::vector<BatchEntry>> Client::QueryBatch(
+    const std::string& scene_id, const std::vector<Query>& queries,
     const CallOptions& call_options) {
-  std::vector<client::Query> rewound;
-  const std::vector<client::Query>* to_send = &queries;
+  if (absl::Status valid = client_internal::CheckQueries(queries);
+      !valid.ok()) {
+    return valid;
+  }
+  std::vector<Query> rewound;
+  const std::vector<Query>* to_send = &queries;
   if (call_options.rewind.has_value()) {
     rewound = queries;
-    for (client::Query& query : rewound) {
+    for (Query& query : rewound) {
       query.options.rewind = call_options.rewind;
     }
     to_send = &rewound;
   }
-  return impl_->Call<absl::StatusOr<std::vector<client::BatchEntry>>>(
+  return impl_->Call<absl::StatusOr<std::vector<BatchEntry>>>(
       kIdempotent, call_options, [&](const CallContext& context) {
         return impl_->connection().QueryBatch(scene_id, *to_send, context);
       });
 }
 
-std::future<absl::StatusOr<std::vector<client::BatchEntry>>>
-Client::AsyncQueryBatch(std::string scene_id,
-                        std::vector<client::Query> queries,
-                        const CallOptions& call_options) {
-  return impl_->Async(
-      [this, scene_id = std::move(scene_id), queries = std::move(queries),
-       call_options] { return QueryBatch(scene_id, queries, call_options); });
+std::future<absl::StatusOr<std::vector<BatchEntry>>> Client::AsyncQueryBatch(
+    std::string scene_id, std::vector<Query> queries,
+    const CallOptions& call_options) {
+  return impl_->Async([state = impl_.get(), scene_id = std::move(scene_id),
+                       queries = std::move(queries), call_options] {
+    return Borrow(state).QueryBatch(scene_id, queries, call_options);
+  });
 }
 
-absl::StatusOr<client::RaycastBatchResult> Client::RaycastBatch(
-    const std::string& scene_id, absl::Span<const client::RaycastQuery> rays,
-    const client::QueryOptions& options, const CallOptions& call_options) {
-  const client::QueryOptions effective = WithRewind(options, call_options);
-  return impl_->Call<absl::StatusOr<client::RaycastBatchResult>>(
+absl::StatusOr<RaycastBatchResult> Client::RaycastBatch(
+    const std::string& scene_id, absl::Span<const RaycastQuery> rays,
+    const QueryOptions& options, const CallOptions& call_options) {
+  const QueryOptions effective = WithRewind(options, call_options);
+  return impl_->Call<absl::StatusOr<RaycastBatchResult>>(
       kIdempotent, call_options, [&](const CallContext& context) {
         return impl_->connection().RaycastBatch(scene_id, rays, effective,
                                                 context);
       });
 }
 
-std::future<absl::StatusOr<client::RaycastBatchResult>>
-Client::AsyncRaycastBatch(std::string scene_id,
-                          std::vector<client::RaycastQuery> rays,
-                          client::QueryOptions options,
-                          const CallOptions& call_options) {
-  return impl_->Async([this, scene_id = std::move(scene_id),
+std::future<absl::StatusOr<RaycastBatchResult>> Client::AsyncRaycastBatch(
+    std::string scene_id, std::vector<RaycastQuery> rays, QueryOptions options,
+    const CallOptions& call_options) {
+  return impl_->Async([state = impl_.get(), scene_id = std::move(scene_id),
                        rays = std::move(rays), options = std::move(options),
                        call_options] {
-    return RaycastBatch(scene_id, rays, options, call_options);
+    return Borrow(state).RaycastBatch(scene_id, rays, options, call_options);
   });
 }
 
 // ---- Sessions ----
 
-absl::StatusOr<std::unique_ptr<client::Session>> Client::OpenSession(
-    const std::string& scene_id, const client::SessionOptions& options) {
-  return client::Session::Open(impl_->shared_connection(), scene_id, options);
+absl::StatusOr<std::unique_ptr<Session>> Client::OpenSession(
+    const std::string& scene_id, const SessionOptions& options) {
+  if (!impl_->status().ok()) return impl_->status();
+  return Session::Open(impl_->shared_connection(), scene_id, options);
 }
 
 // ---- Pair queries ----
 
-absl::StatusOr<client::PairQueryResult> Client::PairQuery(
-    const client::PairQueryRequest& request, const CallOptions& call_options) {
-  return impl_->Call<absl::StatusOr<client::PairQueryResult>>(
+absl::StatusOr<PairQueryResult> Client::PairQuery(
+    const PairQueryRequest& request, const CallOptions& call_options) {
+  if (absl::Status valid = client_internal::CheckPairQuery(request);
+      !valid.ok()) {
+    return valid;
+  }
+  return impl_->Call<absl::StatusOr<PairQueryResult>>(
       kIdempotent, call_options, [&](const CallContext& context) {
         return impl_->connection().PairQuery(request, context);
       });
 }
 
-std::future<absl::StatusOr<client::PairQueryResult>> Client::AsyncPairQuery(
-    client::PairQueryRequest request, const CallOptions& call_options) {
-  return impl_->Async([this, request = std::move(request), call_options] {
-    return PairQuery(request, call_options);
-  });
+std::future<absl::StatusOr<PairQueryResult>> Client::AsyncPairQuery(
+    PairQueryRequest request, const CallOptions& call_options) {
+  return impl_->Async(
+      [state = impl_.get(), request = std::move(request), call_options] {
+        return Borrow(state).PairQuery(request, call_options);
+      });
 }
 
 namespace {
@@ -496,7 +573,7 @@ namespace {
 // The pair answer of the expected kind, or INTERNAL if the server answered
 // another one.
 template <typename T>
-absl::StatusOr<T> Expect(absl::StatusOr<client::PairQueryResult> result) {
+absl::StatusOr<T> Expect(absl::StatusOr<PairQueryResult> result) {
   if (!result.ok()) return result.status();
   if (T* value = std::get_if<T>(&*result)) return std::move(*value);
   return absl::InternalError("PairQuery answered a different query kind");
@@ -504,9 +581,9 @@ absl::StatusOr<T> Expect(absl::StatusOr<client::PairQueryResult> result) {
 
 // The request of a pair query between `a` and `b` (2D or 3D alike).
 template <typename Shape, typename PoseType, typename Kind>
-client::PairQueryRequest PairRequest(const Shape& a, const PoseType& pose_a,
-                                     const Shape& b, const PoseType& pose_b,
-                                     Kind kind) {
+PairQueryRequest PairRequest(const Shape& a, const PoseType& pose_a,
+                             const Shape& b, const PoseType& pose_b,
+                             Kind kind) {
   return {.shape_a = a,
           .pose_a = pose_a,
           .shape_b = b,
@@ -516,12 +593,12 @@ client::PairQueryRequest PairRequest(const Shape& a, const PoseType& pose_a,
 
 // A ray against `shape` alone (shape_b repeats it; the server ignores it).
 template <typename Shape, typename PoseType, typename RayType>
-client::PairQueryRequest RayRequest(const Shape& shape, const PoseType& pose,
-                                    const RayType& ray) {
+PairQueryRequest RayRequest(const Shape& shape, const PoseType& pose,
+                            const RayType& ray) {
   return PairRequest(shape, pose, shape, pose,
-                     client::PairRaycast{.origin = ray.origin,
-                                         .direction = ray.direction,
-                                         .max_distance = ray.max_distance});
+                     PairRaycast{.origin = ray.origin,
+                                 .direction = ray.direction,
+                                 .max_distance = ray.max_distance});
 }
 
 }  // namespace
@@ -530,27 +607,27 @@ absl::StatusOr<bool> Client::Overlap(const Shape2& a, const Pose2& pose_a,
                                      const Shape2& b, const Pose2& pose_b,
                                      const CallOptions& call_options) {
   return Expect<bool>(PairQuery(
-      PairRequest(a, pose_a, b, pose_b, client::PairOverlap{}), call_options));
+      PairRequest(a, pose_a, b, pose_b, PairOverlap{}), call_options));
 }
 
 absl::StatusOr<ContactResult<2>> Client::Contact(
     const Shape2& a, const Pose2& pose_a, const Shape2& b, const Pose2& pose_b,
     const CallOptions& call_options) {
   return Expect<ContactResult<2>>(PairQuery(
-      PairRequest(a, pose_a, b, pose_b, client::PairContact{}), call_options));
+      PairRequest(a, pose_a, b, pose_b, PairContact{}), call_options));
 }
 
 absl::StatusOr<SweepResult<2>> Client::Sweep(
     const Shape2& a, const Pose2& pose_a, Vec2 displacement_a, const Shape2& b,
     const Pose2& pose_b, Vec2 displacement_b, const CallOptions& call_options) {
-  return Expect<SweepResult<2>>(PairQuery(
-      PairRequest(a, pose_a, b, pose_b,
-                  client::PairSweep{.displacement_a = displacement_a,
-                                    .displacement_b = displacement_b}),
-      call_options));
+  return Expect<SweepResult<2>>(
+      PairQuery(PairRequest(a, pose_a, b, pose_b,
+                            PairSweep{.displacement_a = displacement_a,
+                                      .displacement_b = displacement_b}),
+                call_options));
 }
 
-absl::StatusOr<RayResult<2>> Client::RayCast(const Shape2& shape,
+absl::StatusOr<RayResult<2>> Client::Raycast(const Shape2& shape,
                                              const Pose2& pose,
                                              const Ray<2>& ray,
                                              const CallOptions& call_options) {
@@ -562,27 +639,27 @@ absl::StatusOr<bool> Client::Overlap(const Shape3& a, const Pose3& pose_a,
                                      const Shape3& b, const Pose3& pose_b,
                                      const CallOptions& call_options) {
   return Expect<bool>(PairQuery(
-      PairRequest(a, pose_a, b, pose_b, client::PairOverlap{}), call_options));
+      PairRequest(a, pose_a, b, pose_b, PairOverlap{}), call_options));
 }
 
 absl::StatusOr<ContactResult<3>> Client::Contact(
     const Shape3& a, const Pose3& pose_a, const Shape3& b, const Pose3& pose_b,
     const CallOptions& call_options) {
   return Expect<ContactResult<3>>(PairQuery(
-      PairRequest(a, pose_a, b, pose_b, client::PairContact{}), call_options));
+      PairRequest(a, pose_a, b, pose_b, PairContact{}), call_options));
 }
 
 absl::StatusOr<SweepResult<3>> Client::Sweep(
     const Shape3& a, const Pose3& pose_a, Vec3 displacement_a, const Shape3& b,
     const Pose3& pose_b, Vec3 displacement_b, const CallOptions& call_options) {
-  return Expect<SweepResult<3>>(PairQuery(
-      PairRequest(a, pose_a, b, pose_b,
-                  client::PairSweep{.displacement_a = displacement_a,
-                                    .displacement_b = displacement_b}),
-      call_options));
+  return Expect<SweepResult<3>>(
+      PairQuery(PairRequest(a, pose_a, b, pose_b,
+                            PairSweep{.displacement_a = displacement_a,
+                                      .displacement_b = displacement_b}),
+                call_options));
 }
 
-absl::StatusOr<RayResult<3>> Client::RayCast(const Shape3& shape,
+absl::StatusOr<RayResult<3>> Client::Raycast(const Shape3& shape,
                                              const Pose3& pose,
                                              const Ray<3>& ray,
                                              const CallOptions& call_options) {

@@ -13,9 +13,13 @@ namespace sator::client_internal {
 
 class ClientFactory {
  public:
-  static absl::StatusOr<std::unique_ptr<Client>> Create(
-      std::shared_ptr<client::Connection> connection,
-      const ClientOptions& options, RetryEnvironment environment);
+  // A client over `connection`; one that fails every call with the reason
+  // when `connection` is an error or null or an option is bad.
+  static Client Make(absl::StatusOr<std::shared_ptr<Connection>> connection,
+                     const ClientOptions& options,
+                     RetryEnvironment environment);
+  // A client that uses `state` without owning it.
+  static Client Borrow(ClientState* state);
 };
 
 }  // namespace sator::client_internal

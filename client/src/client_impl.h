@@ -3,6 +3,7 @@
 #ifndef SATOR_CLIENT_SRC_CLIENT_IMPL_H_
 #define SATOR_CLIENT_SRC_CLIENT_IMPL_H_
 
+#include <algorithm>
 #include <functional>
 #include <memory>
 #include <utility>
@@ -18,25 +19,27 @@ namespace sator::client_internal {
 
 class ClientState {
  public:
-  ClientState(ClientOptions options,
-              std::shared_ptr<client::Connection> connection,
-              RetryEnvironment environment)
+  ClientState(ClientOptions options, std::shared_ptr<Connection> connection,
+              RetryEnvironment environment, absl::Status status)
       : options_(std::move(options)),
         connection_(std::move(connection)),
         environment_(std::move(environment)),
-        executor_(options_.async_threads) {}
+        status_(std::move(status)),
+        executor_(std::max(options_.async_threads, 1)) {}
+
+  // OK, or why every call fails.
+  const absl::Status& status() const { return status_; }
 
   // One call: the deadline of `call_options` (or the default) over all
   // attempts, retried by the policy when `idempotent`.
   template <typename Result>
-  Result Call(
-      bool idempotent, const CallOptions& call_options,
-      const std::function<Result(const client::CallContext&)>& attempt) {
-    const client::RetryPolicy& policy =
+  Result Call(bool idempotent, const CallOptions& call_options,
+              const std::function<Result(const CallContext&)>& attempt) {
+    if (!status_.ok()) return Result(status_);
+    const RetryPolicy& policy =
         call_options.retry.has_value() ? *call_options.retry : options_.retry;
     if (call_options.retry.has_value()) {
-      if (absl::Status valid =
-              client::ValidateRetryPolicy(policy, "CallOptions.retry");
+      if (absl::Status valid = ValidateRetryPolicy(policy, "CallOptions.retry");
           !valid.ok()) {
         return Result(valid);
       }
@@ -58,15 +61,16 @@ class ClientState {
     return executor_.Submit(std::move(task));
   }
 
-  client::Connection& connection() { return *connection_; }
-  const std::shared_ptr<client::Connection>& shared_connection() const {
+  Connection& connection() { return *connection_; }
+  const std::shared_ptr<Connection>& shared_connection() const {
     return connection_;
   }
 
  private:
   ClientOptions options_;
-  std::shared_ptr<client::Connection> connection_;
+  std::shared_ptr<Connection> connection_;
   RetryEnvironment environment_;
+  absl::Status status_;
   // Last: destroyed first, so running tasks still see everything above.
   Executor executor_;
 };

@@ -1,4 +1,4 @@
-// MakeConnection: sator::client::Connection over one gRPC channel. One
+// MakeConnection: sator::Connection over one gRPC channel. One
 // attempt per call; `x-scene-id` metadata on every call that names a scene;
 // a `retry-after-ms` trailer becomes a status payload (retry.h).
 #include <cstddef>
@@ -32,7 +32,7 @@
 #include "status_conversion.h"
 #include "wire_convert.h"
 
-namespace sator::client {
+namespace sator {
 namespace {
 
 using client_internal::FromGrpcStatus;
@@ -367,7 +367,7 @@ class GrpcConnection final : public Connection {
   }
 
   absl::StatusOr<QueryResult> PointQuery(const std::string& scene_id,
-                                         const client::PointQuery& query,
+                                         const ::sator::PointQuery& query,
                                          const QueryOptions& options,
                                          const CallContext& context) override {
     sator::v1::PointQueryRequest request;
@@ -658,4 +658,4 @@ absl::StatusOr<std::shared_ptr<Connection>> MakeConnection(
       std::make_shared<GrpcConnection>(std::move(channel)));
 }
 
-}  // namespace sator::client
+}  // namespace sator

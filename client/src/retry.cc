@@ -13,7 +13,7 @@
 #include "absl/time/clock.h"
 #include "retry_loop.h"
 
-namespace sator::client {
+namespace sator {
 
 std::optional<absl::Duration> RetryAfter(const absl::Status& status) {
   const auto payload = status.GetPayload(kRetryAfterPayloadUrl);
@@ -73,7 +73,7 @@ absl::Status ValidateRetryPolicy(const RetryPolicy& policy,
   return absl::OkStatus();
 }
 
-}  // namespace sator::client
+}  // namespace sator
 
 namespace sator::client_internal {
 

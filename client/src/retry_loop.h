@@ -37,21 +37,20 @@ const absl::Status& StatusOf(const absl::StatusOr<T>& result) {
 // returns its last result unchanged. Non-idempotent calls get one attempt.
 template <typename Result>
 Result RunWithRetries(
-    const client::RetryPolicy& policy, bool idempotent, absl::Time deadline,
+    const RetryPolicy& policy, bool idempotent, absl::Time deadline,
     const RetryEnvironment& environment,
-    const std::function<Result(const client::CallContext&)>& attempt) {
-  const client::CallContext context{.deadline = deadline};
+    const std::function<Result(const CallContext&)>& attempt) {
+  const CallContext context{.deadline = deadline};
   for (int attempts = 1;; ++attempts) {
     Result result = attempt(context);
     const absl::Status& status = StatusOf(result);
     if (status.ok() || !idempotent || attempts >= policy.max_attempts ||
-        !client::IsRetryable(status)) {
+        !IsRetryable(status)) {
       return result;
     }
     absl::Duration delay =
-        client::BackoffCeiling(policy, attempts) * environment.uniform01();
-    if (const std::optional<absl::Duration> after =
-            client::RetryAfter(status)) {
+        BackoffCeiling(policy, attempts) * environment.uniform01();
+    if (const std::optional<absl::Duration> after = RetryAfter(status)) {
       delay = std::max(delay, *after);
     }
     if (environment.now() + delay >= deadline) return result;

@@ -1,4 +1,4 @@
-// sator::client::Session: one stream at a time, a reader thread that matches
+// sator::Session: one stream at a time, a reader thread that matches
 // replies to futures by sequence, and re-opening after the stream breaks.
 //
 // Locking: `submit_mutex_` serialises submissions, (re-)opening and closing,
@@ -16,8 +16,9 @@
 #include <variant>
 
 #include "absl/strings/str_cat.h"
+#include "dimension_check.h"
 
-namespace sator::client {
+namespace sator {
 
 // One message waiting for its reply.
 struct PendingReply {
@@ -357,6 +358,12 @@ std::future<absl::StatusOr<std::int64_t>> Session::SubmitPoses(
 }
 
 std::future<absl::StatusOr<QueryResult>> Session::SubmitQuery(Query query) {
+  if (absl::Status valid = client_internal::CheckQuery(query, "query");
+      !valid.ok()) {
+    std::promise<absl::StatusOr<QueryResult>> refused;
+    refused.set_value(std::move(valid));
+    return refused.get_future();
+  }
   return state_->SubmitQuery(std::move(query));
 }
 
@@ -365,4 +372,4 @@ const std::string& Session::scene_id() const { return state_->scene_id(); }
 std::int64_t Session::opened_tick() const { return state_->opened_tick(); }
 int Session::reopen_count() const { return state_->reopen_count(); }
 
-}  // namespace sator::client
+}  // namespace sator

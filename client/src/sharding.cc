@@ -18,7 +18,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 
-namespace sator::client {
+namespace sator {
 namespace {
 
 // SipHash-2-4 as specified by Aumasson and Bernstein (2012), section 2:
@@ -258,4 +258,4 @@ absl::StatusOr<std::vector<std::string>> ResolveHeadlessService(
   return std::vector<std::string>(targets.begin(), targets.end());
 }
 
-}  // namespace sator::client
+}  // namespace sator

@@ -14,7 +14,7 @@
 #include "google/protobuf/message.h"
 #include "google/protobuf/util/json_util.h"
 
-namespace sator::client {
+namespace sator {
 namespace {
 
 // ListScenes page tokens: "<endpoint>|<that endpoint's own token>". Endpoint
@@ -391,7 +391,7 @@ absl::StatusOr<QueryResult> ShardedConnection::Raycast(
 }
 
 absl::StatusOr<QueryResult> ShardedConnection::PointQuery(
-    const std::string& scene_id, const client::PointQuery& query,
+    const std::string& scene_id, const ::sator::PointQuery& query,
     const QueryOptions& options, const CallContext& context) {
   absl::StatusOr<Route> route = RouteScene(scene_id);
   if (!route.ok()) return route.status();
@@ -427,4 +427,4 @@ absl::StatusOr<std::unique_ptr<SessionStream>> ShardedConnection::OpenSession(
                       route->endpoint);
 }
 
-}  // namespace sator::client
+}  // namespace sator

@@ -83,20 +83,20 @@ RayResult<D> ReadRay(const sator::v1::PairRayResult& message) {
 }
 
 template <int D>
-absl::StatusOr<client::PairQueryResult> ReadPairResultIn(
+absl::StatusOr<PairQueryResult> ReadPairResultIn(
     const sator::v1::PairQueryResponse& response) {
   switch (response.result_case()) {
     case sator::v1::PairQueryResponse::kOverlap:
-      return client::PairQueryResult(response.overlap().overlapping());
+      return PairQueryResult(response.overlap().overlapping());
     case sator::v1::PairQueryResponse::kContact:
-      return client::PairQueryResult(ReadContact<D>(response.contact()));
+      return PairQueryResult(ReadContact<D>(response.contact()));
     case sator::v1::PairQueryResponse::kSweep: {
       absl::StatusOr<SweepResult<D>> sweep = ReadSweep<D>(response.sweep());
       if (!sweep.ok()) return sweep.status();
-      return client::PairQueryResult(*sweep);
+      return PairQueryResult(*sweep);
     }
     case sator::v1::PairQueryResponse::kRaycast:
-      return client::PairQueryResult(ReadRay<D>(response.raycast()));
+      return PairQueryResult(ReadRay<D>(response.raycast()));
     default:
       return absl::InternalError("PairQuery sent no result");
   }
@@ -108,11 +108,11 @@ constexpr convert::ShapeLimits kNoLimits{
     .max_mesh_triangles = std::numeric_limits<std::uint32_t>::max(),
     .max_mesh_vertices = std::numeric_limits<std::uint32_t>::max()};
 
-absl::StatusOr<client::Body> ReadBody(const sator::v1::Body& message,
-                                      client::Dimension dimension) {
-  client::Body body;
+absl::StatusOr<Body> ReadBody(const sator::v1::Body& message,
+                              Dimension dimension) {
+  Body body;
   body.id = message.body_id();
-  if (dimension == client::Dimension::k2D) {
+  if (dimension == Dimension::k2D) {
     absl::StatusOr<Shape2> shape =
         convert::ToShape2(message.shape(), kNoLimits);
     if (!shape.ok()) return shape.status();
@@ -129,7 +129,7 @@ absl::StatusOr<client::Body> ReadBody(const sator::v1::Body& message,
     body.shape = std::move(*shape);
     body.pose = *pose;
   }
-  body.motion = static_cast<client::MotionType>(
+  body.motion = static_cast<MotionType>(
       std::clamp(static_cast<int>(message.motion_type()), 0, 2));
   if (message.has_layer()) body.layer = message.layer();
   if (message.has_mask()) body.mask = message.mask();
@@ -139,25 +139,36 @@ absl::StatusOr<client::Body> ReadBody(const sator::v1::Body& message,
 
 }  // namespace
 
-void WriteShape(const client::AnyShape& shape, sator::v1::Shape* out) {
+void WriteShape(const AnyShape& shape, sator::v1::Shape* out) {
   std::visit(Overloaded{[&](const Shape2& s) { convert::FromShape2(s, out); },
                         [&](const Shape3& s) { convert::FromShape3(s, out); }},
              shape);
 }
 
-void WritePose(const client::AnyPose& pose, sator::v1::Pose* out) {
+void WritePose(const AnyPose& pose, sator::v1::Pose* out) {
   std::visit(Overloaded{[&](const Pose2& p) { convert::FromPose2(p, out); },
                         [&](const Pose3& p) { convert::FromPose3(p, out); }},
              pose);
 }
 
-void WriteVector(const client::AnyVector& vector, sator::v1::Vector* out) {
+void WritePose(const std::optional<AnyPose>& pose, const AnyShape& shape,
+               sator::v1::Pose* out) {
+  if (pose.has_value()) {
+    WritePose(*pose, out);
+  } else if (std::holds_alternative<Shape2>(shape)) {
+    convert::FromPose2(Pose2{}, out);
+  } else {
+    convert::FromPose3(Pose3{}, out);
+  }
+}
+
+void WriteVector(const AnyVector& vector, sator::v1::Vector* out) {
   std::visit(Overloaded{[&](Vec2 v) { convert::FromVec2(v, out); },
                         [&](Vec3 v) { convert::FromVec3(v, out); }},
              vector);
 }
 
-void WriteSettings(const client::SceneSettings& settings,
+void WriteSettings(const SceneSettings& settings,
                    sator::v1::SceneSettings* out) {
   out->set_dimension(static_cast<sator::v1::Dimension>(settings.dimension));
   out->set_history_ticks(settings.history_ticks);
@@ -165,34 +176,34 @@ void WriteSettings(const client::SceneSettings& settings,
   out->set_max_bodies(settings.max_bodies);
 }
 
-void WriteBody(const client::Body& body, sator::v1::Body* out) {
+void WriteBody(const Body& body, sator::v1::Body* out) {
   out->set_body_id(body.id);
   WriteShape(body.shape, out->mutable_shape());
-  WritePose(body.pose, out->mutable_pose());
+  WritePose(body.pose, body.shape, out->mutable_pose());
   out->set_motion_type(static_cast<sator::v1::MotionType>(body.motion));
   if (body.layer.has_value()) out->set_layer(*body.layer);
   if (body.mask.has_value()) out->set_mask(*body.mask);
   out->set_user_data(body.user_data);
 }
 
-void WriteSnapshot(const client::SceneSnapshot& snapshot,
+void WriteSnapshot(const SceneSnapshot& snapshot,
                    sator::v1::SceneSnapshot* out) {
   out->set_scene_id(snapshot.scene_id);
   WriteSettings(snapshot.settings, out->mutable_settings());
   out->set_current_tick(snapshot.current_tick);
   out->mutable_bodies()->Reserve(static_cast<int>(snapshot.bodies.size()));
-  for (const client::Body& body : snapshot.bodies) {
+  for (const Body& body : snapshot.bodies) {
     WriteBody(body, out->add_bodies());
   }
 }
 
-void WritePoseBatch(const client::PoseBatch& poses, sator::v1::PoseBatch* out) {
+void WritePoseBatch(const PoseBatch& poses, sator::v1::PoseBatch* out) {
   out->mutable_body_ids()->Add(poses.body_ids.begin(), poses.body_ids.end());
   out->mutable_positions()->Add(poses.positions.begin(), poses.positions.end());
   out->mutable_rotations()->Add(poses.rotations.begin(), poses.rotations.end());
 }
 
-void WriteQueryOptions(const client::QueryOptions& options,
+void WriteQueryOptions(const QueryOptions& options,
                        sator::v1::QueryOptions* out) {
   sator::v1::QueryFilter* filter = out->mutable_filter();
   if (options.filter.layer.has_value()) {
@@ -212,74 +223,71 @@ void WriteQueryOptions(const client::QueryOptions& options,
   }
 }
 
-void WriteOverlap(const client::OverlapQuery& query,
-                  sator::v1::OverlapQuery* out) {
+void WriteOverlap(const OverlapQuery& query, sator::v1::OverlapQuery* out) {
   WriteShape(query.shape, out->mutable_shape());
-  WritePose(query.pose, out->mutable_pose());
+  WritePose(query.pose, query.shape, out->mutable_pose());
 }
 
-void WriteContacts(const client::ContactsQuery& query,
-                   sator::v1::ContactsQuery* out) {
+void WriteContacts(const ContactsQuery& query, sator::v1::ContactsQuery* out) {
   WriteShape(query.shape, out->mutable_shape());
-  WritePose(query.pose, out->mutable_pose());
+  WritePose(query.pose, query.shape, out->mutable_pose());
 }
 
-void WriteSweep(const client::SweepQuery& query, sator::v1::SweepQuery* out) {
+void WriteSweep(const SweepQuery& query, sator::v1::SweepQuery* out) {
   WriteShape(query.shape, out->mutable_shape());
-  WritePose(query.pose, out->mutable_pose());
+  WritePose(query.pose, query.shape, out->mutable_pose());
   WriteVector(query.displacement, out->mutable_displacement());
 }
 
-void WriteRaycast(const client::RaycastQuery& query,
-                  sator::v1::RaycastQuery* out) {
+void WriteRaycast(const RaycastQuery& query, sator::v1::RaycastQuery* out) {
   WriteVector(query.origin, out->mutable_origin());
   WriteVector(query.direction, out->mutable_direction());
   out->set_max_distance(query.max_distance);
 }
 
-void WritePoint(const client::PointQuery& query, sator::v1::PointQuery* out) {
+void WritePoint(const ::sator::PointQuery& query, sator::v1::PointQuery* out) {
   WriteVector(query.point, out->mutable_point());
 }
 
-void WriteQuery(const client::Query& query, sator::v1::Query* out) {
+void WriteQuery(const Query& query, sator::v1::Query* out) {
   WriteQueryOptions(query.options, out->mutable_options());
-  std::visit(Overloaded{[&](const client::OverlapQuery& q) {
+  std::visit(Overloaded{[&](const OverlapQuery& q) {
                           WriteOverlap(q, out->mutable_overlap());
                         },
-                        [&](const client::ContactsQuery& q) {
+                        [&](const ContactsQuery& q) {
                           WriteContacts(q, out->mutable_contacts());
                         },
-                        [&](const client::SweepQuery& q) {
+                        [&](const SweepQuery& q) {
                           WriteSweep(q, out->mutable_sweep());
                         },
-                        [&](const client::RaycastQuery& q) {
+                        [&](const RaycastQuery& q) {
                           WriteRaycast(q, out->mutable_raycast());
                         },
-                        [&](const client::PointQuery& q) {
+                        [&](const ::sator::PointQuery& q) {
                           WritePoint(q, out->mutable_point());
                         }},
              query.kind);
 }
 
-void WritePairQuery(const client::PairQueryRequest& request,
+void WritePairQuery(const PairQueryRequest& request,
                     sator::v1::PairQueryRequest* out) {
   WriteShape(request.shape_a, out->mutable_shape_a());
   WritePose(request.pose_a, out->mutable_pose_a());
-  const bool ray = std::holds_alternative<client::PairRaycast>(request.kind);
+  const bool ray = std::holds_alternative<PairRaycast>(request.kind);
   if (!ray) {
     WriteShape(request.shape_b, out->mutable_shape_b());
     WritePose(request.pose_b, out->mutable_pose_b());
   }
   std::visit(
-      Overloaded{[&](const client::PairOverlap&) { out->mutable_overlap(); },
-                 [&](const client::PairContact&) { out->mutable_contact(); },
-                 [&](const client::PairSweep& sweep) {
+      Overloaded{[&](const PairOverlap&) { out->mutable_overlap(); },
+                 [&](const PairContact&) { out->mutable_contact(); },
+                 [&](const PairSweep& sweep) {
                    WriteVector(sweep.displacement_a,
                                out->mutable_sweep()->mutable_displacement_a());
                    WriteVector(sweep.displacement_b,
                                out->mutable_sweep()->mutable_displacement_b());
                  },
-                 [&](const client::PairRaycast& q) {
+                 [&](const PairRaycast& q) {
                    sator::v1::RaycastQuery* raycast = out->mutable_raycast();
                    WriteVector(q.origin, raycast->mutable_origin());
                    WriteVector(q.direction, raycast->mutable_direction());
@@ -288,21 +296,20 @@ void WritePairQuery(const client::PairQueryRequest& request,
       request.kind);
 }
 
-void WriteSessionRequest(const client::SessionRequest& request,
+void WriteSessionRequest(const SessionRequest& request,
                          sator::v1::SessionRequest* out) {
   out->set_sequence(request.sequence);
-  std::visit(Overloaded{[&](const client::SessionOpen& open) {
-                          out->mutable_open()->set_scene_id(open.scene_id);
-                        },
-                        [&](const client::SessionPoseUpdate& update) {
-                          out->mutable_poses()->set_tick(update.tick);
-                          WritePoseBatch(update.poses,
-                                         out->mutable_poses()->mutable_poses());
-                        },
-                        [&](const client::Query& query) {
-                          WriteQuery(query, out->mutable_query());
-                        }},
-             request.kind);
+  std::visit(
+      Overloaded{
+          [&](const SessionOpen& open) {
+            out->mutable_open()->set_scene_id(open.scene_id);
+          },
+          [&](const SessionPoseUpdate& update) {
+            out->mutable_poses()->set_tick(update.tick);
+            WritePoseBatch(update.poses, out->mutable_poses()->mutable_poses());
+          },
+          [&](const Query& query) { WriteQuery(query, out->mutable_query()); }},
+      request.kind);
 }
 
 absl::Status ReadStatus(const sator::v1::Status& status) {
@@ -314,17 +321,17 @@ absl::Status ReadStatus(const sator::v1::Status& status) {
   return absl::Status(code, status.message());
 }
 
-client::SceneSettings ReadSettings(const sator::v1::SceneSettings& settings) {
-  client::SceneSettings out;
+SceneSettings ReadSettings(const sator::v1::SceneSettings& settings) {
+  SceneSettings out;
   switch (settings.dimension()) {
     case sator::v1::DIMENSION_2D:
-      out.dimension = client::Dimension::k2D;
+      out.dimension = Dimension::k2D;
       break;
     case sator::v1::DIMENSION_3D:
-      out.dimension = client::Dimension::k3D;
+      out.dimension = Dimension::k3D;
       break;
     default:
-      out.dimension = client::Dimension::kUnspecified;
+      out.dimension = Dimension::kUnspecified;
       break;
   }
   out.history_ticks = settings.history_ticks();
@@ -333,8 +340,8 @@ client::SceneSettings ReadSettings(const sator::v1::SceneSettings& settings) {
   return out;
 }
 
-client::SceneInfo ReadSceneInfo(const sator::v1::SceneInfo& info) {
-  client::SceneInfo out;
+SceneInfo ReadSceneInfo(const sator::v1::SceneInfo& info) {
+  SceneInfo out;
   out.scene_id = info.scene_id();
   out.settings = ReadSettings(info.settings());
   const sator::v1::SceneStats& stats = info.stats();
@@ -347,8 +354,8 @@ client::SceneInfo ReadSceneInfo(const sator::v1::SceneInfo& info) {
   return out;
 }
 
-client::QueryResult ReadQueryResult(const sator::v1::QueryResult& result) {
-  client::QueryResult out;
+QueryResult ReadQueryResult(const sator::v1::QueryResult& result) {
+  QueryResult out;
   out.tick = result.tick();
   out.hits.reserve(static_cast<std::size_t>(result.hits_size()));
   for (const sator::v1::Hit& hit : result.hits()) {
@@ -366,9 +373,9 @@ client::QueryResult ReadQueryResult(const sator::v1::QueryResult& result) {
   return out;
 }
 
-std::vector<client::BatchEntry> ReadBatch(
+std::vector<BatchEntry> ReadBatch(
     const sator::v1::QueryBatchResponse& response) {
-  std::vector<client::BatchEntry> entries;
+  std::vector<BatchEntry> entries;
   entries.reserve(static_cast<std::size_t>(response.entries_size()));
   for (const sator::v1::QueryBatchResponse::Entry& entry : response.entries()) {
     absl::Status status = ReadStatus(entry.status());
@@ -381,8 +388,8 @@ std::vector<client::BatchEntry> ReadBatch(
   return entries;
 }
 
-absl::Status WriteRaycastBatch(absl::Span<const client::RaycastQuery> rays,
-                               const client::QueryOptions& options,
+absl::Status WriteRaycastBatch(absl::Span<const RaycastQuery> rays,
+                               const QueryOptions& options,
                                sator::v1::RaycastBatchRequest* out) {
   if (rays.empty()) {
     return absl::InvalidArgumentError("rays: empty (send at least one ray)");
@@ -400,7 +407,7 @@ absl::Status WriteRaycastBatch(absl::Span<const client::RaycastQuery> rays,
   float* directions = out->mutable_directions()->mutable_data();
   float* distances = out->mutable_max_distances()->mutable_data();
   for (int i = 0; i < count; ++i) {
-    const client::RaycastQuery& ray = rays[static_cast<std::size_t>(i)];
+    const RaycastQuery& ray = rays[static_cast<std::size_t>(i)];
     const Vec3* origin3 = std::get_if<Vec3>(&ray.origin);
     const Vec3* direction3 = std::get_if<Vec3>(&ray.direction);
     if ((origin3 != nullptr) != three || (direction3 != nullptr) != three) {
@@ -436,7 +443,7 @@ absl::Status WriteRaycastBatch(absl::Span<const client::RaycastQuery> rays,
   return absl::OkStatus();
 }
 
-absl::StatusOr<client::RaycastBatchResult> ReadRaycastBatch(
+absl::StatusOr<RaycastBatchResult> ReadRaycastBatch(
     const sator::v1::RaycastBatchResponse& response, int rays, int dimension) {
   if (response.hit_counts_size() != rays) {
     return absl::InternalError(
@@ -458,7 +465,7 @@ absl::StatusOr<client::RaycastBatchResult> ReadRaycastBatch(
         absl::StrCat("RaycastBatch: hit arrays do not match ", total,
                      " hits in hit_counts"));
   }
-  client::RaycastBatchResult result;
+  RaycastBatchResult result;
   result.tick = response.tick();
   result.offsets.reserve(static_cast<std::size_t>(rays) + 1);
   result.offsets.push_back(0);
@@ -469,7 +476,7 @@ absl::StatusOr<client::RaycastBatchResult> ReadRaycastBatch(
   }
   result.hits.resize(static_cast<std::size_t>(hits));
   for (int i = 0; i < static_cast<int>(hits); ++i) {
-    client::Hit& hit = result.hits[static_cast<std::size_t>(i)];
+    Hit& hit = result.hits[static_cast<std::size_t>(i)];
     hit.body_id = response.body_ids(i);
     hit.user_data = response.user_data(i);
     hit.distance = response.distances(i);
@@ -487,19 +494,19 @@ absl::StatusOr<client::RaycastBatchResult> ReadRaycastBatch(
   return result;
 }
 
-absl::StatusOr<client::SceneSnapshot> ReadSnapshot(
+absl::StatusOr<SceneSnapshot> ReadSnapshot(
     const sator::v1::SceneSnapshot& snapshot) {
-  client::SceneSnapshot out;
+  SceneSnapshot out;
   out.scene_id = snapshot.scene_id();
   out.settings = ReadSettings(snapshot.settings());
   out.current_tick = snapshot.current_tick();
-  if (out.settings.dimension == client::Dimension::kUnspecified) {
+  if (out.settings.dimension == Dimension::kUnspecified) {
     return absl::InternalError(
         "ExportScene: snapshot.settings.dimension: unspecified");
   }
   out.bodies.reserve(static_cast<std::size_t>(snapshot.bodies_size()));
   for (int i = 0; i < snapshot.bodies_size(); ++i) {
-    absl::StatusOr<client::Body> body =
+    absl::StatusOr<Body> body =
         ReadBody(snapshot.bodies(i), out.settings.dimension);
     if (!body.ok()) {
       return absl::InternalError(absl::StrCat("ExportScene: bodies[", i, "].",
@@ -510,25 +517,24 @@ absl::StatusOr<client::SceneSnapshot> ReadSnapshot(
   return out;
 }
 
-absl::StatusOr<client::PairQueryResult> ReadPairResult(
+absl::StatusOr<PairQueryResult> ReadPairResult(
     const sator::v1::PairQueryResponse& response, int dimension) {
   if (dimension == 2) return ReadPairResultIn<2>(response);
   return ReadPairResultIn<3>(response);
 }
 
-client::SessionReply ReadSessionReply(
-    const sator::v1::SessionResponse& response) {
-  client::SessionReply reply;
+SessionReply ReadSessionReply(const sator::v1::SessionResponse& response) {
+  SessionReply reply;
   reply.sequence = response.sequence();
   reply.status = ReadStatus(response.status());
   switch (response.kind_case()) {
     case sator::v1::SessionResponse::kOpened:
-      reply.kind = client::SessionOpened{.current_tick =
-                                             response.opened().current_tick()};
+      reply.kind =
+          SessionOpened{.current_tick = response.opened().current_tick()};
       break;
     case sator::v1::SessionResponse::kPoses:
-      reply.kind = client::SessionPosesApplied{
-          .current_tick = response.poses().current_tick()};
+      reply.kind =
+          SessionPosesApplied{.current_tick = response.poses().current_tick()};
       break;
     case sator::v1::SessionResponse::kQuery:
       reply.kind = ReadQueryResult(response.query());

@@ -7,6 +7,7 @@
 #ifndef SATOR_CLIENT_SRC_WIRE_CONVERT_H_
 #define SATOR_CLIENT_SRC_WIRE_CONVERT_H_
 
+#include <optional>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -22,55 +23,54 @@
 namespace sator::client_internal {
 
 // ---- Requests ----
-void WriteShape(const client::AnyShape& shape, sator::v1::Shape* out);
-void WritePose(const client::AnyPose& pose, sator::v1::Pose* out);
-void WriteVector(const client::AnyVector& vector, sator::v1::Vector* out);
-void WriteSettings(const client::SceneSettings& settings,
+void WriteShape(const AnyShape& shape, sator::v1::Shape* out);
+void WritePose(const AnyPose& pose, sator::v1::Pose* out);
+// An unset pose: the identity pose of the shape's dimension.
+void WritePose(const std::optional<AnyPose>& pose, const AnyShape& shape,
+               sator::v1::Pose* out);
+void WriteVector(const AnyVector& vector, sator::v1::Vector* out);
+void WriteSettings(const SceneSettings& settings,
                    sator::v1::SceneSettings* out);
-void WriteBody(const client::Body& body, sator::v1::Body* out);
-void WriteSnapshot(const client::SceneSnapshot& snapshot,
+void WriteBody(const Body& body, sator::v1::Body* out);
+void WriteSnapshot(const SceneSnapshot& snapshot,
                    sator::v1::SceneSnapshot* out);
-void WritePoseBatch(const client::PoseBatch& poses, sator::v1::PoseBatch* out);
-void WriteQueryOptions(const client::QueryOptions& options,
+void WritePoseBatch(const PoseBatch& poses, sator::v1::PoseBatch* out);
+void WriteQueryOptions(const QueryOptions& options,
                        sator::v1::QueryOptions* out);
-void WriteOverlap(const client::OverlapQuery& query,
-                  sator::v1::OverlapQuery* out);
-void WriteContacts(const client::ContactsQuery& query,
-                   sator::v1::ContactsQuery* out);
-void WriteSweep(const client::SweepQuery& query, sator::v1::SweepQuery* out);
-void WriteRaycast(const client::RaycastQuery& query,
-                  sator::v1::RaycastQuery* out);
-void WritePoint(const client::PointQuery& query, sator::v1::PointQuery* out);
-void WriteQuery(const client::Query& query, sator::v1::Query* out);
-void WritePairQuery(const client::PairQueryRequest& request,
+void WriteOverlap(const OverlapQuery& query, sator::v1::OverlapQuery* out);
+void WriteContacts(const ContactsQuery& query, sator::v1::ContactsQuery* out);
+void WriteSweep(const SweepQuery& query, sator::v1::SweepQuery* out);
+void WriteRaycast(const RaycastQuery& query, sator::v1::RaycastQuery* out);
+void WritePoint(const ::sator::PointQuery& query, sator::v1::PointQuery* out);
+void WriteQuery(const Query& query, sator::v1::Query* out);
+void WritePairQuery(const PairQueryRequest& request,
                     sator::v1::PairQueryRequest* out);
-void WriteSessionRequest(const client::SessionRequest& request,
+void WriteSessionRequest(const SessionRequest& request,
                          sator::v1::SessionRequest* out);
 // The packed RaycastBatchRequest (scene_id apart): the dimension of the
 // first ray; INVALID_ARGUMENT "rays[i].origin: ..." when a ray's vectors
 // are of another dimension, or for an empty span.
-absl::Status WriteRaycastBatch(absl::Span<const client::RaycastQuery> rays,
-                               const client::QueryOptions& options,
+absl::Status WriteRaycastBatch(absl::Span<const RaycastQuery> rays,
+                               const QueryOptions& options,
                                sator::v1::RaycastBatchRequest* out);
 
 // ---- Answers ----
 // A google.rpc.Code in a batch entry or a session reply.
 absl::Status ReadStatus(const sator::v1::Status& status);
-client::SceneSettings ReadSettings(const sator::v1::SceneSettings& settings);
-client::SceneInfo ReadSceneInfo(const sator::v1::SceneInfo& info);
-client::QueryResult ReadQueryResult(const sator::v1::QueryResult& result);
-std::vector<client::BatchEntry> ReadBatch(
+SceneSettings ReadSettings(const sator::v1::SceneSettings& settings);
+SceneInfo ReadSceneInfo(const sator::v1::SceneInfo& info);
+QueryResult ReadQueryResult(const sator::v1::QueryResult& result);
+std::vector<BatchEntry> ReadBatch(
     const sator::v1::QueryBatchResponse& response);
 // `rays` rays of `dimension`; INTERNAL when the arrays do not add up.
-absl::StatusOr<client::RaycastBatchResult> ReadRaycastBatch(
+absl::StatusOr<RaycastBatchResult> ReadRaycastBatch(
     const sator::v1::RaycastBatchResponse& response, int rays, int dimension);
-absl::StatusOr<client::SceneSnapshot> ReadSnapshot(
+absl::StatusOr<SceneSnapshot> ReadSnapshot(
     const sator::v1::SceneSnapshot& snapshot);
 // `dimension` is the dimension of the request's shape A.
-absl::StatusOr<client::PairQueryResult> ReadPairResult(
+absl::StatusOr<PairQueryResult> ReadPairResult(
     const sator::v1::PairQueryResponse& response, int dimension);
-client::SessionReply ReadSessionReply(
-    const sator::v1::SessionResponse& response);
+SessionReply ReadSessionReply(const sator::v1::SessionResponse& response);
 
 }  // namespace sator::client_internal
 

@@ -31,7 +31,6 @@ namespace {
 
 using sator::Pose2;
 using sator::Vec2;
-namespace client = sator::client;
 
 constexpr std::uint64_t kCrateId = 1;
 constexpr std::uint64_t kWallId = 2;
@@ -59,11 +58,11 @@ class Controller {
   // Step 1: leave whatever the character overlaps.
   absl::Status Depenetrate() {
     for (int round = 0; round < 3; ++round) {
-      absl::StatusOr<client::QueryResult> contacts = client_.Contacts(
+      absl::StatusOr<sator::QueryResult> contacts = client_.Contacts(
           scene_, {.shape = Shape(), .pose = At(position_)}, Options());
       if (!contacts.ok()) return contacts.status();
       if (contacts->hits.empty()) return absl::OkStatus();
-      const Vec2 push = client::Xy(contacts->depenetration);
+      const Vec2 push = sator::Xy(contacts->depenetration);
       position_ += push + kSkin * sator::NormalizeOrZero(push);
       std::cout << "  depenetrated by (" << push.x << ", " << push.y << ")\n";
     }
@@ -75,7 +74,7 @@ class Controller {
     Vec2 remaining = displacement;
     for (int round = 0; round < 3 && sator::Length(remaining) > 1e-5f;
          ++round) {
-      absl::StatusOr<client::QueryResult> sweep = client_.Sweep(
+      absl::StatusOr<sator::QueryResult> sweep = client_.Sweep(
           scene_,
           {.shape = Shape(), .pose = At(position_), .displacement = remaining},
           Options());
@@ -84,8 +83,8 @@ class Controller {
         position_ += remaining;
         return absl::OkStatus();
       }
-      const client::Hit& hit = sweep->hits.front();
-      const Vec2 normal = client::Xy(hit.normal);  // From the body to us.
+      const sator::Hit& hit = sweep->hits.front();
+      const Vec2 normal = sator::Xy(hit.normal);  // From the body to us.
       if (hit.started_inside) {
         position_ += (hit.distance + kSkin) * normal;
         continue;
@@ -104,17 +103,17 @@ class Controller {
 
   // Step 3: the character's body follows.
   absl::Status Publish(std::int64_t tick) {
-    client::PoseBatch poses;
+    sator::PoseBatch poses;
     poses.Add(kCharacterId, At(position_));
     return client_.UpdatePoses(scene_, tick, poses).status();
   }
 
   // Whether the character overlaps anything (deeper than the tolerance).
   absl::StatusOr<bool> Overlapping() {
-    absl::StatusOr<client::QueryResult> contacts = client_.Contacts(
+    absl::StatusOr<sator::QueryResult> contacts = client_.Contacts(
         scene_, {.shape = Shape(), .pose = At(position_)}, Options());
     if (!contacts.ok()) return contacts.status();
-    for (const client::Hit& hit : contacts->hits) {
+    for (const sator::Hit& hit : contacts->hits) {
       if (hit.distance > 1e-3f) return true;
     }
     return false;
@@ -123,9 +122,9 @@ class Controller {
  private:
   static sator::Shape2 Shape() { return sator::Circle{.radius = kRadius}; }
   // The level only: never the character's own body.
-  static client::QueryOptions Options() {
+  static sator::QueryOptions Options() {
     return {.filter = {.exclude_body_ids = {kCharacterId}},
-            .mode = client::ResultMode::kClosest};
+            .mode = sator::ResultMode::kClosest};
   }
 
   sator::Client& client_;
@@ -141,35 +140,35 @@ int Fail(const std::string& what, const absl::Status& status) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  absl::StatusOr<std::unique_ptr<sator::Client>> client =
-      sator::Client::Create({.target = argc > 1 ? argv[1] : "127.0.0.1:50051"});
+  absl::StatusOr<sator::Client> client =
+      sator::Client::Make({.target = argc > 1 ? argv[1] : "127.0.0.1:50051"});
   if (!client.ok()) return Fail("connect", client.status());
 
   const std::string scene = "character-demo";
-  (void)(*client)->DeleteScene(scene);  // Left over from an earlier run?
-  absl::StatusOr<client::SceneInfo> created =
-      (*client)->CreateScene(scene, {.dimension = client::Dimension::k2D});
+  (void)client->DeleteScene(scene);  // Left over from an earlier run?
+  absl::StatusOr<sator::SceneInfo> created =
+      client->CreateScene(scene, {.dimension = sator::Dimension::k2D});
   if (!created.ok()) return Fail("CreateScene", created.status());
 
   // A 2 x 2 crate at the origin, a wall 1 wide and 40 long from x = 4.5, and
   // the character, spawned half inside the crate.
   const Vec2 spawn{0.8f, 0.3f};
-  absl::StatusOr<client::UpsertBodiesResult> upserted = (*client)->UpsertBodies(
+  absl::StatusOr<sator::UpsertBodiesResult> upserted = client->UpsertBodies(
       scene, {{.id = kCrateId,
                .shape = sator::Shape2(sator::Box2{.half_extents = {1, 1}}),
                .pose = At({0, 0}),
-               .motion = client::MotionType::kStatic},
+               .motion = sator::MotionType::kStatic},
               {.id = kWallId,
                .shape = sator::Shape2(sator::Box2{.half_extents = {0.5f, 20}}),
                .pose = At({kWallFaceX + 0.5f, 0}),
-               .motion = client::MotionType::kStatic},
+               .motion = sator::MotionType::kStatic},
               {.id = kCharacterId,
                .shape = sator::Shape2(sator::Circle{.radius = kRadius}),
                .pose = At(spawn),
-               .motion = client::MotionType::kDynamic}});
+               .motion = sator::MotionType::kDynamic}});
   if (!upserted.ok()) return Fail("UpsertBodies", upserted.status());
 
-  Controller character(**client, scene, spawn);
+  Controller character(*client, scene, spawn);
   for (std::int64_t tick = 1; tick <= kTicks; ++tick) {
     if (absl::Status s = character.Depenetrate(); !s.ok()) {
       return Fail("Depenetrate", s);
@@ -188,7 +187,7 @@ int main(int argc, char** argv) {
 
   absl::StatusOr<bool> overlapping = character.Overlapping();
   if (!overlapping.ok()) return Fail("final Contacts", overlapping.status());
-  (void)(*client)->DeleteScene(scene);
+  (void)client->DeleteScene(scene);
 
   // Unobstructed, the character would end at spawn + 3 s * velocity =
   // (12.8, 6.3). The wall stops it at x = 4.5 - radius = 4.0; sliding keeps

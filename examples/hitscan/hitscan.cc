@@ -19,6 +19,7 @@
 #include <future>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <variant>
@@ -34,7 +35,6 @@ namespace {
 using sator::Pose3;
 using sator::Quat;
 using sator::Vec3;
-namespace client = sator::client;
 
 constexpr int kTicks = 30;
 // What the shooter's screen showed when they fired: 6 ticks behind.
@@ -64,26 +64,26 @@ Vec3 PlayerPosition(int player, std::int64_t tick) {
 
 // The level: a 100 x 100 floor of two triangles, and a 2-unit crate between
 // the shooter and player 3.
-absl::StatusOr<std::vector<client::Body>> Level() {
+absl::StatusOr<std::vector<sator::Body>> Level() {
   absl::StatusOr<std::shared_ptr<const sator::TriangleMesh>> floor =
       sator::MakeTriangleMesh(
           {{-50, 0, -50}, {50, 0, -50}, {50, 0, 50}, {-50, 0, 50}},
           {0, 2, 1, 0, 3, 2});
   if (!floor.ok()) return floor.status();
-  return std::vector<client::Body>{
+  return std::vector<sator::Body>{
       {.id = kFloorId,
        .shape = sator::Shape3(*floor),
        .pose = At({0, 0, 0}),
-       .motion = client::MotionType::kStatic},
+       .motion = sator::MotionType::kStatic},
       {.id = kCrateId,
        .shape = sator::Shape3(sator::Box3{.half_extents = {1, 1, 1}}),
        .pose = At({6, 1, 12}),
-       .motion = client::MotionType::kStatic},
+       .motion = sator::MotionType::kStatic},
   };
 }
 
 // A player's hitboxes: a capsule from knee to chest and a head box.
-std::vector<client::Body> Hitboxes(int player) {
+std::vector<sator::Body> Hitboxes(int player) {
   const Vec3 feet = PlayerPosition(player, 0);
   const auto user_data = static_cast<std::uint64_t>(player);
   return {
@@ -91,33 +91,33 @@ std::vector<client::Body> Hitboxes(int player) {
        .shape = sator::Shape3(sator::Capsule3{
            .a = {0, 0.4f, 0}, .b = {0, 1.4f, 0}, .radius = 0.4f}),
        .pose = At(feet),
-       .motion = client::MotionType::kDynamic,
+       .motion = sator::MotionType::kDynamic,
        .user_data = user_data},
       {.id = HeadId(player),
        .shape = sator::Shape3(sator::Box3{.half_extents = {0.2f, 0.2f, 0.2f}}),
        .pose = At(feet + Vec3{0, 1.75f, 0}),
-       .motion = client::MotionType::kDynamic,
+       .motion = sator::MotionType::kDynamic,
        .user_data = user_data},
   };
 }
 
 // A shot from player 1's eye towards `aim`, validated at `view_tick` (or at
 // the current tick when unset), ignoring the shooter's own hitboxes.
-client::Query Shot(Vec3 aim, std::optional<std::int64_t> view_tick) {
+sator::Query Shot(Vec3 aim, std::optional<std::int64_t> view_tick) {
   const Vec3 eye = PlayerPosition(1, 0) + Vec3{0, 1.6f, 0};
-  client::QueryOptions options{
+  sator::QueryOptions options{
       .filter = {.exclude_body_ids = {CapsuleId(1), HeadId(1)}},
-      .mode = client::ResultMode::kClosest};
-  if (view_tick) options.rewind = client::Rewind{.tick = *view_tick};
-  return {.kind = client::RaycastQuery{.origin = eye,
-                                       .direction = aim - eye,
-                                       .max_distance = 100.0f},
+      .mode = sator::ResultMode::kClosest};
+  if (view_tick) options.rewind = sator::Rewind{.tick = *view_tick};
+  return {.kind = sator::RaycastQuery{.origin = eye,
+                                      .direction = aim - eye,
+                                      .max_distance = 100.0f},
           .options = options};
 }
 
-std::string Describe(const client::QueryResult& result) {
+std::string Describe(const sator::QueryResult& result) {
   if (result.hits.empty()) return "miss";
-  const client::Hit& hit = result.hits.front();
+  const sator::Hit& hit = result.hits.front();
   if (hit.user_data != 0) {
     return "hit player " + std::to_string(hit.user_data) + " (body " +
            std::to_string(hit.body_id) + ") at distance " +
@@ -127,17 +127,16 @@ std::string Describe(const client::QueryResult& result) {
          std::to_string(hit.distance);
 }
 
-absl::StatusOr<std::unique_ptr<sator::Client>> Connect(
-    const std::string& targets) {
+absl::StatusOr<sator::Client> Connect(const std::string& targets) {
   const std::vector<std::string> endpoints =
       absl::StrSplit(targets, ',', absl::SkipEmpty());
   if (endpoints.size() == 1) {
-    return sator::Client::Create({.target = endpoints.front()});
+    return sator::Client::Make({.target = endpoints.front()});
   }
-  absl::StatusOr<std::shared_ptr<client::ShardedConnection>> shards =
-      client::ShardedConnection::Create({.endpoints = endpoints});
+  absl::StatusOr<std::shared_ptr<sator::ShardedConnection>> shards =
+      sator::ShardedConnection::Create({.endpoints = endpoints});
   if (!shards.ok()) return shards.status();
-  return sator::Client::Create(*shards);
+  return sator::Client::Make(*shards);
 }
 
 int Fail(const std::string& what, const absl::Status& status) {
@@ -148,35 +147,35 @@ int Fail(const std::string& what, const absl::Status& status) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  absl::StatusOr<std::unique_ptr<sator::Client>> client =
+  absl::StatusOr<sator::Client> client =
       Connect(argc > 1 ? argv[1] : "127.0.0.1:50051");
   if (!client.ok()) return Fail("connect", client.status());
 
   // 1. The scene and its level.
   const std::string scene = "hitscan-demo";
-  (void)(*client)->DeleteScene(scene);  // Left over from an earlier run?
-  absl::StatusOr<client::SceneInfo> created = (*client)->CreateScene(
-      scene, {.dimension = client::Dimension::k3D, .history_ticks = 64});
+  (void)client->DeleteScene(scene);  // Left over from an earlier run?
+  absl::StatusOr<sator::SceneInfo> created = client->CreateScene(
+      scene, {.dimension = sator::Dimension::k3D, .history_ticks = 64});
   if (!created.ok()) return Fail("CreateScene", created.status());
-  absl::StatusOr<std::vector<client::Body>> bodies = Level();
+  absl::StatusOr<std::vector<sator::Body>> bodies = Level();
   if (!bodies.ok()) return Fail("level", bodies.status());
   for (int player = 1; player <= 3; ++player) {
-    for (client::Body& hitbox : Hitboxes(player)) {
+    for (sator::Body& hitbox : Hitboxes(player)) {
       bodies->push_back(std::move(hitbox));
     }
   }
-  absl::StatusOr<client::UpsertBodiesResult> upserted =
-      (*client)->UpsertBodies(scene, *bodies);
+  absl::StatusOr<sator::UpsertBodiesResult> upserted =
+      client->UpsertBodies(scene, *bodies);
   if (!upserted.ok()) return Fail("UpsertBodies", upserted.status());
   std::cout << "level and " << upserted->created << " bodies uploaded to "
             << scene << "\n";
 
   // 2. The game loop: after each simulation step, the hitboxes' poses.
-  absl::StatusOr<std::unique_ptr<client::Session>> session =
-      (*client)->OpenSession(scene);
+  absl::StatusOr<std::unique_ptr<sator::Session>> session =
+      client->OpenSession(scene);
   if (!session.ok()) return Fail("OpenSession", session.status());
   for (std::int64_t tick = 1; tick <= kTicks; ++tick) {
-    client::PoseBatch poses;
+    sator::PoseBatch poses;
     for (int player = 1; player <= 3; ++player) {
       const Vec3 feet = PlayerPosition(player, tick);
       poses.Add(CapsuleId(player), At(feet));
@@ -194,15 +193,15 @@ int main(int argc, char** argv) {
   const Vec3 chest{0, 1.0f, 0};
   const Vec3 aim_at_2 = PlayerPosition(2, view_tick) + chest;
   const Vec3 aim_at_3 = PlayerPosition(3, view_tick) + chest;
-  std::future<absl::StatusOr<client::QueryResult>> rewound =
+  std::future<absl::StatusOr<sator::QueryResult>> rewound =
       (*session)->SubmitQuery(Shot(aim_at_2, view_tick));
-  std::future<absl::StatusOr<client::QueryResult>> unrewound =
+  std::future<absl::StatusOr<sator::QueryResult>> unrewound =
       (*session)->SubmitQuery(Shot(aim_at_2, std::nullopt));
-  std::future<absl::StatusOr<client::QueryResult>> blocked =
+  std::future<absl::StatusOr<sator::QueryResult>> blocked =
       (*session)->SubmitQuery(Shot(aim_at_3, view_tick));
-  absl::StatusOr<client::QueryResult> shot = rewound.get();
-  absl::StatusOr<client::QueryResult> naive = unrewound.get();
-  absl::StatusOr<client::QueryResult> covered = blocked.get();
+  absl::StatusOr<sator::QueryResult> shot = rewound.get();
+  absl::StatusOr<sator::QueryResult> naive = unrewound.get();
+  absl::StatusOr<sator::QueryResult> covered = blocked.get();
   if (!shot.ok()) return Fail("shot at player 2", shot.status());
   if (!naive.ok()) return Fail("unrewound shot", naive.status());
   if (!covered.ok()) return Fail("shot at player 3", covered.status());
@@ -215,7 +214,7 @@ int main(int argc, char** argv) {
             << Describe(*covered) << "\n";
 
   (void)(*session)->Close();
-  (void)(*client)->DeleteScene(scene);
+  (void)client->DeleteScene(scene);
 
   const bool hit_player_2 =
       !shot->hits.empty() && shot->hits.front().user_data == 2;

@@ -15,14 +15,10 @@
 int main(int argc, char** argv) {
   const std::string target = argc > 1 ? argv[1] : "127.0.0.1:50051";
 
-  absl::StatusOr<std::unique_ptr<sator::Client>> client =
-      sator::Client::Create({.target = target});
-  if (!client.ok()) {
-    std::cerr << "cannot create a client: " << client.status() << "\n";
-    return 1;
-  }
+  // Connects on the first call; a bad option would fail that call.
+  sator::Client client({.target = target});
 
-  absl::StatusOr<sator::PingResult> pong = (*client)->Ping("hello");
+  absl::StatusOr<sator::PingResult> pong = client.Ping("hello");
   if (!pong.ok()) {
     std::cerr << "satord at " << target << " does not answer: " << pong.status()
               << "\n";
@@ -38,7 +34,7 @@ int main(int argc, char** argv) {
   const sator::Pose2 box_pose{};
   const sator::Pose2 circle_pose{.position = {0.8f, 0.0f}, .rotation = {}};
   absl::StatusOr<sator::ContactResult<2>> contact =
-      (*client)->Contact(box, box_pose, circle, circle_pose);
+      client.Contact(box, box_pose, circle, circle_pose);
   if (!contact.ok()) {
     std::cerr << "contact query failed: " << contact.status() << "\n";
     return 1;

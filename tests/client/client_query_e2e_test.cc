@@ -6,6 +6,7 @@
 // same hits as one Raycast per ray, every refusal) and the documented
 // errors.
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -42,8 +43,8 @@ class ClientQueryEndToEnd : public ::testing::Test {
  protected:
   void SetUp() override {
     ASSERT_TRUE(satord_.Start({}).ok()) << satord_.ReadLog();
-    absl::StatusOr<std::unique_ptr<Client>> client =
-        Client::Create({.target = satord_.grpc_target()});
+    absl::StatusOr<Client> client =
+        Client::Make({.target = satord_.grpc_target()});
     ASSERT_TRUE(client.ok()) << client.status();
     client_ = *std::move(client);
     ASSERT_TRUE(client_
@@ -75,7 +76,7 @@ class ClientQueryEndToEnd : public ::testing::Test {
   }
 
   SatordProcess satord_;
-  std::unique_ptr<Client> client_;
+  std::optional<Client> client_;
 };
 
 TEST_F(ClientQueryEndToEnd, RaycastFindsBothDiscsInOrderAndHonoursExclusions) {
@@ -353,15 +354,15 @@ TEST_F(ClientQueryEndToEnd, RaycastBatchRefusals) {
 TEST(ClientQueryLimits, RaycastBatchOverTheLimitIsResourceExhausted) {
   SatordProcess satord;
   ASSERT_TRUE(satord.Start({"--max_batch_queries=3"}).ok()) << satord.ReadLog();
-  absl::StatusOr<std::unique_ptr<Client>> client = Client::Create(
+  absl::StatusOr<Client> client = Client::Make(
       {.target = satord.grpc_target(), .retry = {.max_attempts = 1}});
   ASSERT_TRUE(client.ok()) << client.status();
-  ASSERT_TRUE((*client)->CreateScene("s", {.dimension = Dimension::k2D}).ok());
+  ASSERT_TRUE(client->CreateScene("s", {.dimension = Dimension::k2D}).ok());
   const client::RaycastQuery ray{
       .origin = Vec2{0, 5}, .direction = Vec2{0, -1}, .max_distance = 10};
-  EXPECT_TRUE((*client)->RaycastBatch("s", {ray, ray, ray}).ok());
+  EXPECT_TRUE(client->RaycastBatch("s", {ray, ray, ray}).ok());
   absl::StatusOr<client::RaycastBatchResult> over =
-      (*client)->RaycastBatch("s", {ray, ray, ray, ray});
+      client->RaycastBatch("s", {ray, ray, ray, ray});
   EXPECT_EQ(over.status().code(), absl::StatusCode::kResourceExhausted);
   EXPECT_THAT(
       std::string(over.status().message()),

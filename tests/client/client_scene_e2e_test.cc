@@ -4,6 +4,7 @@
 // the server's messages passed through unchanged.
 #include <algorithm>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,8 +31,8 @@ class ClientSceneEndToEnd : public ::testing::Test {
  protected:
   void SetUp() override {
     ASSERT_TRUE(satord_.Start({}).ok()) << satord_.ReadLog();
-    absl::StatusOr<std::unique_ptr<Client>> client =
-        Client::Create({.target = satord_.grpc_target()});
+    absl::StatusOr<Client> client =
+        Client::Make({.target = satord_.grpc_target()});
     ASSERT_TRUE(client.ok()) << client.status();
     client_ = *std::move(client);
   }
@@ -52,7 +53,7 @@ class ClientSceneEndToEnd : public ::testing::Test {
   }
 
   SatordProcess satord_;
-  std::unique_ptr<Client> client_;
+  std::optional<Client> client_;
 };
 
 TEST_F(ClientSceneEndToEnd, CreateGetDeleteWithTheirErrors) {
@@ -214,7 +215,7 @@ TEST_F(ClientSceneEndToEnd, ExportDeleteImportRestoresTheScene) {
                 ->vertices.size(),
             4u);
   EXPECT_EQ(snapshot->bodies[1].user_data, 5u);
-  EXPECT_EQ(std::get<Pose3>(snapshot->bodies[2].pose).position,
+  EXPECT_EQ(std::get<Pose3>(*snapshot->bodies[2].pose).position,
             (Vec3{2, 1, 1}));
   EXPECT_EQ(snapshot->bodies[2].mask, 4u);
 

@@ -53,8 +53,8 @@ class ClientSecurityEndToEnd : public ::testing::Test {
     options.tls.root_certificates_pem = ReadTextFile(certificates_.ca_cert);
     options.bearer_token = token;
     options.retry.max_attempts = 1;
-    auto client = Client::Create(options);
-    return client.ok() ? *std::move(client) : nullptr;
+    auto client = Client::Make(options);
+    return client.ok() ? std::make_unique<Client>(*std::move(client)) : nullptr;
   }
 
   testing::TestCertificates certificates_;
@@ -112,7 +112,7 @@ TEST(ClientSecurityOptions, RefusesHalfAClientCertificate) {
   ClientOptions options;
   options.tls.enabled = true;
   options.tls.certificate_chain_pem = "-----BEGIN CERTIFICATE-----";
-  EXPECT_EQ(Client::Create(options).status().code(),
+  EXPECT_EQ(Client::Make(options).status().code(),
             absl::StatusCode::kInvalidArgument);
 }
 

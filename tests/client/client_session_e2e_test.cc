@@ -1,4 +1,4 @@
-// sator::client::Session against the real satord: pose updates and queries
+// sator::Session against the real satord: pose updates and queries
 // interleaved on one stream with ordered replies; an error reply failing only
 // its own future; an unknown scene refused with NOT_FOUND; and surviving a
 // server restart: the query in flight when satord dies fails with
@@ -7,6 +7,7 @@
 #include <signal.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -64,15 +65,15 @@ class ClientSessionEndToEnd : public ::testing::Test {
  protected:
   void SetUp() override {
     ASSERT_TRUE(satord_.Start({}).ok()) << satord_.ReadLog();
-    absl::StatusOr<std::unique_ptr<Client>> client =
-        Client::Create({.target = satord_.grpc_target()});
+    absl::StatusOr<Client> client =
+        Client::Make({.target = satord_.grpc_target()});
     ASSERT_TRUE(client.ok()) << client.status();
     client_ = *std::move(client);
     ASSERT_TRUE(MakeScene(*client_, "arena").ok());
   }
 
   SatordProcess satord_;
-  std::unique_ptr<Client> client_;
+  std::optional<Client> client_;
 };
 
 TEST_F(ClientSessionEndToEnd, InterleavesPosesAndQueriesInOrder) {

@@ -6,14 +6,13 @@ namespace sator {
 namespace {
 
 TEST(ClientCreate, RefusesAnEmptyTarget) {
-  absl::StatusOr<std::unique_ptr<Client>> client =
-      Client::Create({.target = ""});
+  absl::StatusOr<Client> client = Client::Make({.target = ""});
   EXPECT_EQ(client.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(client.status().message().find("target"), absl::string_view::npos);
 }
 
 TEST(ClientCreate, RefusesANonPositiveDefaultDeadline) {
-  absl::StatusOr<std::unique_ptr<Client>> client = Client::Create(
+  absl::StatusOr<Client> client = Client::Make(
       {.target = "127.0.0.1:1", .default_deadline = absl::ZeroDuration()});
   EXPECT_EQ(client.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(client.status().message().find("default_deadline"),
@@ -22,11 +21,10 @@ TEST(ClientCreate, RefusesANonPositiveDefaultDeadline) {
 
 TEST(ClientPing, NoServerIsUnavailableNotAHang) {
   // Port 1 on loopback: nothing listens there, so the connection is refused.
-  absl::StatusOr<std::unique_ptr<Client>> client =
-      Client::Create({.target = "127.0.0.1:1"});
+  absl::StatusOr<Client> client = Client::Make({.target = "127.0.0.1:1"});
   ASSERT_TRUE(client.ok());
   absl::StatusOr<PingResult> pong =
-      (*client)->Ping("x", {.deadline = absl::Seconds(2)});
+      client->Ping("x", {.deadline = absl::Seconds(2)});
   EXPECT_TRUE(pong.status().code() == absl::StatusCode::kUnavailable ||
               pong.status().code() == absl::StatusCode::kDeadlineExceeded)
       << pong.status();

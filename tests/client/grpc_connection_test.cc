@@ -7,6 +7,7 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -268,7 +269,7 @@ class GrpcConnectionTest : public ::testing::Test {
     ClientOptions options;
     options.target = absl::StrCat("127.0.0.1:", port);
     options.retry.initial_backoff = absl::Milliseconds(1);
-    absl::StatusOr<std::unique_ptr<Client>> client = Client::Create(options);
+    absl::StatusOr<Client> client = Client::Make(options);
     ASSERT_TRUE(client.ok()) << client.status();
     client_ = *std::move(client);
   }
@@ -283,7 +284,7 @@ class GrpcConnectionTest : public ::testing::Test {
   FakeSceneService scenes_{seen_};
   FakeBodyService bodies_{seen_};
   std::unique_ptr<grpc::Server> server_;
-  std::unique_ptr<Client> client_;
+  std::optional<Client> client_;
 };
 
 TEST_F(GrpcConnectionTest, SceneCallsCarryTheSceneIdMetadata) {
@@ -439,6 +440,18 @@ TEST_F(GrpcConnectionTest, BodiesAndPosesArriveAsSent) {
   EXPECT_THAT(sent.poses().rotations(), ElementsAre(0, 0, 0, 1, 0, 1, 0, 0));
 }
 
+TEST_F(GrpcConnectionTest,
+       ABodyWithoutAPoseGetsTheIdentityOfItsShapesDimension) {
+  const std::vector<Body> bodies = {{.id = 1, .shape = Shape3(Sphere{1.0f})},
+                                    {.id = 2, .shape = Circle{1.0f}}};
+  ASSERT_TRUE(client_->UpsertBodies("s", bodies).ok());
+  const sator::v1::UpsertBodiesRequest request = bodies_.last_upsert();
+  ASSERT_EQ(request.bodies_size(), 2);
+  EXPECT_TRUE(request.bodies(0).pose().has_orientation());
+  EXPECT_EQ(request.bodies(0).pose().orientation().w(), 1.0f);
+  EXPECT_TRUE(request.bodies(1).pose().has_angle());
+}
+
 TEST_F(GrpcConnectionTest, SceneInfoAndSnapshotsComeBackWithHullsAndMeshes) {
   absl::StatusOr<client::SceneInfo> info = client_->GetScene("s");
   ASSERT_TRUE(info.ok()) << info.status();
@@ -456,7 +469,7 @@ TEST_F(GrpcConnectionTest, SceneInfoAndSnapshotsComeBackWithHullsAndMeshes) {
   const auto* box3 = std::get_if<Box3>(&std::get<Shape3>(box.shape));
   ASSERT_NE(box3, nullptr);
   EXPECT_EQ(box3->half_extents, (Vec3{1, 2, 3}));
-  EXPECT_EQ(std::get<Pose3>(box.pose).position, (Vec3{4, 5, 6}));
+  EXPECT_EQ(std::get<Pose3>(*box.pose).position, (Vec3{4, 5, 6}));
   EXPECT_EQ(box.layer, 2u);
   EXPECT_EQ(box.mask, std::nullopt);
   EXPECT_EQ(box.user_data, 77u);

@@ -70,10 +70,9 @@ ClientOptions FastRetries() {
 
 std::unique_ptr<Client> MakeClient(std::shared_ptr<MockConnection> mock,
                                    const ClientOptions& options = {}) {
-  absl::StatusOr<std::unique_ptr<Client>> client =
-      Client::Create(std::move(mock), options);
+  absl::StatusOr<Client> client = Client::Make(std::move(mock), options);
   EXPECT_TRUE(client.ok()) << client.status();
-  return client.ok() ? *std::move(client) : nullptr;
+  return client.ok() ? std::make_unique<Client>(*std::move(client)) : nullptr;
 }
 
 QueryResult HitOn(std::uint64_t body_id, std::int64_t tick) {
@@ -324,6 +323,101 @@ TEST(MockConnection, AsyncCallsDeliverThroughFutures) {
   ASSERT_TRUE(result.ok());
   EXPECT_EQ(result->tick, 9);
   EXPECT_EQ(deleted.get().code(), absl::StatusCode::kNotFound);
+}
+
+TEST(MockConnection, AClientIsAPlainObjectOverItsConnection) {
+  auto mock = std::make_shared<MockConnection>();
+  EXPECT_CALL(*mock, Raycast("arena", _, _, _)).WillOnce(Return(HitOn(4, 9)));
+  Client client(mock);
+  EXPECT_TRUE(client.status().ok());
+  absl::StatusOr<QueryResult> result = client.Raycast(
+      "arena",
+      {.origin = {0, 1, 0}, .direction = {0, 0, 1}, .max_distance = 5});
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->hits.front().body_id, 4u);
+}
+
+TEST(MockConnection, ABadOptionFailsEveryCallNamingIt) {
+  auto mock = std::make_shared<MockConnection>();
+  EXPECT_CALL(*mock, Ping(_, _)).Times(0);
+  Client client(mock, {.default_deadline = absl::ZeroDuration()});
+  EXPECT_EQ(client.status().code(), absl::StatusCode::kInvalidArgument);
+  absl::Status ping = client.Ping("x").status();
+  EXPECT_EQ(ping.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(ping.message(), testing::HasSubstr("default_deadline"));
+  EXPECT_EQ(Client::Make(mock, {.default_deadline = absl::ZeroDuration()})
+                .status()
+                .code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(Client(std::shared_ptr<Connection>()).Ping("x").status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+TEST(MockConnection, BracedVectorsTakeTheirDimensionFromTheirLength) {
+  auto mock = std::make_shared<MockConnection>();
+  std::vector<RaycastQuery> sent;
+  EXPECT_CALL(*mock, Raycast("arena", _, _, _))
+      .Times(2)
+      .WillRepeatedly([&](const std::string&, const RaycastQuery& query,
+                          const QueryOptions&, const CallContext&) {
+        sent.push_back(query);
+        return QueryResult{};
+      });
+  Client client(mock);
+  ASSERT_TRUE(
+      client.Raycast("arena", {.origin = {0, 1, 2}, .direction = {0, 0, 1}})
+          .ok());
+  ASSERT_TRUE(
+      client.Raycast("arena", {.origin = {3, 4}, .direction = {1, 0}}).ok());
+  ASSERT_EQ(sent.size(), 2u);
+  EXPECT_EQ(std::get<Vec3>(sent[0].origin), (Vec3{0, 1, 2}));
+  EXPECT_EQ(std::get<Vec2>(sent[1].origin), (Vec2{3, 4}));
+  EXPECT_EQ(sent[1].direction.dimension(), 2);
+}
+
+TEST(MockConnection, MixedDimensionsAreRefusedBeforeAnythingIsSent) {
+  auto mock = std::make_shared<MockConnection>();
+  EXPECT_CALL(*mock, Raycast(_, _, _, _)).Times(0);
+  EXPECT_CALL(*mock, UpsertBodies(_, _, _)).Times(0);
+  EXPECT_CALL(*mock, QueryBatch(_, _, _)).Times(0);
+  EXPECT_CALL(*mock, PairQuery(_, _)).Times(0);
+  Client client(mock);
+
+  absl::Status ray =
+      client.Raycast("arena", {.origin = {0, 1}, .direction = {0, 0, 1}})
+          .status();
+  EXPECT_EQ(ray.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(ray.message(), "query.direction: a 3D vector with a 2D origin");
+
+  absl::Status body =
+      client
+          .UpsertBodies(
+              "arena",
+              {{.id = 1, .shape = Circle{1.0f}},
+               {.id = 2, .shape = Shape3(Sphere{1.0f}), .pose = Pose2{}}})
+          .status();
+  EXPECT_EQ(body.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(body.message(), "bodies[1].pose: a 2D pose with a 3D shape");
+
+  absl::Status batch =
+      client
+          .QueryBatch("arena",
+                      {{.kind = SweepQuery{.shape = Circle{1.0f},
+                                           .displacement = {1, 0, 0}}}})
+          .status();
+  EXPECT_EQ(batch.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(batch.message(),
+            "queries[0].sweep.displacement: a 3D vector with a 2D shape");
+
+  absl::Status pair = client
+                          .PairQuery({.shape_a = Shape3(Sphere{1.0f}),
+                                      .pose_a = Pose2{},
+                                      .shape_b = Shape3(Sphere{1.0f}),
+                                      .pose_b = Pose3{},
+                                      .kind = PairOverlap{}})
+                          .status();
+  EXPECT_EQ(pair.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(pair.message(), "pose_a: a 2D pose with a 3D shape");
 }
 
 TEST(MockConnection, TypedPairQueriesGoThroughPairQuery) {

@@ -1,4 +1,4 @@
-// sator::client::Session over an in-memory fake stream (no gRPC): replies
+// sator::Session over an in-memory fake stream (no gRPC): replies
 // matched to futures in order, an error failing only its own future, a broken
 // stream failing what is in flight with UNAVAILABLE and re-opening on the next
 // submission, a clean close, and submissions from several threads.
@@ -19,7 +19,7 @@
 #include "gtest/gtest.h"
 #include "sator/client/mocks/mock_connection.h"
 
-namespace sator::client {
+namespace sator {
 namespace {
 
 using ::testing::_;
@@ -342,4 +342,4 @@ TEST_F(SessionTest, ManyThreadsSubmitAndEveryFutureGetsItsOwnReply) {
 }
 
 }  // namespace
-}  // namespace sator::client
+}  // namespace sator

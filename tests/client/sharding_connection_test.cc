@@ -18,7 +18,7 @@
 #include "gtest/gtest.h"
 #include "sator/client/mocks/mock_connection.h"
 
-namespace sator::client {
+namespace sator {
 namespace {
 
 using ::testing::_;
@@ -358,4 +358,4 @@ TEST_F(ShardedConnectionTest, ConcurrentCallsAndEndpointChanges) {
 }
 
 }  // namespace
-}  // namespace sator::client
+}  // namespace sator

@@ -25,7 +25,7 @@
 
 extern char** environ;  // NOLINT: POSIX, for posix_spawn.
 
-namespace sator::client {
+namespace sator {
 namespace {
 
 using ::testing::Contains;
@@ -334,4 +334,4 @@ TEST(ResolveHeadlessService, RefusesBadArguments) {
 }
 
 }  // namespace
-}  // namespace sator::client
+}  // namespace sator

@@ -58,28 +58,27 @@ class MetricsEndToEnd : public ::testing::Test {
         satord_.Start({"--data_dir=" + testing::MakeTempDir("metrics-data")})
             .ok())
         << satord_.ReadLog();
-    absl::StatusOr<std::unique_ptr<Client>> client =
-        Client::Create({.target = satord_.grpc_target()});
+    absl::StatusOr<Client> client =
+        Client::Make({.target = satord_.grpc_target()});
     ASSERT_TRUE(client.ok());
     for (int i = 0; i < kPings; ++i) {
-      ASSERT_TRUE((*client)->Ping("metrics").ok());
+      ASSERT_TRUE(client->Ping("metrics").ok());
     }
     for (int i = 0; i < kBadPairQueries; ++i) {
-      EXPECT_EQ((*client)
-                    ->Overlap(Circle{-1.0f}, Pose2{}, Circle{1.0f}, Pose2{})
+      EXPECT_EQ(client->Overlap(Circle{-1.0f}, Pose2{}, Circle{1.0f}, Pose2{})
                     .status()
                     .code(),
                 absl::StatusCode::kInvalidArgument);
     }
     // A scene with two static and one dynamic body, and one pose batch of
     // two poses (the second refused: a tick older than the current one).
-    ASSERT_TRUE((*client)
+    ASSERT_TRUE(client
                     ->CallJson("sator.v1.SceneService/CreateScene",
                                R"({"scene_id":"arena","settings":{"dimension":)"
                                R"("DIMENSION_2D"}})")
                     .ok());
     ASSERT_TRUE(
-        (*client)
+        client
             ->CallJson(
                 "sator.v1.BodyService/UpsertBodies",
                 R"({"scene_id":"arena","bodies":[)"
@@ -92,12 +91,12 @@ class MetricsEndToEnd : public ::testing::Test {
             .ok());
     const std::string poses =
         R"({"body_ids":[3,3],"positions":[1,1,2,2],"rotations":[0,0]})";
-    ASSERT_TRUE((*client)
+    ASSERT_TRUE(client
                     ->CallJson("sator.v1.BodyService/UpdatePoses",
                                absl::StrCat(R"({"scene_id":"arena","tick":5,)",
                                             R"("poses":)", poses, "}"))
                     .ok());
-    EXPECT_FALSE((*client)
+    EXPECT_FALSE(client
                      ->CallJson("sator.v1.BodyService/UpdatePoses",
                                 absl::StrCat(R"({"scene_id":"arena","tick":4,)",
                                              R"("poses":)", poses, "}"))
@@ -339,17 +338,17 @@ TEST(MetricsDurability, RestartReportsReplayedRecords) {
   {
     SatordProcess first;
     ASSERT_TRUE(first.Start(args).ok()) << first.ReadLog();
-    absl::StatusOr<std::unique_ptr<Client>> client =
-        Client::Create({.target = first.grpc_target()});
+    absl::StatusOr<Client> client =
+        Client::Make({.target = first.grpc_target()});
     ASSERT_TRUE(client.ok());
-    ASSERT_TRUE((*client)
+    ASSERT_TRUE(client
                     ->CallJson("sator.v1.SceneService/CreateScene",
                                R"({"scene_id":"kept","settings":)"
                                R"({"dimension":"DIMENSION_2D"}})")
                     .ok());
     for (int i = 1; i <= 3; ++i) {
       ASSERT_TRUE(
-          (*client)
+          client
               ->CallJson("sator.v1.BodyService/UpsertBodies",
                          absl::StrCat(R"({"scene_id":"kept","bodies":[)",
                                       R"({"body_id":)", i,

@@ -152,14 +152,14 @@ TEST(OverloadEndToEnd, ShedsBeyondTheInflightLimitWithRetryAfterAndRecovers) {
   // During the flood (limit 1, so the flood holds the slot nearly always; up
   // to 400 attempts), a Ping through the client library: its retry
   // policy honours the retry-after trailer, so it gets through.
-  absl::StatusOr<std::unique_ptr<Client>> client =
-      Client::Create({.target = satord.grpc_target(),
-                      .default_deadline = absl::Seconds(10),
-                      .retry = {.max_attempts = 400,
-                                .initial_backoff = absl::Milliseconds(5),
-                                .max_backoff = absl::Milliseconds(50)}});
+  absl::StatusOr<Client> client =
+      Client::Make({.target = satord.grpc_target(),
+                    .default_deadline = absl::Seconds(10),
+                    .retry = {.max_attempts = 400,
+                              .initial_backoff = absl::Milliseconds(5),
+                              .max_backoff = absl::Milliseconds(50)}});
   ASSERT_TRUE(client.ok()) << client.status();
-  absl::StatusOr<PingResult> pong = (*client)->Ping("during the flood");
+  absl::StatusOr<PingResult> pong = client->Ping("during the flood");
   EXPECT_TRUE(pong.ok()) << pong.status();
   for (std::thread& thread : threads) thread.join();
 
@@ -233,12 +233,11 @@ TEST(OverloadEndToEnd, SessionsBeyondTheLimitGetTheRetryAfterTrailer) {
   ASSERT_TRUE(
       satord.Start({"--max_sessions=1", "--overload_retry_after=40ms"}).ok())
       << satord.ReadLog();
-  absl::StatusOr<std::unique_ptr<Client>> client =
-      Client::Create({.target = satord.grpc_target()});
+  absl::StatusOr<Client> client =
+      Client::Make({.target = satord.grpc_target()});
   ASSERT_TRUE(client.ok()) << client.status();
-  ASSERT_TRUE((*client)
-                  ->CreateScene("arena", {.dimension = client::Dimension::k2D})
-                  .ok());
+  ASSERT_TRUE(
+      client->CreateScene("arena", {.dimension = client::Dimension::k2D}).ok());
   auto channel = grpc::CreateChannel(satord.grpc_target(),
                                      grpc::InsecureChannelCredentials());
   auto stub = sator::v1::QueryService::NewStub(channel);

@@ -3,6 +3,7 @@
 // back as INVALID_ARGUMENT naming the field.
 #include <cmath>
 #include <memory>
+#include <optional>
 #include <random>
 #include <vector>
 
@@ -31,14 +32,14 @@ class PairQueryEndToEnd : public ::testing::Test {
  protected:
   void SetUp() override {
     ASSERT_TRUE(satord_.Start({}).ok()) << satord_.ReadLog();
-    absl::StatusOr<std::unique_ptr<Client>> client =
-        Client::Create({.target = satord_.grpc_target()});
+    absl::StatusOr<Client> client =
+        Client::Make({.target = satord_.grpc_target()});
     ASSERT_TRUE(client.ok()) << client.status();
     client_ = *std::move(client);
   }
 
   SatordProcess satord_;
-  std::unique_ptr<Client> client_;
+  std::optional<Client> client_;
 };
 
 template <typename V>
@@ -138,7 +139,7 @@ TEST_F(PairQueryEndToEnd, TwoDimensionalAnswersMatchTheCore) {
     const Ray<2> ray{{motion(rng), motion(rng)}, NormalizeOrZero(da), 10.0f};
     if (LengthSquared(ray.direction) < 0.5f) continue;
     const RayResult<2> expected_ray = RayCast(a, pose_a, ray);
-    absl::StatusOr<RayResult<2>> hit = client_->RayCast(a, pose_a, ray);
+    absl::StatusOr<RayResult<2>> hit = client_->Raycast(a, pose_a, ray);
     ASSERT_TRUE(hit.ok()) << hit.status();
     EXPECT_EQ(hit->hit, expected_ray.hit) << i;
     EXPECT_EQ(hit->started_inside, expected_ray.started_inside) << i;
@@ -222,7 +223,7 @@ TEST_F(PairQueryEndToEnd, ThreeDimensionalAnswersMatchTheCore) {
     if (LengthSquared(ray.direction) < 0.5f) continue;
     absl::StatusOr<RayResult<3>> expected_ray = RayCast(a, pose_a, ray);
     ASSERT_TRUE(expected_ray.ok());
-    absl::StatusOr<RayResult<3>> hit = client_->RayCast(a, pose_a, ray);
+    absl::StatusOr<RayResult<3>> hit = client_->Raycast(a, pose_a, ray);
     ASSERT_TRUE(hit.ok()) << hit.status();
     EXPECT_EQ(hit->hit, expected_ray->hit) << i;
     if (expected_ray->hit && hit->hit) {
@@ -239,7 +240,7 @@ TEST_F(PairQueryEndToEnd, BadInputIsInvalidArgumentNamingTheField) {
               HasSubstr("shape_a.circle.radius: not finite"));
 
   absl::StatusOr<RayResult<3>> hit =
-      client_->RayCast(Shape3(Sphere{1.0f}), Pose3{},
+      client_->Raycast(Shape3(Sphere{1.0f}), Pose3{},
                        Ray<3>{{0.0f, 0.0f, 0.0f}, {0.0f, 0.0f, 0.0f}, 5.0f});
   EXPECT_EQ(hit.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(hit.status().message()),

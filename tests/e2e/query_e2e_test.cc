@@ -34,11 +34,11 @@ class QueryEndToEnd : public ::testing::Test {
                              "--log_level=warning"})
                     .ok())
         << satord_->ReadLog();
-    absl::StatusOr<std::unique_ptr<Client>> client =
-        Client::Create({.target = satord_->grpc_target(),
-                        .default_deadline = absl::Seconds(20)});
+    absl::StatusOr<Client> client =
+        Client::Make({.target = satord_->grpc_target(),
+                      .default_deadline = absl::Seconds(20)});
     ASSERT_TRUE(client.ok()) << client.status();
-    client_ = client->release();
+    client_ = new Client(*std::move(client));
     // "arena" (2D, 4 ticks of history): a static box of half extents 1 at
     // (5, 0), x in [4, 6]; a dynamic circle of radius 1 at (10, 0).
     // "space" (3D): a sphere of radius 1 at (0, 0, 5).

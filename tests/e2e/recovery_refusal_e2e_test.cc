@@ -28,8 +28,8 @@ constexpr absl::Duration kWait = absl::Seconds(20);
 std::unique_ptr<Client> Connect(const SatordProcess& satord) {
   ClientOptions options;
   options.target = satord.grpc_target();
-  auto client = Client::Create(options);
-  return client.ok() ? *std::move(client) : nullptr;
+  auto client = Client::Make(options);
+  return client.ok() ? std::make_unique<Client>(*std::move(client)) : nullptr;
 }
 
 std::vector<std::string> SceneIds(Client& client) {

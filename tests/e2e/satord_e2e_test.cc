@@ -31,10 +31,10 @@ constexpr absl::Duration kStartTimeout = absl::Seconds(20);
 constexpr absl::Duration kExitTimeout = absl::Seconds(15);
 
 std::unique_ptr<Client> Connect(const SatordProcess& satord) {
-  absl::StatusOr<std::unique_ptr<Client>> client =
-      Client::Create({.target = satord.grpc_target()});
+  absl::StatusOr<Client> client =
+      Client::Make({.target = satord.grpc_target()});
   EXPECT_TRUE(client.ok()) << client.status();
-  return client.ok() ? *std::move(client) : nullptr;
+  return client.ok() ? std::make_unique<Client>(*std::move(client)) : nullptr;
 }
 
 // Polls health until SERVING, for at most `timeout`.

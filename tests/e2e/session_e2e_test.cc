@@ -48,17 +48,17 @@ class SessionEndToEnd : public ::testing::Test {
     ASSERT_TRUE(
         satord_.Start({"--max_sessions=2", "--drain_deadline=30s"}).ok())
         << satord_.ReadLog();
-    absl::StatusOr<std::unique_ptr<Client>> client =
-        Client::Create({.target = satord_.grpc_target(),
-                        .default_deadline = absl::Seconds(20)});
+    absl::StatusOr<Client> client =
+        Client::Make({.target = satord_.grpc_target(),
+                      .default_deadline = absl::Seconds(20)});
     ASSERT_TRUE(client.ok());
     // A 3D scene: a unit sphere (body 7) at (0, 0, 10).
-    ASSERT_TRUE((*client)
+    ASSERT_TRUE(client
                     ->CallJson("sator.v1.SceneService/CreateScene",
                                R"({"scene_id": "s", "settings": {
                                    "dimension": "DIMENSION_3D"}})")
                     .ok());
-    ASSERT_TRUE((*client)
+    ASSERT_TRUE(client
                     ->CallJson("sator.v1.BodyService/UpsertBodies",
                                R"({"scene_id": "s", "bodies": [{"body_id": 7,
                                    "shape": {"sphere": {"radius": 1}},

@@ -9,6 +9,7 @@
 #include <csignal>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <variant>
@@ -63,7 +64,7 @@ class ShardedCluster : public ::testing::Test {
              }});
     ASSERT_TRUE(sharded.ok()) << sharded.status();
     sharded_ = *sharded;
-    absl::StatusOr<std::unique_ptr<Client>> client = Client::Create(sharded_);
+    absl::StatusOr<Client> client = Client::Make(sharded_);
     ASSERT_TRUE(client.ok()) << client.status();
     client_ = *std::move(client);
   }
@@ -80,10 +81,10 @@ class ShardedCluster : public ::testing::Test {
 
   // A client of one pod alone, to see what that process really holds.
   std::unique_ptr<Client> DirectClient(int pod) {
-    absl::StatusOr<std::unique_ptr<Client>> client = Client::Create(
+    absl::StatusOr<Client> client = Client::Make(
         {.target = pods_[static_cast<size_t>(pod)]->grpc_target()});
     EXPECT_TRUE(client.ok());
-    return *std::move(client);
+    return std::make_unique<Client>(*std::move(client));
   }
 
   int PodIndex(const std::string& name) const {
@@ -114,7 +115,7 @@ class ShardedCluster : public ::testing::Test {
   std::vector<std::string> data_dirs_;
   std::vector<std::unique_ptr<SatordProcess>> pods_;
   std::shared_ptr<client::ShardedConnection> sharded_;
-  std::unique_ptr<Client> client_;
+  std::optional<Client> client_;
 };
 
 TEST_F(ShardedCluster, ScenesSpreadOverEveryPodAndLiveOnlyOnTheirOwner) {
@@ -270,7 +271,7 @@ TEST_F(ShardedCluster, AKilledPodComesBackWithItsScenes) {
     ASSERT_TRUE(snapshot.ok()) << SceneId(i) << ": " << snapshot.status();
     ASSERT_EQ(snapshot->bodies.size(), 1u) << SceneId(i);
     EXPECT_EQ(snapshot->bodies[0].id, static_cast<std::uint64_t>(i + 1));
-    const Pose2* pose = std::get_if<Pose2>(&snapshot->bodies[0].pose);
+    const Pose2* pose = std::get_if<Pose2>(&*snapshot->bodies[0].pose);
     ASSERT_NE(pose, nullptr) << SceneId(i);
     EXPECT_EQ(pose->position, BoxPosition(i)) << SceneId(i);
   }

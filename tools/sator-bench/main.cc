@@ -294,12 +294,12 @@ int RunTool(int argc, char** argv) {
   options.async_threads = std::max(2, load.concurrency);
   // Measure, do not retry: an error must show as an error.
   options.retry.max_attempts = 1;
-  absl::StatusOr<std::unique_ptr<Client>> made = Client::Create(options);
+  absl::StatusOr<Client> made = Client::Make(options);
   if (!made.ok()) {
     std::fprintf(stderr, "sator-bench: %s\n", made.status().ToString().c_str());
     return 1;
   }
-  Client& client = **made;
+  Client& client = *made;
   const std::string scene = absl::GetFlag(FLAGS_scene);
   const std::uint64_t seed = absl::GetFlag(FLAGS_seed);
   const double world = absl::GetFlag(FLAGS_world_size);

@@ -347,14 +347,13 @@ int RunTool(int argc, char** argv) {
   // against a 10 s warm-up, and +2.4% against 20 s, with no trend after).
   const int warmup_windows = std::max(1, windows / 3);
 
-  absl::StatusOr<std::unique_ptr<Client>> client =
-      Client::Create({.target = target});
+  absl::StatusOr<Client> client = Client::Make({.target = target});
   if (!client.ok()) {
     std::fprintf(stderr, "sator-soak: %s\n",
                  client.status().ToString().c_str());
     return 1;
   }
-  Workload workload(**client,
+  Workload workload(*client,
                     absl::StrCat("soak-", absl::ToUnixMillis(absl::Now())),
                     absl::GetFlag(FLAGS_seed));
   if (absl::Status built = workload.Build(absl::GetFlag(FLAGS_bodies),

@@ -44,9 +44,9 @@ absl::StatusOr<std::string> LocalPairQuery(const std::string& request_json) {
 int CallJsonAndPrint(const std::string& method) {
   absl::StatusOr<std::string> request = ReadRequestJson();
   if (!request.ok()) return Fail(request.status());
-  absl::StatusOr<std::unique_ptr<Client>> client = Connect();
+  absl::StatusOr<Client> client = Connect();
   if (!client.ok()) return Fail(client.status());
-  absl::StatusOr<std::string> response = (*client)->CallJson(method, *request);
+  absl::StatusOr<std::string> response = client->CallJson(method, *request);
   if (!response.ok()) return Fail(response.status());
   std::printf("%s\n", response->c_str());
   return 0;
@@ -55,10 +55,10 @@ int CallJsonAndPrint(const std::string& method) {
 }  // namespace
 
 int RunPing(const Args& /*args*/) {
-  absl::StatusOr<std::unique_ptr<Client>> client = Connect();
+  absl::StatusOr<Client> client = Connect();
   if (!client.ok()) return Fail(client.status());
   absl::StatusOr<PingResult> result =
-      (*client)->Ping(absl::GetFlag(FLAGS_payload));
+      client->Ping(absl::GetFlag(FLAGS_payload));
   if (!result.ok()) return Fail(result.status());
   std::printf("{\"payload\":%s,\"server_version\":%s}\n",
               JsonString(result->payload).c_str(),
@@ -67,10 +67,10 @@ int RunPing(const Args& /*args*/) {
 }
 
 int RunHealth(const Args& /*args*/) {
-  absl::StatusOr<std::unique_ptr<Client>> client = Connect();
+  absl::StatusOr<Client> client = Connect();
   if (!client.ok()) return Fail(client.status());
   absl::StatusOr<HealthStatus> result =
-      (*client)->CheckHealth(absl::GetFlag(FLAGS_service));
+      client->CheckHealth(absl::GetFlag(FLAGS_service));
   if (!result.ok()) return Fail(result.status());
   const char* name = *result == HealthStatus::kServing      ? "SERVING"
                      : *result == HealthStatus::kNotServing ? "NOT_SERVING"

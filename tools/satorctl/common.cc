@@ -155,7 +155,7 @@ absl::Status ReadRequest(google::protobuf::Message* message) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::unique_ptr<Client>> Connect() {
+absl::StatusOr<Client> Connect() {
   ClientOptions options;
   options.target = absl::GetFlag(FLAGS_target);
   options.default_deadline = absl::GetFlag(FLAGS_deadline);
@@ -163,17 +163,16 @@ absl::StatusOr<std::unique_ptr<Client>> Connect() {
   absl::StatusOr<std::string> token = ReadToken();
   if (!token.ok()) return token.status();
   options.bearer_token = *std::move(token);
-  return Client::Create(options);
+  return Client::Make(options);
 }
 
 int CallAndPrint(absl::string_view method,
                  const google::protobuf::Message& request) {
   std::string request_json;
   (void)google::protobuf::util::MessageToJsonString(request, &request_json);
-  absl::StatusOr<std::unique_ptr<Client>> client = Connect();
+  absl::StatusOr<Client> client = Connect();
   if (!client.ok()) return Fail(client.status());
-  absl::StatusOr<std::string> response =
-      (*client)->CallJson(method, request_json);
+  absl::StatusOr<std::string> response = client->CallJson(method, request_json);
   if (!response.ok()) return Fail(response.status());
   std::printf("%s\n", response->c_str());
   return 0;

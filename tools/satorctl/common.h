@@ -43,7 +43,7 @@ absl::StatusOr<std::string> ReadRequestJson();
 absl::Status ReadRequest(google::protobuf::Message* message);
 
 // A client for --target with --deadline.
-absl::StatusOr<std::unique_ptr<Client>> Connect();
+absl::StatusOr<Client> Connect();
 
 // Calls `method` with `request` as JSON and prints the response JSON.
 int CallAndPrint(absl::string_view method,

@@ -9,10 +9,21 @@
 // gRPC code and the server's message, e.g. INVALID_ARGUMENT
 // "bodies[3].shape.polygon.vertices[2].x: not finite".
 //
+// A Client is a plain object: construct it and call it.
+//
+//   sator::Client client({.target = "127.0.0.1:50051"});
+//   absl::StatusOr<sator::PingResult> pong = client.Ping("hello");
+//
+// The connection is made lazily, on the first call. Options that cannot work
+// (an empty target, a negative deadline) do not throw: every call of that
+// client fails with INVALID_ARGUMENT naming the option, and status() says it
+// at once; Client::Make() returns the error instead of the client.
+//
 // No gRPC or protobuf type appears here: shapes, poses and results are
-// sator::core's value types and the records of types.h. The transport is a
-// sator::client::Connection (connection.h); tests of game code can give
-// Create() a MockConnection (mocks/mock_connection.h) instead of a server.
+// sator's core value types and the records of types.h, all in namespace
+// sator. The transport is a sator::Connection (connection.h); tests of game
+// code can give the constructor a MockConnection (mocks/mock_connection.h)
+// instead of a server.
 //
 // Why futures for the async calls: a game loop submits its queries during a
 // tick and collects the answers at a point of its choosing (future::get, or
@@ -22,10 +33,6 @@
 // threads, started as needed up to ClientOptions::async_threads, so at most
 // that many are in flight at once (more wait their turn); the per-tick hot
 // path is a Session (session.h) or a QueryBatch, which need no threads.
-//
-//   absl::StatusOr<std::unique_ptr<sator::Client>> client =
-//       sator::Client::Create({.target = "127.0.0.1:50051"});
-//   absl::StatusOr<sator::PingResult> pong = (*client)->Ping("hello");
 #ifndef SATOR_CLIENT_CLIENT_H_
 #define SATOR_CLIENT_CLIENT_H_
 
@@ -58,9 +65,6 @@ class ClientState;
 class ClientFactory;
 }  // namespace client_internal
 
-using client::HealthStatus;
-using client::PingResult;
-
 struct ClientOptions {
   // A gRPC target: "host:port", "dns:///name:port", "unix:/path"... Ignored
   // by Create(connection, options).
@@ -69,14 +73,14 @@ struct ClientOptions {
   // attempts of the call together.
   absl::Duration default_deadline = absl::Seconds(5);
   // Retries of idempotent calls (retry.h).
-  client::RetryPolicy retry{};
+  RetryPolicy retry{};
   // Channel settings (see ConnectionOptions).
   absl::Duration keepalive_time = absl::Seconds(330);
   absl::Duration keepalive_timeout = absl::Seconds(20);
   int max_message_bytes = 4 * 1024 * 1024;
   absl::Duration max_reconnect_backoff = absl::Seconds(5);
   // TLS and a bearer token (see ConnectionOptions in connection.h).
-  client::ClientTls tls{};
+  ClientTls tls{};
   std::string bearer_token{};
   // The most threads running Async* calls (started as needed, kept until
   // the client is destroyed); calls beyond wait for a free one.
@@ -88,21 +92,21 @@ struct CallOptions {
   std::optional<absl::Duration> deadline{};
   // Scene queries only: run at this past tick and fraction, overriding the
   // query's own QueryOptions::rewind (per QueryBatch entry too).
-  std::optional<client::Rewind> rewind{};
+  std::optional<Rewind> rewind{};
   // Overrides ClientOptions::retry for this call ({.max_attempts = 1}: no
   // retry).
-  std::optional<client::RetryPolicy> retry{};
+  std::optional<RetryPolicy> retry{};
 };
 
 // All scenes, fetched a page at a time as the loop advances:
-//   for (const absl::StatusOr<client::SceneInfo>& scene :
+//   for (const absl::StatusOr<SceneInfo>& scene :
 //        client->ListAllScenes()) {
 //     if (!scene.ok()) return scene.status();  // the last element
 //     ...
 //   }
 class SceneRange {
  public:
-  using PageFetcher = std::function<absl::StatusOr<client::ListScenesPage>(
+  using PageFetcher = std::function<absl::StatusOr<ListScenesPage>(
       const std::string& page_token)>;
 
   // Named as the standard library names a range's iterator type (Google
@@ -110,7 +114,7 @@ class SceneRange {
   class iterator {  // NOLINT(readability-identifier-naming)
    public:
     using iterator_category = std::input_iterator_tag;
-    using value_type = absl::StatusOr<client::SceneInfo>;
+    using value_type = absl::StatusOr<SceneInfo>;
     using difference_type = std::ptrdiff_t;
     using pointer = const value_type*;
     using reference = const value_type&;
@@ -142,33 +146,43 @@ class SceneRange {
   bool Advance();
 
   PageFetcher fetch_;
-  std::vector<client::SceneInfo> page_;
+  std::vector<SceneInfo> page_;
   std::size_t next_in_page_ = 0;
   std::string next_token_;
   bool fetched_any_ = false;
   bool done_ = false;
-  absl::StatusOr<client::SceneInfo> current_;
+  absl::StatusOr<SceneInfo> current_;
 };
 
 class Client {
  public:
-  // Creates a client over a new gRPC connection to options.target; the
-  // connection is made lazily on the first call. INVALID_ARGUMENT names a bad
-  // option.
-  static absl::StatusOr<std::unique_ptr<Client>> Create(
-      const ClientOptions& options);
-  // Creates a client over a given connection: a sharded one, or a
-  // MockConnection in tests.
-  static absl::StatusOr<std::unique_ptr<Client>> Create(
-      std::shared_ptr<client::Connection> connection,
-      const ClientOptions& options = {});
+  // A client over a new gRPC connection to options.target, made lazily on
+  // the first call. A bad option makes every call fail with INVALID_ARGUMENT
+  // naming it (see status()).
+  explicit Client(const ClientOptions& options = {});
+  // A client over a given connection: a sharded one, or a MockConnection in
+  // tests. A null connection or a bad option fails every call, as above.
+  explicit Client(std::shared_ptr<Connection> connection,
+                  const ClientOptions& options = {});
+  // The same, but a bad option is returned here instead of at the first
+  // call.
+  static absl::StatusOr<Client> Make(const ClientOptions& options = {});
+  static absl::StatusOr<Client> Make(std::shared_ptr<Connection> connection,
+                                     const ClientOptions& options = {});
 
   // Waits for the async calls already started to finish.
   ~Client();
+  // Movable (a moved-from client may only be assigned to or destroyed), not
+  // copyable: it owns the threads of its async calls.
+  Client(Client&& other) noexcept;
+  Client& operator=(Client&& other) noexcept;
   Client(const Client&) = delete;
   Client& operator=(const Client&) = delete;
 
-  const std::shared_ptr<client::Connection>& connection() const;
+  // OK, or why every call of this client fails (a bad option).
+  absl::Status status() const;
+
+  const std::shared_ptr<Connection>& connection() const;
 
   // ---- Service ----
   // Echoes `payload` through the server's Ping RPC.
@@ -196,46 +210,45 @@ class Client {
   // ---- Scenes ----
   // An empty `scene_id` asks the server to choose one (returned in the
   // SceneInfo). ALREADY_EXISTS if the id is taken.
-  absl::StatusOr<client::SceneInfo> CreateScene(
-      const std::string& scene_id, const client::SceneSettings& settings,
-      const CallOptions& call_options = {});
-  std::future<absl::StatusOr<client::SceneInfo>> AsyncCreateScene(
-      std::string scene_id, client::SceneSettings settings,
+  absl::StatusOr<SceneInfo> CreateScene(const std::string& scene_id,
+                                        const SceneSettings& settings,
+                                        const CallOptions& call_options = {});
+  std::future<absl::StatusOr<SceneInfo>> AsyncCreateScene(
+      std::string scene_id, SceneSettings settings,
       const CallOptions& call_options = {});
   absl::Status DeleteScene(const std::string& scene_id,
                            const CallOptions& call_options = {});
   std::future<absl::Status> AsyncDeleteScene(
       std::string scene_id, const CallOptions& call_options = {});
   // One page of scenes in id order (page_size 0: the server's default).
-  absl::StatusOr<client::ListScenesPage> ListScenes(
+  absl::StatusOr<ListScenesPage> ListScenes(
       std::uint32_t page_size = 0, const std::string& page_token = "",
       const CallOptions& call_options = {});
-  std::future<absl::StatusOr<client::ListScenesPage>> AsyncListScenes(
+  std::future<absl::StatusOr<ListScenesPage>> AsyncListScenes(
       std::uint32_t page_size = 0, std::string page_token = "",
       const CallOptions& call_options = {});
   // Every scene, page after page (each page a call with `call_options`).
   SceneRange ListAllScenes(std::uint32_t page_size = 0,
                            const CallOptions& call_options = {});
-  absl::StatusOr<client::SceneInfo> GetScene(
-      const std::string& scene_id, const CallOptions& call_options = {});
-  std::future<absl::StatusOr<client::SceneInfo>> AsyncGetScene(
+  absl::StatusOr<SceneInfo> GetScene(const std::string& scene_id,
+                                     const CallOptions& call_options = {});
+  std::future<absl::StatusOr<SceneInfo>> AsyncGetScene(
       std::string scene_id, const CallOptions& call_options = {});
-  absl::StatusOr<client::SceneSnapshot> ExportScene(
+  absl::StatusOr<SceneSnapshot> ExportScene(
       const std::string& scene_id, const CallOptions& call_options = {});
-  std::future<absl::StatusOr<client::SceneSnapshot>> AsyncExportScene(
+  std::future<absl::StatusOr<SceneSnapshot>> AsyncExportScene(
       std::string scene_id, const CallOptions& call_options = {});
-  absl::StatusOr<client::SceneInfo> ImportScene(
-      const client::SceneSnapshot& snapshot,
-      const CallOptions& call_options = {});
-  std::future<absl::StatusOr<client::SceneInfo>> AsyncImportScene(
-      client::SceneSnapshot snapshot, const CallOptions& call_options = {});
+  absl::StatusOr<SceneInfo> ImportScene(const SceneSnapshot& snapshot,
+                                        const CallOptions& call_options = {});
+  std::future<absl::StatusOr<SceneInfo>> AsyncImportScene(
+      SceneSnapshot snapshot, const CallOptions& call_options = {});
 
   // ---- Bodies (never retried) ----
-  absl::StatusOr<client::UpsertBodiesResult> UpsertBodies(
-      const std::string& scene_id, const std::vector<client::Body>& bodies,
+  absl::StatusOr<UpsertBodiesResult> UpsertBodies(
+      const std::string& scene_id, const std::vector<Body>& bodies,
       const CallOptions& call_options = {});
-  std::future<absl::StatusOr<client::UpsertBodiesResult>> AsyncUpsertBodies(
-      std::string scene_id, std::vector<client::Body> bodies,
+  std::future<absl::StatusOr<UpsertBodiesResult>> AsyncUpsertBodies(
+      std::string scene_id, std::vector<Body> bodies,
       const CallOptions& call_options = {});
   // Returns how many were removed; NOT_FOUND (none removed) for an unknown id.
   absl::StatusOr<std::uint32_t> RemoveBodies(
@@ -247,56 +260,56 @@ class Client {
   // The poses of `tick`; returns the scene's current tick after the update.
   // FAILED_PRECONDITION for a tick older than the current one.
   absl::StatusOr<std::int64_t> UpdatePoses(
-      const std::string& scene_id, std::int64_t tick,
-      const client::PoseBatch& poses, const CallOptions& call_options = {});
+      const std::string& scene_id, std::int64_t tick, const PoseBatch& poses,
+      const CallOptions& call_options = {});
   std::future<absl::StatusOr<std::int64_t>> AsyncUpdatePoses(
-      std::string scene_id, std::int64_t tick, client::PoseBatch poses,
+      std::string scene_id, std::int64_t tick, PoseBatch poses,
       const CallOptions& call_options = {});
 
   // ---- Scene queries ----
   // CallOptions::rewind overrides options.rewind.
-  absl::StatusOr<client::QueryResult> Overlap(
-      const std::string& scene_id, const client::OverlapQuery& query,
-      const client::QueryOptions& options = {},
+  absl::StatusOr<QueryResult> Overlap(const std::string& scene_id,
+                                      const OverlapQuery& query,
+                                      const QueryOptions& options = {},
+                                      const CallOptions& call_options = {});
+  std::future<absl::StatusOr<QueryResult>> AsyncOverlap(
+      std::string scene_id, OverlapQuery query, QueryOptions options = {},
       const CallOptions& call_options = {});
-  std::future<absl::StatusOr<client::QueryResult>> AsyncOverlap(
-      std::string scene_id, client::OverlapQuery query,
-      client::QueryOptions options = {}, const CallOptions& call_options = {});
-  absl::StatusOr<client::QueryResult> Contacts(
-      const std::string& scene_id, const client::ContactsQuery& query,
-      const client::QueryOptions& options = {},
+  absl::StatusOr<QueryResult> Contacts(const std::string& scene_id,
+                                       const ContactsQuery& query,
+                                       const QueryOptions& options = {},
+                                       const CallOptions& call_options = {});
+  std::future<absl::StatusOr<QueryResult>> AsyncContacts(
+      std::string scene_id, ContactsQuery query, QueryOptions options = {},
       const CallOptions& call_options = {});
-  std::future<absl::StatusOr<client::QueryResult>> AsyncContacts(
-      std::string scene_id, client::ContactsQuery query,
-      client::QueryOptions options = {}, const CallOptions& call_options = {});
-  absl::StatusOr<client::QueryResult> Sweep(
-      const std::string& scene_id, const client::SweepQuery& query,
-      const client::QueryOptions& options = {},
+  absl::StatusOr<QueryResult> Sweep(const std::string& scene_id,
+                                    const SweepQuery& query,
+                                    const QueryOptions& options = {},
+                                    const CallOptions& call_options = {});
+  std::future<absl::StatusOr<QueryResult>> AsyncSweep(
+      std::string scene_id, SweepQuery query, QueryOptions options = {},
       const CallOptions& call_options = {});
-  std::future<absl::StatusOr<client::QueryResult>> AsyncSweep(
-      std::string scene_id, client::SweepQuery query,
-      client::QueryOptions options = {}, const CallOptions& call_options = {});
-  absl::StatusOr<client::QueryResult> Raycast(
-      const std::string& scene_id, const client::RaycastQuery& query,
-      const client::QueryOptions& options = {},
+  absl::StatusOr<QueryResult> Raycast(const std::string& scene_id,
+                                      const RaycastQuery& query,
+                                      const QueryOptions& options = {},
+                                      const CallOptions& call_options = {});
+  std::future<absl::StatusOr<QueryResult>> AsyncRaycast(
+      std::string scene_id, RaycastQuery query, QueryOptions options = {},
       const CallOptions& call_options = {});
-  std::future<absl::StatusOr<client::QueryResult>> AsyncRaycast(
-      std::string scene_id, client::RaycastQuery query,
-      client::QueryOptions options = {}, const CallOptions& call_options = {});
-  absl::StatusOr<client::QueryResult> PointQuery(
-      const std::string& scene_id, const client::PointQuery& query,
-      const client::QueryOptions& options = {},
-      const CallOptions& call_options = {});
-  std::future<absl::StatusOr<client::QueryResult>> AsyncPointQuery(
-      std::string scene_id, client::PointQuery query,
-      client::QueryOptions options = {}, const CallOptions& call_options = {});
+  absl::StatusOr<QueryResult> PointQuery(const std::string& scene_id,
+                                         const ::sator::PointQuery& query,
+                                         const QueryOptions& options = {},
+                                         const CallOptions& call_options = {});
+  std::future<absl::StatusOr<QueryResult>> AsyncPointQuery(
+      std::string scene_id, ::sator::PointQuery query,
+      QueryOptions options = {}, const CallOptions& call_options = {});
   // Many queries of mixed kinds, answered in order, each entry with its own
   // status.
-  absl::StatusOr<std::vector<client::BatchEntry>> QueryBatch(
-      const std::string& scene_id, const std::vector<client::Query>& queries,
+  absl::StatusOr<std::vector<BatchEntry>> QueryBatch(
+      const std::string& scene_id, const std::vector<Query>& queries,
       const CallOptions& call_options = {});
-  std::future<absl::StatusOr<std::vector<client::BatchEntry>>> AsyncQueryBatch(
-      std::string scene_id, std::vector<client::Query> queries,
+  std::future<absl::StatusOr<std::vector<BatchEntry>>> AsyncQueryBatch(
+      std::string scene_id, std::vector<Query> queries,
       const CallOptions& call_options = {});
   // Many rays with one set of options, sent in the packed form (flat float
   // arrays; docs/QUERIES.md, "RaycastBatch"): the cheapest way to cast
@@ -304,25 +317,23 @@ class Client {
   // "rays[i].origin: ..." otherwise, before anything is sent); all or
   // nothing: one bad ray fails the call with INVALID_ARGUMENT naming its
   // array element ("directions[3..5]: zero length").
-  absl::StatusOr<client::RaycastBatchResult> RaycastBatch(
-      const std::string& scene_id, absl::Span<const client::RaycastQuery> rays,
-      const client::QueryOptions& options = {},
-      const CallOptions& call_options = {});
-  std::future<absl::StatusOr<client::RaycastBatchResult>> AsyncRaycastBatch(
-      std::string scene_id, std::vector<client::RaycastQuery> rays,
-      client::QueryOptions options = {}, const CallOptions& call_options = {});
+  absl::StatusOr<RaycastBatchResult> RaycastBatch(
+      const std::string& scene_id, absl::Span<const RaycastQuery> rays,
+      const QueryOptions& options = {}, const CallOptions& call_options = {});
+  std::future<absl::StatusOr<RaycastBatchResult>> AsyncRaycastBatch(
+      std::string scene_id, std::vector<RaycastQuery> rays,
+      QueryOptions options = {}, const CallOptions& call_options = {});
 
   // ---- Sessions ----
   // Opens a Session on `scene_id` over this client's connection.
-  absl::StatusOr<std::unique_ptr<client::Session>> OpenSession(
-      const std::string& scene_id, const client::SessionOptions& options = {});
+  absl::StatusOr<std::unique_ptr<Session>> OpenSession(
+      const std::string& scene_id, const SessionOptions& options = {});
 
   // ---- Pair queries (no scene) ----
-  absl::StatusOr<client::PairQueryResult> PairQuery(
-      const client::PairQueryRequest& request,
-      const CallOptions& call_options = {});
-  std::future<absl::StatusOr<client::PairQueryResult>> AsyncPairQuery(
-      client::PairQueryRequest request, const CallOptions& call_options = {});
+  absl::StatusOr<PairQueryResult> PairQuery(
+      const PairQueryRequest& request, const CallOptions& call_options = {});
+  std::future<absl::StatusOr<PairQueryResult>> AsyncPairQuery(
+      PairQueryRequest request, const CallOptions& call_options = {});
 
   // Typed pair queries over PairQuery. They give the answers of the core
   // functions of the same names (queries2d.h, shape3d_queries.h).
@@ -338,7 +349,7 @@ class Client {
                                        Vec2 displacement_a, const Shape2& b,
                                        const Pose2& pose_b, Vec2 displacement_b,
                                        const CallOptions& call_options = {});
-  absl::StatusOr<RayResult<2>> RayCast(const Shape2& shape, const Pose2& pose,
+  absl::StatusOr<RayResult<2>> Raycast(const Shape2& shape, const Pose2& pose,
                                        const Ray<2>& ray,
                                        const CallOptions& call_options = {});
 
@@ -352,14 +363,23 @@ class Client {
                                        Vec3 displacement_a, const Shape3& b,
                                        const Pose3& pose_b, Vec3 displacement_b,
                                        const CallOptions& call_options = {});
-  absl::StatusOr<RayResult<3>> RayCast(const Shape3& shape, const Pose3& pose,
+  absl::StatusOr<RayResult<3>> Raycast(const Shape3& shape, const Pose3& pose,
                                        const Ray<3>& ray,
                                        const CallOptions& call_options = {});
 
+  // The former spelling of the pair Raycast. Deprecated: call Raycast.
+  template <typename Shape, typename PoseType, int D>
+  [[deprecated("use Raycast")]] absl::StatusOr<RayResult<D>> RayCast(
+      const Shape& shape, const PoseType& pose, const Ray<D>& ray,
+      const CallOptions& call_options = {}) {
+    return Raycast(shape, pose, ray, call_options);
+  }
+
  private:
   friend class client_internal::ClientFactory;
-  explicit Client(std::unique_ptr<client_internal::ClientState> impl);
-  std::unique_ptr<client_internal::ClientState> impl_;
+  explicit Client(std::shared_ptr<client_internal::ClientState> impl);
+  // Owned, except in the non-owning copies the async tasks use.
+  std::shared_ptr<client_internal::ClientState> impl_;
 };
 
 }  // namespace sator

@@ -1,4 +1,4 @@
-// sator::client::Connection: the transport under sator::Client, one virtual
+// sator::Connection: the transport under sator::Client, one virtual
 // method per RPC of the sator.v1 API (in the style of google-cloud-cpp's
 // *Connection classes).
 //
@@ -30,7 +30,7 @@
 #include "absl/time/time.h"
 #include "sator/client/types.h"
 
-namespace sator::client {
+namespace sator {
 
 // The metadata key naming the scene of a call.
 inline constexpr absl::string_view kSceneIdMetadataKey = "x-scene-id";
@@ -117,7 +117,7 @@ class Connection {
                                               const QueryOptions& options,
                                               const CallContext& context) = 0;
   virtual absl::StatusOr<QueryResult> PointQuery(
-      const std::string& scene_id, const client::PointQuery& query,
+      const std::string& scene_id, const ::sator::PointQuery& query,
       const QueryOptions& options, const CallContext& context) = 0;
   // One entry per query, in order; the call fails as a whole only when the
   // batch cannot be run at all (unknown scene, batch over the limit...).
@@ -190,6 +190,6 @@ struct ConnectionOptions {
 absl::StatusOr<std::shared_ptr<Connection>> MakeConnection(
     const ConnectionOptions& options);
 
-}  // namespace sator::client
+}  // namespace sator
 
 #endif  // SATOR_CLIENT_CONNECTION_H_

@@ -31,7 +31,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 
-namespace sator::client {
+namespace sator {
 
 struct RetryPolicy {
   // Attempts in all, the first included; 1 disables retries.
@@ -65,6 +65,6 @@ absl::Duration BackoffCeiling(const RetryPolicy& policy, int attempt);
 absl::Status ValidateRetryPolicy(const RetryPolicy& policy,
                                  absl::string_view field);
 
-}  // namespace sator::client
+}  // namespace sator
 
 #endif  // SATOR_CLIENT_RETRY_H_

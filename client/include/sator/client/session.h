@@ -1,4 +1,4 @@
-// sator::client::Session: an RAII wrapper over the Session stream, the
+// sator::Session: an RAII wrapper over the Session stream, the
 // low-overhead path a game server keeps open on one scene.
 //
 //   absl::StatusOr<std::unique_ptr<Session>> session =
@@ -39,7 +39,7 @@
 #include "sator/client/connection.h"
 #include "sator/client/types.h"
 
-namespace sator::client {
+namespace sator {
 
 class SessionState;
 
@@ -87,6 +87,6 @@ class Session {
   std::unique_ptr<SessionState> state_;
 };
 
-}  // namespace sator::client
+}  // namespace sator
 
 #endif  // SATOR_CLIENT_SESSION_H_

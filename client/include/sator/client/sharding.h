@@ -39,7 +39,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 
-namespace sator::client {
+namespace sator {
 
 // The rendezvous weight of `endpoint` for `scene_id`: SipHash-2-4 under
 // kShardingKey of the bytes of `endpoint`, one zero byte, then the bytes of
@@ -114,6 +114,6 @@ absl::StatusOr<std::vector<std::string>> StatefulSetPodEndpoints(
 absl::StatusOr<std::vector<std::string>> ResolveHeadlessService(
     const std::string& host, int port);
 
-}  // namespace sator::client
+}  // namespace sator
 
 #endif  // SATOR_CLIENT_SHARDING_H_

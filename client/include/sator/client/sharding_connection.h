@@ -1,12 +1,11 @@
-// sator::client::ShardedConnection: one Connection over many satord pods,
+// sator::ShardedConnection: one Connection over many satord pods,
 // each scene routed to the pod that owns it (rendezvous hashing, sharding.h).
 //
 //   absl::StatusOr<std::vector<std::string>> pods =
-//       sator::client::StatefulSetPodEndpoints({.replicas = 3});
-//   absl::StatusOr<std::shared_ptr<sator::client::ShardedConnection>> shards =
-//       sator::client::ShardedConnection::Create({.endpoints = *pods});
-//   absl::StatusOr<std::unique_ptr<sator::Client>> client =
-//       sator::Client::Create(*shards);
+//       sator::StatefulSetPodEndpoints({.replicas = 3});
+//   absl::StatusOr<std::shared_ptr<sator::ShardedConnection>> shards =
+//       sator::ShardedConnection::Create({.endpoints = *pods});
+//   sator::Client client(*shards);
 //
 // Routing:
 // - every call that names a scene (scene, body and query calls, sessions,
@@ -48,7 +47,7 @@
 #include "sator/client/sharding.h"
 #include "sator/client/types.h"
 
-namespace sator::client {
+namespace sator {
 
 // Makes the Connection to one endpoint.
 using EndpointConnectionFactory =
@@ -128,7 +127,7 @@ class ShardedConnection : public Connection {
                                       const QueryOptions& options,
                                       const CallContext& context) override;
   absl::StatusOr<QueryResult> PointQuery(const std::string& scene_id,
-                                         const client::PointQuery& query,
+                                         const ::sator::PointQuery& query,
                                          const QueryOptions& options,
                                          const CallContext& context) override;
   absl::StatusOr<std::vector<BatchEntry>> QueryBatch(
@@ -168,6 +167,6 @@ class ShardedConnection : public Connection {
   std::atomic<std::uint64_t> next_any_{0};
 };
 
-}  // namespace sator::client
+}  // namespace sator
 
 #endif  // SATOR_CLIENT_SHARDING_CONNECTION_H_

@@ -5,8 +5,15 @@
 //
 // One schema serves 2D and 3D scenes, as in the proto: a shape is a Shape2 or
 // a Shape3, a pose a Pose2 or a Pose3 (AnyShape, AnyPose, AnyVector convert
-// implicitly from each). Results carry Vec3 points and normals; in a 2D scene
-// their z is 0 (Xy() gives the Vec2).
+// implicitly from each; an AnyVector also from braces, {0, 1} or {0, 1, 0}).
+// A body or query shape without a pose sits at the identity pose of the
+// shape's dimension. Mixing dimensions in one body or query (a 3D shape with
+// a 2D pose, a 2D ray origin with a 3D direction) is refused before anything
+// is sent, with INVALID_ARGUMENT naming the field; so is a 2D ray or point in
+// a 3D scene and the reverse, by the server. Results carry Vec3 points and
+// normals; in a 2D scene their z is 0 (Xy() gives the Vec2).
+//
+// Everything is in namespace sator, beside sator::Client and the core types.
 //
 // Units and frames follow proto/sator/v1/geometry.proto: lengths in the
 // caller's unit, angles in radians, everything in the scene's world frame.
@@ -28,7 +35,11 @@
 #include "sator/core/query_types.h"
 #include "sator/core/vec.h"
 
-namespace sator::client {
+namespace sator {
+
+// The former namespace of these types, kept so that sator::client::Body still
+// names sator::Body. Deprecated: write sator::Body.
+namespace client = ::sator;
 
 // ---- Geometry
 // ----------------------------------------------------------------
@@ -36,7 +47,17 @@ namespace sator::client {
 // A 2D or a 3D shape; hulls and meshes are shared, immutable core objects.
 using AnyShape = std::variant<Shape2, Shape3>;
 using AnyPose = std::variant<Pose2, Pose3>;
-using AnyVector = std::variant<Vec2, Vec3>;
+
+// A 2D or a 3D vector: AnyVector v = {0, 1, 0} is a Vec3, {0, 1} a Vec2.
+struct AnyVector : std::variant<Vec2, Vec3> {
+  using std::variant<Vec2, Vec3>::variant;
+  using std::variant<Vec2, Vec3>::operator=;
+  constexpr AnyVector() = default;
+  constexpr AnyVector(float x, float y) : variant(Vec2{x, y}) {}
+  constexpr AnyVector(float x, float y, float z) : variant(Vec3{x, y, z}) {}
+  // 2 or 3.
+  constexpr int dimension() const { return index() == 0 ? 2 : 3; }
+};
 
 // The x and y of a result vector from a 2D scene.
 inline Vec2 Xy(Vec3 v) { return {v.x, v.y}; }
@@ -98,7 +119,8 @@ struct Body {
   // Unique within its scene; chosen by the caller.
   std::uint64_t id = 0;
   AnyShape shape{};
-  AnyPose pose{};
+  // Unset: the identity pose of the shape's dimension.
+  std::optional<AnyPose> pose{};
   MotionType motion = MotionType::kDynamic;
   // A query with layer L and mask M hits this body when (M & layer) != 0 and
   // (mask & L) != 0. Unset means all 64 bits; 0 collides with nothing.
@@ -201,21 +223,24 @@ struct QueryOptions {
 // Which bodies intersect `shape` at `pose`.
 struct OverlapQuery {
   AnyShape shape{};
-  AnyPose pose{};
+  // Unset: the identity pose of the shape\'s dimension.
+  std::optional<AnyPose> pose{};
 };
 
 // For each body overlapping `shape` at `pose`, the minimum translation vector
 // that pushes the query shape out of it.
 struct ContactsQuery {
   AnyShape shape{};
-  AnyPose pose{};
+  // Unset: the identity pose of the shape\'s dimension.
+  std::optional<AnyPose> pose{};
 };
 
 // Where `shape`, moving from `pose` by `displacement` without rotating, first
 // touches each body.
 struct SweepQuery {
   AnyShape shape{};
-  AnyPose pose{};
+  // Unset: the identity pose of the shape\'s dimension.
+  std::optional<AnyPose> pose{};
   AnyVector displacement{};
 };
 
@@ -371,6 +396,6 @@ enum class HealthStatus {
   kNotServing,
 };
 
-}  // namespace sator::client
+}  // namespace sator
 
 #endif  // SATOR_CLIENT_TYPES_H_

@@ -1,12 +1,12 @@
-// gMock mocks of sator::client::Connection and SessionStream, so game-server
+// gMock mocks of sator::Connection and SessionStream, so game-server
 // code that uses sator::Client can be unit-tested without a server:
 //
-//   auto mock = std::make_shared<sator::client::MockConnection>();
+//   auto mock = std::make_shared<sator::MockConnection>();
 //   EXPECT_CALL(*mock, Raycast("arena", _, _, _))
-//       .WillOnce(Return(sator::client::QueryResult{.tick = 7, .hits =
+//       .WillOnce(Return(sator::QueryResult{.tick = 7, .hits =
 //       {...}}));
-//   auto client = sator::Client::Create(mock);
-//   // ... run the game code that holds *client ...
+//   sator::Client client(mock);
+//   // ... run the game code that holds client ...
 //
 // The Client's retries and deadlines run on top of the mock as they do on top
 // of a real connection. Link sator::client_mocks (it brings GoogleTest's
@@ -23,7 +23,7 @@
 #include "gmock/gmock.h"
 #include "sator/client/connection.h"
 
-namespace sator::client {
+namespace sator {
 
 class MockConnection : public Connection {
  public:
@@ -83,7 +83,7 @@ class MockConnection : public Connection {
                const QueryOptions& options, const CallContext& context),
               (override));
   MOCK_METHOD(absl::StatusOr<QueryResult>, PointQuery,
-              (const std::string& scene_id, const client::PointQuery& query,
+              (const std::string& scene_id, const ::sator::PointQuery& query,
                const QueryOptions& options, const CallContext& context),
               (override));
   MOCK_METHOD(absl::StatusOr<std::vector<BatchEntry>>, QueryBatch,
@@ -114,6 +114,6 @@ class MockSessionStream : public SessionStream {
   MOCK_METHOD(void, Cancel, (), (override));
 };
 
-}  // namespace sator::client
+}  // namespace sator
 
 #endif  // SATOR_CLIENT_MOCKS_MOCK_CONNECTION_H_
