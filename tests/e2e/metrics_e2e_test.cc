@@ -105,14 +105,14 @@ class MetricsEndToEnd : public ::testing::Test {
     // scene that does not exist, a QueryBatch whose second entry rewinds
     // past the history, a Session query that does the same and a Session
     // pose update with a stale tick.
-    EXPECT_EQ((*client)
+    EXPECT_EQ(client
                   ->CallJson("sator.v1.QueryService/Raycast",
                              R"({"scene_id":"nosuch","query":{"direction":)"
                              R"({"x":1},"max_distance":10}})")
                   .status()
                   .code(),
               absl::StatusCode::kNotFound);
-    absl::StatusOr<std::string> batch = (*client)->CallJson(
+    absl::StatusOr<std::string> batch = client->CallJson(
         "sator.v1.QueryService/QueryBatch",
         R"({"scene_id":"arena","queries":[)"
         R"({"raycast":{"direction":{"x":1},"max_distance":10}},)"
@@ -122,7 +122,7 @@ class MetricsEndToEnd : public ::testing::Test {
     // OUT_OF_RANGE is code 11.
     ASSERT_THAT(*batch, ::testing::HasSubstr(R"({"status":{"code":11,)"));
     absl::StatusOr<std::unique_ptr<client::Session>> session =
-        (*client)->OpenSession("arena");
+        client->OpenSession("arena");
     ASSERT_TRUE(session.ok()) << session.status();
     EXPECT_EQ(
         (*session)

@@ -284,12 +284,11 @@ TEST(OverloadEndToEnd, WritesPastTheSceneMemoryBudgetAreRefusedNamingIt) {
   ASSERT_TRUE(
       satord.Start({absl::StrCat("--max_scene_memory_bytes=", kBudget)}).ok())
       << satord.ReadLog();
-  absl::StatusOr<std::unique_ptr<Client>> client =
-      Client::Create({.target = satord.grpc_target()});
+  absl::StatusOr<Client> client =
+      Client::Make({.target = satord.grpc_target()});
   ASSERT_TRUE(client.ok()) << client.status();
-  ASSERT_TRUE((*client)
-                  ->CreateScene("arena", {.dimension = client::Dimension::k3D})
-                  .ok());
+  ASSERT_TRUE(
+      client->CreateScene("arena", {.dimension = client::Dimension::k3D}).ok());
   // Batches of 2000 boxes until the budget refuses one (at most 100 batches,
   // 200k bodies: far past 4 MiB by any count).
   absl::Status refused;
@@ -307,7 +306,7 @@ TEST(OverloadEndToEnd, WritesPastTheSceneMemoryBudgetAreRefusedNamingIt) {
       body.motion = client::MotionType::kStatic;
       bodies.push_back(body);
     }
-    absl::Status status = (*client)->UpsertBodies("arena", bodies).status();
+    absl::Status status = client->UpsertBodies("arena", bodies).status();
     if (status.ok()) {
       ++accepted;
     } else {
@@ -320,7 +319,7 @@ TEST(OverloadEndToEnd, WritesPastTheSceneMemoryBudgetAreRefusedNamingIt) {
   EXPECT_THAT(refused.message(), HasSubstr("--max_scene_memory_bytes"));
   EXPECT_THAT(refused.message(), HasSubstr(absl::StrCat(kBudget)));
   // The scene still answers.
-  EXPECT_TRUE((*client)->Ping("still here").ok());
+  EXPECT_TRUE(client->Ping("still here").ok());
 
   absl::StatusOr<std::string> metrics =
       HttpGet(satord.metrics_port(), "/metrics");
@@ -335,12 +334,11 @@ TEST(OverloadEndToEnd, CreateScenePastTheSceneMemoryBudgetIsRefused) {
   // One byte: not even an empty scene fits.
   ASSERT_TRUE(satord.Start({"--max_scene_memory_bytes=1"}).ok())
       << satord.ReadLog();
-  absl::StatusOr<std::unique_ptr<Client>> client =
-      Client::Create({.target = satord.grpc_target()});
+  absl::StatusOr<Client> client =
+      Client::Make({.target = satord.grpc_target()});
   ASSERT_TRUE(client.ok()) << client.status();
   const absl::Status created =
-      (*client)
-          ->CreateScene("arena", {.dimension = client::Dimension::k3D})
+      client->CreateScene("arena", {.dimension = client::Dimension::k3D})
           .status();
   EXPECT_EQ(created.code(), absl::StatusCode::kResourceExhausted) << created;
   EXPECT_THAT(created.message(), HasSubstr("--max_scene_memory_bytes"));
@@ -525,10 +523,10 @@ TEST(OverloadEndToEnd,
   ASSERT_TRUE(satord.Start({}).ok()) << satord.ReadLog();
   // The idle size after a first call has started gRPC's threads.
   {
-    absl::StatusOr<std::unique_ptr<Client>> client =
-        Client::Create({.target = satord.grpc_target()});
+    absl::StatusOr<Client> client =
+        Client::Make({.target = satord.grpc_target()});
     ASSERT_TRUE(client.ok()) << client.status();
-    ASSERT_TRUE((*client)->Ping("warm").ok());
+    ASSERT_TRUE(client->Ping("warm").ok());
   }
   const std::int64_t idle = ResidentBytes(satord.pid());
   ASSERT_GT(idle, 0);

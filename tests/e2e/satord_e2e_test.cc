@@ -115,10 +115,10 @@ TEST(SatordEndToEnd, LivenessStaysServingThroughADrainUntilExit) {
                   .ok())
       << satord.ReadLog();
   auto connect = [&]() -> std::unique_ptr<Client> {
-    absl::StatusOr<std::unique_ptr<Client>> client = Client::Create(
+    absl::StatusOr<Client> client = Client::Make(
         {.target = satord.grpc_target(), .max_message_bytes = kMessageBytes});
     EXPECT_TRUE(client.ok()) << client.status();
-    return client.ok() ? *std::move(client) : nullptr;
+    return client.ok() ? std::make_unique<Client>(*std::move(client)) : nullptr;
   };
   std::unique_ptr<Client> client = connect();
   ASSERT_NE(client, nullptr);
