@@ -26,14 +26,18 @@ class StampedServerContext final : public grpc::CallbackServerContext {
 };
 
 // Set on the ServerBuilder (SetContextAllocator, which takes ownership); gRPC
-// keeps it for the server's lifetime. Generic calls keep gRPC's own contexts.
+// keeps it for the server's lifetime. Generic calls keep gRPC's own contexts
+// (an unknown method, such as a reflection v1 probe, is one: gRPC serves it
+// through its own generic service). gRPC 1.51 hands those back through
+// Release(CallbackServerContext*) too, as their base class, although they live
+// inside gRPC's request object: only the contexts made here are deleted.
 class QueuedCallAllocator final : public grpc::ContextAllocator {
  public:
   grpc::CallbackServerContext* NewCallbackServerContext() override {
     return new StampedServerContext();
   }
   void Release(grpc::CallbackServerContext* context) override {
-    delete context;
+    delete dynamic_cast<StampedServerContext*>(context);
   }
 };
 

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <future>
 #include <memory>
 #include <string>
 #include <thread>
@@ -16,6 +17,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "gmock/gmock.h"
+#include "grpcpp/create_channel.h"
+#include "grpcpp/generic/generic_stub.h"
 #include "gtest/gtest.h"
 #include "sator/client/client.h"
 #include "support/satord_process.h"
@@ -299,6 +302,32 @@ TEST(SatordEndToEnd, PingDeadlineIsHonoured) {
   ASSERT_TRUE(satord.Signal(SIGCONT).ok());
   EXPECT_EQ(pong.status().code(), absl::StatusCode::kDeadlineExceeded);
   EXPECT_LT(elapsed, absl::Seconds(5));
+}
+
+// A method satord does not serve (gRPC answers it through its own generic
+// service, as it does a reflection v1 probe) is UNIMPLEMENTED, and satord
+// goes on serving.
+TEST(SatordEndToEnd, UnknownMethodIsUnimplementedAndSatordServesOn) {
+  SatordProcess satord;
+  ASSERT_TRUE(satord.Start({}, kStartTimeout).ok());
+  grpc::GenericStub stub(grpc::CreateChannel(
+      satord.grpc_target(), grpc::InsecureChannelCredentials()));
+  for (int i = 0; i < 3; ++i) {
+    grpc::ClientContext context;
+    context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(10)));
+    const grpc::Slice empty(std::string{});
+    const grpc::ByteBuffer request(&empty, 1);
+    grpc::ByteBuffer response;
+    std::promise<grpc::Status> done;
+    stub.UnaryCall(&context, "/sator.v1.QueryService/NoSuchMethod",
+                   grpc::StubOptions(), &request, &response,
+                   [&done](grpc::Status status) { done.set_value(status); });
+    EXPECT_EQ(done.get_future().get().error_code(),
+              grpc::StatusCode::UNIMPLEMENTED);
+  }
+  std::unique_ptr<Client> client = Connect(satord);
+  ASSERT_NE(client, nullptr);
+  EXPECT_TRUE(client->Ping("after").ok());
 }
 
 }  // namespace
