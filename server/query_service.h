@@ -145,9 +145,9 @@ class QueryService final : public QueryServiceBase {
 
  private:
   // Admits the call, runs `run` (returning absl::Status, writing the answer
-  // into `response`) unless the call is already cancelled, and finishes it.
+  // into `response`) unless the call is already cancelled, and finishes it;
+  // a failure is counted as `kind`.
   template <typename Run>
-  // Runs a unary scene query; a failure is reported as `kind`.
   grpc::ServerUnaryReactor* AnswerQuery(
       grpc::CallbackServerContext* context,
       const google::protobuf::Message& request, FailureKind kind, Run run,

@@ -25,7 +25,8 @@ mutations=(
   '/SatordWalSyncSlow/,$ s/) > 0.1$/) > 0.5/'  # flush threshold above the slow pod
   's/sator_wal_failed{job=~"satord|satord-local"} == 1/sator_wal_failed{job=~"satord|satord-local"} == 2/'
   '/SatordRequestsShed/,/for:/ s/) > 0$/) > 2/'  # shed threshold above 1/s
-  's/outcome="failed"} > 0$/outcome="failed"} > 5/'  # more than the 3 lost
+  's/outcome=~"failed|lost"} > 0$/outcome=~"failed|lost"} > 5/'  # more than the 3 given up
+  's/outcome=~"failed|lost"}/outcome="failed"}/'  # blind to records a gap lost
   '/SatordSessionLatencyP99/,$ s/) > 0.025$/) > 0.1/'  # above the slow queries
   's/rate(sator_session_message_seconds_bucket{job=~"satord|satord-local"}/rate(sator_session_message_seconds_bucket{job=~"satord|satord-local", kind="open"}/'
 )

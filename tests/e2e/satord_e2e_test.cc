@@ -186,6 +186,11 @@ TEST(SatordEndToEnd, LivenessStaysServingThroughADrainUntilExit) {
     absl::StatusOr<HealthStatus> health = client->CheckHealth(
         "sator.liveness",
         {.deadline = absl::Seconds(2), .retry = client::RetryPolicy{1}});
+    // A probe that ran out of time on a loaded machine says nothing: only a
+    // refusal ends the loop.
+    if (health.status().code() == absl::StatusCode::kDeadlineExceeded) {
+      continue;
+    }
     if (!health.ok()) {
       refused = health.status();
       break;
@@ -196,7 +201,8 @@ TEST(SatordEndToEnd, LivenessStaysServingThroughADrainUntilExit) {
   ASSERT_FALSE(refused.ok()) << "satord still answering after 60 s";
   // The probe failed because satord is gone, not because a live satord
   // refused it.
-  absl::StatusOr<int> exit_code = satord.WaitForExit(absl::Milliseconds(200));
+  // The port closes as the process exits, a moment before it can be reaped.
+  absl::StatusOr<int> exit_code = satord.WaitForExit(absl::Seconds(1));
   ASSERT_TRUE(exit_code.ok())
       << "liveness failed (" << refused << ") after " << serving
       << " SERVING probes while satord was still running\n"
