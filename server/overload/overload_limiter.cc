@@ -35,8 +35,11 @@ OverloadLimiter::OverloadLimiter(int max_inflight_requests,
 std::optional<ShedReason> OverloadLimiter::TryEnter(absl::Duration waited,
                                                     std::int64_t bytes) {
   std::optional<ShedReason> refused;
+  // A call that waited while no other call was admitted was slowed by its
+  // own size or by the machine, not by a queue: serving it delays nobody.
   if (limits_.max_queue_wait > absl::ZeroDuration() &&
-      waited > limits_.max_queue_wait) {
+      waited > limits_.max_queue_wait &&
+      in_flight_.load(std::memory_order_acquire) > 0) {
     refused = ShedReason::kQueueWait;
     shed_queue_wait_.fetch_add(1, std::memory_order_relaxed);
   } else if (!TryEnter()) {

@@ -20,11 +20,17 @@ AdmissionLimits Limits() {
 
 TEST(OverloadLimiter, RefusesACallThatWaitedLongerThanTheQueueLimit) {
   OverloadLimiter limiter(Limits());
+  // Alone, a call that waited is served: nothing queued it.
+  EXPECT_EQ(limiter.TryEnter(absl::Milliseconds(21), 5), std::nullopt);
+  EXPECT_EQ(limiter.in_flight(), 1);
+  // Behind an admitted call, it is refused.
   EXPECT_EQ(limiter.TryEnter(absl::Milliseconds(21), 10),
             ShedReason::kQueueWait);
-  EXPECT_EQ(limiter.in_flight(), 0);
-  EXPECT_EQ(limiter.admitted_bytes(), 0);
+  EXPECT_EQ(limiter.in_flight(), 1);
+  EXPECT_EQ(limiter.admitted_bytes(), 5);
   EXPECT_EQ(limiter.shed(ShedReason::kQueueWait), 1u);
+  limiter.Leave();
+  limiter.ReleaseBytes(5);
   EXPECT_EQ(limiter.TryEnter(absl::Milliseconds(20), 10), std::nullopt);
   EXPECT_EQ(limiter.in_flight(), 1);
   EXPECT_EQ(limiter.admitted_bytes(), 10);
