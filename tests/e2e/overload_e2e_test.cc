@@ -434,6 +434,8 @@ struct FloodFigures {
   std::int64_t peak_rss = 0;
   std::vector<double> ping_ms;  // The Pings answered.
   std::int64_t pings_failed = 0;
+  // The longest run of Pings failed one after another.
+  std::int64_t longest_failed_run = 0;
 };
 
 // 4 processes of `calls` each, `bytes` per call, for `duration`; meanwhile a
@@ -456,6 +458,7 @@ FloodFigures Flood(SatordProcess& satord, int calls, std::int64_t bytes,
     channel->WaitForConnected(
         absl::ToChronoTime(absl::Now() + absl::Seconds(5)));
     const absl::Time end = absl::Now() + duration;
+    std::int64_t failed_run = 0;
     // Bounded by time (and each Ping by its 10 s deadline).
     for (int i = 0; i < 10000 && absl::Now() < end; ++i) {
       grpc::ClientContext context;
@@ -471,10 +474,13 @@ FloodFigures Flood(SatordProcess& satord, int calls, std::int64_t bytes,
       // pressure; any other failure is a fault.
       if (status.ok()) {
         figures.ping_ms.push_back(ms);
+        failed_run = 0;
       } else {
         EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAVAILABLE)
             << status.error_message();
         ++figures.pings_failed;
+        figures.longest_failed_run =
+            std::max(figures.longest_failed_run, ++failed_run);
       }
       absl::SleepFor(absl::Milliseconds(20));
     }
@@ -506,6 +512,19 @@ FloodFigures Flood(SatordProcess& satord, int calls, std::int64_t bytes,
   return figures;
 }
 
+// What a liveness probe reads as alive: the manifests' probe
+// (deploy/k8s/base/statefulset.yaml) restarts the pod after failureThreshold
+// = 3 failures in a row, so no 3 Pings in a row may fail; and most Pings are
+// answered.
+void ExpectAliveToAProbe(const FloodFigures& figures) {
+  constexpr std::int64_t kProbeFailureThreshold = 3;
+  EXPECT_LT(figures.longest_failed_run, kProbeFailureThreshold)
+      << figures.pings_failed << " Pings failed";
+  EXPECT_LE(figures.pings_failed * 2,
+            static_cast<std::int64_t>(figures.ping_ms.size()))
+      << "at least 2 of 3 Pings answered";
+}
+
 double P99(std::vector<double> values) {
   if (values.empty()) return 0;
   std::sort(values.begin(), values.end());
@@ -515,7 +534,8 @@ double P99(std::vector<double> values) {
 
 // What holds at the default flags: the flood is shed with satord's pushback
 // and no call fails other than by being shed or by its 10 s deadline, Pings
-// are answered (but for a connection the memory quota closes), memory stays
+// are answered as a liveness probe needs (a connection the memory quota
+// closes fails the Pings on it), memory stays
 // within 768 MiB of idle for 1 MiB calls (the target is 512) and falls
 // back to within 64 MiB of idle within 10 s of the flood's end. The figures
 // printed at the end (accepted latency, Ping latency, deadlines, peaks) are
@@ -549,9 +569,7 @@ TEST(OverloadEndToEnd,
       << "every refusal carries grpc-retry-pushback-ms";
   EXPECT_GT(mib.ok, 0);
   EXPECT_FALSE(mib.ping_ms.empty());
-  EXPECT_LE(mib.pings_failed * 10,
-            static_cast<std::int64_t>(mib.ping_ms.size()))
-      << "at least 10 of 11 Pings answered";
+  ExpectAliveToAProbe(mib);
   // The target is 512 MiB above idle; on a 2-core machine that also runs the
   // load, peaks of 417-567 MiB were measured, so the test holds 768 MiB.
   EXPECT_LT(mib.peak_rss - idle, 768 * kMiB);
@@ -560,9 +578,7 @@ TEST(OverloadEndToEnd,
   const FloodFigures big = Flood(satord, 50, 4'000'000, absl::Seconds(5));
   EXPECT_GT(big.shed_with_pushback, 0);
   EXPECT_FALSE(big.ping_ms.empty());
-  EXPECT_LE(big.pings_failed * 10,
-            static_cast<std::int64_t>(big.ping_ms.size()))
-      << "at least 10 of 11 Pings answered";
+  ExpectAliveToAProbe(big);
 
   // Within 10 s of the flood's end, satord's memory falls back to within
   // 64 MiB of its idle size.
