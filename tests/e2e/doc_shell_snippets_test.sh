@@ -10,21 +10,13 @@ satorctl=$(realpath "$2")
 shift 2
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
-pid=""
-trap '[[ -n "${pid}" ]] && { kill "${pid}" 2>/dev/null || true; wait "${pid}" 2>/dev/null || true; }; rm -rf "${work}"' EXIT
+# shellcheck source=satord_lib.sh
+source "$(dirname "$0")/satord_lib.sh"
 fail() { echo "FAIL: $*"; exit 1; }
 
 /usr/bin/python3 "${here}/../docs/extract_snippets.py" sh "${work}/snippets" "$@" >/dev/null ||
   fail "no snippet extracted from $*"
-"${satord}" --grpc_address=127.0.0.1:0 --metrics_address= \
-  --port_file="${work}/ports.json" 2>"${work}/satord.log" &
-pid=$!
-for _ in $(seq 1 400); do
-  [[ -s "${work}/ports.json" ]] && break
-  kill -0 "${pid}" 2>/dev/null || { cat "${work}/satord.log"; exit 1; }
-  sleep 0.05
-done
-port=$(sed -E 's/.*"grpc_port":([0-9]+).*/\1/' "${work}/ports.json")
+start_satord "${satord}" "${work}"
 
 mkdir -p "${work}/run/build/bin"
 cat >"${work}/run/build/bin/satorctl" <<WRAPPER

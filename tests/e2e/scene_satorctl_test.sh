@@ -6,16 +6,9 @@ set -euo pipefail
 satord=$1
 satorctl=$2
 work=$(mktemp -d)
-trap 'kill "${pid}" 2>/dev/null || true; wait "${pid}" 2>/dev/null || true; rm -rf "${work}"' EXIT
-"${satord}" --grpc_address=127.0.0.1:0 --metrics_address= \
-  --port_file="${work}/ports.json" 2>"${work}/satord.log" &
-pid=$!
-for _ in $(seq 1 400); do
-  [[ -s "${work}/ports.json" ]] && break
-  kill -0 "${pid}" 2>/dev/null || { cat "${work}/satord.log"; exit 1; }
-  sleep 0.05
-done
-port=$(sed -E 's/.*"grpc_port":([0-9]+).*/\1/' "${work}/ports.json")
+# shellcheck source=satord_lib.sh
+source "$(dirname "$0")/satord_lib.sh"
+start_satord "${satord}" "${work}"
 ctl() { "${satorctl}" --target="127.0.0.1:${port}" --deadline=10s "$@"; }
 fail() { echo "FAIL: $*"; exit 1; }
 
