@@ -348,15 +348,17 @@ TEST_F(QueryMetricsTest, ShotVerdictsAndRewindDepths) {
                         scene::ShotReason::kTooOld, std::nullopt);
   // A rewound RaycastBatch of 3 rays, 7.25 ticks back, and a query at the
   // current tick (not rewound: not observed).
-  query_metrics->OnQuery({.kind = QueryKind::kRaycast,
+  query_metrics->OnQuery({.scene_id = "arena",
+                          .kind = QueryKind::kRaycast,
                           .duration = absl::Microseconds(3),
                           .rewound = true,
                           .rewind_ticks = 7.25,
                           .count = 3,
                           .hits_per_query = {},
                           .node_visits_per_query = {}});
-  query_metrics->OnQuery(
-      {.kind = QueryKind::kRaycast, .duration = absl::Microseconds(1)});
+  query_metrics->OnQuery({.scene_id = "arena",
+                          .kind = QueryKind::kRaycast,
+                          .duration = absl::Microseconds(1)});
   const auto s = Scrape().samples;
   EXPECT_EQ(s.at(R"(sator_shot_verdicts_total{outcome="hit",reason="hit"})"),
             2);
