@@ -67,7 +67,9 @@ ABSL_FLAG(int, max_history_ticks, 1024,
 ABSL_FLAG(int, default_history_ticks, 64,
           "Ticks of history for a scene that does not say.");
 ABSL_FLAG(int, max_hits, 4096, "Most hits one query may ask for.");
-ABSL_FLAG(int, max_batch_queries, 10000, "Most queries in one QueryBatch.");
+ABSL_FLAG(int, max_batch_queries, 10000,
+          "Most queries in one QueryBatch, rays in one RaycastBatch, shots in "
+          "one ValidateShots.");
 ABSL_FLAG(int, max_sessions, 1000, "Most Session streams open at once.");
 ABSL_FLAG(int, batch_threads, 1,
           "Threads one QueryBatch or RaycastBatch of at least "

@@ -362,11 +362,16 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(
                .hits = record.hits,
                .node_visits = record.node_visits,
                .rewound = record.rewound,
+               .rewind_ticks = record.rewind_ticks,
                .tick = record.tick,
                .count = record.count,
                .hits_per_query = record.hits_per_query,
                .node_visits_per_query = record.node_visits_per_query});
         }
+      });
+  impl->query_service.scene_queries().set_shot_observer(
+      [metrics = impl->query_metrics.get()](const ShotRecord& record) {
+        metrics->OnShot(record.outcome, record.reason, record.rewind_ticks);
       });
   impl->query_service.scene_queries().set_failure_observer(
       [metrics = impl->query_metrics.get()](FailureVia via, FailureKind kind,

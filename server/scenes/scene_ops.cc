@@ -23,6 +23,7 @@
 #include "proto/convert/body_convert.h"
 #include "proto/convert/field_path.h"
 #include "proto/convert/scene_convert.h"
+#include "proto/convert/shot_convert.h"
 
 namespace sator::server {
 namespace {
@@ -408,28 +409,11 @@ absl::StatusOr<HostedSceneSettings> ToHostedSettings(
   hosted.max_bodies = static_cast<int>(settings.max_bodies());
   hosted.tick_rate = settings.tick_rate();
   if (settings.has_hit_policy()) {
-    const sator::v1::HitPolicy& policy = settings.hit_policy();
     hosted.has_hit_policy = true;
-    if (policy.has_max_rewind_ms()) {
-      hosted.hit_policy.max_rewind_ms = policy.max_rewind_ms();
-    }
-    switch (policy.on_too_old()) {
-      case sator::v1::REWIND_LIMIT_UNSPECIFIED:
-      case sator::v1::REWIND_LIMIT_CLAMP:
-        hosted.hit_policy.on_too_old = scene::RewindLimit::kClamp;
-        break;
-      case sator::v1::REWIND_LIMIT_REJECT:
-        hosted.hit_policy.on_too_old = scene::RewindLimit::kReject;
-        break;
-      default:
-        return convert::FieldError("settings.hit_policy.on_too_old",
-                                   "unknown value");
-    }
-    if (policy.has_max_origin_distance()) {
-      hosted.hit_policy.max_origin_distance = policy.max_origin_distance();
-    }
-    if (policy.has_static_blocks()) {
-      hosted.hit_policy.static_blocks = policy.static_blocks();
+    if (absl::Status s =
+            convert::MergeHitPolicy(settings.hit_policy(), &hosted.hit_policy);
+        !s.ok()) {
+      return convert::PrefixField("settings.hit_policy", s);
     }
   }
   return hosted;
