@@ -307,11 +307,30 @@ void SceneQueries::FillEntry(
     entry->clear_result();
     SetStatus(convert::PrefixIndex("queries", index, status),
               entry->mutable_status());
-    ReportFailure(FailureVia::kBatchEntry, FailureKindOfQuery(query), status);
   }
 }
 
 absl::Status SceneQueries::QueryBatch(
+    const sator::v1::QueryBatchRequest& request, int max_batch_queries,
+    const Interrupt& interrupt, sator::v1::QueryBatchResponse* response) const {
+  const absl::Status status =
+      AnswerBatch(request, max_batch_queries, interrupt, response);
+  // Entries are counted only once they are sure to be sent: a batch that
+  // fails as a whole is one failure, counted by its caller.
+  if (status.ok() && failure_observer_) {
+    for (int i = 0; i < response->entries_size(); ++i) {
+      const int code = response->entries(i).status().code();
+      if (code != 0) {
+        failure_observer_(FailureVia::kBatchEntry,
+                          FailureKindOfQuery(request.queries(i)),
+                          static_cast<absl::StatusCode>(code));
+      }
+    }
+  }
+  return status;
+}
+
+absl::Status SceneQueries::AnswerBatch(
     const sator::v1::QueryBatchRequest& request, int max_batch_queries,
     const Interrupt& interrupt, sator::v1::QueryBatchResponse* response) const {
   const int count = request.queries_size();

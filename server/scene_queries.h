@@ -81,9 +81,11 @@ struct ShotRecord {
 // fast, like QueryObserver.
 using ShotObserver = std::function<void(const ShotRecord&)>;
 
-// Hears of every failure answered: a unary query call's (QueryService), a
-// QueryBatch entry's (FillEntry) and a Session message's (SessionHandler),
-// with the code sent. Thread-safe and fast, like QueryObserver.
+// Hears of every failure answered, once: a unary query call's
+// (QueryService), a QueryBatch entry's (QueryBatch, only when the batch is
+// answered: a batch that fails as a whole sends no entry, and only its own
+// failure is counted) and a Session message's (SessionHandler), with the
+// code sent. Thread-safe and fast, like QueryObserver.
 using FailureObserver =
     std::function<void(FailureVia via, FailureKind kind, absl::StatusCode)>;
 
@@ -177,7 +179,9 @@ class SceneQueries {
   // query: "raycast.direction: zero length"). The call itself fails only for
   // an unknown scene (NOT_FOUND), more than `max_batch_queries` queries
   // (RESOURCE_EXHAUSTED), or when `interrupt` stops it; the response is then
-  // incomplete (the caller clears it).
+  // incomplete (the caller clears it and reports that one failure). The
+  // failed entries of a batch answered are reported to the failure
+  // observer (FailureVia::kBatchEntry); those of a failed batch are not.
   //
   // A batch of at least BatchThreads::min_queries queries runs on
   // BatchThreads::threads threads (docs/DESIGN.md, "Query batches", says
@@ -257,6 +261,10 @@ class SceneQueries {
       const std::string& scene_id) const;
 
  private:
+  // QueryBatch without reporting the failed entries.
+  absl::Status AnswerBatch(const sator::v1::QueryBatchRequest& request,
+                           int max_batch_queries, const Interrupt& interrupt,
+                           sator::v1::QueryBatchResponse* response) const;
   // Runs queries[index] of a batch into `entry`.
   void FillEntry(const SceneView& view, const sator::v1::Query& query,
                  int index, sator::v1::QueryBatchResponse::Entry* entry) const;

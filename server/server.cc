@@ -152,11 +152,12 @@ class SceneMemoryMetrics final : public prometheus::Collectable {
     families[0].name = "sator_scene_memory_bytes";
     families[0].help =
         "Memory the hosted scenes hold by the core's count (bodies, trees, "
-        "tick history), as checked against --max_scene_memory_bytes.";
+        "tick history, hulls and meshes), as checked against "
+        "--max_scene_memory_bytes.";
     families[0].type = prometheus::MetricType::Gauge;
     families[0].metric.emplace_back();
     families[0].metric.back().gauge.value =
-        static_cast<double>(SceneMemoryInUse(*registry_));
+        static_cast<double>(registry_->memory_bytes());
     families[1].name = "sator_max_scene_memory_bytes";
     families[1].help = "The --max_scene_memory_bytes budget (0: none).";
     families[1].type = prometheus::MetricType::Gauge;

@@ -47,15 +47,17 @@ absl::Status SessionTracker::Add(SessionReactor* session,
     const std::lock_guard<std::mutex> lock(mutex_);
     if (closed_) return ShuttingDown();
     if (sessions_.size() >= static_cast<std::size_t>(max_sessions_)) {
-      if (limiter_ != nullptr) {
-        limiter_->CountShed(ShedReason::kSessions);
-        if (context != nullptr) {
-          AddRetryAfter(*context, limiter_->retry_after());
-        }
-      }
-      return absl::ResourceExhaustedError(
+      const std::string limit =
           absl::StrCat("this server already has its limit of ", max_sessions_,
-                       " open sessions (--max_sessions)"));
+                       " open sessions (--max_sessions)");
+      if (limiter_ == nullptr) return absl::ResourceExhaustedError(limit);
+      // The hint of every other refusal, taken once for the message and
+      // the trailers.
+      const absl::Duration pushback = limiter_->Pushback();
+      limiter_->CountShed(ShedReason::kSessions);
+      if (context != nullptr) AddRetryAfter(*context, pushback);
+      return absl::ResourceExhaustedError(absl::StrCat(
+          limit, "; retry after ", PushbackMilliseconds(pushback), " ms"));
     }
     sessions_.insert(session);
   }

@@ -72,12 +72,14 @@ class SessionTracker {
   const MessageObserver& message_observer() const { return message_observer_; }
 
   // Counts sessions refused at the limit in `limiter`'s
-  // sator_requests_shed_total, and gives them its retry-after hint. Set
-  // before serving starts; `limiter` must outlive the tracker's sessions.
+  // sator_requests_shed_total (and in the refusals its Pushback grows with),
+  // and gives them its Pushback() hint, as every other refusal. Set before
+  // serving starts; `limiter` must outlive the tracker's sessions.
   void set_overload_limiter(OverloadLimiter* limiter) { limiter_ = limiter; }
 
   // RESOURCE_EXHAUSTED when max_sessions are already open (with the
-  // limiter's retry-after-ms trailer added to `context`, if both are set).
+  // limiter's pushback trailers added to `context` and the same hint in the
+  // message, if both are set).
   absl::Status Add(SessionReactor* session,
                    grpc::ServerContextBase* context = nullptr);
   void Remove(SessionReactor* session);

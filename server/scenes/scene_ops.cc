@@ -54,7 +54,7 @@ absl::Status CheckSceneMemory(const SceneRegistry& registry,
                               const SceneOpsOptions& options,
                               std::int64_t extra) {
   if (options.max_scene_memory_bytes <= 0) return absl::OkStatus();
-  const std::int64_t in_use = SceneMemoryInUse(registry);
+  const std::int64_t in_use = registry.memory_bytes();
   if (in_use + extra <= options.max_scene_memory_bytes) {
     return absl::OkStatus();
   }
@@ -193,14 +193,27 @@ absl::StatusOr<sator::v1::UpsertBodiesResponse> UpsertInto(
   absl::StatusOr<std::vector<scene::BodyDesc<D>>> bodies =
       convert::ToBodyDescs<D>(request.bodies(), options.shape_limits);
   if (!bodies.ok()) return bodies.status();
+  if (registry != nullptr) {
+    // Twice the request covers the records, trees and history it adds; the
+    // hulls and meshes it brings are counted as built (a mesh's BVH and
+    // leaf-order triangles take several times their wire size).
+    std::int64_t extra = 2 * static_cast<std::int64_t>(request.ByteSizeLong());
+    for (const scene::BodyDesc<D>& body : *bodies) {
+      extra += static_cast<std::int64_t>(scene::ShapeHeapBytes(*body.shape));
+    }
+    if (absl::Status s = CheckSceneMemory(*registry, options, extra); !s.ok()) {
+      return s;
+    }
+  }
   std::lock_guard<std::mutex> lock(scene.write_mutex());
   if (absl::Status s = CheckStillHosted(registry, scene); !s.ok()) return s;
   const std::size_t before = core.Snapshot().body_count();
-  if (absl::Status s = RunMutation(options, scene.id(), request,
-                                   [&] { return core.UpsertBodies(*bodies); });
-      !s.ok()) {
+  absl::Status upserted = RunMutation(
+      options, scene.id(), request, [&] { return core.UpsertBodies(*bodies); });
+  scene.RefreshMemoryBytes();
+  if (!upserted.ok()) {
     // The core's BodyDesc::id is the request's Body.body_id.
-    return RenameIndexedField(s, "bodies", ".id", "bodies", ".body_id");
+    return RenameIndexedField(upserted, "bodies", ".id", "bodies", ".body_id");
   }
   const std::size_t after = core.Snapshot().body_count();
   // Ids are unique within a batch (the core refuses repeats), so the growth
@@ -227,12 +240,11 @@ absl::StatusOr<sator::v1::UpdatePosesResponse> UpdatePosesOf(
   }
   std::lock_guard<std::mutex> lock(scene.write_mutex());
   if (absl::Status s = CheckStillHosted(registry, scene); !s.ok()) return s;
-  if (absl::Status s = RunMutation(
-          options, scene.id(), request,
-          [&] {
-            return core.UpdatePoses(request.tick(), *updates, *group_updates);
-          });
-      !s.ok()) {
+  absl::Status updated = RunMutation(options, scene.id(), request, [&] {
+    return core.UpdatePoses(request.tick(), *updates, *group_updates);
+  });
+  scene.RefreshMemoryBytes();
+  if (absl::Status s = std::move(updated); !s.ok()) {
     if (absl::StartsWith(s.message(), "group_updates")) {
       return RenameIndexedField(s, "group_updates", ".group_id",
                                 "poses.group_ids");
@@ -301,6 +313,7 @@ absl::StatusOr<sator::v1::SceneInfo> ImportAs(
               return absl::InternalError("scene dimension changed");
             }
           });
+          scene.RefreshMemoryBytes();
           if (filled.ok()) publish();
           return filled;
         });
@@ -352,6 +365,7 @@ absl::StatusOr<sator::v1::RemoveBodiesResponse> RemoveBodiesIn(
     return VisitScene(scene,
                       [&](auto& core) { return core.RemoveBodies(ids); });
   });
+  scene.RefreshMemoryBytes();
   if (!removed.ok()) return RenameIndexedField(removed, "ids", "", "body_ids");
   sator::v1::RemoveBodiesResponse response;
   response.set_removed(static_cast<std::uint32_t>(ids.size()));
@@ -450,9 +464,7 @@ sator::v1::SceneInfo DescribeScene(const HostedScene& scene) {
     stats.set_dynamic_body_count(counts.dynamic_bodies);
     stats.set_current_tick(snapshot.tick());
     stats.set_oldest_tick(snapshot.oldest_tick());
-    const scene::SceneMemory memory = core.Memory();
-    stats.set_memory_bytes(memory.body_bytes + memory.tree_bytes +
-                           memory.history_bytes);
+    stats.set_memory_bytes(core.Memory().total_bytes());
     return 0;
   });
   return info;
@@ -622,12 +634,6 @@ absl::StatusOr<sator::v1::UpsertBodiesResponse> UpsertBodies(
   absl::StatusOr<std::shared_ptr<HostedScene>> hosted =
       FindScene(registry, request.scene_id());
   if (!hosted.ok()) return hosted.status();
-  if (absl::Status s = CheckSceneMemory(
-          registry, options,
-          2 * static_cast<std::int64_t>(request.ByteSizeLong()));
-      !s.ok()) {
-    return s;
-  }
   return UpsertBodiesIn(**hosted, &registry, options, request);
 }
 
@@ -675,19 +681,6 @@ absl::StatusOr<sator::v1::UpdatePosesResponse> UpdatePoses(
     HostedScene& scene, const SceneOpsOptions& options,
     const sator::v1::UpdatePosesRequest& request) {
   return UpdatePosesIn(scene, nullptr, options, request);
-}
-
-std::int64_t SceneMemoryInUse(const SceneRegistry& registry) {
-  std::int64_t total = 0;
-  for (const std::shared_ptr<HostedScene>& hosted :
-       registry.List("", std::numeric_limits<std::size_t>::max())) {
-    total += VisitScene(*hosted, [](const auto& core) {
-      const scene::SceneMemory memory = core.Memory();
-      return static_cast<std::int64_t>(memory.body_bytes + memory.tree_bytes +
-                                       memory.history_bytes);
-    });
-  }
-  return total;
 }
 
 namespace {
