@@ -72,14 +72,13 @@ ContactResult<2> PolygonCircle(const ConvexPolygon& a, Vec2 c, float r) {
   const Vec2 normal_best = a.normal(best.edge);
   const float extent = a.extent() + r;
   // The pair's tolerance needs |c| (a square root); |c.x| + |c.y| >= |c|
-  // bounds it from above, enough to decide most separated pairs.
-  if (s > r + TouchingTolerance(extent + L1(c)) ||
-      s > r + TouchingTolerance(extent + Length(c))) {
+  // bounds it from above, enough to decide most separated pairs. The exact
+  // one is formed only for a pair that no cheaper test decides.
+  if (s > r + TouchingTolerance(extent + L1(c))) {
     result.normal = normal_best;
     result.depth = r - s;
     return result;
   }
-  const float tolerance = TouchingTolerance(extent + Length(c));
   if (s <= 0.0f) {
     // Centre inside: the MTV is along the least-deep edge normal.
     result.overlapping = true;
@@ -108,7 +107,18 @@ ContactResult<2> PolygonCircle(const ConvexPolygon& a, Vec2 c, float r) {
     normal = normal_best;
     q = c - s * normal_best;
   }
-  result.overlapping = distance <= r + tolerance;
+  result.overlapping = distance <= r;
+  if (!result.overlapping) {
+    // Apart, or touching within the tolerance: the exact one decides; apart
+    // along the edge's normal by more than it, the gap there is the depth.
+    const float tolerance = TouchingTolerance(extent + Length(c));
+    if (s > r + tolerance) {
+      result.normal = normal_best;
+      result.depth = r - s;
+      return result;
+    }
+    result.overlapping = distance <= r + tolerance;
+  }
   if (kOverlapOnly) return result;
   result.normal = normal;
   result.depth = r - distance;
