@@ -7,7 +7,7 @@
 JOBS ?= $(shell nproc)
 RUN_ARGS ?=
 
-.PHONY: all build bootstrap bootstrap-run configure configure-run build-run run test test-asan test-tsan bench plots fuzz soak format format-check tidy clean
+.PHONY: all build bootstrap bootstrap-run configure configure-run build-run run test test-asan test-tsan test-portable bench plots fuzz soak format format-check tidy clean
 
 all: build
 
@@ -48,6 +48,12 @@ test-tsan: bootstrap
 	@cmake --preset tsan >/dev/null
 	@cmake --build --preset tsan -j $(JOBS)
 	ctest --preset tsan -j $(JOBS)
+
+# The core built with its vector type as plain C++ (core/src/simd/float4.h).
+test-portable: bootstrap
+	@cmake --preset portable >/dev/null
+	@cmake --build --preset portable -j $(JOBS)
+	ctest --preset portable -j $(JOBS)
 
 bench: build
 	@scripts/run-benchmarks build
