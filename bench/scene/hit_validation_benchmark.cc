@@ -18,6 +18,8 @@
 //                            level mesh: a 120 x 120 m floor of 3,200
 //                            triangles and 24 walls 4 m wide and 3 m high
 //                            (48 triangles), so some shots are blocked
+//   Shots100/validate_shots_untargeted  the same shots claiming no target
+//                            (no target parts to rewind, no miss distance)
 //   Shots100/ray_batch       the same 100 rays as one rewound batch through
 //                            RunQueryBatch (1 thread; closest hit, each ray
 //                            skipping its shooter's group)
@@ -188,7 +190,8 @@ struct Bench {
   SceneSnapshot<3> snapshot;
   Rewind view;  // The shots' view time as tick + fraction.
   std::vector<Shot<3>> shots;
-  std::vector<SceneQuery<3>> rays;  // The same rays, rewound to `view`.
+  std::vector<Shot<3>> untargeted_shots;  // The same, claiming no target.
+  std::vector<SceneQuery<3>> rays;        // The same rays, rewound to `view`.
 };
 
 Bench MakeBench(const Parts& parts, bool with_level) {
@@ -249,6 +252,8 @@ Bench MakeBench(const Parts& parts, bool with_level) {
     shot.target = ClaimedTarget{.group_id = GroupOf(target), .part = {}};
     shot.view_time = ViewDelay{kViewDelayMs};
     out.shots.push_back(shot);
+    shot.target.reset();
+    out.untargeted_shots.push_back(shot);
 
     RayRequest<3> ray;
     ray.origin = eye;
@@ -269,11 +274,13 @@ const Bench& ShotsBench() {
   return bench;
 }
 
-void ValidateShotsCase(benchmark::State& state) {
+void ValidateShotsCase(benchmark::State& state, bool claim_targets) {
   const Bench& bench = ShotsBench();
+  const std::vector<Shot<3>>& shots =
+      claim_targets ? bench.shots : bench.untargeted_shots;
   std::int64_t hits = 0;
   for (auto _ : state) {
-    auto verdicts = ValidateShots<3>(bench.snapshot, bench.shots);
+    auto verdicts = ValidateShots<3>(bench.snapshot, shots);
     hits = 0;
     for (const ShotVerdict<3>& verdict : *verdicts) {
       hits += verdict.outcome == ShotOutcome::kHit ? 1 : 0;
@@ -324,7 +331,14 @@ int main(int argc, char** argv) {
   using sator::scene::MakeBench;
   benchmark::Initialize(&argc, argv);
   benchmark::RegisterBenchmark("Shots100/validate_shots",
-                               sator::scene::ValidateShotsCase)
+                               [](benchmark::State& state) {
+                                 sator::scene::ValidateShotsCase(state, true);
+                               })
+      ->Unit(benchmark::kMicrosecond);
+  benchmark::RegisterBenchmark("Shots100/validate_shots_untargeted",
+                               [](benchmark::State& state) {
+                                 sator::scene::ValidateShotsCase(state, false);
+                               })
       ->Unit(benchmark::kMicrosecond);
   benchmark::RegisterBenchmark("Shots100/ray_batch", sator::scene::RayBatchCase)
       ->Unit(benchmark::kMicrosecond);
