@@ -7,6 +7,8 @@
 //   2 SceneSnapshot        -> ToSceneContent
 //   3 QueryBatchRequest    -> ToSceneQuery for each query
 //   4 RaycastBatchRequest  -> PackedRays (each ray) and AppendRayHits
+//   5 ValidateShotsRequest -> MergeHitPolicy, ToShots, ValidateShots and
+//                             FromShotVerdict
 // Whatever the bytes, conversion must not crash, and a refusal must carry a
 // message. What conversion accepts must satisfy the core's invariants (every
 // number finite and within kMaxCoordinate, unit rotations, shapes that the
@@ -30,9 +32,11 @@
 #include "proto/convert/query_convert.h"
 #include "proto/convert/ray_batch_convert.h"
 #include "proto/convert/scene_convert.h"
+#include "proto/convert/shot_convert.h"
 #include "sator/core/geometry2d/shapes2d.h"
 #include "sator/core/geometry3d/shape3d_validation.h"
 #include "sator/core/scene/scene.h"
+#include "sator/core/scene/shot_validation.h"
 #include "sator/v1/body_service.pb.h"
 #include "sator/v1/query_service.pb.h"
 #include "sator/v1/scene_service.pb.h"
@@ -336,6 +340,43 @@ void FuzzRayBatch(const sator::v1::RaycastBatchRequest& request) {
   CHECK_PROPERTY(response.started_inside_size() == hits);
 }
 
+// Shots read as D-dimensional: what conversion accepts, the core judges
+// without calling it malformed, one verdict per shot, each a valid enum
+// pairing on the wire.
+template <int D>
+void FuzzShots(const sator::v1::ValidateShotsRequest& request) {
+  sator::scene::HitPolicy policy;
+  if (absl::Status merged =
+          sator::convert::MergeHitPolicy(request.policy(), &policy);
+      !merged.ok()) {
+    CheckRefusal(merged);
+    return;
+  }
+  if (absl::Status valid = sator::scene::ValidateHitPolicy(policy);
+      !valid.ok()) {
+    CheckRefusal(valid);
+    return;
+  }
+  auto shots = sator::convert::ToShots<D>(request, SmallLimits());
+  if (!shots.ok()) {
+    CheckRefusal(shots.status());
+    return;
+  }
+  CHECK_PROPERTY(static_cast<int>(shots->size()) == request.shots_size());
+  const auto scene = MakeQueryScene<D>();
+  auto verdicts =
+      sator::scene::ValidateShots<D>(scene->Snapshot(), *shots, policy);
+  CHECK_PROPERTY(verdicts.ok());
+  CHECK_PROPERTY(verdicts->size() == shots->size());
+  for (std::size_t i = 0; i < verdicts->size(); ++i) {
+    sator::v1::ShotVerdict out;
+    sator::convert::FromShotVerdict<D>((*verdicts)[i], 7, &out);
+    CHECK_PROPERTY(out.shot_id() == 7);
+    CHECK_PROPERTY(out.outcome() != sator::v1::SHOT_OUTCOME_UNSPECIFIED);
+    CHECK_PROPERTY(out.reason() != sator::v1::SHOT_REASON_UNSPECIFIED);
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data,
@@ -343,7 +384,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data,
   if (size < 1) return 0;
   const char* message = reinterpret_cast<const char*>(data + 1);
   const int message_size = static_cast<int>(size - 1);
-  switch (data[0] % 5) {
+  switch (data[0] % 6) {
     case 0: {
       sator::v1::UpsertBodiesRequest request;
       if (!request.ParseFromArray(message, message_size)) return 0;
@@ -372,6 +413,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data,
       if (request.origins_size() > 3 * 64) return 0;
       FuzzRayBatch<2>(request);
       FuzzRayBatch<3>(request);
+      break;
+    }
+    case 5: {
+      sator::v1::ValidateShotsRequest request;
+      if (!request.ParseFromArray(message, message_size)) return 0;
+      // Bounded work per input.
+      if (request.shots_size() > 16) return 0;
+      FuzzShots<2>(request);
+      FuzzShots<3>(request);
       break;
     }
     default: {

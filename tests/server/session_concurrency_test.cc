@@ -18,6 +18,9 @@
 namespace sator::server {
 namespace {
 
+// The shots one Session message may carry (satord's --max_batch_queries).
+constexpr int kMaxShots = 10000;
+
 using testing::ConsistentWithItsTick;
 using testing::RaceRay;
 using testing::TickRace;
@@ -39,7 +42,7 @@ TEST(SessionConcurrencyTest, EveryAnswerDescribesOneTick) {
   TickRace::Updater updater{
       .open =
           [&] {
-            updater_session.emplace(queries, ops);
+            updater_session.emplace(queries, ops, kMaxShots);
             return !updater_session->Handle(open).end_stream.has_value();
           },
       .update =
@@ -59,7 +62,8 @@ TEST(SessionConcurrencyTest, EveryAnswerDescribesOneTick) {
   TickRace::Run(
       updater,
       [&](int) -> TickRace::ReaderRound {
-        auto session = std::make_shared<SessionHandler>(queries, ops);
+        auto session =
+            std::make_shared<SessionHandler>(queries, ops, kMaxShots);
         if (session->Handle(open).end_stream.has_value()) {
           ADD_FAILURE() << "session open failed";
         }
