@@ -46,7 +46,7 @@ TEST(ShotAuditRing, NextForReportsOverwrittenAndLaggingRecordsAsGaps) {
   for (int i = 0; i < 20; ++i) ring.Append(MakeRecord(i));
   // Sequences 13..20 are kept; 1..12 were overwritten.
   ShotAuditRing::Next next = ring.NextFor(1, 100);
-  EXPECT_EQ(next.record, nullptr);
+  EXPECT_TRUE(next.record == nullptr);
   EXPECT_EQ(next.gap_first, 1u);
   EXPECT_EQ(next.gap_dropped, 12u);
   // Kept, but more than 3 behind the newest (20): skipped to 18.
@@ -54,10 +54,10 @@ TEST(ShotAuditRing, NextForReportsOverwrittenAndLaggingRecordsAsGaps) {
   EXPECT_EQ(next.gap_first, 14u);
   EXPECT_EQ(next.gap_dropped, 4u);
   next = ring.NextFor(18, 3);
-  ASSERT_NE(next.record, nullptr);
+  ASSERT_TRUE(next.record != nullptr);
   EXPECT_EQ(next.record->sequence(), 18u);
   next = ring.NextFor(21, 3);
-  EXPECT_EQ(next.record, nullptr);
+  EXPECT_TRUE(next.record == nullptr);
   EXPECT_EQ(next.gap_dropped, 0u);
 }
 
