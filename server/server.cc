@@ -202,8 +202,16 @@ class Server::Impl {
       ops.on_mutation = [impl](const std::string& scene_id,
                                const google::protobuf::Message& request,
                                absl::FunctionRef<absl::Status()> apply) {
-        if (impl->persistence == nullptr) return apply();
-        return impl->persistence->OnMutation(scene_id, request, apply);
+        const absl::Status applied =
+            impl->persistence == nullptr
+                ? apply()
+                : impl->persistence->OnMutation(scene_id, request, apply);
+        // A scene created again under the same id starts a trail of its own.
+        if (applied.ok() && request.GetDescriptor() ==
+                                sator::v1::DeleteSceneRequest::descriptor()) {
+          impl->shot_audit->Forget(scene_id);
+        }
+        return applied;
       };
       ops.on_poses_applied = [impl](std::int64_t count) {
         impl->query_metrics->AddPoseUpdates(count);

@@ -37,6 +37,15 @@ std::shared_ptr<ShotAuditRing> ShotAudit::Ring(absl::string_view scene_id) {
   return ring;
 }
 
+void ShotAudit::Forget(absl::string_view scene_id) {
+  std::shared_ptr<ShotAuditRing> dropped;  // Freed after unlocking.
+  absl::MutexLock lock(&mu_);
+  if (auto it = rings_.find(scene_id); it != rings_.end()) {
+    dropped = std::move(it->second);
+    rings_.erase(it);
+  }
+}
+
 void ShotAudit::Record(absl::string_view scene_id, const sator::v1::Shot& shot,
                        const sator::v1::ShotVerdict& verdict,
                        std::int64_t current_tick, int dimension) {

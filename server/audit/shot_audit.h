@@ -49,6 +49,10 @@ class ShotAudit final : public prometheus::Collectable {
   // The scene's ring, made if it has none yet (null when the trail is off).
   std::shared_ptr<ShotAuditRing> Ring(absl::string_view scene_id);
 
+  // Drops the scene's ring (the scene was deleted). Its open watches keep
+  // the ring and receive nothing more until they end.
+  void Forget(absl::string_view scene_id);
+
   // One page of ListShotVerdicts for a scene known to exist.
   // INVALID_ARGUMENT naming "page_size", "page_token" or "filter....".
   absl::Status List(const sator::v1::ListShotVerdictsRequest& request,

@@ -191,6 +191,18 @@ TEST_F(ShotAuditEndToEnd, PagesFollowTheirTokensAndResumeAfterNewVerdicts) {
   EXPECT_EQ(later.skipped, 0u);
 }
 
+TEST_F(ShotAuditEndToEnd, ASceneCreatedAgainStartsATrailOfItsOwn) {
+  ShootTarget(1, 3);
+  ASSERT_EQ(List({}).records.size(), 3u);
+  ASSERT_TRUE(client_->DeleteScene("arena").ok());
+  ASSERT_TRUE(
+      client_->CreateScene("arena", {.dimension = Dimension::k3D}).ok());
+  const ShotVerdictPage page = List({});
+  EXPECT_TRUE(page.records.empty());
+  EXPECT_EQ(page.oldest_sequence, 0u);
+  EXPECT_EQ(page.overwritten, 0u);
+}
+
 TEST_F(ShotAuditEndToEnd, EachFilterSelectsItsRecords) {
   std::vector<Shot> shots;
   // 1: claims and hits the target, at tick 5.
