@@ -136,6 +136,14 @@ ABSL_FLAG(absl::Duration, snapshot_interval, absl::Seconds(30),
 ABSL_FLAG(absl::Duration, slow_query_threshold, absl::ZeroDuration(),
           "Log every scene query slower than this as one JSON line at "
           "warning level (event slow_query); 0 turns the log off.");
+ABSL_FLAG(std::int64_t, shot_audit_size, 4096,
+          "Shot verdicts kept per scene for ListShotVerdicts and "
+          "WatchShotVerdicts (the oldest is overwritten, counted in "
+          "sator_shot_audit_overwritten_total); 0 keeps none.");
+ABSL_FLAG(std::int64_t, shot_audit_watch_buffer, 1024,
+          "Verdicts a WatchShotVerdicts subscriber may fall behind before it "
+          "skips ahead with a gap event (counted in "
+          "sator_shot_audit_dropped_total); at most --shot_audit_size.");
 ABSL_FLAG(bool, debug_pages, false,
           "Serve the read-only scene viewer (/debug/scenes) on the metrics "
           "address and record the last queries it draws.");
@@ -277,6 +285,21 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "satord: %s\n", std::string(limits.message()).c_str());
     return 1;
   }
+  const std::int64_t shot_audit_size = absl::GetFlag(FLAGS_shot_audit_size);
+  const std::int64_t shot_audit_watch_buffer =
+      absl::GetFlag(FLAGS_shot_audit_watch_buffer);
+  if (shot_audit_size < 0 || shot_audit_size > (1 << 24)) {
+    std::fprintf(stderr,
+                 "satord: --shot_audit_size must be in [0, 16777216]\n");
+    return 1;
+  }
+  if (shot_audit_watch_buffer < 1) {
+    std::fprintf(stderr, "satord: --shot_audit_watch_buffer must be >= 1\n");
+    return 1;
+  }
+  options.shot_audit.ring_size = static_cast<std::size_t>(shot_audit_size);
+  options.shot_audit.watch_buffer =
+      static_cast<std::uint64_t>(shot_audit_watch_buffer);
   if (options.slow_query_threshold < absl::ZeroDuration()) {
     std::fprintf(stderr, "satord: --slow_query_threshold must be >= 0\n");
     return 1;

@@ -2,8 +2,12 @@
 #include "server/query_service.h"
 
 #include <chrono>
+#include <cstdint>
+#include <memory>
 #include <utility>
 
+#include "absl/strings/str_cat.h"
+#include "proto/convert/field_path.h"
 #include "server/pair_query.h"
 #include "server/status_mapping.h"
 #include "server/version.h"
@@ -23,6 +27,14 @@ absl::Status CallInterrupted(grpc::CallbackServerContext* context,
   }
   return absl::OkStatus();
 }
+
+// A WatchShotVerdicts refused before it started: finishes with `status`.
+class RefusedWatch final
+    : public grpc::ServerWriteReactor<sator::v1::WatchShotVerdictsResponse> {
+ public:
+  explicit RefusedWatch(const grpc::Status& status) { Finish(status); }
+  void OnDone() override { delete this; }
+};
 
 }  // namespace
 
@@ -166,6 +178,55 @@ grpc::ServerUnaryReactor* QueryService::ValidateShots(
                                             response);
       },
       response);
+}
+
+grpc::ServerUnaryReactor* QueryService::ListShotVerdicts(
+    grpc::CallbackServerContext* context,
+    const sator::v1::ListShotVerdictsRequest* request,
+    sator::v1::ListShotVerdictsResponse* response) {
+  DrainGate::Pass pass = drain_gate_.Enter(*context, *request);
+  if (!pass.admitted()) return FinishRefused(context, pass);
+  absl::Status status = scene_queries_.FindScene(request->scene_id()).status();
+  if (status.ok()) {
+    if (shot_audit_ != nullptr) {
+      status = shot_audit_->List(*request, response);
+    } else {
+      response->set_resume_sequence(1);
+    }
+  }
+  if (!status.ok()) response->Clear();
+  return FinishGated(std::move(pass), ToGrpcStatus(status));
+}
+
+grpc::ServerWriteReactor<sator::v1::WatchShotVerdictsResponse>*
+QueryService::WatchShotVerdicts(
+    grpc::CallbackServerContext* /*context*/,
+    const sator::v1::WatchShotVerdictsRequest* request) {
+  DrainGate::Pass pass = drain_gate_.EnterStream();
+  if (!pass.admitted()) return new RefusedWatch(ToGrpcStatus(pass.refusal()));
+  if (absl::Status found =
+          scene_queries_.FindScene(request->scene_id()).status();
+      !found.ok()) {
+    return new RefusedWatch(ToGrpcStatus(found));
+  }
+  std::shared_ptr<ShotAuditRing> ring =
+      shot_audit_ == nullptr ? nullptr : shot_audit_->Ring(request->scene_id());
+  // With no audit trail there is nothing to follow.
+  if (ring == nullptr) return new RefusedWatch(grpc::Status::OK);
+  const std::uint64_t next = ring->next_sequence();
+  std::uint64_t from = next;
+  if (request->has_from_sequence()) {
+    from = request->from_sequence();
+    if (from == 0 || from > next) {
+      return new RefusedWatch(ToGrpcStatus(convert::FieldError(
+          "from_sequence",
+          absl::StrCat("must be in [1, ", next,
+                       "] (the next to be recorded), got ", from))));
+    }
+  }
+  return new ShotVerdictWatch(std::move(ring), from,
+                              shot_audit_->watch_buffer(), watches_,
+                              std::move(pass));
 }
 
 grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>*

@@ -10,6 +10,8 @@
 #include "proto/convert/geometry_convert.h"
 #include "sator/v1/query_service.grpc.pb.h"
 #include "server/arena_message_allocator.h"
+#include "server/audit/shot_audit.h"
+#include "server/audit/shot_verdict_watch.h"
 #include "server/drain_gate.h"
 #include "server/scene_queries.h"
 #include "server/scenes/scene_ops.h"
@@ -33,21 +35,21 @@ struct QueryServiceLimits {
 // INVALID_ARGUMENT. (A typed reactor's OnReadDone(false) cannot tell a parse
 // failure from the client's half-close.)
 using QueryServiceBase = sator::v1::QueryService::WithCallbackMethod_Ping<
-    sator::v1::QueryService::WithCallbackMethod_Overlap<
-        sator::v1::QueryService::WithCallbackMethod_Contacts<
-            sator::v1::QueryService::WithCallbackMethod_Sweep<
-                sator::v1::QueryService::WithCallbackMethod_Raycast<
-                    sator::v1::QueryService::WithCallbackMethod_PointQuery<
-                        sator::v1::QueryService::WithCallbackMethod_QueryBatch<
-                            sator::v1::QueryService::WithCallbackMethod_RaycastBatch<
-                                sator::v1::QueryService::
-                                    WithCallbackMethod_PairQuery<
+    sator::v1::QueryService::WithCallbackMethod_Overlap<sator::v1::QueryService::WithCallbackMethod_Contacts<
+        sator::v1::QueryService::WithCallbackMethod_Sweep<
+            sator::v1::QueryService::WithCallbackMethod_Raycast<
+                sator::v1::QueryService::WithCallbackMethod_PointQuery<
+                    sator::v1::QueryService::WithCallbackMethod_QueryBatch<
+                        sator::v1::QueryService::WithCallbackMethod_RaycastBatch<
+                            sator::v1::QueryService::WithCallbackMethod_PairQuery<
+                                sator::v1::QueryService::WithCallbackMethod_ValidateShots<
+                                    sator::v1::QueryService::WithCallbackMethod_ListShotVerdicts<
                                         sator::v1::QueryService::
-                                            WithCallbackMethod_ValidateShots<
+                                            WithCallbackMethod_WatchShotVerdicts<
                                                 sator::v1::QueryService::
                                                     WithRawCallbackMethod_Session<
                                                         sator::v1::QueryService::
-                                                            Service>>>>>>>>>>>;
+                                                            Service>>>>>>>>>>>>>;
 
 class QueryService final : public QueryServiceBase {
  public:
@@ -76,7 +78,10 @@ class QueryService final : public QueryServiceBase {
     SetMessageAllocatorFor_ValidateShots(&shots_allocator_);
     // Open sessions would otherwise hold a drain up until their clients
     // leave: they end themselves when the gate closes.
-    drain_gate_.OnClose([this] { sessions_.CloseAll(); });
+    drain_gate_.OnClose([this] {
+      sessions_.CloseAll();
+      watches_.CloseAll();
+    });
   }
 
   // The scene queries every handler runs (to attach a QueryObserver before
@@ -132,6 +137,22 @@ class QueryService final : public QueryServiceBase {
       grpc::CallbackServerContext* context,
       const sator::v1::ValidateShotsRequest* request,
       sator::v1::ValidateShotsResponse* response) override;
+
+  // The scene's audit trail (shot_audit.h), a page at a time.
+  grpc::ServerUnaryReactor* ListShotVerdicts(
+      grpc::CallbackServerContext* context,
+      const sator::v1::ListShotVerdictsRequest* request,
+      sator::v1::ListShotVerdictsResponse* response) override;
+
+  // Follows the scene's audit trail (shot_verdict_watch.h).
+  grpc::ServerWriteReactor<sator::v1::WatchShotVerdictsResponse>*
+  WatchShotVerdicts(
+      grpc::CallbackServerContext* context,
+      const sator::v1::WatchShotVerdictsRequest* request) override;
+
+  // The audit trail ListShotVerdicts and WatchShotVerdicts read (null: none
+  // kept). Set before serving starts; must outlive the service's calls.
+  void set_shot_audit(ShotAudit* audit) { shot_audit_ = audit; }
 
   // A stream of pose updates and queries on one scene (session.h), as
   // serialized SessionRequest and SessionResponse messages.
@@ -190,6 +211,8 @@ class QueryService final : public QueryServiceBase {
   const SceneOpsOptions ops_;
   SceneQueries scene_queries_;
   SessionTracker sessions_;
+  ShotVerdictWatches watches_;
+  ShotAudit* shot_audit_ = nullptr;
 };
 
 }  // namespace sator::server

@@ -669,11 +669,15 @@ absl::Status SceneQueries::JudgeShots(
   out->mutable_verdicts()->Reserve(static_cast<int>(verdicts->size()));
   for (std::size_t i = 0; i < verdicts->size(); ++i) {
     const scene::ShotVerdict<D>& verdict = (*verdicts)[i];
-    convert::FromShotVerdict<D>(verdict,
-                                request.shots(static_cast<int>(i)).shot_id(),
-                                out->add_verdicts());
+    const sator::v1::Shot& shot = request.shots(static_cast<int>(i));
+    sator::v1::ShotVerdict* answer = out->add_verdicts();
+    convert::FromShotVerdict<D>(verdict, shot.shot_id(), answer);
     if (shot_observer_) {
       ShotRecord record;
+      record.shot = &shot;
+      record.verdict = answer;
+      record.current_tick = snapshot.tick();
+      record.dimension = D;
       record.scene_id = view.scene().id();
       record.outcome = verdict.outcome;
       record.reason = verdict.reason;

@@ -75,6 +75,12 @@ struct ShotRecord {
   // for the shots rejected before a view time was settled (in_future,
   // too_old).
   std::optional<double> rewind_ticks;
+  // The shot as asked and its verdict as answered (for the audit trail),
+  // and the snapshot's newest tick.
+  const sator::v1::Shot* shot = nullptr;
+  const sator::v1::ShotVerdict* verdict = nullptr;
+  std::int64_t current_tick = 0;
+  int dimension = 3;
 };
 
 // Called once per verdict, on the thread that judged it; thread-safe and

@@ -180,6 +180,7 @@ class Server::Impl {
         scenes(server_options.scene_limits),
         query_metrics(std::make_shared<QueryMetrics>(
             &scenes, server_options.slow_query_threshold)),
+        shot_audit(std::make_shared<ShotAudit>(server_options.shot_audit)),
         query_service(drain_gate, scenes, server_options.shape_limits,
                       server_options.query_limits,
                       SceneOps(server_options, this)),
@@ -202,8 +203,16 @@ class Server::Impl {
       ops.on_mutation = [impl](const std::string& scene_id,
                                const google::protobuf::Message& request,
                                absl::FunctionRef<absl::Status()> apply) {
-        if (impl->persistence == nullptr) return apply();
-        return impl->persistence->OnMutation(scene_id, request, apply);
+        const absl::Status applied =
+            impl->persistence == nullptr
+                ? apply()
+                : impl->persistence->OnMutation(scene_id, request, apply);
+        // A scene created again under the same id starts a trail of its own.
+        if (applied.ok() && request.GetDescriptor() ==
+                                sator::v1::DeleteSceneRequest::descriptor()) {
+          impl->shot_audit->Forget(scene_id);
+        }
+        return applied;
       };
       ops.on_poses_applied = [impl](std::int64_t count) {
         impl->query_metrics->AddPoseUpdates(count);
@@ -217,6 +226,8 @@ class Server::Impl {
   // Declared before `metrics`, whose HTTP handlers use them.
   std::unique_ptr<RecentQueries> recent_queries;
   std::shared_ptr<QueryMetrics> query_metrics;
+  // Every scene's shot verdicts (--shot_audit_size); outlives the services.
+  std::shared_ptr<ShotAudit> shot_audit;
   std::unique_ptr<ScenePersistence> persistence;
   std::unique_ptr<Metrics> metrics;
   std::unique_ptr<GrpcServerMetrics> grpc_metrics;
@@ -277,6 +288,7 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(
   }
   impl->metrics->AddCollectable(impl->query_metrics);
   impl->metrics->AddCollectable(impl->overload_limiter);
+  impl->metrics->AddCollectable(impl->shot_audit);
   impl->metrics->AddCollectable(std::make_shared<SceneMemoryMetrics>(
       &impl->scenes, options.max_scene_memory_bytes));
   impl->memory_trimmer = std::make_unique<MemoryTrimmer>(
@@ -371,9 +383,15 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(
         }
       });
   impl->query_service.scene_queries().set_shot_observer(
-      [metrics = impl->query_metrics.get()](const ShotRecord& record) {
+      [metrics = impl->query_metrics.get(),
+       audit = impl->shot_audit.get()](const ShotRecord& record) {
         metrics->OnShot(record.outcome, record.reason, record.rewind_ticks);
+        if (record.shot != nullptr && record.verdict != nullptr) {
+          audit->Record(record.scene_id, *record.shot, *record.verdict,
+                        record.current_tick, record.dimension);
+        }
       });
+  impl->query_service.set_shot_audit(impl->shot_audit.get());
   impl->query_service.scene_queries().set_failure_observer(
       [metrics = impl->query_metrics.get()](FailureVia via, FailureKind kind,
                                             absl::StatusCode code) {

@@ -10,6 +10,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "proto/convert/geometry_convert.h"
+#include "server/audit/shot_audit.h"
 #include "server/auth/server_credentials.h"
 #include "server/metrics/query_metrics.h"
 #include "server/overload/overload_limiter.h"
@@ -35,6 +36,8 @@ struct ServerOptions {
   bool enable_grpc_metrics = true;
   // Log scene queries slower than this at warning level; 0 turns it off.
   absl::Duration slow_query_threshold = absl::ZeroDuration();
+  // The per-scene audit ring of shot verdicts and its subscribers' lag.
+  ShotAuditOptions shot_audit;
   // Serve the scene viewer (/debug/scenes) on the metrics port and record
   // the recent queries it draws.
   bool debug_pages = false;

@@ -559,6 +559,21 @@ std::future<absl::StatusOr<ValidateShotsResult>> Client::AsyncValidateShots(
   });
 }
 
+absl::StatusOr<ShotVerdictPage> Client::ListShotVerdicts(
+    const std::string& scene_id, const ShotVerdictPageRequest& request,
+    const CallOptions& call_options) {
+  return impl_->Call<absl::StatusOr<ShotVerdictPage>>(
+      kIdempotent, call_options, [&](const CallContext& context) {
+        return impl_->connection().ListShotVerdicts(scene_id, request, context);
+      });
+}
+
+absl::StatusOr<std::unique_ptr<ShotVerdictStream>> Client::WatchShotVerdicts(
+    const std::string& scene_id, std::optional<std::uint64_t> from_sequence) {
+  if (!impl_->status().ok()) return impl_->status();
+  return impl_->connection().WatchShotVerdicts(scene_id, from_sequence);
+}
+
 // ---- Sessions ----
 
 absl::StatusOr<std::unique_ptr<Session>> Client::OpenSession(

@@ -127,6 +127,51 @@ class GrpcSessionStream final : public SessionStream {
       stream_;
 };
 
+class GrpcShotVerdictStream final : public ShotVerdictStream {
+ public:
+  GrpcShotVerdictStream(sator::v1::QueryService::Stub& stub,
+                        const std::string& scene_id,
+                        std::optional<std::uint64_t> from_sequence) {
+    PrepareContext(context_, CallContext{}, &scene_id);
+    sator::v1::WatchShotVerdictsRequest request;
+    request.set_scene_id(scene_id);
+    if (from_sequence.has_value()) request.set_from_sequence(*from_sequence);
+    stream_ = stub.WatchShotVerdicts(&context_, request);
+  }
+
+  std::optional<ShotVerdictEvent> Read() override {
+    sator::v1::WatchShotVerdictsResponse message;
+    while (stream_->Read(&message)) {
+      if (message.has_gap()) {
+        return ShotVerdictGap{.first_sequence = message.gap().first_sequence(),
+                              .dropped = message.gap().dropped()};
+      }
+      if (message.has_record()) {
+        absl::StatusOr<ShotVerdictRecord> record =
+            client_internal::ReadShotVerdictRecord(message.record());
+        if (record.ok()) return *std::move(record);
+        read_error_ = record.status();
+        context_.TryCancel();
+        return std::nullopt;
+      }
+      // An event kind newer than this client: skipped.
+    }
+    return std::nullopt;
+  }
+  absl::Status Finish() override {
+    absl::Status status = FinishStatus(context_, stream_->Finish());
+    if (!read_error_.ok()) return read_error_;
+    return status;
+  }
+  void Cancel() override { context_.TryCancel(); }
+
+ private:
+  grpc::ClientContext context_;
+  std::unique_ptr<grpc::ClientReader<sator::v1::WatchShotVerdictsResponse>>
+      stream_;
+  absl::Status read_error_;
+};
+
 // Referencing one message of each service file links its descriptors in, so
 // the generated pool can find every method by name (CallJson).
 void LinkServiceDescriptors() {
@@ -457,6 +502,33 @@ class GrpcConnection final : public Connection {
     const int dimension =
         std::holds_alternative<Shape2>(request.shape_a) ? 2 : 3;
     return client_internal::ReadPairResult(response, dimension);
+  }
+
+  absl::StatusOr<ShotVerdictPage> ListShotVerdicts(
+      const std::string& scene_id, const ShotVerdictPageRequest& request,
+      const CallContext& context) override {
+    sator::v1::ListShotVerdictsRequest message;
+    message.set_scene_id(scene_id);
+    message.set_page_size(request.page_size);
+    message.set_page_token(request.page_token);
+    client_internal::WriteShotVerdictFilter(request.filter,
+                                            message.mutable_filter());
+    sator::v1::ListShotVerdictsResponse response;
+    if (absl::Status status = Unary(
+            *query_stub_, &sator::v1::QueryService::Stub::ListShotVerdicts,
+            message, &response, context, &scene_id);
+        !status.ok()) {
+      return status;
+    }
+    return client_internal::ReadShotVerdictPage(response);
+  }
+
+  absl::StatusOr<std::unique_ptr<ShotVerdictStream>> WatchShotVerdicts(
+      const std::string& scene_id,
+      std::optional<std::uint64_t> from_sequence) override {
+    return std::unique_ptr<ShotVerdictStream>(
+        std::make_unique<GrpcShotVerdictStream>(*query_stub_, scene_id,
+                                                from_sequence));
   }
 
   absl::StatusOr<std::unique_ptr<SessionStream>> OpenSession(

@@ -429,6 +429,26 @@ absl::StatusOr<ValidateShotsResult> ShardedConnection::ValidateShots(
       route->endpoint);
 }
 
+absl::StatusOr<ShotVerdictPage> ShardedConnection::ListShotVerdicts(
+    const std::string& scene_id, const ShotVerdictPageRequest& request,
+    const CallContext& context) {
+  absl::StatusOr<Route> route = RouteScene(scene_id);
+  if (!route.ok()) return route.status();
+  return WithEndpoint(
+      route->connection->ListShotVerdicts(scene_id, request, context),
+      route->endpoint);
+}
+
+absl::StatusOr<std::unique_ptr<ShotVerdictStream>>
+ShardedConnection::WatchShotVerdicts(
+    const std::string& scene_id, std::optional<std::uint64_t> from_sequence) {
+  absl::StatusOr<Route> route = RouteScene(scene_id);
+  if (!route.ok()) return route.status();
+  return WithEndpoint(
+      route->connection->WatchShotVerdicts(scene_id, from_sequence),
+      route->endpoint);
+}
+
 absl::StatusOr<std::unique_ptr<SessionStream>> ShardedConnection::OpenSession(
     const std::string& scene_id) {
   absl::StatusOr<Route> route = RouteScene(scene_id);

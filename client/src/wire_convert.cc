@@ -9,6 +9,7 @@
 #include <variant>
 
 #include "absl/strings/str_cat.h"
+#include "proto/convert/field_path.h"
 #include "proto/convert/geometry_convert.h"
 
 namespace sator::client_internal {
@@ -447,32 +448,150 @@ Hit ReadHit(const sator::v1::Hit& hit) {
           .part = hit.part()};
 }
 
+ShotVerdict ReadShotVerdict(const sator::v1::ShotVerdict& verdict) {
+  ShotVerdict read;
+  read.shot_id = verdict.shot_id();
+  // A value newer than this client reads as kUnspecified.
+  const int outcome = static_cast<int>(verdict.outcome());
+  read.outcome = outcome >= 0 && outcome <= 3
+                     ? static_cast<ShotOutcome>(outcome)
+                     : ShotOutcome::kUnspecified;
+  const int reason = static_cast<int>(verdict.reason());
+  read.reason = reason >= 0 && reason <= 13 ? static_cast<ShotReason>(reason)
+                                            : ShotReason::kUnspecified;
+  if (verdict.has_hit()) read.hit = ReadHit(verdict.hit());
+  read.tick = verdict.tick();
+  read.fraction = verdict.fraction();
+  read.rewind_ticks = verdict.rewind_ticks();
+  read.clamped = verdict.clamped();
+  if (verdict.has_target_miss_distance()) {
+    read.target_miss_distance = verdict.target_miss_distance();
+  }
+  return read;
+}
+
 ValidateShotsResult ReadShots(
     const sator::v1::ValidateShotsResponse& response) {
   ValidateShotsResult out;
   out.current_tick = response.current_tick();
   out.verdicts.reserve(static_cast<std::size_t>(response.verdicts_size()));
   for (const sator::v1::ShotVerdict& verdict : response.verdicts()) {
-    ShotVerdict& read = out.verdicts.emplace_back();
-    read.shot_id = verdict.shot_id();
-    // A value newer than this client reads as kUnspecified.
-    const int outcome = static_cast<int>(verdict.outcome());
-    read.outcome = outcome >= 0 && outcome <= 3
-                       ? static_cast<ShotOutcome>(outcome)
-                       : ShotOutcome::kUnspecified;
-    const int reason = static_cast<int>(verdict.reason());
-    read.reason = reason >= 0 && reason <= 13 ? static_cast<ShotReason>(reason)
-                                              : ShotReason::kUnspecified;
-    if (verdict.has_hit()) read.hit = ReadHit(verdict.hit());
-    read.tick = verdict.tick();
-    read.fraction = verdict.fraction();
-    read.rewind_ticks = verdict.rewind_ticks();
-    read.clamped = verdict.clamped();
-    if (verdict.has_target_miss_distance()) {
-      read.target_miss_distance = verdict.target_miss_distance();
-    }
+    out.verdicts.push_back(ReadShotVerdict(verdict));
   }
   return out;
+}
+
+namespace {
+
+template <int D>
+absl::Status ReadShotGeometry(const sator::v1::Shot& shot, Shot* out) {
+  out->origin = ReadVec<D>(shot.origin());
+  out->direction = ReadVec<D>(shot.direction());
+  if (shot.has_shape()) {
+    if constexpr (D == 2) {
+      absl::StatusOr<Shape2> shape = convert::ToShape2(shot.shape(), kNoLimits);
+      if (!shape.ok()) return convert::PrefixField("shape", shape.status());
+      out->shape = *std::move(shape);
+    } else {
+      absl::StatusOr<Shape3> shape = convert::ToShape3(shot.shape(), kNoLimits);
+      if (!shape.ok()) return convert::PrefixField("shape", shape.status());
+      out->shape = *std::move(shape);
+    }
+  }
+  if (shot.has_shape_pose()) {
+    if constexpr (D == 2) {
+      absl::StatusOr<Pose2> pose = convert::ToPose2(shot.shape_pose());
+      if (!pose.ok()) return convert::PrefixField("shape_pose", pose.status());
+      out->shape_pose = *pose;
+    } else {
+      absl::StatusOr<Pose3> pose = convert::ToPose3(shot.shape_pose());
+      if (!pose.ok()) return convert::PrefixField("shape_pose", pose.status());
+      out->shape_pose = *pose;
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<Shot> ReadShot(const sator::v1::Shot& shot,
+                              Dimension dimension) {
+  Shot out;
+  out.shot_id = shot.shot_id();
+  out.shooter_group_id = shot.shooter_group_id();
+  out.range = shot.range();
+  const absl::Status geometry = dimension == Dimension::k2D
+                                    ? ReadShotGeometry<2>(shot, &out)
+                                    : ReadShotGeometry<3>(shot, &out);
+  if (!geometry.ok()) {
+    return absl::InternalError(absl::StrCat("shot.", geometry.message()));
+  }
+  if (shot.has_target()) {
+    ShotTarget& target = out.target.emplace();
+    target.group_id = shot.target().group_id();
+    if (shot.target().has_part()) target.part = shot.target().part();
+  }
+  if (shot.has_view_tick()) {
+    out.view_time = Rewind{.tick = shot.view_tick().tick(),
+                           .fraction = shot.view_tick().fraction()};
+  } else if (shot.has_view_delay_ms()) {
+    out.view_time = ViewDelay{.ms = shot.view_delay_ms()};
+  }
+  if (shot.has_layer()) out.layer = shot.layer();
+  if (shot.has_mask()) out.mask = shot.mask();
+  return out;
+}
+
+absl::StatusOr<ShotVerdictRecord> ReadShotVerdictRecord(
+    const sator::v1::ShotVerdictRecord& record) {
+  ShotVerdictRecord out;
+  out.sequence = record.sequence();
+  out.scene_id = record.scene_id();
+  absl::StatusOr<Shot> shot =
+      ReadShot(record.shot(), record.dimension() == sator::v1::DIMENSION_2D
+                                  ? Dimension::k2D
+                                  : Dimension::k3D);
+  if (!shot.ok()) return shot.status();
+  out.shot = *std::move(shot);
+  out.verdict = ReadShotVerdict(record.verdict());
+  out.current_tick = record.current_tick();
+  out.recorded_unix_micros = record.recorded_unix_micros();
+  return out;
+}
+
+absl::StatusOr<ShotVerdictPage> ReadShotVerdictPage(
+    const sator::v1::ListShotVerdictsResponse& response) {
+  ShotVerdictPage out;
+  out.records.reserve(static_cast<std::size_t>(response.records_size()));
+  for (int i = 0; i < response.records_size(); ++i) {
+    absl::StatusOr<ShotVerdictRecord> record =
+        ReadShotVerdictRecord(response.records(i));
+    if (!record.ok()) {
+      return absl::InternalError(absl::StrCat("ListShotVerdicts: records[", i,
+                                              "].", record.status().message()));
+    }
+    out.records.push_back(*std::move(record));
+  }
+  out.next_page_token = response.next_page_token();
+  out.oldest_sequence = response.oldest_sequence();
+  out.skipped = response.skipped();
+  out.overwritten = response.overwritten();
+  out.resume_sequence = response.resume_sequence();
+  return out;
+}
+
+void WriteShotVerdictFilter(const ShotVerdictFilter& filter,
+                            sator::v1::ShotVerdictFilter* out) {
+  if (filter.shooter_group_id.has_value()) {
+    out->set_shooter_group_id(*filter.shooter_group_id);
+  }
+  if (filter.target_group_id.has_value()) {
+    out->set_target_group_id(*filter.target_group_id);
+  }
+  out->set_outcome(static_cast<sator::v1::ShotOutcome>(filter.outcome));
+  out->set_reason(static_cast<sator::v1::ShotReason>(filter.reason));
+  if (filter.min_tick.has_value()) out->set_min_tick(*filter.min_tick);
+  if (filter.max_tick.has_value()) out->set_max_tick(*filter.max_tick);
 }
 
 QueryResult ReadQueryResult(const sator::v1::QueryResult& result) {

@@ -20,6 +20,7 @@
 #include "sator/v1/query_service.pb.h"
 #include "sator/v1/scene_service.pb.h"
 #include "sator/v1/shot.pb.h"
+#include "sator/v1/shot_audit.pb.h"
 
 namespace sator::client_internal {
 
@@ -69,6 +70,15 @@ Hit ReadHit(const sator::v1::Hit& hit);
 QueryResult ReadQueryResult(const sator::v1::QueryResult& result);
 // Outcomes and reasons this client does not know read as kUnspecified.
 ValidateShotsResult ReadShots(const sator::v1::ValidateShotsResponse& response);
+ShotVerdict ReadShotVerdict(const sator::v1::ShotVerdict& verdict);
+// INTERNAL naming the field for a shot the client cannot read.
+absl::StatusOr<Shot> ReadShot(const sator::v1::Shot& shot, Dimension dimension);
+absl::StatusOr<ShotVerdictRecord> ReadShotVerdictRecord(
+    const sator::v1::ShotVerdictRecord& record);
+absl::StatusOr<ShotVerdictPage> ReadShotVerdictPage(
+    const sator::v1::ListShotVerdictsResponse& response);
+void WriteShotVerdictFilter(const ShotVerdictFilter& filter,
+                            sator::v1::ShotVerdictFilter* out);
 std::vector<BatchEntry> ReadBatch(
     const sator::v1::QueryBatchResponse& response);
 // `rays` rays of `dimension`; INTERNAL when the arrays do not add up.

@@ -40,6 +40,10 @@ const std::vector<std::pair<absl::string_view, Role>>& MethodRoleTable() {
           {"/sator.v1.QueryService/RaycastBatch", Role::kRead},
           {"/sator.v1.QueryService/PairQuery", Role::kRead},
           {"/sator.v1.QueryService/ValidateShots", Role::kRead},
+          // The audit trail holds only verdicts already answered to callers
+          // of ValidateShots (read): reading it needs no more.
+          {"/sator.v1.QueryService/ListShotVerdicts", Role::kRead},
+          {"/sator.v1.QueryService/WatchShotVerdicts", Role::kRead},
           {"/sator.v1.QueryService/Session", Role::kWrite},
           {"/sator.v1.SceneService/ListScenes", Role::kRead},
           {"/sator.v1.SceneService/GetScene", Role::kRead},

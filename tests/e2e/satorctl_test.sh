@@ -66,6 +66,17 @@ if out=$(ctl shots validate sh --json='{"shots":[{"shooter_group_id":"1","range"
 [[ ${out} == *'INVALID_ARGUMENT: shots[0].direction: zero length'* ]] || fail "shots error: ${out}"
 if out=$(ctl shots validate nosuch --json='{"shots":[{"direction":{"z":1},"range":1}]}' 2>&1); then fail "unknown scene"; fi
 [[ ${out} == *'NOT_FOUND: scene_id: '* ]] || fail "shots unknown scene: ${out}"
+# The audit trail of the three verdicts above: 7 (hit), 8 (miss), 0 (miss).
+listed=$(ctl shots list sh --json='{"filter":{"outcome":"SHOT_OUTCOME_MISS"}}')
+[[ ${listed} == *'"sequence":"2"'*'"shot_id":"8"'*'"sequence":"3"'* ]] || fail "shots list: ${listed}"
+[[ ${listed} != *'"sequence":"1"'* ]] || fail "shots list: the hit passed the filter: ${listed}"
+if out=$(ctl shots list sh --json='{"page_token":"x"}' 2>&1); then fail "shots list: bad token accepted"; fi
+[[ ${out} == *'INVALID_ARGUMENT: page_token: '* ]] || fail "shots list bad token: ${out}"
+watched=$(ctl shots watch sh --from_sequence=1 --count=3)
+[[ $(wc -l <<<"${watched}") == 3 ]] || fail "shots watch: not 3 lines: ${watched}"
+[[ $(head -n 1 <<<"${watched}") == '{"sequence": 1, "scene_id": "sh", "shot_id": 7, "shooter_group_id": 1, "outcome": "SHOT_OUTCOME_HIT"'* ]] \
+  || fail "shots watch: first line: ${watched}"
+[[ $(tail -n 1 <<<"${watched}") == '{"sequence": 3, '*'"reason": "SHOT_REASON_NOTHING_HIT"'* ]] || fail "shots watch: last line: ${watched}"
 set +e; ctl shots judge sh --json='{}' >/dev/null 2>&1; code=$?; set -e
 [[ ${code} == 2 ]] || fail "shots judge: exit ${code}, not a usage error"
 

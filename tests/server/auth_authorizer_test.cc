@@ -80,6 +80,11 @@ TEST(RequiredRole, MapsEachMethodToTheRoleInTheOperationsGuide) {
   EXPECT_EQ(RequiredRole("/sator.v1.QueryService/Ping"), Role::kRead);
   EXPECT_EQ(RequiredRole("/sator.v1.QueryService/Raycast"), Role::kRead);
   EXPECT_EQ(RequiredRole("/sator.v1.QueryService/PairQuery"), Role::kRead);
+  EXPECT_EQ(RequiredRole("/sator.v1.QueryService/ValidateShots"), Role::kRead);
+  EXPECT_EQ(RequiredRole("/sator.v1.QueryService/ListShotVerdicts"),
+            Role::kRead);
+  EXPECT_EQ(RequiredRole("/sator.v1.QueryService/WatchShotVerdicts"),
+            Role::kRead);
   EXPECT_EQ(RequiredRole("/sator.v1.SceneService/ListScenes"), Role::kRead);
   EXPECT_EQ(RequiredRole("/sator.v1.SceneService/GetScene"), Role::kRead);
   EXPECT_EQ(RequiredRole("/sator.v1.BodyService/UpdatePoses"), Role::kWrite);

@@ -340,6 +340,23 @@ class Client {
       std::string scene_id, std::vector<Shot> shots, HitPolicy policy = {},
       const CallOptions& call_options = {});
 
+  // The scene's audit trail of verdicts (docs/HIT_VALIDATION.md, "Audit
+  // trail"): one page, oldest first, filtered. NOT_FOUND for an unknown
+  // scene, INVALID_ARGUMENT naming "page_size", "page_token" or
+  // "filter....". Retried like the queries (it changes nothing).
+  absl::StatusOr<ShotVerdictPage> ListShotVerdicts(
+      const std::string& scene_id, const ShotVerdictPageRequest& request = {},
+      const CallOptions& call_options = {});
+  // Follows the scene's verdicts as they are recorded (from `from_sequence`
+  // when set, if still kept): Read() each event (a record, or a gap saying
+  // how many this watch missed) until nullopt, then Finish() for how it
+  // ended (OK when the server drained). Cancel() from any thread ends it.
+  // Not retried: a broken watch is reopened by the caller from the last
+  // sequence it read + 1.
+  absl::StatusOr<std::unique_ptr<ShotVerdictStream>> WatchShotVerdicts(
+      const std::string& scene_id,
+      std::optional<std::uint64_t> from_sequence = std::nullopt);
+
   // ---- Sessions ----
   // Opens a Session on `scene_id` over this client's connection.
   absl::StatusOr<std::unique_ptr<Session>> OpenSession(

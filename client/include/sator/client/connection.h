@@ -59,6 +59,19 @@ class SessionStream {
   virtual void Cancel() = 0;
 };
 
+// One WatchShotVerdicts stream. Read() on one thread; Cancel() from any.
+class ShotVerdictStream {
+ public:
+  virtual ~ShotVerdictStream() = default;
+  // Blocks for the next event; nullopt when the stream has ended.
+  virtual std::optional<ShotVerdictEvent> Read() = 0;
+  // After Read() gave nullopt: how the stream ended (OK when the server
+  // ended it cleanly, CANCELLED after Cancel()).
+  virtual absl::Status Finish() = 0;
+  // Ends the stream now; a blocked Read() returns nullopt.
+  virtual void Cancel() = 0;
+};
+
 class Connection {
  public:
   virtual ~Connection() = default;
@@ -136,6 +149,17 @@ class Connection {
   virtual absl::StatusOr<ValidateShotsResult> ValidateShots(
       const std::string& scene_id, absl::Span<const Shot> shots,
       const HitPolicy& policy, const CallContext& context) = 0;
+
+  // A page of the scene's audit trail of verdicts.
+  virtual absl::StatusOr<ShotVerdictPage> ListShotVerdicts(
+      const std::string& scene_id, const ShotVerdictPageRequest& request,
+      const CallContext& context) = 0;
+  // Follows the scene's verdicts as they are recorded (from `from_sequence`
+  // when set). The stream has no deadline. Errors (NOT_FOUND,
+  // INVALID_ARGUMENT "from_sequence: ...") come from Finish().
+  virtual absl::StatusOr<std::unique_ptr<ShotVerdictStream>> WatchShotVerdicts(
+      const std::string& scene_id,
+      std::optional<std::uint64_t> from_sequence) = 0;
 
   // Opens a Session stream for `scene_id` (sent as metadata; the caller
   // writes the SessionOpen message). The stream has no deadline.

@@ -141,6 +141,12 @@ class ShardedConnection : public Connection {
   absl::StatusOr<ValidateShotsResult> ValidateShots(
       const std::string& scene_id, absl::Span<const Shot> shots,
       const HitPolicy& policy, const CallContext& context) override;
+  absl::StatusOr<ShotVerdictPage> ListShotVerdicts(
+      const std::string& scene_id, const ShotVerdictPageRequest& request,
+      const CallContext& context) override;
+  absl::StatusOr<std::unique_ptr<ShotVerdictStream>> WatchShotVerdicts(
+      const std::string& scene_id,
+      std::optional<std::uint64_t> from_sequence) override;
   absl::StatusOr<std::unique_ptr<SessionStream>> OpenSession(
       const std::string& scene_id) override;
   absl::StatusOr<std::string> CallJson(const std::string& method,

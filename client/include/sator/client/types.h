@@ -472,6 +472,66 @@ struct ValidateShotsResult {
   std::int64_t current_tick = 0;
 };
 
+// One verdict of a scene's audit trail (ListShotVerdicts,
+// WatchShotVerdicts), with the shot it judged.
+struct ShotVerdictRecord {
+  // Per scene, from 1, one more per verdict recorded.
+  std::uint64_t sequence = 0;
+  std::string scene_id{};
+  Shot shot{};
+  ShotVerdict verdict{};
+  // The scene's newest tick when the shot was judged.
+  std::int64_t current_tick = 0;
+  // The server's clock when it was recorded (microseconds since the epoch).
+  std::int64_t recorded_unix_micros = 0;
+};
+
+// Which records ListShotVerdicts returns; unset fields match all.
+struct ShotVerdictFilter {
+  std::optional<std::uint64_t> shooter_group_id{};
+  // The claimed target's group or the hit's group.
+  std::optional<std::uint64_t> target_group_id{};
+  ShotOutcome outcome = ShotOutcome::kUnspecified;
+  ShotReason reason = ShotReason::kUnspecified;
+  // The verdict's tick, both inclusive.
+  std::optional<std::int64_t> min_tick{};
+  std::optional<std::int64_t> max_tick{};
+};
+
+struct ShotVerdictPageRequest {
+  ShotVerdictFilter filter{};
+  // 0 to 1000; 0: the server's default (100).
+  int page_size = 0;
+  // Empty: from the oldest record kept; else a next_page_token, or a
+  // resume_sequence as decimal text.
+  std::string page_token{};
+};
+
+struct ShotVerdictPage {
+  // Oldest first.
+  std::vector<ShotVerdictRecord> records{};
+  // Empty once the newest record was reached.
+  std::string next_page_token{};
+  // The oldest sequence still kept (0: none); records between page_token
+  // and it were overwritten before they were listed (skipped).
+  std::uint64_t oldest_sequence = 0;
+  std::uint64_t skipped = 0;
+  // Verdicts this scene's ring has overwritten since the server started.
+  std::uint64_t overwritten = 0;
+  // The sequence after the last record examined (to poll from later).
+  std::uint64_t resume_sequence = 0;
+};
+
+// Verdicts a watch did not receive: records first_sequence to
+// first_sequence + dropped - 1 (overwritten, or dropped because the watch
+// read slower than verdicts came).
+struct ShotVerdictGap {
+  std::uint64_t first_sequence = 0;
+  std::uint64_t dropped = 0;
+};
+
+using ShotVerdictEvent = std::variant<ShotVerdictRecord, ShotVerdictGap>;
+
 // The tick and fraction `delay_ms` milliseconds before `current_tick` at
 // `tick_rate` ticks per second (the server's own conversion: a fraction
 // never reaches 1). INVALID_ARGUMENT naming the argument for a tick < 0, a

@@ -101,6 +101,16 @@ class MockConnection : public Connection {
               (const std::string& scene_id, absl::Span<const Shot> shots,
                const HitPolicy& policy, const CallContext& context),
               (override));
+  MOCK_METHOD(absl::StatusOr<ShotVerdictPage>, ListShotVerdicts,
+              (const std::string& scene_id,
+               const ShotVerdictPageRequest& request,
+               const CallContext& context),
+              (override));
+  MOCK_METHOD(absl::StatusOr<std::unique_ptr<ShotVerdictStream>>,
+              WatchShotVerdicts,
+              (const std::string& scene_id,
+               std::optional<std::uint64_t> from_sequence),
+              (override));
   MOCK_METHOD(absl::StatusOr<std::unique_ptr<SessionStream>>, OpenSession,
               (const std::string& scene_id), (override));
   MOCK_METHOD(absl::StatusOr<std::string>, CallJson,
