@@ -117,9 +117,12 @@ TEST(SatordEndToEnd, LivenessStaysServingThroughADrainUntilExit) {
                          kStartTimeout)
                   .ok())
       << satord.ReadLog();
+  // No retries: each probe below is one attempt.
   auto connect = [&]() -> std::unique_ptr<Client> {
-    absl::StatusOr<Client> client = Client::Make(
-        {.target = satord.grpc_target(), .max_message_bytes = kMessageBytes});
+    absl::StatusOr<Client> client =
+        Client::Make({.target = satord.grpc_target(),
+                      .retry = {.max_attempts = 1},
+                      .max_message_bytes = kMessageBytes});
     EXPECT_TRUE(client.ok()) << client.status();
     return client.ok() ? std::make_unique<Client>(*std::move(client)) : nullptr;
   };
@@ -160,9 +163,8 @@ TEST(SatordEndToEnd, LivenessStaysServingThroughADrainUntilExit) {
   ASSERT_NE(slow_client, nullptr);
   absl::StatusOr<std::string> slow_answer;
   std::thread slow([&] {
-    slow_answer = slow_client->CallJson(
-        "sator.v1.QueryService/RaycastBatch", rays,
-        {.deadline = absl::Seconds(60), .retry = client::RetryPolicy{1}});
+    slow_answer = slow_client->CallJson("sator.v1.QueryService/RaycastBatch",
+                                        rays, {.deadline = absl::Seconds(60)});
   });
   absl::Cleanup join = [&slow] { slow.join(); };
   // Until the slow call is admitted (at most 5,000 scrapes and 20 s).
@@ -183,9 +185,8 @@ TEST(SatordEndToEnd, LivenessStaysServingThroughADrainUntilExit) {
   int serving = 0;
   absl::Status refused;
   for (int probe = 0; probe < 1000000 && absl::Now() < give_up; ++probe) {
-    absl::StatusOr<HealthStatus> health = client->CheckHealth(
-        "sator.liveness",
-        {.deadline = absl::Seconds(2), .retry = client::RetryPolicy{1}});
+    absl::StatusOr<HealthStatus> health =
+        client->CheckHealth("sator.liveness", {.deadline = absl::Seconds(2)});
     // A probe that ran out of time on a loaded machine says nothing: only a
     // refusal ends the loop.
     if (health.status().code() == absl::StatusCode::kDeadlineExceeded) {
