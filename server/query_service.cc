@@ -5,7 +5,6 @@
 #include <utility>
 
 #include "server/pair_query.h"
-#include "server/status_mapping.h"
 #include "server/version.h"
 
 namespace sator::server {
@@ -35,7 +34,7 @@ grpc::ServerUnaryReactor* QueryService::Ping(
   if (!pass.admitted()) return FinishRefused(context, pass);
   response->set_payload(request->payload());
   response->set_server_version(kVersion);
-  return FinishGated(std::move(pass), grpc::Status::OK);
+  return FinishGated(context, std::move(pass), absl::OkStatus());
 }
 
 grpc::ServerUnaryReactor* QueryService::PairQuery(
@@ -44,8 +43,8 @@ grpc::ServerUnaryReactor* QueryService::PairQuery(
     sator::v1::PairQueryResponse* response) {
   DrainGate::Pass pass = drain_gate_.Enter(*context, *request);
   if (!pass.admitted()) return FinishRefused(context, pass);
-  return FinishGated(std::move(pass), ToGrpcStatus(RunPairQuery(
-                                          *request, shape_limits_, response)));
+  return FinishGated(context, std::move(pass),
+                     RunPairQuery(*request, shape_limits_, response));
 }
 
 template <typename Run>
@@ -58,7 +57,7 @@ grpc::ServerUnaryReactor* QueryService::AnswerQuery(
   if (absl::Status stop = CallInterrupted(context, context->deadline());
       !stop.ok()) {
     scene_queries_.ReportFailure(FailureVia::kUnary, kind, stop);
-    return FinishGated(std::move(pass), ToGrpcStatus(stop));
+    return FinishGated(context, std::move(pass), stop);
   }
   // `run` writes into the response (on the call's arena) and leaves it
   // untouched on error.
@@ -67,7 +66,7 @@ grpc::ServerUnaryReactor* QueryService::AnswerQuery(
     response->Clear();
     scene_queries_.ReportFailure(FailureVia::kUnary, kind, status);
   }
-  return FinishGated(std::move(pass), ToGrpcStatus(status));
+  return FinishGated(context, std::move(pass), status);
 }
 
 grpc::ServerUnaryReactor* QueryService::Overlap(
@@ -133,7 +132,7 @@ grpc::ServerUnaryReactor* QueryService::QueryBatch(
     scene_queries_.ReportFailure(FailureVia::kUnary, FailureKind::kQueryBatch,
                                  status);
   }
-  return FinishGated(std::move(pass), ToGrpcStatus(status));
+  return FinishGated(context, std::move(pass), status);
 }
 
 grpc::ServerUnaryReactor* QueryService::RaycastBatch(
@@ -152,7 +151,7 @@ grpc::ServerUnaryReactor* QueryService::RaycastBatch(
     scene_queries_.ReportFailure(FailureVia::kUnary, FailureKind::kRaycastBatch,
                                  status);
   }
-  return FinishGated(std::move(pass), ToGrpcStatus(status));
+  return FinishGated(context, std::move(pass), status);
 }
 
 grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>*
