@@ -260,10 +260,20 @@ TEST_F(ShardedCluster, AKilledPodComesBackWithItsScenes) {
                            "--data_dir=" + data_dirs_[victim]})
                   .ok())
       << pods_[victim]->ReadLog();
-  // The channel reconnects within its backoff (at most 5 s by default);
-  // reads are retried on UNAVAILABLE within their deadline. Every scene of
-  // the pod is back with its body where it was.
+  // The channel reconnects within its backoff (at most 5 s by default),
+  // which can outlast the retries of one call (4 attempts, about 350 ms of
+  // backoff): until the pod answers, at most 100 calls and 20 s. Every scene
+  // of the pod is back with its body where it was.
   const CallOptions patient{.deadline = absl::Seconds(20)};
+  const absl::Time back_by = absl::Now() + absl::Seconds(20);
+  absl::StatusOr<client::SceneInfo> back =
+      client_->GetScene(SceneId(victim_scenes.front()), patient);
+  for (int call = 0; call < 100 && absl::Now() < back_by &&
+                     back.status().code() == absl::StatusCode::kUnavailable;
+       ++call) {
+    back = client_->GetScene(SceneId(victim_scenes.front()), patient);
+  }
+  ASSERT_TRUE(back.ok()) << back.status();
   for (int i : victim_scenes) {
     absl::StatusOr<client::SceneSnapshot> snapshot =
         client_->ExportScene(SceneId(i), patient);
