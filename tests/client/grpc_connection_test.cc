@@ -65,8 +65,9 @@ class FakeQueryService final : public sator::v1::QueryService::Service {
   explicit FakeQueryService(SeenMetadata& seen) : seen_(seen) {}
 
   // By payload: "shed-once" is refused once with a 5 ms pushback, "down-once"
-  // is UNAVAILABLE once, "hard-limit" is always refused with pushback -1,
-  // "bare-limit" always without any; then (or else) the payload is echoed.
+  // is UNAVAILABLE once, "always-down" always, "hard-limit" is always refused
+  // with pushback -1, "bare-limit" always without any; then (or else) the
+  // payload is echoed.
   grpc::Status Ping(grpc::ServerContext* context,
                     const sator::v1::PingRequest* request,
                     sator::v1::PingResponse* response) override {
@@ -82,6 +83,9 @@ class FakeQueryService final : public sator::v1::QueryService::Service {
     if (payload == "hard-limit") {
       context->AddTrailingMetadata("grpc-retry-pushback-ms", "-1");
       return {grpc::StatusCode::RESOURCE_EXHAUSTED, "batch too large"};
+    }
+    if (payload == "always-down") {
+      return {grpc::StatusCode::UNAVAILABLE, "restarting"};
     }
     if (payload == "bare-limit") {
       return {grpc::StatusCode::RESOURCE_EXHAUSTED, "no hint"};
@@ -555,6 +559,22 @@ TEST_F(GrpcConnectionTest, AMutationIsAttemptedOnce) {
   EXPECT_EQ(client_->RemoveBodies("arena", {1}).status(),
             absl::UnavailableError("restarting"));
   EXPECT_EQ(bodies_.remove_attempts(), 1);
+}
+
+// Every attempt fits in the call's deadline: a backoff that would end past
+// it ends the call with DEADLINE_EXCEEDED instead of another attempt.
+TEST_F(GrpcConnectionTest, TheDeadlineBoundsEveryAttempt) {
+  ClientOptions options = options_;
+  options.retry = {.max_attempts = 5,
+                   .initial_backoff = absl::Seconds(20),
+                   .max_backoff = absl::Seconds(20)};
+  absl::StatusOr<Client> client = Client::Make(options);
+  ASSERT_TRUE(client.ok()) << client.status();
+  const absl::Status status =
+      client->Ping("always-down", {.deadline = absl::Milliseconds(500)})
+          .status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kDeadlineExceeded) << status;
+  EXPECT_EQ(query_.attempts("always-down"), 1);
 }
 
 TEST_F(GrpcConnectionTest, OneAttemptWhenRetriesAreOff) {
