@@ -7,7 +7,7 @@
 JOBS ?= $(shell nproc)
 RUN_ARGS ?=
 
-.PHONY: all build bootstrap bootstrap-run configure configure-run build-run run test test-asan test-tsan bench plots fuzz soak format format-check tidy clean
+.PHONY: all build bootstrap bootstrap-run configure configure-run build-run run test test-asan test-tsan test-portable bench plots fuzz soak format format-check tidy tidy-changed clean
 
 all: build
 
@@ -49,6 +49,12 @@ test-tsan: bootstrap
 	@cmake --build --preset tsan -j $(JOBS)
 	ctest --preset tsan -j $(JOBS)
 
+# The core built with its vector type as plain C++ (core/src/simd/float4.h).
+test-portable: bootstrap
+	@cmake --preset portable >/dev/null
+	@cmake --build --preset portable -j $(JOBS)
+	ctest --preset portable -j $(JOBS)
+
 bench: build
 	@scripts/run-benchmarks build
 
@@ -67,9 +73,15 @@ format:
 format-check: bootstrap
 	@git ls-files '*.h' '*.cc' | xargs clang-format --dry-run -Werror
 
+# clang-tidy on every source (tidy) or on those changed since .ci/tidy-base
+# (tidy-changed, the CI stage); both need the generated proto headers.
 tidy: configure
-	@git ls-files '*.cc' | grep -v '^tests/\|^bench/' | \
-	  xargs clang-tidy -p build --quiet
+	@cmake --build --preset release --target sator_proto >/dev/null
+	@scripts/tidy $(JOBS)
+
+tidy-changed: configure
+	@cmake --build --preset release --target sator_proto >/dev/null
+	@scripts/tidy $(JOBS) --since $$(cat .ci/tidy-base)
 
 clean:
 	rm -rf build build-dev build-asan build-tsan build-fuzz

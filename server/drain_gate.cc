@@ -16,6 +16,7 @@ DrainGate::Pass& DrainGate::Pass::operator=(Pass&& other) noexcept {
     bytes_ = other.bytes_;
     overloaded_ = other.overloaded_;
     reason_ = other.reason_;
+    pushback_ = other.pushback_;
     limiter_ = other.limiter_;
     other.gate_ = nullptr;
     other.limited_ = false;
@@ -27,7 +28,7 @@ DrainGate::Pass& DrainGate::Pass::operator=(Pass&& other) noexcept {
 absl::Status DrainGate::Pass::refusal() const {
   if (admitted()) return absl::OkStatus();
   if (overloaded_ && limiter_ != nullptr) {
-    return limiter_->RefusalStatus(reason_);
+    return limiter_->RefusalStatus(reason_, pushback_);
   }
   return DrainingStatus();
 }
@@ -70,6 +71,7 @@ DrainGate::Pass DrainGate::Enter(const grpc::CallbackServerContext& context,
     Pass pass;
     pass.overloaded_ = true;
     pass.reason_ = *refused;
+    pass.pushback_ = limiter_->Pushback();
     pass.limiter_ = limiter_;
     return pass;
   }
@@ -111,6 +113,7 @@ DrainGate::Pass DrainGate::Admit(bool limited) {
   if (!limiter_->TryEnter()) {
     Pass refused;
     refused.overloaded_ = true;
+    refused.pushback_ = limiter_->Pushback();
     refused.limiter_ = limiter_;
     return refused;
   }

@@ -47,6 +47,7 @@ class DrainGate {
           bytes_(other.bytes_),
           overloaded_(other.overloaded_),
           reason_(other.reason_),
+          pushback_(other.pushback_),
           limiter_(other.limiter_) {
       other.gate_ = nullptr;
       other.limited_ = false;
@@ -61,10 +62,9 @@ class DrainGate {
     bool overloaded() const { return overloaded_; }
     // Why the pass was refused (OK when admitted).
     absl::Status refusal() const;
-    // The retry hint of an overloaded refusal.
-    absl::Duration retry_after() const {
-      return limiter_ != nullptr ? limiter_->Pushback() : absl::ZeroDuration();
-    }
+    // The retry hint of an overloaded refusal: the limiter's Pushback() when
+    // it refused, the number refusal() names too.
+    absl::Duration retry_after() const { return pushback_; }
     void Release();
     // Gives back the in-flight slot of the limiter once the call's work is
     // done and its response is handed to gRPC, while the drain still counts
@@ -86,6 +86,7 @@ class DrainGate {
     // pass and words the refusal, and why.
     bool overloaded_ = false;
     ShedReason reason_ = ShedReason::kInflightRequests;
+    absl::Duration pushback_ = absl::ZeroDuration();
     const OverloadLimiter* limiter_ = nullptr;
   };
 

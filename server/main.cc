@@ -67,7 +67,9 @@ ABSL_FLAG(int, max_history_ticks, 1024,
 ABSL_FLAG(int, default_history_ticks, 64,
           "Ticks of history for a scene that does not say.");
 ABSL_FLAG(int, max_hits, 4096, "Most hits one query may ask for.");
-ABSL_FLAG(int, max_batch_queries, 10000, "Most queries in one QueryBatch.");
+ABSL_FLAG(int, max_batch_queries, 10000,
+          "Most queries in one QueryBatch, rays in one RaycastBatch, shots in "
+          "one ValidateShots.");
 ABSL_FLAG(int, max_sessions, 1000, "Most Session streams open at once.");
 ABSL_FLAG(int, batch_threads, 1,
           "Threads one QueryBatch or RaycastBatch of at least "
@@ -79,16 +81,18 @@ ABSL_FLAG(int, max_inflight_requests, 0,
           "once with RESOURCE_EXHAUSTED and a retry-after-ms hint. 0: 32 per "
           "hardware thread, in [64, 4096].");
 ABSL_FLAG(absl::Duration, overload_retry_after, absl::Milliseconds(50),
-          "The retry-after-ms hint sent with a refusal at --max_inflight_"
-          "requests or --max_sessions.");
+          "The smallest pushback hint (grpc-retry-pushback-ms and "
+          "retry-after-ms) sent with a shed call or session, at any load "
+          "limit; it grows while most calls are shed.");
 ABSL_FLAG(absl::Duration, max_queue_wait, sator::server::kDefaultMaxQueueWait,
           "Longest a unary call may wait, its request received, for a "
           "handler thread; a call that waited longer is refused with "
           "RESOURCE_EXHAUSTED and pushback. 0: no limit.");
 ABSL_FLAG(std::int64_t, max_admitted_bytes,
           sator::server::kDefaultMaxAdmittedBytes,
-          "Most bytes the parsed requests and responses of the unary calls "
-          "admitted may hold at once; a call beyond is refused with "
+          "Most bytes the parsed requests of the unary calls admitted may "
+          "hold at once (each measured on its arena as it is admitted; "
+          "responses are not counted); a call beyond is refused with "
           "RESOURCE_EXHAUSTED and pushback. 0: no limit.");
 ABSL_FLAG(std::int64_t, grpc_memory_quota_bytes,
           sator::server::kDefaultGrpcMemoryQuotaBytes,
@@ -96,7 +100,8 @@ ABSL_FLAG(std::int64_t, grpc_memory_quota_bytes,
           "pressure it offers clients smaller flow-control windows. 0: no "
           "quota.");
 ABSL_FLAG(std::int64_t, max_scene_memory_bytes, -1,
-          "Memory the hosted scenes may hold (bodies, trees, tick history); "
+          "Memory the hosted scenes may hold (bodies, trees, tick history, "
+          "hulls and meshes); "
           "a CreateScene, UpsertBodies or ImportScene past it is refused "
           "with RESOURCE_EXHAUSTED. -1: half the container's cgroup memory "
           "limit, else half the physical memory; 0: no budget.");

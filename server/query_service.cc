@@ -51,7 +51,7 @@ template <typename Run>
 grpc::ServerUnaryReactor* QueryService::AnswerQuery(
     grpc::CallbackServerContext* context,
     const google::protobuf::Message& request, FailureKind kind, Run run,
-    sator::v1::QueryResult* response) {
+    google::protobuf::Message* response) {
   DrainGate::Pass pass = drain_gate_.Enter(*context, request);
   if (!pass.admitted()) return FinishRefused(context, pass);
   if (absl::Status stop = CallInterrupted(context, context->deadline());
@@ -154,10 +154,23 @@ grpc::ServerUnaryReactor* QueryService::RaycastBatch(
   return FinishGated(context, std::move(pass), status);
 }
 
+grpc::ServerUnaryReactor* QueryService::ValidateShots(
+    grpc::CallbackServerContext* context,
+    const sator::v1::ValidateShotsRequest* request,
+    sator::v1::ValidateShotsResponse* response) {
+  return AnswerQuery(
+      context, *request, FailureKind::kShots,
+      [&] {
+        return scene_queries_.ValidateShots(*request, limits_.max_batch_queries,
+                                            response);
+      },
+      response);
+}
+
 grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>*
 QueryService::Session(grpc::CallbackServerContext* context) {
-  return new SessionReactor(scene_queries_, ops_, sessions_,
-                            drain_gate_.EnterStream(), context);
+  return new SessionReactor(scene_queries_, ops_, limits_.max_batch_queries,
+                            sessions_, drain_gate_.EnterStream(), context);
 }
 
 }  // namespace sator::server

@@ -20,7 +20,8 @@ namespace sator::server {
 
 // Limits of the query service (flags of satord).
 struct QueryServiceLimits {
-  // Queries in one QueryBatch (RESOURCE_EXHAUSTED beyond).
+  // Queries in one QueryBatch, rays in one RaycastBatch, shots in one
+  // ValidateShots call or Session message (RESOURCE_EXHAUSTED beyond).
   int max_batch_queries = 10000;
   // Session streams open at once (RESOURCE_EXHAUSTED beyond).
   int max_sessions = 1000;
@@ -38,14 +39,15 @@ using QueryServiceBase = sator::v1::QueryService::WithCallbackMethod_Ping<
                 sator::v1::QueryService::WithCallbackMethod_Raycast<
                     sator::v1::QueryService::WithCallbackMethod_PointQuery<
                         sator::v1::QueryService::WithCallbackMethod_QueryBatch<
-                            sator::v1::QueryService::
-                                WithCallbackMethod_RaycastBatch<
-                                    sator::v1::QueryService::
-                                        WithCallbackMethod_PairQuery<
-                                            sator::v1::QueryService::
-                                                WithRawCallbackMethod_Session<
-                                                    sator::v1::QueryService::
-                                                        Service>>>>>>>>>>;
+                            sator::v1::QueryService::WithCallbackMethod_RaycastBatch<
+                                sator::v1::QueryService::
+                                    WithCallbackMethod_PairQuery<
+                                        sator::v1::QueryService::
+                                            WithCallbackMethod_ValidateShots<
+                                                sator::v1::QueryService::
+                                                    WithRawCallbackMethod_Session<
+                                                        sator::v1::QueryService::
+                                                            Service>>>>>>>>>>>;
 
 class QueryService final : public QueryServiceBase {
  public:
@@ -71,6 +73,7 @@ class QueryService final : public QueryServiceBase {
     SetMessageAllocatorFor_QueryBatch(&batch_allocator_);
     SetMessageAllocatorFor_RaycastBatch(&ray_batch_allocator_);
     SetMessageAllocatorFor_PairQuery(&pair_allocator_);
+    SetMessageAllocatorFor_ValidateShots(&shots_allocator_);
     // Open sessions would otherwise hold a drain up until their clients
     // leave: they end themselves when the gate closes.
     drain_gate_.OnClose([this] { sessions_.CloseAll(); });
@@ -123,6 +126,13 @@ class QueryService final : public QueryServiceBase {
       const sator::v1::RaycastBatchRequest* request,
       sator::v1::RaycastBatchResponse* response) override;
 
+  // Judges shots on one snapshot (SceneQueries::ValidateShots), at most
+  // --max_batch_queries per call.
+  grpc::ServerUnaryReactor* ValidateShots(
+      grpc::CallbackServerContext* context,
+      const sator::v1::ValidateShotsRequest* request,
+      sator::v1::ValidateShotsResponse* response) override;
+
   // A stream of pose updates and queries on one scene (session.h), as
   // serialized SessionRequest and SessionResponse messages.
   grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>* Session(
@@ -146,12 +156,12 @@ class QueryService final : public QueryServiceBase {
  private:
   // Admits the call, runs `run` (returning absl::Status, writing the answer
   // into `response`) unless the call is already cancelled, and finishes it;
-  // a failure is counted as `kind`.
+  // a failure is counted as `kind` and clears the response.
   template <typename Run>
   grpc::ServerUnaryReactor* AnswerQuery(
       grpc::CallbackServerContext* context,
       const google::protobuf::Message& request, FailureKind kind, Run run,
-      sator::v1::QueryResult* response);
+      google::protobuf::Message* response);
 
   // Before everything the handlers use: gRPC may release a call's messages
   // until the server is gone, and the server goes before this service.
@@ -171,6 +181,8 @@ class QueryService final : public QueryServiceBase {
       ray_batch_allocator_;
   OnArena<sator::v1::PairQueryRequest, sator::v1::PairQueryResponse>
       pair_allocator_;
+  OnArena<sator::v1::ValidateShotsRequest, sator::v1::ValidateShotsResponse>
+      shots_allocator_;
 
   DrainGate& drain_gate_;
   const convert::ShapeLimits shape_limits_;

@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "proto/convert/field_path.h"
 #include "proto/convert/ray_batch_convert.h"
+#include "proto/convert/shot_convert.h"
 
 namespace sator::server {
 namespace {
@@ -57,6 +58,26 @@ absl::StatusOr<sator::v1::QueryResult> IntoValue(Fill fill) {
   sator::v1::QueryResult out;
   if (absl::Status status = fill(&out); !status.ok()) return status;
   return out;
+}
+
+// RESOURCE_EXHAUSTED beyond `max_shots` shots, INVALID_ARGUMENT for none.
+absl::Status CheckShotCount(const sator::v1::ValidateShotsRequest& request,
+                            int max_shots) {
+  const int count = request.shots_size();
+  if (count > max_shots) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("shots: at most ", max_shots,
+                     " shots per call (--max_batch_queries), got ", count));
+  }
+  if (count == 0) return convert::FieldError("shots", "no shot given");
+  return absl::OkStatus();
+}
+
+// How far `rewind` lies before `current_tick`, in ticks.
+double RewindTicks(std::int64_t current_tick, const scene::Rewind& rewind) {
+  return static_cast<double>(current_tick) -
+         (static_cast<double>(rewind.tick) +
+          static_cast<double>(rewind.fraction));
 }
 
 void SetStatus(const absl::Status& status, sator::v1::Status* out) {
@@ -131,6 +152,9 @@ absl::Status SceneQueries::Execute(const SceneView& view,
     record.code = result.status().code();
     record.duration = absl::FromChrono(end - start);
     record.rewound = options.rewind.has_value();
+    if (options.rewind.has_value()) {
+      record.rewind_ticks = RewindTicks(snapshot.tick(), *options.rewind);
+    }
     if (result.ok()) {
       record.hits = static_cast<int>(result->hits.size());
       record.node_visits = result->stats.node_visits;
@@ -283,11 +307,30 @@ void SceneQueries::FillEntry(
     entry->clear_result();
     SetStatus(convert::PrefixIndex("queries", index, status),
               entry->mutable_status());
-    ReportFailure(FailureVia::kBatchEntry, FailureKindOfQuery(query), status);
   }
 }
 
 absl::Status SceneQueries::QueryBatch(
+    const sator::v1::QueryBatchRequest& request, int max_batch_queries,
+    const Interrupt& interrupt, sator::v1::QueryBatchResponse* response) const {
+  const absl::Status status =
+      AnswerBatch(request, max_batch_queries, interrupt, response);
+  // Entries are counted only once they are sure to be sent: a batch that
+  // fails as a whole is one failure, counted by its caller.
+  if (status.ok() && failure_observer_) {
+    for (int i = 0; i < response->entries_size(); ++i) {
+      const int code = response->entries(i).status().code();
+      if (code != 0) {
+        failure_observer_(FailureVia::kBatchEntry,
+                          FailureKindOfQuery(request.queries(i)),
+                          static_cast<absl::StatusCode>(code));
+      }
+    }
+  }
+  return status;
+}
+
+absl::Status SceneQueries::AnswerBatch(
     const sator::v1::QueryBatchRequest& request, int max_batch_queries,
     const Interrupt& interrupt, sator::v1::QueryBatchResponse* response) const {
   const int count = request.queries_size();
@@ -555,6 +598,9 @@ absl::Status SceneQueries::RunRays(
     record.node_visits = node_visits;
     record.leaf_visits = leaf_visits;
     record.rewound = options.rewind.has_value();
+    if (options.rewind.has_value()) {
+      record.rewind_ticks = RewindTicks(snapshot.tick(), *options.rewind);
+    }
     record.tick = response->tick();
     record.count = count;
     record.hits_per_query = absl::MakeConstSpan(
@@ -598,6 +644,69 @@ absl::Status SceneQueries::RaycastBatch(
   }
   return RunRays<3>(view, view.snapshot3(), request, *options, interrupt,
                     response);
+}
+
+template <int D>
+absl::Status SceneQueries::JudgeShots(
+    const SceneView& view, const scene::SceneSnapshot<D>& snapshot,
+    const sator::v1::ValidateShotsRequest& request,
+    sator::v1::ValidateShotsResponse* out) const {
+  scene::HitPolicy policy = snapshot.hit_policy();
+  if (absl::Status s = convert::MergeHitPolicy(request.policy(), &policy);
+      !s.ok()) {
+    return convert::PrefixField("policy", s);
+  }
+  if (absl::Status s = scene::ValidateHitPolicy(policy); !s.ok()) {
+    return convert::PrefixField("policy", s);
+  }
+  absl::StatusOr<std::vector<scene::Shot<D>>> shots =
+      convert::ToShots<D>(request, shape_limits_);
+  if (!shots.ok()) return shots.status();
+  absl::StatusOr<std::vector<scene::ShotVerdict<D>>> verdicts =
+      scene::ValidateShots<D>(snapshot, *shots, policy);
+  if (!verdicts.ok()) return verdicts.status();
+  out->set_current_tick(snapshot.tick());
+  out->mutable_verdicts()->Reserve(static_cast<int>(verdicts->size()));
+  for (std::size_t i = 0; i < verdicts->size(); ++i) {
+    const scene::ShotVerdict<D>& verdict = (*verdicts)[i];
+    convert::FromShotVerdict<D>(verdict,
+                                request.shots(static_cast<int>(i)).shot_id(),
+                                out->add_verdicts());
+    if (shot_observer_) {
+      ShotRecord record;
+      record.scene_id = view.scene().id();
+      record.outcome = verdict.outcome;
+      record.reason = verdict.reason;
+      if (verdict.reason != scene::ShotReason::kInFuture &&
+          verdict.reason != scene::ShotReason::kTooOld) {
+        record.rewind_ticks = verdict.rewind_ticks;
+      }
+      shot_observer_(record);
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status SceneQueries::ValidateShots(
+    const SceneView& view, const sator::v1::ValidateShotsRequest& request,
+    int max_shots, sator::v1::ValidateShotsResponse* out) const {
+  if (absl::Status s = CheckShotCount(request, max_shots); !s.ok()) return s;
+  if (view.dimension() == 2) {
+    return JudgeShots<2>(view, view.snapshot2(), request, out);
+  }
+  return JudgeShots<3>(view, view.snapshot3(), request, out);
+}
+
+absl::Status SceneQueries::ValidateShots(
+    const sator::v1::ValidateShotsRequest& request, int max_shots,
+    sator::v1::ValidateShotsResponse* out) const {
+  // Counted before the scene is looked up: the limit protects the server's
+  // time.
+  if (absl::Status s = CheckShotCount(request, max_shots); !s.ok()) return s;
+  absl::StatusOr<std::shared_ptr<HostedScene>> scene =
+      scenes_.Find(request.scene_id());
+  if (!scene.ok()) return scene.status();
+  return ValidateShots(SceneView(*std::move(scene)), request, max_shots, out);
 }
 
 }  // namespace sator::server

@@ -14,6 +14,7 @@
 #include <functional>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <variant>
 
@@ -25,6 +26,7 @@
 #include "proto/convert/geometry_convert.h"
 #include "proto/convert/query_convert.h"
 #include "sator/core/scene/scene.h"
+#include "sator/core/scene/shot_validation.h"
 #include "sator/v1/query_service.pb.h"
 #include "server/debug/recent_queries.h"
 #include "server/metrics/failure_labels.h"
@@ -47,6 +49,9 @@ struct QueryRecord {
   std::int64_t node_visits = 0;
   std::int64_t leaf_visits = 0;
   bool rewound = false;
+  // For a rewound query: how far before the snapshot's current tick its
+  // time was, in ticks (tick + fraction counted).
+  double rewind_ticks = 0.0;
   // The tick the answer describes (0 when the query failed).
   std::int64_t tick = 0;
   // How many queries this record stands for: 1, or the rays of a
@@ -61,9 +66,26 @@ struct QueryRecord {
 // Called on the thread that ran the query; must be thread-safe and fast.
 using QueryObserver = std::function<void(const QueryRecord&)>;
 
-// Hears of every failure answered: a unary query call's (QueryService), a
-// QueryBatch entry's (FillEntry) and a Session message's (SessionHandler),
-// with the code sent. Thread-safe and fast, like QueryObserver.
+// One verdict of a ValidateShots call (unary or Session).
+struct ShotRecord {
+  absl::string_view scene_id;
+  scene::ShotOutcome outcome = scene::ShotOutcome::kMiss;
+  scene::ShotReason reason = scene::ShotReason::kNothingHit;
+  // How far before the current tick the shot was judged, in ticks; unset
+  // for the shots rejected before a view time was settled (in_future,
+  // too_old).
+  std::optional<double> rewind_ticks;
+};
+
+// Called once per verdict, on the thread that judged it; thread-safe and
+// fast, like QueryObserver.
+using ShotObserver = std::function<void(const ShotRecord&)>;
+
+// Hears of every failure answered, once: a unary query call's
+// (QueryService), a QueryBatch entry's (QueryBatch, only when the batch is
+// answered: a batch that fails as a whole sends no entry, and only its own
+// failure is counted) and a Session message's (SessionHandler), with the
+// code sent. Thread-safe and fast, like QueryObserver.
 using FailureObserver =
     std::function<void(FailureVia via, FailureKind kind, absl::StatusCode)>;
 
@@ -99,6 +121,9 @@ class SceneQueries {
 
   // Set before serving starts (not thread-safe against running queries).
   void set_observer(QueryObserver observer) { observer_ = std::move(observer); }
+  void set_shot_observer(ShotObserver observer) {
+    shot_observer_ = std::move(observer);
+  }
   void set_failure_observer(FailureObserver observer) {
     failure_observer_ = std::move(observer);
   }
@@ -154,7 +179,9 @@ class SceneQueries {
   // query: "raycast.direction: zero length"). The call itself fails only for
   // an unknown scene (NOT_FOUND), more than `max_batch_queries` queries
   // (RESOURCE_EXHAUSTED), or when `interrupt` stops it; the response is then
-  // incomplete (the caller clears it).
+  // incomplete (the caller clears it and reports that one failure). The
+  // failed entries of a batch answered are reported to the failure
+  // observer (FailureVia::kBatchEntry); those of a failed batch are not.
   //
   // A batch of at least BatchThreads::min_queries queries runs on
   // BatchThreads::threads threads (docs/DESIGN.md, "Query batches", says
@@ -205,6 +232,22 @@ class SceneQueries {
     max_response_bytes_ = bytes;
   }
 
+  // Judges every shot of the request on one snapshot (shot.proto), the
+  // request's policy merged over the scene's. RESOURCE_EXHAUSTED "shots:
+  // ..." beyond `max_shots` shots (satord: --max_batch_queries),
+  // INVALID_ARGUMENT "shots: ..." for none, NOT_FOUND "scene_id: ..." for an
+  // unknown scene, INVALID_ARGUMENT naming "policy...." or "shots[i]....".
+  // On error `out` is incomplete (the caller clears it); the shot observer
+  // hears of each verdict.
+  absl::Status ValidateShots(const sator::v1::ValidateShotsRequest& request,
+                             int max_shots,
+                             sator::v1::ValidateShotsResponse* out) const;
+  // The same on `view` (for sessions; the request's scene_id is not read).
+  absl::Status ValidateShots(const SceneView& view,
+                             const sator::v1::ValidateShotsRequest& request,
+                             int max_shots,
+                             sator::v1::ValidateShotsResponse* out) const;
+
   // One query on `view` (errors relative to the Query: "options....",
   // "raycast...."). For sessions, which take a fresh view per query.
   absl::StatusOr<sator::v1::QueryResult> Run(
@@ -218,6 +261,10 @@ class SceneQueries {
       const std::string& scene_id) const;
 
  private:
+  // QueryBatch without reporting the failed entries.
+  absl::Status AnswerBatch(const sator::v1::QueryBatchRequest& request,
+                           int max_batch_queries, const Interrupt& interrupt,
+                           sator::v1::QueryBatchResponse* response) const;
   // Runs queries[index] of a batch into `entry`.
   void FillEntry(const SceneView& view, const sator::v1::Query& query,
                  int index, sator::v1::QueryBatchResponse::Entry* entry) const;
@@ -229,6 +276,12 @@ class SceneQueries {
                        const scene::QueryOptions& options,
                        const Interrupt& interrupt,
                        sator::v1::RaycastBatchResponse* response) const;
+
+  template <int D>
+  absl::Status JudgeShots(const SceneView& view,
+                          const scene::SceneSnapshot<D>& snapshot,
+                          const sator::v1::ValidateShotsRequest& request,
+                          sator::v1::ValidateShotsResponse* out) const;
 
   template <typename Request, typename KindMessage>
   absl::Status RunUnary(const Request& request, const KindMessage& query,
@@ -258,6 +311,7 @@ class SceneQueries {
   const SceneRegistry& scenes_;
   const convert::ShapeLimits shape_limits_;
   QueryObserver observer_;
+  ShotObserver shot_observer_;
   FailureObserver failure_observer_;
   RecentQueries* recent_ = nullptr;
   BatchThreads batch_threads_;

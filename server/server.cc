@@ -152,11 +152,12 @@ class SceneMemoryMetrics final : public prometheus::Collectable {
     families[0].name = "sator_scene_memory_bytes";
     families[0].help =
         "Memory the hosted scenes hold by the core's count (bodies, trees, "
-        "tick history), as checked against --max_scene_memory_bytes.";
+        "tick history, hulls and meshes), as checked against "
+        "--max_scene_memory_bytes.";
     families[0].type = prometheus::MetricType::Gauge;
     families[0].metric.emplace_back();
     families[0].metric.back().gauge.value =
-        static_cast<double>(SceneMemoryInUse(*registry_));
+        static_cast<double>(registry_->memory_bytes());
     families[1].name = "sator_max_scene_memory_bytes";
     families[1].help = "The --max_scene_memory_bytes budget (0: none).";
     families[1].type = prometheus::MetricType::Gauge;
@@ -362,11 +363,16 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(
                .hits = record.hits,
                .node_visits = record.node_visits,
                .rewound = record.rewound,
+               .rewind_ticks = record.rewind_ticks,
                .tick = record.tick,
                .count = record.count,
                .hits_per_query = record.hits_per_query,
                .node_visits_per_query = record.node_visits_per_query});
         }
+      });
+  impl->query_service.scene_queries().set_shot_observer(
+      [metrics = impl->query_metrics.get()](const ShotRecord& record) {
+        metrics->OnShot(record.outcome, record.reason, record.rewind_ticks);
       });
   impl->query_service.scene_queries().set_failure_observer(
       [metrics = impl->query_metrics.get()](FailureVia via, FailureKind kind,

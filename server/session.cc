@@ -29,6 +29,8 @@ const char* MessageKindName(sator::v1::SessionRequest::KindCase kind) {
       return "poses";
     case sator::v1::SessionRequest::kQuery:
       return "query";
+    case sator::v1::SessionRequest::kShots:
+      return "shots";
     case sator::v1::SessionRequest::KIND_NOT_SET:
       break;
   }
@@ -45,15 +47,17 @@ absl::Status SessionTracker::Add(SessionReactor* session,
     const std::lock_guard<std::mutex> lock(mutex_);
     if (closed_) return ShuttingDown();
     if (sessions_.size() >= static_cast<std::size_t>(max_sessions_)) {
-      if (limiter_ != nullptr) {
-        limiter_->CountShed(ShedReason::kSessions);
-        if (context != nullptr) {
-          AddRetryAfter(*context, limiter_->retry_after());
-        }
-      }
-      return absl::ResourceExhaustedError(
+      const std::string limit =
           absl::StrCat("this server already has its limit of ", max_sessions_,
-                       " open sessions (--max_sessions)"));
+                       " open sessions (--max_sessions)");
+      if (limiter_ == nullptr) return absl::ResourceExhaustedError(limit);
+      // The hint of every other refusal, taken once for the message and
+      // the trailers.
+      const absl::Duration pushback = limiter_->Pushback();
+      limiter_->CountShed(ShedReason::kSessions);
+      if (context != nullptr) AddRetryAfter(*context, pushback);
+      return absl::ResourceExhaustedError(absl::StrCat(
+          limit, "; retry after ", PushbackMilliseconds(pushback), " ms"));
     }
     sessions_.insert(session);
   }
@@ -105,6 +109,9 @@ SessionHandler::Outcome SessionHandler::Handle(
       break;
     case sator::v1::SessionRequest::kQuery:
       kind = FailureKindOfQuery(request.query());
+      break;
+    case sator::v1::SessionRequest::kShots:
+      kind = FailureKind::kShots;
       break;
     case sator::v1::SessionRequest::KIND_NOT_SET:
       break;
@@ -160,6 +167,9 @@ SessionHandler::Outcome SessionHandler::HandleMessage(
     case sator::v1::SessionRequest::kQuery:
       outcome.reply = Query(request);
       return outcome;
+    case sator::v1::SessionRequest::kShots:
+      outcome.reply = ValidateShots(request);
+      return outcome;
     case sator::v1::SessionRequest::KIND_NOT_SET:
       break;
   }
@@ -213,6 +223,36 @@ sator::v1::SessionResponse SessionHandler::UpdatePoses(
   return reply;
 }
 
+sator::v1::SessionResponse SessionHandler::ValidateShots(
+    const sator::v1::SessionRequest& request) {
+  sator::v1::SessionResponse reply;
+  reply.set_sequence(request.sequence());
+  const sator::v1::ValidateShotsRequest& shots = request.shots();
+  if (!shots.scene_id().empty() && shots.scene_id() != scene_id_) {
+    SetStatus(convert::FieldError(
+                  "shots.scene_id",
+                  absl::StrCat("must be empty or the session's scene '",
+                               scene_id_, "', got '", shots.scene_id(), "'")),
+              &reply);
+    return reply;
+  }
+  absl::StatusOr<std::shared_ptr<HostedScene>> scene =
+      queries_.FindScene(scene_id_);
+  if (!scene.ok()) {
+    SetStatus(scene.status(), &reply);
+    return reply;
+  }
+  const absl::Status status = queries_.ValidateShots(
+      SceneView(*std::move(scene)), shots, max_shots_, reply.mutable_shots());
+  if (!status.ok()) {
+    reply.clear_shots();
+    SetStatus(convert::PrefixField("shots", status), &reply);
+    return reply;
+  }
+  SetStatus(absl::OkStatus(), &reply);
+  return reply;
+}
+
 // ---- SessionReactor ---------------------------------------------------------
 
 namespace {
@@ -225,6 +265,8 @@ SessionMessageKind MessageKindOf(const sator::v1::SessionRequest& request) {
       return SessionMessageKind::kPoses;
     case sator::v1::SessionRequest::kQuery:
       return SessionMessageKind::kQuery;
+    case sator::v1::SessionRequest::kShots:
+      return SessionMessageKind::kShots;
     case sator::v1::SessionRequest::KIND_NOT_SET:
       break;
   }
@@ -234,10 +276,12 @@ SessionMessageKind MessageKindOf(const sator::v1::SessionRequest& request) {
 }  // namespace
 
 SessionReactor::SessionReactor(const SceneQueries& queries,
-                               const SceneOpsOptions& ops,
+                               const SceneOpsOptions& ops, int max_shots,
                                SessionTracker& tracker, DrainGate::Pass pass,
                                grpc::ServerContextBase* context)
-    : handler_(queries, ops), tracker_(tracker), pass_(std::move(pass)) {
+    : handler_(queries, ops, max_shots),
+      tracker_(tracker),
+      pass_(std::move(pass)) {
   absl::Status admitted = pass_.admitted() ? tracker_.Add(this, context)
                                            : DrainGate::DrainingStatus();
   if (!admitted.ok()) {

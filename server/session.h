@@ -72,12 +72,14 @@ class SessionTracker {
   const MessageObserver& message_observer() const { return message_observer_; }
 
   // Counts sessions refused at the limit in `limiter`'s
-  // sator_requests_shed_total, and gives them its retry-after hint. Set
-  // before serving starts; `limiter` must outlive the tracker's sessions.
+  // sator_requests_shed_total (and in the refusals its Pushback grows with),
+  // and gives them its Pushback() hint, as every other refusal. Set before
+  // serving starts; `limiter` must outlive the tracker's sessions.
   void set_overload_limiter(OverloadLimiter* limiter) { limiter_ = limiter; }
 
   // RESOURCE_EXHAUSTED when max_sessions are already open (with the
-  // limiter's retry-after-ms trailer added to `context`, if both are set).
+  // limiter's pushback trailers added to `context` and the same hint in the
+  // message, if both are set).
   absl::Status Add(SessionReactor* session,
                    grpc::ServerContextBase* context = nullptr);
   void Remove(SessionReactor* session);
@@ -100,8 +102,10 @@ class SessionTracker {
 // id once opened.
 class SessionHandler {
  public:
-  SessionHandler(const SceneQueries& queries, const SceneOpsOptions& ops)
-      : queries_(queries), ops_(ops) {}
+  // `max_shots`: the most shots one shots message may carry.
+  SessionHandler(const SceneQueries& queries, const SceneOpsOptions& ops,
+                 int max_shots)
+      : queries_(queries), ops_(ops), max_shots_(max_shots) {}
 
   // What to do with a message: reply, or end the stream with a status.
   struct Outcome {
@@ -118,9 +122,12 @@ class SessionHandler {
   sator::v1::SessionResponse Query(const sator::v1::SessionRequest& request);
   sator::v1::SessionResponse UpdatePoses(
       const sator::v1::SessionRequest& request);
+  sator::v1::SessionResponse ValidateShots(
+      const sator::v1::SessionRequest& request);
 
   const SceneQueries& queries_;
   const SceneOpsOptions& ops_;
+  const int max_shots_;
   std::string scene_id_;
 };
 
@@ -139,10 +146,11 @@ class SessionReactor final
 
   // Starts the stream: refuses it at once (UNAVAILABLE without a pass,
   // RESOURCE_EXHAUSTED beyond the limit) or starts reading.
-  // `queries` and `ops` must outlive the session.
-  // `context` (may be null) gets the retry-after-ms trailer of a refusal.
+  // `queries` and `ops` must outlive the session; `max_shots` bounds a
+  // shots message. `context` (may be null) gets the retry-after-ms trailer
+  // of a refusal.
   SessionReactor(const SceneQueries& queries, const SceneOpsOptions& ops,
-                 SessionTracker& tracker, DrainGate::Pass pass,
+                 int max_shots, SessionTracker& tracker, DrainGate::Pass pass,
                  grpc::ServerContextBase* context = nullptr);
 
   // The drain: end with UNAVAILABLE once the message in hand is answered.

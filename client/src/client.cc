@@ -539,6 +539,27 @@ std::future<absl::StatusOr<RaycastBatchResult>> Client::AsyncRaycastBatch(
   });
 }
 
+// ---- Hit validation ----
+
+absl::StatusOr<ValidateShotsResult> Client::ValidateShots(
+    const std::string& scene_id, absl::Span<const Shot> shots,
+    const HitPolicy& policy, const CallOptions& call_options) {
+  return impl_->Call<absl::StatusOr<ValidateShotsResult>>(
+      kIdempotent, call_options, [&](const CallContext& context) {
+        return impl_->connection().ValidateShots(scene_id, shots, policy,
+                                                 context);
+      });
+}
+
+std::future<absl::StatusOr<ValidateShotsResult>> Client::AsyncValidateShots(
+    std::string scene_id, std::vector<Shot> shots, HitPolicy policy,
+    const CallOptions& call_options) {
+  return impl_->Async([state = impl_.get(), scene_id = std::move(scene_id),
+                       shots = std::move(shots), policy, call_options] {
+    return Borrow(state).ValidateShots(scene_id, shots, policy, call_options);
+  });
+}
+
 // ---- Sessions ----
 
 absl::StatusOr<std::unique_ptr<Session>> Client::OpenSession(

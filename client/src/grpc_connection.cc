@@ -431,6 +431,27 @@ class GrpcConnection final : public Connection {
         request.dimension() == sator::v1::DIMENSION_3D ? 3 : 2);
   }
 
+  absl::StatusOr<ValidateShotsResult> ValidateShots(
+      const std::string& scene_id, absl::Span<const Shot> shots,
+      const HitPolicy& policy, const CallContext& context) override {
+    sator::v1::ValidateShotsRequest request;
+    request.set_scene_id(scene_id);
+    client_internal::WriteShots(shots, policy, &request);
+    sator::v1::ValidateShotsResponse response;
+    if (absl::Status status =
+            Unary(*query_stub_, &sator::v1::QueryService::Stub::ValidateShots,
+                  request, &response, context, &scene_id);
+        !status.ok()) {
+      return status;
+    }
+    if (response.verdicts_size() != request.shots_size()) {
+      return absl::InternalError(
+          absl::StrCat("ValidateShots: ", request.shots_size(), " shots but ",
+                       response.verdicts_size(), " verdicts"));
+    }
+    return client_internal::ReadShots(response);
+  }
+
   absl::StatusOr<PairQueryResult> PairQuery(
       const PairQueryRequest& request, const CallContext& context) override {
     sator::v1::PairQueryRequest message;

@@ -22,28 +22,46 @@ namespace sator {
 
 // One message waiting for its reply.
 struct PendingReply {
+  // Open and pose updates answer a tick; queries a result; shots verdicts.
+  enum class Answer : std::uint8_t { kTick, kQuery, kShots };
+
   std::uint64_t sequence = 0;
-  // Open and pose updates answer a tick; queries a result.
-  bool is_query = false;
+  Answer answer = Answer::kTick;
   std::promise<absl::StatusOr<std::int64_t>> tick;
   std::promise<absl::StatusOr<QueryResult>> query;
+  std::promise<absl::StatusOr<ValidateShotsResult>> shots;
 
   void Fail(const absl::Status& status) {
-    if (is_query) {
-      query.set_value(status);
-    } else {
-      tick.set_value(status);
+    switch (answer) {
+      case Answer::kTick:
+        tick.set_value(status);
+        return;
+      case Answer::kQuery:
+        query.set_value(status);
+        return;
+      case Answer::kShots:
+        shots.set_value(status);
+        return;
     }
   }
 
-  void Deliver(SessionReply reply) {
+  // By reference: moving the reply's variant into a by-value parameter makes
+  // GCC 12 warn (maybe-uninitialized) about the alternatives it does not
+  // hold.
+  void Deliver(SessionReply& reply) {
     if (!reply.status.ok()) {
       Fail(reply.status);
       return;
     }
-    if (is_query) {
+    if (answer == Answer::kQuery) {
       if (QueryResult* result = std::get_if<QueryResult>(&reply.kind)) {
         query.set_value(std::move(*result));
+        return;
+      }
+    } else if (answer == Answer::kShots) {
+      if (ValidateShotsResult* result =
+              std::get_if<ValidateShotsResult>(&reply.kind)) {
+        shots.set_value(std::move(*result));
         return;
       }
     } else if (const auto* opened = std::get_if<SessionOpened>(&reply.kind)) {
@@ -131,10 +149,24 @@ class SessionState {
       return Ready<QueryResult>(status);
     }
     PendingReply pending;
-    pending.is_query = true;
+    pending.answer = PendingReply::Answer::kQuery;
     std::future<absl::StatusOr<QueryResult>> future =
         pending.query.get_future();
     Send(std::move(pending), std::move(query));
+    return future;
+  }
+
+  std::future<absl::StatusOr<ValidateShotsResult>> SubmitShots(
+      SessionShots shots) {
+    std::lock_guard<std::mutex> submit(submit_mutex_);
+    if (absl::Status status = Usable(); !status.ok()) {
+      return Ready<ValidateShotsResult>(status);
+    }
+    PendingReply pending;
+    pending.answer = PendingReply::Answer::kShots;
+    std::future<absl::StatusOr<ValidateShotsResult>> future =
+        pending.shots.get_future();
+    Send(std::move(pending), std::move(shots));
     return future;
   }
 
@@ -251,7 +283,7 @@ class SessionState {
         stream->Cancel();
         continue;
       }
-      matched->Deliver(*std::move(reply));
+      matched->Deliver(*reply);
     }
     absl::Status finished;
     {
@@ -365,6 +397,12 @@ std::future<absl::StatusOr<QueryResult>> Session::SubmitQuery(Query query) {
     return refused.get_future();
   }
   return state_->SubmitQuery(std::move(query));
+}
+
+std::future<absl::StatusOr<ValidateShotsResult>> Session::SubmitShots(
+    std::vector<Shot> shots, HitPolicy policy) {
+  return state_->SubmitShots(
+      SessionShots{.shots = std::move(shots), .policy = policy});
 }
 
 absl::Status Session::Close() { return state_->Close(); }

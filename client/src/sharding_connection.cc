@@ -421,6 +421,16 @@ absl::StatusOr<RaycastBatchResult> ShardedConnection::RaycastBatch(
       route->endpoint);
 }
 
+absl::StatusOr<ValidateShotsResult> ShardedConnection::ValidateShots(
+    const std::string& scene_id, absl::Span<const Shot> shots,
+    const HitPolicy& policy, const CallContext& context) {
+  absl::StatusOr<Route> route = RouteScene(scene_id);
+  if (!route.ok()) return route.status();
+  return WithEndpoint(
+      route->connection->ValidateShots(scene_id, shots, policy, context),
+      route->endpoint);
+}
+
 absl::StatusOr<std::unique_ptr<SessionStream>> ShardedConnection::OpenSession(
     const std::string& scene_id) {
   absl::StatusOr<Route> route = RouteScene(scene_id);

@@ -134,6 +134,8 @@ absl::StatusOr<Body> ReadBody(const sator::v1::Body& message,
   if (message.has_layer()) body.layer = message.layer();
   if (message.has_mask()) body.mask = message.mask();
   body.user_data = message.user_data();
+  body.group_id = message.group_id();
+  body.part = message.part();
   return body;
 }
 
@@ -168,12 +170,29 @@ void WriteVector(const AnyVector& vector, sator::v1::Vector* out) {
              vector);
 }
 
+void WriteHitPolicy(const HitPolicy& policy, sator::v1::HitPolicy* out) {
+  if (policy.max_rewind_ms.has_value()) {
+    out->set_max_rewind_ms(*policy.max_rewind_ms);
+  }
+  out->set_on_too_old(static_cast<sator::v1::RewindLimit>(policy.on_too_old));
+  if (policy.max_origin_distance.has_value()) {
+    out->set_max_origin_distance(*policy.max_origin_distance);
+  }
+  if (policy.static_blocks.has_value()) {
+    out->set_static_blocks(*policy.static_blocks);
+  }
+}
+
 void WriteSettings(const SceneSettings& settings,
                    sator::v1::SceneSettings* out) {
   out->set_dimension(static_cast<sator::v1::Dimension>(settings.dimension));
   out->set_history_ticks(settings.history_ticks);
   out->set_teleport_distance(settings.teleport_distance);
   out->set_max_bodies(settings.max_bodies);
+  out->set_tick_rate(settings.tick_rate);
+  if (settings.hit_policy.has_value()) {
+    WriteHitPolicy(*settings.hit_policy, out->mutable_hit_policy());
+  }
 }
 
 void WriteBody(const Body& body, sator::v1::Body* out) {
@@ -184,6 +203,8 @@ void WriteBody(const Body& body, sator::v1::Body* out) {
   if (body.layer.has_value()) out->set_layer(*body.layer);
   if (body.mask.has_value()) out->set_mask(*body.mask);
   out->set_user_data(body.user_data);
+  out->set_group_id(body.group_id);
+  out->set_part(body.part);
 }
 
 void WriteSnapshot(const SceneSnapshot& snapshot,
@@ -201,6 +222,15 @@ void WritePoseBatch(const PoseBatch& poses, sator::v1::PoseBatch* out) {
   out->mutable_body_ids()->Add(poses.body_ids.begin(), poses.body_ids.end());
   out->mutable_positions()->Add(poses.positions.begin(), poses.positions.end());
   out->mutable_rotations()->Add(poses.rotations.begin(), poses.rotations.end());
+  out->mutable_group_ids()->Add(poses.group_ids.begin(), poses.group_ids.end());
+  out->mutable_group_positions()->Add(poses.group_positions.begin(),
+                                      poses.group_positions.end());
+  out->mutable_group_rotations()->Add(poses.group_rotations.begin(),
+                                      poses.group_rotations.end());
+  out->mutable_teleported_body_ids()->Add(poses.teleported_body_ids.begin(),
+                                          poses.teleported_body_ids.end());
+  out->mutable_teleported_group_ids()->Add(poses.teleported_group_ids.begin(),
+                                           poses.teleported_group_ids.end());
 }
 
 void WriteQueryOptions(const QueryOptions& options,
@@ -269,6 +299,42 @@ void WriteQuery(const Query& query, sator::v1::Query* out) {
              query.kind);
 }
 
+void WriteShot(const Shot& shot, sator::v1::Shot* out) {
+  out->set_shot_id(shot.shot_id);
+  out->set_shooter_group_id(shot.shooter_group_id);
+  WriteVector(shot.origin, out->mutable_origin());
+  WriteVector(shot.direction, out->mutable_direction());
+  out->set_range(shot.range);
+  if (shot.shape.has_value()) WriteShape(*shot.shape, out->mutable_shape());
+  if (shot.shape_pose.has_value()) {
+    WritePose(*shot.shape_pose, out->mutable_shape_pose());
+  }
+  if (shot.target.has_value()) {
+    out->mutable_target()->set_group_id(shot.target->group_id);
+    if (shot.target->part.has_value()) {
+      out->mutable_target()->set_part(*shot.target->part);
+    }
+  }
+  std::visit(
+      Overloaded{
+          [&](std::monostate) {},
+          [&](const Rewind& rewind) {
+            out->mutable_view_tick()->set_tick(rewind.tick);
+            out->mutable_view_tick()->set_fraction(rewind.fraction);
+          },
+          [&](const ViewDelay& delay) { out->set_view_delay_ms(delay.ms); }},
+      shot.view_time);
+  if (shot.layer.has_value()) out->set_layer(*shot.layer);
+  if (shot.mask.has_value()) out->set_mask(*shot.mask);
+}
+
+void WriteShots(absl::Span<const Shot> shots, const HitPolicy& policy,
+                sator::v1::ValidateShotsRequest* out) {
+  out->mutable_shots()->Reserve(static_cast<int>(shots.size()));
+  for (const Shot& shot : shots) WriteShot(shot, out->add_shots());
+  WriteHitPolicy(policy, out->mutable_policy());
+}
+
 void WritePairQuery(const PairQueryRequest& request,
                     sator::v1::PairQueryRequest* out) {
   WriteShape(request.shape_a, out->mutable_shape_a());
@@ -308,7 +374,10 @@ void WriteSessionRequest(const SessionRequest& request,
             out->mutable_poses()->set_tick(update.tick);
             WritePoseBatch(update.poses, out->mutable_poses()->mutable_poses());
           },
-          [&](const Query& query) { WriteQuery(query, out->mutable_query()); }},
+          [&](const Query& query) { WriteQuery(query, out->mutable_query()); },
+          [&](const SessionShots& shots) {
+            WriteShots(shots.shots, shots.policy, out->mutable_shots());
+          }},
       request.kind);
 }
 
@@ -337,6 +406,18 @@ SceneSettings ReadSettings(const sator::v1::SceneSettings& settings) {
   out.history_ticks = settings.history_ticks();
   out.teleport_distance = settings.teleport_distance();
   out.max_bodies = settings.max_bodies();
+  out.tick_rate = settings.tick_rate();
+  if (settings.has_hit_policy()) {
+    const sator::v1::HitPolicy& policy = settings.hit_policy();
+    HitPolicy& read = out.hit_policy.emplace();
+    if (policy.has_max_rewind_ms()) read.max_rewind_ms = policy.max_rewind_ms();
+    read.on_too_old = static_cast<RewindLimit>(
+        std::clamp(static_cast<int>(policy.on_too_old()), 0, 2));
+    if (policy.has_max_origin_distance()) {
+      read.max_origin_distance = policy.max_origin_distance();
+    }
+    if (policy.has_static_blocks()) read.static_blocks = policy.static_blocks();
+  }
   return out;
 }
 
@@ -354,18 +435,52 @@ SceneInfo ReadSceneInfo(const sator::v1::SceneInfo& info) {
   return out;
 }
 
+Hit ReadHit(const sator::v1::Hit& hit) {
+  return {.body_id = hit.body_id(),
+          .user_data = hit.user_data(),
+          .point = ReadVec3(hit.point()),
+          .normal = ReadVec3(hit.normal()),
+          .distance = hit.distance(),
+          .feature = hit.feature(),
+          .started_inside = hit.started_inside(),
+          .group_id = hit.group_id(),
+          .part = hit.part()};
+}
+
+ValidateShotsResult ReadShots(
+    const sator::v1::ValidateShotsResponse& response) {
+  ValidateShotsResult out;
+  out.current_tick = response.current_tick();
+  out.verdicts.reserve(static_cast<std::size_t>(response.verdicts_size()));
+  for (const sator::v1::ShotVerdict& verdict : response.verdicts()) {
+    ShotVerdict& read = out.verdicts.emplace_back();
+    read.shot_id = verdict.shot_id();
+    // A value newer than this client reads as kUnspecified.
+    const int outcome = static_cast<int>(verdict.outcome());
+    read.outcome = outcome >= 0 && outcome <= 3
+                       ? static_cast<ShotOutcome>(outcome)
+                       : ShotOutcome::kUnspecified;
+    const int reason = static_cast<int>(verdict.reason());
+    read.reason = reason >= 0 && reason <= 13 ? static_cast<ShotReason>(reason)
+                                              : ShotReason::kUnspecified;
+    if (verdict.has_hit()) read.hit = ReadHit(verdict.hit());
+    read.tick = verdict.tick();
+    read.fraction = verdict.fraction();
+    read.rewind_ticks = verdict.rewind_ticks();
+    read.clamped = verdict.clamped();
+    if (verdict.has_target_miss_distance()) {
+      read.target_miss_distance = verdict.target_miss_distance();
+    }
+  }
+  return out;
+}
+
 QueryResult ReadQueryResult(const sator::v1::QueryResult& result) {
   QueryResult out;
   out.tick = result.tick();
   out.hits.reserve(static_cast<std::size_t>(result.hits_size()));
   for (const sator::v1::Hit& hit : result.hits()) {
-    out.hits.push_back({.body_id = hit.body_id(),
-                        .user_data = hit.user_data(),
-                        .point = ReadVec3(hit.point()),
-                        .normal = ReadVec3(hit.normal()),
-                        .distance = hit.distance(),
-                        .feature = hit.feature(),
-                        .started_inside = hit.started_inside()});
+    out.hits.push_back(ReadHit(hit));
   }
   out.depenetration = ReadVec3(result.depenetration());
   out.stats = {.node_visits = result.stats().node_visits(),
@@ -538,6 +653,9 @@ SessionReply ReadSessionReply(const sator::v1::SessionResponse& response) {
       break;
     case sator::v1::SessionResponse::kQuery:
       reply.kind = ReadQueryResult(response.query());
+      break;
+    case sator::v1::SessionResponse::kShots:
+      reply.kind = ReadShots(response.shots());
       break;
     default:
       break;

@@ -19,6 +19,7 @@
 #include "sator/v1/query.pb.h"
 #include "sator/v1/query_service.pb.h"
 #include "sator/v1/scene_service.pb.h"
+#include "sator/v1/shot.pb.h"
 
 namespace sator::client_internal {
 
@@ -43,6 +44,11 @@ void WriteSweep(const SweepQuery& query, sator::v1::SweepQuery* out);
 void WriteRaycast(const RaycastQuery& query, sator::v1::RaycastQuery* out);
 void WritePoint(const ::sator::PointQuery& query, sator::v1::PointQuery* out);
 void WriteQuery(const Query& query, sator::v1::Query* out);
+void WriteHitPolicy(const HitPolicy& policy, sator::v1::HitPolicy* out);
+void WriteShot(const Shot& shot, sator::v1::Shot* out);
+// The shots and policy of a ValidateShotsRequest (scene_id apart).
+void WriteShots(absl::Span<const Shot> shots, const HitPolicy& policy,
+                sator::v1::ValidateShotsRequest* out);
 void WritePairQuery(const PairQueryRequest& request,
                     sator::v1::PairQueryRequest* out);
 void WriteSessionRequest(const SessionRequest& request,
@@ -59,7 +65,10 @@ absl::Status WriteRaycastBatch(absl::Span<const RaycastQuery> rays,
 absl::Status ReadStatus(const sator::v1::Status& status);
 SceneSettings ReadSettings(const sator::v1::SceneSettings& settings);
 SceneInfo ReadSceneInfo(const sator::v1::SceneInfo& info);
+Hit ReadHit(const sator::v1::Hit& hit);
 QueryResult ReadQueryResult(const sator::v1::QueryResult& result);
+// Outcomes and reasons this client does not know read as kUnspecified.
+ValidateShotsResult ReadShots(const sator::v1::ValidateShotsResponse& response);
 std::vector<BatchEntry> ReadBatch(
     const sator::v1::QueryBatchResponse& response);
 // `rays` rays of `dimension`; INTERNAL when the arrays do not add up.

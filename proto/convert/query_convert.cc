@@ -336,42 +336,47 @@ absl::Status SceneQueryError(const absl::Status& status,
 }
 
 template <int D>
+void FromQueryHit(const scene::QueryHit<D>& hit, QueryKind kind,
+                  sator::v1::Hit* message) {
+  message->set_body_id(hit.body_id);
+  message->set_user_data(hit.user_data);
+  if (hit.group_id != 0) {
+    message->set_group_id(hit.group_id);
+    message->set_part(hit.part);
+  }
+  if ((hit.flags & scene::kHitPoint) != 0) {
+    Dim<D>::FromVec(hit.point, message->mutable_point());
+  }
+  if ((hit.flags & scene::kHitNormal) != 0) {
+    Dim<D>::FromVec(hit.normal, message->mutable_normal());
+  }
+  const bool started_inside = (hit.flags & scene::kHitStartedInside) != 0;
+  message->set_started_inside(started_inside);
+  message->set_feature((hit.flags & scene::kHitFeature) != 0 ? hit.feature
+                                                             : -1);
+  switch (kind) {
+    case QueryKind::kContacts:
+      message->set_distance(hit.depth);
+      break;
+    case QueryKind::kSweep:
+      message->set_distance(started_inside ? hit.depth : hit.fraction);
+      break;
+    case QueryKind::kRaycast:
+      message->set_distance(hit.distance);
+      break;
+    case QueryKind::kOverlap:
+    case QueryKind::kPoint:
+      break;
+  }
+}
+
+template <int D>
 void FromQueryResult(const scene::QueryResult<D>& result, QueryKind kind,
                      sator::v1::QueryResult* out) {
   out->set_tick(result.tick);
   out->mutable_hits()->Reserve(static_cast<int>(result.hits.size()));
   for (const scene::QueryHit<D>& hit : result.hits) {
-    sator::v1::Hit* message = out->add_hits();
-    message->set_body_id(hit.body_id);
-    message->set_user_data(hit.user_data);
-    if (hit.group_id != 0) {
-      message->set_group_id(hit.group_id);
-      message->set_part(hit.part);
-    }
-    if ((hit.flags & scene::kHitPoint) != 0) {
-      Dim<D>::FromVec(hit.point, message->mutable_point());
-    }
-    if ((hit.flags & scene::kHitNormal) != 0) {
-      Dim<D>::FromVec(hit.normal, message->mutable_normal());
-    }
-    const bool started_inside = (hit.flags & scene::kHitStartedInside) != 0;
-    message->set_started_inside(started_inside);
-    message->set_feature((hit.flags & scene::kHitFeature) != 0 ? hit.feature
-                                                               : -1);
-    switch (kind) {
-      case QueryKind::kContacts:
-        message->set_distance(hit.depth);
-        break;
-      case QueryKind::kSweep:
-        message->set_distance(started_inside ? hit.depth : hit.fraction);
-        break;
-      case QueryKind::kRaycast:
-        message->set_distance(hit.distance);
-        break;
-      case QueryKind::kOverlap:
-      case QueryKind::kPoint:
-        break;
-    }
+    FromQueryHit<D>(hit, kind, out->add_hits());
   }
   if (kind == QueryKind::kContacts) {
     Dim<D>::FromVec(result.depenetration, out->mutable_depenetration());
@@ -405,6 +410,8 @@ void FromQueryResult(const scene::QueryResult<D>& result, QueryKind kind,
       const sator::v1::PointQuery&, scene::QueryOptions, const ShapeLimits&); \
   template absl::StatusOr<scene::SceneQuery<D>> ToSceneQuery<D>(              \
       const sator::v1::Query&, const ShapeLimits&, int);                      \
+  template void FromQueryHit<D>(const scene::QueryHit<D>&, QueryKind,         \
+                                sator::v1::Hit*);                             \
   template void FromQueryResult<D>(const scene::QueryResult<D>&, QueryKind,   \
                                    sator::v1::QueryResult*);
 

@@ -88,6 +88,12 @@ absl::Status SceneQueryError(const absl::Status& status,
                              absl::string_view query_path,
                              absl::string_view options_path);
 
+// One hit, in the schema of v1::Hit: group_id and part only for a part of
+// a hitbox group; distance as FromQueryResult says for `kind`.
+template <int D>
+void FromQueryHit(const scene::QueryHit<D>& hit, QueryKind kind,
+                  sator::v1::Hit* out);
+
 // One result, in the schema of v1::Hit: contacts give distance = depth; a
 // sweep distance = fraction (the initial depth when it started inside); a
 // ray its distance. Point and normal are set only when the core filled them.

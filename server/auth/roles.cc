@@ -39,6 +39,7 @@ const std::vector<std::pair<absl::string_view, Role>>& MethodRoleTable() {
           {"/sator.v1.QueryService/QueryBatch", Role::kRead},
           {"/sator.v1.QueryService/RaycastBatch", Role::kRead},
           {"/sator.v1.QueryService/PairQuery", Role::kRead},
+          {"/sator.v1.QueryService/ValidateShots", Role::kRead},
           {"/sator.v1.QueryService/Session", Role::kWrite},
           {"/sator.v1.SceneService/ListScenes", Role::kRead},
           {"/sator.v1.SceneService/GetScene", Role::kRead},

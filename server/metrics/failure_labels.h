@@ -17,9 +17,10 @@ enum class FailureVia : std::uint8_t {
 };
 inline constexpr int kFailureVias = 3;
 
-// What failed (the `kind` label): a query kind, a whole QueryBatch or
-// RaycastBatch call, a Session's pose update or open, or a batch entry or
-// Session message that named no kind.
+// What failed (the `kind` label): a query kind, a whole QueryBatch,
+// RaycastBatch or ValidateShots call (or a Session's shots message), a
+// Session's pose update or open, or a batch entry or Session message that
+// named no kind.
 enum class FailureKind : std::uint8_t {
   kOverlap = 0,
   kContacts,
@@ -31,8 +32,9 @@ enum class FailureKind : std::uint8_t {
   kPoses,
   kOpen,
   kUnset,
+  kShots,
 };
-inline constexpr int kFailureKinds = 10;
+inline constexpr int kFailureKinds = 11;
 
 // The kind of a Session message (the `kind` label of
 // sator_session_message_seconds).
@@ -41,8 +43,9 @@ enum class SessionMessageKind : std::uint8_t {
   kPoses,
   kQuery,
   kUnset,
+  kShots,
 };
-inline constexpr int kSessionMessageKinds = 4;
+inline constexpr int kSessionMessageKinds = 5;
 
 }  // namespace sator::server
 

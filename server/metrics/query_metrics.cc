@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "server/logging.h"
@@ -27,6 +28,10 @@ constexpr std::array<double, 19> kSessionBounds = {
     2.5e-2, 5e-2,   0.1,  0.25, 0.5,    1.0,  2.5,  5.0,    10.0};
 constexpr std::array<double, 13> kHitsBounds = {
     0, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000};
+// Ticks: a rewind within the current tick (fraction only) lands below 1;
+// 5000 is above the longest history (kMaxHistoryTicks, 4096).
+constexpr std::array<double, 14> kRewindBounds = {
+    0, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000};
 constexpr std::array<double, 19> kVisitsBounds = {
     1,    2,    5,     10,    20,    50,     100,    200,    500, 1000,
     2000, 5000, 10000, 20000, 50000, 100000, 200000, 500000, 1e6};
@@ -41,6 +46,12 @@ constexpr int kSecondsCells = HistogramCells<kSecondsBounds.size()>();
 constexpr int kHitsCells = HistogramCells<kHitsBounds.size()>();
 constexpr int kVisitsCells = HistogramCells<kVisitsBounds.size()>();
 constexpr int kSessionCells = HistogramCells<kSessionBounds.size()>();
+constexpr int kRewindCells = HistogramCells<kRewindBounds.size()>();
+constexpr int kShotOutcomes = 3;
+constexpr int kShotReasons = scene::kShotReasonCount;
+// The rewind depth's sum is kept in 1/kRewindSumScale ticks (cells are
+// integers).
+constexpr double kRewindSumScale = 1e-6;
 
 // Cell offsets within a shard.
 constexpr int kSecondsBase = 0;
@@ -50,8 +61,9 @@ constexpr int kVisitsBase = kHitsBase + kQueryKinds * kHitsCells;
 constexpr int kRewoundBase = kVisitsBase + kQueryKinds * kVisitsCells;
 constexpr int kPoseUpdatesCell = kRewoundBase + kQueryKinds;
 constexpr int kSessionBase = kPoseUpdatesCell + 1;
-constexpr int kCellsPerShard =
-    kSessionBase + kSessionMessageKinds * kSessionCells;
+constexpr int kRewindBase = kSessionBase + kSessionMessageKinds * kSessionCells;
+constexpr int kShotsBase = kRewindBase + kRewindCells;
+constexpr int kCellsPerShard = kShotsBase + kShotOutcomes * kShotReasons;
 
 constexpr std::array<absl::string_view, kQueryKinds> kKindNames = {
     "overlap", "contacts", "sweep", "raycast", "point"};
@@ -60,10 +72,10 @@ constexpr std::array<absl::string_view, kQueryModes> kModeNames = {
 constexpr std::array<absl::string_view, kFailureVias> kViaNames = {
     "unary", "batch_entry", "session_message"};
 constexpr std::array<absl::string_view, kSessionMessageKinds>
-    kSessionKindNames = {"open", "poses", "query", "unset"};
+    kSessionKindNames = {"open", "poses", "query", "unset", "shots"};
 constexpr std::array<absl::string_view, kFailureKinds> kFailureKindNames = {
-    "overlap",     "contacts",      "sweep", "raycast", "point",
-    "query_batch", "raycast_batch", "poses", "open",    "unset"};
+    "overlap",       "contacts", "sweep", "raycast", "point", "query_batch",
+    "raycast_batch", "poses",    "open",  "unset",   "shots"};
 constexpr std::array<absl::string_view, kStatusCodes> kCodeNames = {
     "OK",
     "CANCELLED",
@@ -110,6 +122,12 @@ int ThisThreadShardIndex() {
 
 prometheus::ClientMetric::Label MakeLabel(absl::string_view name,
                                           absl::string_view value) {
+  return {std::string(name), std::string(value)};
+}
+// For the core's names (std::string_view, which absl::string_view need not
+// be).
+prometheus::ClientMetric::Label MakeLabel(absl::string_view name,
+                                          std::string_view value) {
   return {std::string(name), std::string(value)};
 }
 
@@ -186,6 +204,9 @@ std::vector<double> QueryHitsBuckets() {
 }
 std::vector<double> NodeVisitsBuckets() {
   return ToVector(kVisitsBounds.data(), kVisitsBounds.size());
+}
+std::vector<double> RewindDepthBuckets() {
+  return ToVector(kRewindBounds.data(), kRewindBounds.size());
 }
 std::vector<double> SessionMessageBuckets() {
   return ToVector(kSessionBounds.data(), kSessionBounds.size());
@@ -269,7 +290,34 @@ void QueryMetrics::RecordBatch(const QueryObservation& batch, double seconds) {
   if (batch.rewound) add(kRewoundBase + k, count);
 }
 
+void QueryMetrics::RecordRewindDepth(double ticks, std::uint64_t count) {
+  if (count == 0) return;
+  ticks = std::isfinite(ticks) ? std::max(ticks, 0.0) : 0.0;
+  const int shard = ThisThreadShardIndex();
+  shards_->Cell(shard, kRewindBase + BucketOf(kRewindBounds, ticks))
+      .fetch_add(count, std::memory_order_relaxed);
+  shards_->Cell(shard, kRewindBase + kRewindCells - 1)
+      .fetch_add(count * static_cast<std::uint64_t>(
+                             std::llround(ticks / kRewindSumScale)),
+                 std::memory_order_relaxed);
+}
+
+void QueryMetrics::OnShot(scene::ShotOutcome outcome, scene::ShotReason reason,
+                          std::optional<double> rewind_ticks) {
+  const int o = static_cast<int>(outcome);
+  const int r = static_cast<int>(reason);
+  if (o >= 0 && o < kShotOutcomes && r >= 0 && r < kShotReasons) {
+    shards_->Cell(ThisThreadShardIndex(), kShotsBase + o * kShotReasons + r)
+        .fetch_add(1, std::memory_order_relaxed);
+  }
+  if (rewind_ticks.has_value()) RecordRewindDepth(*rewind_ticks, 1);
+}
+
 void QueryMetrics::OnQuery(const QueryObservation& query) {
+  if (query.rewound) {
+    RecordRewindDepth(query.rewind_ticks,
+                      static_cast<std::uint64_t>(std::max(query.count, 1)));
+  }
   double seconds = std::max(absl::ToDoubleSeconds(query.duration), 0.0);
   if (query.count > 1) {
     RecordBatch(query, seconds);
@@ -400,6 +448,36 @@ std::vector<prometheus::MetricFamily> QueryMetrics::Collect() const {
   families.push_back(std::move(hits));
   families.push_back(std::move(visits));
   families.push_back(std::move(rewound));
+
+  prometheus::MetricFamily rewind_depth = MakeFamily(
+      "sator_rewind_depth_ticks",
+      "How far before the scene's current tick a rewound scene query or a "
+      "judged shot went, in ticks (fractions counted).",
+      prometheus::MetricType::Histogram);
+  rewind_depth.metric.push_back(
+      MakeHistogram(kRewindBounds, kRewindBase, kRewindSumScale, total, {}));
+  families.push_back(std::move(rewind_depth));
+
+  // A series appears with its first verdict, as sator_errors_total's do.
+  prometheus::MetricFamily shots = MakeFamily(
+      "sator_shot_verdicts_total",
+      "ValidateShots verdicts, by outcome (hit, miss, rejected) and reason.",
+      prometheus::MetricType::Counter);
+  for (int o = 0; o < kShotOutcomes; ++o) {
+    for (int r = 0; r < kShotReasons; ++r) {
+      const std::uint64_t value = total(kShotsBase + o * kShotReasons + r);
+      if (value == 0) continue;
+      prometheus::ClientMetric metric;
+      metric.label = {
+          MakeLabel("outcome",
+                    scene::ShotOutcomeName(static_cast<scene::ShotOutcome>(o))),
+          MakeLabel("reason",
+                    scene::ShotReasonName(static_cast<scene::ShotReason>(r)))};
+      metric.counter.value = static_cast<double>(value);
+      shots.metric.push_back(std::move(metric));
+    }
+  }
+  families.push_back(std::move(shots));
 
   prometheus::MetricFamily poses =
       MakeFamily("sator_pose_updates_total",

@@ -4,6 +4,10 @@
 //   sator_query_hits{kind}                 histogram, hits one query returned
 //   sator_broadphase_node_visits{kind}     histogram, broad-phase boxes tested
 //   sator_rewound_queries_total{kind}      counter, queries run at a past tick
+//   sator_rewind_depth_ticks               histogram, ticks a rewound query or
+//                                          a judged shot went back
+//   sator_shot_verdicts_total{outcome,reason}
+//                                          counter, ValidateShots verdicts
 //   sator_pose_updates_total               counter, body poses applied
 //   sator_errors_total{via,kind,code}      counter, failed calls, batch
 //                                          entries and Session messages
@@ -34,6 +38,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -43,6 +48,7 @@
 #include "prometheus/collectable.h"
 #include "prometheus/metric_family.h"
 #include "sator/core/scene/scene_types.h"
+#include "sator/core/scene/shot_validation.h"
 #include "server/metrics/failure_labels.h"
 
 namespace sator::server {
@@ -92,6 +98,9 @@ struct QueryObservation {
   std::int64_t hits = 0;
   std::int64_t node_visits = 0;
   bool rewound = false;
+  // For a rewound query: how far before the scene's current tick its time
+  // was, in ticks (tick + fraction counted).
+  double rewind_ticks = 0.0;
   // The tick the answer describes.
   std::int64_t tick = 0;
   // A RaycastBatch reports its rays at once: `count` queries, `duration`
@@ -109,6 +118,8 @@ std::vector<double> QuerySecondsBuckets();
 std::vector<double> QueryHitsBuckets();
 // Broad-phase node visits: 1, 2, 5, 10, ... 1e6.
 std::vector<double> NodeVisitsBuckets();
+// Rewind depth in ticks: 0, 0.5, 1, 2, 5, ... 5000.
+std::vector<double> RewindDepthBuckets();
 // Session message seconds: those of RPCs (LatencyBucketsSeconds, 10 us to
 // 10 s).
 std::vector<double> SessionMessageBuckets();
@@ -133,6 +144,12 @@ class QueryMetrics final : public prometheus::Collectable {
   // in _sum (docs/METRICS.md). A batch is logged as slow when its mean time
   // per query reaches the threshold.
   void OnQuery(const QueryObservation& query);
+
+  // One shot's verdict (sator_shot_verdicts_total), and for a shot judged
+  // at a view time (every verdict but in_future and too_old) its rewind
+  // depth (sator_rewind_depth_ticks). Sharded like the query series.
+  void OnShot(scene::ShotOutcome outcome, scene::ShotReason reason,
+              std::optional<double> rewind_ticks);
 
   // The metrics part of OnQuery alone (for the benchmark).
   void Record(QueryKind kind, QueryModeLabel mode, double seconds,
@@ -165,6 +182,8 @@ class QueryMetrics final : public prometheus::Collectable {
   struct Shards;
 
   void RecordBatch(const QueryObservation& batch, double seconds);
+  // `count` observations of `ticks` in sator_rewind_depth_ticks.
+  void RecordRewindDepth(double ticks, std::uint64_t count);
 
   const SceneRegistry* scenes_;
   const absl::Duration slow_query_threshold_;

@@ -112,12 +112,9 @@ absl::Duration OverloadLimiter::Pushback() const {
   return limits_.retry_after * std::min(100.0, 1.0 + ratio);
 }
 
-absl::Status OverloadLimiter::InflightStatus() const {
-  return RefusalStatus(ShedReason::kInflightRequests);
-}
-
-absl::Status OverloadLimiter::RefusalStatus(ShedReason reason) const {
-  const std::int64_t retry_ms = absl::ToInt64Milliseconds(Pushback());
+absl::Status OverloadLimiter::RefusalStatus(ShedReason reason,
+                                            absl::Duration pushback) const {
+  const std::int64_t retry_ms = PushbackMilliseconds(pushback);
   switch (reason) {
     case ShedReason::kQueueWait:
       return absl::ResourceExhaustedError(absl::StrCat(
@@ -143,17 +140,18 @@ void OverloadLimiter::CountShed(ShedReason reason) {
   switch (reason) {
     case ShedReason::kSessions:
       shed_sessions_.fetch_add(1, std::memory_order_relaxed);
-      return;
+      break;
     case ShedReason::kQueueWait:
       shed_queue_wait_.fetch_add(1, std::memory_order_relaxed);
-      return;
+      break;
     case ShedReason::kAdmittedBytes:
       shed_admitted_bytes_.fetch_add(1, std::memory_order_relaxed);
-      return;
+      break;
     case ShedReason::kInflightRequests:
       shed_inflight_.fetch_add(1, std::memory_order_relaxed);
-      return;
+      break;
   }
+  CountDecision(/*admitted=*/false);
 }
 
 std::int64_t OverloadLimiter::in_flight() const {
@@ -219,8 +217,9 @@ std::vector<prometheus::MetricFamily> OverloadLimiter::Collect() const {
   prometheus::MetricFamily bytes_family;
   bytes_family.name = "sator_admitted_request_bytes";
   bytes_family.help =
-      "Memory of the requests and responses of the unary calls admitted and "
-      "not yet done (their arenas), in bytes.";
+      "Memory of the parsed requests of the unary calls admitted and not yet "
+      "done (their arenas, measured at admission; responses not counted), in "
+      "bytes.";
   bytes_family.type = prometheus::MetricType::Gauge;
   prometheus::ClientMetric bytes_metric;
   bytes_metric.gauge.value = static_cast<double>(admitted_bytes());
@@ -238,9 +237,12 @@ std::vector<prometheus::MetricFamily> OverloadLimiter::Collect() const {
           bytes_limit_family};
 }
 
+std::int64_t PushbackMilliseconds(absl::Duration pushback) {
+  return std::max<std::int64_t>(1, absl::ToInt64Milliseconds(pushback));
+}
+
 void AddRetryAfter(grpc::ServerContextBase& context, absl::Duration delay) {
-  const std::int64_t milliseconds =
-      std::max<std::int64_t>(1, absl::ToInt64Milliseconds(delay));
+  const std::int64_t milliseconds = PushbackMilliseconds(delay);
   context.AddTrailingMetadata(kGrpcPushbackMetadataKey,
                               absl::StrCat(milliseconds));
   context.AddTrailingMetadata(kRetryAfterMetadataKey,

@@ -7,9 +7,10 @@
 //   and its handler starting. gRPC's callback API runs handlers on a few
 //   threads of its own, so under a flood calls pile up there, each holding
 //   its request; a call that waited longer is refused before any work.
-// - --max_admitted_bytes: the memory of the requests (and responses) of the
-//   unary calls admitted and not yet done, measured on their arenas; a call
-//   that would pass it is refused.
+// - --max_admitted_bytes: the memory of the parsed requests of the unary
+//   calls admitted and not yet done, each measured on its arena as it is
+//   admitted (responses are not counted); a call that would pass it is
+//   refused.
 // - --max_inflight_requests: unary calls admitted whose handler has not
 //   finished (the slot is given back when the response is handed to gRPC).
 //   The default scales with the machine (DefaultMaxInflightRequests).
@@ -103,17 +104,21 @@ class OverloadLimiter final : public prometheus::Collectable {
   // Gives back the bytes a TryEnter took.
   void ReleaseBytes(std::int64_t bytes);
 
-  // RESOURCE_EXHAUSTED naming the limit and the flag.
-  absl::Status InflightStatus() const;
-  absl::Status RefusalStatus(ShedReason reason) const;
-  // Counts a refusal made elsewhere (the session limit).
+  // RESOURCE_EXHAUSTED naming the limit and the flag, and saying to retry
+  // after `pushback` (the hint the refusal's trailers carry: take it from
+  // Pushback() once per refusal, so that message and trailers agree).
+  absl::Status RefusalStatus(ShedReason reason, absl::Duration pushback) const;
+  // Counts a refusal made elsewhere (the session limit) as TryEnter counts
+  // its own: in sator_requests_shed_total and in the refusals Pushback
+  // grows with.
   void CountShed(ShedReason reason);
 
-  // The hint to send with a refusal now: --overload_retry_after, times one
-  // plus the number of calls refused per call admitted over the last quarter
-  // second, at most 100 times --overload_retry_after (5 s at the default).
-  // Clients that wait this long before calling again offer about as many
-  // calls as are admitted.
+  // The hint to send with a refusal now, by whichever limit (unary calls and
+  // sessions alike): --overload_retry_after, times one plus the number of
+  // calls refused per call admitted over the last quarter second, at most
+  // 100 times --overload_retry_after (5 s at the default). Clients that wait
+  // this long before calling again offer about as many calls as are
+  // admitted.
   absl::Duration Pushback() const;
 
   int max_inflight_requests() const { return limits_.max_inflight_requests; }
@@ -146,6 +151,10 @@ class OverloadLimiter final : public prometheus::Collectable {
   std::int64_t window_refused_ = 0;   // Guarded by window_mutex_.
   double refused_per_admitted_ = 0;   // Guarded by window_mutex_.
 };
+
+// `pushback` in whole milliseconds, at least 1: the number a refusal's
+// message and trailers give.
+std::int64_t PushbackMilliseconds(absl::Duration pushback);
 
 // Adds both pushback trailers, `grpc-retry-pushback-ms` and `retry-after-ms`,
 // with `delay` in whole ms (at least 1), to the call's trailing metadata

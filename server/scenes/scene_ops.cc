@@ -23,6 +23,7 @@
 #include "proto/convert/body_convert.h"
 #include "proto/convert/field_path.h"
 #include "proto/convert/scene_convert.h"
+#include "proto/convert/shot_convert.h"
 
 namespace sator::server {
 namespace {
@@ -53,7 +54,7 @@ absl::Status CheckSceneMemory(const SceneRegistry& registry,
                               const SceneOpsOptions& options,
                               std::int64_t extra) {
   if (options.max_scene_memory_bytes <= 0) return absl::OkStatus();
-  const std::int64_t in_use = SceneMemoryInUse(registry);
+  const std::int64_t in_use = registry.memory_bytes();
   if (in_use + extra <= options.max_scene_memory_bytes) {
     return absl::OkStatus();
   }
@@ -192,14 +193,27 @@ absl::StatusOr<sator::v1::UpsertBodiesResponse> UpsertInto(
   absl::StatusOr<std::vector<scene::BodyDesc<D>>> bodies =
       convert::ToBodyDescs<D>(request.bodies(), options.shape_limits);
   if (!bodies.ok()) return bodies.status();
+  if (registry != nullptr) {
+    // Twice the request covers the records, trees and history it adds; the
+    // hulls and meshes it brings are counted as built (a mesh's BVH and
+    // leaf-order triangles take several times their wire size).
+    std::int64_t extra = 2 * static_cast<std::int64_t>(request.ByteSizeLong());
+    for (const scene::BodyDesc<D>& body : *bodies) {
+      extra += static_cast<std::int64_t>(scene::ShapeHeapBytes(*body.shape));
+    }
+    if (absl::Status s = CheckSceneMemory(*registry, options, extra); !s.ok()) {
+      return s;
+    }
+  }
   std::lock_guard<std::mutex> lock(scene.write_mutex());
   if (absl::Status s = CheckStillHosted(registry, scene); !s.ok()) return s;
   const std::size_t before = core.Snapshot().body_count();
-  if (absl::Status s = RunMutation(options, scene.id(), request,
-                                   [&] { return core.UpsertBodies(*bodies); });
-      !s.ok()) {
+  absl::Status upserted = RunMutation(
+      options, scene.id(), request, [&] { return core.UpsertBodies(*bodies); });
+  scene.RefreshMemoryBytes();
+  if (!upserted.ok()) {
     // The core's BodyDesc::id is the request's Body.body_id.
-    return RenameIndexedField(s, "bodies", ".id", "bodies", ".body_id");
+    return RenameIndexedField(upserted, "bodies", ".id", "bodies", ".body_id");
   }
   const std::size_t after = core.Snapshot().body_count();
   // Ids are unique within a batch (the core refuses repeats), so the growth
@@ -226,12 +240,11 @@ absl::StatusOr<sator::v1::UpdatePosesResponse> UpdatePosesOf(
   }
   std::lock_guard<std::mutex> lock(scene.write_mutex());
   if (absl::Status s = CheckStillHosted(registry, scene); !s.ok()) return s;
-  if (absl::Status s = RunMutation(
-          options, scene.id(), request,
-          [&] {
-            return core.UpdatePoses(request.tick(), *updates, *group_updates);
-          });
-      !s.ok()) {
+  absl::Status updated = RunMutation(options, scene.id(), request, [&] {
+    return core.UpdatePoses(request.tick(), *updates, *group_updates);
+  });
+  scene.RefreshMemoryBytes();
+  if (absl::Status s = std::move(updated); !s.ok()) {
     if (absl::StartsWith(s.message(), "group_updates")) {
       return RenameIndexedField(s, "group_updates", ".group_id",
                                 "poses.group_ids");
@@ -300,6 +313,7 @@ absl::StatusOr<sator::v1::SceneInfo> ImportAs(
               return absl::InternalError("scene dimension changed");
             }
           });
+          scene.RefreshMemoryBytes();
           if (filled.ok()) publish();
           return filled;
         });
@@ -351,6 +365,7 @@ absl::StatusOr<sator::v1::RemoveBodiesResponse> RemoveBodiesIn(
     return VisitScene(scene,
                       [&](auto& core) { return core.RemoveBodies(ids); });
   });
+  scene.RefreshMemoryBytes();
   if (!removed.ok()) return RenameIndexedField(removed, "ids", "", "body_ids");
   sator::v1::RemoveBodiesResponse response;
   response.set_removed(static_cast<std::uint32_t>(ids.size()));
@@ -408,28 +423,11 @@ absl::StatusOr<HostedSceneSettings> ToHostedSettings(
   hosted.max_bodies = static_cast<int>(settings.max_bodies());
   hosted.tick_rate = settings.tick_rate();
   if (settings.has_hit_policy()) {
-    const sator::v1::HitPolicy& policy = settings.hit_policy();
     hosted.has_hit_policy = true;
-    if (policy.has_max_rewind_ms()) {
-      hosted.hit_policy.max_rewind_ms = policy.max_rewind_ms();
-    }
-    switch (policy.on_too_old()) {
-      case sator::v1::REWIND_LIMIT_UNSPECIFIED:
-      case sator::v1::REWIND_LIMIT_CLAMP:
-        hosted.hit_policy.on_too_old = scene::RewindLimit::kClamp;
-        break;
-      case sator::v1::REWIND_LIMIT_REJECT:
-        hosted.hit_policy.on_too_old = scene::RewindLimit::kReject;
-        break;
-      default:
-        return convert::FieldError("settings.hit_policy.on_too_old",
-                                   "unknown value");
-    }
-    if (policy.has_max_origin_distance()) {
-      hosted.hit_policy.max_origin_distance = policy.max_origin_distance();
-    }
-    if (policy.has_static_blocks()) {
-      hosted.hit_policy.static_blocks = policy.static_blocks();
+    if (absl::Status s =
+            convert::MergeHitPolicy(settings.hit_policy(), &hosted.hit_policy);
+        !s.ok()) {
+      return convert::PrefixField("settings.hit_policy", s);
     }
   }
   return hosted;
@@ -466,9 +464,7 @@ sator::v1::SceneInfo DescribeScene(const HostedScene& scene) {
     stats.set_dynamic_body_count(counts.dynamic_bodies);
     stats.set_current_tick(snapshot.tick());
     stats.set_oldest_tick(snapshot.oldest_tick());
-    const scene::SceneMemory memory = core.Memory();
-    stats.set_memory_bytes(memory.body_bytes + memory.tree_bytes +
-                           memory.history_bytes);
+    stats.set_memory_bytes(core.Memory().total_bytes());
     return 0;
   });
   return info;
@@ -638,12 +634,6 @@ absl::StatusOr<sator::v1::UpsertBodiesResponse> UpsertBodies(
   absl::StatusOr<std::shared_ptr<HostedScene>> hosted =
       FindScene(registry, request.scene_id());
   if (!hosted.ok()) return hosted.status();
-  if (absl::Status s = CheckSceneMemory(
-          registry, options,
-          2 * static_cast<std::int64_t>(request.ByteSizeLong()));
-      !s.ok()) {
-    return s;
-  }
   return UpsertBodiesIn(**hosted, &registry, options, request);
 }
 
@@ -691,19 +681,6 @@ absl::StatusOr<sator::v1::UpdatePosesResponse> UpdatePoses(
     HostedScene& scene, const SceneOpsOptions& options,
     const sator::v1::UpdatePosesRequest& request) {
   return UpdatePosesIn(scene, nullptr, options, request);
-}
-
-std::int64_t SceneMemoryInUse(const SceneRegistry& registry) {
-  std::int64_t total = 0;
-  for (const std::shared_ptr<HostedScene>& hosted :
-       registry.List("", std::numeric_limits<std::size_t>::max())) {
-    total += VisitScene(*hosted, [](const auto& core) {
-      const scene::SceneMemory memory = core.Memory();
-      return static_cast<std::int64_t>(memory.body_bytes + memory.tree_bytes +
-                                       memory.history_bytes);
-    });
-  }
-  return total;
 }
 
 namespace {

@@ -77,18 +77,14 @@ struct SceneOpsOptions {
   bool keep_settings_over_limits = false;
   // The scene memory budget (--max_scene_memory_bytes; 0: none): a
   // CreateScene, UpsertBodies or ImportScene that would take the scenes'
-  // memory (SceneMemoryInUse) past it is refused with RESOURCE_EXHAUSTED
-  // naming the budget and the flag. Replay does not apply it.
+  // memory (SceneRegistry::memory_bytes) past it is refused with
+  // RESOURCE_EXHAUSTED naming the budget and the flag. A write is checked
+  // with twice its request's size added, plus, for UpsertBodies, the hulls
+  // and meshes it brings as built. Replay does not apply it.
   std::int64_t max_scene_memory_bytes = 0;
   std::function<void(const std::string& scene_id, const std::string& message)>
       on_setting_over_limit;
 };
-
-// What the hosted scenes hold, by the core's own count (Scene::Memory: body
-// records, id index, broad-phase trees, tick history). Mesh and hull data,
-// which bodies share, is not in it; a write is checked with twice its
-// request's size added, which covers the shapes it brings. O(scenes).
-std::int64_t SceneMemoryInUse(const SceneRegistry& registry);
 
 // Half the container's cgroup memory limit (cgroup v2 memory.max, else v1
 // memory.limit_in_bytes), else half the physical memory.

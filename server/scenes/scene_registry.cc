@@ -78,6 +78,43 @@ HostedScene::HostedScene(std::string id, const HostedSceneSettings& settings,
                          std::unique_ptr<scene::Scene3> scene)
     : id_(std::move(id)), settings_(settings), scene_(std::move(scene)) {}
 
+namespace {
+
+std::int64_t CoreMemoryBytes(const HostedScene& scene) {
+  const scene::SceneMemory memory = scene.dimension() == 2
+                                        ? scene.scene2()->Memory()
+                                        : scene.scene3()->Memory();
+  return static_cast<std::int64_t>(memory.total_bytes());
+}
+
+}  // namespace
+
+void HostedScene::RefreshMemoryBytes() {
+  const std::lock_guard<std::mutex> lock(memory_mutex_);
+  const std::int64_t now = CoreMemoryBytes(*this);
+  const std::int64_t before =
+      memory_bytes_.exchange(now, std::memory_order_relaxed);
+  if (memory_total_ != nullptr) {
+    memory_total_->fetch_add(now - before, std::memory_order_relaxed);
+  }
+}
+
+void HostedScene::CountMemoryIn(std::atomic<std::int64_t>* total) {
+  const std::lock_guard<std::mutex> lock(memory_mutex_);
+  const std::int64_t now = CoreMemoryBytes(*this);
+  memory_bytes_.store(now, std::memory_order_relaxed);
+  memory_total_ = total;
+  memory_total_->fetch_add(now, std::memory_order_relaxed);
+}
+
+void HostedScene::StopCountingMemory() {
+  const std::lock_guard<std::mutex> lock(memory_mutex_);
+  if (memory_total_ == nullptr) return;
+  memory_total_->fetch_sub(memory_bytes_.load(std::memory_order_relaxed),
+                           std::memory_order_relaxed);
+  memory_total_ = nullptr;
+}
+
 scene::Scene2* HostedScene::scene2() const {
   const auto* scene = std::get_if<std::unique_ptr<scene::Scene2>>(&scene_);
   return scene == nullptr ? nullptr : scene->get();
@@ -223,6 +260,7 @@ absl::StatusOr<std::shared_ptr<HostedScene>> SceneRegistry::Create(
     }
     scenes_.emplace(hosted->id(), hosted);
   }
+  hosted->CountMemoryIn(&memory_bytes_);
   if (!init) return hosted;
 
   absl::Status initialised = init(*hosted, [&hosted] {
@@ -238,6 +276,7 @@ absl::StatusOr<std::shared_ptr<HostedScene>> SceneRegistry::Create(
     if (it != scenes_.end() && it->second == hosted) scenes_.erase(it);
   }
   hosted->deleted_.store(true, std::memory_order_release);
+  hosted->StopCountingMemory();
   return initialised;
 }
 
@@ -278,6 +317,7 @@ absl::Status SceneRegistry::Delete(const std::string& id) {
   doomed = std::move(it->second);
   scenes_.erase(it);
   doomed->deleted_.store(true, std::memory_order_release);
+  doomed->StopCountingMemory();
   return absl::OkStatus();
 }
 
@@ -292,6 +332,10 @@ std::vector<std::shared_ptr<HostedScene>> SceneRegistry::List(
     }
   }
   return page;
+}
+
+SceneRegistry::~SceneRegistry() {
+  for (auto& [id, scene] : scenes_) scene->StopCountingMemory();
 }
 
 std::size_t SceneRegistry::size() const {

@@ -92,8 +92,23 @@ class HostedScene {
   // written to, or logged for, a deleted scene.
   bool deleted() const { return deleted_.load(std::memory_order_acquire); }
 
+  // The scene's memory (the core's SceneMemory::total_bytes: body records,
+  // trees, tick history, hulls and meshes) as of its last refresh. Lock-free.
+  std::int64_t memory_bytes() const {
+    return memory_bytes_.load(std::memory_order_relaxed);
+  }
+  // Recounts memory_bytes() from the core scene (taking that scene's lock
+  // only) and moves the registry's total by the change. Every write through
+  // scene_ops calls it once the write is applied.
+  void RefreshMemoryBytes();
+
  private:
   friend class SceneRegistry;
+
+  // Counts the scene in `total` from now on (the registry, as it adds the
+  // scene), and stops counting it (as it drops the scene).
+  void CountMemoryIn(std::atomic<std::int64_t>* total);
+  void StopCountingMemory();
 
   std::string id_;
   HostedSceneSettings settings_;
@@ -104,11 +119,22 @@ class HostedScene {
   // False while Create's `init` runs, until it publishes the scene: the
   // scene is then invisible to Find and List, though its id is taken.
   std::atomic<bool> ready_{false};
+  // Orders a refresh against the registry's dropping of the scene, so that
+  // the total gets each change exactly once. Taken alone (a leaf lock).
+  std::mutex memory_mutex_;
+  std::atomic<std::int64_t> memory_bytes_{0};
+  // The registry's total while the scene is in it; null before and after.
+  // Guarded by memory_mutex_.
+  std::atomic<std::int64_t>* memory_total_ = nullptr;
 };
 
 class SceneRegistry {
  public:
   explicit SceneRegistry(const SceneLimits& limits) : limits_(limits) {}
+  // Scenes still held elsewhere (by a query) stop counting in the total.
+  ~SceneRegistry();
+  SceneRegistry(const SceneRegistry&) = delete;
+  SceneRegistry& operator=(const SceneRegistry&) = delete;
 
   const SceneLimits& limits() const { return limits_; }
 
@@ -183,11 +209,20 @@ class SceneRegistry {
                                                  std::size_t limit) const;
   std::size_t size() const;
 
+  // The memory of every scene in the registry (the sum of their
+  // HostedScene::memory_bytes(), kept up to date by the change of each
+  // refresh, creation and deletion): reading it, as a write checks the
+  // --max_scene_memory_bytes budget, takes no lock of any scene.
+  std::int64_t memory_bytes() const {
+    return memory_bytes_.load(std::memory_order_relaxed);
+  }
+
  private:
   const SceneLimits limits_;
   mutable std::mutex mutex_;
   std::map<std::string, std::shared_ptr<HostedScene>> scenes_;
   std::uint64_t next_assigned_ = 1;
+  std::atomic<std::int64_t> memory_bytes_{0};
 };
 
 }  // namespace sator::server

@@ -298,13 +298,18 @@ TEST_F(MetricsEndToEnd, HistogramBucketsAreCumulativeAndEndInInf) {
       EXPECT_EQ(points.size(), 23u) << series;
       EXPECT_EQ(points.front().first, 2.5e-7) << series;
     }
+    if (name == "sator_rewind_depth_ticks") {
+      // 0 to 5000 ticks: 14 bounds and +Inf.
+      EXPECT_EQ(points.size(), 15u) << series;
+      EXPECT_EQ(points.front().first, 0.0) << series;
+    }
   }
   EXPECT_EQ(histograms,
             (std::set<std::string>{
                 "grpc_server_handling_seconds", "sator_query_seconds",
                 "sator_query_hits", "sator_broadphase_node_visits",
-                "sator_session_message_seconds", "sator_wal_sync_seconds",
-                "sator_snapshot_seconds"}));
+                "sator_rewind_depth_ticks", "sator_session_message_seconds",
+                "sator_wal_sync_seconds", "sator_snapshot_seconds"}));
   const std::string ping =
       "grpc_server_handling_seconds{grpc_method=\"Ping\",grpc_service=\"sator."
       "v1.QueryService\",grpc_type=\"unary\"}";

@@ -36,6 +36,7 @@
 #include "grpcpp/security/credentials.h"
 #include "gtest/gtest.h"
 #include "sator/client/client.h"
+#include "sator/v1/body_service.grpc.pb.h"
 #include "sator/v1/query_service.grpc.pb.h"
 #include "support/satord_process.h"
 
@@ -53,11 +54,8 @@ constexpr int kFloodThreads = 12;
 constexpr int kCallsPerThread = 30;
 constexpr absl::Duration kFloodTimeLimit = absl::Seconds(60);
 
-// A costly stateless call: a sphere against a mesh of 2 * n * n triangles
-// (the server validates the mesh and builds its BVH for every call).
-sator::v1::PairQueryRequest CostlyRequest(int n) {
-  sator::v1::PairQueryRequest request;
-  auto* mesh = request.mutable_shape_a()->mutable_mesh();
+// A flat grid mesh of 2 * n * n triangles over (n + 1)^2 vertices.
+void FillGridMesh(int n, sator::v1::TriangleMesh* mesh) {
   for (int i = 0; i <= n; ++i) {
     for (int j = 0; j <= n; ++j) {
       sator::v1::Vector* v = mesh->add_vertices();
@@ -75,10 +73,41 @@ sator::v1::PairQueryRequest CostlyRequest(int n) {
       }
     }
   }
+}
+
+// The bytes of a grid mesh's vertices and indices as the core holds them.
+std::int64_t GridMeshInputBytes(int n) {
+  return static_cast<std::int64_t>(n + 1) * (n + 1) * 3 *
+             static_cast<std::int64_t>(sizeof(float)) +
+         static_cast<std::int64_t>(n) * n * 6 *
+             static_cast<std::int64_t>(sizeof(std::uint32_t));
+}
+
+// A costly stateless call: a sphere against a mesh of 2 * n * n triangles
+// (the server validates the mesh and builds its BVH for every call).
+sator::v1::PairQueryRequest CostlyRequest(int n) {
+  sator::v1::PairQueryRequest request;
+  FillGridMesh(n, request.mutable_shape_a()->mutable_mesh());
   request.mutable_shape_b()->mutable_sphere()->set_radius(1.0f);
   request.mutable_pose_b()->mutable_position()->set_y(0.5f);
   request.mutable_overlap();
   return request;
+}
+
+// The value of `series` ("name" or "name{labels}") in a /metrics text, or
+// nullopt when it is not there.
+std::optional<double> Sample(const std::string& metrics,
+                             const std::string& series) {
+  const std::string start = absl::StrCat("\n", series, " ");
+  const std::size_t at = metrics.find(start);
+  if (at == std::string::npos) return std::nullopt;
+  const std::size_t from = at + start.size();
+  double value = 0;
+  if (!absl::SimpleAtod(metrics.substr(from, metrics.find('\n', from) - from),
+                        &value)) {
+    return std::nullopt;
+  }
+  return value;
 }
 
 struct Outcome {
@@ -106,24 +135,6 @@ Outcome Call(sator::v1::QueryService::Stub& stub,
     EXPECT_TRUE(response.overlap().overlapping());
   }
   return outcome;
-}
-
-// The value of `series` (name and labels, as exposed) in an exposition.
-absl::StatusOr<double> SampleOf(const std::string& exposition,
-                                const std::string& series) {
-  const std::string line_start = "\n" + series + " ";
-  const std::size_t at = exposition.find(line_start);
-  if (at == std::string::npos) {
-    return absl::NotFoundError(absl::StrCat("no series ", series));
-  }
-  const std::size_t from = at + line_start.size();
-  double value = 0;
-  if (!absl::SimpleAtod(
-          exposition.substr(from, exposition.find('\n', from) - from),
-          &value)) {
-    return absl::InternalError(absl::StrCat("no number for ", series));
-  }
-  return value;
 }
 
 constexpr char kInflightShedSeries[] =
@@ -242,9 +253,10 @@ TEST(OverloadEndToEnd, ShedsBeyondTheInflightLimitWithRetryAfterAndRecovers) {
   ASSERT_TRUE(metrics.ok()) << metrics.status();
   EXPECT_THAT(*metrics, HasSubstr("sator_max_inflight_requests " +
                                   std::to_string(kMaxInflight)));
-  const absl::StatusOr<double> shed = SampleOf(*metrics, kInflightShedSeries);
-  ASSERT_TRUE(shed.ok()) << shed.status();
-  // At least the flood's refusals (those after it add theirs).
+  const std::optional<double> shed = Sample(
+      *metrics, "sator_requests_shed_total{reason=\"inflight_requests\"}");
+  ASSERT_TRUE(shed.has_value()) << *metrics;
+  // At least the flood's refusals (the Ping's retried attempts add theirs).
   EXPECT_GE(*shed, static_cast<double>(refusals.size()));
 }
 
@@ -328,11 +340,11 @@ TEST(OverloadEndToEnd, TheClientRetriesAShedCallUntilItIsAdmitted) {
   absl::StatusOr<std::string> metrics =
       HttpGet(satord.metrics_port(), "/metrics");
   ASSERT_TRUE(metrics.ok()) << metrics.status();
-  const absl::StatusOr<double> started =
-      SampleOf(*metrics, StartedSeries("PairQuery"));
-  const absl::StatusOr<double> shed = SampleOf(*metrics, kInflightShedSeries);
-  ASSERT_TRUE(started.ok()) << started.status();
-  ASSERT_TRUE(shed.ok()) << shed.status();
+  const std::optional<double> started =
+      Sample(*metrics, StartedSeries("PairQuery"));
+  const std::optional<double> shed = Sample(*metrics, kInflightShedSeries);
+  ASSERT_TRUE(started.has_value()) << *metrics;
+  ASSERT_TRUE(shed.has_value()) << *metrics;
   const int client_attempts = static_cast<int>(*started) - flood_calls.load();
   const int client_shed = static_cast<int>(*shed) - flood_refusals.load();
   ASSERT_GT(client_shed, 0) << "no attempt of the client's " << client_calls
@@ -362,9 +374,9 @@ TEST(OverloadEndToEnd, AHardLimitIsAttemptedOnce) {
   absl::StatusOr<std::string> metrics =
       HttpGet(satord.metrics_port(), "/metrics");
   ASSERT_TRUE(metrics.ok()) << metrics.status();
-  const absl::StatusOr<double> started =
-      SampleOf(*metrics, StartedSeries("QueryBatch"));
-  ASSERT_TRUE(started.ok()) << started.status();
+  const std::optional<double> started =
+      Sample(*metrics, StartedSeries("QueryBatch"));
+  ASSERT_TRUE(started.has_value()) << *metrics;
   EXPECT_EQ(*started, 1);
 
   // On the wire: the negative pushback, no retry-after-ms.
@@ -388,10 +400,44 @@ TEST(OverloadEndToEnd, AHardLimitIsAttemptedOnce) {
   EXPECT_FALSE(trailers.contains("retry-after-ms"));
 }
 
-TEST(OverloadEndToEnd, SessionsBeyondTheLimitGetTheRetryAfterTrailer) {
+// A Session refused at --max_sessions, as `stub` sees it.
+struct SessionRefusal {
+  grpc::Status status;
+  std::int64_t retry_after_ms = -1;  // -1: no trailer.
+  std::int64_t pushback_ms = -1;     // grpc-retry-pushback-ms; -1: none.
+};
+
+SessionRefusal OpenRefusedSession(sator::v1::QueryService::Stub& stub) {
+  grpc::ClientContext context;
+  context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(10)));
+  auto stream = stub.Session(&context);
+  stream->WritesDone();
+  sator::v1::SessionResponse reply;
+  for (int i = 0; i < 10 && stream->Read(&reply); ++i) {
+  }
+  SessionRefusal refusal{stream->Finish()};
+  const auto& trailers = context.GetServerTrailingMetadata();
+  for (const auto& [key, into] :
+       {std::pair<const char*, std::int64_t*>{"retry-after-ms",
+                                              &refusal.retry_after_ms},
+        {"grpc-retry-pushback-ms", &refusal.pushback_ms}}) {
+    if (auto it = trailers.find(key); it != trailers.end()) {
+      EXPECT_TRUE(absl::SimpleAtoi(
+          absl::string_view(it->second.data(), it->second.size()), into));
+    }
+  }
+  return refusal;
+}
+
+TEST(OverloadEndToEnd, SessionsBeyondTheLimitGetTheLimitersPushback) {
+  constexpr absl::Duration kRetryAfter = absl::Milliseconds(40);
+  const std::int64_t retry_after_ms = absl::ToInt64Milliseconds(kRetryAfter);
   SatordProcess satord;
-  ASSERT_TRUE(
-      satord.Start({"--max_sessions=1", "--overload_retry_after=40ms"}).ok())
+  ASSERT_TRUE(satord
+                  .Start({"--max_sessions=1",
+                          absl::StrCat("--overload_retry_after=",
+                                       absl::FormatDuration(kRetryAfter))})
+                  .ok())
       << satord.ReadLog();
   absl::StatusOr<Client> client =
       Client::Make({.target = satord.grpc_target()});
@@ -411,31 +457,49 @@ TEST(OverloadEndToEnd, SessionsBeyondTheLimitGetTheRetryAfterTrailer) {
   sator::v1::SessionResponse reply;
   ASSERT_TRUE(first->Read(&reply));
 
-  grpc::ClientContext second_context;
-  second_context.set_deadline(
-      absl::ToChronoTime(absl::Now() + absl::Seconds(10)));
-  auto second = stub->Session(&second_context);
-  second->WritesDone();
-  while (second->Read(&reply)) {
+  // Nothing was refused before: the hint is --overload_retry_after.
+  const SessionRefusal refused = OpenRefusedSession(*stub);
+  EXPECT_EQ(refused.status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_THAT(refused.status.error_message(), HasSubstr("--max_sessions"));
+  EXPECT_EQ(refused.retry_after_ms, retry_after_ms);
+  EXPECT_EQ(refused.pushback_ms, retry_after_ms);
+  EXPECT_THAT(refused.status.error_message(),
+              HasSubstr(absl::StrCat("retry after ", retry_after_ms, " ms")));
+
+  // While nearly every call is refused, the hint grows as the limiter's
+  // Pushback does (once its quarter-second window has seen the refusals),
+  // up to 100 times --overload_retry_after, and the message, both trailers
+  // give the same number. Bounded: 2000 refusals or 20 s.
+  int refusals = 1;
+  SessionRefusal grown = refused;
+  const absl::Time give_up = absl::Now() + absl::Seconds(20);
+  while (grown.retry_after_ms <= retry_after_ms && refusals < 2000 &&
+         absl::Now() < give_up) {
+    grown = OpenRefusedSession(*stub);
+    ++refusals;
+    ASSERT_EQ(grown.status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED)
+        << grown.status.error_message();
   }
-  const grpc::Status refused = second->Finish();
-  EXPECT_EQ(refused.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
-  EXPECT_THAT(refused.error_message(), HasSubstr("--max_sessions"));
-  const auto& trailers = second_context.GetServerTrailingMetadata();
-  auto it = trailers.find("retry-after-ms");
-  ASSERT_NE(it, trailers.end());
-  EXPECT_EQ(std::string(it->second.data(), it->second.size()), "40");
+  EXPECT_GT(grown.retry_after_ms, retry_after_ms)
+      << "the hint stayed at --overload_retry_after through " << refusals
+      << " refusals";
+  EXPECT_LE(grown.retry_after_ms, 100 * retry_after_ms);
+  EXPECT_EQ(grown.pushback_ms, grown.retry_after_ms);
+  EXPECT_THAT(
+      grown.status.error_message(),
+      HasSubstr(absl::StrCat("retry after ", grown.retry_after_ms, " ms")));
 
   first->WritesDone();
-  while (first->Read(&reply)) {
+  for (int i = 0; i < 10 && first->Read(&reply); ++i) {
   }
   EXPECT_TRUE(first->Finish().ok());
 
   absl::StatusOr<std::string> metrics =
       HttpGet(satord.metrics_port(), "/metrics");
   ASSERT_TRUE(metrics.ok()) << metrics.status();
-  EXPECT_THAT(*metrics,
-              HasSubstr("sator_requests_shed_total{reason=\"sessions\"} 1"));
+  EXPECT_THAT(*metrics, HasSubstr(absl::StrCat(
+                            "sator_requests_shed_total{reason=\"sessions\"} ",
+                            refusals)));
 }
 
 TEST(OverloadEndToEnd, WritesPastTheSceneMemoryBudgetAreRefusedNamingIt) {
@@ -487,6 +551,65 @@ TEST(OverloadEndToEnd, WritesPastTheSceneMemoryBudgetAreRefusedNamingIt) {
   EXPECT_THAT(*metrics, HasSubstr(absl::StrCat("sator_max_scene_memory_bytes ",
                                                kBudget)));
   EXPECT_THAT(*metrics, HasSubstr("sator_scene_memory_bytes "));
+}
+
+// A mesh counts in the scene memory as built: uploading one moves
+// sator_scene_memory_bytes by at least its vertices and indices, and one
+// whose built size (with its BVH and leaf-order triangles) passes the budget
+// is refused naming it, though twice its request would fit.
+TEST(OverloadEndToEnd, MeshesCountInTheSceneMemoryBudget) {
+  constexpr std::int64_t kBudget = 8 << 20;
+  SatordProcess satord;
+  ASSERT_TRUE(
+      satord.Start({absl::StrCat("--max_scene_memory_bytes=", kBudget)}).ok())
+      << satord.ReadLog();
+  absl::StatusOr<Client> client =
+      Client::Make({.target = satord.grpc_target()});
+  ASSERT_TRUE(client.ok()) << client.status();
+  ASSERT_TRUE(
+      client->CreateScene("level", {.dimension = client::Dimension::k3D}).ok());
+  auto stub = sator::v1::BodyService::NewStub(grpc::CreateChannel(
+      satord.grpc_target(), grpc::InsecureChannelCredentials()));
+  const auto upsert_mesh = [&](std::uint64_t body_id, int n) {
+    sator::v1::UpsertBodiesRequest request;
+    request.set_scene_id("level");
+    sator::v1::Body* body = request.add_bodies();
+    body->set_body_id(body_id);
+    body->set_motion_type(sator::v1::MOTION_TYPE_STATIC);
+    FillGridMesh(n, body->mutable_shape()->mutable_mesh());
+    grpc::ClientContext context;
+    context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(30)));
+    sator::v1::UpsertBodiesResponse response;
+    return std::pair(stub->UpsertBodies(&context, request, &response),
+                     static_cast<std::int64_t>(request.ByteSizeLong()));
+  };
+  const auto scene_memory = [&]() -> std::optional<double> {
+    absl::StatusOr<std::string> metrics =
+        HttpGet(satord.metrics_port(), "/metrics");
+    if (!metrics.ok()) return std::nullopt;
+    return Sample(*metrics, "sator_scene_memory_bytes");
+  };
+
+  const std::optional<double> before = scene_memory();
+  ASSERT_TRUE(before.has_value());
+  constexpr int kSmall = 100;
+  const auto [accepted, small_bytes] = upsert_mesh(1, kSmall);
+  ASSERT_TRUE(accepted.ok()) << accepted.error_message();
+  const std::optional<double> after = scene_memory();
+  ASSERT_TRUE(after.has_value());
+  EXPECT_GE(*after - *before, static_cast<double>(GridMeshInputBytes(kSmall)));
+
+  constexpr int kLarge = 300;
+  const auto [refused, large_bytes] = upsert_mesh(2, kLarge);
+  // The budget is not passed by twice the request alone.
+  ASSERT_LT(*after + 2.0 * static_cast<double>(large_bytes),
+            static_cast<double>(kBudget));
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED)
+      << refused.error_message();
+  EXPECT_THAT(refused.error_message(),
+              HasSubstr(absl::StrCat("scene memory budget of ", kBudget,
+                                     " bytes (--max_scene_memory_bytes)")));
+  EXPECT_EQ(scene_memory(), after);
 }
 
 TEST(OverloadEndToEnd, CreateScenePastTheSceneMemoryBudgetIsRefused) {

@@ -5,9 +5,11 @@ Generates Python code from proto/sator/v1 at test time (Debian's protoc and
 grpc_python_plugin: the protoc inside Debian's python3-grpc-tools 1.14 is too
 old for proto3 `optional`),
 starts the real satord on a free loopback port, and creates a scene, upserts
-a body, casts a ray and checks the answer worked out by hand; then checks a
-bad request comes back as INVALID_ARGUMENT naming the field, and that satord
-exits 0 on SIGTERM.
+a body, casts a ray and checks the answer worked out by hand; judges a shot
+at a hitbox group (ValidateShots: the verdict's enum values as numbers and
+its hit's group and part) and sends shots on a Session naming another scene;
+then checks a bad request comes back as INVALID_ARGUMENT naming the field,
+and that satord exits 0 on SIGTERM.
 
 Usage: python_client_test.py SATORD PROTO_DIR
 Exit 77 (skipped) only when the grpc modules cannot be imported.
@@ -32,6 +34,96 @@ def wait_for_port_file(path, process, timeout_s=20.0):
                 return json.load(port_file)["grpc_port"]
         time.sleep(0.02)
     raise RuntimeError("satord did not write its port file in time")
+
+
+def check_shots(queries, geometry_pb2, body_pb2, body_service_pb2,
+                query_service_pb2, scene_service_pb2, shot_pb2, bodies,
+                scenes, grpc):
+    """A shooter (group 1) at the origin and a head (group 2, part 2, radius
+    0.25) moved to (0, 0, 5) at tick 1: a shot up the z axis hits it at 4.75.
+    """
+    # pylint: disable=too-many-arguments,too-many-locals
+    scenes.CreateScene(scene_service_pb2.CreateSceneRequest(
+        scene_id="shots", settings=scene_service_pb2.SceneSettings(
+            dimension=geometry_pb2.DIMENSION_3D)), timeout=10)
+    bodies.UpsertBodies(body_service_pb2.UpsertBodiesRequest(
+        scene_id="shots", bodies=[
+            body_pb2.Body(body_id=1, group_id=1, part=1,
+                          shape=geometry_pb2.Shape(
+                              sphere=geometry_pb2.Sphere(radius=0.5)),
+                          motion_type=body_pb2.MOTION_TYPE_DYNAMIC),
+            body_pb2.Body(body_id=2, group_id=2, part=2,
+                          shape=geometry_pb2.Shape(
+                              sphere=geometry_pb2.Sphere(radius=0.25)),
+                          motion_type=body_pb2.MOTION_TYPE_DYNAMIC)]),
+                         timeout=10)
+    bodies.UpdatePoses(body_service_pb2.UpdatePosesRequest(
+        scene_id="shots", tick=1, poses=body_service_pb2.PoseBatch(
+            group_ids=[2], group_positions=[0.0, 0.0, 5.0],
+            group_rotations=[0.0, 0.0, 0.0, 1.0])), timeout=10)
+    shot = shot_pb2.Shot(
+        shot_id=77, shooter_group_id=1,
+        direction=geometry_pb2.Vector(z=1.0), range=10.0,
+        target=shot_pb2.ShotTarget(group_id=2))
+    answer = queries.ValidateShots(shot_pb2.ValidateShotsRequest(
+        scene_id="shots", shots=[shot]), timeout=10)
+    assert answer.current_tick == 1, answer
+    assert len(answer.verdicts) == 1, answer
+    verdict = answer.verdicts[0]
+    # The wire numbers of shot.proto: SHOT_OUTCOME_HIT = 1, SHOT_REASON_HIT
+    # = 1.
+    assert verdict.shot_id == 77, verdict
+    assert verdict.outcome == 1 and verdict.reason == 1, verdict
+    assert verdict.HasField("hit"), verdict
+    assert verdict.hit.body_id == 2, verdict
+    assert verdict.hit.group_id == 2 and verdict.hit.part == 2, verdict
+    assert abs(verdict.hit.distance - 4.75) < 1e-4, verdict
+    assert abs(verdict.hit.point.z - 4.75) < 1e-4, verdict
+    assert verdict.tick == 1 and verdict.rewind_ticks == 0.0, verdict
+    assert not verdict.HasField("target_miss_distance"), verdict
+
+    # A claimed target 0.5 to the side of the shot: missed (reason 6,
+    # SHOT_REASON_TARGET_MISSED) by 0.25.
+    aside = shot_pb2.Shot(
+        shot_id=78, shooter_group_id=1,
+        origin=geometry_pb2.Vector(x=0.5), direction=geometry_pb2.Vector(z=1.0),
+        range=10.0, target=shot_pb2.ShotTarget(group_id=2))
+    answer = queries.ValidateShots(shot_pb2.ValidateShotsRequest(
+        scene_id="shots", shots=[aside]), timeout=10)
+    verdict = answer.verdicts[0]
+    assert verdict.outcome == 2 and verdict.reason == 6, verdict
+    assert abs(verdict.target_miss_distance - 0.25) < 1e-3, verdict
+
+    try:
+        queries.ValidateShots(shot_pb2.ValidateShotsRequest(
+            scene_id="shots", shots=[shot, shot_pb2.Shot(
+                shooter_group_id=1, range=1.0)]), timeout=10)
+        raise AssertionError("a zero shot direction was accepted")
+    except grpc.RpcError as error:
+        assert error.code() == grpc.StatusCode.INVALID_ARGUMENT, error
+        assert error.details() == "shots[1].direction: zero length", error
+
+    # On a Session: shots naming the session's scene are judged; shots
+    # naming another scene are refused, and the stream goes on.
+    messages = [
+        query_service_pb2.SessionRequest(
+            sequence=1,
+            open=query_service_pb2.SessionOpen(scene_id="shots")),
+        query_service_pb2.SessionRequest(
+            sequence=2, shots=shot_pb2.ValidateShotsRequest(
+                scene_id="shots", shots=[shot])),
+        query_service_pb2.SessionRequest(
+            sequence=3, shots=shot_pb2.ValidateShotsRequest(
+                scene_id="py", shots=[shot])),
+    ]
+    replies = list(queries.Session(iter(messages), timeout=10))
+    assert [reply.sequence for reply in replies] == [1, 2, 3], replies
+    assert replies[1].status.code == 0, replies[1]
+    assert replies[1].shots.verdicts[0].reason == 1, replies[1]
+    assert replies[2].status.code == 3, replies[2]
+    assert replies[2].status.message.startswith("shots.scene_id: "), \
+        replies[2]
+    assert not replies[2].HasField("shots"), replies[2]
 
 
 def run(satord, proto_dir, work):
@@ -64,6 +156,7 @@ def run(satord, proto_dir, work):
     from sator.v1 import query_service_pb2_grpc
     from sator.v1 import scene_service_pb2
     from sator.v1 import scene_service_pb2_grpc
+    from sator.v1 import shot_pb2
 
     port_file = os.path.join(work, "ports.json")
     log = open(os.path.join(work, "satord.log"), "w", encoding="utf-8")
@@ -103,6 +196,10 @@ def run(satord, proto_dir, work):
         assert abs(hit.normal.z + 1.0) < 1e-5, hit
         assert result.tick == 0, result
 
+        check_shots(queries, geometry_pb2, body_pb2, body_service_pb2,
+                    query_service_pb2, scene_service_pb2, shot_pb2, bodies,
+                    scenes, grpc)
+
         try:
             queries.Raycast(query_service_pb2.RaycastRequest(
                 scene_id="py",
@@ -121,7 +218,8 @@ def run(satord, proto_dir, work):
             process.kill()
             process.wait()
         log.close()
-    print("python client: CreateScene, UpsertBodies, Raycast OK")
+    print("python client: CreateScene, UpsertBodies, Raycast, ValidateShots "
+          "OK")
 
 
 def main():

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # satorctl against the real satord: ping, health, generic JSON calls, pair
-# queries remote and --local (which must agree), and clear errors.
+# queries remote and --local (which must agree), shots validate, and clear
+# errors.
 set -euo pipefail
 satord=$1
 satorctl=$2
@@ -13,7 +14,7 @@ fail() { echo "FAIL: $*"; exit 1; }
 
 # --help: every command on a line of its own, then satorctl's flags.
 help=$("${satorctl}" --help 2>&1) || true
-for command in ping health call pair scene bodies query help; do
+for command in ping health call pair scene bodies query shots help; do
   [[ $(grep -cE "^  ${command} +[a-z]" <<<"${help}") == 1 ]] || fail "--help: no line for ${command}: ${help}"
 done
 [[ ${help} != *'No flags matched'* ]] || fail "--help lists no flags: ${help}"
@@ -36,6 +37,37 @@ remote=$(ctl call sator.v1.QueryService/PairQuery --json="${request}")
 echo "${request}" > "${work}/pair.json"
 [[ $(ctl pair --file="${work}/pair.json") == "${remote}" ]] || fail "pair --file differs from call"
 [[ $("${satorctl}" pair --local --file=- < "${work}/pair.json") == "${remote}" ]] || fail "pair --local differs from the server"
+
+# Shots: a shooter (group 1) at the origin and a head (group 2, part 2,
+# radius 0.25) moved to (0, 0, 5) at tick 1; a shot up the z axis hits the
+# head 4.75 away.
+ctl call sator.v1.SceneService/CreateScene \
+  --json='{"scene_id":"sh","settings":{"dimension":"DIMENSION_3D"}}' >/dev/null
+ctl call sator.v1.BodyService/UpsertBodies --json='{"scene_id":"sh","bodies":[
+  {"body_id":1,"group_id":1,"part":1,"motion_type":"MOTION_TYPE_DYNAMIC","shape":{"sphere":{"radius":0.5}}},
+  {"body_id":2,"group_id":2,"part":2,"motion_type":"MOTION_TYPE_DYNAMIC","shape":{"sphere":{"radius":0.25}}}]}' >/dev/null
+ctl call sator.v1.BodyService/UpdatePoses --json='{"scene_id":"sh","tick":1,"poses":
+  {"group_ids":[2],"group_positions":[0,0,5],"group_rotations":[0,0,0,1]}}' >/dev/null
+cat > "${work}/shots.json" <<'JSON'
+{"shots": [{"shot_id": "7", "shooter_group_id": "1", "direction": {"z": 1},
+            "range": 10, "target": {"group_id": "2"}},
+           {"shot_id": "8", "shooter_group_id": "1", "direction": {"x": 1},
+            "range": 10}]}
+JSON
+verdicts=$(ctl shots validate sh -f "${work}/shots.json")
+[[ ${verdicts} == *'"current_tick":"1"'* ]] || fail "shots: tick: ${verdicts}"
+[[ ${verdicts} =~ \{\"shot_id\":\"7\",\"outcome\":\"SHOT_OUTCOME_HIT\",\"reason\":\"SHOT_REASON_HIT\",\"hit\":\{\"body_id\":\"2\" ]] || fail "shots: hit verdict: ${verdicts}"
+[[ ${verdicts} == *'"group_id":"2","part":2'* ]] || fail "shots: hit part: ${verdicts}"
+[[ ${verdicts} == *'"shot_id":"8","outcome":"SHOT_OUTCOME_MISS","reason":"SHOT_REASON_NOTHING_HIT"'* ]] || fail "shots: miss verdict: ${verdicts}"
+[[ $(ctl shots validate --scene=sh --json='{"shots":[{"shooter_group_id":"1","direction":{"x":1},"range":10}]}') == *SHOT_REASON_NOTHING_HIT* ]] \
+  || fail "shots --scene --json"
+if out=$(ctl shots validate sh --json='{"shots":[{"shooter_group_id":"1","range":10}]}' 2>&1); then
+  fail "zero shot direction accepted: ${out}"; fi
+[[ ${out} == *'INVALID_ARGUMENT: shots[0].direction: zero length'* ]] || fail "shots error: ${out}"
+if out=$(ctl shots validate nosuch --json='{"shots":[{"direction":{"z":1},"range":1}]}' 2>&1); then fail "unknown scene"; fi
+[[ ${out} == *'NOT_FOUND: scene_id: '* ]] || fail "shots unknown scene: ${out}"
+set +e; ctl shots judge sh --json='{}' >/dev/null 2>&1; code=$?; set -e
+[[ ${code} == 2 ]] || fail "shots judge: exit ${code}, not a usage error"
 
 # Errors: exit 1 with the code and the field path.
 if out=$(ctl pair --json='{"shape_a":{"circle":{"radius":"NaN"}},"shape_b":{"circle":{"radius":1}},"overlap":{}}' 2>&1); then

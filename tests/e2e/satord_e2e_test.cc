@@ -17,10 +17,14 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "gmock/gmock.h"
+#include "grpc/grpc.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/generic/generic_stub.h"
+#include "grpcpp/support/channel_arguments.h"
+#include "grpcpp/support/client_callback.h"
 #include "gtest/gtest.h"
 #include "sator/client/client.h"
+#include "sator/v1/query_service.grpc.pb.h"
 #include "support/satord_process.h"
 
 namespace sator {
@@ -98,36 +102,90 @@ TEST(SatordEndToEnd, ServesPingAndHealthThenDrainsOnSigterm) {
   EXPECT_FALSE(after.ok());
 }
 
+// A RaycastBatch whose answer is not read until Read() is called: sent as a
+// stream of one message each way (what a unary call is on the wire), so the
+// client library starts no read of its own. gRPC's callback threads drive
+// it; the answer waits on HTTP/2 flow control meanwhile.
+class HeldRaycastBatch final
+    : public grpc::ClientBidiReactor<sator::v1::RaycastBatchRequest,
+                                     sator::v1::RaycastBatchResponse> {
+ public:
+  HeldRaycastBatch(std::shared_ptr<grpc::Channel> channel,
+                   sator::v1::RaycastBatchRequest request)
+      : stub_(std::move(channel)), request_(std::move(request)) {
+    context_.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(120)));
+    stub_.PrepareBidiStreamingCall(&context_,
+                                   "/sator.v1.QueryService/RaycastBatch",
+                                   grpc::StubOptions(), this);
+    StartWriteLast(&request_, grpc::WriteOptions());
+    StartCall();
+  }
+
+  // Reads the answer; returns the call's status and fills `answer`, or
+  // DEADLINE_EXCEEDED after `timeout`.
+  grpc::Status Read(absl::Duration timeout,
+                    sator::v1::RaycastBatchResponse* answer) {
+    StartRead(&response_);
+    if (done_future_.wait_for(absl::ToChronoSeconds(timeout)) !=
+        std::future_status::ready) {
+      return grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED,
+                          "the held call did not finish");
+    }
+    *answer = response_;
+    return done_future_.get();
+  }
+
+  // Waits for the call to end (after Read, or after a failure).
+  void OnDone(const grpc::Status& status) override { done_.set_value(status); }
+
+  ~HeldRaycastBatch() override {
+    context_.TryCancel();
+    if (done_future_.valid()) done_future_.wait_for(std::chrono::seconds(60));
+  }
+
+ private:
+  grpc::TemplatedGenericStub<sator::v1::RaycastBatchRequest,
+                             sator::v1::RaycastBatchResponse>
+      stub_;
+  grpc::ClientContext context_;
+  sator::v1::RaycastBatchRequest request_;
+  sator::v1::RaycastBatchResponse response_;
+  std::promise<grpc::Status> done_;
+  std::future<grpc::Status> done_future_ = done_.get_future();
+};
+
 // sator.liveness answers SERVING through a whole drain, the final snapshot
-// included, while a slow call finishes: every probe reads SERVING until the
-// probes find the port closed, and by then satord is exiting (the kernel
-// closes the port while the process ends, a moment before it can be
-// reaped). The slow call is a RaycastBatch of 1,000 rays, each through a
-// row of 1,000 of the scene's 20,000 bodies; SIGTERM comes once the metrics
-// show it admitted, so the drain must wait for it, and the final snapshot
-// holds the 20,000 bodies.
+// included, while an admitted call is still unfinished: every probe reads
+// SERVING until the probes find the port closed, and by then satord is
+// exiting (the kernel closes the port while the process ends, a moment
+// before it can be reaped).
+//
+// The unfinished call is held open by its client, not by timing: a
+// RaycastBatch whose answer (200 rays of 1,000 hits each, about 5 MB) the
+// client does not read until told, on a channel without BDP probing, so the
+// answer waits on HTTP/2 flow control and gRPC cannot finish the call.
+// SIGTERM comes once the metrics show the batch's rays answered; the drain
+// must then wait for the call (readiness NOT_SERVING, liveness SERVING, the
+// call unfinished), and ends only after the client reads the answer. The
+// final snapshot holds the scene's 20,000 bodies.
 TEST(SatordEndToEnd, LivenessStaysServingThroughADrainUntilExit) {
   constexpr int kMessageBytes = 64 << 20;
   const std::string data_dir = testing::MakeTempDir("liveness-drain");
   SatordProcess satord;
   ASSERT_TRUE(satord
-                  .Start({"--data_dir=" + data_dir, "--drain_deadline=30s",
+                  .Start({"--data_dir=" + data_dir, "--drain_deadline=60s",
                           "--snapshot_interval=0",
                           absl::StrCat("--max_message_bytes=", kMessageBytes)},
                          kStartTimeout)
                   .ok())
       << satord.ReadLog();
   // No retries: each probe below is one attempt.
-  auto connect = [&]() -> std::unique_ptr<Client> {
-    absl::StatusOr<Client> client =
-        Client::Make({.target = satord.grpc_target(),
-                      .retry = {.max_attempts = 1},
-                      .max_message_bytes = kMessageBytes});
-    EXPECT_TRUE(client.ok()) << client.status();
-    return client.ok() ? std::make_unique<Client>(*std::move(client)) : nullptr;
-  };
-  std::unique_ptr<Client> client = connect();
-  ASSERT_NE(client, nullptr);
+  absl::StatusOr<Client> made =
+      Client::Make({.target = satord.grpc_target(),
+                    .retry = {.max_attempts = 1},
+                    .max_message_bytes = kMessageBytes});
+  ASSERT_TRUE(made.ok()) << made.status();
+  std::unique_ptr<Client> client = std::make_unique<Client>(*std::move(made));
   ASSERT_TRUE(client
                   ->CallJson("sator.v1.SceneService/CreateScene",
                              R"({"scene_id": "field", "settings":
@@ -146,47 +204,91 @@ TEST(SatordEndToEnd, LivenessStaysServingThroughADrainUntilExit) {
   absl::StatusOr<std::string> upserted =
       client->CallJson("sator.v1.BodyService/UpsertBodies", bodies);
   ASSERT_TRUE(upserted.ok()) << upserted.status();
-  constexpr int kRays = 1000;
-  std::string origins;
-  std::string directions;
-  for (int i = 0; i < kRays; ++i) {
-    absl::StrAppend(&origins, i == 0 ? "" : ",", "-1,", i % 20);
-    absl::StrAppend(&directions, i == 0 ? "" : ",", "1,0");
-  }
-  const std::string rays = absl::StrCat(
-      R"({"scene_id": "field", "dimension": "DIMENSION_2D", "origins": [)",
-      origins, R"(], "directions": [)", directions,
-      R"(], "max_distances": [10000],)",
-      R"( "options": {"mode": "RESULT_MODE_ALL", "max_hits": 1}})");
 
-  std::unique_ptr<Client> slow_client = connect();
-  ASSERT_NE(slow_client, nullptr);
-  absl::StatusOr<std::string> slow_answer;
-  std::thread slow([&] {
-    slow_answer = slow_client->CallJson("sator.v1.QueryService/RaycastBatch",
-                                        rays, {.deadline = absl::Seconds(60)});
-  });
-  absl::Cleanup join = [&slow] { slow.join(); };
-  // Until the slow call is admitted (at most 5,000 scrapes and 20 s).
-  bool admitted = false;
-  const absl::Time admit_by = absl::Now() + absl::Seconds(20);
-  for (int scrape = 0; scrape < 5000 && !admitted && absl::Now() < admit_by;
+  // Each ray runs along one row of 1,000 bodies and returns every hit.
+  constexpr int kRays = 200;
+  sator::v1::RaycastBatchRequest rays;
+  rays.set_scene_id("field");
+  rays.set_dimension(sator::v1::DIMENSION_2D);
+  for (int i = 0; i < kRays; ++i) {
+    rays.add_origins(-1.0f);
+    rays.add_origins(static_cast<float>(i % 20));
+    rays.add_directions(1.0f);
+    rays.add_directions(0.0f);
+  }
+  rays.add_max_distances(10000.0f);
+  rays.mutable_options()->set_mode(sator::v1::RESULT_MODE_ALL);
+  rays.mutable_options()->set_max_hits(kRow);
+
+  grpc::ChannelArguments held_args;
+  held_args.SetMaxReceiveMessageSize(kMessageBytes);
+  // No BDP probing: the stream's window stays at HTTP/2's initial 64 KiB.
+  held_args.SetInt(GRPC_ARG_HTTP2_BDP_PROBE, 0);
+  // Sent now; its answer is read only once the drain is seen.
+  auto held = std::make_unique<HeldRaycastBatch>(
+      grpc::CreateCustomChannel(satord.grpc_target(),
+                                grpc::InsecureChannelCredentials(), held_args),
+      rays);
+
+  // Until the batch's rays are answered (at most 100,000 scrapes and 60 s).
+  const std::string answered = absl::StrCat(
+      "\nsator_query_seconds_count{kind=\"raycast\",mode=\"all\"} ", kRays,
+      "\n");
+  bool handled = false;
+  const absl::Time handled_by = absl::Now() + absl::Seconds(60);
+  for (int scrape = 0; scrape < 100000 && !handled && absl::Now() < handled_by;
        ++scrape) {
     absl::StatusOr<std::string> metrics =
         HttpGet(satord.metrics_port(), "/metrics");
-    admitted = metrics.ok() &&
-               absl::StrContains(*metrics, "\nsator_inflight_requests 1\n");
+    handled = metrics.ok() && absl::StrContains(*metrics, answered);
   }
-  ASSERT_TRUE(admitted) << "the slow call never showed in flight";
+  if (!handled) {
+    sator::v1::RaycastBatchResponse answer;
+    const grpc::Status status = held->Read(absl::Seconds(10), &answer);
+    FAIL() << "the batch was never counted answered; the call ended with "
+           << status.error_code() << " " << status.error_message() << ", "
+           << answer.hit_counts_size() << " rays";
+  }
   ASSERT_TRUE(satord.Signal(SIGTERM).ok());
 
-  // Bounded: at most 1,000,000 probes and 60 s.
-  const absl::Time give_up = absl::Now() + absl::Seconds(60);
+  const auto probe = [&](const std::string& service) {
+    return client->CheckHealth(service, {.deadline = absl::Seconds(2)});
+  };
+  // The drain has begun (readiness NOT_SERVING) and waits for the held call:
+  // liveness SERVING meanwhile. Bounded: 10,000 probes and 30 s.
   int serving = 0;
+  bool draining = false;
+  const absl::Time drain_by = absl::Now() + absl::Seconds(30);
+  for (int i = 0; i < 10000 && !draining && absl::Now() < drain_by; ++i) {
+    absl::StatusOr<HealthStatus> ready = probe("sator.readiness");
+    draining = ready.ok() && *ready == HealthStatus::kNotServing;
+    absl::StatusOr<HealthStatus> live = probe("sator.liveness");
+    ASSERT_TRUE(live.ok() ||
+                live.status().code() == absl::StatusCode::kDeadlineExceeded)
+        << "liveness failed while the drain waited: " << live.status();
+    if (live.ok()) {
+      ASSERT_EQ(*live, HealthStatus::kServing);
+      ++serving;
+    }
+  }
+  ASSERT_TRUE(draining) << "readiness never turned NOT_SERVING";
+  EXPECT_GT(serving, 0);
+  EXPECT_THAT(satord.ReadLog(), ::testing::Not(HasSubstr("\"stopped\"")));
+
+  // Now the answer is read, the call finishes and the drain can end.
+  sator::v1::RaycastBatchResponse held_answer;
+  const grpc::Status held_status = held->Read(absl::Seconds(60), &held_answer);
+  // Admitted before SIGTERM, so the drain let it finish.
+  ASSERT_TRUE(held_status.ok()) << held_status.error_message();
+  EXPECT_EQ(held_answer.hit_counts_size(), kRays);
+  EXPECT_EQ(held_answer.body_ids_size(), kRays * kRow);
+
+  // Liveness SERVING until the probes find satord gone. Bounded: at most
+  // 1,000,000 probes and 60 s.
+  const absl::Time give_up = absl::Now() + absl::Seconds(60);
   absl::Status refused;
-  for (int probe = 0; probe < 1000000 && absl::Now() < give_up; ++probe) {
-    absl::StatusOr<HealthStatus> health =
-        client->CheckHealth("sator.liveness", {.deadline = absl::Seconds(2)});
+  for (int i = 0; i < 1000000 && absl::Now() < give_up; ++i) {
+    absl::StatusOr<HealthStatus> health = probe("sator.liveness");
     // A probe that ran out of time on a loaded machine says nothing: only a
     // refusal ends the loop.
     if (health.status().code() == absl::StatusCode::kDeadlineExceeded) {
@@ -196,24 +298,22 @@ TEST(SatordEndToEnd, LivenessStaysServingThroughADrainUntilExit) {
       refused = health.status();
       break;
     }
-    ASSERT_EQ(*health, HealthStatus::kServing) << "probe " << probe;
+    ASSERT_EQ(*health, HealthStatus::kServing) << "probe " << i;
     ++serving;
   }
   ASSERT_FALSE(refused.ok()) << "satord still answering after 60 s";
   // The probe failed because satord is gone, not because a live satord
-  // refused it.
-  // The port closes as the process exits, a moment before it can be reaped.
+  // refused it: the port closes as the process exits, a moment before it
+  // can be reaped.
   absl::StatusOr<int> exit_code = satord.WaitForExit(absl::Seconds(1));
   ASSERT_TRUE(exit_code.ok())
       << "liveness failed (" << refused << ") after " << serving
       << " SERVING probes while satord was still running\n"
       << satord.ReadLog();
   EXPECT_EQ(*exit_code, 0);
-  EXPECT_GT(serving, 0);
-  std::move(join).Invoke();
-  // Admitted before SIGTERM, so the drain let it finish.
-  EXPECT_TRUE(slow_answer.ok()) << slow_answer.status();
   const std::string log = satord.ReadLog();
+  // The drain began with the held call in flight, and waited for it.
+  EXPECT_THAT(log, HasSubstr("\"event\":\"draining\",\"in_flight\":1,"));
   EXPECT_THAT(log, HasSubstr("\"event\":\"stopped\",\"drained\":true"));
   EXPECT_THAT(log, HasSubstr("\"event\":\"snapshot_written\""));
   EXPECT_THAT(log, ::testing::Not(HasSubstr("final_snapshot_failed")));

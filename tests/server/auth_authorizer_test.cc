@@ -76,7 +76,7 @@ TEST(MethodRoleTable, NamesNoMethodThatDoesNotExist) {
   }
 }
 
-TEST(RequiredRole, FollowsTheIssue) {
+TEST(RequiredRole, MapsEachMethodToTheRoleInTheOperationsGuide) {
   EXPECT_EQ(RequiredRole("/sator.v1.QueryService/Ping"), Role::kRead);
   EXPECT_EQ(RequiredRole("/sator.v1.QueryService/Raycast"), Role::kRead);
   EXPECT_EQ(RequiredRole("/sator.v1.QueryService/PairQuery"), Role::kRead);

@@ -77,16 +77,22 @@ TEST(OverloadLimiter, ZeroTurnsTheQueueAndByteLimitsOff) {
 TEST(OverloadLimiter, RefusalsNameTheirFlagAndTheHintStartsAtRetryAfter) {
   OverloadLimiter limiter(Limits());
   EXPECT_EQ(limiter.Pushback(), absl::Milliseconds(50));
-  const absl::Status queue = limiter.RefusalStatus(ShedReason::kQueueWait);
+  const absl::Status queue =
+      limiter.RefusalStatus(ShedReason::kQueueWait, limiter.Pushback());
   EXPECT_EQ(queue.code(), absl::StatusCode::kResourceExhausted);
   EXPECT_THAT(queue.message(), HasSubstr("--max_queue_wait"));
   EXPECT_THAT(queue.message(), HasSubstr("20ms"));
-  const absl::Status bytes = limiter.RefusalStatus(ShedReason::kAdmittedBytes);
+  EXPECT_THAT(queue.message(), HasSubstr("retry after 50 ms"));
+  const absl::Status bytes =
+      limiter.RefusalStatus(ShedReason::kAdmittedBytes, absl::Milliseconds(75));
   EXPECT_EQ(bytes.code(), absl::StatusCode::kResourceExhausted);
   EXPECT_THAT(bytes.message(), HasSubstr("--max_admitted_bytes"));
   EXPECT_THAT(bytes.message(), HasSubstr("limit of 100 bytes"));
+  // The message names the hint it is given (the one the trailers carry).
+  EXPECT_THAT(bytes.message(), HasSubstr("retry after 75 ms"));
   EXPECT_THAT(
-      limiter.InflightStatus().message(),
+      limiter.RefusalStatus(ShedReason::kInflightRequests, limiter.Pushback())
+          .message(),
       HasSubstr("limit of 2 requests in flight (--max_inflight_requests)"));
 }
 

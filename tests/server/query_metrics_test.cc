@@ -311,6 +311,11 @@ TEST_F(QueryMetricsTest, EveryFamilyIsWellFormed) {
       Add(&scenes, absl::ZeroDuration());
   query_metrics->Record(QueryKind::kOverlap, QueryModeLabel::kAny, 1e-3, 1, 5,
                         false);
+  // Every verdict series, so that their labels are checked too.
+  for (int reason = 0; reason < scene::kShotReasonCount; ++reason) {
+    query_metrics->OnShot(scene::ShotOutcome::kMiss,
+                          static_cast<scene::ShotReason>(reason), 1.0);
+  }
   const Exposition scraped = Scrape();
   ASSERT_FALSE(scraped.types.empty());
   // Histograms: per series (labels without le), buckets in increasing le
@@ -319,8 +324,9 @@ TEST_F(QueryMetricsTest, EveryFamilyIsWellFormed) {
   // Every label name is one of a fixed set whose values come from fixed
   // lists (bounded cardinality): none can carry a scene or body id.
   const std::set<std::string> allowed = {
-      "grpc_service", "grpc_method", "grpc_type", "grpc_code", "kind",
-      "mode",         "motion",      "le",        "version",   "revision"};
+      "grpc_service", "grpc_method", "grpc_type", "grpc_code",
+      "kind",         "mode",        "motion",    "le",
+      "version",      "revision",    "outcome",   "reason"};
   for (const auto& [key, value] : scraped.samples) {
     const size_t brace = key.find('{');
     if (brace == std::string::npos) continue;
@@ -331,6 +337,44 @@ TEST_F(QueryMetricsTest, EveryFamilyIsWellFormed) {
       EXPECT_EQ(allowed.count(name), 1u) << name << " in " << key;
     }
   }
+}
+
+TEST_F(QueryMetricsTest, ShotVerdictsAndRewindDepths) {
+  std::shared_ptr<QueryMetrics> query_metrics =
+      Add(nullptr, absl::ZeroDuration());
+  query_metrics->OnShot(scene::ShotOutcome::kHit, scene::ShotReason::kHit, 2.5);
+  query_metrics->OnShot(scene::ShotOutcome::kHit, scene::ShotReason::kHit, 0.0);
+  query_metrics->OnShot(scene::ShotOutcome::kRejected,
+                        scene::ShotReason::kTooOld, std::nullopt);
+  // A rewound RaycastBatch of 3 rays, 7.25 ticks back, and a query at the
+  // current tick (not rewound: not observed).
+  query_metrics->OnQuery({.scene_id = "arena",
+                          .kind = QueryKind::kRaycast,
+                          .duration = absl::Microseconds(3),
+                          .rewound = true,
+                          .rewind_ticks = 7.25,
+                          .count = 3,
+                          .hits_per_query = {},
+                          .node_visits_per_query = {}});
+  query_metrics->OnQuery({.scene_id = "arena",
+                          .kind = QueryKind::kRaycast,
+                          .duration = absl::Microseconds(1)});
+  const auto s = Scrape().samples;
+  EXPECT_EQ(s.at(R"(sator_shot_verdicts_total{outcome="hit",reason="hit"})"),
+            2);
+  EXPECT_EQ(
+      s.at(R"(sator_shot_verdicts_total{outcome="rejected",reason="too_old"})"),
+      1);
+  EXPECT_EQ(s.count(R"(sator_shot_verdicts_total{outcome="miss",)"
+                    R"(reason="nothing_hit"})"),
+            0u);
+  EXPECT_EQ(s.at("sator_rewind_depth_ticks_count"), 5);
+  EXPECT_NEAR(s.at("sator_rewind_depth_ticks_sum"), 2.5 + 0 + 3 * 7.25, 1e-6);
+  EXPECT_EQ(s.at(R"(sator_rewind_depth_ticks_bucket{le="0"})"), 1);
+  EXPECT_EQ(s.at(R"(sator_rewind_depth_ticks_bucket{le="2"})"), 1);
+  EXPECT_EQ(s.at(R"(sator_rewind_depth_ticks_bucket{le="5"})"), 2);
+  EXPECT_EQ(s.at(R"(sator_rewind_depth_ticks_bucket{le="10"})"), 5);
+  EXPECT_EQ(s.at(R"(sator_rewind_depth_ticks_bucket{le="+Inf"})"), 5);
 }
 
 TEST_F(QueryMetricsTest, ScenesAndBodiesAreCountedAtScrapeTime) {

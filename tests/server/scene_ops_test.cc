@@ -886,6 +886,109 @@ TEST_F(SceneOpsTest, HookErrorRefusesTheMutation) {
 namespace sator::server {
 namespace {
 
+// An UpsertBodies of one static body in `scene_id` whose shape is a grid
+// mesh of 2 * n * n triangles over (n + 1)^2 vertices.
+sator::v1::UpsertBodiesRequest MeshUpsert(const std::string& scene_id,
+                                          std::uint64_t body_id, int n) {
+  sator::v1::UpsertBodiesRequest request;
+  request.set_scene_id(scene_id);
+  sator::v1::Body* body = request.add_bodies();
+  body->set_body_id(body_id);
+  body->set_motion_type(sator::v1::MOTION_TYPE_STATIC);
+  sator::v1::TriangleMesh* mesh = body->mutable_shape()->mutable_mesh();
+  for (int i = 0; i <= n; ++i) {
+    for (int j = 0; j <= n; ++j) {
+      sator::v1::Vector* v = mesh->add_vertices();
+      v->set_x(static_cast<float>(i));
+      v->set_z(static_cast<float>(j));
+    }
+  }
+  for (int i = 0; i < n; ++i) {
+    for (int j = 0; j < n; ++j) {
+      const auto corner = static_cast<std::uint32_t>(i * (n + 1) + j);
+      const auto right = corner + static_cast<std::uint32_t>(n + 1);
+      for (std::uint32_t index :
+           {corner, corner + 1, right, right, corner + 1, right + 1}) {
+        mesh->add_indices(index);
+      }
+    }
+  }
+  return request;
+}
+
+// The registry's total is the sum of its scenes' own counts, meshes and
+// hulls included, and follows every write and deletion.
+TEST_F(SceneOpsTest, SceneMemoryCountsMeshesAndFollowsEveryWrite) {
+  Create("world", "DIMENSION_3D");
+  Create("other", "DIMENSION_3D");
+  const auto scene_bytes = [&](const std::string& id) {
+    return static_cast<std::int64_t>(
+        registry_.Find(id).value()->memory_bytes());
+  };
+  const std::int64_t empty = registry_.memory_bytes();
+  EXPECT_EQ(empty, scene_bytes("world") + scene_bytes("other"));
+
+  constexpr int kGrid = 100;
+  const std::int64_t vertex_and_index_bytes =
+      (kGrid + 1) * (kGrid + 1) * 3 * static_cast<std::int64_t>(sizeof(float)) +
+      2 * kGrid * kGrid * 3 * static_cast<std::int64_t>(sizeof(std::uint32_t));
+  ASSERT_TRUE(
+      UpsertBodies(registry_, options_, MeshUpsert("world", 1, kGrid)).ok());
+  const std::int64_t with_mesh = registry_.memory_bytes();
+  EXPECT_GE(with_mesh - empty, vertex_and_index_bytes);
+  EXPECT_EQ(with_mesh, scene_bytes("world") + scene_bytes("other"));
+  // GetScene reports the same count.
+  sator::v1::GetSceneRequest get;
+  get.set_scene_id("world");
+  EXPECT_EQ(static_cast<std::int64_t>(
+                GetScene(registry_, get).value().stats().memory_bytes()),
+            scene_bytes("world"));
+
+  sator::v1::RemoveBodiesRequest remove;
+  remove.set_scene_id("world");
+  remove.add_body_ids(1);
+  ASSERT_TRUE(RemoveBodies(registry_, options_, remove).ok());
+  EXPECT_LT(registry_.memory_bytes(), with_mesh - vertex_and_index_bytes);
+  EXPECT_EQ(registry_.memory_bytes(),
+            scene_bytes("world") + scene_bytes("other"));
+
+  const std::int64_t other = scene_bytes("other");
+  sator::v1::DeleteSceneRequest drop;
+  drop.set_scene_id("world");
+  ASSERT_TRUE(DeleteScene(registry_, options_, drop).ok());
+  EXPECT_EQ(registry_.memory_bytes(), other);
+}
+
+// A mesh whose built size (input, BVH, leaf-order triangles) passes the
+// budget is refused, though twice its request fits.
+TEST_F(SceneOpsTest, MeshPastTheSceneMemoryBudgetIsRefusedNamingIt) {
+  Create("world", "DIMENSION_3D");
+  constexpr int kGrid = 100;
+  const sator::v1::UpsertBodiesRequest request = MeshUpsert("world", 1, kGrid);
+  const std::int64_t vertex_and_index_bytes =
+      (kGrid + 1) * (kGrid + 1) * 3 * static_cast<std::int64_t>(sizeof(float)) +
+      2 * kGrid * kGrid * 3 * static_cast<std::int64_t>(sizeof(std::uint32_t));
+  // Room for twice the request and the mesh's input data, not for its BVH
+  // and leaf-order triangles too.
+  const std::int64_t budget =
+      registry_.memory_bytes() +
+      2 * static_cast<std::int64_t>(request.ByteSizeLong()) +
+      vertex_and_index_bytes;
+  options_.max_scene_memory_bytes = budget;
+  const absl::Status refused =
+      UpsertBodies(registry_, options_, request).status();
+  ExpectError(refused, absl::StatusCode::kResourceExhausted,
+              absl::StrCat("scene memory budget of ", budget,
+                           " bytes (--max_scene_memory_bytes)"));
+  // Nothing was added.
+  sator::v1::GetSceneRequest get;
+  get.set_scene_id("world");
+  EXPECT_EQ(GetScene(registry_, get).value().stats().body_count(), 0u);
+  // Without the budget the same mesh is accepted.
+  options_.max_scene_memory_bytes = 0;
+  EXPECT_TRUE(UpsertBodies(registry_, options_, request).ok());
+}
+
 class HitboxWireTest : public ::testing::Test {
  protected:
   HitboxWireTest() : registry_(SceneLimits{}) {}

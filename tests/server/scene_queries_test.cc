@@ -530,6 +530,72 @@ TEST_F(SceneQueriesTest, BatchLimitsAndInterruption) {
   EXPECT_EQ(response.entries_size(), 2 * SceneQueries::kBatchChunk);
 }
 
+// Each failure answered reaches the failure observer once: a batch's
+// failed entries when the batch is answered (on one thread and on two), and
+// none of them when the batch fails as a whole (its caller counts that one
+// failure), however many entries had failed before it stopped.
+TEST_F(SceneQueriesTest, BatchEntryFailuresAreReportedOnlyWhenTheBatchIsSent) {
+  struct Failure {
+    FailureVia via;
+    FailureKind kind;
+    absl::StatusCode code;
+  };
+  std::mutex mutex;
+  std::vector<Failure> failures;
+  queries_.set_failure_observer(
+      [&](FailureVia via, FailureKind kind, absl::StatusCode code) {
+        const std::lock_guard<std::mutex> lock(mutex);
+        failures.push_back({via, kind, code});
+      });
+  // Every other query is a raycast with no direction: 4 chunks of
+  // kBatchChunk, half of them failing.
+  sator::v1::QueryBatchRequest request;
+  request.set_scene_id("flat");
+  const int count = 4 * SceneQueries::kBatchChunk;
+  for (int i = 0; i < count; ++i) {
+    sator::v1::RaycastQuery* ray = request.add_queries()->mutable_raycast();
+    ray->set_max_distance(10);
+    if (i % 2 == 0) ray->mutable_direction()->set_x(1);
+  }
+  for (const int threads : {1, 2}) {
+    SCOPED_TRACE(threads);
+    queries_.set_batch_threads({.threads = threads, .min_queries = 1});
+
+    failures.clear();
+    sator::v1::QueryBatchResponse answered;
+    ASSERT_TRUE(queries_.QueryBatch(request, count, nullptr, &answered).ok());
+    ASSERT_EQ(static_cast<int>(failures.size()), count / 2);
+    for (const Failure& failure : failures) {
+      EXPECT_EQ(failure.via, FailureVia::kBatchEntry);
+      EXPECT_EQ(failure.kind, FailureKind::kRaycast);
+      EXPECT_EQ(failure.code, absl::StatusCode::kInvalidArgument);
+    }
+
+    // Stopped at the third question to the interrupt: two chunks were
+    // answered (with kBatchChunk failed entries among them) and are not
+    // sent.
+    failures.clear();
+    std::atomic<int> asked{0};
+    sator::v1::QueryBatchResponse stopped;
+    const absl::Status status = queries_.QueryBatch(
+        request, count,
+        [&asked]() -> absl::Status {
+          return ++asked > 2 ? absl::DeadlineExceededError("deadline")
+                             : absl::OkStatus();
+        },
+        &stopped);
+    EXPECT_EQ(status.code(), absl::StatusCode::kDeadlineExceeded);
+    EXPECT_TRUE(failures.empty()) << failures.size() << " entries reported";
+
+    // Refused before any query ran (over the batch limit): nothing either.
+    failures.clear();
+    sator::v1::QueryBatchResponse refused;
+    EXPECT_EQ(queries_.QueryBatch(request, count - 1, nullptr, &refused).code(),
+              absl::StatusCode::kResourceExhausted);
+    EXPECT_TRUE(failures.empty());
+  }
+}
+
 // Rays straight up from (x, y, 0) against the sphere of radius 1 at
 // (0, 0, 5): those with x^2 + y^2 < 1 hit at distance
 // 5 - sqrt(1 - x^2 - y^2), the others miss. Checked on one thread and on

@@ -28,6 +28,10 @@ int RunBodies(const Args& args);
 extern const char kQueryUsage[];
 int RunQuery(const Args& args);
 
+// shot_commands.cc
+extern const char kShotsUsage[];
+int RunShots(const Args& args);
+
 }  // namespace sator::satorctl
 
 #endif  // SATOR_TOOLS_SATORCTL_COMMANDS_H_

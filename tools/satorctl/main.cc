@@ -8,6 +8,7 @@
 //   satorctl pair --file=pair.json [--local]
 //   satorctl scene create arena --dimension=2
 //   satorctl bodies upsert arena -f bodies.json
+//   satorctl shots validate arena -f shots.json
 //   satorctl help [COMMAND]
 //
 // Each command or command group lives in a file of its own (commands.h);
@@ -56,6 +57,8 @@ const Command kCommands[] = {
      kBodiesUsage},
     {"query", RunQuery, "a scene query, a QueryBatch or a RaycastBatch",
      kQueryUsage},
+    {"shots", RunShots, "judge shots (ValidateShots), JSON in and out",
+     kShotsUsage},
     {"help", nullptr, "print the arguments of COMMAND (or of every command)",
      "  help [COMMAND]\n"},
 };

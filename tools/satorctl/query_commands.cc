@@ -18,7 +18,7 @@
 #include "tools/satorctl/commands.h"
 #include "tools/satorctl/common.h"
 
-ABSL_FLAG(std::string, scene, "", "query: the scene to query.");
+ABSL_FLAG(std::string, scene, "", "query, shots: the scene to query.");
 
 namespace sator::satorctl {
 namespace {

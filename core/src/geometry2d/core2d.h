@@ -20,6 +20,7 @@
 #include "sator/core/geometry2d/tolerance2d.h"
 #include "sator/core/pose.h"
 #include "sator/core/vec.h"
+#include "simd/float4.h"
 
 namespace sator::internal2d {
 
@@ -52,18 +53,6 @@ struct Core {
   }
 };
 
-// Four floats, with GCC/Clang vector extensions (SSE on x86-64, NEON on
-// AArch64).
-using F4 = float __attribute__((vector_size(16)));
-
-inline F4 Load4(const float* p) {
-  F4 v;
-  std::memcpy(&v, p, sizeof(v));
-  return v;
-}
-
-inline F4 Splat(float x) { return F4{x, x, x, x}; }
-
 // A polygon read in place, with the member names of Core, so the SAT
 // templates (sat2d.h) take either without copying the polygon.
 struct PolygonRef {
@@ -88,12 +77,12 @@ struct PolygonRef {
 
 // min over the core's vertices of nx * x + ny * y.
 inline float MinDot(const Core& c, float nx, float ny) {
-  F4 m = nx * Load4(c.vx) + ny * Load4(c.vy);
+  using simd::Float4;
+  Float4 m = nx * Float4::Load(c.vx) + ny * Float4::Load(c.vy);
   for (int k = 4; k < c.count; k += 4) {
-    const F4 d = nx * Load4(c.vx + k) + ny * Load4(c.vy + k);
-    m = d < m ? d : m;
+    m = Min(m, nx * Float4::Load(c.vx + k) + ny * Float4::Load(c.vy + k));
   }
-  return std::min(std::min(m[0], m[1]), std::min(m[2], m[3]));
+  return simd::MinLane(m);
 }
 
 // The alternative of a shape whose index the caller has checked (std::get
@@ -195,53 +184,54 @@ inline void MakeCore(const Shape2& shape, Core& core) {
   }
 }
 
-// Maps a core (vertices and normals) through a pose, in place.
-inline void TransformCore(const Pose2& pose, Core& core) {
-  const float c = pose.rotation.c;
-  const float s = pose.rotation.s;
-  const float px = pose.position.x;
-  const float py = pose.position.y;
-  for (int i = 0; i < core.Lanes(); ++i) {
-    const float x = core.vx[i];
-    const float y = core.vy[i];
-    core.vx[i] = c * x - s * y + px;
-    core.vy[i] = s * x + c * y + py;
-  }
-  for (int i = 0; i < core.Lanes(); ++i) {
-    const float nx = core.nx[i];
-    const float ny = core.ny[i];
-    core.nx[i] = c * nx - s * ny;
-    core.ny[i] = s * nx + c * ny;
+// Maps the lanes [0, lanes) of structure-of-arrays vertices and normals
+// through a pose, four at a time, from `from` into `to` (which may be the
+// same arrays).
+inline void TransformLanes(const Pose2& pose, int lanes, const float* from_x,
+                           const float* from_y, const float* from_nx,
+                           const float* from_ny, Core& to) {
+  using simd::Float4;
+  const Float4 c = Float4::Splat(pose.rotation.c);
+  const Float4 s = Float4::Splat(pose.rotation.s);
+  const Float4 px = Float4::Splat(pose.position.x);
+  const Float4 py = Float4::Splat(pose.position.y);
+  for (int k = 0; k < lanes; k += 4) {
+    const Float4 x = Float4::Load(from_x + k);
+    const Float4 y = Float4::Load(from_y + k);
+    const Float4 nx = Float4::Load(from_nx + k);
+    const Float4 ny = Float4::Load(from_ny + k);
+    (c * x - s * y + px).Store(to.vx + k);
+    (s * x + c * y + py).Store(to.vy + k);
+    (c * nx - s * ny).Store(to.nx + k);
+    (s * nx + c * ny).Store(to.ny + k);
   }
 }
 
+// Maps a core (vertices and normals) through a pose, in place.
+inline void TransformCore(const Pose2& pose, Core& core) {
+  TransformLanes(pose, core.Lanes(), core.vx, core.vy, core.nx, core.ny, core);
+}
+
 // Builds B's core straight in A's frame: the polygon's vertices and normals
-// mapped through `b_in_a`, four lanes at a time (only the lanes in use, so
-// an 8-gon moves 8 floats per array, not kMaxPolygonVertices).
+// mapped through `b_in_a` (only the lanes in use, so an 8-gon moves 8
+// floats per array, not kMaxPolygonVertices).
 inline void MakeTransformedPolygonCore(const ConvexPolygon& polygon,
                                        const Pose2& b_in_a, Core& core) {
-  const F4 c = Splat(b_in_a.rotation.c);
-  const F4 s = Splat(b_in_a.rotation.s);
-  const F4 px = Splat(b_in_a.position.x);
-  const F4 py = Splat(b_in_a.position.y);
-  const int count = polygon.count();
-  for (int k = 0; k < count; k += 4) {
-    const F4 x = Load4(polygon.xs() + k);
-    const F4 y = Load4(polygon.ys() + k);
-    const F4 nx = Load4(polygon.normal_xs() + k);
-    const F4 ny = Load4(polygon.normal_ys() + k);
-    const F4 tx = c * x - s * y + px;
-    const F4 ty = s * x + c * y + py;
-    const F4 tnx = c * nx - s * ny;
-    const F4 tny = s * nx + c * ny;
-    std::memcpy(core.vx + k, &tx, sizeof(tx));
-    std::memcpy(core.vy + k, &ty, sizeof(ty));
-    std::memcpy(core.nx + k, &tnx, sizeof(tnx));
-    std::memcpy(core.ny + k, &tny, sizeof(tny));
-  }
-  core.count = count;
+  core.count = polygon.count();
   core.radius = 0.0f;
   core.extent = polygon.extent();
+  TransformLanes(b_in_a, core.Lanes(), polygon.xs(), polygon.ys(),
+                 polygon.normal_xs(), polygon.normal_ys(), core);
+}
+
+// Builds the core of any shape placed by `pose` (B's core in A's frame).
+inline void MakeCoreIn(const Shape2& shape, const Pose2& pose, Core& core) {
+  if (shape.index() == 2) {
+    MakeTransformedPolygonCore(As<ConvexPolygon>(shape), pose, core);
+    return;
+  }
+  MakeCore(shape, core);
+  TransformCore(pose, core);
 }
 
 // The touching tolerance of a pair (tolerance2d.h); `b_in_a` is B's pose in

@@ -213,9 +213,9 @@ double VertexEdgeSquared(const float* px, const float* py, int n,
 // for slivers; if no edge separates in double, the polygons intersect and
 // touch. Everything is in double from the float vertices the SAT used, so
 // the verdict depends only on those vertices: the paths that decide
-// touching (Overlap, Contact, the sweep's start, and the fast paths that
-// compute the same vertices) agree bit for bit. Cost: 2 n m point-segment
-// distances, far more than the SAT, but only pairs in the band pay it.
+// touching (Overlap, Contact and the sweep's start) agree bit for bit. Cost: 2
+// n m point-segment distances, far more than the SAT, but only pairs in the
+// band pay it.
 bool PolygonsTouch(const float* ax, const float* ay, int na, const float* bx,
                    const float* by, int nb, float tolerance) {
   if (!SomeEdgeSeparates(ax, ay, na, bx, by, nb) &&
@@ -226,16 +226,6 @@ bool PolygonsTouch(const float* ax, const float* ay, int na, const float* bx,
                              VertexEdgeSquared(bx, by, nb, ax, ay, na));
   const double tol = tolerance;
   return d2 <= tol * tol;
-}
-
-bool BoxesTouch(Vec2 ha, Vec2 hb, Pose2 b_in_a, float tolerance) {
-  Core ca;
-  Core cb;
-  MakeBoxCore(Box2{ha}, ca);
-  MakeBoxCore(Box2{hb}, cb);
-  TransformCore(b_in_a, cb);
-  return PolygonsTouch(ca.vx, ca.vy, ca.count, cb.vx, cb.vy, cb.count,
-                       tolerance);
 }
 
 // A point outside a convex polygon is nearest to one of its edges (as

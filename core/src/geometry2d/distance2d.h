@@ -43,16 +43,10 @@ bool OverlapSmallCore(const Core& a, const Core& b, float tolerance);
                                                 const float* by, int nb,
                                                 float tolerance);
 
-// PolygonsTouch for two boxes, B placed by `b_in_a`: their corners as
-// MakeBoxCore and TransformCore make them (so the answer is that of the
-// general path on box cores, bit for bit). The pose is taken by value (in
-// registers), so that callers need not keep it in memory.
-[[gnu::cold, gnu::noinline]] bool BoxesTouch(Vec2 ha, Vec2 hb, Pose2 b_in_a,
-                                             float tolerance);
-
-// The same for a point p outside a convex polygon (n >= 3 vertices) by at
-// most `tolerance` along every edge normal and by more than 0 along one:
-// true when its exact distance to the polygon is at most `tolerance`.
+// The touching decision for a point p outside a convex polygon (n >= 3
+// vertices) by at most `tolerance` along every edge normal and by more than 0
+// along one: true when its exact distance to the polygon is at most
+// `tolerance`.
 [[gnu::cold, gnu::noinline]] bool PointTouchesPolygon(const float* x,
                                                       const float* y, int n,
                                                       Vec2 p, float tolerance);

@@ -10,16 +10,15 @@
 // lines solved with cross products (Ericson 5.1.9.1), the parallel case
 // handled on its own.
 // A ray whose origin is inside the shape, or within the touching tolerance
-// of it, reports started_inside (query_types.h). Polygons first try an early
-// reject by their bounding disc (RayCastPolygon).
-#include "geometry2d/raycast2d.h"
-
+// of it, reports started_inside (query_types.h). Polygons are read in place
+// and first try an early reject by their bounding disc (RayCastPolygon).
 #include <algorithm>
 
 #include "geometry2d/cast2d.h"
+#include "geometry2d/core2d.h"
 #include "geometry2d/distance2d.h"
+#include "geometry2d/pairs2d.h"
 #include "geometry2d/sat2d.h"
-#include "sator/core/geometry2d/queries2d.h"
 
 namespace sator::internal2d {
 namespace {
@@ -258,8 +257,6 @@ RayResult<2> RaySegment(Vec2 a, Vec2 b, const Ray<2>& ray, float tolerance) {
   return r;
 }
 
-}  // namespace
-
 RayResult<2> RayCastCore(const Core& core, const Ray<2>& ray) {
   const float tolerance = TouchingTolerance(core.extent + L1(ray.origin));
   if (core.count == 1) {
@@ -285,18 +282,17 @@ RayResult<2> RayCastCore(const Core& core, const Ray<2>& ray) {
   return RayPolygon(core, ray, tolerance);
 }
 
-}  // namespace sator::internal2d
+}  // namespace
 
-namespace sator {
+RayResult<2> RayCastGeneral(const Shape2& shape, const Ray<2>& ray) {
+  Core core;
+  MakeCore(shape, core);
+  return RayCastCore(core, ray);
+}
 
-// The public polygon ray (queries2d.h) is defined here, next to the clipping
-// it runs, rather than in queries2d.cc as a wrapper: GCC 12 does not turn a
-// call that returns a struct in memory into a tail jump, so a wrapper costs a
-// call, a return and a frame on every ray (the typed path, RayCastLocal and
-// RayCast all call it).
-RayResult<2> RayCastPolygon(const ConvexPolygon& polygon, const Ray<2>& ray) {
-  const float tolerance =
-      TouchingTolerance(polygon.extent() + internal2d::L1(ray.origin));
+RayResult<2> RayCastPolygon(const Shape2& shape, const Ray<2>& ray) {
+  const ConvexPolygon& polygon = As<ConvexPolygon>(shape);
+  const float tolerance = TouchingTolerance(polygon.extent() + L1(ray.origin));
   // Early reject by the bounding disc (centroid c, radius R, shapes2d.h).
   // Every point the clipping could report (a boundary point, or an origin
   // with n_i.(o - v_i) <= tol for all i) lies in the polygon grown by tol
@@ -314,10 +310,10 @@ RayResult<2> RayCastPolygon(const ConvexPolygon& polygon, const Ray<2>& ray) {
   const float cf = polygon.corner_factor();
   const float reach = polygon.bounding_radius() * cf + 1.1f * tolerance;
   if (LengthSquared(off) * (cf * cf) > reach * reach) return RayResult<2>{};
-  return internal2d::RayConvex(
+  return RayConvex(
       polygon.count(), [&](int i) { return polygon.vertex(i); },
       [&](int i) { return polygon.normal(i); }, polygon.xs(), polygon.ys(), ray,
       tolerance);
 }
 
-}  // namespace sator
+}  // namespace sator::internal2d

@@ -2,16 +2,13 @@
 #ifndef SATOR_CORE_SRC_GEOMETRY2D_SAT2D_H_
 #define SATOR_CORE_SRC_GEOMETRY2D_SAT2D_H_
 
-#include <cstring>
+#include <algorithm>
 #include <limits>
-
-#if defined(__SSE2__)
-#include <xmmintrin.h>
-#endif
 
 #include "geometry2d/core2d.h"
 #include "geometry2d/distance2d.h"
 #include "sator/core/query_types.h"
+#include "simd/float4.h"
 
 namespace sator::internal2d {
 
@@ -25,25 +22,31 @@ struct AxisSeparation {
   float separation = -kInfinity;
 };
 
-// The edge of `a` whose outward normal separates `b` the most: for each edge
-// i, min over b's vertices of n_i . (w - v_i); the largest over i. Both cores
-// in the same frame; radii ignored. A and B are Core or PolygonRef.
+// The separations of four of a's edges, k to k + 3, from b: for each edge
+// i, min over b's vertices w of n_i . (w - v_i). Both in the same frame;
+// radii ignored. Padded lanes repeat edge 0, so every lane is a real axis.
+template <typename A, typename B>
+inline simd::Float4 EdgeSeparations4(const A& a, int k, const B& b) {
+  using simd::Float4;
+  const Float4 nx = Float4::Load(a.nx + k);
+  const Float4 ny = Float4::Load(a.ny + k);
+  const Float4 offset =
+      nx * Float4::Load(a.vx + k) + ny * Float4::Load(a.vy + k);
+  Float4 m = nx * b.vx[0] + ny * b.vy[0];
+  for (int j = 1; j < b.count; ++j) m = Min(m, nx * b.vx[j] + ny * b.vy[j]);
+  return m - offset;
+}
+
+// The edge of `a` whose outward normal separates `b` the most (the first
+// of equal ones), four edges at a time against every vertex of b: vertical
+// mins only, no horizontal reduction in the inner loop. A and B are Core or
+// PolygonRef.
 template <typename A, typename B>
 inline AxisSeparation MaxSeparation(const A& a, const B& b) {
   AxisSeparation best;
   const int edges = a.EdgeCount();
-  // Four of a's edges at a time against every vertex of b: vertical mins
-  // only, no horizontal reduction in the inner loop.
   for (int k = 0; k < edges; k += 4) {
-    const F4 nx = Load4(a.nx + k);
-    const F4 ny = Load4(a.ny + k);
-    const F4 offset = nx * Load4(a.vx + k) + ny * Load4(a.vy + k);
-    F4 m = nx * b.vx[0] + ny * b.vy[0];
-    for (int j = 1; j < b.count; ++j) {
-      const F4 d = nx * b.vx[j] + ny * b.vy[j];
-      m = d < m ? d : m;
-    }
-    const F4 sep = m - offset;
+    const simd::Float4 sep = EdgeSeparations4(a, k, b);
     const int lanes = std::min(4, edges - k);
     for (int l = 0; l < lanes; ++l) {
       if (sep[l] > best.separation) best = {k + l, sep[l]};
@@ -52,37 +55,17 @@ inline AxisSeparation MaxSeparation(const A& a, const B& b) {
   return best;
 }
 
-// True when some lane of a vector compare is set (one movemask on SSE).
-template <typename M>
-inline bool AnyLane(M mask) {
-#if defined(__SSE2__)
-  F4 bits;
-  std::memcpy(&bits, &mask, sizeof(bits));
-  return _mm_movemask_ps(bits) != 0;
-#else
-  return (mask[0] | mask[1] | mask[2] | mask[3]) != 0;
-#endif
-}
-
 // The edge normals of `a` against `b`: false as soon as one separates by
 // more than `threshold`; otherwise true, with `highest` raised lane-wise to
 // the separations seen (its largest lane is the best edge's separation).
 template <typename A, typename B>
-inline bool AxesWithin(const A& a, const B& b, float threshold, F4& highest) {
-  const int edges = a.EdgeCount();
-  for (int k = 0; k < edges; k += 4) {
-    const F4 nx = Load4(a.nx + k);
-    const F4 ny = Load4(a.ny + k);
-    const F4 offset = nx * Load4(a.vx + k) + ny * Load4(a.vy + k);
-    F4 m = nx * b.vx[0] + ny * b.vy[0];
-    for (int j = 1; j < b.count; ++j) {
-      const F4 d = nx * b.vx[j] + ny * b.vy[j];
-      m = d < m ? d : m;
-    }
-    // Padded lanes repeat edge 0, so every lane is a real axis.
-    const F4 sep = m - offset;
-    if (AnyLane(sep > threshold)) return false;
-    highest = sep > highest ? sep : highest;
+inline bool AxesWithin(const A& a, const B& b, float threshold,
+                       simd::Float4& highest) {
+  const simd::Float4 limit = simd::Float4::Splat(threshold);
+  for (int k = 0; k < a.EdgeCount(); k += 4) {
+    const simd::Float4 sep = EdgeSeparations4(a, k, b);
+    if (simd::AnyLane(sep > limit)) return false;
+    highest = Max(highest, sep);
   }
   return true;
 }
@@ -94,12 +77,12 @@ inline bool AxesWithin(const A& a, const B& b, float threshold, F4& highest) {
 // distance (PolygonsTouch, distance2d.h).
 template <typename A, typename B>
 inline bool PolygonsOverlap(const A& a, const B& b, float tolerance) {
-  F4 highest = Splat(-kInfinity);
+  simd::Float4 highest = simd::Float4::Splat(-kInfinity);
   if (!AxesWithin(a, b, tolerance, highest) ||
       !AxesWithin(b, a, tolerance, highest)) {
     return false;
   }
-  if (!AnyLane(highest > 0.0f)) [[likely]] {
+  if (!simd::AnyLane(highest > simd::Float4::Splat(0.0f))) [[likely]] {
     return true;
   }
   return PolygonsTouch(a.vx, a.vy, a.count, b.vx, b.vy, b.count, tolerance);
@@ -132,41 +115,6 @@ void ClipContactPoints(const R& ref, int ref_edge, const I& inc,
   ClipIncidentEdge(n, ref.v(ref_edge), ref.v(ref.Next(ref_edge)), p1, p2,
                    ref.radius, inc.radius, tolerance, out);
 }
-
-// True when ContactSmallPolygons applies: both polygons have at most 8
-// vertices and every number of the pose is within 1e12 in magnitude (so no
-// product or sum in the SAT overflows or is NaN, see sat2d.cc).
-inline bool FitsSmallPolygons(const ConvexPolygon& a, const ConvexPolygon& b,
-                              const Pose2& b_in_a) {
-  constexpr float kLimit = 1e12f;
-  return a.count() <= 8 && b.count() <= 8 &&
-         std::fabs(b_in_a.position.x) <= kLimit &&
-         std::fabs(b_in_a.position.y) <= kLimit &&
-         std::fabs(b_in_a.rotation.c) <= kLimit &&
-         std::fabs(b_in_a.rotation.s) <= kLimit;
-}
-
-// ContactSat of two polygons (B placed by `b_in_a`) with the same results,
-// for pairs where FitsSmallPolygons holds: both kept in eight SIMD lanes in
-// registers, no core built (sat2d.cc).
-ContactResult<2> ContactSmallPolygons(const ConvexPolygon& a,
-                                      const ConvexPolygon& b,
-                                      const Pose2& b_in_a, float tolerance);
-// ContactSmallPolygons with the SAT on eight lanes per instruction
-// (compiled for AVX, without FMA, so the same floats): for CPUs where
-// SmallPolygonsUseAvx() holds, which ContactPolygons checks (the binary is
-// built for baseline x86-64 and runs anywhere). Without SSE2 (not x86)
-// the same as ContactSmallPolygons.
-ContactResult<2> ContactSmallPolygonsAvx(const ConvexPolygon& a,
-                                         const ConvexPolygon& b,
-                                         const Pose2& b_in_a, float tolerance);
-// True when the CPU (and the OS) run AVX; false without SSE2 (not x86).
-bool CpuHasAvx();
-// CpuHasAvx(), asked once when the program starts (a plain load per call,
-// no guard; before that it is false, which only picks the SSE2 version:
-// the same results).
-inline const bool kSmallPolygonsAvx = CpuHasAvx();
-inline bool SmallPolygonsUseAvx() { return kSmallPolygonsAvx; }
 
 // SAT and clipping for two cores in the same frame (A's), radii included.
 // Exact MTV when the cores overlap, or when neither core is round; contact
@@ -223,6 +171,11 @@ ContactResult<2> ContactSat(const A& a, const B& b, float tolerance) {
   }
   return result;
 }
+
+// Contact of any two cores in the same frame: ContactSat for two polytopes,
+// ContactSmallCore (the exact distance) when one core is a point or a
+// segment.
+ContactResult<2> ContactCores(const Core& a, const Core& b, float tolerance);
 
 }  // namespace sator::internal2d
 

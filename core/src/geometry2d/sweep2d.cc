@@ -39,6 +39,7 @@
 
 #include "geometry2d/cast2d.h"
 #include "geometry2d/distance2d.h"
+#include "geometry2d/pairs2d.h"
 #include "geometry2d/sat2d.h"
 
 namespace sator::internal2d {
@@ -346,27 +347,21 @@ SweepResult<2> SweepGraze(const Core& a, const Core& b, Vec2 motion,
   return result;
 }
 
-SweepResult<2> GrazeBoxBox(Vec2 ha, Vec2 hb, const Pose2& b_in_a, Vec2 motion,
-                           float tolerance) {
-  Core ca;
-  Core cb;
-  MakeBoxCore(Box2{ha}, ca);
-  MakeBoxCore(Box2{hb}, cb);
-  TransformCore(b_in_a, cb);
-  return SweepGraze(ca, cb, motion, tolerance);
-}
-
-ContactResult<2> ContactCores(const Core& a, const Core& b, float tolerance) {
-  if (a.count <= 2 || b.count <= 2) return ContactSmallCore(a, b, tolerance);
-  return ContactSat(a, b, tolerance);
-}
-
 SweepResult<2> SweepCores(const Core& a, const Core& b, Vec2 motion,
                           float tolerance) {
   if (a.radius > 0.0f || b.radius > 0.0f) {
     return SweepRound(a, b, motion, tolerance);
   }
   return SweepPolytopes(a, b, motion, tolerance);
+}
+
+SweepResult<2> SweepGeneral(const Shape2& a, const Shape2& b,
+                            const Pose2& b_in_a, Vec2 motion) {
+  Core ca;
+  Core cb;
+  MakeCore(a, ca);
+  MakeCoreIn(b, b_in_a, cb);
+  return SweepCores(ca, cb, motion, PairTolerance(ca, cb, b_in_a));
 }
 
 }  // namespace sator::internal2d

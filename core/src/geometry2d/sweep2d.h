@@ -24,17 +24,6 @@ SweepResult<2> SweepCores(const Core& a, const Core& b, Vec2 motion,
                                                        Vec2 motion,
                                                        float tolerance);
 
-// SweepGraze for two boxes (B at `b_in_a`), on the cores MakeBoxCore and
-// TransformCore build: the general sweep's answer, bit for bit.
-[[gnu::cold, gnu::noinline]] SweepResult<2> GrazeBoxBox(Vec2 ha, Vec2 hb,
-                                                        const Pose2& b_in_a,
-                                                        Vec2 motion,
-                                                        float tolerance);
-
-// Contact of any two cores in A's frame (dispatches to SAT or the exact
-// small-core distance).
-ContactResult<2> ContactCores(const Core& a, const Core& b, float tolerance);
-
 // Midpoint of the overlap, along the reference edge's tangent, of the
 // reference edge [r1, r2] (outward normal n) and one or two incident points,
 // projected onto the reference line: the contact point of a sweep.

@@ -77,7 +77,7 @@ inline constexpr float kEdgeReadSine = 0.05f;
 // with a triangle, where every pair is measured by projection, even
 // support), their closest points are clamped to the segments' ends, and the
 // midpoint can lie off the shapes (0.76 beyond a triangle;
-// Review3dTest.PolytopeContactPointsLieBetweenSurfaces). The depth is the
+// Degenerate3dTest.PolytopeContactPointsLieBetweenSurfaces). The depth is the
 // edge axis's, which the face axis matches within round-off.
 inline constexpr float kFaceContactSine = 1e-5f;
 

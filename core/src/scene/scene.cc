@@ -476,6 +476,8 @@ absl::Status Scene<D>::UpsertBodies(absl::Span<const BodyDesc<D>> bodies) {
     record.layer = body.layer;
     record.mask = body.mask;
     record.incarnation = incarnation;
+    if (record.shape != nullptr) w.shape_bytes.Release(*record.shape);
+    w.shape_bytes.Add(*body.shape);
     record.shape = body.shape;
     record.radius = ShapeOps<D>::BoundRadius(*body.shape);
     record.motion = body.motion;
@@ -563,6 +565,7 @@ absl::Status Scene<D>::RemoveBodies(absl::Span<const std::uint64_t> ids) {
     if ((*table)[slot].group_id != 0) {
       LeaveGroup(w, (*table)[slot].group_id, slot);
     }
+    w.shape_bytes.Release(*(*table)[slot].shape);
     (*table)[slot] = BodyRecord<D>{};
     w.pending_removals.push_back({slot, current.tick});
     if (w.slots[slot].motion == MotionType::kStatic) w.static_dirty = true;
@@ -1013,6 +1016,7 @@ SceneMemory Scene<D>::Memory() const {
     last = frame.poses.get();
     memory.history_bytes += frame.poses->capacity() * sizeof(Pose<D>);
   }
+  memory.shape_bytes = w.shape_bytes.bytes();
   return memory;
 }
 

@@ -14,6 +14,7 @@
 #include "sator/core/broadphase/bvh.h"
 #include "sator/core/scene/scene_types.h"
 #include "scene/id_index.h"
+#include "scene/shared_shape_bytes.h"
 
 namespace sator::scene::internal {
 
@@ -278,6 +279,8 @@ struct WriterState {
   int publications_since_rebuild = 0;
   std::shared_ptr<RecycleBin<D>> recycle_bin =
       std::make_shared<RecycleBin<D>>();
+  // The hulls and meshes of the bodies in the newest table.
+  SharedShapeBytes shape_bytes;
 };
 
 }  // namespace sator::scene::internal

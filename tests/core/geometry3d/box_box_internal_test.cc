@@ -8,7 +8,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "core/geometry3d_casts/cast_test_util.h"
+#include "core/geometry3d/cast_test_util.h"
 #include "geometry3d/box_box.h"
 #include "geometry3d/convex_polytope.h"
 #include "geometry3d/sat_polytope.h"

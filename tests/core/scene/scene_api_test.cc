@@ -11,6 +11,8 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "sator/core/geometry3d/convex_hull.h"
+#include "sator/core/geometry3d/triangle_mesh.h"
 #include "sator/core/scene/pose_interpolation.h"
 #include "sator/core/scene/scene.h"
 
@@ -704,6 +706,93 @@ TEST(SceneMemoryTest, WithinTargets) {
     EXPECT_LE(per_body, 256.0);
     EXPECT_LE(per_body_tick, 32.0);
   }
+}
+
+// A grid mesh of 2 * n * n triangles over (n + 1)^2 vertices.
+std::shared_ptr<const TriangleMesh> GridMesh(int n) {
+  std::vector<Vec3> vertices;
+  std::vector<std::uint32_t> indices;
+  for (int i = 0; i <= n; ++i) {
+    for (int j = 0; j <= n; ++j) {
+      vertices.push_back({static_cast<float>(i), 0.0f, static_cast<float>(j)});
+    }
+  }
+  for (int i = 0; i < n; ++i) {
+    for (int j = 0; j < n; ++j) {
+      const auto corner = static_cast<std::uint32_t>(i * (n + 1) + j);
+      const auto right = corner + static_cast<std::uint32_t>(n + 1);
+      for (std::uint32_t index :
+           {corner, corner + 1, right, right, corner + 1, right + 1}) {
+        indices.push_back(index);
+      }
+    }
+  }
+  return MakeTriangleMesh(std::move(vertices), std::move(indices)).value();
+}
+
+// Hulls and meshes are in the scene's memory, each once however many bodies
+// hold it, and leave it with the last body that held it.
+TEST(SceneMemoryTest, CountsMeshesAndHullsOncePerShape) {
+  auto scene = Scene3::Create({}).value();
+  const SceneMemory empty = scene->Memory();
+  EXPECT_EQ(empty.total_bytes(), empty.body_bytes + empty.tree_bytes +
+                                     empty.history_bytes + empty.shape_bytes);
+
+  const std::shared_ptr<const TriangleMesh> mesh = GridMesh(100);
+  const std::size_t input_bytes =
+      mesh->vertices().size() * sizeof(Vec3) +
+      mesh->indices().size() * sizeof(std::uint32_t);
+  auto mesh_shape = std::make_shared<const Shape3>(mesh);
+  std::vector<BodyDesc<3>> bodies(2);
+  for (std::size_t i = 0; i < bodies.size(); ++i) {
+    bodies[i].id = i + 1;
+    bodies[i].shape = mesh_shape;
+    bodies[i].motion = MotionType::kStatic;
+    bodies[i].pose.position = {0.0f, 10.0f * static_cast<float>(i), 0.0f};
+  }
+  ASSERT_TRUE(scene->UpsertBodies(bodies).ok());
+  const SceneMemory with_mesh = scene->Memory();
+  // The input, the BVH and the leaf-order triangles: once, not per body.
+  EXPECT_GE(with_mesh.shape_bytes - empty.shape_bytes,
+            input_bytes + mesh->nodes().size() * sizeof(MeshBvhNode));
+  EXPECT_LT(with_mesh.shape_bytes - empty.shape_bytes,
+            2 * (mesh->MemoryBytes() + sizeof(TriangleMesh)));
+  EXPECT_GE(with_mesh.total_bytes() - empty.total_bytes(), input_bytes);
+
+  // A cube's corners with a point beyond each face's centre.
+  std::vector<Vec3> points;
+  for (const float x : {-1.0f, 1.0f}) {
+    for (const float y : {-1.0f, 1.0f}) {
+      for (const float z : {-1.0f, 1.0f}) points.push_back({x, y, z});
+    }
+  }
+  for (const float s : {-1.5f, 1.5f}) {
+    points.push_back({s, 0.0f, 0.0f});
+    points.push_back({0.0f, s, 0.0f});
+    points.push_back({0.0f, 0.0f, s});
+  }
+  const std::shared_ptr<const ConvexHull> hull = MakeConvexHull(points).value();
+  BodyDesc<3> rock;
+  rock.id = 3;
+  rock.shape = std::make_shared<const Shape3>(hull);
+  rock.pose.position = {50.0f, 0.0f, 0.0f};
+  ASSERT_TRUE(scene->UpsertBodies({rock}).ok());
+  const SceneMemory with_hull = scene->Memory();
+  EXPECT_GE(with_hull.shape_bytes - with_mesh.shape_bytes,
+            hull->vertices.size() * sizeof(Vec3) +
+                hull->faces.size() * sizeof(ConvexHull::Face));
+
+  // One mesh body replaced by a box, then the other removed: the mesh is
+  // gone, the hull stays.
+  bodies[0].shape = std::make_shared<const Shape3>(Box3{{1.0f, 1.0f, 1.0f}});
+  ASSERT_TRUE(scene->UpsertBodies({bodies[0]}).ok());
+  EXPECT_EQ(scene->Memory().shape_bytes, with_hull.shape_bytes);
+  ASSERT_TRUE(scene->RemoveBodies({2}).ok());
+  const SceneMemory without_mesh = scene->Memory();
+  EXPECT_LT(without_mesh.shape_bytes + input_bytes, with_hull.shape_bytes);
+  EXPECT_GE(without_mesh.shape_bytes, hull->vertices.size() * sizeof(Vec3));
+  ASSERT_TRUE(scene->RemoveBodies({3}).ok());
+  EXPECT_LT(scene->Memory().shape_bytes, hull->vertices.size() * sizeof(Vec3));
 }
 
 // Static bodies live in a tree that also keeps the wide ray nodes; the same

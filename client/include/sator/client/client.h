@@ -326,6 +326,22 @@ class Client {
       std::string scene_id, std::vector<RaycastQuery> rays,
       QueryOptions options = {}, const CallOptions& call_options = {});
 
+  // ---- Hit validation (docs/HIT_VALIDATION.md) ----
+  // Judges every shot on one snapshot of the scene, as each shooter saw it:
+  // one verdict per shot, in order. `policy` overrides the scene's for this
+  // call (set fields replace; unset ones keep the scene's). All or nothing:
+  // a malformed shot fails the call with INVALID_ARGUMENT naming it
+  // ("shots[2].direction: ..."); an implausible one gets a rejected verdict.
+  // RESOURCE_EXHAUSTED beyond the server's --max_batch_queries shots.
+  // Retried like the other queries (judging changes nothing);
+  // CallOptions::rewind does not apply (each shot names its view time).
+  absl::StatusOr<ValidateShotsResult> ValidateShots(
+      const std::string& scene_id, absl::Span<const Shot> shots,
+      const HitPolicy& policy = {}, const CallOptions& call_options = {});
+  std::future<absl::StatusOr<ValidateShotsResult>> AsyncValidateShots(
+      std::string scene_id, std::vector<Shot> shots, HitPolicy policy = {},
+      const CallOptions& call_options = {});
+
   // ---- Sessions ----
   // Opens a Session on `scene_id` over this client's connection.
   absl::StatusOr<std::unique_ptr<Session>> OpenSession(

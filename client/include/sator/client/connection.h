@@ -138,6 +138,11 @@ class Connection {
       const QueryOptions& options, const CallContext& context) = 0;
   virtual absl::StatusOr<PairQueryResult> PairQuery(
       const PairQueryRequest& request, const CallContext& context) = 0;
+  // Judges shots on one snapshot of the scene (docs/HIT_VALIDATION.md): one
+  // verdict per shot, in order; a malformed shot fails the call.
+  virtual absl::StatusOr<ValidateShotsResult> ValidateShots(
+      const std::string& scene_id, absl::Span<const Shot> shots,
+      const HitPolicy& policy, const CallContext& context) = 0;
 
   // Opens a Session stream for `scene_id` (sent as metadata; the caller
   // writes the SessionOpen message). The stream has no deadline.

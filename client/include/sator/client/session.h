@@ -32,6 +32,7 @@
 #include <future>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -69,6 +70,10 @@ class Session {
                                                         PoseBatch poses);
   // A query on the session's scene; its options may rewind it.
   std::future<absl::StatusOr<QueryResult>> SubmitQuery(Query query);
+  // Shots on the session's scene, judged on one snapshot (as
+  // Client::ValidateShots).
+  std::future<absl::StatusOr<ValidateShotsResult>> SubmitShots(
+      std::vector<Shot> shots, HitPolicy policy = {});
 
   // Half-closes the stream and waits (up to close_timeout) for the server to
   // answer everything submitted and end the stream; the status the stream

@@ -146,6 +146,9 @@ class ShardedConnection : public Connection {
       const QueryOptions& options, const CallContext& context) override;
   absl::StatusOr<PairQueryResult> PairQuery(
       const PairQueryRequest& request, const CallContext& context) override;
+  absl::StatusOr<ValidateShotsResult> ValidateShots(
+      const std::string& scene_id, absl::Span<const Shot> shots,
+      const HitPolicy& policy, const CallContext& context) override;
   absl::StatusOr<std::unique_ptr<SessionStream>> OpenSession(
       const std::string& scene_id) override;
   absl::StatusOr<std::string> CallJson(const std::string& method,

@@ -71,6 +71,27 @@ enum class Dimension : std::uint8_t {
 // ---- Scenes
 // ------------------------------------------------------------------
 
+// What a shot older than HitPolicy::max_rewind_ms gets.
+enum class RewindLimit : std::uint8_t {
+  // The scene's setting (for a scene: kClamp).
+  kUnspecified = 0,
+  // Judged at the oldest allowed time (reason kClamped when it hits).
+  kClamp = 1,
+  // Rejected (reason kTooOld).
+  kReject = 2,
+};
+
+// The bounds on what a client may claim for its shots (docs/HIT_VALIDATION.md,
+// "The policy"). Unset fields keep the scene's values (or, for a scene, the
+// defaults: 250 ms, clamp, 2, true).
+struct HitPolicy {
+  std::optional<float> max_rewind_ms{};
+  RewindLimit on_too_old = RewindLimit::kUnspecified;
+  // +infinity turns the origin check off.
+  std::optional<float> max_origin_distance{};
+  std::optional<bool> static_blocks{};
+};
+
 struct SceneSettings {
   Dimension dimension = Dimension::kUnspecified;
   // Past ticks kept for rewound queries; 0 means the server default.
@@ -80,6 +101,10 @@ struct SceneSettings {
   float teleport_distance = 0.0f;
   // The most bodies the scene may hold; 0 means the server's limit.
   std::uint32_t max_bodies = 0;
+  // Ticks per second, for shots' view delays in milliseconds; 0 means 60.
+  float tick_rate = 0.0f;
+  // How shots are judged (docs/HIT_VALIDATION.md); unset: the defaults.
+  std::optional<HitPolicy> hit_policy{};
 };
 
 struct SceneStats {
@@ -128,6 +153,12 @@ struct Body {
   std::optional<std::uint64_t> mask{};
   // Opaque to Sator; returned with every hit on this body.
   std::uint64_t user_data = 0;
+  // Hitbox groups (docs/HIT_VALIDATION.md): a dynamic body with group_id != 0
+  // is a part of that group (a player) and `pose` is local to the group;
+  // `part` is the game's label (head, torso...) in [-32768, 32767], returned
+  // with every hit.
+  std::uint64_t group_id = 0;
+  std::int32_t part = 0;
 };
 
 // Everything a scene holds, as ExportScene gives it and ImportScene takes it.
@@ -146,11 +177,18 @@ struct UpsertBodiesResult {
 // The poses of many dynamic bodies for one tick, packed as on the wire:
 // positions holds 2 floats per body in 2D (x, y) or 3 in 3D; rotations 1 per
 // body in 2D (the angle) or 4 in 3D (quaternion x, y, z, w). Fill it with
-// Add(); do not mix 2D and 3D poses in one batch.
+// Add(); do not mix 2D and 3D poses in one batch. Hitbox groups move with one
+// pose each (AddGroup), packed the same way; bodies and groups named in the
+// teleported lists jumped this tick (rewinds do not interpolate across it).
 struct PoseBatch {
   std::vector<std::uint64_t> body_ids{};
   std::vector<float> positions{};
   std::vector<float> rotations{};
+  std::vector<std::uint64_t> group_ids{};
+  std::vector<float> group_positions{};
+  std::vector<float> group_rotations{};
+  std::vector<std::uint64_t> teleported_body_ids{};
+  std::vector<std::uint64_t> teleported_group_ids{};
 
   void Add(std::uint64_t body_id, const Pose2& pose) {
     body_ids.push_back(body_id);
@@ -164,11 +202,31 @@ struct PoseBatch {
     rotations.insert(rotations.end(), {pose.rotation.x, pose.rotation.y,
                                        pose.rotation.z, pose.rotation.w});
   }
+  void AddGroup(std::uint64_t group_id, const Pose2& pose) {
+    group_ids.push_back(group_id);
+    group_positions.insert(group_positions.end(),
+                           {pose.position.x, pose.position.y});
+    group_rotations.push_back(pose.rotation.Angle());
+  }
+  void AddGroup(std::uint64_t group_id, const Pose3& pose) {
+    group_ids.push_back(group_id);
+    group_positions.insert(group_positions.end(),
+                           {pose.position.x, pose.position.y, pose.position.z});
+    group_rotations.insert(
+        group_rotations.end(),
+        {pose.rotation.x, pose.rotation.y, pose.rotation.z, pose.rotation.w});
+  }
+  // Body poses in the batch (groups not counted).
   std::size_t size() const { return body_ids.size(); }
   void Clear() {
     body_ids.clear();
     positions.clear();
     rotations.clear();
+    group_ids.clear();
+    group_positions.clear();
+    group_rotations.clear();
+    teleported_body_ids.clear();
+    teleported_group_ids.clear();
   }
 };
 
@@ -278,6 +336,9 @@ struct Hit {
   // An edge or face index (the triangle index for a mesh), or -1.
   std::int32_t feature = -1;
   bool started_inside = false;
+  // A part of a hitbox group: its group and part label (0, 0 otherwise).
+  std::uint64_t group_id = 0;
+  std::int32_t part = 0;
 };
 
 // The broad phase's work for one query.
@@ -317,6 +378,107 @@ struct RaycastBatchResult {
                                offsets[ray + 1] - offsets[ray]);
   }
 };
+
+// ---- Hit validation (docs/HIT_VALIDATION.md)
+// ------------------------------------------
+
+// The group (and optionally part) a client says its shot hit. The part is
+// reported, not enforced: the verdict's hit names the part reached.
+struct ShotTarget {
+  std::uint64_t group_id = 0;
+  std::optional<std::int32_t> part{};
+};
+
+// A view time as a delay: `ms` milliseconds before the scene's current tick
+// (converted with the scene's tick_rate; negative is in the future).
+struct ViewDelay {
+  double ms = 0.0;
+};
+
+// One shot, judged as the shooter saw the world.
+struct Shot {
+  // The game's id for the shot, echoed in its verdict.
+  std::uint64_t shot_id = 0;
+  // The shooter's hitbox group; its own parts are never hit.
+  std::uint64_t shooter_group_id = 0;
+  AnyVector origin{};
+  // Need not be unit length; not zero.
+  AnyVector direction{};
+  // In (0, 1e15].
+  float range = 0.0f;
+  // Unset: a ray. Else a sphere or capsule (2D: circle or capsule) swept
+  // from `origin` along direction * range, rotated by shape_pose (whose
+  // position is ignored).
+  std::optional<AnyShape> shape{};
+  std::optional<AnyPose> shape_pose{};
+  // Unset: no target claimed.
+  std::optional<ShotTarget> target{};
+  // When the client saw the world; monostate: the scene's current tick.
+  std::variant<std::monostate, Rewind, ViewDelay> view_time{};
+  // Groups whose layer and mask fail QueryFilter's test with these are
+  // friendly (never hit). Unset: all 64 bits.
+  std::optional<std::uint64_t> layer{};
+  std::optional<std::uint64_t> mask{};
+};
+
+enum class ShotOutcome : std::uint8_t {
+  kUnspecified = 0,
+  kHit = 1,
+  kMiss = 2,
+  kRejected = 3,
+};
+
+// Exactly one per verdict, in the numbering of sator.v1.ShotReason.
+enum class ShotReason : std::uint8_t {
+  kUnspecified = 0,
+  kHit = 1,
+  kClamped = 2,
+  kOtherTargetHit = 3,
+  kNothingHit = 4,
+  kBlockedByWorld = 5,
+  kTargetMissed = 6,
+  kOutOfRange = 7,
+  kTargetTeleported = 8,
+  kTooOld = 9,
+  kInFuture = 10,
+  kUnknownShooter = 11,
+  kOriginTooFar = 12,
+  kUnknownTarget = 13,
+};
+
+struct ShotVerdict {
+  std::uint64_t shot_id = 0;
+  ShotOutcome outcome = ShotOutcome::kUnspecified;
+  ShotReason reason = ShotReason::kUnspecified;
+  // The first thing the shot hit (a part, or a blocker); distance is along
+  // the shot.
+  std::optional<Hit> hit{};
+  // The time judged at (after clamping), and how many ticks before the
+  // current tick that is.
+  std::int64_t tick = 0;
+  float fraction = 0.0f;
+  double rewind_ticks = 0.0;
+  bool clamped = false;
+  // For a claimed target the shot did not hit: the gap between the shot and
+  // the target's nearest part, blockers ignored (favour-the-shooter
+  // tolerances compare it).
+  std::optional<float> target_miss_distance{};
+};
+
+struct ValidateShotsResult {
+  // One per shot, in the order sent.
+  std::vector<ShotVerdict> verdicts{};
+  // The scene's newest tick when the shots were judged.
+  std::int64_t current_tick = 0;
+};
+
+// The tick and fraction `delay_ms` milliseconds before `current_tick` at
+// `tick_rate` ticks per second (the server's own conversion: a fraction
+// never reaches 1). INVALID_ARGUMENT naming the argument for a tick < 0, a
+// rate not in (0, 100000] or a delay not finite; OUT_OF_RANGE for a delay
+// that reaches before tick 0.
+absl::StatusOr<Rewind> ViewDelayToRewind(std::int64_t current_tick,
+                                         double tick_rate, double delay_ms);
 
 // ---- Pair queries (no scene)
 // -------------------------------------------------
@@ -360,10 +522,16 @@ struct SessionPoseUpdate {
   PoseBatch poses{};
 };
 
+// Shots on the session's scene.
+struct SessionShots {
+  std::vector<Shot> shots{};
+  HitPolicy policy{};
+};
+
 // One message a session sends. `sequence` is echoed in its reply.
 struct SessionRequest {
   std::uint64_t sequence = 0;
-  std::variant<SessionOpen, SessionPoseUpdate, Query> kind{};
+  std::variant<SessionOpen, SessionPoseUpdate, Query, SessionShots> kind{};
 };
 
 // Replies to a SessionOpen.
@@ -379,7 +547,8 @@ struct SessionReply {
   std::uint64_t sequence = 0;
   absl::Status status{};
   // Empty when status is not OK.
-  std::variant<std::monostate, SessionOpened, SessionPosesApplied, QueryResult>
+  std::variant<std::monostate, SessionOpened, SessionPosesApplied, QueryResult,
+               ValidateShotsResult>
       kind{};
 };
 

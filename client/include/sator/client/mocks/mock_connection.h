@@ -97,6 +97,10 @@ class MockConnection : public Connection {
   MOCK_METHOD(absl::StatusOr<PairQueryResult>, PairQuery,
               (const PairQueryRequest& request, const CallContext& context),
               (override));
+  MOCK_METHOD(absl::StatusOr<ValidateShotsResult>, ValidateShots,
+              (const std::string& scene_id, absl::Span<const Shot> shots,
+               const HitPolicy& policy, const CallContext& context),
+              (override));
   MOCK_METHOD(absl::StatusOr<std::unique_ptr<SessionStream>>, OpenSession,
               (const std::string& scene_id), (override));
   MOCK_METHOD(absl::StatusOr<std::string>, CallJson,

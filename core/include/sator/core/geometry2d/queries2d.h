@@ -1,12 +1,10 @@
 // Pair queries and ray casts on 2D shapes.
 //
-// Two layers:
-//  - Generic entry points taking world poses (Overlap, Contact, Sweep,
-//    RayCast, ComputeAabb). They compute B's pose relative to A once
-//    (MulT), dispatch once on the pair of variant indices, work in A's frame
-//    and map results back to the world frame.
-//  - Typed fast paths (OverlapBoxBox, ContactPolygons, ...) taking B's pose
-//    in A's frame and answering in A's frame; the generic layer calls them.
+// The entry points take world poses (Overlap, Contact, Sweep, RayCast,
+// ComputeAabb): they compute B's pose relative to A once (MulT), look up the
+// function for the pair of shape kinds in one table, work in A's frame and
+// map results back to the world frame. The *Local forms take B's pose in
+// A's frame and answer in A's frame.
 //
 // Semantics of the results are those of sator/core/query_types.h; the
 // touching tolerance is that of tolerance2d.h. Inputs are assumed valid
@@ -22,7 +20,7 @@
 
 namespace sator {
 
-// ---- Generic, world frame -------------------------------------------------
+// ---- World frame -----------------------------------------------------------
 
 // True when the shapes overlap or touch within the touching tolerance: their
 // exact distance is at most the tolerance (for boxes and polygons too, whose
@@ -59,7 +57,7 @@ RayResult<2> RayCast(const Shape2& shape, const Pose2& pose, const Ray<2>& ray);
 // The tight world-frame AABB of the shape at the pose.
 Aabb2 ComputeAabb(const Shape2& shape, const Pose2& pose);
 
-// ---- Generic, in A's frame --------------------------------------------------
+// ---- In A's frame -----------------------------------------------------------
 // b_in_a = MulT(pose_a, pose_b); results are in A's frame.
 bool OverlapLocal(const Shape2& a, const Shape2& b, const Pose2& b_in_a);
 ContactResult<2> ContactLocal(const Shape2& a, const Shape2& b,
@@ -70,26 +68,6 @@ SweepResult<2> SweepLocal(const Shape2& a, const Shape2& b, const Pose2& b_in_a,
                           Vec2 motion);
 // The ray in the shape's frame.
 RayResult<2> RayCastLocal(const Shape2& shape, const Ray<2>& ray);
-
-// ---- Typed fast paths, in A's frame ----------------------------------------
-bool OverlapBoxBox(const Box2& a, const Box2& b, const Pose2& b_in_a);
-bool OverlapPolygons(const ConvexPolygon& a, const ConvexPolygon& b,
-                     const Pose2& b_in_a);
-bool OverlapPolygonCircle(const ConvexPolygon& a, const Circle& b,
-                          const Pose2& b_in_a);
-ContactResult<2> ContactBoxBox(const Box2& a, const Box2& b,
-                               const Pose2& b_in_a);
-ContactResult<2> ContactPolygons(const ConvexPolygon& a, const ConvexPolygon& b,
-                                 const Pose2& b_in_a);
-ContactResult<2> ContactPolygonCircle(const ConvexPolygon& a, const Circle& b,
-                                      const Pose2& b_in_a);
-SweepResult<2> SweepBoxBox(const Box2& a, const Box2& b, const Pose2& b_in_a,
-                           Vec2 motion);
-SweepResult<2> SweepPolygons(const ConvexPolygon& a, const ConvexPolygon& b,
-                             const Pose2& b_in_a, Vec2 motion);
-RayResult<2> RayCastPolygon(const ConvexPolygon& polygon, const Ray<2>& ray);
-RayResult<2> RayCastBox(const Box2& box, const Ray<2>& ray);
-RayResult<2> RayCastCircle(const Circle& circle, const Ray<2>& ray);
 
 }  // namespace sator
 

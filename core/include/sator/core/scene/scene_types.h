@@ -305,19 +305,32 @@ struct QueryResult {
   broadphase::TreeStats stats;
 };
 
+// The heap bytes of the convex hull or triangle mesh `shape` holds
+// (vertices, faces, triangles, a mesh's BVH); 0 for the shapes held inline.
+std::size_t ShapeHeapBytes(const Shape2& shape);
+std::size_t ShapeHeapBytes(const Shape3& shape);
+
 struct BodyCounts {
   std::size_t static_bodies = 0;
   std::size_t dynamic_bodies = 0;
 };
 
 // Memory held by a scene's newest state, for metrics and the targets of
-// docs/core/scene.md (shape data is counted apart: shapes are shared).
+// docs/core/scene.md.
 struct SceneMemory {
   std::size_t body_bytes = 0;     // Records, id index, per-body writer state.
   std::size_t tree_bytes = 0;     // Broad-phase trees.
   std::size_t history_bytes = 0;  // Pose arrays of the ticks kept.
+  // The convex hulls and triangle meshes the bodies hold (vertices, faces,
+  // triangles, a mesh's BVH), each counted once however many bodies share
+  // it. Other shapes are inline in the body records.
+  std::size_t shape_bytes = 0;
   std::size_t body_count = 0;
   std::size_t history_ticks = 0;
+
+  std::size_t total_bytes() const {
+    return body_bytes + tree_bytes + history_bytes + shape_bytes;
+  }
 };
 
 }  // namespace sator::scene

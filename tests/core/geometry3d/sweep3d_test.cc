@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "core/geometry3d/double_reference3d.h"
-#include "core/geometry3d_casts/shape_gen.h"
+#include "core/geometry3d/shape_gen.h"
 #include "gtest/gtest.h"
 #include "sator/core/geometry3d/contact3d.h"
 #include "sator/core/geometry3d/convex_hull.h"

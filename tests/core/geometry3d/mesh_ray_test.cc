@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <limits>
 
-#include "core/geometry3d_casts/mesh_test_util.h"
+#include "core/geometry3d/mesh_test_util.h"
 #include "gtest/gtest.h"
 #include "sator/core/geometry3d/raycast3d.h"
 

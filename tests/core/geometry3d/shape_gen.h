@@ -1,11 +1,11 @@
 // Seeded random convex shapes of every kind, for the property tests.
-#ifndef SATOR_TESTS_CORE_GEOMETRY3D_CASTS_SHAPE_GEN_H_
-#define SATOR_TESTS_CORE_GEOMETRY3D_CASTS_SHAPE_GEN_H_
+#ifndef SATOR_TESTS_CORE_GEOMETRY3D_SHAPE_GEN_H_
+#define SATOR_TESTS_CORE_GEOMETRY3D_SHAPE_GEN_H_
 
 #include <memory>
 #include <vector>
 
-#include "core/geometry3d_casts/cast_test_util.h"
+#include "core/geometry3d/cast_test_util.h"
 #include "sator/core/geometry3d/convex_hull.h"
 #include "sator/core/geometry3d/shape3d.h"
 
@@ -70,4 +70,4 @@ inline ConvexShape3 RandomShape(int kind, Rng& rng) {
 
 }  // namespace sator::testing_util
 
-#endif  // SATOR_TESTS_CORE_GEOMETRY3D_CASTS_SHAPE_GEN_H_
+#endif  // SATOR_TESTS_CORE_GEOMETRY3D_SHAPE_GEN_H_

@@ -570,7 +570,7 @@ bool EitherRound(ShapeKind3 a, ShapeKind3 b) {
 // inside a box and a capsule lying on a face: with cores touching or
 // intersecting, ContactRound takes the point from the round core, since the
 // polytope's support is often a whole face.
-TEST(Review3dTest, ExactlyDegenerateContactMatchesDoubleReference) {
+TEST(Degenerate3dTest, ExactlyDegenerateContactMatchesDoubleReference) {
   EXPECT_EQ(RunContactFamilies(EitherRound), 0);
 }
 
@@ -581,7 +581,7 @@ TEST(Review3dTest, ExactlyDegenerateContactMatchesDoubleReference) {
 // can lie 0.76 beyond a triangle (sat_polytope.cc, kFaceContactSine), and
 // with a triangle the pair named by the search need not be the pair that
 // supports (SupportingEdge).
-TEST(Review3dTest, PolytopeContactPointsLieBetweenSurfaces) {
+TEST(Degenerate3dTest, PolytopeContactPointsLieBetweenSurfaces) {
   EXPECT_EQ(RunContactFamilies([](ShapeKind3, ShapeKind3) { return true; }), 0);
 }
 
@@ -600,7 +600,7 @@ bool NearOneOf(Vec3 p, const std::vector<Vec3>& expected, float tol) {
 // (-1.25, -0.75, 2.125), 0.76 beyond the triangle. The face gives the
 // triangle's corners midway between the triangle and the box's top face
 // (z = 2.25), whichever order.
-TEST(Review3dTest, EdgeAxisAlongAFaceNormalClipsTheFace) {
+TEST(Degenerate3dTest, EdgeAxisAlongAFaceNormalClipsTheFace) {
   const float s = std::sqrt(0.5f);
   const ConvexShape3 tri = Triangle3{
       {0.0f, -1.0f, 0.25f}, {0.75f, -1.0f, 0.25f}, {0.0f, -1.5f, 0.25f}};
@@ -635,7 +635,7 @@ TEST(Review3dTest, EdgeAxisAlongAFaceNormalClipsTheFace) {
 // point within depth / 2 of both (an octahedron |x| + |y| + |z| <= r is
 // (|x| + |y| + |z| - r) / sqrt(3) from a point beyond one face); a point
 // read off the two edges would lie 0.43 outside B with depth 0.577.
-TEST(Review3dTest, OctahedraMeetingFaceToFaceContactPoints) {
+TEST(Degenerate3dTest, OctahedraMeetingFaceToFaceContactPoints) {
   const auto octahedron = [](float r) {
     return *MakeConvexHull(
         {{r, 0, 0}, {-r, 0, 0}, {0, r, 0}, {0, -r, 0}, {0, 0, r}, {0, 0, -r}});
@@ -669,7 +669,7 @@ TEST(Review3dTest, OctahedraMeetingFaceToFaceContactPoints) {
 // const gives the same axis, and the search kept a hull edge that does not
 // support (the point lay 0.83 off the triangle). The supporting edges cross
 // at x = -0.475, z = 0.525 (in the shapes' frame); the point is midway.
-TEST(Review3dTest, TriangleEdgeAxisUsesTheSupportingEdges) {
+TEST(Degenerate3dTest, TriangleEdgeAxisUsesTheSupportingEdges) {
   const float s = std::sqrt(0.5f);
   const ConvexShape3 tri = Triangle3{
       {-1.0f, 0.5f, 0.75f}, {-0.25f, 0.75f, -0.75f}, {0.75f, 0.5f, 0.0f}};
@@ -700,7 +700,7 @@ TEST(Review3dTest, TriangleEdgeAxisUsesTheSupportingEdges) {
 // 120 degree turn). Depth 0.75 along -x; the point midway between the
 // surfaces is the sphere's centre moved 0.125 towards -x, whichever order
 // (not the box face's corner (-1.125, -2.5, -1.5), B's support vertex).
-TEST(Review3dTest, SphereInsideBoxFaceContactPoint) {
+TEST(Degenerate3dTest, SphereInsideBoxFaceContactPoint) {
   const ConvexShape3 sphere = Sphere{0.5f};
   const Pose3 ps{{-1.0f, -1.0f, -0.75f}, {}};
   const ConvexShape3 box = Box3{{1.5f, 0.75f, 1.25f}};
@@ -832,7 +832,7 @@ int RunSweepFamilies(bool point) {
 // miss never overlapping), started-overlapping iff overlapping at t = 0 and
 // the normal separating the shapes at impact, both orders, within
 // 4 FLT_EPSILON x M.
-TEST(Review3dTest, ExactlyDegenerateSweepMatchesDoubleReference) {
+TEST(Degenerate3dTest, ExactlyDegenerateSweepMatchesDoubleReference) {
   EXPECT_EQ(RunSweepFamilies(/*point=*/false), 0);
 }
 
@@ -842,7 +842,7 @@ TEST(Review3dTest, ExactlyDegenerateSweepMatchesDoubleReference) {
 // of both faces' corners would be 0.75 off A), and a box 2e-3 thick whose
 // edge or vertex could be taken for a face or an edge (supporting features
 // chosen within 1e-4 of the coordinates would be 2e-4 off).
-TEST(Review3dTest, SweepContactPointOnBothSurfaces) {
+TEST(Degenerate3dTest, SweepContactPointOnBothSurfaces) {
   EXPECT_EQ(RunSweepFamilies(/*point=*/true), 0);
 }
 
@@ -851,7 +851,7 @@ TEST(Review3dTest, SweepContactPointOnBothSurfaces) {
 // so the shapes touch only along the segment x = -1.25, y = 0.303571,
 // z in [-0.5357, 0.9643]. The point was (-0.5, 0.3036, 0.4821), the middle
 // of the two faces' corners, 0.75 off A.
-TEST(Review3dTest, BoxSweepFacesMeetingAlongAnEdgeContactPoint) {
+TEST(Degenerate3dTest, BoxSweepFacesMeetingAlongAnEdgeContactPoint) {
   const float s = std::sqrt(0.5f);
   const ConvexShape3 a = Box3{{0.25f, 0.75f, 0.25f}};
   const Pose3 pa{{0.75f, 2.0f, -0.75f}, {s, 0.0f, 0.0f, s}};
@@ -875,7 +875,7 @@ TEST(Review3dTest, BoxSweepFacesMeetingAlongAnEdgeContactPoint) {
 // n). The point is the middle of the edge, (1e-3, 1, 0); supporting features
 // chosen within 1e-4 of the projections (3e-4 here) would take A's face
 // y = 1 instead, and its middle lies 1e-4 off A.
-TEST(Review3dTest, ThinBoxSweepContactPointOnItsEdge) {
+TEST(Degenerate3dTest, ThinBoxSweepContactPointOnItsEdge) {
   const float sin_t = 0.1f;
   const float cos_t = std::sqrt(1.0f - sin_t * sin_t);
   const Vec3 n{sin_t, cos_t, 0.0f};
@@ -981,7 +981,7 @@ std::string CheckRay(const ConvexShape3& shape, const Pose3& pose,
   return "";
 }
 
-TEST(Review3dTest, ExactlyDegenerateRayMatchesDoubleReference) {
+TEST(Degenerate3dTest, ExactlyDegenerateRayMatchesDoubleReference) {
   int total_failures = 0;
   for (int ik = 0; ik < 5; ++ik) {
     Grid g(3000 + ik);
@@ -1032,7 +1032,7 @@ TEST(Review3dTest, ExactlyDegenerateRayMatchesDoubleReference) {
 // clipping leaves nothing (ClipFaces' round-off fallback, likewise). Every
 // point of an overlapping result must lie within depth / 2 of both triangles
 // plus 1e-5 of the length (the tilt and the overlap allowed).
-TEST(Review3dTest, CoplanarTrianglesMeetingAtAnEdgeContactPoints) {
+TEST(Degenerate3dTest, CoplanarTrianglesMeetingAtAnEdgeContactPoints) {
   std::mt19937 rng(6161);
   const auto u = [&rng](float lo, float hi) {
     return std::uniform_real_distribution<float>(lo, hi)(rng);

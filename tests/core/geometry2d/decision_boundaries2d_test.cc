@@ -85,7 +85,8 @@ double Distance(const std::vector<D2>& p, const std::vector<D2>& q) {
 // A's by a little less than the tolerance, the boxes are apart (exact
 // distance 1.05 x tolerance, vertex of A against B's face), and Overlap and
 // Contact both say so (A's axis alone would give depth -0.97 x tolerance).
-TEST(Review2d, ContactAgreesWithOverlapWhenTheFaceBiasPicksTheShallowerAxis) {
+TEST(DecisionBoundaries2d,
+     ContactAgreesWithOverlapWhenTheFaceBiasPicksTheShallowerAxis) {
   const double theta = 5e-6;
   const Rot2 rot{static_cast<float>(std::cos(theta)),
                  static_cast<float>(std::sin(theta))};
@@ -128,11 +129,12 @@ TEST(Review2d, ContactAgreesWithOverlapWhenTheFaceBiasPicksTheShallowerAxis) {
 // B's corner nearest A lies just below A's right face, outside its slab,
 // and B's left face (the incident face) leaves A's face at 0.3 rad, so the
 // part of it clipped to A's slab is 6.4e-5 from A's face, just past
-// -tolerance. Keeping no clipped point would leave ContactBoxBox with
+// -tolerance. Keeping no clipped point would leave the contact with
 // point_count 0 (also as the `initial` of a box-box Sweep), and falling back
 // to the incident polygon's vertex 0 would give B's far corner (3.50, 0.32),
 // 2.5 units outside A: the deeper clipped point must be kept.
-TEST(Review2d, ContactPointsOfATouchWithinTheToleranceLieOnBothShapes) {
+TEST(DecisionBoundaries2d,
+     ContactPointsOfATouchWithinTheToleranceLieOnBothShapes) {
   const Vec2 h{1.0f, 1.0f};
   const Pose2 pose_a{{0.0f, 0.0f}, {1.0f, 0.0f}};
   const Pose2 pose_b{{2.25091457f, -0.340202302f},
@@ -184,7 +186,7 @@ TEST(Review2d, ContactPointsOfATouchWithinTheToleranceLieOnBothShapes) {
 // error it accepts (squared length 1 + 2e-6, so |(c, s)| - 1
 // up to 1e-6) stays a tenth of the relative touching tolerance: the same
 // pair still touches, and the ray still hits A at 100 within the tolerance.
-TEST(Review2d, RotationAcceptedByValidatePoseKeepsTheTolerance) {
+TEST(DecisionBoundaries2d, RotationAcceptedByValidatePoseKeepsTheTolerance) {
   const Shape2 a = Box2{{1000.0f, 1.0f}};
   const Shape2 b = Box2{{1.0f, 1.0f}};
   const Pose2 pose_b{{1001.0f, 0.0f}, {1.0f, 0.0f}};
@@ -224,7 +226,8 @@ TEST(Review2d, RotationAcceptedByValidatePoseKeepsTheTolerance) {
 // time and round casts enter only at separation 0, not at the tolerance,
 // would rule the pair out on an axis that separates by 0 < s0 <= tol and
 // never closes, and say kMiss.
-TEST(Review2d, SweepThatTouchesWithinTheToleranceOnTheWayIsNotAMiss) {
+TEST(DecisionBoundaries2d,
+     SweepThatTouchesWithinTheToleranceOnTheWayIsNotAMiss) {
   const Pose2 pose_a{{0.0f, 0.0f}, {1.0f, 0.0f}};
   const Pose2 start{{-5.0f, 2.00001f}, {1.0f, 0.0f}};
   const Vec2 motion{10.0f, 0.0f};
@@ -253,7 +256,7 @@ TEST(Review2d, SweepThatTouchesWithinTheToleranceOnTheWayIsNotAMiss) {
 // a ray starting 5 x tolerance past a tip must all say apart (the SAT alone:
 // touching, depth -1.9e-5, kStartedOverlapping, started_inside). A 1-degree
 // spike would be called touching at 115 x tolerance.
-TEST(Review2d, SharpCornersApartByMoreThanTheToleranceDoNotTouch) {
+TEST(DecisionBoundaries2d, SharpCornersApartByMoreThanTheToleranceDoNotTouch) {
   const float w = 2.0f * std::tan(5.0f * 3.14159265f / 180.0f);
   const Shape2 spike =
       *MakeConvexPolygon(std::vector<Vec2>{{-1, -w}, {1, 0}, {-1, w}});
@@ -335,7 +338,7 @@ Nearest ExactNearest(const std::vector<D2>& p, const std::vector<D2>& q) {
 // A spike: tip at (1, 0) with an interior angle of `degrees`, base corners
 // at (-1, +-w), and `back` more vertices on the half circle of radius w
 // behind the base (a triangle for back = 0; back = 9 gives 12 vertices,
-// beyond ContactPolygons' 8-vertex register path). Its tip's exterior
+// more than one group of eight SIMD lanes). Its tip's exterior
 // angle is 180 - degrees, so the edge-normal SAT sees a tip-to-tip gap
 // times sin(degrees / 2).
 ConvexPolygon Spike(double degrees, int back) {
@@ -397,7 +400,7 @@ void ExpectTouching(const Shape2& a, const Pose2& pa, const Shape2& b,
 // squares as polygons). The SAT gap is at most sin(5 degrees), sin(45
 // degrees) and cos(45 degrees) of the distance: at 1.1 x tolerance the SAT
 // verdict alone would be "touching" for every one.
-TEST(Review2d, SharpCornersTouchByTheirExactDistance) {
+TEST(DecisionBoundaries2d, SharpCornersTouchByTheirExactDistance) {
   const Pose2 origin{{0.0f, 0.0f}, {1.0f, 0.0f}};
   for (const double fraction : {0.9, 1.1}) {
     const bool touching = fraction < 1.0;
@@ -478,7 +481,7 @@ TEST(Review2d, SharpCornersTouchByTheirExactDistance) {
 // tolerance of the boundary are ambiguous by float round-off and skipped.
 // Random rays starting near a vertex, pointing away: started_inside is
 // "distance <= tolerance" too.
-TEST(Review2d, TouchingIsTheExactDistanceOnNearTouchingPairs) {
+TEST(DecisionBoundaries2d, TouchingIsTheExactDistanceOnNearTouchingPairs) {
   test2d::ShapeGen gen(4242u);
   const auto shape = [&](int kind) -> Shape2 {
     if (kind == 0)
@@ -671,7 +674,7 @@ TEST(Review2d, TouchingIsTheExactDistanceOnNearTouchingPairs) {
 // the box's corner (-1, 1) and r its radius. At g = 2 x tolerance (the
 // sweep's, at t = 0): a miss.
 // Both ways round (A's vertices cast against B's edges then).
-TEST(Review2d, SweepPassingWithinTheToleranceIsAHitForEveryKind) {
+TEST(DecisionBoundaries2d, SweepPassingWithinTheToleranceIsAHitForEveryKind) {
   const Pose2 origin{{0.0f, 0.0f}, {1.0f, 0.0f}};
   const Shape2 box = Box2{{1.0f, 1.0f}};
   struct Kind {
@@ -750,7 +753,7 @@ TEST(Review2d, SweepPassingWithinTheToleranceIsAHitForEveryKind) {
 // distance, within the tolerance in both cases; the exact distance decides:
 // a hit where the tips come within the tolerance (tip height -sqrt(tol^2 -
 // x^2)), and a miss.
-TEST(Review2d, SweepPastASharpTipGrazesByTheExactDistance) {
+TEST(DecisionBoundaries2d, SweepPastASharpTipGrazesByTheExactDistance) {
   const Pose2 origin{{0.0f, 0.0f}, {1.0f, 0.0f}};
   const Shape2 spike = Spike(10.0, 0);
   const float guess = TouchingTolerance(2.0f * ExtentOf(spike) + 3.61f);
@@ -786,7 +789,8 @@ TEST(Review2d, SweepPastASharpTipGrazesByTheExactDistance) {
 // meet the needle: they must miss) and rays crossing the axis inside the needle
 // (which must hit on the boundary, within the tolerance, and enter through
 // one of the two long edges).
-TEST(Review2d, RayPastANeedleTipMissesAndThroughItHitsOnTheBoundary) {
+TEST(DecisionBoundaries2d,
+     RayPastANeedleTipMissesAndThroughItHitsOnTheBoundary) {
   {
     const ConvexPolygon needle =
         *MakeConvexPolygon(std::vector<Vec2>{{-3.05185097e-07f, 0.00992187206f},
@@ -894,7 +898,7 @@ TEST(Review2d, RayPastANeedleTipMissesAndThroughItHitsOnTheBoundary) {
 // edge (then it enters through the other long edge, far along: a grazing
 // crossing) or outside it (then it misses or touches): either way a hit
 // point must lie on the needle's boundary, within the tolerance.
-TEST(Review2d, RayAlongANeedleEdgeHitsOnTheBoundary) {
+TEST(DecisionBoundaries2d, RayAlongANeedleEdgeHitsOnTheBoundary) {
   {
     const ConvexPolygon needle = *MakeConvexPolygon(
         std::vector<Vec2>{{-0.988280892f, -0.988280892f},

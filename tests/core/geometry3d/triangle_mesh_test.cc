@@ -5,7 +5,7 @@
 #include <limits>
 #include <vector>
 
-#include "core/geometry3d_casts/mesh_test_util.h"
+#include "core/geometry3d/mesh_test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 

@@ -12,7 +12,7 @@
 #include <cstdio>
 #include <memory>
 
-#include "core/geometry3d_casts/shape_gen.h"
+#include "core/geometry3d/shape_gen.h"
 #include "fcl/narrowphase/continuous_collision.h"
 #include "gtest/gtest.h"
 #include "sator/core/geometry3d/sweep3d.h"

@@ -8,7 +8,7 @@
 #include <memory>
 #include <variant>
 
-#include "core/geometry3d_casts/cast_test_util.h"
+#include "core/geometry3d/cast_test_util.h"
 #include "gtest/gtest.h"
 
 namespace sator {

@@ -1,7 +1,7 @@
 // Helpers shared by the geometry3d casts tests: seeded random inputs and
 // exact signed distances used as independent checks.
-#ifndef SATOR_TESTS_CORE_GEOMETRY3D_CASTS_CAST_TEST_UTIL_H_
-#define SATOR_TESTS_CORE_GEOMETRY3D_CASTS_CAST_TEST_UTIL_H_
+#ifndef SATOR_TESTS_CORE_GEOMETRY3D_CAST_TEST_UTIL_H_
+#define SATOR_TESTS_CORE_GEOMETRY3D_CAST_TEST_UTIL_H_
 
 #include <algorithm>
 #include <cmath>
@@ -115,4 +115,4 @@ inline float DistanceTriangle(const Triangle3& t, Vec3 p) {
 
 }  // namespace sator::testing_util
 
-#endif  // SATOR_TESTS_CORE_GEOMETRY3D_CASTS_CAST_TEST_UTIL_H_
+#endif  // SATOR_TESTS_CORE_GEOMETRY3D_CAST_TEST_UTIL_H_

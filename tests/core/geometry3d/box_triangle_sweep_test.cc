@@ -10,7 +10,7 @@
 #include <cstdio>
 #include <limits>
 
-#include "core/geometry3d_casts/cast_test_util.h"
+#include "core/geometry3d/cast_test_util.h"
 #include "geometry3d/sweep_sat.h"
 #include "gtest/gtest.h"
 #include "sator/core/geometry3d/shapes3d.h"

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "core/geometry3d_casts/shape_gen.h"
+#include "core/geometry3d/shape_gen.h"
 #include "geometry3d/convex_closest.h"
 #include "geometry3d/sweep_round.h"
 #include "geometry3d/sweep_sat.h"

@@ -11,9 +11,9 @@
 #include <limits>
 #include <variant>
 
+#include "core/geometry3d/mesh_test_util.h"
 #include "core/geometry3d/same_bits3d.h"
-#include "core/geometry3d_casts/mesh_test_util.h"
-#include "core/geometry3d_casts/shape_gen.h"
+#include "core/geometry3d/shape_gen.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "sator/core/geometry3d/aabb3d.h"

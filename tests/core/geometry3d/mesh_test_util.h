@@ -1,12 +1,12 @@
 // Seeded test meshes: a height-field terrain and a triangle soup.
-#ifndef SATOR_TESTS_CORE_GEOMETRY3D_CASTS_MESH_TEST_UTIL_H_
-#define SATOR_TESTS_CORE_GEOMETRY3D_CASTS_MESH_TEST_UTIL_H_
+#ifndef SATOR_TESTS_CORE_GEOMETRY3D_MESH_TEST_UTIL_H_
+#define SATOR_TESTS_CORE_GEOMETRY3D_MESH_TEST_UTIL_H_
 
 #include <cstdint>
 #include <memory>
 #include <vector>
 
-#include "core/geometry3d_casts/cast_test_util.h"
+#include "core/geometry3d/cast_test_util.h"
 #include "sator/core/geometry3d/triangle_mesh.h"
 
 namespace sator::testing_util {
@@ -60,4 +60,4 @@ inline MeshInput Soup(int count, float half, float size, unsigned seed) {
 
 }  // namespace sator::testing_util
 
-#endif  // SATOR_TESTS_CORE_GEOMETRY3D_CASTS_MESH_TEST_UTIL_H_
+#endif  // SATOR_TESTS_CORE_GEOMETRY3D_MESH_TEST_UTIL_H_

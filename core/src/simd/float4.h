@@ -1,0 +1,192 @@
+// Private: four floats operated on together, the vector type of the core.
+//
+// Algorithms are written against Float4 and Mask4 (lane-wise arithmetic,
+// compares, selects, min and max, and a few reductions) and name no
+// instruction set; this header is the only place that does. Two
+// implementations with the same interface and the same results, lane for
+// lane:
+//  - native (the default): GCC/Clang vector extensions, which compile to SSE
+//    on x86-64 and NEON on AArch64, with SSE2's movemask for the lane bits;
+//  - portable (SATOR_PORTABLE_SIMD defined, the `portable` CMake preset):
+//    arrays of four and loops, standard C++ only.
+// Every operation rounds as the scalar float operation does (IEEE single,
+// no fused multiply-add), so a query's answer does not depend on which one
+// is built. Min and Max are std::min and std::max lane by lane (the first
+// operand for ties and NaN).
+#ifndef SATOR_CORE_SRC_SIMD_FLOAT4_H_
+#define SATOR_CORE_SRC_SIMD_FLOAT4_H_
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+
+#if !defined(SATOR_PORTABLE_SIMD) && defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+namespace sator::simd {
+
+#if defined(SATOR_PORTABLE_SIMD)
+
+// The lanes of a compare: all bits set where it holds, else zero.
+struct Mask4 {
+  std::int32_t lane[4];
+  std::int32_t operator[](int i) const { return lane[i]; }
+};
+
+struct Float4 {
+  float lane[4];
+
+  Float4() = default;
+  Float4(float x, float y, float z, float w) : lane{x, y, z, w} {}
+  static Float4 Splat(float x) { return {x, x, x, x}; }
+  // Four floats from p (any alignment).
+  static Float4 Load(const float* p) { return {p[0], p[1], p[2], p[3]}; }
+  void Store(float* p) const { std::memcpy(p, lane, sizeof(lane)); }
+  float operator[](int i) const { return lane[i]; }
+};
+
+namespace internal {
+template <typename Op>
+inline Float4 Map(Float4 a, Float4 b, Op op) {
+  return {op(a.lane[0], b.lane[0]), op(a.lane[1], b.lane[1]),
+          op(a.lane[2], b.lane[2]), op(a.lane[3], b.lane[3])};
+}
+template <typename Op>
+inline Mask4 Compare(Float4 a, Float4 b, Op op) {
+  Mask4 m;
+  for (int i = 0; i < 4; ++i) m.lane[i] = op(a.lane[i], b.lane[i]) ? -1 : 0;
+  return m;
+}
+}  // namespace internal
+
+inline Float4 operator+(Float4 a, Float4 b) {
+  return internal::Map(a, b, [](float x, float y) { return x + y; });
+}
+inline Float4 operator-(Float4 a, Float4 b) {
+  return internal::Map(a, b, [](float x, float y) { return x - y; });
+}
+inline Float4 operator*(Float4 a, Float4 b) {
+  return internal::Map(a, b, [](float x, float y) { return x * y; });
+}
+inline Float4 operator/(Float4 a, Float4 b) {
+  return internal::Map(a, b, [](float x, float y) { return x / y; });
+}
+inline Mask4 operator<(Float4 a, Float4 b) {
+  return internal::Compare(a, b, [](float x, float y) { return x < y; });
+}
+inline Mask4 operator<=(Float4 a, Float4 b) {
+  return internal::Compare(a, b, [](float x, float y) { return x <= y; });
+}
+inline Mask4 operator==(Float4 a, Float4 b) {
+  return internal::Compare(a, b, [](float x, float y) { return x == y; });
+}
+inline Mask4 operator&(Mask4 a, Mask4 b) {
+  return {{a.lane[0] & b.lane[0], a.lane[1] & b.lane[1], a.lane[2] & b.lane[2],
+           a.lane[3] & b.lane[3]}};
+}
+inline Mask4 operator|(Mask4 a, Mask4 b) {
+  return {{a.lane[0] | b.lane[0], a.lane[1] | b.lane[1], a.lane[2] | b.lane[2],
+           a.lane[3] | b.lane[3]}};
+}
+// Lane by lane: mask ? if_true : if_false.
+inline Float4 Select(Mask4 mask, Float4 if_true, Float4 if_false) {
+  Float4 out;
+  for (int i = 0; i < 4; ++i) {
+    out.lane[i] = mask.lane[i] != 0 ? if_true.lane[i] : if_false.lane[i];
+  }
+  return out;
+}
+
+#else
+
+namespace internal {
+using NativeFloat4 = float __attribute__((vector_size(16)));
+using NativeInt4 = std::int32_t __attribute__((vector_size(16)));
+}  // namespace internal
+
+// The lanes of a compare: all bits set where it holds, else zero.
+struct Mask4 {
+  internal::NativeInt4 native;
+  std::int32_t operator[](int i) const { return native[i]; }
+};
+
+struct Float4 {
+  internal::NativeFloat4 native;
+
+  Float4() = default;
+  explicit Float4(internal::NativeFloat4 v) : native(v) {}
+  Float4(float x, float y, float z, float w) : native{x, y, z, w} {}
+  static Float4 Splat(float x) { return {x, x, x, x}; }
+  // Four floats from p (any alignment).
+  static Float4 Load(const float* p) {
+    Float4 v;
+    std::memcpy(&v.native, p, sizeof(v.native));
+    return v;
+  }
+  void Store(float* p) const { std::memcpy(p, &native, sizeof(native)); }
+  float operator[](int i) const { return native[i]; }
+};
+
+inline Float4 operator+(Float4 a, Float4 b) {
+  return Float4(a.native + b.native);
+}
+inline Float4 operator-(Float4 a, Float4 b) {
+  return Float4(a.native - b.native);
+}
+inline Float4 operator*(Float4 a, Float4 b) {
+  return Float4(a.native * b.native);
+}
+inline Float4 operator/(Float4 a, Float4 b) {
+  return Float4(a.native / b.native);
+}
+inline Mask4 operator<(Float4 a, Float4 b) { return {a.native < b.native}; }
+inline Mask4 operator<=(Float4 a, Float4 b) { return {a.native <= b.native}; }
+inline Mask4 operator==(Float4 a, Float4 b) { return {a.native == b.native}; }
+inline Mask4 operator&(Mask4 a, Mask4 b) { return {a.native & b.native}; }
+inline Mask4 operator|(Mask4 a, Mask4 b) { return {a.native | b.native}; }
+// Lane by lane: mask ? if_true : if_false (on the bits: exact for any float).
+inline Float4 Select(Mask4 mask, Float4 if_true, Float4 if_false) {
+  internal::NativeInt4 t;
+  internal::NativeInt4 f;
+  std::memcpy(&t, &if_true.native, sizeof(t));
+  std::memcpy(&f, &if_false.native, sizeof(f));
+  const internal::NativeInt4 bits = (mask.native & t) | (~mask.native & f);
+  Float4 out;
+  std::memcpy(&out.native, &bits, sizeof(bits));
+  return out;
+}
+
+#endif
+
+// ---- Either implementation
+// ---------------------------------------------------
+inline Float4 operator*(float s, Float4 a) { return Float4::Splat(s) * a; }
+inline Float4 operator*(Float4 a, float s) { return a * Float4::Splat(s); }
+inline Mask4 operator>(Float4 a, Float4 b) { return b < a; }
+inline Mask4 operator>=(Float4 a, Float4 b) { return b <= a; }
+
+// std::min and std::max lane by lane.
+inline Float4 Min(Float4 a, Float4 b) { return Select(b < a, b, a); }
+inline Float4 Max(Float4 a, Float4 b) { return Select(a < b, b, a); }
+
+// Bit i set when lane i of the mask is.
+inline int LaneBits(Mask4 mask) {
+#if !defined(SATOR_PORTABLE_SIMD) && defined(__SSE2__)
+  __m128i bits;
+  std::memcpy(&bits, &mask.native, sizeof(bits));
+  return _mm_movemask_ps(_mm_castsi128_ps(bits));
+#else
+  return (mask[0] & 1) | (mask[1] & 2) | (mask[2] & 4) | (mask[3] & 8);
+#endif
+}
+inline bool AnyLane(Mask4 mask) { return LaneBits(mask) != 0; }
+
+// The least lane, as std::min over lanes 0 and 1, 2 and 3, then the two.
+inline float MinLane(Float4 a) {
+  return std::min(std::min(a[0], a[1]), std::min(a[2], a[3]));
+}
+
+}  // namespace sator::simd
+
+#endif  // SATOR_CORE_SRC_SIMD_FLOAT4_H_
