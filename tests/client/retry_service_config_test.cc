@@ -77,9 +77,10 @@ TEST(RetryServiceConfig, OneMethodConfigWithTheRetryPolicy) {
           "sator.v1.QueryService/Raycast", "sator.v1.QueryService/PointQuery",
           "sator.v1.QueryService/QueryBatch",
           "sator.v1.QueryService/RaycastBatch",
-          "sator.v1.QueryService/PairQuery", "sator.v1.SceneService/ListScenes",
-          "sator.v1.SceneService/GetScene", "sator.v1.SceneService/ExportScene",
-          "grpc.health.v1.Health/Check"));
+          "sator.v1.QueryService/PairQuery",
+          "sator.v1.QueryService/ValidateShots",
+          "sator.v1.SceneService/ListScenes", "sator.v1.SceneService/GetScene",
+          "sator.v1.SceneService/ExportScene", "grpc.health.v1.Health/Check"));
 }
 
 TEST(RetryServiceConfig, NoMethodConfigForASingleAttempt) {

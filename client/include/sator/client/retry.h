@@ -1,7 +1,8 @@
 // When and how sator::Client retries a failed call.
 //
 // Only idempotent calls are retried: the scene queries (Overlap, Contacts,
-// Sweep, Raycast, PointQuery), QueryBatch, RaycastBatch, PairQuery, Ping,
+// Sweep, Raycast, PointQuery), QueryBatch, RaycastBatch, PairQuery,
+// ValidateShots, Ping,
 // CheckHealth, GetScene, ListScenes and ExportScene. Mutations (CreateScene,
 // DeleteScene, ImportScene, UpsertBodies, RemoveBodies, UpdatePoses) and
 // Session streams never are: a lost reply does not say whether the server
