@@ -174,11 +174,15 @@ void DrainGate::Leave(bool limited, std::int64_t bytes) {
   if (--in_flight_ == 0) emptied_.notify_all();
 }
 
-grpc::ServerUnaryReactor* FinishGated(DrainGate::Pass pass,
-                                      const grpc::Status& status) {
+grpc::ServerUnaryReactor* FinishGated(grpc::CallbackServerContext* context,
+                                      DrainGate::Pass pass,
+                                      const absl::Status& status) {
+  if (status.code() == absl::StatusCode::kResourceExhausted) {
+    AddNoRetryPushback(*context);
+  }
   pass.LeaveLimiter();
   auto* reactor = new GatedUnaryReactor(std::move(pass));
-  reactor->Finish(status);
+  reactor->Finish(ToGrpcStatus(status));
   return reactor;
 }
 

@@ -147,13 +147,19 @@ class GatedUnaryReactor final : public grpc::ServerUnaryReactor {
   DrainGate::Pass pass_;
 };
 
-// Finishes a unary call with `status` through a GatedUnaryReactor that keeps
-// `pass` until the call is done.
-grpc::ServerUnaryReactor* FinishGated(DrainGate::Pass pass,
-                                      const grpc::Status& status);
+// Finishes an admitted unary call with `status` (mapped to gRPC's once,
+// here: every unary handler ends through this or FinishRefused) through a
+// GatedUnaryReactor that keeps `pass` until the call is done. A
+// RESOURCE_EXHAUSTED here is a hard limit (a batch, a shape or a setting
+// over its flag) that the same call can never pass: it carries
+// `grpc-retry-pushback-ms: -1`, which tells gRPC's retry policy not to
+// retry it (gRFC A6).
+grpc::ServerUnaryReactor* FinishGated(grpc::CallbackServerContext* context,
+                                      DrainGate::Pass pass,
+                                      const absl::Status& status);
 
 // Finishes a unary call whose pass was refused with the pass's refusal, and
-// the retry-after-ms trailer when the refusal is the in-flight limit.
+// the pushback trailers when the refusal is load shedding.
 grpc::ServerUnaryReactor* FinishRefused(grpc::CallbackServerContext* context,
                                         const DrainGate::Pass& pass);
 

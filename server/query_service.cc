@@ -9,7 +9,6 @@
 #include "absl/strings/str_cat.h"
 #include "proto/convert/field_path.h"
 #include "server/pair_query.h"
-#include "server/status_mapping.h"
 #include "server/version.h"
 
 namespace sator::server {
@@ -47,7 +46,7 @@ grpc::ServerUnaryReactor* QueryService::Ping(
   if (!pass.admitted()) return FinishRefused(context, pass);
   response->set_payload(request->payload());
   response->set_server_version(kVersion);
-  return FinishGated(std::move(pass), grpc::Status::OK);
+  return FinishGated(context, std::move(pass), absl::OkStatus());
 }
 
 grpc::ServerUnaryReactor* QueryService::PairQuery(
@@ -56,8 +55,8 @@ grpc::ServerUnaryReactor* QueryService::PairQuery(
     sator::v1::PairQueryResponse* response) {
   DrainGate::Pass pass = drain_gate_.Enter(*context, *request);
   if (!pass.admitted()) return FinishRefused(context, pass);
-  return FinishGated(std::move(pass), ToGrpcStatus(RunPairQuery(
-                                          *request, shape_limits_, response)));
+  return FinishGated(context, std::move(pass),
+                     RunPairQuery(*request, shape_limits_, response));
 }
 
 template <typename Run>
@@ -70,7 +69,7 @@ grpc::ServerUnaryReactor* QueryService::AnswerQuery(
   if (absl::Status stop = CallInterrupted(context, context->deadline());
       !stop.ok()) {
     scene_queries_.ReportFailure(FailureVia::kUnary, kind, stop);
-    return FinishGated(std::move(pass), ToGrpcStatus(stop));
+    return FinishGated(context, std::move(pass), stop);
   }
   // `run` writes into the response (on the call's arena) and leaves it
   // untouched on error.
@@ -79,7 +78,7 @@ grpc::ServerUnaryReactor* QueryService::AnswerQuery(
     response->Clear();
     scene_queries_.ReportFailure(FailureVia::kUnary, kind, status);
   }
-  return FinishGated(std::move(pass), ToGrpcStatus(status));
+  return FinishGated(context, std::move(pass), status);
 }
 
 grpc::ServerUnaryReactor* QueryService::Overlap(
@@ -145,7 +144,7 @@ grpc::ServerUnaryReactor* QueryService::QueryBatch(
     scene_queries_.ReportFailure(FailureVia::kUnary, FailureKind::kQueryBatch,
                                  status);
   }
-  return FinishGated(std::move(pass), ToGrpcStatus(status));
+  return FinishGated(context, std::move(pass), status);
 }
 
 grpc::ServerUnaryReactor* QueryService::RaycastBatch(
@@ -164,7 +163,7 @@ grpc::ServerUnaryReactor* QueryService::RaycastBatch(
     scene_queries_.ReportFailure(FailureVia::kUnary, FailureKind::kRaycastBatch,
                                  status);
   }
-  return FinishGated(std::move(pass), ToGrpcStatus(status));
+  return FinishGated(context, std::move(pass), status);
 }
 
 grpc::ServerUnaryReactor* QueryService::ValidateShots(

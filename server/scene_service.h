@@ -1,7 +1,8 @@
 // sator.v1.SceneService over gRPC's callback API: each handler admits the
 // call through the DrainGate, refuses a call whose deadline has already
 // passed (DEADLINE_EXCEEDED, before any work), runs the matching operation
-// of server/scenes/scene_ops.h and maps its status once (status_mapping.h).
+// of server/scenes/scene_ops.h and finishes with its status (FinishGated,
+// which maps it to gRPC's).
 #ifndef SATOR_SERVER_SCENE_SERVICE_H_
 #define SATOR_SERVER_SCENE_SERVICE_H_
 
@@ -13,7 +14,6 @@
 #include "server/drain_gate.h"
 #include "server/scenes/scene_ops.h"
 #include "server/scenes/scene_registry.h"
-#include "server/status_mapping.h"
 
 namespace sator::server {
 
@@ -28,16 +28,16 @@ grpc::ServerUnaryReactor* RunGatedUnary(
   if (!pass.admitted()) return FinishRefused(context, pass);
   if (context->deadline() <= std::chrono::system_clock::now()) {
     return FinishGated(
-        std::move(pass),
-        ToGrpcStatus(absl::DeadlineExceededError(
-            "the call's deadline passed before the server started it")));
+        context, std::move(pass),
+        absl::DeadlineExceededError(
+            "the call's deadline passed before the server started it"));
   }
   absl::StatusOr<Response> result = operation();
   if (!result.ok()) {
-    return FinishGated(std::move(pass), ToGrpcStatus(result.status()));
+    return FinishGated(context, std::move(pass), result.status());
   }
   *response = *std::move(result);
-  return FinishGated(std::move(pass), grpc::Status::OK);
+  return FinishGated(context, std::move(pass), absl::OkStatus());
 }
 
 class SceneService final : public sator::v1::SceneService::CallbackService {

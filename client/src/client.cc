@@ -50,6 +50,7 @@ absl::StatusOr<std::shared_ptr<Connection>> ConnectionFor(
                          .keepalive_time = options.keepalive_time,
                          .keepalive_timeout = options.keepalive_timeout,
                          .max_message_bytes = options.max_message_bytes,
+                         .retry = options.retry,
                          .max_reconnect_backoff = options.max_reconnect_backoff,
                          .tls = options.tls,
                          .bearer_token = options.bearer_token});

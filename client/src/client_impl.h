@@ -31,19 +31,13 @@ class ClientState {
   const absl::Status& status() const { return status_; }
 
   // One call: the deadline of `call_options` (or the default) over all
-  // attempts, retried by the policy when `idempotent`.
+  // attempts. A connection that retries by itself (a gRPC channel) gets the
+  // call once; over any other, the idempotent calls are retried here by
+  // ClientOptions::retry.
   template <typename Result>
   Result Call(bool idempotent, const CallOptions& call_options,
               const std::function<Result(const CallContext&)>& attempt) {
     if (!status_.ok()) return Result(status_);
-    const RetryPolicy& policy =
-        call_options.retry.has_value() ? *call_options.retry : options_.retry;
-    if (call_options.retry.has_value()) {
-      if (absl::Status valid = ValidateRetryPolicy(policy, "CallOptions.retry");
-          !valid.ok()) {
-        return Result(valid);
-      }
-    }
     if (call_options.deadline.has_value() &&
         *call_options.deadline <= absl::ZeroDuration()) {
       return Result(
@@ -52,8 +46,9 @@ class ClientState {
     const absl::Time deadline =
         environment_.now() +
         call_options.deadline.value_or(options_.default_deadline);
-    return RunWithRetries<Result>(policy, idempotent, deadline, environment_,
-                                  attempt);
+    return RunWithRetries<Result>(
+        options_.retry, idempotent && !connection_->RetriesIdempotentCalls(),
+        deadline, environment_, attempt);
   }
 
   template <typename F>

@@ -1,6 +1,7 @@
-// MakeConnection: sator::Connection over one gRPC channel. One
-// attempt per call; `x-scene-id` metadata on every call that names a scene;
-// a `retry-after-ms` trailer becomes a status payload (retry.h).
+// MakeConnection: sator::Connection over one gRPC channel, which retries the
+// idempotent calls by its service config (retry.h); `x-scene-id` metadata on
+// every call that names a scene; the server's `grpc-retry-pushback-ms` on a
+// failed call becomes a status payload (RetryAfter).
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -18,12 +19,14 @@
 #include "google/protobuf/message.h"
 #include "google/protobuf/util/json_util.h"
 #include "grpc/health/v1/health.grpc.pb.h"
+#include "grpc_channel.h"
 #include "grpcpp/channel.h"
 #include "grpcpp/client_context.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/generic/generic_stub.h"
 #include "grpcpp/support/channel_arguments.h"
 #include "grpcpp/support/client_interceptor.h"
+#include "retry_service_config.h"
 #include "sator/client/connection.h"
 #include "sator/client/retry.h"
 #include "sator/v1/body_service.grpc.pb.h"
@@ -64,14 +67,18 @@ void PrepareContext(grpc::ClientContext& grpc_context,
   }
 }
 
-// The call's status, with the server's retry-after trailer as a payload.
+// gRPC's pushback trailer (gRFC A6): a delay in decimal milliseconds, or a
+// negative number for "do not retry".
+constexpr absl::string_view kPushbackMetadataKey = "grpc-retry-pushback-ms";
+
+// The call's status, with the server's pushback delay as a payload.
 absl::Status FinishStatus(const grpc::ClientContext& grpc_context,
                           const grpc::Status& status) {
   absl::Status result = FromGrpcStatus(status);
   if (result.ok()) return result;
   const auto& trailers = grpc_context.GetServerTrailingMetadata();
-  const auto it = trailers.find(grpc::string_ref(
-      kRetryAfterMetadataKey.data(), kRetryAfterMetadataKey.size()));
+  const auto it = trailers.find(grpc::string_ref(kPushbackMetadataKey.data(),
+                                                 kPushbackMetadataKey.size()));
   std::int64_t millis = 0;
   if (it != trailers.end() &&
       absl::SimpleAtoi(absl::string_view(it->second.data(), it->second.size()),
@@ -192,6 +199,8 @@ class GrpcConnection final : public Connection {
         scene_stub_(sator::v1::SceneService::NewStub(channel_)),
         body_stub_(sator::v1::BodyService::NewStub(channel_)),
         health_stub_(grpc::health::v1::Health::NewStub(channel_)) {}
+
+  bool RetriesIdempotentCalls() const override { return true; }
 
   absl::StatusOr<PingResult> Ping(const std::string& payload,
                                   const CallContext& context) override {
@@ -678,7 +687,9 @@ class BearerTokenInterceptorFactory final
 
 }  // namespace
 
-absl::StatusOr<std::shared_ptr<Connection>> MakeConnection(
+namespace client_internal {
+
+absl::StatusOr<std::shared_ptr<grpc::Channel>> MakeGrpcChannel(
     const ConnectionOptions& options) {
   if (options.target.empty()) {
     return absl::InvalidArgumentError("ConnectionOptions.target: empty");
@@ -713,8 +724,19 @@ absl::StatusOr<std::shared_ptr<Connection>> MakeConnection(
   }
   arguments.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS,
                    ToMillis(options.max_reconnect_backoff));
-  // Retries are the client's (retry.h), never gRPC's own.
-  arguments.SetInt(GRPC_ARG_ENABLE_RETRIES, 0);
+  if (absl::Status valid =
+          ValidateRetryPolicy(options.retry, "ConnectionOptions.retry");
+      !valid.ok()) {
+    return valid;
+  }
+  // Retries are gRPC's, by the service config (retry.h); one that a DNS
+  // record might carry is ignored, so the policy is always this one.
+  arguments.SetInt(GRPC_ARG_ENABLE_RETRIES, 1);
+  arguments.SetServiceConfigJSON(
+      client_internal::RetryServiceConfigJson(options.retry));
+  arguments.SetInt(GRPC_ARG_SERVICE_CONFIG_DISABLE_RESOLUTION, 1);
+  arguments.SetInt(GRPC_ARG_PER_RPC_RETRY_BUFFER_SIZE,
+                   options.max_message_bytes);
   if (options.tls.private_key_pem.empty() !=
       options.tls.certificate_chain_pem.empty()) {
     return absl::InvalidArgumentError(
@@ -744,11 +766,19 @@ absl::StatusOr<std::shared_ptr<Connection>> MakeConnection(
     interceptors.push_back(
         std::make_unique<BearerTokenInterceptorFactory>(options.bearer_token));
   }
-  std::shared_ptr<grpc::Channel> channel =
-      grpc::experimental::CreateCustomChannelWithInterceptors(
-          options.target, credentials, arguments, std::move(interceptors));
+  return grpc::experimental::CreateCustomChannelWithInterceptors(
+      options.target, credentials, arguments, std::move(interceptors));
+}
+
+}  // namespace client_internal
+
+absl::StatusOr<std::shared_ptr<Connection>> MakeConnection(
+    const ConnectionOptions& options) {
+  absl::StatusOr<std::shared_ptr<grpc::Channel>> channel =
+      client_internal::MakeGrpcChannel(options);
+  if (!channel.ok()) return channel.status();
   return std::shared_ptr<Connection>(
-      std::make_shared<GrpcConnection>(std::move(channel)));
+      std::make_shared<GrpcConnection>(*std::move(channel)));
 }
 
 }  // namespace sator

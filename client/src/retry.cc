@@ -1,5 +1,5 @@
-// The retry rules of retry.h: which statuses are retried and how long to
-// back off.
+// The retry rules of retry.h that the client's own loop applies: which
+// statuses are retried and how long to back off.
 #include "sator/client/retry.h"
 
 #include <cmath>
@@ -53,17 +53,18 @@ absl::Duration BackoffCeiling(const RetryPolicy& policy, int attempt) {
 
 absl::Status ValidateRetryPolicy(const RetryPolicy& policy,
                                  absl::string_view field) {
-  if (policy.max_attempts < 1) {
+  if (policy.max_attempts < 1 || policy.max_attempts > kMaxRetryAttempts) {
     return absl::InvalidArgumentError(
-        absl::StrCat(field, ".max_attempts: must be at least 1"));
+        absl::StrCat(field, ".max_attempts: must be 1 to ", kMaxRetryAttempts,
+                     " (gRPC allows no more)"));
   }
-  if (policy.initial_backoff < absl::ZeroDuration()) {
+  if (policy.initial_backoff <= absl::ZeroDuration()) {
     return absl::InvalidArgumentError(
-        absl::StrCat(field, ".initial_backoff: negative"));
+        absl::StrCat(field, ".initial_backoff: must be positive"));
   }
-  if (policy.max_backoff < absl::ZeroDuration()) {
+  if (policy.max_backoff <= absl::ZeroDuration()) {
     return absl::InvalidArgumentError(
-        absl::StrCat(field, ".max_backoff: negative"));
+        absl::StrCat(field, ".max_backoff: must be positive"));
   }
   if (!(policy.backoff_multiplier >= 1.0) ||
       !std::isfinite(policy.backoff_multiplier)) {

@@ -1,10 +1,13 @@
-// The retry loop behind every sator::Client call, with its clock, sleep and
-// random source injectable so that tests run it deterministically.
+// The retry loop sator::Client runs over a connection that does not retry
+// by itself (Connection::RetriesIdempotentCalls() false: a mock, a sharded
+// connection over a connection_factory), with the rules of retry.h. Its
+// clock, sleep and random source are injectable so that tests run it
+// deterministically and without sleeping.
 #ifndef SATOR_CLIENT_SRC_RETRY_LOOP_H_
 #define SATOR_CLIENT_SRC_RETRY_LOOP_H_
 
-#include <algorithm>
 #include <functional>
+#include <optional>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -33,8 +36,10 @@ const absl::Status& StatusOf(const absl::StatusOr<T>& result) {
 }
 
 // Runs `attempt` until it succeeds, fails in a way not to retry (retry.h),
-// the attempts run out, or the next backoff would end past `deadline`; then
+// the attempts run out, or the next sleep would end past `deadline`; then
 // returns its last result unchanged. Non-idempotent calls get one attempt.
+// The sleep is the status's retry-after when it carries one (as gRPC waits
+// exactly the server's pushback), else the jittered backoff.
 template <typename Result>
 Result RunWithRetries(
     const RetryPolicy& policy, bool idempotent, absl::Time deadline,
@@ -48,11 +53,11 @@ Result RunWithRetries(
         !IsRetryable(status)) {
       return result;
     }
-    absl::Duration delay =
-        BackoffCeiling(policy, attempts) * environment.uniform01();
-    if (const std::optional<absl::Duration> after = RetryAfter(status)) {
-      delay = std::max(delay, *after);
-    }
+    const std::optional<absl::Duration> after = RetryAfter(status);
+    const absl::Duration delay =
+        after.has_value()
+            ? *after
+            : BackoffCeiling(policy, attempts) * environment.uniform01();
     if (environment.now() + delay >= deadline) return result;
     environment.sleep(delay);
   }

@@ -109,13 +109,15 @@ absl::StatusOr<std::shared_ptr<ShardedConnection>> ShardedConnection::Create(
       return MakeConnection(endpoint_options);
     };
   }
-  return std::shared_ptr<ShardedConnection>(
-      new ShardedConnection(*std::move(router), std::move(factory)));
+  return std::shared_ptr<ShardedConnection>(new ShardedConnection(
+      *std::move(router), std::move(factory), options.endpoints_retry));
 }
 
 ShardedConnection::ShardedConnection(RendezvousRouter router,
-                                     EndpointConnectionFactory factory)
+                                     EndpointConnectionFactory factory,
+                                     bool endpoints_retry)
     : factory_(std::move(factory)),
+      endpoints_retry_(endpoints_retry),
       router_(std::make_shared<const RendezvousRouter>(std::move(router))),
       random_(std::random_device{}()) {}
 

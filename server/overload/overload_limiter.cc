@@ -249,4 +249,8 @@ void AddRetryAfter(grpc::ServerContextBase& context, absl::Duration delay) {
                               absl::StrCat(milliseconds));
 }
 
+void AddNoRetryPushback(grpc::ServerContextBase& context) {
+  context.AddTrailingMetadata(kGrpcPushbackMetadataKey, "-1");
+}
+
 }  // namespace sator::server

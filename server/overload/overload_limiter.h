@@ -20,12 +20,14 @@
 // Ping and the health service are counted against none of them.
 // Every refusal names the limit and its flag and carries two trailers: gRPC's
 // own pushback, `grpc-retry-pushback-ms` (gRFC A6, which gRPC's client retry
-// policy honours), and `retry-after-ms` (which sator::client honours,
-// client/include/sator/client/retry.h), both the same number of
-// milliseconds. The hint grows with the share of calls refused lately
-// (Pushback), so that clients that honour it bring the load down to what
-// satord serves; a hard limit that waiting cannot cure (a batch or message
-// too big) carries none. Every refusal is counted in
+// policy and so sator::client honour, client/include/sator/client/retry.h),
+// and `retry-after-ms` (the same number, for clients without a retry
+// policy), both the same number of milliseconds. The hint grows with the
+// share of calls refused lately (Pushback), so that clients that honour it
+// bring the load down to what satord serves. A hard limit that waiting
+// cannot cure (a batch or shape too big) carries no retry-after-ms and
+// `grpc-retry-pushback-ms: -1`, "do not retry" (FinishGated,
+// server/drain_gate.h). Every refusal is counted in
 // sator_requests_shed_total{reason}.
 //
 // gRPC itself bounds the rest: --max_message_bytes each message,
@@ -158,6 +160,10 @@ std::int64_t PushbackMilliseconds(absl::Duration pushback);
 // with `delay` in whole ms (at least 1), to the call's trailing metadata
 // (before the call is finished).
 void AddRetryAfter(grpc::ServerContextBase& context, absl::Duration delay);
+
+// Adds `grpc-retry-pushback-ms: -1`, gRFC A6's "do not retry", for a
+// RESOURCE_EXHAUSTED that waiting cannot cure (a hard limit).
+void AddNoRetryPushback(grpc::ServerContextBase& context);
 
 }  // namespace sator::server
 

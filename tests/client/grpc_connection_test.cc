@@ -2,9 +2,12 @@
 // 127.0.0.1 (port 0): that every call naming a scene carries `x-scene-id`
 // metadata, that requests arrive with every field the client types carry,
 // that answers come back into the client types (hits, batch statuses,
-// snapshots with hulls and meshes), and that a `retry-after-ms` trailer on
-// RESOURCE_EXHAUSTED makes the Client retry while a bare one does not.
+// snapshots with hulls and meshes), and that the channel retries as its
+// service config says: UNAVAILABLE and RESOURCE_EXHAUSTED of idempotent
+// calls, after the server's `grpc-retry-pushback-ms`, never after a negative
+// one, never a mutation.
 #include <atomic>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -13,12 +16,15 @@
 
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
+#include "grpc_channel.h"
+#include "grpcpp/channel.h"
 #include "grpcpp/security/server_credentials.h"
 #include "grpcpp/server.h"
 #include "grpcpp/server_builder.h"
 #include "grpcpp/server_context.h"
 #include "gtest/gtest.h"
 #include "proto/convert/geometry_convert.h"
+#include "retry_service_config.h"
 #include "sator/client/client.h"
 #include "sator/client/connection.h"
 #include "sator/core/geometry3d/convex_hull.h"
@@ -58,21 +64,41 @@ class FakeQueryService final : public sator::v1::QueryService::Service {
  public:
   explicit FakeQueryService(SeenMetadata& seen) : seen_(seen) {}
 
-  // Busy once with a retry-after, busy once without, then fine.
+  // By payload: "shed-once" is refused once with a 5 ms pushback, "down-once"
+  // is UNAVAILABLE once, "always-down" always, "hard-limit" is always refused
+  // with pushback -1, "bare-limit" always without any; then (or else) the
+  // payload is echoed.
   grpc::Status Ping(grpc::ServerContext* context,
                     const sator::v1::PingRequest* request,
                     sator::v1::PingResponse* response) override {
-    const int call = ping_calls_++;
-    if (request->payload() == "busy-with-retry-after" && call == 0) {
-      context->AddTrailingMetadata("retry-after-ms", "5");
-      return {grpc::StatusCode::RESOURCE_EXHAUSTED, "rate limited"};
+    const std::string& payload = request->payload();
+    const int attempt = CountAttempt(payload);
+    if (payload == "shed-once" && attempt == 1) {
+      context->AddTrailingMetadata("grpc-retry-pushback-ms", "5");
+      return {grpc::StatusCode::RESOURCE_EXHAUSTED, "shed"};
     }
-    if (request->payload() == "busy") {
+    if (payload == "down-once" && attempt == 1) {
+      return {grpc::StatusCode::UNAVAILABLE, "restarting"};
+    }
+    if (payload == "hard-limit") {
+      context->AddTrailingMetadata("grpc-retry-pushback-ms", "-1");
       return {grpc::StatusCode::RESOURCE_EXHAUSTED, "batch too large"};
     }
-    response->set_payload(request->payload());
+    if (payload == "always-down") {
+      return {grpc::StatusCode::UNAVAILABLE, "restarting"};
+    }
+    if (payload == "bare-limit") {
+      return {grpc::StatusCode::RESOURCE_EXHAUSTED, "no hint"};
+    }
+    response->set_payload(payload);
     response->set_server_version("fake");
     return grpc::Status::OK;
+  }
+
+  // How many times Ping was called with `payload`.
+  int attempts(const std::string& payload) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return attempts_[payload];
   }
 
   // Echoes the request into the result so the test can check each field.
@@ -147,8 +173,14 @@ class FakeQueryService final : public sator::v1::QueryService::Service {
   }
 
  private:
+  int CountAttempt(const std::string& payload) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return ++attempts_[payload];
+  }
+
   SeenMetadata& seen_;
-  std::atomic<int> ping_calls_{0};
+  std::mutex mutex_;
+  std::map<std::string, int> attempts_;
 };
 
 class FakeSceneService final : public sator::v1::SceneService::Service {
@@ -227,6 +259,15 @@ class FakeBodyService final : public sator::v1::BodyService::Service {
     return grpc::Status::OK;
   }
 
+  // Always UNAVAILABLE: a mutation that must not be retried.
+  grpc::Status RemoveBodies(grpc::ServerContext*,
+                            const sator::v1::RemoveBodiesRequest*,
+                            sator::v1::RemoveBodiesResponse*) override {
+    ++remove_attempts_;
+    return {grpc::StatusCode::UNAVAILABLE, "restarting"};
+  }
+  int remove_attempts() const { return remove_attempts_.load(); }
+
   grpc::Status UpdatePoses(grpc::ServerContext* context,
                            const sator::v1::UpdatePosesRequest* request,
                            sator::v1::UpdatePosesResponse* response) override {
@@ -251,6 +292,7 @@ class FakeBodyService final : public sator::v1::BodyService::Service {
   std::mutex mutex_;
   sator::v1::UpsertBodiesRequest last_upsert_;
   sator::v1::UpdatePosesRequest last_poses_;
+  std::atomic<int> remove_attempts_{0};
 };
 
 class GrpcConnectionTest : public ::testing::Test {
@@ -266,10 +308,11 @@ class GrpcConnectionTest : public ::testing::Test {
     server_ = builder.BuildAndStart();
     ASSERT_NE(server_, nullptr);
     ASSERT_GT(port, 0);
-    ClientOptions options;
-    options.target = absl::StrCat("127.0.0.1:", port);
-    options.retry.initial_backoff = absl::Milliseconds(1);
-    absl::StatusOr<Client> client = Client::Make(options);
+    options_.target = absl::StrCat("127.0.0.1:", port);
+    options_.retry = {.max_attempts = 4,
+                      .initial_backoff = absl::Milliseconds(1),
+                      .max_backoff = absl::Milliseconds(5)};
+    absl::StatusOr<Client> client = Client::Make(options_);
     ASSERT_TRUE(client.ok()) << client.status();
     client_ = *std::move(client);
   }
@@ -284,6 +327,7 @@ class GrpcConnectionTest : public ::testing::Test {
   FakeSceneService scenes_{seen_};
   FakeBodyService bodies_{seen_};
   std::unique_ptr<grpc::Server> server_;
+  ClientOptions options_;
   std::optional<Client> client_;
 };
 
@@ -483,15 +527,90 @@ TEST_F(GrpcConnectionTest, SceneInfoAndSnapshotsComeBackWithHullsAndMeshes) {
       std::holds_alternative<std::shared_ptr<const TriangleMesh>>(mesh));
 }
 
-TEST_F(GrpcConnectionTest, RetryAfterTrailerMakesResourceExhaustedRetryable) {
-  absl::StatusOr<PingResult> pong = client_->Ping("busy-with-retry-after");
+TEST_F(GrpcConnectionTest, TheChannelRetriesAShedCallAfterItsPushback) {
+  absl::StatusOr<PingResult> pong = client_->Ping("shed-once");
   ASSERT_TRUE(pong.ok()) << pong.status();
-  EXPECT_EQ(pong->payload, "busy-with-retry-after");
+  EXPECT_EQ(pong->payload, "shed-once");
+  EXPECT_EQ(query_.attempts("shed-once"), 2);
+}
 
-  // Without the trailer the limit is final: one attempt, the server's words.
-  absl::StatusOr<PingResult> refused = client_->Ping("busy");
+TEST_F(GrpcConnectionTest, TheChannelRetriesUnavailable) {
+  absl::StatusOr<PingResult> pong = client_->Ping("down-once");
+  ASSERT_TRUE(pong.ok()) << pong.status();
+  EXPECT_EQ(query_.attempts("down-once"), 2);
+}
+
+TEST_F(GrpcConnectionTest, ANegativePushbackIsFinal) {
+  absl::StatusOr<PingResult> refused = client_->Ping("hard-limit");
   EXPECT_EQ(refused.status(), absl::ResourceExhaustedError("batch too large"));
   EXPECT_EQ(client::RetryAfter(refused.status()), std::nullopt);
+  EXPECT_EQ(query_.attempts("hard-limit"), 1);
+}
+
+// gRPC retries a RESOURCE_EXHAUSTED without pushback like any retryable
+// code (satord sends none such: a shed has a delay, a hard limit -1).
+TEST_F(GrpcConnectionTest, ResourceExhaustedWithoutPushbackUsesEveryAttempt) {
+  absl::StatusOr<PingResult> refused = client_->Ping("bare-limit");
+  EXPECT_EQ(refused.status(), absl::ResourceExhaustedError("no hint"));
+  EXPECT_EQ(query_.attempts("bare-limit"), options_.retry.max_attempts);
+}
+
+TEST_F(GrpcConnectionTest, AMutationIsAttemptedOnce) {
+  EXPECT_EQ(client_->RemoveBodies("arena", {1}).status(),
+            absl::UnavailableError("restarting"));
+  EXPECT_EQ(bodies_.remove_attempts(), 1);
+}
+
+// Every attempt fits in the call's deadline: a backoff that would end past
+// it ends the call with DEADLINE_EXCEEDED instead of another attempt.
+TEST_F(GrpcConnectionTest, TheDeadlineBoundsEveryAttempt) {
+  ClientOptions options = options_;
+  options.retry = {.max_attempts = 5,
+                   .initial_backoff = absl::Seconds(20),
+                   .max_backoff = absl::Seconds(20)};
+  absl::StatusOr<Client> client = Client::Make(options);
+  ASSERT_TRUE(client.ok()) << client.status();
+  const absl::Status status =
+      client->Ping("always-down", {.deadline = absl::Milliseconds(500)})
+          .status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kDeadlineExceeded) << status;
+  EXPECT_EQ(query_.attempts("always-down"), 1);
+}
+
+TEST_F(GrpcConnectionTest, OneAttemptWhenRetriesAreOff) {
+  ClientOptions options = options_;
+  options.retry.max_attempts = 1;
+  absl::StatusOr<Client> client = Client::Make(options);
+  ASSERT_TRUE(client.ok()) << client.status();
+  EXPECT_EQ(client->Ping("down-once").status(),
+            absl::UnavailableError("restarting"));
+  EXPECT_EQ(query_.attempts("down-once"), 1);
+}
+
+TEST_F(GrpcConnectionTest, TheChannelRunsTheRetryServiceConfig) {
+  ConnectionOptions options{.target = options_.target, .retry = options_.retry};
+  absl::StatusOr<std::shared_ptr<grpc::Channel>> channel =
+      client_internal::MakeGrpcChannel(options);
+  ASSERT_TRUE(channel.ok()) << channel.status();
+  ASSERT_TRUE((*channel)->WaitForConnected(
+      absl::ToChronoTime(absl::Now() + absl::Seconds(10))));
+  EXPECT_EQ((*channel)->GetServiceConfigJSON(),
+            client_internal::RetryServiceConfigJson(options.retry));
+}
+
+TEST_F(GrpcConnectionTest, ARetryPolicyGrpcWouldClampIsRefused) {
+  ClientOptions options = options_;
+  options.retry.max_attempts = kMaxRetryAttempts + 1;
+  EXPECT_EQ(Client::Make(options).status(),
+            absl::InvalidArgumentError(
+                "ClientOptions.retry.max_attempts: must be 1 to 5 (gRPC "
+                "allows no more)"));
+  EXPECT_EQ(
+      MakeConnection({.target = options_.target, .retry = {.max_attempts = 6}})
+          .status(),
+      absl::InvalidArgumentError(
+          "ConnectionOptions.retry.max_attempts: must be 1 to 5 (gRPC "
+          "allows no more)"));
 }
 
 TEST_F(GrpcConnectionTest, UnimplementedCallsSayUnimplemented) {

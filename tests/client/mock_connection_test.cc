@@ -3,16 +3,21 @@
 // shot validator (a raycast rewound to the shooter's view, excluding the
 // shooter); the other tests pin down what the Client adds on top of the
 // connection: defaults, rewind overrides, retries only for idempotent
-// calls, paging, futures, and the typed pair queries.
+// calls (on a fake clock: no test sleeps), paging, futures, and the typed
+// pair queries.
 #include "sator/client/mocks/mock_connection.h"
 
+#include <cstddef>
 #include <cstdint>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "client_factory.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "retry_loop.h"
 #include "sator/client/client.h"
 
 namespace sator {
@@ -59,20 +64,61 @@ absl::StatusOr<std::optional<std::uint64_t>> ValidateShot(
 // ---- Helpers
 // -----------------------------------------------------------------
 
-// Fast retries, so tests that retry finish at once.
-ClientOptions FastRetries() {
+// The client's retry clock in these tests: it moves only when the client
+// sleeps between attempts, so retries take no real time, and it records
+// every sleep. Async calls sleep on client threads, hence the lock.
+class FakeRetryClock {
+ public:
+  absl::Time Now() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return now_;
+  }
+  std::vector<absl::Duration> sleeps() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return sleeps_;
+  }
+
+  client_internal::RetryEnvironment Environment() {
+    return {.now = [this] { return Now(); },
+            .sleep =
+                [this](absl::Duration delay) {
+                  std::lock_guard<std::mutex> lock(mutex_);
+                  sleeps_.push_back(delay);
+                  now_ += delay;
+                },
+            .uniform01 = [] { return 0.5; }};
+  }
+
+ private:
+  std::mutex mutex_;
+  absl::Time now_ = absl::FromUnixSeconds(1000);
+  std::vector<absl::Duration> sleeps_;
+};
+
+// Three attempts, backoff ceilings of 100 ms then 200 ms (half of each slept,
+// on the fake clock).
+ClientOptions ThreeAttempts() {
   ClientOptions options;
   options.retry = {.max_attempts = 3,
-                   .initial_backoff = absl::Microseconds(10),
-                   .max_backoff = absl::Microseconds(10)};
+                   .initial_backoff = absl::Milliseconds(100),
+                   .max_backoff = absl::Seconds(1)};
   return options;
+}
+
+// A client over `mock` whose retries run on `clock` (which must outlive it).
+std::unique_ptr<Client> MakeClient(std::shared_ptr<MockConnection> mock,
+                                   const ClientOptions& options,
+                                   FakeRetryClock& clock) {
+  Client client = client_internal::ClientFactory::Make(std::move(mock), options,
+                                                       clock.Environment());
+  EXPECT_TRUE(client.status().ok()) << client.status();
+  return std::make_unique<Client>(std::move(client));
 }
 
 std::unique_ptr<Client> MakeClient(std::shared_ptr<MockConnection> mock,
                                    const ClientOptions& options = {}) {
-  absl::StatusOr<Client> client = Client::Make(std::move(mock), options);
-  EXPECT_TRUE(client.ok()) << client.status();
-  return client.ok() ? std::make_unique<Client>(*std::move(client)) : nullptr;
+  static FakeRetryClock* const clock = new FakeRetryClock;
+  return MakeClient(std::move(mock), options, *clock);
 }
 
 QueryResult HitOn(std::uint64_t body_id, std::int64_t tick) {
@@ -144,11 +190,10 @@ TEST(MockConnection, EveryAttemptCarriesTheDefaultDeadline) {
       });
   ClientOptions options;
   options.default_deadline = absl::Seconds(7);
-  std::unique_ptr<Client> client = MakeClient(mock, options);
-  const absl::Time before = absl::Now();
+  FakeRetryClock clock;
+  std::unique_ptr<Client> client = MakeClient(mock, options, clock);
   ASSERT_TRUE(client->GetScene("s").ok());
-  EXPECT_GE(seen, before + absl::Seconds(7));
-  EXPECT_LE(seen, absl::Now() + absl::Seconds(7));
+  EXPECT_EQ(seen, clock.Now() + absl::Seconds(7));
 }
 
 TEST(MockConnection, QueriesAreRetriedOnUnavailable) {
@@ -156,11 +201,13 @@ TEST(MockConnection, QueriesAreRetriedOnUnavailable) {
   EXPECT_CALL(*mock, Overlap("s", _, _, _))
       .WillOnce(Return(absl::UnavailableError("connection refused")))
       .WillOnce(Return(HitOn(3, 1)));
-  std::unique_ptr<Client> client = MakeClient(mock, FastRetries());
+  FakeRetryClock clock;
+  std::unique_ptr<Client> client = MakeClient(mock, ThreeAttempts(), clock);
   absl::StatusOr<QueryResult> result =
       client->Overlap("s", {.shape = Sphere{1.0f}, .pose = Pose3{}});
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_EQ(result->hits.size(), 1u);
+  EXPECT_THAT(clock.sleeps(), ElementsAre(absl::Milliseconds(50)));
 }
 
 TEST(MockConnection, MutationsAreNeverRetried) {
@@ -177,7 +224,8 @@ TEST(MockConnection, MutationsAreNeverRetried) {
       .WillOnce(Return(absl::UnavailableError("connection reset")));
   EXPECT_CALL(*mock, ImportScene(_, _))
       .WillOnce(Return(absl::UnavailableError("connection reset")));
-  std::unique_ptr<Client> client = MakeClient(mock, FastRetries());
+  FakeRetryClock clock;
+  std::unique_ptr<Client> client = MakeClient(mock, ThreeAttempts(), clock);
 
   const std::vector<client::Body> bodies = {
       {.id = 1, .shape = Sphere{1.0f}, .pose = Pose3{}}};
@@ -192,6 +240,7 @@ TEST(MockConnection, MutationsAreNeverRetried) {
   EXPECT_EQ(client->DeleteScene("s").code(), absl::StatusCode::kUnavailable);
   EXPECT_EQ(client->ImportScene({.scene_id = "s"}).status().code(),
             absl::StatusCode::kUnavailable);
+  EXPECT_TRUE(clock.sleeps().empty());
 }
 
 TEST(MockConnection, IdempotentReadsAreRetriedUpToTheAttemptLimit) {
@@ -206,7 +255,8 @@ TEST(MockConnection, IdempotentReadsAreRetriedUpToTheAttemptLimit) {
   EXPECT_CALL(*mock, RaycastBatch(_, _, _, _))
       .Times(3)
       .WillRepeatedly(Return(down));
-  std::unique_ptr<Client> client = MakeClient(mock, FastRetries());
+  FakeRetryClock clock;
+  std::unique_ptr<Client> client = MakeClient(mock, ThreeAttempts(), clock);
   EXPECT_EQ(client->Ping("x").status(), down);
   EXPECT_EQ(client->GetScene("s").status(), down);
   EXPECT_EQ(client->ListScenes().status(), down);
@@ -214,33 +264,52 @@ TEST(MockConnection, IdempotentReadsAreRetriedUpToTheAttemptLimit) {
   EXPECT_EQ(client->QueryBatch("s", {}).status(), down);
   EXPECT_EQ(client->PairQuery({}).status(), down);
   EXPECT_EQ(client->RaycastBatch("s", {}).status(), down);
+  // Two sleeps per call (half of 100 ms, half of 200 ms), none of them real.
+  const std::vector<absl::Duration> sleeps = clock.sleeps();
+  ASSERT_EQ(sleeps.size(), 14u);
+  for (std::size_t i = 0; i < sleeps.size(); ++i) {
+    EXPECT_EQ(sleeps[i], absl::Milliseconds(i % 2 == 0 ? 50 : 100)) << i;
+  }
 }
 
-TEST(MockConnection, ACallCanTurnRetriesOff) {
+TEST(MockConnection, OneAttemptWhenRetriesAreOff) {
   auto mock = std::make_shared<MockConnection>();
   EXPECT_CALL(*mock, PointQuery(_, _, _, _))
       .WillOnce(Return(absl::UnavailableError("down")));
-  std::unique_ptr<Client> client = MakeClient(mock, FastRetries());
-  EXPECT_EQ(client
-                ->PointQuery("s", {.point = Vec2{1, 2}}, {},
-                             {.retry = client::RetryPolicy{.max_attempts = 1}})
-                .status()
-                .code(),
+  ClientOptions options;
+  options.retry.max_attempts = 1;
+  FakeRetryClock clock;
+  std::unique_ptr<Client> client = MakeClient(mock, options, clock);
+  EXPECT_EQ(client->PointQuery("s", {.point = Vec2{1, 2}}).status().code(),
             absl::StatusCode::kUnavailable);
+  EXPECT_TRUE(clock.sleeps().empty());
+}
+
+// A shed (RESOURCE_EXHAUSTED with a retry-after) is retried after exactly
+// the retry-after; a hard limit (none) is not.
+TEST(MockConnection, AShedIsRetriedAfterItsRetryAfterAndAHardLimitIsNot) {
+  auto mock = std::make_shared<MockConnection>();
+  absl::Status shed = absl::ResourceExhaustedError("shed");
+  client::SetRetryAfter(shed, absl::Milliseconds(700));
+  EXPECT_CALL(*mock, GetScene("busy", _))
+      .WillOnce(Return(shed))
+      .WillOnce(Return(client::SceneInfo{.scene_id = "busy"}));
+  EXPECT_CALL(*mock, GetScene("huge", _))
+      .WillOnce(Return(absl::ResourceExhaustedError("over the limit")));
+  FakeRetryClock clock;
+  std::unique_ptr<Client> client = MakeClient(mock, ThreeAttempts(), clock);
+  EXPECT_TRUE(client->GetScene("busy").ok());
+  EXPECT_EQ(client->GetScene("huge").status(),
+            absl::ResourceExhaustedError("over the limit"));
+  EXPECT_THAT(clock.sleeps(), ElementsAre(absl::Milliseconds(700)));
 }
 
 TEST(MockConnection, BadCallOptionsAreRefusedBeforeAnyCall) {
   auto mock = std::make_shared<MockConnection>();
   std::unique_ptr<Client> client = MakeClient(mock);
-  absl::Status status =
-      client->GetScene("s", {.retry = client::RetryPolicy{.max_attempts = 0}})
-          .status();
-  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(status.message(),
-            "CallOptions.retry.max_attempts: must be at least 1");
   EXPECT_EQ(
-      client->GetScene("s", {.deadline = absl::ZeroDuration()}).status().code(),
-      absl::StatusCode::kInvalidArgument);
+      client->GetScene("s", {.deadline = absl::ZeroDuration()}).status(),
+      absl::InvalidArgumentError("CallOptions.deadline: must be positive"));
 }
 
 TEST(MockConnection, BatchRewindOverrideReachesEveryQuery) {

@@ -1,6 +1,7 @@
-// The retry rules (retry.h) and the retry loop, run deterministically with a
-// fake clock, a recorded sleep and a fixed random draw: which statuses are
-// retried, how long the backoff is, and what bounds the attempts.
+// The retry rules (retry.h) and the client's own retry loop (for connections
+// that do not retry by themselves), run deterministically with a fake clock,
+// a recorded sleep and a fixed random draw: which statuses are retried, how
+// long the backoff is, and what bounds the attempts.
 #include "sator/client/retry.h"
 
 #include <vector>
@@ -97,9 +98,25 @@ TEST(BackoffCeiling, GrowsGeometricallyUpToTheCap) {
 
 TEST(ValidateRetryPolicy, NamesTheBadField) {
   EXPECT_TRUE(client::ValidateRetryPolicy({}, "retry").ok());
-  absl::Status zero = client::ValidateRetryPolicy({.max_attempts = 0}, "retry");
-  EXPECT_EQ(zero.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(zero.message(), "retry.max_attempts: must be at least 1");
+  EXPECT_TRUE(client::ValidateRetryPolicy({.max_attempts = 1}, "retry").ok());
+  EXPECT_TRUE(client::ValidateRetryPolicy(
+                  {.max_attempts = client::kMaxRetryAttempts}, "retry")
+                  .ok());
+  for (const int attempts : {0, client::kMaxRetryAttempts + 1}) {
+    absl::Status status =
+        client::ValidateRetryPolicy({.max_attempts = attempts}, "retry");
+    EXPECT_EQ(status,
+              absl::InvalidArgumentError("retry.max_attempts: must be 1 to 5 "
+                                         "(gRPC allows no more)"))
+        << attempts;
+  }
+  EXPECT_EQ(
+      client::ValidateRetryPolicy({.initial_backoff = absl::ZeroDuration()},
+                                  "retry"),
+      absl::InvalidArgumentError("retry.initial_backoff: must be positive"));
+  EXPECT_EQ(client::ValidateRetryPolicy({.max_backoff = absl::Milliseconds(-1)},
+                                        "retry"),
+            absl::InvalidArgumentError("retry.max_backoff: must be positive"));
   absl::Status shrink =
       client::ValidateRetryPolicy({.backoff_multiplier = 0.5}, "retry");
   EXPECT_EQ(shrink.message(),
@@ -138,6 +155,7 @@ TEST(RunWithRetries, GivesUpAfterMaxAttemptsKeepingTheLastError) {
                                          absl::UnavailableError("third")}};
   absl::StatusOr<int> result = RunScripted(
       {.max_attempts = 2}, true, absl::Seconds(10), environment, attempts);
+  // Attempts, not sleeps, ran out.
   EXPECT_EQ(attempts.calls, 2);
   EXPECT_EQ(result.status(), absl::UnavailableError("second"));
   EXPECT_EQ(environment.sleeps.size(), 1u);
@@ -182,6 +200,35 @@ TEST(RunWithRetries, ResourceExhaustedIsRetriedOnlyWithRetryAfter) {
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_EQ(attempts.calls, 2);
   EXPECT_THAT(environment.sleeps, ElementsAre(absl::Milliseconds(300)));
+}
+
+TEST(RunWithRetries, WaitsExactlyTheRetryAfterWhateverTheBackoff) {
+  FakeEnvironment environment;
+  environment.draw = 0.99;  // The backoff alone would wait about 990 ms.
+  ScriptedAttempts attempts{
+      .failures = {WithRetryAfter(absl::ResourceExhaustedError("busy"),
+                                  absl::Milliseconds(10)),
+                   absl::UnavailableError("down")}};
+  absl::StatusOr<int> result =
+      RunScripted({.initial_backoff = absl::Seconds(1)}, true,
+                  absl::Seconds(10), environment, attempts);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(attempts.calls, 3);
+  // The server's 10 ms, then the jittered backoff of the second retry.
+  EXPECT_THAT(environment.sleeps,
+              ElementsAre(absl::Milliseconds(10), absl::Milliseconds(1980)));
+}
+
+TEST(RunWithRetries, DoesNotRetryPastTheDeadlineForARetryAfter) {
+  FakeEnvironment environment;
+  ScriptedAttempts attempts{
+      .failures = {WithRetryAfter(absl::ResourceExhaustedError("busy"),
+                                  absl::Seconds(3))}};
+  absl::StatusOr<int> result =
+      RunScripted({}, true, absl::Seconds(2), environment, attempts);
+  EXPECT_EQ(attempts.calls, 1);
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_TRUE(environment.sleeps.empty());
 }
 
 TEST(RunWithRetries, StopsWhenTheNextBackoffWouldPassTheDeadline) {

@@ -14,8 +14,10 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "client_factory.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "sator/client/client.h"
 #include "sator/client/mocks/mock_connection.h"
 
 namespace sator {
@@ -47,7 +49,7 @@ std::string HighestWeight(const std::vector<std::string>& endpoints,
 class ShardedConnectionTest : public ::testing::Test {
  protected:
   std::shared_ptr<ShardedConnection> Make(
-      const std::vector<std::string>& endpoints) {
+      const std::vector<std::string>& endpoints, bool endpoints_retry = true) {
     absl::StatusOr<std::shared_ptr<ShardedConnection>> sharded =
         ShardedConnection::Create(
             {.endpoints = endpoints,
@@ -57,7 +59,8 @@ class ShardedConnectionTest : public ::testing::Test {
                auto& mock = mocks_[endpoint];
                if (!mock) mock = std::make_shared<NiceMock<MockConnection>>();
                return mock;
-             }});
+             },
+             .endpoints_retry = endpoints_retry});
     EXPECT_TRUE(sharded.ok()) << sharded.status();
     return *sharded;
   }
@@ -71,6 +74,34 @@ class ShardedConnectionTest : public ::testing::Test {
   std::map<std::string, std::shared_ptr<NiceMock<MockConnection>>> mocks_;
   std::map<std::string, int> factory_calls_;
 };
+
+// The Client retries over the sharded connection only when its endpoints'
+// connections do not retry by themselves (as mocks do not); the retry loop
+// runs on a clock that never sleeps.
+TEST_F(ShardedConnectionTest, TheClientRetriesOnlyOverEndpointsThatDoNotRetry) {
+  for (const bool endpoints_retry : {true, false}) {
+    mocks_.clear();
+    std::shared_ptr<ShardedConnection> sharded =
+        Make(kEndpoints, endpoints_retry);
+    EXPECT_EQ(sharded->RetriesIdempotentCalls(), endpoints_retry);
+    int attempts = 0;
+    for (const std::string& endpoint : kEndpoints) {
+      ON_CALL(MockOf(endpoint), Ping(_, _))
+          .WillByDefault(Invoke([&](const std::string&, const CallContext&) {
+            ++attempts;
+            return absl::StatusOr<PingResult>(absl::UnavailableError("down"));
+          }));
+    }
+    absl::Time now = absl::FromUnixSeconds(1000);
+    Client client = client_internal::ClientFactory::Make(
+        sharded, {.retry = {.max_attempts = 3}},
+        {.now = [&] { return now; },
+         .sleep = [&](absl::Duration delay) { now += delay; },
+         .uniform01 = [] { return 0.5; }});
+    EXPECT_EQ(client.Ping("x").status().code(), absl::StatusCode::kUnavailable);
+    EXPECT_EQ(attempts, endpoints_retry ? 1 : 3) << endpoints_retry;
+  }
+}
 
 TEST_F(ShardedConnectionTest, SceneCallsReachOnlyTheOwner) {
   std::map<std::string, std::vector<std::string>> received;

@@ -1,13 +1,15 @@
 // Load shedding against the real satord: a flood of costly calls beyond
 // --max_inflight_requests is refused at once with RESOURCE_EXHAUSTED, the
 // limit named in the message and the pushback trailers; nothing fails
-// otherwise; a Ping (through the client library, which retries on that
-// trailer) succeeds during the flood; afterwards every call succeeds again;
-// sator_requests_shed_total counts the refusals. At the default flags, a
-// flood of large calls from 4 processes (sator-soak --flood) is shed with
-// pushback while the calls accepted, a Ping from another client and satord's
-// memory stay within bounds. Every flood is bounded in calls and time and
-// stays on 127.0.0.1.
+// otherwise; a Ping succeeds during the flood; afterwards every call
+// succeeds again; sator_requests_shed_total counts the refusals. The
+// client library's retry policy (gRPC's) retries a shed call after its
+// pushback until it is admitted, and attempts a call over a hard limit
+// (pushback -1) exactly once, as satord's own counters show. At the default
+// flags, a flood of large calls from 4 processes (sator-soak --flood) is shed
+// with pushback while the calls accepted, a Ping from another client and
+// satord's memory stay within bounds. Every flood is bounded in calls and time
+// and stays on 127.0.0.1.
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -29,6 +31,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "gmock/gmock.h"
+#include "google/protobuf/util/json_util.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/security/credentials.h"
 #include "gtest/gtest.h"
@@ -134,6 +137,15 @@ Outcome Call(sator::v1::QueryService::Stub& stub,
   return outcome;
 }
 
+constexpr char kInflightShedSeries[] =
+    "sator_requests_shed_total{reason=\"inflight_requests\"}";
+
+std::string StartedSeries(const std::string& method) {
+  return absl::StrCat("grpc_server_started_total{grpc_method=\"", method,
+                      "\",grpc_service=\"sator.v1.QueryService\","
+                      "grpc_type=\"unary\"}");
+}
+
 TEST(OverloadEndToEnd, ShedsBeyondTheInflightLimitWithRetryAfterAndRecovers) {
   SatordProcess satord;
   ASSERT_TRUE(
@@ -178,15 +190,11 @@ TEST(OverloadEndToEnd, ShedsBeyondTheInflightLimitWithRetryAfterAndRecovers) {
     });
   }
 
-  // During the flood (limit 1, so the flood holds the slot nearly always; up
-  // to 400 attempts), a Ping through the client library: its retry
-  // policy honours the retry-after trailer, so it gets through.
-  absl::StatusOr<Client> client =
-      Client::Make({.target = satord.grpc_target(),
-                    .default_deadline = absl::Seconds(10),
-                    .retry = {.max_attempts = 400,
-                              .initial_backoff = absl::Milliseconds(5),
-                              .max_backoff = absl::Milliseconds(50)}});
+  // During the flood (limit 1, so the flood holds the slot nearly always), a
+  // Ping through the client library: Ping counts against no limit, so it
+  // gets through.
+  absl::StatusOr<Client> client = Client::Make(
+      {.target = satord.grpc_target(), .default_deadline = absl::Seconds(10)});
   ASSERT_TRUE(client.ok()) << client.status();
   absl::StatusOr<PingResult> pong = client->Ping("during the flood");
   EXPECT_TRUE(pong.ok()) << pong.status();
@@ -250,6 +258,146 @@ TEST(OverloadEndToEnd, ShedsBeyondTheInflightLimitWithRetryAfterAndRecovers) {
   ASSERT_TRUE(shed.has_value()) << *metrics;
   // At least the flood's refusals (the Ping's retried attempts add theirs).
   EXPECT_GE(*shed, static_cast<double>(refusals.size()));
+}
+
+// Raw stubs flood PairQuery (one attempt per call: their channels have no
+// retry policy) while the client library sends the same PairQuery. From
+// satord's counters, the client's attempts are the calls started minus the
+// flood's, and its shed attempts the refusals minus the flood's. Every
+// client call ends admitted or shed on its last attempt, so its attempts
+// are its shed attempts plus its successes: each shed attempt before the
+// last was retried.
+TEST(OverloadEndToEnd, TheClientRetriesAShedCallUntilItIsAdmitted) {
+  SatordProcess satord;
+  ASSERT_TRUE(
+      satord
+          .Start({absl::StrCat("--max_inflight_requests=", kMaxInflight),
+                  "--max_queue_wait=0", "--max_admitted_bytes=0",
+                  "--overload_retry_after=5ms", "--max_mesh_triangles=200000",
+                  "--max_mesh_vertices=200000"})
+          .ok())
+      << satord.ReadLog();
+  const sator::v1::PairQueryRequest request = CostlyRequest(100);
+  std::string request_json;
+  ASSERT_TRUE(
+      google::protobuf::util::MessageToJsonString(request, &request_json).ok());
+
+  std::atomic<int> flood_calls{0};
+  std::atomic<int> flood_refusals{0};
+  std::atomic<int> flood_running{kFloodThreads};
+  const absl::Time flood_deadline = absl::Now() + kFloodTimeLimit;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kFloodThreads; ++t) {
+    threads.emplace_back([&] {
+      auto channel = grpc::CreateCustomChannel(
+          satord.grpc_target(), grpc::InsecureChannelCredentials(), [] {
+            grpc::ChannelArguments args;
+            args.SetMaxSendMessageSize(16 << 20);
+            return args;
+          }());
+      auto stub = sator::v1::QueryService::NewStub(channel);
+      for (int i = 0; i < kCallsPerThread && absl::Now() < flood_deadline;
+           ++i) {
+        const Outcome outcome = Call(*stub, request);
+        ++flood_calls;
+        if (outcome.code == grpc::StatusCode::RESOURCE_EXHAUSTED) {
+          ++flood_refusals;
+        }
+      }
+      --flood_running;
+    });
+  }
+
+  absl::StatusOr<Client> client =
+      Client::Make({.target = satord.grpc_target(),
+                    .default_deadline = absl::Seconds(30),
+                    .retry = {.max_attempts = kMaxRetryAttempts,
+                              .initial_backoff = absl::Milliseconds(5),
+                              .max_backoff = absl::Milliseconds(50)},
+                    .max_message_bytes = 16 << 20});
+  ASSERT_TRUE(client.ok()) << client.status();
+  int client_calls = 0;
+  int client_successes = 0;
+  // While the flood lasts (at most 40 calls), then once after it.
+  for (int i = 0; i < 40 && flood_running.load() > 0; ++i) {
+    const absl::StatusOr<std::string> answer =
+        client->CallJson("sator.v1.QueryService/PairQuery", request_json);
+    ++client_calls;
+    if (answer.ok()) {
+      ++client_successes;
+    } else {
+      EXPECT_EQ(answer.status().code(), absl::StatusCode::kResourceExhausted)
+          << answer.status();
+    }
+  }
+  for (std::thread& thread : threads) thread.join();
+  const absl::StatusOr<std::string> after =
+      client->CallJson("sator.v1.QueryService/PairQuery", request_json);
+  ++client_calls;
+  EXPECT_TRUE(after.ok()) << after.status();
+  if (after.ok()) ++client_successes;
+
+  absl::StatusOr<std::string> metrics =
+      HttpGet(satord.metrics_port(), "/metrics");
+  ASSERT_TRUE(metrics.ok()) << metrics.status();
+  const std::optional<double> started =
+      Sample(*metrics, StartedSeries("PairQuery"));
+  const std::optional<double> shed = Sample(*metrics, kInflightShedSeries);
+  ASSERT_TRUE(started.has_value()) << *metrics;
+  ASSERT_TRUE(shed.has_value()) << *metrics;
+  const int client_attempts = static_cast<int>(*started) - flood_calls.load();
+  const int client_shed = static_cast<int>(*shed) - flood_refusals.load();
+  ASSERT_GT(client_shed, 0) << "no attempt of the client's " << client_calls
+                            << " calls was shed: nothing to retry";
+  EXPECT_EQ(client_attempts, client_shed + client_successes);
+  EXPECT_GT(client_attempts, client_calls);
+  EXPECT_GT(client_successes, 0);
+}
+
+// A batch over --max_batch_queries can never pass: satord marks it with
+// grpc-retry-pushback-ms -1 (and no retry-after-ms), and the client's
+// retry policy, up to 5 attempts, makes one.
+TEST(OverloadEndToEnd, AHardLimitIsAttemptedOnce) {
+  SatordProcess satord;
+  ASSERT_TRUE(satord.Start({"--max_batch_queries=2"}).ok()) << satord.ReadLog();
+  absl::StatusOr<Client> client =
+      Client::Make({.target = satord.grpc_target(),
+                    .retry = {.max_attempts = kMaxRetryAttempts}});
+  ASSERT_TRUE(client.ok()) << client.status();
+  const std::vector<client::Query> three(
+      3, client::Query{.kind = client::PointQuery{.point = Vec2{0, 0}}});
+  const absl::StatusOr<std::vector<client::BatchEntry>> refused =
+      client->QueryBatch("arena", three);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(refused.status().message(), HasSubstr("--max_batch_queries"));
+
+  absl::StatusOr<std::string> metrics =
+      HttpGet(satord.metrics_port(), "/metrics");
+  ASSERT_TRUE(metrics.ok()) << metrics.status();
+  const std::optional<double> started =
+      Sample(*metrics, StartedSeries("QueryBatch"));
+  ASSERT_TRUE(started.has_value()) << *metrics;
+  EXPECT_EQ(*started, 1);
+
+  // On the wire: the negative pushback, no retry-after-ms.
+  auto stub = sator::v1::QueryService::NewStub(grpc::CreateChannel(
+      satord.grpc_target(), grpc::InsecureChannelCredentials()));
+  sator::v1::QueryBatchRequest batch;
+  batch.set_scene_id("arena");
+  for (int i = 0; i < 3; ++i) {
+    batch.add_queries()->mutable_point()->mutable_point();
+  }
+  grpc::ClientContext context;
+  context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(10)));
+  sator::v1::QueryBatchResponse response;
+  const grpc::Status status = stub->QueryBatch(&context, batch, &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  const auto& trailers = context.GetServerTrailingMetadata();
+  const auto pushback = trailers.find("grpc-retry-pushback-ms");
+  ASSERT_NE(pushback, trailers.end());
+  EXPECT_EQ(std::string(pushback->second.data(), pushback->second.size()),
+            "-1");
+  EXPECT_FALSE(trailers.contains("retry-after-ms"));
 }
 
 // A Session refused at --max_sessions, as `stub` sees it.

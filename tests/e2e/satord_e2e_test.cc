@@ -179,8 +179,11 @@ TEST(SatordEndToEnd, LivenessStaysServingThroughADrainUntilExit) {
                          kStartTimeout)
                   .ok())
       << satord.ReadLog();
-  absl::StatusOr<Client> made = Client::Make(
-      {.target = satord.grpc_target(), .max_message_bytes = kMessageBytes});
+  // No retries: each probe below is one attempt.
+  absl::StatusOr<Client> made =
+      Client::Make({.target = satord.grpc_target(),
+                    .retry = {.max_attempts = 1},
+                    .max_message_bytes = kMessageBytes});
   ASSERT_TRUE(made.ok()) << made.status();
   std::unique_ptr<Client> client = std::make_unique<Client>(*std::move(made));
   ASSERT_TRUE(client
@@ -249,8 +252,7 @@ TEST(SatordEndToEnd, LivenessStaysServingThroughADrainUntilExit) {
   ASSERT_TRUE(satord.Signal(SIGTERM).ok());
 
   const auto probe = [&](const std::string& service) {
-    return client->CheckHealth(service, {.deadline = absl::Seconds(2),
-                                         .retry = client::RetryPolicy{1}});
+    return client->CheckHealth(service, {.deadline = absl::Seconds(2)});
   };
   // The drain has begun (readiness NOT_SERVING) and waits for the held call:
   // liveness SERVING meanwhile. Bounded: 10,000 probes and 30 s.

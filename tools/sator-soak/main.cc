@@ -222,7 +222,6 @@ class Workload {
     const sator::Shape3 shape = sator::Sphere{2.0f};
     sator::CallOptions call;
     call.deadline = absl::Seconds(10);
-    call.retry = sc::RetryPolicy{.max_attempts = 1};  // Errors must show.
     switch (n % 10) {
       case 0:
       case 1:
@@ -347,7 +346,9 @@ int RunTool(int argc, char** argv) {
   // against a 10 s warm-up, and +2.4% against 20 s, with no trend after).
   const int warmup_windows = std::max(1, windows / 3);
 
-  absl::StatusOr<Client> client = Client::Make({.target = target});
+  // No retries: every error must show.
+  absl::StatusOr<Client> client =
+      Client::Make({.target = target, .retry = {.max_attempts = 1}});
   if (!client.ok()) {
     std::fprintf(stderr, "sator-soak: %s\n",
                  client.status().ToString().c_str());

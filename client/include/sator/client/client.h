@@ -4,8 +4,9 @@
 // or absl::StatusOr<T>, and an Async* twin returning a std::future of the
 // same. Every call has a deadline (the call's own, or the client's default)
 // that bounds all its attempts together; idempotent calls are retried on
-// UNAVAILABLE and on RESOURCE_EXHAUSTED that carries retry information, with
-// jittered exponential backoff (retry.h says exactly when). Errors keep the
+// UNAVAILABLE and on RESOURCE_EXHAUSTED that the server marks as load shed,
+// by gRPC's retry policy over a gRPC channel and by the client's own loop
+// over a mock (retry.h says exactly when). Errors keep the
 // gRPC code and the server's message, e.g. INVALID_ARGUMENT
 // "bodies[3].shape.polygon.vertices[2].x: not finite".
 //
@@ -72,7 +73,10 @@ struct ClientOptions {
   // The deadline of a call whose CallOptions name none; it bounds all the
   // attempts of the call together.
   absl::Duration default_deadline = absl::Seconds(5);
-  // Retries of idempotent calls (retry.h).
+  // Retries of idempotent calls (retry.h): the gRPC channel's retry policy
+  // (ConnectionOptions::retry) for a client made from a target, the
+  // client's own loop over a given connection that does not retry by
+  // itself (Connection::RetriesIdempotentCalls). {.max_attempts = 1}: none.
   RetryPolicy retry{};
   // Channel settings (see ConnectionOptions).
   absl::Duration keepalive_time = absl::Seconds(330);
@@ -93,9 +97,6 @@ struct CallOptions {
   // Scene queries only: run at this past tick and fraction, overriding the
   // query's own QueryOptions::rewind (per QueryBatch entry too).
   std::optional<Rewind> rewind{};
-  // Overrides ClientOptions::retry for this call ({.max_attempts = 1}: no
-  // retry).
-  std::optional<RetryPolicy> retry{};
 };
 
 // All scenes, fetched a page at a time as the loop advances:
@@ -201,8 +202,9 @@ class Client {
   // protobuf's JSON mapping, and returns the response in the same mapping.
   // For operators' tools (satorctl); programs should use the typed calls.
   // NOT_FOUND for an unknown method, INVALID_ARGUMENT for JSON that does not
-  // parse as the request message, UNIMPLEMENTED for streaming methods. Never
-  // retried (the method may be a mutation).
+  // parse as the request message, UNIMPLEMENTED for streaming methods. A
+  // gRPC channel retries it when the method is idempotent (retry.h); the
+  // client's own loop never does (the method may be a mutation).
   absl::StatusOr<std::string> CallJson(absl::string_view method,
                                        absl::string_view request_json,
                                        const CallOptions& call_options = {});

@@ -2,16 +2,16 @@
 // method per RPC of the sator.v1 API (in the style of google-cloud-cpp's
 // *Connection classes).
 //
-// sator::Client adds defaults, deadlines, retries and the async calls on top;
-// a Connection makes exactly one attempt per call. Three kinds exist:
+// sator::Client adds defaults, deadlines, the async calls and, where the
+// connection does not retry by itself, retries on top. Three kinds exist:
 // - MakeConnection(options): one gRPC channel to one satord (or to whatever
 //   the target resolves to); sends `x-scene-id` metadata on every call that
-//   names a scene, so that a proxy can route by scene.
+//   names a scene, so that a proxy can route by scene; gRPC retries its
+//   idempotent calls by options.retry (retry.h);
 // - the sharded connection (sharding_connection.h): one of the above per
-// endpoint,
-//   choosing by scene id;
+//   endpoint, choosing by scene id;
 // - MockConnection (mocks/mock_connection.h): for unit tests of game code
-//   without a server.
+//   without a server; one attempt per call, the Client retries.
 //
 // Every method is safe to call from many threads at once. Errors are
 // absl::Status with the gRPC code and the server's message unchanged.
@@ -28,6 +28,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "sator/client/retry.h"
 #include "sator/client/types.h"
 
 namespace sator {
@@ -37,7 +38,8 @@ inline constexpr absl::string_view kSceneIdMetadataKey = "x-scene-id";
 
 // What one attempt of a call carries besides its request.
 struct CallContext {
-  // The attempt fails with DEADLINE_EXCEEDED past this time.
+  // The call (every attempt the connection makes) fails with
+  // DEADLINE_EXCEEDED past this time.
   absl::Time deadline = absl::InfiniteFuture();
 };
 
@@ -75,6 +77,11 @@ class ShotVerdictStream {
 class Connection {
  public:
   virtual ~Connection() = default;
+
+  // Whether the connection retries idempotent calls itself (a gRPC channel
+  // with a retry policy does). When false, each call is one attempt and
+  // sator::Client retries the idempotent ones by ClientOptions::retry.
+  virtual bool RetriesIdempotentCalls() const { return false; }
 
   // ---- QueryService: service ----
   virtual absl::StatusOr<PingResult> Ping(const std::string& payload,
@@ -199,8 +206,13 @@ struct ConnectionOptions {
   // Zero disables keepalive.
   absl::Duration keepalive_time = absl::Seconds(330);
   absl::Duration keepalive_timeout = absl::Seconds(20);
-  // The largest message sent or received (satord's default is 4 MiB).
+  // The largest message sent or received (satord's default is 4 MiB). Also
+  // the retry buffer of a call: gRPC keeps a request up to this size to
+  // send it again.
   int max_message_bytes = 4 * 1024 * 1024;
+  // gRPC's retries of the idempotent calls (retry.h): the channel's service
+  // config. {.max_attempts = 1} turns them off.
+  RetryPolicy retry{};
   // The longest wait between two attempts to reconnect a lost connection
   // (gRPC's default is 120 s; a game server wants its collision service back
   // sooner).
@@ -213,9 +225,9 @@ struct ConnectionOptions {
   std::string bearer_token{};
 };
 
-// A Connection over one gRPC channel (TLS when options.tls.enabled). The
-// channel connects lazily, on the first call. INVALID_ARGUMENT names a bad
-// option.
+// A Connection over one gRPC channel (TLS when options.tls.enabled) that
+// retries its idempotent calls by options.retry. The channel connects
+// lazily, on the first call. INVALID_ARGUMENT names a bad option.
 absl::StatusOr<std::shared_ptr<Connection>> MakeConnection(
     const ConnectionOptions& options);
 

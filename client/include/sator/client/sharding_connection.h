@@ -64,6 +64,11 @@ struct ShardedConnectionOptions {
   // Overrides how an endpoint's connection is made (tests pass mocks); unset:
   // MakeConnection(connection with target = endpoint).
   EndpointConnectionFactory connection_factory{};
+  // Whether the endpoints' connections retry idempotent calls by themselves,
+  // as MakeConnection's do (gRPC's retry policy, connection.retry). Set it
+  // to false when connection_factory makes connections that do not (mocks):
+  // sator::Client then retries over the sharded connection.
+  bool endpoints_retry = true;
 };
 
 class ShardedConnection : public Connection {
@@ -71,6 +76,9 @@ class ShardedConnection : public Connection {
   // INVALID_ARGUMENT for a bad endpoint list (see RendezvousRouter::Create).
   static absl::StatusOr<std::shared_ptr<ShardedConnection>> Create(
       ShardedConnectionOptions options);
+
+  // ShardedConnectionOptions::endpoints_retry.
+  bool RetriesIdempotentCalls() const override { return endpoints_retry_; }
 
   // Replaces the endpoint list, e.g. after a StatefulSet is scaled. Scenes
   // whose owner changes are NOT moved: export them from the old owner and
@@ -159,7 +167,8 @@ class ShardedConnection : public Connection {
     std::shared_ptr<Connection> connection;
   };
 
-  ShardedConnection(RendezvousRouter router, EndpointConnectionFactory factory);
+  ShardedConnection(RendezvousRouter router, EndpointConnectionFactory factory,
+                    bool endpoints_retry);
 
   std::shared_ptr<const RendezvousRouter> router() const;
   absl::StatusOr<Route> RouteTo(const std::string& endpoint);
@@ -168,6 +177,7 @@ class ShardedConnection : public Connection {
   std::string NewSceneId();
 
   const EndpointConnectionFactory factory_;
+  const bool endpoints_retry_;
   mutable std::mutex mutex_;
   std::shared_ptr<const RendezvousRouter> router_;  // guarded by mutex_
   std::map<std::string, std::shared_ptr<Connection>>
