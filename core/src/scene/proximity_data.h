@@ -1,0 +1,86 @@
+// The state behind a ProximityState: its zones and observers with their
+// sets, and the pass that evaluates them (proximity_pass.cc).
+#ifndef SATOR_CORE_SRC_SCENE_PROXIMITY_DATA_H_
+#define SATOR_CORE_SRC_SCENE_PROXIMITY_DATA_H_
+
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <optional>
+#include <vector>
+
+#include "sator/core/broadphase/bvh.h"
+#include "sator/core/scene/proximity.h"
+#include "scene/snapshot_data.h"
+
+namespace sator::scene::internal {
+
+inline constexpr std::uint32_t kNoSlot =
+    std::numeric_limits<std::uint32_t>::max();
+
+// A zone or an observer, as the pass sees it: a probe shape at a pose that
+// follows an anchor. An observer's probe is the circle or sphere of radius
+// r + h (`shape`) with the one of radius r (`inner`, null when h is 0) for
+// objects not yet visible.
+template <int D>
+struct ProximityEntry {
+  ProximitySource source = ProximitySource::kZone;
+  std::uint64_t id = 0;
+  ShapePtr<D> shape;
+  ShapePtr<D> inner;
+  // The zone's pose (world, or in the anchor's frame); identity for
+  // observers.
+  Pose<D> pose{};
+  Anchor anchor;
+  QueryFilter filter;
+  ProximityReport report = ProximityReport::kPerBody;
+  bool report_inside = false;
+  // The set of the last evaluation, ascending.
+  std::vector<ProximityObject> set;
+  // Where the anchor was found last (a body's slot, or a live part's slot
+  // for a group): checked first, looked up again when stale.
+  std::uint32_t anchor_slot = kNoSlot;
+};
+
+// Finds anchors in the newest frame of a snapshot: by the cached slot when
+// it still holds the anchor, otherwise through an id index built from one
+// scan of the table (at most once per evaluation).
+template <int D>
+class AnchorResolver {
+ public:
+  explicit AnchorResolver(const SnapshotData<D>& data) : data_(data) {}
+  // The anchor's world pose (a group's pose for a group), or nullopt when
+  // the scene does not have it at its newest tick. Updates *cached_slot.
+  std::optional<Pose<D>> Resolve(const Anchor& anchor,
+                                 std::uint32_t* cached_slot);
+
+ private:
+  const SnapshotData<D>& data_;
+  bool indexed_ = false;
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> body_slots_;
+};
+
+template <int D>
+struct ProximityData {
+  ProximityOptions options;
+  std::map<std::uint64_t, ProximityEntry<D>> zones;
+  std::map<std::uint64_t, ProximityEntry<D>> observers;
+  std::int64_t last_tick = -1;
+  // Reused by every evaluation (capacity kept).
+  broadphase::Bvh<D> probe_tree =
+      broadphase::Bvh<D>::Create(
+          {.method = broadphase::BvhBuildMethod::kMorton, .max_leaf_size = 4})
+          .value();
+  typename broadphase::Bvh<D>::BuildScratch build_scratch;
+};
+
+// Evaluates every entry against the newest tick of `data`, appends the
+// events (ordered as ProximityTick says) and replaces each entry's set.
+template <int D>
+ProximityStats RunProximityPass(const SnapshotData<D>& data,
+                                ProximityData<D>& state, std::int64_t tick,
+                                std::vector<ProximityEvent>* events);
+
+}  // namespace sator::scene::internal
+
+#endif  // SATOR_CORE_SRC_SCENE_PROXIMITY_DATA_H_
