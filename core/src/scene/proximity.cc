@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -30,10 +31,22 @@ ShapePtr<D> RoundShape(float radius) {
   }
 }
 
+// The radius of a circle or sphere shape, 0 for the other kinds.
+template <int D>
+float RoundRadius(const SceneShape<D>& shape) {
+  if constexpr (D == 2) {
+    const auto* circle = std::get_if<Circle>(&shape);
+    return circle != nullptr ? circle->radius : 0.0f;
+  } else {
+    const auto* sphere = std::get_if<Sphere>(&shape);
+    return sphere != nullptr ? sphere->radius : 0.0f;
+  }
+}
+
 // NOT_FOUND unless `scene` has the anchor at its newest tick.
 template <int D>
 absl::Status CheckAnchor(const Anchor& anchor, const SceneSnapshot<D>& scene,
-                         bool world_allowed) {
+                         bool world_allowed, internal::BodyIndex<D>* index) {
   switch (anchor.kind) {
     case AnchorKind::kWorld:
       if (world_allowed) return absl::OkStatus();
@@ -52,7 +65,7 @@ absl::Status CheckAnchor(const Anchor& anchor, const SceneSnapshot<D>& scene,
   const internal::SnapshotData<D>* data =
       internal::SnapshotAccess<D>::Find(scene);
   if (data != nullptr) {
-    internal::AnchorResolver<D> resolver(*data);
+    internal::AnchorResolver<D> resolver(*data, index);
     std::uint32_t slot = internal::kNoSlot;
     if (resolver.Resolve(anchor, &slot).has_value()) return absl::OkStatus();
   }
@@ -120,13 +133,16 @@ absl::Status ProximityState<D>::AddZone(const ZoneDesc<D>& zone,
     return absl::InvalidArgumentError(
         absl::StrCat("pose: ", pose.status().message()));
   }
-  if (absl::Status s = CheckAnchor<D>(zone.anchor, scene, true); !s.ok()) {
+  if (absl::Status s =
+          CheckAnchor<D>(zone.anchor, scene, true, &data_->body_index);
+      !s.ok()) {
     return s;
   }
   ProximityEntry<D> entry;
   entry.source = ProximitySource::kZone;
   entry.id = zone.id;
   entry.shape = zone.shape;
+  entry.round_radius = RoundRadius<D>(*zone.shape);
   entry.pose = *pose;
   entry.anchor = zone.anchor;
   entry.filter = zone.filter;
@@ -168,13 +184,17 @@ absl::Status ProximityState<D>::AddObserver(const ObserverDesc<D>& observer,
     return absl::InvalidArgumentError(
         absl::StrCat("radius: with the hysteresis, ", s.message()));
   }
-  if (absl::Status s = CheckAnchor<D>(observer.anchor, scene, false); !s.ok()) {
+  if (absl::Status s =
+          CheckAnchor<D>(observer.anchor, scene, false, &data_->body_index);
+      !s.ok()) {
     return s;
   }
   ProximityEntry<D> entry;
   entry.source = ProximitySource::kObserver;
   entry.id = observer.id;
   entry.shape = std::move(outer_shape);
+  entry.round_radius = outer;
+  entry.inner_radius = observer.radius;
   if (observer.hysteresis > 0.0f) entry.inner = RoundShape<D>(observer.radius);
   entry.anchor = observer.anchor;
   entry.filter = observer.filter;

@@ -6,7 +6,9 @@
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <memory>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "sator/core/broadphase/bvh.h"
@@ -35,6 +37,11 @@ struct ProximityEntry {
   QueryFilter filter;
   ProximityReport report = ProximityReport::kPerBody;
   bool report_inside = false;
+  // > 0 when `shape` is a circle or sphere of this radius about its origin
+  // (every observer, some zones): pairs far from its boundary are decided
+  // from the body's bounding sphere (see proximity_pass.cc).
+  float round_radius = 0.0f;
+  float inner_radius = 0.0f;
   // The set of the last evaluation, ascending.
   std::vector<ProximityObject> set;
   // Where the anchor was found last (a body's slot, or a live part's slot
@@ -42,13 +49,22 @@ struct ProximityEntry {
   std::uint32_t anchor_slot = kNoSlot;
 };
 
+// Body id -> slot for one body table (tables are immutable and shared by
+// the ticks that changed no body), rebuilt when the table is another.
+template <int D>
+struct BodyIndex {
+  std::weak_ptr<const BodyTable<D>> table;
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> slots;  // By id.
+};
+
 // Finds anchors in the newest frame of a snapshot: by the cached slot when
-// it still holds the anchor, otherwise through an id index built from one
-// scan of the table (at most once per evaluation).
+// it still holds the anchor, otherwise through `index` (built from one scan
+// of the table when it belongs to another table).
 template <int D>
 class AnchorResolver {
  public:
-  explicit AnchorResolver(const SnapshotData<D>& data) : data_(data) {}
+  AnchorResolver(const SnapshotData<D>& data, BodyIndex<D>* index)
+      : data_(data), index_(index) {}
   // The anchor's world pose (a group's pose for a group), or nullopt when
   // the scene does not have it at its newest tick. Updates *cached_slot.
   std::optional<Pose<D>> Resolve(const Anchor& anchor,
@@ -56,8 +72,32 @@ class AnchorResolver {
 
  private:
   const SnapshotData<D>& data_;
-  bool indexed_ = false;
-  std::vector<std::pair<std::uint64_t, std::uint32_t>> body_slots_;
+  BodyIndex<D>* index_;
+};
+
+// A (probe, body slot) pair from the broad phase.
+struct ProximityCandidate {
+  std::uint32_t probe;
+  std::uint32_t slot;
+};
+
+// A body that meets a probe: the object it counts as and, for observers,
+// whether it counts as within r (see proximity_pass.cc).
+struct ProximityHit {
+  std::uint32_t probe;
+  bool within_inner;
+  ProximityObject object;
+};
+
+// The pass's buffers, kept between evaluations so that a tick allocates
+// (and page-faults) nothing in the steady state.
+struct ProximityScratch {
+  std::vector<ProximityCandidate> candidates;
+  std::vector<ProximityCandidate> by_slot;
+  std::vector<std::uint32_t> counts;
+  std::vector<ProximityHit> hits;
+  std::vector<ProximityHit> bucketed;
+  std::vector<ProximityObject> after;
 };
 
 template <int D>
@@ -66,12 +106,14 @@ struct ProximityData {
   std::map<std::uint64_t, ProximityEntry<D>> zones;
   std::map<std::uint64_t, ProximityEntry<D>> observers;
   std::int64_t last_tick = -1;
+  BodyIndex<D> body_index;
   // Reused by every evaluation (capacity kept).
   broadphase::Bvh<D> probe_tree =
       broadphase::Bvh<D>::Create(
           {.method = broadphase::BvhBuildMethod::kMorton, .max_leaf_size = 4})
           .value();
   typename broadphase::Bvh<D>::BuildScratch build_scratch;
+  ProximityScratch scratch;
 };
 
 // Evaluates every entry against the newest tick of `data`, appends the

@@ -12,17 +12,24 @@
 //     Detection", 2005, 6.3.3), giving every (probe, body) pair whose boxes
 //     meet: the all-pairs pass. Bodies near a probe only at other ticks of
 //     the history are dropped with the tree's newest-tick boxes.
-//  3. Each pair passes the probe's filter and anchor exclusion, then the
+//  3. The pairs are taken in body slot order (a counting sort), so each
+//     body's record, pose and shape are read once, in memory order. Each
+//     pair passes the probe's filter and anchor exclusion, then the
 //     bounding-sphere box test and the exact narrow phase that
-//     SceneSnapshot::Overlap uses. An observer's pair also runs the radius-r
-//     test when the object is not visible yet: visible next = (within r) or
-//     (within r + h and visible now), the hysteresis band of interest
-//     management.
+//     SceneSnapshot::Overlap uses; a round probe (every observer, circle and
+//     sphere zones) first compares the distance to the body's position, in
+//     double, with its radius and the body's bound radius, and leaves to the
+//     narrow phase only the pairs within a margin of the boundary (three
+//     times the cores' touching tolerance). An observer's pair also tells
+//     whether the object is within r.
 //  4. The hits are bucketed by probe (counting sort), each bucket sorted by
-//     object and merged (a group is in when any part is), and diffed with
-//     the entry's previous set (one merge of two sorted lists) into ENTER,
-//     EXIT and INSIDE events.
+//     object and merged (a group is in when any part is) with the entry's
+//     previous set: visible next = (within r) or (within r + h and visible
+//     now), the hysteresis band of interest management; zones have no band.
+//     The two sorted sets are then diffed into ENTER, EXIT and INSIDE
+//     events.
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -38,26 +45,61 @@ namespace sator::scene::internal {
 
 namespace {
 
+// An entry at this tick, with the fields the pair loop reads copied in
+// (the loop visits probes in body order, so they are read at random).
 template <int D>
 struct Probe {
-  ProximityEntry<D>* entry = nullptr;
   Pose<D> pose{};
   Aabb<D> box{};
+  const SceneShape<D>* shape = nullptr;
+  const SceneShape<D>* inner = nullptr;
+  // The filter's bits inline; the filter itself only when it excludes ids
+  // or groups (null otherwise).
+  std::uint64_t layer = 0;
+  std::uint64_t mask = 0;
+  const QueryFilter* exclusions = nullptr;
+  bool two_way = true;
+  MotionSelection motion = MotionSelection::kAll;
+  Anchor anchor;
+  float round_radius = 0.0f;
+  float inner_radius = 0.0f;
+  ProximityReport report = ProximityReport::kPerBody;
 };
 
-// A (probe, body) pair from the broad phase.
-struct Candidate {
-  std::uint32_t probe;
-  std::uint32_t slot;
-};
+using Candidate = ProximityCandidate;
+using Hit = ProximityHit;
 
-// A body that meets a probe: the object it counts as, and for observers
-// whether it is within r too.
-struct Hit {
-  std::uint32_t probe;
-  bool within_inner;
-  ProximityObject object;
+// The distance from a round probe's centre c to a body's position p, in
+// double, and the margin within which a round test against it is left to
+// the narrow phase. The cores' touching tolerance is at most 1e-5 * sqrt(D)
+// times the sum of the two shapes' largest |coordinate| (shape_ops.h), which
+// `scale` bounds from above; the margin, 5e-5 of it, is three times that.
+struct RoundDistance {
+  double distance;
+  double margin;
 };
+template <int D>
+RoundDistance DistanceOf(Vec<D> c, Vec<D> p, float r, float b) {
+  double d2 = 0.0;
+  double scale = static_cast<double>(r) + static_cast<double>(b);
+  for (int i = 0; i < D; ++i) {
+    const double t = static_cast<double>(p[i]) - static_cast<double>(c[i]);
+    d2 += t * t;
+    scale += std::fabs(static_cast<double>(c[i])) +
+             std::fabs(static_cast<double>(p[i]));
+  }
+  return {std::sqrt(d2), 5e-5 * scale + 1e-6};
+}
+
+// A round probe of radius r against a body whose shape lies in the ball of
+// radius b about its position, at `distance`: 1 when the ball is inside the
+// probe (so is the shape: they overlap), 0 when it is outside, -1 when the
+// narrow phase must decide.
+int RoundTest(const RoundDistance& distance, float r, float b) {
+  if (distance.distance + b <= r - distance.margin) return 1;
+  if (distance.distance - b > r + distance.margin) return 0;
+  return -1;
+}
 
 template <int D>
 ProximityObject ObjectOf(const BodyRecord<D>& record, ProximityReport report) {
@@ -120,20 +162,21 @@ std::optional<Pose<D>> AnchorResolver<D>::Resolve(const Anchor& anchor,
     case AnchorKind::kBody: {
       const BodyRecord<D>* record = live(*cached_slot);
       if (record == nullptr || record->id != anchor.id) {
-        if (!indexed_) {
-          indexed_ = true;
-          body_slots_.clear();
+        BodyIndex<D>& index = *index_;
+        if (index.table.lock() != frame.table) {
+          index.table = frame.table;
+          index.slots.clear();
           for (std::uint32_t slot = 0; slot < table.size(); ++slot) {
             if (table[slot].incarnation != 0) {
-              body_slots_.emplace_back(table[slot].id, slot);
+              index.slots.emplace_back(table[slot].id, slot);
             }
           }
-          std::sort(body_slots_.begin(), body_slots_.end());
+          std::sort(index.slots.begin(), index.slots.end());
         }
         auto it = std::lower_bound(
-            body_slots_.begin(), body_slots_.end(),
+            index.slots.begin(), index.slots.end(),
             std::pair<std::uint64_t, std::uint32_t>{anchor.id, 0});
-        if (it == body_slots_.end() || it->first != anchor.id) {
+        if (it == index.slots.end() || it->first != anchor.id) {
           *cached_slot = kNoSlot;
           return std::nullopt;
         }
@@ -180,14 +223,27 @@ ProximityStats RunProximityPass(const SnapshotData<D>& data,
   probes.reserve(entries.size());
   // The probe index of each entry, or kNoSlot when its anchor is absent.
   std::vector<std::uint32_t> probe_of(entries.size(), kNoSlot);
-  AnchorResolver<D> resolver(data);
+  AnchorResolver<D> resolver(data, &state.body_index);
   for (std::size_t e = 0; e < entries.size(); ++e) {
     ProximityEntry<D>& entry = *entries[e];
     const std::optional<Pose<D>> anchor =
         resolver.Resolve(entry.anchor, &entry.anchor_slot);
     if (!anchor.has_value()) continue;
     Probe<D> probe;
-    probe.entry = &entry;
+    probe.shape = entry.shape.get();
+    probe.inner = entry.inner.get();
+    probe.layer = entry.filter.layer;
+    probe.mask = entry.filter.mask;
+    probe.two_way = entry.filter.two_way;
+    probe.motion = entry.filter.motion;
+    if (!entry.filter.excluded_ids.empty() ||
+        !entry.filter.excluded_groups.empty()) {
+      probe.exclusions = &entry.filter;
+    }
+    probe.anchor = entry.anchor;
+    probe.round_radius = entry.round_radius;
+    probe.inner_radius = entry.inner_radius;
+    probe.report = entry.report;
     if (entry.source == ProximitySource::kObserver) {
       probe.pose.position = anchor->position;
     } else {
@@ -201,7 +257,9 @@ ProximityStats RunProximityPass(const SnapshotData<D>& data,
   }
 
   // ---- 2. The all-pairs pass: the probe tree against each scene tree.
-  std::vector<Candidate> candidates;
+  ProximityScratch& scratch = state.scratch;
+  std::vector<Candidate>& candidates = scratch.candidates;
+  candidates.clear();
   if (!probes.empty()) {
     std::vector<Aabb<D>> boxes(probes.size());
     for (std::size_t p = 0; p < probes.size(); ++p) boxes[p] = probes[p].box;
@@ -222,75 +280,110 @@ ProximityStats RunProximityPass(const SnapshotData<D>& data,
                 !Overlaps(current[leaf_b], probes[probe].box)) {
               return true;
             }
-            candidates.push_back({probe, slots[body_ids[leaf_b]]});
+            const std::uint32_t slot = slots[body_ids[leaf_b]];
+            // Slots beyond the newest table held bodies only at older ticks.
+            if (slot < table.size()) candidates.push_back({probe, slot});
             return true;
           });
     }
   }
   stats.candidate_pairs = static_cast<std::int64_t>(candidates.size());
 
-  // ---- 3. Filters and the narrow phase.
-  std::vector<Hit> hits;
+  // ---- 3. Filters and the narrow phase, in slot order (counting sort):
+  // each body's record, pose and shape are then loaded once for all the
+  // probes it meets, in the order they lie in memory.
+  std::vector<std::uint32_t>& counts = scratch.counts;
+  counts.assign(table.size() + 1, 0);
+  for (const Candidate& candidate : candidates) ++counts[candidate.slot + 1];
+  for (std::size_t k = 0; k < table.size(); ++k) counts[k + 1] += counts[k];
+  std::vector<Candidate>& by_slot = scratch.by_slot;
+  by_slot.resize(candidates.size());
   for (const Candidate& candidate : candidates) {
-    if (candidate.slot >= table.size()) continue;
+    by_slot[counts[candidate.slot]++] = candidate;
+  }
+  std::vector<Hit>& hits = scratch.hits;
+  hits.clear();
+  auto narrow = [&](const SceneShape<D>& shape, const Pose<D>& at,
+                    const BodyRecord<D>& record, const Pose<D>& pose) {
+    ++stats.narrow_tests;
+    // Validated shapes and poses: the narrow phase cannot refuse them.
+    return ShapeOps<D>::Overlap(shape, at, *record.shape, pose).value_or(false);
+  };
+  for (const Candidate& candidate : by_slot) {
     const BodyRecord<D>& record = table[candidate.slot];
     if (record.incarnation == 0) continue;
     const Probe<D>& probe = probes[candidate.probe];
-    const ProximityEntry<D>& entry = *probe.entry;
-    if (IsAnchor(entry.anchor, record) ||
-        !FilterAccepts(entry.filter, record)) {
+    if (IsAnchor(probe.anchor, record)) continue;
+    if (probe.exclusions != nullptr) {
+      if (!FilterAccepts(*probe.exclusions, record)) continue;
+    } else if ((record.layer & probe.mask) == 0 ||
+               (probe.two_way && (probe.layer & record.mask) == 0) ||
+               (probe.motion == MotionSelection::kStaticOnly &&
+                record.motion != MotionType::kStatic) ||
+               (probe.motion == MotionSelection::kDynamicOnly &&
+                record.motion != MotionType::kDynamic)) {
+      // FilterAccepts without the exclusion lists.
       continue;
     }
     const Pose<D>& pose = poses[candidate.slot];
     if (!Overlaps(Pad(SphereBox<D>(pose.position, record.radius)), probe.box)) {
       continue;
     }
-    ++stats.narrow_tests;
-    // Validated shapes and poses: the narrow phase cannot refuse them.
-    if (!ShapeOps<D>::Overlap(*entry.shape, probe.pose, *record.shape, pose)
-             .value_or(false)) {
-      continue;
-    }
-    const ProximityObject object = ObjectOf(record, entry.report);
-    // Hysteresis: an object visible now stays while within r + h; one that
-    // is not must come within r.
+    bool within = false;
+    // Observers: also whether the object is within r (used when it is not
+    // visible yet; see step 4).
     bool within_inner = true;
-    if (entry.inner != nullptr &&
-        !std::binary_search(entry.set.begin(), entry.set.end(), object)) {
-      ++stats.narrow_tests;
-      within_inner =
-          ShapeOps<D>::Overlap(*entry.inner, probe.pose, *record.shape, pose)
-              .value_or(false);
+    if (probe.round_radius > 0.0f) {
+      const RoundDistance distance =
+          DistanceOf<D>(probe.pose.position, pose.position, probe.round_radius,
+                        record.radius);
+      const int outer = RoundTest(distance, probe.round_radius, record.radius);
+      within = outer >= 0 ? outer == 1
+                          : narrow(*probe.shape, probe.pose, record, pose);
+      if (within && probe.inner != nullptr) {
+        const int inner =
+            RoundTest(distance, probe.inner_radius, record.radius);
+        within_inner = inner >= 0
+                           ? inner == 1
+                           : narrow(*probe.inner, probe.pose, record, pose);
+      }
+    } else {
+      within = narrow(*probe.shape, probe.pose, record, pose);
     }
-    hits.push_back({candidate.probe, within_inner, object});
+    if (!within) continue;
+    hits.push_back(
+        {candidate.probe, within_inner, ObjectOf(record, probe.report)});
   }
 
   // ---- 4. Bucket by probe, merge, diff.
-  std::vector<std::uint32_t> begin(probes.size() + 1, 0);
-  for (const Hit& hit : hits) ++begin[hit.probe + 1];
-  for (std::size_t p = 0; p < probes.size(); ++p) begin[p + 1] += begin[p];
-  std::vector<Hit> bucketed(hits.size());
-  {
-    std::vector<std::uint32_t> next(begin.begin(), begin.end() - 1);
-    for (const Hit& hit : hits) bucketed[next[hit.probe]++] = hit;
-  }
-  std::vector<ProximityObject> after;
+  counts.assign(probes.size() + 1, 0);
+  for (const Hit& hit : hits) ++counts[hit.probe + 1];
+  for (std::size_t p = 0; p < probes.size(); ++p) counts[p + 1] += counts[p];
+  std::vector<Hit>& bucketed = scratch.bucketed;
+  bucketed.resize(hits.size());
+  for (const Hit& hit : hits) bucketed[counts[hit.probe]++] = hit;
+  // counts[p] is now the end of bucket p (and the start of bucket p + 1).
+  std::vector<ProximityObject>& after = scratch.after;
   for (std::size_t e = 0; e < entries.size(); ++e) {
     ProximityEntry<D>& entry = *entries[e];
     after.clear();
     if (const std::uint32_t p = probe_of[e]; p != kNoSlot) {
-      const auto first = bucketed.begin() + begin[p];
-      const auto last = bucketed.begin() + begin[p + 1];
+      const auto first = bucketed.begin() + (p == 0 ? 0 : counts[p - 1]);
+      const auto last = bucketed.begin() + counts[p];
       std::sort(first, last,
                 [](const Hit& a, const Hit& b) { return a.object < b.object; });
+      // Merged with the previous set (both ascending): an object visible
+      // now stays while within r + h, one that is not must come within r.
+      auto before = entry.set.begin();
       for (auto it = first; it != last;) {
         const ProximityObject object = it->object;
         bool within_inner = false;
         for (; it != last && it->object == object; ++it) {
           within_inner |= it->within_inner;
         }
-        // Objects visible before count as within r (step 3).
-        if (within_inner) after.push_back(object);
+        while (before != entry.set.end() && *before < object) ++before;
+        const bool visible = before != entry.set.end() && *before == object;
+        if (within_inner || visible) after.push_back(object);
       }
     }
     Diff(tick, entry.source, entry.id, entry.report_inside, entry.set, after,
