@@ -75,12 +75,6 @@ class AnchorResolver {
   BodyIndex<D>* index_;
 };
 
-// A (probe, body slot) pair from the broad phase.
-struct ProximityCandidate {
-  std::uint32_t probe;
-  std::uint32_t slot;
-};
-
 // A body that meets a probe: the object it counts as and, for observers,
 // whether it counts as within r (see proximity_pass.cc).
 struct ProximityHit {
@@ -92,8 +86,6 @@ struct ProximityHit {
 // The pass's buffers, kept between evaluations so that a tick allocates
 // (and page-faults) nothing in the steady state.
 struct ProximityScratch {
-  std::vector<ProximityCandidate> candidates;
-  std::vector<ProximityCandidate> by_slot;
   std::vector<std::uint32_t> counts;
   std::vector<ProximityHit> hits;
   std::vector<ProximityHit> bucketed;

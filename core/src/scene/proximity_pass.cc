@@ -12,9 +12,11 @@
 //     Detection", 2005, 6.3.3), giving every (probe, body) pair whose boxes
 //     meet: the all-pairs pass. Bodies near a probe only at other ticks of
 //     the history are dropped with the tree's newest-tick boxes.
-//  3. The pairs are taken in body slot order (a counting sort), so each
-//     body's record, pose and shape are read once, in memory order. Each
-//     pair passes the probe's filter and anchor exclusion, then the
+//  3. Each pair is decided as the traversal hands it over, with both sides
+//     read in leaf order (the probes copied into the probe tree's order, the
+//     bodies gathered once per tick into each scene tree's), so a pair of
+//     leaves reads two runs of contiguous memory. Each pair passes the
+//     probe's filter and anchor exclusion, then the
 //     bounding-sphere box test and the exact narrow phase that
 //     SceneSnapshot::Overlap uses; a round probe (every observer, circle and
 //     sphere zones) first compares the distance to the body's position, in
@@ -66,7 +68,6 @@ struct Probe {
   ProximityReport report = ProximityReport::kPerBody;
 };
 
-using Candidate = ProximityCandidate;
 using Hit = ProximityHit;
 
 // The distance from a round probe's centre c to a body's position p, in
@@ -101,25 +102,45 @@ int RoundTest(const RoundDistance& distance, float r, float b) {
   return -1;
 }
 
+// A body of a scene tree at the newest tick, in the tree's leaf order: what
+// the pair test reads, gathered once per tick.
 template <int D>
-ProximityObject ObjectOf(const BodyRecord<D>& record, ProximityReport report) {
-  if (report == ProximityReport::kPerGroup && record.group_id != 0) {
-    return {0, record.group_id};
-  }
-  return {record.id, record.group_id};
-}
+struct BodyInfo {
+  std::uint64_t id = 0;
+  std::uint64_t group_id = 0;
+  std::uint64_t layer = 0;
+  std::uint64_t mask = 0;
+  Vec<D> position{};
+  float radius = 0.0f;  // BodyRecord::radius: the shape lies in this ball.
+  std::uint32_t slot = 0;
+  MotionType motion = MotionType::kStatic;
+  bool live = false;
+};
 
+// The probe's anchor exclusion and filter (FilterAccepts, inline unless the
+// filter has exclusion lists).
 template <int D>
-bool IsAnchor(const Anchor& anchor, const BodyRecord<D>& record) {
-  switch (anchor.kind) {
+bool Accepts(const Probe<D>& probe, const BodyInfo<D>& body,
+             const BodyTable<D>& table) {
+  switch (probe.anchor.kind) {
     case AnchorKind::kWorld:
-      return false;
+      break;
     case AnchorKind::kBody:
-      return record.id == anchor.id;
+      if (body.id == probe.anchor.id) return false;
+      break;
     case AnchorKind::kGroup:
-      return record.group_id == anchor.id;
+      if (body.group_id == probe.anchor.id) return false;
+      break;
   }
-  return false;
+  if (probe.exclusions != nullptr) {
+    return FilterAccepts(*probe.exclusions, table[body.slot]);
+  }
+  return (body.layer & probe.mask) != 0 &&
+         (!probe.two_way || (probe.layer & body.mask) != 0) &&
+         (probe.motion != MotionSelection::kStaticOnly ||
+          body.motion == MotionType::kStatic) &&
+         (probe.motion != MotionSelection::kDynamicOnly ||
+          body.motion == MotionType::kDynamic);
 }
 
 // Appends the events from `before` to `after` (both ascending).
@@ -256,104 +277,104 @@ ProximityStats RunProximityPass(const SnapshotData<D>& data,
     probes.push_back(probe);
   }
 
-  // ---- 2. The all-pairs pass: the probe tree against each scene tree.
+  // ---- 2 and 3. The all-pairs pass: the probe tree against each scene
+  // tree, each pair decided as the traversal hands it over. Both sides are
+  // read in leaf order: the probes are copied into the probe tree's order
+  // and each scene tree's bodies are gathered once into its leaf order
+  // (BodyInfo), so a pair of leaves reads two runs of contiguous memory and
+  // a body's record is read once per tick, not once per probe it meets.
   ProximityScratch& scratch = state.scratch;
-  std::vector<Candidate>& candidates = scratch.candidates;
-  candidates.clear();
+  std::vector<Hit>& hits = scratch.hits;
+  hits.clear();
+  auto narrow = [&](const SceneShape<D>& shape, const Pose<D>& at,
+                    std::uint32_t slot) {
+    ++stats.narrow_tests;
+    // Validated shapes and poses: the narrow phase cannot refuse them.
+    return ShapeOps<D>::Overlap(shape, at, *table[slot].shape, poses[slot])
+        .value_or(false);
+  };
   if (!probes.empty()) {
     std::vector<Aabb<D>> boxes(probes.size());
     for (std::size_t p = 0; p < probes.size(); ++p) boxes[p] = probes[p].box;
     // Finite boxes (validated shapes and poses): Build cannot refuse them.
     (void)state.probe_tree.Build(boxes, &state.build_scratch);
     const std::span<const std::uint32_t> probe_ids = state.probe_tree.LeafIds();
+    std::vector<Probe<D>> ordered(probe_ids.size());
+    for (std::size_t k = 0; k < probe_ids.size(); ++k) {
+      ordered[k] = probes[probe_ids[k]];
+    }
+    std::vector<BodyInfo<D>> info;
     for (const SlotTree<D>* tree : {&data.static_tree, &data.dynamic_tree}) {
       if (tree->bvh == nullptr) continue;
       const std::span<const std::uint32_t> body_ids = tree->bvh->LeafIds();
       const std::vector<std::uint32_t>& slots = *tree->slots;
+      info.resize(body_ids.size());
+      for (std::size_t k = 0; k < body_ids.size(); ++k) {
+        const std::uint32_t slot = slots[body_ids[k]];
+        BodyInfo<D>& body = info[k];
+        // Slots beyond the newest table held bodies only at older ticks.
+        body.live = slot < table.size() && table[slot].incarnation != 0;
+        if (!body.live) continue;
+        const BodyRecord<D>& record = table[slot];
+        body.id = record.id;
+        body.group_id = record.group_id;
+        body.layer = record.layer;
+        body.mask = record.mask;
+        body.position = poses[slot].position;
+        body.radius = record.radius;
+        body.slot = slot;
+        body.motion = record.motion;
+      }
       const Aabb<D>* current = tree->current_boxes != nullptr
                                    ? tree->current_boxes->data()
                                    : nullptr;
       stats.tree += state.probe_tree.QueryPairs(
           *tree->bvh, [&](std::uint32_t leaf_a, std::uint32_t leaf_b) {
-            const std::uint32_t probe = probe_ids[leaf_a];
-            if (current != nullptr &&
-                !Overlaps(current[leaf_b], probes[probe].box)) {
+            const BodyInfo<D>& body = info[leaf_b];
+            const Probe<D>& probe = ordered[leaf_a];
+            if (!body.live ||
+                (current != nullptr && !Overlaps(current[leaf_b], probe.box))) {
               return true;
             }
-            const std::uint32_t slot = slots[body_ids[leaf_b]];
-            // Slots beyond the newest table held bodies only at older ticks.
-            if (slot < table.size()) candidates.push_back({probe, slot});
+            ++stats.candidate_pairs;
+            if (!Accepts(probe, body, table)) return true;
+            if (!Overlaps(Pad(SphereBox<D>(body.position, body.radius)),
+                          probe.box)) {
+              return true;
+            }
+            bool within = false;
+            // Observers: also whether the object is within r (used when it
+            // is not visible yet; see step 4).
+            bool within_inner = true;
+            if (probe.round_radius > 0.0f) {
+              const RoundDistance distance =
+                  DistanceOf<D>(probe.pose.position, body.position,
+                                probe.round_radius, body.radius);
+              const int outer =
+                  RoundTest(distance, probe.round_radius, body.radius);
+              within = outer >= 0 ? outer == 1
+                                  : narrow(*probe.shape, probe.pose, body.slot);
+              if (within && probe.inner != nullptr) {
+                const int inner =
+                    RoundTest(distance, probe.inner_radius, body.radius);
+                within_inner =
+                    inner >= 0 ? inner == 1
+                               : narrow(*probe.inner, probe.pose, body.slot);
+              }
+            } else {
+              within = narrow(*probe.shape, probe.pose, body.slot);
+            }
+            if (!within) return true;
+            const ProximityObject object =
+                probe.report == ProximityReport::kPerGroup && body.group_id != 0
+                    ? ProximityObject{0, body.group_id}
+                    : ProximityObject{body.id, body.group_id};
+            hits.push_back({probe_ids[leaf_a], within_inner, object});
             return true;
           });
     }
   }
-  stats.candidate_pairs = static_cast<std::int64_t>(candidates.size());
-
-  // ---- 3. Filters and the narrow phase, in slot order (counting sort):
-  // each body's record, pose and shape are then loaded once for all the
-  // probes it meets, in the order they lie in memory.
   std::vector<std::uint32_t>& counts = scratch.counts;
-  counts.assign(table.size() + 1, 0);
-  for (const Candidate& candidate : candidates) ++counts[candidate.slot + 1];
-  for (std::size_t k = 0; k < table.size(); ++k) counts[k + 1] += counts[k];
-  std::vector<Candidate>& by_slot = scratch.by_slot;
-  by_slot.resize(candidates.size());
-  for (const Candidate& candidate : candidates) {
-    by_slot[counts[candidate.slot]++] = candidate;
-  }
-  std::vector<Hit>& hits = scratch.hits;
-  hits.clear();
-  auto narrow = [&](const SceneShape<D>& shape, const Pose<D>& at,
-                    const BodyRecord<D>& record, const Pose<D>& pose) {
-    ++stats.narrow_tests;
-    // Validated shapes and poses: the narrow phase cannot refuse them.
-    return ShapeOps<D>::Overlap(shape, at, *record.shape, pose).value_or(false);
-  };
-  for (const Candidate& candidate : by_slot) {
-    const BodyRecord<D>& record = table[candidate.slot];
-    if (record.incarnation == 0) continue;
-    const Probe<D>& probe = probes[candidate.probe];
-    if (IsAnchor(probe.anchor, record)) continue;
-    if (probe.exclusions != nullptr) {
-      if (!FilterAccepts(*probe.exclusions, record)) continue;
-    } else if ((record.layer & probe.mask) == 0 ||
-               (probe.two_way && (probe.layer & record.mask) == 0) ||
-               (probe.motion == MotionSelection::kStaticOnly &&
-                record.motion != MotionType::kStatic) ||
-               (probe.motion == MotionSelection::kDynamicOnly &&
-                record.motion != MotionType::kDynamic)) {
-      // FilterAccepts without the exclusion lists.
-      continue;
-    }
-    const Pose<D>& pose = poses[candidate.slot];
-    if (!Overlaps(Pad(SphereBox<D>(pose.position, record.radius)), probe.box)) {
-      continue;
-    }
-    bool within = false;
-    // Observers: also whether the object is within r (used when it is not
-    // visible yet; see step 4).
-    bool within_inner = true;
-    if (probe.round_radius > 0.0f) {
-      const RoundDistance distance =
-          DistanceOf<D>(probe.pose.position, pose.position, probe.round_radius,
-                        record.radius);
-      const int outer = RoundTest(distance, probe.round_radius, record.radius);
-      within = outer >= 0 ? outer == 1
-                          : narrow(*probe.shape, probe.pose, record, pose);
-      if (within && probe.inner != nullptr) {
-        const int inner =
-            RoundTest(distance, probe.inner_radius, record.radius);
-        within_inner = inner >= 0
-                           ? inner == 1
-                           : narrow(*probe.inner, probe.pose, record, pose);
-      }
-    } else {
-      within = narrow(*probe.shape, probe.pose, record, pose);
-    }
-    if (!within) continue;
-    hits.push_back(
-        {candidate.probe, within_inner, ObjectOf(record, probe.report)});
-  }
 
   // ---- 4. Bucket by probe, merge, diff.
   counts.assign(probes.size() + 1, 0);
