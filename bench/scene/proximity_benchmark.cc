@@ -17,8 +17,8 @@
 //                      previous one into the same events.
 //
 // Both keep their own sets across iterations; setup checks that they give
-// the same sets on the first ticks. Counters: events, candidate pairs and
-// narrow-phase tests per tick.
+// the same sets on the first ticks. Counters: events, candidate pairs,
+// narrow-phase tests and broad-phase node visits per tick.
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -279,6 +279,7 @@ void TickProximity(benchmark::State& state) {
   std::int64_t events = 0;
   std::int64_t candidates = 0;
   std::int64_t narrow = 0;
+  std::int64_t node_visits = 0;
   for (auto _ : state) {
     state.PauseTiming();
     crowd.Step();
@@ -289,7 +290,10 @@ void TickProximity(benchmark::State& state) {
     events += static_cast<std::int64_t>(tick->events.size());
     candidates += tick->stats.candidate_pairs;
     narrow += tick->stats.narrow_tests;
+    node_visits += tick->stats.tree.node_visits;
   }
+  state.counters["node_visits"] = benchmark::Counter(
+      static_cast<double>(node_visits), benchmark::Counter::kAvgIterations);
   state.counters["events"] = benchmark::Counter(
       static_cast<double>(events), benchmark::Counter::kAvgIterations);
   state.counters["candidates"] = benchmark::Counter(

@@ -75,6 +75,44 @@ class AnchorResolver {
   BodyIndex<D>* index_;
 };
 
+// An entry at this tick, with the fields the pair loop reads copied in
+// (the loop visits probes in body order, so they are read at random).
+template <int D>
+struct ProximityProbe {
+  Pose<D> pose{};
+  Aabb<D> box{};
+  const SceneShape<D>* shape = nullptr;
+  const SceneShape<D>* inner = nullptr;
+  // The filter's bits inline; the filter itself only when it excludes ids
+  // or groups (null otherwise).
+  std::uint64_t layer = 0;
+  std::uint64_t mask = 0;
+  const QueryFilter* exclusions = nullptr;
+  bool two_way = true;
+  MotionSelection motion = MotionSelection::kAll;
+  Anchor anchor;
+  float round_radius = 0.0f;
+  float inner_radius = 0.0f;
+  double round_scale = 0.0;  // RoundScale(pose.position, round_radius).
+  ProximityReport report = ProximityReport::kPerBody;
+};
+
+// A body of a scene tree at the newest tick, in the tree's leaf order: what
+// the pair test reads, gathered once per tick.
+template <int D>
+struct ProximityBody {
+  std::uint64_t id = 0;
+  std::uint64_t group_id = 0;
+  std::uint64_t layer = 0;
+  std::uint64_t mask = 0;
+  Vec<D> position{};
+  float radius = 0.0f;  // BodyRecord::radius: the shape lies in this ball.
+  double scale = 0.0;   // RoundScale(position, radius), proximity_pass.cc.
+  std::uint32_t slot = 0;
+  MotionType motion = MotionType::kStatic;
+  bool live = false;
+};
+
 // A body that meets a probe: the object it counts as and, for observers,
 // whether it counts as within r (see proximity_pass.cc).
 struct ProximityHit {
@@ -106,6 +144,8 @@ struct ProximityData {
           .value();
   typename broadphase::Bvh<D>::BuildScratch build_scratch;
   ProximityScratch scratch;
+  std::vector<ProximityProbe<D>> scratch_probes;
+  std::vector<ProximityBody<D>> scratch_bodies;
 };
 
 // Evaluates every entry against the newest tick of `data`, appends the

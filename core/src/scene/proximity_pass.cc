@@ -47,75 +47,52 @@ namespace sator::scene::internal {
 
 namespace {
 
-// An entry at this tick, with the fields the pair loop reads copied in
-// (the loop visits probes in body order, so they are read at random).
 template <int D>
-struct Probe {
-  Pose<D> pose{};
-  Aabb<D> box{};
-  const SceneShape<D>* shape = nullptr;
-  const SceneShape<D>* inner = nullptr;
-  // The filter's bits inline; the filter itself only when it excludes ids
-  // or groups (null otherwise).
-  std::uint64_t layer = 0;
-  std::uint64_t mask = 0;
-  const QueryFilter* exclusions = nullptr;
-  bool two_way = true;
-  MotionSelection motion = MotionSelection::kAll;
-  Anchor anchor;
-  float round_radius = 0.0f;
-  float inner_radius = 0.0f;
-  ProximityReport report = ProximityReport::kPerBody;
-};
-
+using Probe = ProximityProbe<D>;
 using Hit = ProximityHit;
 
-// The distance from a round probe's centre c to a body's position p, in
-// double, and the margin within which a round test against it is left to
-// the narrow phase. The cores' touching tolerance is at most 1e-5 * sqrt(D)
-// times the sum of the two shapes' largest |coordinate| (shape_ops.h), which
-// `scale` bounds from above; the margin, 5e-5 of it, is three times that.
+// A round probe against a body, decided from the squared distance between
+// the probe's centre and the body's position (in double) where the answer
+// is clear by a margin. The cores' touching tolerance is at most
+// 1e-5 * sqrt(D) times the sum of the two shapes' largest |coordinate|
+// (shape_ops.h); each side's `scale` (the sum of its |coordinates| and its
+// radius) bounds that from above, and the margin, 5e-5 of their sum, is
+// three times the tolerance.
 struct RoundDistance {
-  double distance;
+  double squared;
   double margin;
 };
 template <int D>
-RoundDistance DistanceOf(Vec<D> c, Vec<D> p, float r, float b) {
-  double d2 = 0.0;
-  double scale = static_cast<double>(r) + static_cast<double>(b);
+double RoundScale(Vec<D> centre, float radius) {
+  double scale = static_cast<double>(radius);
+  for (int i = 0; i < D; ++i)
+    scale += std::fabs(static_cast<double>(centre[i]));
+  return scale;
+}
+template <int D>
+RoundDistance DistanceOf(Vec<D> c, double c_scale, Vec<D> p, double p_scale) {
+  double squared = 0.0;
   for (int i = 0; i < D; ++i) {
     const double t = static_cast<double>(p[i]) - static_cast<double>(c[i]);
-    d2 += t * t;
-    scale += std::fabs(static_cast<double>(c[i])) +
-             std::fabs(static_cast<double>(p[i]));
+    squared += t * t;
   }
-  return {std::sqrt(d2), 5e-5 * scale + 1e-6};
+  return {squared, 5e-5 * (c_scale + p_scale) + 1e-6};
 }
 
 // A round probe of radius r against a body whose shape lies in the ball of
-// radius b about its position, at `distance`: 1 when the ball is inside the
-// probe (so is the shape: they overlap), 0 when it is outside, -1 when the
-// narrow phase must decide.
-int RoundTest(const RoundDistance& distance, float r, float b) {
-  if (distance.distance + b <= r - distance.margin) return 1;
-  if (distance.distance - b > r + distance.margin) return 0;
+// radius b about its position: 1 when the ball is inside the probe (so is
+// the shape: they overlap), 0 when it is outside, -1 when the narrow phase
+// must decide.
+inline int RoundTest(const RoundDistance& distance, float r, float b) {
+  const double inside = static_cast<double>(r) - distance.margin - b;
+  if (inside >= 0.0 && distance.squared <= inside * inside) return 1;
+  const double outside = static_cast<double>(r) + distance.margin + b;
+  if (distance.squared > outside * outside) return 0;
   return -1;
 }
 
-// A body of a scene tree at the newest tick, in the tree's leaf order: what
-// the pair test reads, gathered once per tick.
 template <int D>
-struct BodyInfo {
-  std::uint64_t id = 0;
-  std::uint64_t group_id = 0;
-  std::uint64_t layer = 0;
-  std::uint64_t mask = 0;
-  Vec<D> position{};
-  float radius = 0.0f;  // BodyRecord::radius: the shape lies in this ball.
-  std::uint32_t slot = 0;
-  MotionType motion = MotionType::kStatic;
-  bool live = false;
-};
+using BodyInfo = ProximityBody<D>;
 
 // The probe's anchor exclusion and filter (FilterAccepts, inline unless the
 // filter has exclusion lists).
@@ -272,7 +249,13 @@ ProximityStats RunProximityPass(const SnapshotData<D>& data,
                        ? entry.pose
                        : Mul(*anchor, entry.pose);
     }
-    probe.box = Pad(ShapeOps<D>::Bounds(*entry.shape, probe.pose));
+    if (entry.round_radius > 0.0f) {
+      probe.round_scale =
+          RoundScale<D>(probe.pose.position, entry.round_radius);
+      probe.box = Pad(SphereBox<D>(probe.pose.position, entry.round_radius));
+    } else {
+      probe.box = Pad(ShapeOps<D>::Bounds(*entry.shape, probe.pose));
+    }
     probe_of[e] = static_cast<std::uint32_t>(probes.size());
     probes.push_back(probe);
   }
@@ -299,11 +282,12 @@ ProximityStats RunProximityPass(const SnapshotData<D>& data,
     // Finite boxes (validated shapes and poses): Build cannot refuse them.
     (void)state.probe_tree.Build(boxes, &state.build_scratch);
     const std::span<const std::uint32_t> probe_ids = state.probe_tree.LeafIds();
-    std::vector<Probe<D>> ordered(probe_ids.size());
+    std::vector<Probe<D>>& ordered = state.scratch_probes;
+    ordered.resize(probe_ids.size());
     for (std::size_t k = 0; k < probe_ids.size(); ++k) {
       ordered[k] = probes[probe_ids[k]];
     }
-    std::vector<BodyInfo<D>> info;
+    std::vector<BodyInfo<D>>& info = state.scratch_bodies;
     for (const SlotTree<D>* tree : {&data.static_tree, &data.dynamic_tree}) {
       if (tree->bvh == nullptr) continue;
       const std::span<const std::uint32_t> body_ids = tree->bvh->LeafIds();
@@ -322,6 +306,7 @@ ProximityStats RunProximityPass(const SnapshotData<D>& data,
         body.mask = record.mask;
         body.position = poses[slot].position;
         body.radius = record.radius;
+        body.scale = RoundScale<D>(body.position, body.radius);
         body.slot = slot;
         body.motion = record.motion;
       }
@@ -338,18 +323,14 @@ ProximityStats RunProximityPass(const SnapshotData<D>& data,
             }
             ++stats.candidate_pairs;
             if (!Accepts(probe, body, table)) return true;
-            if (!Overlaps(Pad(SphereBox<D>(body.position, body.radius)),
-                          probe.box)) {
-              return true;
-            }
             bool within = false;
             // Observers: also whether the object is within r (used when it
             // is not visible yet; see step 4).
             bool within_inner = true;
             if (probe.round_radius > 0.0f) {
               const RoundDistance distance =
-                  DistanceOf<D>(probe.pose.position, body.position,
-                                probe.round_radius, body.radius);
+                  DistanceOf<D>(probe.pose.position, probe.round_scale,
+                                body.position, body.scale);
               const int outer =
                   RoundTest(distance, probe.round_radius, body.radius);
               within = outer >= 0 ? outer == 1
@@ -362,7 +343,9 @@ ProximityStats RunProximityPass(const SnapshotData<D>& data,
                                : narrow(*probe.inner, probe.pose, body.slot);
               }
             } else {
-              within = narrow(*probe.shape, probe.pose, body.slot);
+              within = Overlaps(Pad(SphereBox<D>(body.position, body.radius)),
+                                probe.box) &&
+                       narrow(*probe.shape, probe.pose, body.slot);
             }
             if (!within) return true;
             const ProximityObject object =
