@@ -75,8 +75,8 @@ class AnchorResolver {
   BodyIndex<D>* index_;
 };
 
-// An entry at this tick, with the fields the pair loop reads copied in
-// (the loop visits probes in body order, so they are read at random).
+// An entry at this tick, with the fields the pair test reads copied in, so
+// that the probes of a leaf of the probe tree lie side by side.
 template <int D>
 struct ProximityProbe {
   Pose<D> pose{};
