@@ -404,7 +404,9 @@ TYPED_TEST(ProximityBruteForceTest, EventStreamsEqualTheReference) {
       }
     }
   }
-  // The scenes are busy enough to exercise every kind.
+  // The scenes are busy enough to exercise every kind (at the full counts;
+  // a sanitizer's tenth of the ticks is there for memory faults).
+  if (sator::testing::kUnderSanitizer) return;
   EXPECT_GT(totals[ProximityEventKind::kEnter], 200);
   EXPECT_GT(totals[ProximityEventKind::kExit], 200);
   EXPECT_GT(totals[ProximityEventKind::kInside], 50);
