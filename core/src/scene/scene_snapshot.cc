@@ -21,6 +21,7 @@
 #include "absl/strings/str_cat.h"
 #include "sator/core/scene/pose_interpolation.h"
 #include "sator/core/scene/scene.h"
+#include "scene/filter_accept.h"
 #include "scene/shape_ops.h"
 #include "scene/snapshot_data.h"
 
@@ -163,24 +164,7 @@ class QueryRunner {
   bool at_newest() const { return frame_ + 1 == data_.frames.size(); }
 
   bool Accept(const BodyRecord<D>& record) const {
-    const QueryFilter& filter = options_.filter;
-    if ((record.layer & filter.mask) == 0) return false;
-    if (filter.two_way && (filter.layer & record.mask) == 0) return false;
-    if (filter.motion == MotionSelection::kStaticOnly &&
-        record.motion != MotionType::kStatic) {
-      return false;
-    }
-    if (filter.motion == MotionSelection::kDynamicOnly &&
-        record.motion != MotionType::kDynamic) {
-      return false;
-    }
-    if (record.group_id != 0 &&
-        filter.excluded_groups.Contains(record.group_id)) {
-      return false;
-    }
-    // Sorted once when the set was made (ExcludedIds), however many queries
-    // share it.
-    return !filter.excluded_ids.Contains(record.id);
+    return internal::FilterAccepts(options_.filter, record);
   }
 
   // Both trees, always: a body sits in the tree of its newest motion type,

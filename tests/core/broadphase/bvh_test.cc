@@ -421,5 +421,57 @@ TYPED_TEST(BvhTest, BuildIsShallowAndCompact) {
   }
 }
 
+TYPED_TEST(BvhTest, QueryPairsFindsEveryOverlappingPairOnce) {
+  constexpr int D = TypeParam::value;
+  std::mt19937 rng(4242);
+  for (const auto& [n_a, n_b, method] :
+       {std::tuple{0, 10, BvhBuildMethod::kMorton},
+        std::tuple{1, 1, BvhBuildMethod::kBinnedSah},
+        std::tuple{7, 300, BvhBuildMethod::kMorton},
+        std::tuple{200, 500, BvhBuildMethod::kBinnedSah},
+        std::tuple{500, 40, BvhBuildMethod::kMorton}}) {
+    std::vector<Aabb<D>> a;
+    std::vector<Aabb<D>> b;
+    // Large boxes against small ones, as probes against bodies.
+    for (int i = 0; i < n_a; ++i) a.push_back(RandomBox<D>(rng, 100, 1, 8));
+    for (int i = 0; i < n_b; ++i) b.push_back(RandomBox<D>(rng, 100, 0, 2));
+    Bvh<D> tree_a =
+        Bvh<D>::Create({.method = method, .max_leaf_size = 4}).value();
+    Bvh<D> tree_b =
+        Bvh<D>::Create({.method = BvhBuildMethod::kMorton, .max_leaf_size = 16})
+            .value();
+    ASSERT_TRUE(tree_a.Build(a).ok());
+    ASSERT_TRUE(tree_b.Build(b).ok());
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> found;
+    const TreeStats stats = tree_a.QueryPairs(
+        tree_b, [&](std::uint32_t leaf_a, std::uint32_t leaf_b) {
+          found.emplace_back(tree_a.LeafIds()[leaf_a],
+                             tree_b.LeafIds()[leaf_b]);
+          return true;
+        });
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> expected;
+    for (int i = 0; i < n_a; ++i) {
+      for (int j = 0; j < n_b; ++j) {
+        if (Overlaps(a[static_cast<std::size_t>(i)],
+                     b[static_cast<std::size_t>(j)])) {
+          expected.emplace_back(i, j);
+        }
+      }
+    }
+    EXPECT_EQ(stats.leaf_visits, static_cast<std::int64_t>(found.size()));
+    std::sort(found.begin(), found.end());
+    EXPECT_EQ(found, expected) << n_a << " x " << n_b;
+    if (!expected.empty()) {
+      // The visitor stops the traversal.
+      int calls = 0;
+      tree_a.QueryPairs(tree_b, [&](std::uint32_t, std::uint32_t) {
+        ++calls;
+        return false;
+      });
+      EXPECT_EQ(calls, 1);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace sator::broadphase

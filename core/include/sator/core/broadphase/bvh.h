@@ -149,6 +149,14 @@ class Bvh {
   TreeStats RayCast(const RayCastInput<D>& input, Visitor&& visitor) const;
   template <typename Visitor>
   TreeStats BoxCast(const BoxCastInput<D>& input, Visitor&& visitor) const;
+  // Every pair (a proxy of this hierarchy, a proxy of `other`) whose boxes
+  // overlap, found by one simultaneous descent of both trees (see
+  // QueryPairs below). visitor(leaf_a, leaf_b) gets the two proxies' leaf
+  // positions (LeafIds() and other.LeafIds() map them to handles) and
+  // returns false to stop. node_visits counts node pairs and proxy pairs
+  // tested, leaf_visits the pairs handed over.
+  template <typename Visitor>
+  TreeStats QueryPairs(const Bvh& other, Visitor&& visitor) const;
 
  private:
   struct Node {
@@ -299,6 +307,74 @@ TreeStats Bvh<D>::Query(const Aabb<D>& box, Visitor&& visitor) const {
       return stats;
     }
     index = stack.Pop();
+  }
+}
+
+// Simultaneous depth-first traversal of two hierarchies (Ericson, "Real-Time
+// Collision Detection", 2005, 6.3.3; descent rule of 6.3.1: descend the
+// larger volume, here by half-perimeter, so the two sides of a pair stay of
+// similar size). A pair of overlapping leaves tests each proxy of the first
+// against the second leaf's box, then against its proxies.
+template <int D>
+template <typename Visitor>
+TreeStats Bvh<D>::QueryPairs(const Bvh& other, Visitor&& visitor) const {
+  TreeStats stats;
+  if (nodes_.empty() || other.nodes_.empty()) {
+    return stats;
+  }
+  struct NodePair {
+    std::uint32_t a;
+    std::uint32_t b;
+  };
+  auto half_perimeter = [](const Aabb<D>& box) {
+    float sum = 0.0f;
+    for (int i = 0; i < D; ++i) {
+      sum += box.max[i] - box.min[i];
+    }
+    return sum;
+  };
+  TraversalStack<NodePair> stack;
+  NodePair pair{0, 0};
+  for (;;) {
+    const Node& a = nodes_[pair.a];
+    const Node& b = other.nodes_[pair.b];
+    ++stats.node_visits;
+    if (Overlaps(a.box, b.box)) {
+      if (a.IsLeaf() && b.IsLeaf()) {
+        const std::uint32_t a_end = a.index + a.count;
+        const std::uint32_t b_end = b.index + b.count;
+        for (std::uint32_t i = a.index; i < a_end; ++i) {
+          const Aabb<D>& box_a = leaf_boxes_[i];
+          ++stats.node_visits;
+          if (!Overlaps(box_a, b.box)) {
+            continue;
+          }
+          for (std::uint32_t j = b.index; j < b_end; ++j) {
+            ++stats.node_visits;
+            if (!Overlaps(box_a, other.leaf_boxes_[j])) {
+              continue;
+            }
+            ++stats.leaf_visits;
+            if (!visitor(i, j)) {
+              return stats;
+            }
+          }
+        }
+      } else if (b.IsLeaf() || (!a.IsLeaf() && half_perimeter(a.box) >=
+                                                   half_perimeter(b.box))) {
+        stack.Push({a.index, pair.b});
+        pair.a += 1;
+        continue;
+      } else {
+        stack.Push({pair.a, b.index});
+        pair.b += 1;
+        continue;
+      }
+    }
+    if (stack.Empty()) {
+      return stats;
+    }
+    pair = stack.Pop();
   }
 }
 

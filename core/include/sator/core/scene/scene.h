@@ -47,6 +47,8 @@ template <int D>
 struct SnapshotData;
 template <int D>
 struct WriterState;
+template <int D>
+struct SnapshotAccess;
 }  // namespace internal
 
 // The query kinds as records, for batches (RunQueryBatch) and the service.
@@ -191,6 +193,8 @@ class SceneSnapshot {
  private:
   template <int>
   friend class Scene;
+  // The in-process readers of the published state (the proximity pass).
+  friend struct internal::SnapshotAccess<D>;
   explicit SceneSnapshot(std::shared_ptr<const internal::SnapshotData<D>> data)
       : data_(std::move(data)) {}
 
