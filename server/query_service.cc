@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "proto/convert/field_path.h"
 #include "server/pair_query.h"
+#include "server/status_mapping.h"
 #include "server/version.h"
 
 namespace sator::server {
@@ -194,7 +195,7 @@ grpc::ServerUnaryReactor* QueryService::ListShotVerdicts(
     }
   }
   if (!status.ok()) response->Clear();
-  return FinishGated(std::move(pass), ToGrpcStatus(status));
+  return FinishGated(context, std::move(pass), status);
 }
 
 grpc::ServerWriteReactor<sator::v1::WatchShotVerdictsResponse>*

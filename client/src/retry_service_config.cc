@@ -33,6 +33,7 @@ const std::vector<MethodName>& IdempotentMethods() {
           {"sator.v1.QueryService", "RaycastBatch"},
           {"sator.v1.QueryService", "PairQuery"},
           {"sator.v1.QueryService", "ValidateShots"},
+          {"sator.v1.QueryService", "ListShotVerdicts"},
           {"sator.v1.SceneService", "ListScenes"},
           {"sator.v1.SceneService", "GetScene"},
           {"sator.v1.SceneService", "ExportScene"},

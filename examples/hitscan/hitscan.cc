@@ -138,57 +138,12 @@ sator::Shot Report(std::uint64_t shot_id, Vec3 origin, Vec3 aim,
           .view_time = sator::ViewDelay{.ms = delay_ms}};
 }
 
-const char* OutcomeName(ShotOutcome outcome) {
-  switch (outcome) {
-    case ShotOutcome::kHit:
-      return "hit";
-    case ShotOutcome::kMiss:
-      return "miss";
-    case ShotOutcome::kRejected:
-      return "rejected";
-    default:
-      return "unspecified";
-  }
-}
-
-const char* ReasonName(ShotReason reason) {
-  switch (reason) {
-    case ShotReason::kHit:
-      return "hit";
-    case ShotReason::kClamped:
-      return "clamped";
-    case ShotReason::kOtherTargetHit:
-      return "other_target_hit";
-    case ShotReason::kNothingHit:
-      return "nothing_hit";
-    case ShotReason::kBlockedByWorld:
-      return "blocked_by_world";
-    case ShotReason::kTargetMissed:
-      return "target_missed";
-    case ShotReason::kOutOfRange:
-      return "out_of_range";
-    case ShotReason::kTargetTeleported:
-      return "target_teleported";
-    case ShotReason::kTooOld:
-      return "too_old";
-    case ShotReason::kInFuture:
-      return "in_future";
-    case ShotReason::kUnknownShooter:
-      return "unknown_shooter";
-    case ShotReason::kOriginTooFar:
-      return "origin_too_far";
-    case ShotReason::kUnknownTarget:
-      return "unknown_target";
-    default:
-      return "unspecified";
-  }
-}
-
 // "hit (hit) at tick 24: player 2's torso at 19.70", "miss (target_missed)
 // at tick 30, 1.20 from the target", ...
 std::string Describe(const sator::ShotVerdict& verdict) {
-  std::string out = std::string(OutcomeName(verdict.outcome)) + " (" +
-                    ReasonName(verdict.reason) + ")";
+  std::string out = std::string(sator::ShotOutcomeName(verdict.outcome)) +
+                    " (" + std::string(sator::ShotReasonName(verdict.reason)) +
+                    ")";
   if (verdict.outcome == ShotOutcome::kRejected) return out;
   out += " at tick " + std::to_string(verdict.tick);
   char number[32];

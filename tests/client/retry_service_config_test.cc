@@ -79,6 +79,7 @@ TEST(RetryServiceConfig, OneMethodConfigWithTheRetryPolicy) {
           "sator.v1.QueryService/RaycastBatch",
           "sator.v1.QueryService/PairQuery",
           "sator.v1.QueryService/ValidateShots",
+          "sator.v1.QueryService/ListShotVerdicts",
           "sator.v1.SceneService/ListScenes", "sator.v1.SceneService/GetScene",
           "sator.v1.SceneService/ExportScene", "grpc.health.v1.Health/Check"));
 }
@@ -95,10 +96,15 @@ TEST(RetryServiceConfig, EveryRpcIsRetriedOrAKnownMutationOrStream) {
     retried.insert(std::string(name.service) + "/" + name.method);
   }
   const std::set<std::string> never_retried = {
-      "sator.v1.QueryService/Session",     "sator.v1.SceneService/CreateScene",
-      "sator.v1.SceneService/DeleteScene", "sator.v1.SceneService/ImportScene",
-      "sator.v1.BodyService/UpsertBodies", "sator.v1.BodyService/RemoveBodies",
-      "sator.v1.BodyService/UpdatePoses",  "grpc.health.v1.Health/Watch"};
+      "sator.v1.QueryService/Session",
+      "sator.v1.SceneService/CreateScene",
+      "sator.v1.SceneService/DeleteScene",
+      "sator.v1.SceneService/ImportScene",
+      "sator.v1.BodyService/UpsertBodies",
+      "sator.v1.BodyService/RemoveBodies",
+      "sator.v1.BodyService/UpdatePoses",
+      "grpc.health.v1.Health/Watch",
+      "sator.v1.QueryService/WatchShotVerdicts"};
   // A message of each file links its services' descriptors in.
   for (const google::protobuf::FileDescriptor* file :
        {sator::v1::PingRequest::descriptor()->file(),

@@ -2,11 +2,11 @@
 //
 // Only idempotent calls are retried: the scene queries (Overlap, Contacts,
 // Sweep, Raycast, PointQuery), QueryBatch, RaycastBatch, PairQuery,
-// ValidateShots, Ping,
-// CheckHealth, GetScene, ListScenes and ExportScene. Mutations (CreateScene,
-// DeleteScene, ImportScene, UpsertBodies, RemoveBodies, UpdatePoses) and
-// Session streams never are: a lost reply does not say whether the server
-// applied them.
+// ValidateShots, ListShotVerdicts, Ping, CheckHealth, GetScene, ListScenes
+// and ExportScene. Mutations (CreateScene, DeleteScene, ImportScene,
+// UpsertBodies, RemoveBodies, UpdatePoses) never are: a lost reply does not
+// say whether the server applied them; nor are streams (Session,
+// WatchShotVerdicts), which resume by their own means.
 //
 // Over a gRPC connection (MakeConnection) the retries are gRPC's own: the
 // channel gets a service config (gRFC A6) whose retryPolicy names exactly

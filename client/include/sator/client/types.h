@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -445,6 +446,12 @@ enum class ShotReason : std::uint8_t {
   kOriginTooFar = 12,
   kUnknownTarget = 13,
 };
+
+// Stable lower_snake names, as satord's logs and the
+// sator_shot_verdicts_total labels say them ("too_old"); "unspecified" for
+// kUnspecified and for a value outside the enumeration.
+std::string_view ShotOutcomeName(ShotOutcome outcome);
+std::string_view ShotReasonName(ShotReason reason);
 
 struct ShotVerdict {
   std::uint64_t shot_id = 0;
