@@ -11,43 +11,11 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "proto/convert/dimension_convert.h"
 #include "proto/convert/field_path.h"
 
 namespace sator::convert {
 namespace {
-
-template <int D>
-struct Dim;
-
-template <>
-struct Dim<2> {
-  static absl::StatusOr<Vec2> ToVec(const sator::v1::Vector& v) {
-    return ToVec2(v);
-  }
-  static absl::StatusOr<Pose2> ToPose(const sator::v1::Pose& p) {
-    return ToPose2(p);
-  }
-  static absl::StatusOr<Shape2> ToShape(const sator::v1::Shape& s,
-                                        const ShapeLimits& limits) {
-    return ToShape2(s, limits);
-  }
-  static void FromVec(Vec2 v, sator::v1::Vector* out) { FromVec2(v, out); }
-};
-
-template <>
-struct Dim<3> {
-  static absl::StatusOr<Vec3> ToVec(const sator::v1::Vector& v) {
-    return ToVec3(v);
-  }
-  static absl::StatusOr<Pose3> ToPose(const sator::v1::Pose& p) {
-    return ToPose3(p);
-  }
-  static absl::StatusOr<Shape3> ToShape(const sator::v1::Shape& s,
-                                        const ShapeLimits& limits) {
-    return ToShape3(s, limits);
-  }
-  static void FromVec(Vec3 v, sator::v1::Vector* out) { FromVec3(v, out); }
-};
 
 // The shape and pose every shape query starts with.
 template <int D>

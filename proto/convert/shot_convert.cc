@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "proto/convert/dimension_convert.h"
 #include "proto/convert/field_path.h"
 #include "proto/convert/query_convert.h"
 #include "proto/convert/scene_convert.h"
@@ -20,21 +21,12 @@ namespace {
 // beyond any history, and exact in double).
 constexpr double kMaxViewDelayMs = 1e12;
 
+// The round shapes a shot may sweep, per dimension.
 template <int D>
 struct ShotDim;
 
 template <>
 struct ShotDim<2> {
-  static absl::StatusOr<Vec2> ToVec(const sator::v1::Vector& v) {
-    return ToVec2(v);
-  }
-  static absl::StatusOr<Pose2> ToPose(const sator::v1::Pose& p) {
-    return ToPose2(p);
-  }
-  static absl::StatusOr<Shape2> ToShape(const sator::v1::Shape& s,
-                                        const ShapeLimits& limits) {
-    return ToShape2(s, limits);
-  }
   static bool IsRound(const sator::v1::Shape& s) {
     return s.kind_case() == sator::v1::Shape::kCircle ||
            s.kind_case() == sator::v1::Shape::kCapsule2D;
@@ -44,16 +36,6 @@ struct ShotDim<2> {
 
 template <>
 struct ShotDim<3> {
-  static absl::StatusOr<Vec3> ToVec(const sator::v1::Vector& v) {
-    return ToVec3(v);
-  }
-  static absl::StatusOr<Pose3> ToPose(const sator::v1::Pose& p) {
-    return ToPose3(p);
-  }
-  static absl::StatusOr<Shape3> ToShape(const sator::v1::Shape& s,
-                                        const ShapeLimits& limits) {
-    return ToShape3(s, limits);
-  }
   static bool IsRound(const sator::v1::Shape& s) {
     return s.kind_case() == sator::v1::Shape::kSphere ||
            s.kind_case() == sator::v1::Shape::kCapsule3D;
@@ -133,10 +115,10 @@ absl::StatusOr<scene::Shot<D>> ToShot(const sator::v1::Shot& shot,
                                       const ShapeLimits& limits) {
   scene::Shot<D> out;
   out.shooter_group = shot.shooter_group_id();
-  absl::StatusOr<Vec<D>> origin = ShotDim<D>::ToVec(shot.origin());
+  absl::StatusOr<Vec<D>> origin = Dim<D>::ToVec(shot.origin());
   if (!origin.ok()) return PrefixField("origin", origin.status());
   out.origin = *origin;
-  absl::StatusOr<Vec<D>> direction = ShotDim<D>::ToVec(shot.direction());
+  absl::StatusOr<Vec<D>> direction = Dim<D>::ToVec(shot.direction());
   if (!direction.ok()) return PrefixField("direction", direction.status());
   if (absl::Status s = CheckRayDirection(*direction, "direction"); !s.ok()) {
     return s;
@@ -156,12 +138,12 @@ absl::StatusOr<scene::Shot<D>> ToShot(const sator::v1::Shot& shot,
                        "D scene, got ", ShapeKindName(shot.shape())));
     }
     absl::StatusOr<scene::SceneShape<D>> shape =
-        ShotDim<D>::ToShape(shot.shape(), limits);
+        Dim<D>::ToShape(shot.shape(), limits);
     if (!shape.ok()) return PrefixField("shape", shape.status());
     out.shape = std::make_shared<const scene::SceneShape<D>>(*std::move(shape));
   }
   if (shot.has_shape_pose()) {
-    absl::StatusOr<Pose<D>> pose = ShotDim<D>::ToPose(shot.shape_pose());
+    absl::StatusOr<Pose<D>> pose = Dim<D>::ToPose(shot.shape_pose());
     if (!pose.ok()) return PrefixField("shape_pose", pose.status());
     out.shape_rotation = pose->rotation;
   }
