@@ -140,6 +140,16 @@ Outcome Call(sator::v1::QueryService::Stub& stub,
 constexpr char kInflightShedSeries[] =
     "sator_requests_shed_total{reason=\"inflight_requests\"}";
 
+// A QueryService stub on a connection of its own that may send the
+// flood's large requests.
+std::unique_ptr<sator::v1::QueryService::Stub> FloodStub(
+    const std::string& target) {
+  grpc::ChannelArguments args;
+  args.SetMaxSendMessageSize(16 << 20);
+  return sator::v1::QueryService::NewStub(grpc::CreateCustomChannel(
+      target, grpc::InsecureChannelCredentials(), args));
+}
+
 std::string StartedSeries(const std::string& method) {
   return absl::StrCat("grpc_server_started_total{grpc_method=\"", method,
                       "\",grpc_service=\"sator.v1.QueryService\","
@@ -169,13 +179,7 @@ TEST(OverloadEndToEnd, ShedsBeyondTheInflightLimitWithRetryAfterAndRecovers) {
   std::vector<std::thread> threads;
   for (int t = 0; t < kFloodThreads; ++t) {
     threads.emplace_back([&] {
-      auto channel = grpc::CreateCustomChannel(
-          satord.grpc_target(), grpc::InsecureChannelCredentials(), [] {
-            grpc::ChannelArguments args;
-            args.SetMaxSendMessageSize(16 << 20);
-            return args;
-          }());
-      auto stub = sator::v1::QueryService::NewStub(channel);
+      auto stub = FloodStub(satord.grpc_target());
       for (int i = 0; i < kCallsPerThread && absl::Now() < flood_deadline;
            ++i) {
         Outcome outcome = Call(*stub, request);
@@ -289,13 +293,7 @@ TEST(OverloadEndToEnd, TheClientRetriesAShedCallUntilItIsAdmitted) {
   std::vector<std::thread> threads;
   for (int t = 0; t < kFloodThreads; ++t) {
     threads.emplace_back([&] {
-      auto channel = grpc::CreateCustomChannel(
-          satord.grpc_target(), grpc::InsecureChannelCredentials(), [] {
-            grpc::ChannelArguments args;
-            args.SetMaxSendMessageSize(16 << 20);
-            return args;
-          }());
-      auto stub = sator::v1::QueryService::NewStub(channel);
+      auto stub = FloodStub(satord.grpc_target());
       for (int i = 0; i < kCallsPerThread && absl::Now() < flood_deadline;
            ++i) {
         const Outcome outcome = Call(*stub, request);
