@@ -14,7 +14,7 @@ std::uint64_t ShotAuditRing::Append(
   std::uint64_t sequence = 0;
   Record evicted;  // Freed after unlocking.
   {
-    absl::MutexLock lock(&mu_);
+    std::lock_guard<std::mutex> lock(mu_);
     sequence = next_sequence_++;
     record->set_sequence(sequence);
     Record& slot = slots_[(sequence - 1) % slots_.size()];
@@ -23,7 +23,7 @@ std::uint64_t ShotAuditRing::Append(
   }
   std::shared_ptr<const Subscribers> subscribers;
   {
-    absl::MutexLock lock(&subscribers_mu_);
+    std::lock_guard<std::mutex> lock(subscribers_mu_);
     subscribers = subscribers_;
   }
   for (const std::shared_ptr<ShotAuditSubscriber>& subscriber : *subscribers) {
@@ -42,7 +42,7 @@ std::uint64_t ShotAuditRing::OldestLocked() const {
 std::vector<ShotAuditRing::Record> ShotAuditRing::ReadFrom(
     std::uint64_t from, std::size_t limit) const {
   std::vector<Record> records;
-  absl::MutexLock lock(&mu_);
+  std::lock_guard<std::mutex> lock(mu_);
   const std::uint64_t oldest = OldestLocked();
   if (oldest == 0) return records;
   std::uint64_t sequence = std::max(from, oldest);
@@ -57,7 +57,7 @@ std::vector<ShotAuditRing::Record> ShotAuditRing::ReadFrom(
 ShotAuditRing::Next ShotAuditRing::NextFor(std::uint64_t cursor,
                                            std::uint64_t max_lag) const {
   Next next;
-  absl::MutexLock lock(&mu_);
+  std::lock_guard<std::mutex> lock(mu_);
   if (cursor >= next_sequence_) return next;
   std::uint64_t first_allowed = OldestLocked();
   if (max_lag > 0 && next_sequence_ - cursor > max_lag) {
@@ -73,24 +73,24 @@ ShotAuditRing::Next ShotAuditRing::NextFor(std::uint64_t cursor,
 }
 
 std::uint64_t ShotAuditRing::oldest_sequence() const {
-  absl::MutexLock lock(&mu_);
+  std::lock_guard<std::mutex> lock(mu_);
   return OldestLocked();
 }
 
 std::uint64_t ShotAuditRing::next_sequence() const {
-  absl::MutexLock lock(&mu_);
+  std::lock_guard<std::mutex> lock(mu_);
   return next_sequence_;
 }
 
 void ShotAuditRing::Subscribe(std::shared_ptr<ShotAuditSubscriber> subscriber) {
-  absl::MutexLock lock(&subscribers_mu_);
+  std::lock_guard<std::mutex> lock(subscribers_mu_);
   auto copy = std::make_shared<Subscribers>(*subscribers_);
   copy->push_back(std::move(subscriber));
   subscribers_ = std::move(copy);
 }
 
 void ShotAuditRing::Unsubscribe(const ShotAuditSubscriber* subscriber) {
-  absl::MutexLock lock(&subscribers_mu_);
+  std::lock_guard<std::mutex> lock(subscribers_mu_);
   auto copy = std::make_shared<Subscribers>(*subscribers_);
   std::erase_if(*copy,
                 [subscriber](const auto& s) { return s.get() == subscriber; });

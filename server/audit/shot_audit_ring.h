@@ -13,10 +13,9 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <vector>
 
-#include "absl/base/thread_annotations.h"
-#include "absl/synchronization/mutex.h"
 #include "sator/v1/shot_audit.pb.h"
 
 namespace sator::server {
@@ -78,20 +77,25 @@ class ShotAuditRing {
  private:
   using Subscribers = std::vector<std::shared_ptr<ShotAuditSubscriber>>;
 
-  std::uint64_t OldestLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // With mu_ held.
+  std::uint64_t OldestLocked() const;
 
-  mutable absl::Mutex mu_;
-  std::vector<Record> slots_ ABSL_GUARDED_BY(mu_);
-  // Sequences start at 1; the record with sequence s is in slot
-  // (s - 1) % capacity.
-  std::uint64_t next_sequence_ ABSL_GUARDED_BY(mu_) = 1;
+  // std::mutex, not absl::Mutex: ThreadSanitizer sees its locking (Debian's
+  // Abseil is not built for TSan; docs/DESIGN.md).
+  mutable std::mutex mu_;
+  // Guarded by mu_.
+  std::vector<Record> slots_;
+  // Guarded by mu_. Sequences start at 1; the record with sequence s is in
+  // slot (s - 1) % capacity.
+  std::uint64_t next_sequence_ = 1;
   std::atomic<std::uint64_t> overwritten_{0};
   std::atomic<std::uint64_t> subscriber_dropped_{0};
 
   // Copied on write, so a writer takes a reference and wakes them unlocked.
-  mutable absl::Mutex subscribers_mu_;
-  std::shared_ptr<const Subscribers> subscribers_
-      ABSL_GUARDED_BY(subscribers_mu_) = std::make_shared<Subscribers>();
+  mutable std::mutex subscribers_mu_;
+  // Guarded by subscribers_mu_.
+  std::shared_ptr<const Subscribers> subscribers_ =
+      std::make_shared<Subscribers>();
 };
 
 }  // namespace sator::server
