@@ -3,6 +3,7 @@
 #include "sator/core/geometry3d/raycast3d.h"
 
 #include <type_traits>
+#include <variant>
 
 #include "geometry3d/ray_primitives.h"
 
@@ -76,43 +77,13 @@ RayResult<3> RayCastHull(const ConvexHull& hull, const Ray<3>& ray) {
   return ToResult(status, hit, ray);
 }
 
-namespace {
-
-// Moves the ray into the pose's frame, casts, and moves the result back.
-template <typename Cast>
-RayResult<3> CastPosed(const Pose3& pose, const Ray<3>& ray, Cast&& cast) {
-  const Ray<3> local{InvTransform(pose, ray.origin),
-                     InvRotate(pose.rotation, ray.direction), ray.max_distance};
-  RayResult<3> result = cast(local);
-  if (!result.hit) return result;
-  // The world point from the world ray: no round trip through the pose.
-  result.point = ray.origin + result.distance * ray.direction;
-  result.normal = Rotate(pose.rotation, result.normal);
-  return result;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 RayResult<3> RayCast(const ConvexShape3& shape, const Pose3& pose,
                      const Ray<3>& ray) {
   return CastPosed(pose, ray, [&](const Ray<3>& local) {
-    return std::visit(
-        [&](const auto& s) -> RayResult<3> {
-          using T = std::decay_t<decltype(s)>;
-          if constexpr (std::is_same_v<T, Sphere>) {
-            return RayCastSphere(s, local);
-          } else if constexpr (std::is_same_v<T, Box3>) {
-            return RayCastBox(s, local);
-          } else if constexpr (std::is_same_v<T, Capsule3>) {
-            return RayCastCapsule(s, local);
-          } else if constexpr (std::is_same_v<T, Triangle3>) {
-            return RayCastTriangle(s, local);
-          } else {
-            if (s == nullptr) return {};
-            return RayCastHull(*s, local);
-          }
-        },
-        shape);
+    return std::visit([&](const auto& s) { return RayCastLocal(s, local); },
+                      shape);
   });
 }
 

@@ -190,11 +190,23 @@ absl::StatusOr<RayResult<3>> RayCast(const Shape3& shape, const Pose3& pose_in,
   const absl::StatusOr<Pose3> p = CheckPose(pose_in, "A");
   if (!p.ok()) return p.status();
   if (absl::Status s = CheckRay(ray); !s.ok()) return s;
-  const Pose3& pose = *p;
-  if (const TriangleMesh* mesh = AsMesh(shape)) {
-    return RayCast(*mesh, pose, ray);
-  }
-  return RayCast(*AsConvex(shape), pose, ray);
+  return RayCastUnchecked(shape, *p, ray);
+}
+
+RayResult<3> RayCastUnchecked(const Shape3& shape, const Pose3& pose,
+                              const Ray<3>& ray) {
+  return std::visit(
+      [&](const auto& s) -> RayResult<3> {
+        using T = std::decay_t<decltype(s)>;
+        if constexpr (std::is_same_v<T, std::shared_ptr<const TriangleMesh>>) {
+          return RayCast(*s, pose, ray);
+        } else {
+          return CastPosed(pose, ray, [&](const Ray<3>& local) {
+            return RayCastLocal(s, local);
+          });
+        }
+      },
+      shape);
 }
 
 absl::StatusOr<Aabb3> ComputeAabb(const Shape3& shape, const Pose3& pose_in) {

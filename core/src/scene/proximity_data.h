@@ -110,7 +110,6 @@ struct ProximityBody {
   double scale = 0.0;   // RoundScale(position, radius), proximity_pass.cc.
   std::uint32_t slot = 0;
   MotionType motion = MotionType::kStatic;
-  bool live = false;
 };
 
 // A body that meets a probe: the object it counts as and, for observers,
@@ -146,6 +145,7 @@ struct ProximityData {
   ProximityScratch scratch;
   std::vector<ProximityProbe<D>> scratch_probes;
   std::vector<ProximityBody<D>> scratch_bodies;
+  std::vector<std::uint32_t> scratch_leaf_first;
 };
 
 // Evaluates every entry against the newest tick of `data`, appends the

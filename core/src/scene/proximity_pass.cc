@@ -277,6 +277,39 @@ ProximityStats RunProximityPass(const SnapshotData<D>& data,
     return ShapeOps<D>::Overlap(shape, at, *table[slot].shape, poses[slot])
         .value_or(false);
   };
+  // One (probe, body) pair: whether the body counts for the probe and as
+  // which object, appended to `hits`.
+  auto test_pair = [&](const Probe<D>& probe, std::uint32_t probe_index,
+                       const BodyInfo<D>& body) {
+    ++stats.candidate_pairs;
+    if (!Accepts(probe, body, table)) return;
+    bool within = false;
+    // Observers: also whether the object is within r (used when it
+    // is not visible yet; see step 4).
+    bool within_inner = true;
+    if (probe.round_radius > 0.0f) {
+      const RoundDistance distance = DistanceOf<D>(
+          probe.pose.position, probe.round_scale, body.position, body.scale);
+      const int outer = RoundTest(distance, probe.round_radius, body.radius);
+      within =
+          outer >= 0 ? outer == 1 : narrow(*probe.shape, probe.pose, body.slot);
+      if (within && probe.inner != nullptr) {
+        const int inner = RoundTest(distance, probe.inner_radius, body.radius);
+        within_inner = inner >= 0 ? inner == 1
+                                  : narrow(*probe.inner, probe.pose, body.slot);
+      }
+    } else {
+      within =
+          Overlaps(Pad(SphereBox<D>(body.position, body.radius)), probe.box) &&
+          narrow(*probe.shape, probe.pose, body.slot);
+    }
+    if (!within) return;
+    const ProximityObject object =
+        probe.report == ProximityReport::kPerGroup && body.group_id != 0
+            ? ProximityObject{0, body.group_id}
+            : ProximityObject{body.id, body.group_id};
+    hits.push_back({probe_index, within_inner, object});
+  };
   if (!probes.empty()) {
     std::vector<Aabb<D>> boxes(probes.size());
     for (std::size_t p = 0; p < probes.size(); ++p) boxes[p] = probes[p].box;
@@ -293,67 +326,43 @@ ProximityStats RunProximityPass(const SnapshotData<D>& data,
       if (tree->bvh == nullptr) continue;
       const std::span<const std::uint32_t> body_ids = tree->bvh->LeafIds();
       const std::vector<std::uint32_t>& slots = *tree->slots;
-      info.resize(body_ids.size());
+      // The live bodies behind each leaf (a group proxy has several):
+      // info[leaf_first[k], leaf_first[k + 1]).
+      std::vector<std::uint32_t>& leaf_first = state.scratch_leaf_first;
+      leaf_first.resize(body_ids.size() + 1);
+      info.clear();
       for (std::size_t k = 0; k < body_ids.size(); ++k) {
-        const std::uint32_t slot = slots[body_ids[k]];
-        BodyInfo<D>& body = info[k];
-        // Slots beyond the newest table held bodies only at older ticks.
-        body.live = slot < table.size() && table[slot].incarnation != 0;
-        if (!body.live) continue;
-        const BodyRecord<D>& record = table[slot];
-        body.id = record.id;
-        body.group_id = record.group_id;
-        body.layer = record.layer;
-        body.mask = record.mask;
-        body.position = poses[slot].position;
-        body.radius = record.radius;
-        body.scale = RoundScale<D>(body.position, body.radius);
-        body.slot = slot;
-        body.motion = record.motion;
+        leaf_first[k] = static_cast<std::uint32_t>(info.size());
+        for (const std::uint32_t slot : ProxySlots(*tree, slots[body_ids[k]])) {
+          // Slots beyond the newest table held bodies only at older ticks.
+          if (slot >= table.size() || table[slot].incarnation == 0) continue;
+          const BodyRecord<D>& record = table[slot];
+          BodyInfo<D>& body = info.emplace_back();
+          body.id = record.id;
+          body.group_id = record.group_id;
+          body.layer = record.layer;
+          body.mask = record.mask;
+          body.position = poses[slot].position;
+          body.radius = record.radius;
+          body.scale = RoundScale<D>(body.position, body.radius);
+          body.slot = slot;
+          body.motion = record.motion;
+        }
       }
+      leaf_first[body_ids.size()] = static_cast<std::uint32_t>(info.size());
       const Aabb<D>* current = tree->current_boxes != nullptr
                                    ? tree->current_boxes->data()
                                    : nullptr;
       stats.tree += state.probe_tree.QueryPairs(
           *tree->bvh, [&](std::uint32_t leaf_a, std::uint32_t leaf_b) {
-            const BodyInfo<D>& body = info[leaf_b];
             const Probe<D>& probe = ordered[leaf_a];
-            if (!body.live ||
-                (current != nullptr && !Overlaps(current[leaf_b], probe.box))) {
+            if (current != nullptr && !Overlaps(current[leaf_b], probe.box)) {
               return true;
             }
-            ++stats.candidate_pairs;
-            if (!Accepts(probe, body, table)) return true;
-            bool within = false;
-            // Observers: also whether the object is within r (used when it
-            // is not visible yet; see step 4).
-            bool within_inner = true;
-            if (probe.round_radius > 0.0f) {
-              const RoundDistance distance =
-                  DistanceOf<D>(probe.pose.position, probe.round_scale,
-                                body.position, body.scale);
-              const int outer =
-                  RoundTest(distance, probe.round_radius, body.radius);
-              within = outer >= 0 ? outer == 1
-                                  : narrow(*probe.shape, probe.pose, body.slot);
-              if (within && probe.inner != nullptr) {
-                const int inner =
-                    RoundTest(distance, probe.inner_radius, body.radius);
-                within_inner =
-                    inner >= 0 ? inner == 1
-                               : narrow(*probe.inner, probe.pose, body.slot);
-              }
-            } else {
-              within = Overlaps(Pad(SphereBox<D>(body.position, body.radius)),
-                                probe.box) &&
-                       narrow(*probe.shape, probe.pose, body.slot);
+            for (std::uint32_t b = leaf_first[leaf_b];
+                 b < leaf_first[leaf_b + 1]; ++b) {
+              test_pair(probe, probe_ids[leaf_a], info[b]);
             }
-            if (!within) return true;
-            const ProximityObject object =
-                probe.report == ProximityReport::kPerGroup && body.group_id != 0
-                    ? ProximityObject{0, body.group_id}
-                    : ProximityObject{body.id, body.group_id};
-            hits.push_back({probe_ids[leaf_a], within_inner, object});
             return true;
           });
     }

@@ -116,16 +116,16 @@ const BodyRecord<D>* RecordAt(const Frame<D>& frame, std::uint32_t slot) {
   return record.incarnation == 0 ? nullptr : &record;
 }
 
-// SlotTree::current_boxes for `bvh`, whose proxy p is slot slots[p]: each
-// body's padded bounding-sphere box at the newest tick (the same box the
-// box queries cull candidates with, from the position and the bound radius,
-// so no shape is loaded), in leaf order. Computed in proxy order first (the
-// slots ascend, so records and poses are read in order) into `scratch`,
-// then gathered into leaf order.
+// SlotTree::current_boxes for `tree`: each proxy's padded bounding-sphere
+// box at the newest tick (the same box the box queries cull candidates with,
+// from the position and the bound radius, so no shape is loaded; a group's
+// is the union of its parts'), in leaf order. Computed in proxy order first
+// (the slots ascend, so records and poses are read in order) into
+// `scratch`, then gathered into leaf order.
 template <int D>
 std::shared_ptr<const std::vector<Aabb<D>>> CurrentBoxes(
-    const Frame<D>& newest, const broadphase::Bvh<D>& bvh,
-    const std::vector<std::uint32_t>& slots, std::vector<Aabb<D>>* scratch) {
+    const Frame<D>& newest, const SlotTree<D>& tree,
+    std::vector<Aabb<D>>* scratch) {
   constexpr float kInf = std::numeric_limits<float>::infinity();
   Aabb<D> empty;
   for (int i = 0; i < D; ++i) {
@@ -133,16 +133,19 @@ std::shared_ptr<const std::vector<Aabb<D>>> CurrentBoxes(
     empty.max[i] = -kInf;
   }
   const std::vector<Pose<D>>& poses = *newest.poses;
-  scratch->resize(slots.size());
-  for (std::size_t p = 0; p < slots.size(); ++p) {
-    const std::uint32_t slot = slots[p];
-    const BodyRecord<D>* record = RecordAt(newest, slot);
-    (*scratch)[p] = record == nullptr
-                        ? empty
-                        : internal::Pad(internal::SphereBox<D>(
-                              poses[slot].position, record->radius));
+  const std::vector<std::uint32_t>& entries = *tree.slots;
+  scratch->resize(entries.size());
+  for (std::size_t p = 0; p < entries.size(); ++p) {
+    Aabb<D> box = empty;
+    for (const std::uint32_t slot : internal::ProxySlots(tree, entries[p])) {
+      const BodyRecord<D>* record = RecordAt(newest, slot);
+      if (record == nullptr) continue;
+      box = Union(box, internal::Pad(internal::SphereBox<D>(
+                           poses[slot].position, record->radius)));
+    }
+    (*scratch)[p] = box;
   }
-  const std::span<const std::uint32_t> leaf_ids = bvh.LeafIds();
+  const std::span<const std::uint32_t> leaf_ids = tree.bvh->LeafIds();
   auto boxes = std::make_shared<std::vector<Aabb<D>>>(leaf_ids.size());
   for (std::size_t k = 0; k < leaf_ids.size(); ++k) {
     (*boxes)[k] = (*scratch)[leaf_ids[k]];
@@ -235,6 +238,25 @@ bool ExactWindowBox(const std::vector<const Frame<D>*>& frames,
   }
   if (any) *out = box;
   return any;
+}
+
+// PartState::local_box of the part in `slot` over `frames`: the union of
+// its bounding spheres in its group's frame at the ticks that hold it in a
+// group. Leaves `*out` as it is when no tick does.
+template <int D>
+void WindowLocalBox(const std::vector<const Frame<D>*>& frames,
+                    std::uint32_t slot, Aabb<D>* out) {
+  bool any = false;
+  Aabb<D> box{};
+  for (const Frame<D>* frame : frames) {
+    const BodyRecord<D>* record = RecordAt(*frame, slot);
+    if (record == nullptr || record->group_id == 0) continue;
+    const Aabb<D> sphere = internal::SphereBox<D>(
+        frame->groups->local[slot].position, record->radius);
+    box = any ? Union(box, sphere) : sphere;
+    any = true;
+  }
+  if (any) *out = box;
 }
 
 // Takes `slot` out of the live parts of `group_id` (a group with no part
@@ -504,6 +526,22 @@ absl::Status Scene<D>::UpsertBodies(absl::Span<const BodyDesc<D>> bodies) {
     }
     (*pose_array)[slot] = pose;
     SlotState<D>& state = w.slots[slot];
+    if (body.group_id != 0 || old_group != 0) {
+      if (w.parts.size() < w.slots.size()) w.parts.resize(w.slots.size());
+      internal::PartState<D>& part = w.parts[slot];
+      const bool joined = is_new || old_group != body.group_id;
+      if (joined) {
+        // Earlier ticks of the window hold no body in a new slot, and the
+        // body in another group (or none) in an existing one.
+        part.group_since =
+            is_new ? std::numeric_limits<std::int64_t>::min() : current.tick;
+      }
+      if (body.group_id != 0) {
+        const Aabb<D> sphere = internal::SphereBox<D>(
+            group_poses->local[slot].position, record.radius);
+        part.local_box = joined ? sphere : Union(part.local_box, sphere);
+      }
+    }
     if (state.motion != body.motion) w.static_dirty = true;
     if (body.motion == MotionType::kStatic) w.static_dirty = true;
     state.motion = body.motion;
@@ -755,6 +793,13 @@ absl::Status Scene<D>::UpdatePoses(
         Union(state.window_box,
               TickBox<D>(record, pose, prev_record, prev_pose, motion));
     state.grown = true;
+    if (record.group_id != 0) {
+      internal::PartState<D>& part = w.parts[slot];
+      part.local_box =
+          Union(part.local_box,
+                internal::SphereBox<D>(frame.groups->local[slot].position,
+                                       record.radius));
+    }
   };
   for (std::size_t i = 0; i < updates.size(); ++i) grow(w.order_slots[i]);
   for (const std::uint32_t slot : part_slots) grow(slot);
@@ -826,6 +871,9 @@ absl::Status Scene<D>::UpdatePoses(
         w.static_dirty = true;
       }
       state.window_box = box;
+      if (slot < w.parts.size()) {
+        WindowLocalBox<D>(window, slot, &w.parts[slot].local_box);
+      }
       // Nothing left to shrink once the box is the newest tick's own.
       const BodyRecord<D>* record = RecordAt(newest, slot);
       if (record == nullptr) {
@@ -857,34 +905,106 @@ void Scene<D>::Publish() {
     std::vector<Aabb<D>>& boxes =
         motion == MotionType::kStatic ? static_boxes : w.tree_boxes;
     boxes.clear();
+    // The parts of a group that were in it at every tick of the window
+    // share one proxy (SlotTree); every other slot is its own.
+    const std::int64_t oldest = w.frames.front().tick;
+    const BodyTable<D>& newest_table = *w.frames.back().table;
+    // The group of the part in `slot` when it joins its group's proxy, or 0.
+    auto proxy_group = [&](std::uint32_t slot) -> std::uint64_t {
+      if (motion != MotionType::kDynamic || slot >= w.parts.size() ||
+          slot >= newest_table.size() || w.parts[slot].group_since > oldest) {
+        return 0;
+      }
+      return newest_table[slot].incarnation != 0 ? newest_table[slot].group_id
+                                                 : 0;
+    };
+    std::unordered_map<std::uint64_t, std::uint32_t>& group_index =
+        w.group_proxies;
+    group_index.clear();
+    std::vector<internal::GroupProxy<D>> groups;
     std::size_t proxy_count = 0;
-    for (const SlotState<D>& state : w.slots) {
-      proxy_count += state.in_use && state.motion == motion ? 1 : 0;
+    for (std::uint32_t slot = 0; slot < w.slots.size(); ++slot) {
+      const SlotState<D>& state = w.slots[slot];
+      if (!state.in_use || state.motion != motion) continue;
+      const std::uint64_t group_id = proxy_group(slot);
+      if (group_id == 0) {
+        ++proxy_count;
+      } else if (group_index
+                     .try_emplace(group_id,
+                                  static_cast<std::uint32_t>(groups.size()))
+                     .second) {
+        groups.emplace_back();
+        ++proxy_count;
+      }
     }
     if (boxes.capacity() != proxy_count) {
       std::vector<Aabb<D>>().swap(boxes);
       boxes.reserve(proxy_count);
     }
+    // A group's proxy sits where its first part is met; its box grows with
+    // each further part.
+    std::vector<std::uint32_t> group_box(groups.size());
+    std::vector<std::uint32_t> members;
+    std::vector<Aabb<D>> member_boxes;
     // The slot list is compared with the previous tree's as it is scanned
     // and copied only from the first difference (usually never), so no
     // scratch list is kept.
     const std::vector<std::uint32_t>* same =
         previous.slots != nullptr ? previous.slots.get() : nullptr;
     std::shared_ptr<std::vector<std::uint32_t>> changed;
-    for (std::uint32_t slot = 0; slot < w.slots.size(); ++slot) {
-      const SlotState<D>& state = w.slots[slot];
-      if (!state.in_use || state.motion != motion) continue;
+    auto push_proxy = [&](std::uint32_t entry, const Aabb<D>& box) {
       const std::size_t k = boxes.size();
-      boxes.push_back(internal::Pad(state.window_box));
+      boxes.push_back(box);
       if (changed != nullptr) {
-        changed->push_back(slot);
-      } else if (same == nullptr || k >= same->size() || (*same)[k] != slot) {
+        changed->push_back(entry);
+      } else if (same == nullptr || k >= same->size() || (*same)[k] != entry) {
         changed = std::make_shared<std::vector<std::uint32_t>>();
-        changed->reserve(w.slots.size());
+        changed->reserve(proxy_count);
         if (same != nullptr) {
           changed->assign(same->begin(), same->begin() + k);
         }
-        changed->push_back(slot);
+        changed->push_back(entry);
+      }
+    };
+    for (std::uint32_t slot = 0; slot < w.slots.size(); ++slot) {
+      const SlotState<D>& state = w.slots[slot];
+      if (!state.in_use || state.motion != motion) continue;
+      const Aabb<D> box = internal::Pad(state.window_box);
+      const std::uint64_t group_id = proxy_group(slot);
+      if (group_id == 0) {
+        push_proxy(slot, box);
+        continue;
+      }
+      const std::uint32_t g = group_index[group_id];
+      internal::GroupProxy<D>& group = groups[g];
+      const Aabb<D>& local_box = w.parts[slot].local_box;
+      if (group.count++ == 0) {
+        group_box[g] = static_cast<std::uint32_t>(boxes.size());
+        push_proxy(internal::kGroupProxy | g, box);
+        group.local_box = local_box;
+      } else {
+        boxes[group_box[g]] = Union(boxes[group_box[g]], box);
+        group.local_box = Union(group.local_box, local_box);
+      }
+    }
+    if (!groups.empty()) {
+      // Members by group, each group's slots ascending.
+      std::uint32_t first = 0;
+      for (internal::GroupProxy<D>& group : groups) {
+        group.first = first;
+        first += group.count;
+        group.count = 0;
+      }
+      members.resize(first);
+      member_boxes.resize(first);
+      for (std::uint32_t slot = 0; slot < w.slots.size(); ++slot) {
+        const SlotState<D>& state = w.slots[slot];
+        if (!state.in_use || state.motion != motion) continue;
+        const std::uint64_t group_id = proxy_group(slot);
+        if (group_id == 0) continue;
+        internal::GroupProxy<D>& group = groups[group_index[group_id]];
+        member_boxes[group.first + group.count] = w.parts[slot].local_box;
+        members[group.first + group.count++] = slot;
       }
     }
     if (changed == nullptr &&
@@ -895,11 +1015,32 @@ void Scene<D>::Publish() {
                           : std::vector<std::uint32_t>(
                                 same->begin(), same->begin() + boxes.size()));
     }
+    // The same proxies need the same members too (a part may have moved
+    // between groups of the same proxies).
+    const bool same_members = previous.members == nullptr
+                                  ? members.empty()
+                                  : *previous.members == members;
+    if (changed == nullptr && !same_members) {
+      changed = std::make_shared<std::vector<std::uint32_t>>(*previous.slots);
+    }
     if (changed != nullptr) changed->shrink_to_fit();
     std::shared_ptr<const std::vector<std::uint32_t>> slot_list =
         changed != nullptr ? std::shared_ptr<const std::vector<std::uint32_t>>(
                                  std::move(changed))
                            : previous.slots;
+    std::shared_ptr<const std::vector<internal::GroupProxy<D>>> group_list;
+    std::shared_ptr<const std::vector<std::uint32_t>> member_list;
+    std::shared_ptr<const std::vector<Aabb<D>>> member_box_list;
+    if (!groups.empty()) {
+      group_list = std::make_shared<const std::vector<internal::GroupProxy<D>>>(
+          std::move(groups));
+      member_list = same_members
+                        ? previous.members
+                        : std::make_shared<const std::vector<std::uint32_t>>(
+                              std::move(members));
+      member_box_list =
+          std::make_shared<const std::vector<Aabb<D>>>(std::move(member_boxes));
+    }
     broadphase::BvhOptions bvh_options;
     bvh_options.method = motion == MotionType::kStatic
                              ? broadphase::BvhBuildMethod::kBinnedSah
@@ -926,7 +1067,10 @@ void Scene<D>::Publish() {
       // Static trees are rebuilt rarely: do not keep the SAH builder's
       // proxy copies.
       w.build_scratch.ReleasePrims();
-      return SlotTree<D>{std::move(bvh), std::move(slot_list), nullptr};
+      SlotTree<D> tree;
+      tree.bvh = std::move(bvh);
+      tree.slots = std::move(slot_list);
+      return tree;
     }
     std::shared_ptr<broadphase::Bvh<D>> bvh =
         internal::RecycleBin<D>::TakeTree(w.recycle_bin, make_tree);
@@ -946,10 +1090,14 @@ void Scene<D>::Publish() {
       w.build_scratch.ReleaseKeys();
       w.publications_since_rebuild = 0;
     }
-    auto current_boxes =
-        CurrentBoxes(w.frames.back(), *bvh, *slot_list, &boxes);
-    return SlotTree<D>{std::move(bvh), std::move(slot_list),
-                       std::move(current_boxes)};
+    SlotTree<D> tree{std::move(bvh),
+                     std::move(slot_list),
+                     nullptr,
+                     std::move(group_list),
+                     std::move(member_list),
+                     std::move(member_box_list)};
+    tree.current_boxes = CurrentBoxes(w.frames.back(), tree, &boxes);
+    return tree;
   };
   if (w.static_dirty || w.static_tree.bvh == nullptr) {
     w.static_tree = build(MotionType::kStatic, w.static_tree);
@@ -987,6 +1135,7 @@ SceneMemory Scene<D>::Memory() const {
   memory.body_bytes = sizeof(WriterState<D>) +
                       current.table->capacity() * sizeof(BodyRecord<D>) +
                       w.slots.capacity() * sizeof(SlotState<D>) +
+                      w.parts.capacity() * sizeof(internal::PartState<D>) +
                       w.id_to_slot.MemoryBytes() +
                       w.free_slots.capacity() * sizeof(std::uint32_t) +
                       w.order_slots.capacity() * sizeof(std::uint32_t) +
@@ -1001,6 +1150,12 @@ SceneMemory Scene<D>::Memory() const {
                            tree->slots->capacity() * sizeof(std::uint32_t);
       if (tree->current_boxes != nullptr) {
         memory.tree_bytes += tree->current_boxes->capacity() * sizeof(Aabb<D>);
+      }
+      if (tree->groups != nullptr) {
+        memory.tree_bytes +=
+            tree->groups->capacity() * sizeof(internal::GroupProxy<D>) +
+            tree->members->capacity() * sizeof(std::uint32_t) +
+            tree->member_boxes->capacity() * sizeof(Aabb<D>);
       }
     }
   }

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
+#include <span>
 #include <type_traits>
 #include <utility>
 
@@ -104,6 +105,71 @@ Pose<D> PoseAt(const SnapshotData<D>& data, std::size_t frame, float fraction,
   return InterpolatePose(pose, next, fraction);
 }
 
+// A group proxy's coarse bound at a query's time (QueryRunner::GroupBound):
+// a box in the group's frame (the group's, or one part's), padded by
+// `margin`, at each of `poses`; a part can be hit only where one of them is.
+template <int D>
+struct GroupBoundAt {
+  Pose<D> poses[2];
+  int count = 0;
+  float margin = 0.0f;
+
+  // Whether the world box of `local` at some pose meets `box` (the world box
+  // of an oriented box: Arvo, "Transforming Axis-Aligned Bounding Boxes",
+  // Graphics Gems, 1990).
+  bool Overlaps(const Aabb<D>& local, const Aabb<D>& box) const {
+    const Vec<D> center = Center(local);
+    const Vec<D> half = HalfExtents(local) + Splat(margin);
+    for (int k = 0; k < count; ++k) {
+      Vec<D> extent{};
+      for (int j = 0; j < D; ++j) {
+        Vec<D> axis{};
+        axis[j] = 1.0f;
+        extent += half[j] * Abs(Rotate(poses[k].rotation, axis));
+      }
+      const Vec<D> c = Transform(poses[k], center);
+      if (sator::Overlaps(Aabb<D>{c - extent, c + extent}, box)) return true;
+    }
+    return false;
+  }
+
+  static Vec<D> Splat(float v) {
+    Vec<D> out{};
+    for (int i = 0; i < D; ++i) out[i] = v;
+    return out;
+  }
+};
+
+// A cast (`origin`, `translation`, grown by `radius`) in the frames of a
+// group's bound poses, tested against boxes in the group's frame.
+template <int D>
+class GroupCast {
+ public:
+  GroupCast(const GroupBoundAt<D>& bound, Vec<D> origin, Vec<D> translation,
+            float radius)
+      : count_(bound.count),
+        grow_(GroupBoundAt<D>::Splat(radius + bound.margin)) {
+    for (int k = 0; k < count_; ++k) {
+      segments_[k].emplace(InvTransform(bound.poses[k], origin),
+                           InvRotate(bound.poses[k].rotation, translation));
+    }
+  }
+
+  // Whether the cast meets `local` at some pose up to `max_fraction`.
+  bool Hits(const Aabb<D>& local, float max_fraction) const {
+    for (int k = 0; k < count_; ++k) {
+      float entry = 0.0f;
+      if (segments_[k]->Hits(local, grow_, max_fraction, &entry)) return true;
+    }
+    return false;
+  }
+
+ private:
+  int count_;
+  Vec<D> grow_;
+  std::optional<broadphase::Segment<D>> segments_[2];
+};
+
 template <int D>
 class QueryRunner {
  public:
@@ -158,6 +224,49 @@ class QueryRunner {
     bool teleported = false;
     out.pose = PoseAt(data_, frame_, fraction_, slot, record, &teleported);
     return out;
+  }
+
+  // The coarse bound of a group proxy (`group`, its parts `members`) at the
+  // query's time: its local box at the group's pose at the query's tick and,
+  // for a rewind with a fraction, at the interpolated pose too. False when
+  // none of its parts exists at the query's tick or the filter excludes the
+  // group (nothing of it can be hit).
+  //
+  // A part's pose at the query's time is either interpolated, the group's
+  // interpolated pose times lerp(l0, l1) (inside the local box, which
+  // contains both), or, where a teleport or its absence at the next tick
+  // cuts the interpolation, its pose at the query's tick, the group's pose
+  // there times l0. Every part of a group proxy is in the group at every
+  // tick it exists (PartState::group_since), so any part present at a tick
+  // gives the group's pose there.
+  bool GroupBound(const internal::GroupProxy<D>& group,
+                  std::span<const std::uint32_t> members,
+                  GroupBoundAt<D>* out) const {
+    const Frame<D>& f0 = data_.frames[frame_];
+    const Pose<D>* g0 = GroupPose(f0, members);
+    if (g0 == nullptr) return false;
+    // The filter excludes the group: none of its parts can be hit.
+    const std::uint64_t group_id =
+        (*f0.table)[static_cast<std::size_t>(g0 - f0.groups->group.data())]
+            .group_id;
+    if (options_.filter.excluded_groups.Contains(group_id)) return false;
+    out->poses[0] = *g0;
+    out->count = 1;
+    if (fraction_ > 0.0f) {
+      if (const Pose<D>* g1 = GroupPose(data_.frames[frame_ + 1], members)) {
+        out->poses[1] = InterpolatePose(*g0, *g1, fraction_);
+        out->count = 2;
+      }
+    }
+    // Pad's margin for the largest coordinate a part can have.
+    const float reach = 2.0f * MaxAbs(group.local_box);
+    float scale = 0.0f;
+    for (int k = 0; k < out->count; ++k) {
+      const Vec<D>& p = out->poses[k].position;
+      scale = std::max(scale, MaxAbs(Aabb<D>{p, p}) + reach);
+    }
+    out->margin = internal::PadMargin(internal::SphereBox<D>(Vec<D>{}, scale));
+    return true;
   }
 
   // The query runs at the newest tick (SlotTree::current_boxes apply).
@@ -276,6 +385,18 @@ class QueryRunner {
     return a.body_id < b.body_id;
   }
 
+  // The group's pose at `frame`, from the first of `members` that holds a
+  // part there; null when none does.
+  static const Pose<D>* GroupPose(const Frame<D>& frame,
+                                  std::span<const std::uint32_t> members) {
+    for (const std::uint32_t slot : members) {
+      if (slot < frame.table->size() && (*frame.table)[slot].incarnation != 0) {
+        return &frame.groups->group[slot];
+      }
+    }
+    return nullptr;
+  }
+
   const SnapshotData<D>& data_;
   const QueryOptions& options_;
   std::size_t frame_;
@@ -383,58 +504,89 @@ absl::Status RunBoxQuery(QueryRunner<D>& runner, const Aabb<D>& box,
   std::uint32_t batch_slots[kPrefetchBatch];
   BodyAtTick<D> bodies[kPrefetchBatch];
   int count = 0;
-  const std::vector<std::uint32_t>* slots = nullptr;  // The current tree's.
+  const SlotTree<D>* tree = nullptr;  // The current tree.
+  // The narrow phase on one candidate body; false when the query is done.
+  auto run_narrow = [&](const BodyAtTick<D>& body) {
+    absl::Status s = narrow(body);
+    if (!s.ok()) {
+      status = s;
+      return false;
+    }
+    return !runner.done();
+  };
+  auto sphere_culled = [&](const BodyAtTick<D>& body) {
+    return body.record == nullptr ||
+           !Overlaps(internal::Pad(internal::SphereBox<D>(body.pose.position,
+                                                          body.record->radius)),
+                     box);
+  };
+  // A group proxy: its coarse bound, then its parts (few, so unbatched).
+  auto run_group = [&](std::uint32_t entry) {
+    const internal::GroupProxy<D>& group =
+        (*tree->groups)[entry & ~internal::kGroupProxy];
+    const std::span<const std::uint32_t> members =
+        internal::ProxySlots(*tree, entry);
+    GroupBoundAt<D> bound;
+    if (!runner.GroupBound(group, members, &bound) ||
+        !bound.Overlaps(group.local_box, box)) {
+      return true;
+    }
+    const Aabb<D>* part_boxes = tree->member_boxes->data() + group.first;
+    for (std::size_t m = 0; m < members.size(); ++m) {
+      if (!bound.Overlaps(part_boxes[m], box)) continue;
+      const BodyAtTick<D> body = runner.Resolve(members[m]);
+      if (sphere_culled(body)) continue;
+      if (!run_narrow(body)) return false;
+    }
+    return true;
+  };
   // Runs the narrow phase on the batch; false when the query is done. The
   // loads of each stage (slots, then records and poses, then shapes) are
   // independent of one another, so their cache misses overlap.
   auto flush = [&]() {
     const int n = count;
     count = 0;
+    const std::vector<std::uint32_t>& slots = *tree->slots;
+    int singles = 0;
     for (int i = 0; i < n; ++i) {
-      batch_slots[i] = (*slots)[batch[i]];
-      runner.Prefetch(batch_slots[i]);
-    }
-    int kept = 0;
-    for (int i = 0; i < n; ++i) {
-      const BodyAtTick<D> body = runner.Resolve(batch_slots[i]);
-      if (body.record == nullptr ||
-          !Overlaps(internal::Pad(internal::SphereBox<D>(body.pose.position,
-                                                         body.record->radius)),
-                    box)) {
+      const std::uint32_t entry = slots[batch[i]];
+      if ((entry & internal::kGroupProxy) != 0) {
+        if (!run_group(entry)) return false;
         continue;
       }
+      batch_slots[singles++] = entry;
+      runner.Prefetch(entry);
+    }
+    int kept = 0;
+    for (int i = 0; i < singles; ++i) {
+      const BodyAtTick<D> body = runner.Resolve(batch_slots[i]);
+      if (sphere_culled(body)) continue;
       internal::PrefetchShape<D>(body.record->shape.get());
       bodies[kept++] = body;
     }
     for (int i = 0; i < kept; ++i) {
-      const BodyAtTick<D>& body = bodies[i];
-      absl::Status s = narrow(body);
-      if (!s.ok()) {
-        status = s;
-        return false;
-      }
-      if (runner.done()) return false;
+      if (!run_narrow(bodies[i])) return false;
     }
     return true;
   };
-  runner.ForEachTree([&](const SlotTree<D>& tree) {
+  runner.ForEachTree([&](const SlotTree<D>& current_tree) {
     if (!status.ok() || runner.done()) return;
-    slots = tree.slots.get();
+    tree = &current_tree;
     auto stage = [&](std::uint32_t proxy) {
       batch[count++] = proxy;
       return count < kPrefetchBatch || flush();
     };
-    if (tree.current_boxes != nullptr && runner.at_newest()) {
+    if (tree->current_boxes != nullptr && runner.at_newest()) {
       // The same cull as flush's, from the tree's own leaf-ordered boxes:
       // bodies that met the window box only at other ticks never reach the
       // staging.
-      const Aabb<D>* current = tree.current_boxes->data();
+      const Aabb<D>* current = tree->current_boxes->data();
       runner.stats +=
-          tree.bvh->Query(box, [&](std::uint32_t proxy, std::uint32_t leaf) {
+          tree->bvh->Query(box, [&](std::uint32_t proxy, std::uint32_t leaf) {
             return !Overlaps(current[leaf], box) || stage(proxy);
           });
     } else {
-      runner.stats += tree.bvh->Query(box, stage);
+      runner.stats += tree->bvh->Query(box, stage);
     }
     if (count > 0) flush();
   });
@@ -453,6 +605,18 @@ absl::Status RunCastQuery(QueryRunner<D>& runner, Input input,
   static_assert(std::is_same_v<Input, broadphase::RayCastInput<D>> ||
                 std::is_same_v<Input, broadphase::BoxCastInput<D>>);
   absl::Status status;
+  // A group proxy's coarse bound is tested as the tree tests its nodes: the
+  // segment from the cast's origin (a box cast's centre), in the group's
+  // frame, against its local box grown by the cast box's half diagonal (the
+  // cast box at any rotation).
+  Vec<D> origin{};
+  float radius = 0.0f;
+  if constexpr (std::is_same_v<Input, broadphase::RayCastInput<D>>) {
+    origin = input.origin;
+  } else {
+    origin = Center(input.box);
+    radius = Length(HalfExtents(input.box));
+  }
   runner.ForEachTree([&](const SlotTree<D>& tree) {
     if (!status.ok() || runner.done()) return;
     const std::vector<std::uint32_t>& slots = *tree.slots;
@@ -460,15 +624,38 @@ absl::Status RunCastQuery(QueryRunner<D>& runner, Input input,
     if (std::optional<float> clip = runner.clip_key()) {
       input.max_fraction = std::min(1.0f, *clip + kClipSlack);
     }
-    auto leaf = [&](std::uint32_t proxy, const Input&) -> float {
-      const BodyAtTick<D> body = runner.Resolve(slots[proxy]);
-      if (body.record == nullptr) return -1.0f;
+    // The narrow phase on the body in `slot`; false when the query is done
+    // or failed.
+    auto run_slot = [&](std::uint32_t slot) {
+      const BodyAtTick<D> body = runner.Resolve(slot);
+      if (body.record == nullptr) return true;
       absl::StatusOr<std::optional<float>> hit = narrow(body);
       if (!hit.ok()) {
         status = hit.status();
-        return 0.0f;
+        return false;
       }
-      if (runner.done()) return 0.0f;
+      return !runner.done();
+    };
+    // The traversal's new clip, or 0 to stop it.
+    auto leaf = [&](std::uint32_t proxy, const Input& current) -> float {
+      const std::uint32_t entry = slots[proxy];
+      if ((entry & internal::kGroupProxy) == 0) {
+        if (!run_slot(entry)) return 0.0f;
+      } else {
+        const internal::GroupProxy<D>& group =
+            (*tree.groups)[entry & ~internal::kGroupProxy];
+        const std::span<const std::uint32_t> members =
+            internal::ProxySlots(tree, entry);
+        GroupBoundAt<D> bound;
+        if (!runner.GroupBound(group, members, &bound)) return -1.0f;
+        const GroupCast<D> cast(bound, origin, input.translation, radius);
+        if (!cast.Hits(group.local_box, current.max_fraction)) return -1.0f;
+        const Aabb<D>* part_boxes = tree.member_boxes->data() + group.first;
+        for (std::size_t m = 0; m < members.size(); ++m) {
+          if (!cast.Hits(part_boxes[m], current.max_fraction)) continue;
+          if (!run_slot(members[m])) return 0.0f;
+        }
+      }
       if (std::optional<float> clip = runner.clip_key()) {
         return std::min(1.0f, *clip + kClipSlack);
       }

@@ -167,7 +167,9 @@ absl::StatusOr<SweepResult<3>> ShapeOps<3>::Sweep(const Shape3& a,
 absl::StatusOr<RayResult<3>> ShapeOps<3>::RayCast(const Shape3& shape,
                                                   const Pose3& pose,
                                                   const Ray<3>& ray) {
-  return sator::RayCast(shape, pose, ray);
+  // A stored body's shape was validated when it was stored, its pose is
+  // normalized (stored or interpolated) and the scene's ray is unit.
+  return sator::RayCastUnchecked(shape, pose, ray);
 }
 
 }  // namespace sator::scene::internal

@@ -6,6 +6,7 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -103,6 +104,23 @@ struct Frame {
   std::shared_ptr<const std::vector<std::uint8_t>> teleported;
 };
 
+// Marks an entry of SlotTree::slots that is a hitbox group's proxy: the low
+// bits index SlotTree::groups. Slots stay far below it: a slot is a live
+// body (at most kMaxBodies, 2^24) or one removed within the history window.
+inline constexpr std::uint32_t kGroupProxy = 1u << 31;
+
+// A hitbox group in a dynamic tree: its parts' slots are
+// members[first, first + count), ascending. `local_box`, in the group's
+// frame, contains every part at every tick of the window (the union of its
+// parts' PartState::local_box), so at a query's time the group's coarse
+// bound is that box at the group's pose (GroupBound in scene_snapshot.cc).
+template <int D>
+struct GroupProxy {
+  std::uint32_t first = 0;
+  std::uint32_t count = 0;
+  Aabb<D> local_box{};
+};
+
 // Group id -> every slot that held one of its parts since the slot was last
 // freed (a query resolves the slot at its tick and checks the group there).
 using GroupSlots =
@@ -118,12 +136,35 @@ using GroupSlots =
 // it as the tree hands over each proxy, which rejects the bodies that were
 // near the query only at other ticks without loading their records or
 // poses (Scene::Publish builds it).
+//
+// A proxy is one body's slot or, in a dynamic tree, a hitbox group: the
+// parts of a group that were in it at every tick of the window share one
+// proxy (kGroupProxy set in `slots[proxy]`, the rest indexing `groups`),
+// whose box is the union of their window boxes, so a query meets the group
+// once, tests its coarse bound at the query's time (GroupProxy::reach) and
+// only then resolves its parts. ProxySlots gives the slots behind a proxy.
 template <int D>
 struct SlotTree {
   std::shared_ptr<const broadphase::Bvh<D>> bvh;
   std::shared_ptr<const std::vector<std::uint32_t>> slots;
   std::shared_ptr<const std::vector<Aabb<D>>> current_boxes;
+  // Null when the tree has no group proxy.
+  std::shared_ptr<const std::vector<GroupProxy<D>>> groups;
+  std::shared_ptr<const std::vector<std::uint32_t>> members;
+  // By member: the part's PartState::local_box (culls parts as the group's
+  // box culls the group).
+  std::shared_ptr<const std::vector<Aabb<D>>> member_boxes;
 };
+
+// The slots behind `entry` (an element of SlotTree::slots): the entry itself
+// or the members of its group, ascending.
+template <int D>
+std::span<const std::uint32_t> ProxySlots(const SlotTree<D>& tree,
+                                          const std::uint32_t& entry) {
+  if ((entry & kGroupProxy) == 0) return {&entry, 1};
+  const GroupProxy<D>& group = (*tree.groups)[entry & ~kGroupProxy];
+  return {tree.members->data() + group.first, group.count};
+}
 
 template <int D>
 struct SnapshotData {
@@ -242,6 +283,19 @@ struct SlotState {
   MotionType motion = MotionType::kStatic;
 };
 
+// Per slot that held a hitbox part, known only to the writer (kept apart
+// from SlotState so that scenes without groups pay nothing for it).
+template <int D>
+struct PartState {
+  // The body has been in its newest group since this tick (earlier ticks of
+  // the window may hold it in another group or none); the slot joins its
+  // group's proxy once that tick is the oldest of the window.
+  std::int64_t group_since = 0;
+  // In the group's frame: contains the part's bounding sphere (local
+  // position, bound radius) at every tick of the window since group_since.
+  Aabb<D> local_box{};
+};
+
 // A hitbox group as the writer keeps it.
 template <int D>
 struct GroupState {
@@ -257,6 +311,9 @@ struct WriterState {
   std::shared_ptr<const GroupSlots> group_slots =
       std::make_shared<const GroupSlots>();
   std::vector<SlotState<D>> slots;
+  // By slot; empty while the scene has never had a part, then sized like
+  // `slots` as parts are added.
+  std::vector<PartState<D>> parts;
   std::vector<std::uint32_t> free_slots;
   std::deque<Frame<D>> frames;  // Oldest first.
   std::uint64_t next_incarnation = 1;
@@ -272,6 +329,8 @@ struct WriterState {
   std::vector<std::pair<std::uint32_t, std::int64_t>> pending_removals;
   // Scratch reused by every batch (capacity kept between calls).
   std::vector<Aabb<D>> tree_boxes;
+  // Group id -> its proxy's index while a dynamic tree's input is built.
+  std::unordered_map<std::uint64_t, std::uint32_t> group_proxies;
   // One build scratch for every tree the writer builds (the trees then
   // hold only nodes, boxes and ids).
   typename broadphase::Bvh<D>::BuildScratch build_scratch;

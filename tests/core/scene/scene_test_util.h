@@ -246,9 +246,11 @@ struct Dim<3> {
                               const Shape3& b, const Pose3& pb) {
     return sator::Sweep(a, pa, d, b, pb, Vec3{}).value();
   }
+  // The scene casts rays at its stored bodies without the pair query's
+  // checks (validated when stored), on the pose as it holds it.
   static RayResult<3> RayCast(const Shape3& s, const Pose3& p,
                               const Ray<3>& ray) {
-    return sator::RayCast(s, p, ray).value();
+    return sator::RayCastUnchecked(s, p, ray);
   }
 };
 

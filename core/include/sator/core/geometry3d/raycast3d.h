@@ -18,6 +18,8 @@
 #ifndef SATOR_CORE_GEOMETRY3D_RAYCAST3D_H_
 #define SATOR_CORE_GEOMETRY3D_RAYCAST3D_H_
 
+#include <memory>
+
 #include "sator/core/geometry3d/shape3d.h"
 #include "sator/core/geometry3d/triangle_mesh.h"
 #include "sator/core/pose.h"
@@ -41,6 +43,40 @@ RayResult<3> RayCastTriangle(const Triangle3& triangle,
                              const Ray<3>& local_ray);
 RayResult<3> RayCastHull(const ConvexHull& hull, const Ray<3>& local_ray);
 RayResult<3> RayCastMesh(const TriangleMesh& mesh, const Ray<3>& local_ray);
+
+// The typed routine of each convex kind, by overload (a hull is held by
+// pointer): the ray and the result in the shape's local frame.
+inline RayResult<3> RayCastLocal(const Sphere& s, const Ray<3>& local_ray) {
+  return RayCastSphere(s, local_ray);
+}
+inline RayResult<3> RayCastLocal(const Box3& s, const Ray<3>& local_ray) {
+  return RayCastBox(s, local_ray);
+}
+inline RayResult<3> RayCastLocal(const Capsule3& s, const Ray<3>& local_ray) {
+  return RayCastCapsule(s, local_ray);
+}
+inline RayResult<3> RayCastLocal(const Triangle3& s, const Ray<3>& local_ray) {
+  return RayCastTriangle(s, local_ray);
+}
+inline RayResult<3> RayCastLocal(const std::shared_ptr<const ConvexHull>& s,
+                                 const Ray<3>& local_ray) {
+  if (s == nullptr) return {};
+  return RayCastHull(*s, local_ray);
+}
+
+// Moves `ray` into the pose's frame, runs `cast` on it, and moves the
+// result back (the point from the world ray: no round trip through the
+// pose).
+template <typename Cast>
+RayResult<3> CastPosed(const Pose3& pose, const Ray<3>& ray, Cast&& cast) {
+  const Ray<3> local{InvTransform(pose, ray.origin),
+                     InvRotate(pose.rotation, ray.direction), ray.max_distance};
+  RayResult<3> result = cast(local);
+  if (!result.hit) return result;
+  result.point = ray.origin + result.distance * ray.direction;
+  result.normal = Rotate(pose.rotation, result.normal);
+  return result;
+}
 
 // Statistics of a mesh ray cast (for tests and tuning, as Box2D's
 // b2TreeStats): nodes whose box was tested and triangles tested.
