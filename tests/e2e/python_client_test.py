@@ -8,7 +8,8 @@ starts the real satord on a free loopback port, and creates a scene, upserts
 a body, casts a ray and checks the answer worked out by hand; judges a shot
 at a hitbox group (ValidateShots: the verdict's enum values as numbers and
 its hit's group and part) and sends shots on a Session naming another scene;
-then checks a bad request comes back as INVALID_ARGUMENT naming the field,
+lists the audit trail of those verdicts (pages, a filter) and watches it from
+its first sequence; then checks a bad request comes back as INVALID_ARGUMENT naming the field,
 and that satord exits 0 on SIGTERM.
 
 Usage: python_client_test.py SATORD PROTO_DIR
@@ -126,6 +127,52 @@ def check_shots(queries, geometry_pb2, body_pb2, body_service_pb2,
     assert not replies[2].HasField("shots"), replies[2]
 
 
+def check_shot_audit(queries, shot_audit_pb2, shot_pb2):
+    """The audit trail of check_shots' verdicts on scene "shots": shot 77
+    (hit), 78 (missed its target), 77 again from the Session; the refused
+    batch and the shots naming another scene left no record."""
+    listed = queries.ListShotVerdicts(shot_audit_pb2.ListShotVerdictsRequest(
+        scene_id="shots"), timeout=10)
+    assert [r.sequence for r in listed.records] == [1, 2, 3], listed
+    assert [r.shot.shot_id for r in listed.records] == [77, 78, 77], listed
+    # SHOT_OUTCOME_HIT = 1, SHOT_OUTCOME_MISS = 2; DIMENSION_3D = 3.
+    assert [r.verdict.outcome for r in listed.records] == [1, 2, 1], listed
+    assert all(r.scene_id == "shots" and r.dimension == 3 and
+               r.current_tick == 1 for r in listed.records), listed
+    assert listed.next_page_token == "" and listed.oldest_sequence == 1, \
+        listed
+    assert listed.skipped == 0, listed
+
+    # Two a page: the token leads to the third record.
+    first = queries.ListShotVerdicts(shot_audit_pb2.ListShotVerdictsRequest(
+        scene_id="shots", page_size=2), timeout=10)
+    assert [r.sequence for r in first.records] == [1, 2], first
+    assert first.next_page_token != "", first
+    rest = queries.ListShotVerdicts(shot_audit_pb2.ListShotVerdictsRequest(
+        scene_id="shots", page_size=2, page_token=first.next_page_token),
+        timeout=10)
+    assert [r.sequence for r in rest.records] == [3], rest
+
+    misses = queries.ListShotVerdicts(shot_audit_pb2.ListShotVerdictsRequest(
+        scene_id="shots", filter=shot_audit_pb2.ShotVerdictFilter(
+            outcome=shot_pb2.SHOT_OUTCOME_MISS)), timeout=10)
+    assert [r.shot.shot_id for r in misses.records] == [78], misses
+
+    # From sequence 1, the same three records in order; the stream stays
+    # open for later verdicts until cancelled.
+    stream = queries.WatchShotVerdicts(
+        shot_audit_pb2.WatchShotVerdictsRequest(
+            scene_id="shots", from_sequence=1), timeout=10)
+    watched = []
+    for event in stream:
+        assert event.HasField("record"), event
+        watched.append((event.record.sequence, event.record.shot.shot_id))
+        if len(watched) == 3:
+            break
+    stream.cancel()
+    assert watched == [(1, 77), (2, 78), (3, 77)], watched
+
+
 def run(satord, proto_dir, work):
     import grpc  # pylint: disable=import-outside-toplevel
 
@@ -156,6 +203,7 @@ def run(satord, proto_dir, work):
     from sator.v1 import query_service_pb2_grpc
     from sator.v1 import scene_service_pb2
     from sator.v1 import scene_service_pb2_grpc
+    from sator.v1 import shot_audit_pb2
     from sator.v1 import shot_pb2
 
     port_file = os.path.join(work, "ports.json")
@@ -199,6 +247,7 @@ def run(satord, proto_dir, work):
         check_shots(queries, geometry_pb2, body_pb2, body_service_pb2,
                     query_service_pb2, scene_service_pb2, shot_pb2, bodies,
                     scenes, grpc)
+        check_shot_audit(queries, shot_audit_pb2, shot_pb2)
 
         try:
             queries.Raycast(query_service_pb2.RaycastRequest(
@@ -218,8 +267,8 @@ def run(satord, proto_dir, work):
             process.kill()
             process.wait()
         log.close()
-    print("python client: CreateScene, UpsertBodies, Raycast, ValidateShots "
-          "OK")
+    print("python client: CreateScene, UpsertBodies, Raycast, ValidateShots, "
+          "ListShotVerdicts, WatchShotVerdicts OK")
 
 
 def main():

@@ -65,9 +65,10 @@ struct RoundDistance {
 };
 template <int D>
 double RoundScale(Vec<D> centre, float radius) {
-  double scale = static_cast<double>(radius);
-  for (int i = 0; i < D; ++i)
+  auto scale = static_cast<double>(radius);
+  for (int i = 0; i < D; ++i) {
     scale += std::fabs(static_cast<double>(centre[i]));
+  }
   return scale;
 }
 template <int D>

@@ -108,8 +108,10 @@ struct ProximityObject {
   std::uint64_t group_id = 0;
   friend bool operator==(const ProximityObject&,
                          const ProximityObject&) = default;
-  friend auto operator<=>(const ProximityObject&,
-                          const ProximityObject&) = default;
+  friend bool operator<(const ProximityObject& a, const ProximityObject& b) {
+    return a.body_id != b.body_id ? a.body_id < b.body_id
+                                  : a.group_id < b.group_id;
+  }
 };
 
 enum class ProximityEventKind : std::uint8_t { kEnter = 0, kExit, kInside };
