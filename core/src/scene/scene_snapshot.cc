@@ -14,6 +14,7 @@
 // traversal order and equals a brute-force scan's.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <optional>
 #include <span>
 #include <type_traits>
@@ -113,6 +114,35 @@ struct GroupBoundAt {
   Pose<D> poses[2];
   int count = 0;
   float margin = 0.0f;
+  // The group's local box at each pose as a sphere (centre, radius; padded):
+  // the cheap test, tried first.
+  Vec<D> centers[2];
+  float radius = 0.0f;
+
+  bool SphereOverlaps(const Aabb<D>& box) const {
+    for (int k = 0; k < count; ++k) {
+      if (sator::Overlaps(internal::SphereBox<D>(centers[k], radius), box)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  // Whether the segment from `origin` along `translation` (up to
+  // `max_fraction`), grown by `grow`, comes within the sphere at some pose.
+  // `inverse_length2` is 1 / |translation|^2, or 0 for a zero translation.
+  bool SphereHitBy(Vec<D> origin, Vec<D> translation, float inverse_length2,
+                   float grow, float max_fraction) const {
+    const float reach = radius + grow;
+    for (int k = 0; k < count; ++k) {
+      const Vec<D> to_center = centers[k] - origin;
+      const float along = std::clamp(
+          Dot(to_center, translation) * inverse_length2, 0.0f, max_fraction);
+      const Vec<D> off = to_center - translation * along;
+      if (Dot(off, off) <= reach * reach) return true;
+    }
+    return false;
+  }
 
   // Whether the world box of `local` at some pose meets `box` (the world box
   // of an oriented box: Arvo, "Transforming Axis-Aligned Bounding Boxes",
@@ -266,6 +296,12 @@ class QueryRunner {
       scale = std::max(scale, MaxAbs(Aabb<D>{p, p}) + reach);
     }
     out->margin = internal::PadMargin(internal::SphereBox<D>(Vec<D>{}, scale));
+    // The padded box's half diagonal is at most that of the box plus
+    // sqrt(D) margins.
+    out->radius = Length(HalfExtents(group.local_box)) + 2.0f * out->margin;
+    for (int k = 0; k < out->count; ++k) {
+      out->centers[k] = Transform(out->poses[k], Center(group.local_box));
+    }
     return true;
   }
 
@@ -528,7 +564,7 @@ absl::Status RunBoxQuery(QueryRunner<D>& runner, const Aabb<D>& box,
         internal::ProxySlots(*tree, entry);
     GroupBoundAt<D> bound;
     if (!runner.GroupBound(group, members, &bound) ||
-        !bound.Overlaps(group.local_box, box)) {
+        !bound.SphereOverlaps(box) || !bound.Overlaps(group.local_box, box)) {
       return true;
     }
     const Aabb<D>* part_boxes = tree->member_boxes->data() + group.first;
@@ -617,6 +653,11 @@ absl::Status RunCastQuery(QueryRunner<D>& runner, Input input,
     origin = Center(input.box);
     radius = Length(HalfExtents(input.box));
   }
+  const float length2 = Dot(input.translation, input.translation);
+  // A zero (or denormal) translation: the sphere test at the origin alone,
+  // its segment being no longer than round-off there.
+  const float inverse_length2 =
+      length2 > std::numeric_limits<float>::min() ? 1.0f / length2 : 0.0f;
   runner.ForEachTree([&](const SlotTree<D>& tree) {
     if (!status.ok() || runner.done()) return;
     const std::vector<std::uint32_t>& slots = *tree.slots;
@@ -647,7 +688,11 @@ absl::Status RunCastQuery(QueryRunner<D>& runner, Input input,
         const std::span<const std::uint32_t> members =
             internal::ProxySlots(tree, entry);
         GroupBoundAt<D> bound;
-        if (!runner.GroupBound(group, members, &bound)) return -1.0f;
+        if (!runner.GroupBound(group, members, &bound) ||
+            !bound.SphereHitBy(origin, input.translation, inverse_length2,
+                               radius, current.max_fraction)) {
+          return -1.0f;
+        }
         const GroupCast<D> cast(bound, origin, input.translation, radius);
         if (!cast.Hits(group.local_box, current.max_fraction)) return -1.0f;
         const Aabb<D>* part_boxes = tree.member_boxes->data() + group.first;
