@@ -24,40 +24,14 @@ namespace {
 
 using testing_util::Dim;
 using testing_util::Rng;
+using testing_util::RunOnScene;
 
 constexpr int kGroups = 6;
 constexpr int kMaxHits = 256;
 
-enum class Kind { kOverlap, kContacts, kSweep, kRay, kPoint };
-
+using Kind = testing_util::QueryKind;
 template <int D>
-struct Query {
-  Kind kind = Kind::kOverlap;
-  ShapePtr<D> shape;
-  Pose<D> pose{};
-  Vec<D> vector{};  // Displacement, or the ray's unit direction.
-  float max_distance = 0.0f;
-  QueryOptions options;
-};
-
-template <int D>
-absl::StatusOr<QueryResult<D>> RunOnScene(const SceneSnapshot<D>& snapshot,
-                                          const Query<D>& q) {
-  switch (q.kind) {
-    case Kind::kOverlap:
-      return snapshot.Overlap(*q.shape, q.pose, q.options);
-    case Kind::kContacts:
-      return snapshot.Contacts(*q.shape, q.pose, q.options, 0.0f);
-    case Kind::kSweep:
-      return snapshot.Sweep(*q.shape, q.pose, q.vector, q.options);
-    case Kind::kRay:
-      return snapshot.RayCast(q.pose.position, q.vector, q.max_distance,
-                              q.options);
-    case Kind::kPoint:
-      return snapshot.PointQuery(q.pose.position, q.options);
-  }
-  return absl::InternalError("unknown kind");
-}
+using Query = testing_util::QueryCase<D>;
 
 // Whether the reference's pair query finds `part`.
 template <int D>

@@ -27,22 +27,15 @@ using testing_util::KeyedHit;
 using testing_util::Model;
 using testing_util::ModelBody;
 using testing_util::Rng;
+using testing_util::RunOnScene;
 
 // Bodies in [-kWorld, kWorld]^D: dense enough that most queries hit.
 template <int D>
 constexpr float kWorld = D == 2 ? 6.0f : 3.0f;
 
-enum class Kind { kOverlap, kContacts, kSweep, kRay, kPoint };
-
+using Kind = testing_util::QueryKind;
 template <int D>
-struct Query {
-  Kind kind = Kind::kOverlap;
-  ShapePtr<D> shape;
-  Pose<D> pose{};
-  Vec<D> vector{};  // Displacement, ray direction (unit).
-  float max_distance = 0.0f;
-  QueryOptions options;
-};
+using Query = testing_util::QueryCase<D>;
 
 template <int D>
 std::string Describe(const Query<D>& q) {
@@ -159,25 +152,6 @@ std::vector<KeyedHit<D>> Reference(const Model<D>& model, const Query<D>& q,
     }
   }
   return hits;
-}
-
-template <int D>
-absl::StatusOr<QueryResult<D>> RunOnScene(const SceneSnapshot<D>& snapshot,
-                                          const Query<D>& q) {
-  switch (q.kind) {
-    case Kind::kOverlap:
-      return snapshot.Overlap(*q.shape, q.pose, q.options);
-    case Kind::kContacts:
-      return snapshot.Contacts(*q.shape, q.pose, q.options);
-    case Kind::kSweep:
-      return snapshot.Sweep(*q.shape, q.pose, q.vector, q.options);
-    case Kind::kRay:
-      return snapshot.RayCast(q.pose.position, q.vector, q.max_distance,
-                              q.options);
-    case Kind::kPoint:
-      return snapshot.PointQuery(q.pose.position, q.options);
-  }
-  return absl::InternalError("unreachable");
 }
 
 template <int D>

@@ -13,6 +13,7 @@
 #include <random>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "sator/core/geometry2d/queries2d.h"
@@ -253,6 +254,40 @@ struct Dim<3> {
     return sator::RayCastUnchecked(s, p, ray);
   }
 };
+
+// ---- Query cases ----------------------------------------------------------
+
+enum class QueryKind { kOverlap, kContacts, kSweep, kRay, kPoint };
+
+// One scene query of any kind, as the randomized tests draw them.
+template <int D>
+struct QueryCase {
+  QueryKind kind = QueryKind::kOverlap;
+  ShapePtr<D> shape;
+  Pose<D> pose{};
+  Vec<D> vector{};  // Displacement, or the ray's unit direction.
+  float max_distance = 0.0f;
+  QueryOptions options;
+};
+
+template <int D>
+absl::StatusOr<QueryResult<D>> RunOnScene(const SceneSnapshot<D>& snapshot,
+                                          const QueryCase<D>& q) {
+  switch (q.kind) {
+    case QueryKind::kOverlap:
+      return snapshot.Overlap(*q.shape, q.pose, q.options);
+    case QueryKind::kContacts:
+      return snapshot.Contacts(*q.shape, q.pose, q.options);
+    case QueryKind::kSweep:
+      return snapshot.Sweep(*q.shape, q.pose, q.vector, q.options);
+    case QueryKind::kRay:
+      return snapshot.RayCast(q.pose.position, q.vector, q.max_distance,
+                              q.options);
+    case QueryKind::kPoint:
+      return snapshot.PointQuery(q.pose.position, q.options);
+  }
+  return absl::InternalError("unreachable");
+}
 
 // ---- The reference model -------------------------------------------------
 
