@@ -273,18 +273,19 @@ class QueryRunner {
                   std::span<const std::uint32_t> members,
                   GroupBoundAt<D>* out) const {
     const Frame<D>& f0 = data_.frames[frame_];
-    const Pose<D>* g0 = GroupPose(f0, members);
-    if (g0 == nullptr) return false;
+    const std::optional<std::uint32_t> s0 = PartAt(f0, members);
+    if (!s0.has_value()) return false;
     // The filter excludes the group: none of its parts can be hit.
-    const std::uint64_t group_id =
-        (*f0.table)[static_cast<std::size_t>(g0 - f0.groups->group.data())]
-            .group_id;
-    if (options_.filter.excluded_groups.Contains(group_id)) return false;
-    out->poses[0] = *g0;
+    if (options_.filter.excluded_groups.Contains((*f0.table)[*s0].group_id)) {
+      return false;
+    }
+    const Pose<D>& g0 = f0.groups->group[*s0];
+    out->poses[0] = g0;
     out->count = 1;
     if (fraction_ > 0.0f) {
-      if (const Pose<D>* g1 = GroupPose(data_.frames[frame_ + 1], members)) {
-        out->poses[1] = InterpolatePose(*g0, *g1, fraction_);
+      const Frame<D>& f1 = data_.frames[frame_ + 1];
+      if (const std::optional<std::uint32_t> s1 = PartAt(f1, members)) {
+        out->poses[1] = InterpolatePose(g0, f1.groups->group[*s1], fraction_);
         out->count = 2;
       }
     }
@@ -421,16 +422,16 @@ class QueryRunner {
     return a.body_id < b.body_id;
   }
 
-  // The group's pose at `frame`, from the first of `members` that holds a
-  // part there; null when none does.
-  static const Pose<D>* GroupPose(const Frame<D>& frame,
-                                  std::span<const std::uint32_t> members) {
+  // The first of `members` that holds a part at `frame` (its group pose
+  // there is the group's), or nullopt when none does.
+  static std::optional<std::uint32_t> PartAt(
+      const Frame<D>& frame, std::span<const std::uint32_t> members) {
     for (const std::uint32_t slot : members) {
       if (slot < frame.table->size() && (*frame.table)[slot].incarnation != 0) {
-        return &frame.groups->group[slot];
+        return slot;
       }
     }
-    return nullptr;
+    return std::nullopt;
   }
 
   const SnapshotData<D>& data_;
