@@ -815,6 +815,33 @@ SceneSnapshot<D>::GroupParts(std::uint64_t group_id,
 }
 
 template <int D>
+absl::StatusOr<std::vector<typename SceneSnapshot<D>::PosedBody>>
+SceneSnapshot<D>::BodiesAt(const std::optional<Rewind>& rewind) const {
+  QueryOptions options;
+  options.max_hits = 1;
+  options.rewind = rewind;
+  absl::StatusOr<TickChoice> tick = ChooseTick(*data_, options);
+  if (!tick.ok()) return tick.status();
+  const Frame<D>& frame = data_->frames[tick->frame];
+  std::vector<PosedBody> bodies;
+  for (std::uint32_t slot = 0; slot < frame.table->size(); ++slot) {
+    const BodyRecord<D>& record = (*frame.table)[slot];
+    if (record.incarnation == 0) continue;
+    PosedBody& body = bodies.emplace_back();
+    body.id = record.id;
+    body.shape = record.shape;
+    body.group_id = record.group_id;
+    body.part = record.part;
+    body.motion = record.motion;
+    body.pose = PoseAt(*data_, tick->frame, tick->fraction, slot, record,
+                       &body.teleported);
+  }
+  std::sort(bodies.begin(), bodies.end(),
+            [](const PosedBody& a, const PosedBody& b) { return a.id < b.id; });
+  return bodies;
+}
+
+template <int D>
 absl::StatusOr<QueryResult<D>> SceneSnapshot<D>::Overlap(
     const SceneShape<D>& shape, const Pose<D>& pose,
     const QueryOptions& options) const {

@@ -105,6 +105,53 @@ TEST(HitboxGroupTest, RewindComposesInterpolatedGroupAndLocalPoses) {
   EXPECT_NEAR(local->hits[0].distance, 2.4f, 1e-3f);
 }
 
+TEST(HitboxGroupTest, BodiesAtPlacesEveryBodyInTheWorldAtTheRewoundTime) {
+  auto scene = Scene3::Create().value();
+  BodyDesc<3> loose;
+  loose.id = 1;
+  loose.shape = Ball(0.5f);
+  loose.pose = At(0, 0, 0);
+  BodyDesc<3> wall;
+  wall.id = 3;
+  wall.shape = Ball(2.0f);
+  wall.motion = MotionType::kStatic;
+  wall.pose = At(0, -20, 0);
+  ASSERT_TRUE(
+      scene
+          ->UpsertBodies({loose, Part(2, 9, 5, Ball(0.25f), At(1, 0, 0)), wall})
+          .ok());
+  ASSERT_TRUE(scene->UpdatePoses(0, {}, {{9, At(0, 10, 0), false}}).ok());
+  ASSERT_TRUE(scene
+                  ->UpdatePoses(1, {{1, At(4, 0, 0), false}},
+                                {{9, At(4, 10, 0), false}})
+                  .ok());
+  const SceneSnapshot<3> snapshot = scene->Snapshot();
+  // A quarter of the way from tick 0 to tick 1: the loose body at x = 1,
+  // the group at (1, 10, 0) and its part one further along x, in the world.
+  const auto quarter = snapshot.BodiesAt(Rewind{0, 0.25f});
+  ASSERT_TRUE(quarter.ok()) << quarter.status();
+  ASSERT_EQ(quarter->size(), 3u);
+  EXPECT_EQ((*quarter)[0].id, 1u);
+  EXPECT_NEAR((*quarter)[0].pose.position.x, 1.0f, 1e-6f);
+  EXPECT_EQ((*quarter)[1].id, 2u);
+  EXPECT_EQ((*quarter)[1].group_id, 9u);
+  EXPECT_EQ((*quarter)[1].part, 5);
+  EXPECT_NEAR((*quarter)[1].pose.position.x, 2.0f, 1e-6f);
+  EXPECT_NEAR((*quarter)[1].pose.position.y, 10.0f, 1e-6f);
+  EXPECT_FALSE((*quarter)[1].teleported);
+  EXPECT_EQ((*quarter)[2].id, 3u);
+  EXPECT_EQ((*quarter)[2].motion, MotionType::kStatic);
+  EXPECT_NEAR((*quarter)[2].pose.position.y, -20.0f, 1e-6f);
+  // Without a rewind: the newest tick, the part still in world coordinates
+  // (Bodies() lists its local pose).
+  const auto newest = snapshot.BodiesAt(std::nullopt);
+  ASSERT_TRUE(newest.ok());
+  EXPECT_NEAR((*newest)[1].pose.position.x, 5.0f, 1e-6f);
+  // Outside the history: the queries' error.
+  EXPECT_EQ(snapshot.BodiesAt(Rewind{5, 0.0f}).status().code(),
+            absl::StatusCode::kOutOfRange);
+}
+
 TEST(HitboxGroupTest, TeleportFlagCutsInterpolationOfABodyAndOfAGroup) {
   SceneOptions options;
   options.teleport_distance = std::numeric_limits<float>::infinity();

@@ -139,9 +139,27 @@ class SceneSnapshot {
   absl::StatusOr<std::vector<Part>> GroupParts(
       std::uint64_t group_id, const std::optional<Rewind>& rewind) const;
 
-  // Every body alive at the newest tick, with its pose at that tick, in
-  // ascending id order (for export, snapshots and the debug viewer). O(n).
+  // Every body alive at the newest tick, with its pose at that tick (a
+  // part's local pose), in ascending id order (for export and snapshots).
+  // O(n).
   std::vector<BodyDesc<D>> Bodies() const;
+
+  // One body at a query time, placed in the world.
+  struct PosedBody {
+    std::uint64_t id = 0;
+    ShapePtr<D> shape;
+    Pose<D> pose{};  // World pose (a part's composed with its group's).
+    std::uint64_t group_id = 0;
+    std::int32_t part = 0;
+    MotionType motion = MotionType::kDynamic;
+    // Not interpolated: it teleported at the tick after the rewind's.
+    bool teleported = false;
+  };
+  // Every body as a query with `rewind` would see it (the newest tick when
+  // absent), in ascending id order: the debug viewer's picture of a past
+  // tick. Rewind errors as for the queries. O(n).
+  absl::StatusOr<std::vector<PosedBody>> BodiesAt(
+      const std::optional<Rewind>& rewind) const;
   // How many of those bodies are static and how many dynamic. O(n).
   BodyCounts CountBodies() const;
 
