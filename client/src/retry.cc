@@ -71,6 +71,16 @@ absl::Status ValidateRetryPolicy(const RetryPolicy& policy,
     return absl::InvalidArgumentError(
         absl::StrCat(field, ".backoff_multiplier: must be finite and >= 1"));
   }
+  if (policy.throttle_max_tokens < 0 || policy.throttle_max_tokens > 1000) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(field, ".throttle_max_tokens: must be 0 (off) to 1000"));
+  }
+  if (policy.throttle_max_tokens > 0 &&
+      !(policy.throttle_token_ratio >= 0.001 &&
+        policy.throttle_token_ratio <= 1.0)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(field, ".throttle_token_ratio: must be in [0.001, 1]"));
+  }
   return absl::OkStatus();
 }
 

@@ -49,6 +49,12 @@ std::string RetryServiceConfigJson(const RetryPolicy& policy) {
         absl::StrAppend(out, "{\"service\":\"", name.service,
                         "\",\"method\":\"", name.method, "\"}");
       });
+  const std::string throttling =
+      policy.throttle_max_tokens > 0
+          ? absl::StrFormat(
+                ",\"retryThrottling\":{\"maxTokens\":%d,\"tokenRatio\":%.3f}",
+                policy.throttle_max_tokens, policy.throttle_token_ratio)
+          : "";
   return absl::StrCat(
       "{\"methodConfig\":[{\"name\":[", names,
       "],\"retryPolicy\":{\"maxAttempts\":", policy.max_attempts,
@@ -56,7 +62,8 @@ std::string RetryServiceConfigJson(const RetryPolicy& policy) {
       ",\"maxBackoff\":", JsonDuration(policy.max_backoff),
       ",\"backoffMultiplier\":",
       absl::StrFormat("%.17g", policy.backoff_multiplier),
-      ",\"retryableStatusCodes\":[\"UNAVAILABLE\",\"RESOURCE_EXHAUSTED\"]}}]}");
+      ",\"retryableStatusCodes\":[\"UNAVAILABLE\",\"RESOURCE_EXHAUSTED\"]}}]",
+      throttling, "}");
 }
 
 }  // namespace sator::client_internal

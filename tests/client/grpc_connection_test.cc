@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "grpc_channel.h"
@@ -65,9 +66,9 @@ class FakeQueryService final : public sator::v1::QueryService::Service {
   explicit FakeQueryService(SeenMetadata& seen) : seen_(seen) {}
 
   // By payload: "shed-once" is refused once with a 5 ms pushback, "down-once"
-  // is UNAVAILABLE once, "always-down" always, "hard-limit" is always refused
-  // with pushback -1, "bare-limit" always without any; then (or else) the
-  // payload is echoed.
+  // is UNAVAILABLE once, "always-down..." always, "hard-limit" is always
+  // refused with pushback -1, "bare-limit" always without any; then (or else)
+  // the payload is echoed.
   grpc::Status Ping(grpc::ServerContext* context,
                     const sator::v1::PingRequest* request,
                     sator::v1::PingResponse* response) override {
@@ -84,7 +85,7 @@ class FakeQueryService final : public sator::v1::QueryService::Service {
       context->AddTrailingMetadata("grpc-retry-pushback-ms", "-1");
       return {grpc::StatusCode::RESOURCE_EXHAUSTED, "batch too large"};
     }
-    if (payload == "always-down") {
+    if (absl::StartsWith(payload, "always-down")) {
       return {grpc::StatusCode::UNAVAILABLE, "restarting"};
     }
     if (payload == "bare-limit") {
@@ -575,6 +576,29 @@ TEST_F(GrpcConnectionTest, TheDeadlineBoundsEveryAttempt) {
           .status();
   EXPECT_EQ(status.code(), absl::StatusCode::kDeadlineExceeded) << status;
   EXPECT_EQ(query_.attempts("always-down"), 1);
+}
+
+// Against a server that fails every call, throttling leaves about one
+// attempt per call once half the tokens are spent (gRFC A6): 10 calls of 4
+// attempts each would be 40 attempts without it.
+TEST_F(GrpcConnectionTest, RetryThrottlingStopsRetriesWhenEveryCallFails) {
+  constexpr int kCalls = 10;
+  const auto attempts_for = [&](int max_tokens, const std::string& payload) {
+    ClientOptions options = options_;
+    options.retry.throttle_max_tokens = max_tokens;
+    absl::StatusOr<Client> client = Client::Make(options);
+    EXPECT_TRUE(client.ok()) << client.status();
+    for (int i = 0; i < kCalls && client.ok(); ++i) {
+      EXPECT_EQ(client->Ping(payload).status().code(),
+                absl::StatusCode::kUnavailable);
+    }
+    return query_.attempts(payload);
+  };
+  const int throttled = attempts_for(10, "always-down");
+  EXPECT_GE(throttled, kCalls);
+  EXPECT_LE(throttled, kCalls + options_.retry.max_attempts);
+  EXPECT_EQ(attempts_for(0, "always-down-unthrottled"),
+            kCalls * options_.retry.max_attempts);
 }
 
 TEST_F(GrpcConnectionTest, OneAttemptWhenRetriesAreOff) {

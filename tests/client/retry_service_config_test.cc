@@ -84,6 +84,19 @@ TEST(RetryServiceConfig, OneMethodConfigWithTheRetryPolicy) {
           "sator.v1.SceneService/ExportScene", "grpc.health.v1.Health/Check"));
 }
 
+TEST(RetryServiceConfig, RetryThrottlingCarriesThePolicysTokens) {
+  const google::protobuf::Struct config = Parse(RetryServiceConfigJson(
+      {.throttle_max_tokens = 20, .throttle_token_ratio = 0.25}));
+  const google::protobuf::Struct& throttling =
+      Field(config, "retryThrottling").struct_value();
+  EXPECT_EQ(Field(throttling, "maxTokens").number_value(), 20);
+  EXPECT_EQ(Field(throttling, "tokenRatio").number_value(), 0.25);
+  const google::protobuf::Struct off =
+      Parse(RetryServiceConfigJson({.throttle_max_tokens = 0}));
+  EXPECT_FALSE(off.fields().contains("retryThrottling"));
+  EXPECT_TRUE(off.fields().contains("methodConfig"));
+}
+
 TEST(RetryServiceConfig, NoMethodConfigForASingleAttempt) {
   EXPECT_EQ(Parse(RetryServiceConfigJson({.max_attempts = 1})).fields_size(),
             0);

@@ -24,7 +24,13 @@
 //   deadline cuts short ends the call with DEADLINE_EXCEEDED);
 // - makes a call that has received a response (headers or a message)
 //   final, and retries no request larger than ConnectionOptions::
-//   max_message_bytes (its retry buffer).
+//   max_message_bytes (its retry buffer);
+// - throttles retries (the service config's retryThrottling): gRPC keeps a
+//   token count per server, which every failed attempt lowers by 1 and every
+//   success raises by throttle_token_ratio, up to throttle_max_tokens, and
+//   retries nothing while it is at or below half of throttle_max_tokens. A
+//   server that fails most calls (down, or shedding everything) so gets
+//   about one attempt per call instead of max_attempts.
 // The pushback of the last attempt comes back as a payload of the status
 // (RetryAfter() reads it).
 //
@@ -60,6 +66,10 @@ struct RetryPolicy {
   absl::Duration initial_backoff = absl::Milliseconds(50);
   absl::Duration max_backoff = absl::Seconds(2);
   double backoff_multiplier = 2.0;
+  // Retry throttling (gRFC A6): 0 turns it off; else 1 to 1000 tokens, and
+  // a ratio in (0, 1] (gRPC keeps 3 decimals).
+  int throttle_max_tokens = 10;
+  double throttle_token_ratio = 0.1;
 };
 
 // The absl::Status payload (type URL) that carries the server's pushback
