@@ -694,7 +694,10 @@ absl::StatusOr<RaycastBatchResult> ReadRaycastBatch(
       static_cast<std::uint64_t>(response.points_size()) != d * hits ||
       static_cast<std::uint64_t>(response.normals_size()) != d * hits ||
       static_cast<std::uint64_t>(response.features_size()) != hits ||
-      static_cast<std::uint64_t>(response.started_inside_size()) != hits) {
+      static_cast<std::uint64_t>(response.started_inside_size()) != hits ||
+      response.group_ids_size() != response.parts_size() ||
+      (response.group_ids_size() != 0 &&
+       static_cast<std::uint64_t>(response.group_ids_size()) != hits)) {
     return absl::InternalError(
         absl::StrCat("RaycastBatch: hit arrays do not match ", total,
                      " hits in hit_counts"));
@@ -724,6 +727,10 @@ absl::StatusOr<RaycastBatchResult> ReadRaycastBatch(
     }
     hit.feature = response.features(i);
     hit.started_inside = response.started_inside(i);
+    if (response.group_ids_size() != 0) {
+      hit.group_id = response.group_ids(i);
+      hit.part = response.parts(i);
+    }
   }
   return result;
 }

@@ -136,6 +136,17 @@ void AppendRayHits(const scene::QueryResult<D>& result,
                    sator::v1::RaycastBatchResponse* out) {
   out->add_hit_counts(static_cast<std::uint32_t>(result.hits.size()));
   for (const scene::QueryHit<D>& hit : result.hits) {
+    const bool grouped = out->group_ids_size() > 0;
+    if (!grouped && hit.group_id != 0) {
+      // The batch's first hit on a group: the group arrays begin, with 0
+      // for every hit before it.
+      out->mutable_group_ids()->Resize(out->body_ids_size(), 0);
+      out->mutable_parts()->Resize(out->body_ids_size(), 0);
+    }
+    if (grouped || hit.group_id != 0) {
+      out->add_group_ids(hit.group_id);
+      out->add_parts(hit.part);
+    }
     out->add_body_ids(hit.body_id);
     out->add_user_data(hit.user_data);
     out->add_distances(hit.distance);

@@ -7,7 +7,8 @@ old for proto3 `optional`),
 starts the real satord on a free loopback port, and creates a scene, upserts
 a body, casts a ray and checks the answer worked out by hand; judges a shot
 at a hitbox group (ValidateShots: the verdict's enum values as numbers and
-its hit's group and part) and sends shots on a Session naming another scene;
+its hit's group and part; RaycastBatch: the packed group and part arrays)
+and sends shots on a Session naming another scene;
 lists the audit trail of those verdicts (pages, a filter) and watches it from
 its first sequence; then checks a bad request comes back as INVALID_ARGUMENT naming the field,
 and that satord exits 0 on SIGTERM.
@@ -82,6 +83,18 @@ def check_shots(queries, geometry_pb2, body_pb2, body_service_pb2,
     assert abs(verdict.hit.point.z - 4.75) < 1e-4, verdict
     assert verdict.tick == 1 and verdict.rewind_ticks == 0.0, verdict
     assert not verdict.HasField("target_miss_distance"), verdict
+
+    # The same ray in a packed RaycastBatch, and one that meets nothing: the
+    # hit's group and part in the parallel group_ids and parts arrays.
+    batch = queries.RaycastBatch(query_service_pb2.RaycastBatchRequest(
+        scene_id="shots", dimension=geometry_pb2.DIMENSION_3D,
+        origins=[0.0, 0.0, 1.0, 0.0, 0.0, 1.0],
+        directions=[0.0, 0.0, 1.0, 1.0, 0.0, 0.0], max_distances=[10.0]),
+                                 timeout=10)
+    assert list(batch.hit_counts) == [1, 0], batch
+    assert list(batch.body_ids) == [2], batch
+    assert list(batch.group_ids) == [2] and list(batch.parts) == [2], batch
+    assert abs(batch.distances[0] - 3.75) < 1e-4, batch
 
     # A claimed target 0.5 to the side of the shot: missed (reason 6,
     # SHOT_REASON_TARGET_MISSED) by 0.25.

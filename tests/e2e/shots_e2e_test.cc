@@ -345,6 +345,46 @@ TEST_F(ShotsEndToEnd, EveryReason) {
   EXPECT_EQ(again->verdicts[0].reason, ShotReason::kClamped);
 }
 
+TEST_F(ShotsEndToEnd, RaycastBatchNamesTheGroupAndPartOfEachHit) {
+  // Ray 0 meets the wall (in no group), then the bystander's head; ray 1
+  // the target's head.
+  const std::vector<RaycastQuery> rays = {{.origin = Vec3{5, 1, -8},
+                                           .direction = Vec3{0, 0, 1},
+                                           .max_distance = 100},
+                                          {.origin = Vec3{2, 1, 0},
+                                           .direction = Vec3{1, 0, 0},
+                                           .max_distance = 100}};
+  absl::StatusOr<RaycastBatchResult> result =
+      client_->RaycastBatch("arena", rays, {.mode = ResultMode::kAll});
+  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_EQ(result->HitsOf(0).size(), 2u);
+  EXPECT_EQ(result->HitsOf(0)[0].body_id, kWall);
+  EXPECT_EQ(result->HitsOf(0)[0].group_id, 0u);
+  EXPECT_EQ(result->HitsOf(0)[0].part, 0);
+  EXPECT_EQ(result->HitsOf(0)[1].group_id, kBystander);
+  EXPECT_EQ(result->HitsOf(0)[1].part, kHead);
+  ASSERT_EQ(result->HitsOf(1).size(), 1u);
+  EXPECT_EQ(result->HitsOf(1)[0].body_id, kTarget * 10 + 2);
+  EXPECT_EQ(result->HitsOf(1)[0].group_id, kTarget);
+  EXPECT_EQ(result->HitsOf(1)[0].part, kHead);
+  // A batch whose first hit is on a group.
+  absl::StatusOr<RaycastBatchResult> head_first =
+      client_->RaycastBatch("arena", {rays[1], rays[0]});
+  ASSERT_TRUE(head_first.ok()) << head_first.status();
+  ASSERT_EQ(head_first->hits.size(), 2u);
+  EXPECT_EQ(head_first->hits[0].group_id, kTarget);
+  EXPECT_EQ(head_first->hits[0].part, kHead);
+  EXPECT_EQ(head_first->hits[1].group_id, 0u);
+  // A batch that meets no group: every hit in no group.
+  absl::StatusOr<RaycastBatchResult> wall_only =
+      client_->RaycastBatch("arena", {{.origin = Vec3{5, 1, -8},
+                                       .direction = Vec3{0, 0, 1},
+                                       .max_distance = 3}});
+  ASSERT_TRUE(wall_only.ok()) << wall_only.status();
+  ASSERT_EQ(wall_only->hits.size(), 1u);
+  EXPECT_EQ(wall_only->hits[0].group_id, 0u);
+}
+
 TEST_F(ShotsEndToEnd, SweptSphereAndFriendlyFilter) {
   // A sphere of radius 0.3 swept 0.5 over the head (gap 0.25) touches it.
   Shot thick = ShotAt(1, {1, 0, 0});
