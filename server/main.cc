@@ -71,6 +71,8 @@ ABSL_FLAG(int, max_batch_queries, 10000,
           "Most queries in one QueryBatch, rays in one RaycastBatch, shots in "
           "one ValidateShots.");
 ABSL_FLAG(int, max_sessions, 1000, "Most Session streams open at once.");
+ABSL_FLAG(int, max_shot_verdict_watches, 256,
+          "Most WatchShotVerdicts streams open at once.");
 ABSL_FLAG(int, batch_threads, 1,
           "Threads one QueryBatch or RaycastBatch of at least "
           "--batch_parallel_min queries runs on (1 to 64; 1: sequential).");
@@ -140,6 +142,13 @@ ABSL_FLAG(std::int64_t, shot_audit_size, 4096,
           "Shot verdicts kept per scene for ListShotVerdicts and "
           "WatchShotVerdicts (the oldest is overwritten, counted in "
           "sator_shot_audit_overwritten_total); 0 keeps none.");
+ABSL_FLAG(int, shot_audit_files, 0,
+          "With --data_dir: also append every scene's shot verdicts to JSON "
+          "Lines files under <data_dir>/shot_audit/scene-<id>/, keeping this "
+          "many files per scene (the oldest removed); 0 writes none.");
+ABSL_FLAG(std::int64_t, shot_audit_file_bytes, std::int64_t{64} << 20,
+          "With --shot_audit_files: a file is closed and the next begun "
+          "before it would pass this size (at least 4096).");
 ABSL_FLAG(std::int64_t, shot_audit_watch_buffer, 1024,
           "Verdicts a WatchShotVerdicts subscriber may fall behind before it "
           "skips ahead with a gap event (counted in "
@@ -229,11 +238,14 @@ int main(int argc, char** argv) {
   options.query_limits.max_batch_queries =
       absl::GetFlag(FLAGS_max_batch_queries);
   options.query_limits.max_sessions = absl::GetFlag(FLAGS_max_sessions);
+  options.query_limits.max_shot_verdict_watches =
+      absl::GetFlag(FLAGS_max_shot_verdict_watches);
   if (options.query_limits.max_batch_queries < 1 ||
-      options.query_limits.max_sessions < 1) {
+      options.query_limits.max_sessions < 1 ||
+      options.query_limits.max_shot_verdict_watches < 1) {
     std::fprintf(stderr,
-                 "satord: --max_batch_queries and --max_sessions must be "
-                 "positive\n");
+                 "satord: --max_batch_queries, --max_sessions and "
+                 "--max_shot_verdict_watches must be positive\n");
     return 1;
   }
   options.batch_threads = absl::GetFlag(FLAGS_batch_threads);
@@ -295,6 +307,14 @@ int main(int argc, char** argv) {
   }
   if (shot_audit_watch_buffer < 1) {
     std::fprintf(stderr, "satord: --shot_audit_watch_buffer must be >= 1\n");
+    return 1;
+  }
+  options.shot_audit_files = absl::GetFlag(FLAGS_shot_audit_files);
+  options.shot_audit_file_bytes = absl::GetFlag(FLAGS_shot_audit_file_bytes);
+  if (options.shot_audit_files < 0 || options.shot_audit_file_bytes < 4096) {
+    std::fprintf(stderr,
+                 "satord: --shot_audit_files must be >= 0 and "
+                 "--shot_audit_file_bytes >= 4096\n");
     return 1;
   }
   options.shot_audit.ring_size = static_cast<std::size_t>(shot_audit_size);

@@ -200,7 +200,7 @@ grpc::ServerUnaryReactor* QueryService::ListShotVerdicts(
 
 grpc::ServerWriteReactor<sator::v1::WatchShotVerdictsResponse>*
 QueryService::WatchShotVerdicts(
-    grpc::CallbackServerContext* /*context*/,
+    grpc::CallbackServerContext* context,
     const sator::v1::WatchShotVerdictsRequest* request) {
   DrainGate::Pass pass = drain_gate_.EnterStream();
   if (!pass.admitted()) return new RefusedWatch(ToGrpcStatus(pass.refusal()));
@@ -226,7 +226,7 @@ QueryService::WatchShotVerdicts(
   }
   return new ShotVerdictWatch(std::move(ring), from,
                               shot_audit_->watch_buffer(), watches_,
-                              std::move(pass));
+                              std::move(pass), *context);
 }
 
 grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>*

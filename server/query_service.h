@@ -27,6 +27,8 @@ struct QueryServiceLimits {
   int max_batch_queries = 10000;
   // Session streams open at once (RESOURCE_EXHAUSTED beyond).
   int max_sessions = 1000;
+  // WatchShotVerdicts streams open at once (RESOURCE_EXHAUSTED beyond).
+  int max_shot_verdict_watches = 256;
 };
 
 // The generated CallbackService with Session as a raw method: the stream's
@@ -63,7 +65,8 @@ class QueryService final : public QueryServiceBase {
         limits_(limits),
         ops_(std::move(ops)),
         scene_queries_(scenes, shape_limits),
-        sessions_(limits.max_sessions) {
+        sessions_(limits.max_sessions),
+        watches_(limits.max_shot_verdict_watches) {
     // Requests and responses of the unary RPCs live on one protobuf arena
     // per call (arena_message_allocator.h).
     SetMessageAllocatorFor_Ping(&ping_allocator_);
@@ -165,6 +168,7 @@ class QueryService final : public QueryServiceBase {
   // See SessionTracker::set_overload_limiter.
   void set_overload_limiter(OverloadLimiter* limiter) {
     sessions_.set_overload_limiter(limiter);
+    watches_.set_overload_limiter(limiter);
   }
 
   void set_session_message_observer(SessionTracker::MessageObserver observer) {

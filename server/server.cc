@@ -11,6 +11,7 @@
 #include "grpc/grpc.h"
 #include "grpc/health/v1/health.pb.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
+#include "grpcpp/generic/async_generic_service.h"
 #include "grpcpp/health_check_service_interface.h"
 #include "grpcpp/resource_quota.h"
 #include "grpcpp/server.h"
@@ -45,6 +46,11 @@ namespace {
 // is taken out of rotation without being restarted.
 constexpr char kLivenessService[] = "sator.liveness";
 constexpr char kReadinessService[] = "sator.readiness";
+
+// The memory gRPC's transport may use on the --health_address port: a
+// quota of its own, so that a flood that fills the main port's quota (and
+// makes gRPC refuse its new connections) leaves the probes' port answering.
+constexpr std::size_t kHealthMemoryQuotaBytes = std::size_t{16} << 20;
 
 std::vector<std::string> ReadinessServiceNames() {
   return {"", kReadinessService,
@@ -221,6 +227,17 @@ class Server::Impl {
     return ops;
   }
 
+  // Sets `service`'s status on both servers' health services.
+  void SetHealth(const std::string& service, bool serving) {
+    for (grpc::Server* server : {grpc_server.get(), health_server.get()}) {
+      if (server == nullptr) continue;
+      if (grpc::HealthCheckServiceInterface* health =
+              server->GetHealthCheckService()) {
+        health->SetServingStatus(service, serving);
+      }
+    }
+  }
+
   ServerOptions options;
   SceneRegistry scenes;
   // Declared before `metrics`, whose HTTP handlers use them.
@@ -248,6 +265,12 @@ class Server::Impl {
   SceneService scene_service;
   BodyService body_service;
   std::unique_ptr<grpc::Server> grpc_server;
+  // Answers UNIMPLEMENTED for every method but health on the health
+  // server; gRPC builds no server without a service of its own to poll.
+  grpc::CallbackGenericService health_fallback;
+  // --health_address: a server of its own (grpc.health.v1 only), stopped
+  // after grpc_server, so that liveness answers until the process exits.
+  std::unique_ptr<grpc::Server> health_server;
   int grpc_port = 0;
   int health_port = 0;
   std::once_flag drain_once;
@@ -295,9 +318,15 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(
       [limiter = impl->overload_limiter] { return limiter->admitted_bytes(); });
   if (options.debug_pages) {
     impl->recent_queries = std::make_unique<RecentQueries>();
-    AddScenePages(*impl->metrics, impl->scenes, impl->recent_queries.get());
+    AddScenePages(*impl->metrics, impl->scenes, impl->recent_queries.get(),
+                  impl->shot_audit.get());
   }
 
+  if (options.shot_audit_files > 0 && options.data_dir.empty()) {
+    return absl::InvalidArgumentError(
+        "--shot_audit_files: needs --data_dir (the files go under "
+        "<data_dir>/shot_audit)");
+  }
   if (!options.data_dir.empty()) {
     PersistenceOptions persistence_options;
     persistence_options.data_dir = options.data_dir;
@@ -328,6 +357,16 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(
       }
     }
     impl->persistence = *std::move(persistence);
+    if (options.shot_audit_files > 0) {
+      ShotAuditFileOptions file_options;
+      file_options.directory = absl::StrCat(options.data_dir, "/shot_audit");
+      file_options.max_files = options.shot_audit_files;
+      file_options.max_file_bytes = options.shot_audit_file_bytes;
+      if (absl::Status enabled = impl->shot_audit->EnableFiles(file_options);
+          !enabled.ok()) {
+        return enabled;
+      }
+    }
     impl->metrics->AddCollectable(std::make_shared<DurabilityMetrics>(
         &impl->persistence->store(), report));
   }
@@ -357,11 +396,6 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(
   builder.SetMaxSendMessageSize(options.max_message_bytes);
   builder.AddListeningPort(options.grpc_address, credentials->credentials,
                            &impl->grpc_port);
-  if (!options.health_address.empty()) {
-    builder.AddListeningPort(options.health_address,
-                             auth::MakeHealthOnlyCredentials(),
-                             &impl->health_port);
-  }
   builder.RegisterService(&impl->query_service);
   // Every scene query and session reports to the sator_* series.
   impl->query_service.scene_queries().set_observer(
@@ -454,17 +488,31 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(
                      " (address in use or not valid)"));
   }
 
-  if (!options.health_address.empty() && impl->health_port == 0) {
-    return absl::UnavailableError(
-        absl::StrCat("cannot listen for health checks on ",
-                     options.health_address, " (address in use or not valid)"));
+  if (!options.health_address.empty()) {
+    // Plaintext, grpc.health.v1 only (the default health service gRPC adds
+    // to every server built with it enabled), with its own transport memory.
+    grpc::ServerBuilder health_builder;
+    health_builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
+    health_builder.SetOption(auth::WithoutReflection());
+    grpc::ResourceQuota quota("satord-health");
+    quota.Resize(kHealthMemoryQuotaBytes);
+    health_builder.SetResourceQuota(quota);
+    health_builder.SetMaxReceiveMessageSize(4096);
+    health_builder.RegisterCallbackGenericService(&impl->health_fallback);
+    health_builder.AddListeningPort(options.health_address,
+                                    auth::MakeHealthOnlyCredentials(),
+                                    &impl->health_port);
+    impl->health_server = health_builder.BuildAndStart();
+    if (impl->health_server == nullptr || impl->health_port == 0) {
+      return absl::UnavailableError(absl::StrCat(
+          "cannot listen for health checks on ", options.health_address,
+          " (address in use or not valid)"));
+    }
   }
 
-  grpc::HealthCheckServiceInterface* health =
-      impl->grpc_server->GetHealthCheckService();
-  health->SetServingStatus(kLivenessService, true);
+  impl->SetHealth(kLivenessService, true);
   for (const std::string& name : ReadinessServiceNames()) {
-    health->SetServingStatus(name, true);
+    impl->SetHealth(name, true);
   }
   Log(LogLevel::kInfo, "security",
       {{"tls", credentials->tls},
@@ -499,10 +547,8 @@ void Server::WriteFinalSnapshot() {
 
 bool Server::Drain() {
   std::call_once(impl_->drain_once, [this] {
-    grpc::HealthCheckServiceInterface* health =
-        impl_->grpc_server->GetHealthCheckService();
     for (const std::string& name : ReadinessServiceNames()) {
-      health->SetServingStatus(name, false);
+      impl_->SetHealth(name, false);
     }
     const absl::Time deadline = absl::Now() + impl_->options.drain_deadline;
     Log(LogLevel::kInfo, "draining",
@@ -519,7 +565,10 @@ bool Server::Drain() {
     // and the latest poses, and is written while gRPC still answers health.
     // Calls still running past the deadline must be cancelled first (see
     // Shutdown).
-    if (impl_->drained) WriteFinalSnapshot();
+    if (impl_->drained) {
+      WriteFinalSnapshot();
+      impl_->shot_audit->StopFiles();
+    }
   });
   return impl_->drained;
 }
@@ -535,8 +584,14 @@ void Server::Shutdown() {
         {{"drained", impl_->drained},
          {"cancelled_calls", impl_->cancelled_calls}});
     // No call runs any more: this snapshot holds every acknowledged write
-    // and the latest poses.
+    // and the latest poses, and the audit files every verdict.
     WriteFinalSnapshot();
+    impl_->shot_audit->StopFiles();
+    // Last: liveness answers on the probes' port until now.
+    if (impl_->health_server != nullptr) {
+      impl_->health_server->Shutdown(absl::ToChronoTime(absl::Now()));
+      impl_->health_server->Wait();
+    }
   });
 }
 

@@ -22,8 +22,10 @@ namespace sator::server {
 struct ServerOptions {
   // host:port for gRPC; port 0 picks a free port (see Server::grpc_port).
   std::string grpc_address = "127.0.0.1:50051";
-  // host:port of an extra plaintext port serving grpc.health.v1 only (for
-  // Kubernetes probes when the main port needs TLS); empty: none.
+  // host:port of a plaintext port serving grpc.health.v1 only, for the
+  // Kubernetes probes (which speak neither TLS nor tokens). It is a gRPC
+  // server of its own, with its own transport memory quota, so a flood that
+  // fills the main port's quota does not fail the probes; empty: none.
   std::string health_address;
   // host:port for /metrics; empty disables the endpoint.
   std::string metrics_address = "127.0.0.1:9464";
@@ -71,6 +73,11 @@ struct ServerOptions {
   // Where scenes persist (write-ahead log and snapshots); empty keeps them in
   // memory only. Start restores the scenes found there before serving.
   std::string data_dir;
+  // With a data_dir: the audit trail also in JSON Lines files under
+  // <data_dir>/shot_audit (ShotAuditFiles), this many files kept per scene
+  // (0: no files), each rotated before it passes shot_audit_file_bytes.
+  int shot_audit_files = 0;
+  std::int64_t shot_audit_file_bytes = std::int64_t{64} << 20;
   // Time between periodic snapshots with a data_dir; zero or less: only the
   // one written on Shutdown.
   absl::Duration snapshot_interval = absl::Seconds(30);

@@ -19,6 +19,22 @@ constexpr std::size_t kListChunk = 256;
 
 }  // namespace
 
+ShotAudit::~ShotAudit() { StopFiles(); }
+
+absl::Status ShotAudit::EnableFiles(ShotAuditFileOptions options) {
+  if (!enabled()) return absl::OkStatus();
+  absl::StatusOr<std::unique_ptr<ShotAuditFiles>> files =
+      ShotAuditFiles::Open(std::move(options));
+  if (!files.ok()) return files.status();
+  files_ = *std::move(files);
+  files_->Start();
+  return absl::OkStatus();
+}
+
+void ShotAudit::StopFiles() {
+  if (files_ != nullptr) files_->Stop();
+}
+
 std::uint64_t ShotAudit::watch_buffer() const {
   return std::min<std::uint64_t>(options_.watch_buffer, options_.ring_size);
 }
@@ -33,8 +49,16 @@ std::shared_ptr<ShotAuditRing> ShotAudit::Ring(absl::string_view scene_id) {
   std::shared_ptr<ShotAuditRing>& ring = rings_[scene_id];
   if (ring == nullptr) {
     ring = std::make_shared<ShotAuditRing>(options_.ring_size);
+    if (files_ != nullptr) files_->Follow(std::string(scene_id), ring);
   }
   return ring;
+}
+
+std::shared_ptr<ShotAuditRing> ShotAudit::FindRing(
+    absl::string_view scene_id) const {
+  absl::ReaderMutexLock lock(&mu_);
+  const auto it = rings_.find(scene_id);
+  return it == rings_.end() ? nullptr : it->second;
 }
 
 void ShotAudit::Forget(absl::string_view scene_id) {
@@ -43,6 +67,7 @@ void ShotAudit::Forget(absl::string_view scene_id) {
   if (auto it = rings_.find(scene_id); it != rings_.end()) {
     dropped = std::move(it->second);
     rings_.erase(it);
+    if (files_ != nullptr) files_->Forget(std::string(scene_id));
   }
 }
 
@@ -181,7 +206,7 @@ std::vector<prometheus::MetricFamily> ShotAudit::Collect() const {
       dropped += ring->subscriber_dropped();
     }
   }
-  std::vector<prometheus::MetricFamily> families(2);
+  std::vector<prometheus::MetricFamily> families(files_ != nullptr ? 5 : 2);
   families[0].name = "sator_shot_audit_overwritten_total";
   families[0].help =
       "Shot verdicts overwritten in the per-scene audit rings "
@@ -197,6 +222,26 @@ std::vector<prometheus::MetricFamily> ShotAudit::Collect() const {
   families[1].type = prometheus::MetricType::Counter;
   families[1].metric.emplace_back();
   families[1].metric.back().counter.value = static_cast<double>(dropped);
+  if (files_ == nullptr) return families;
+  const auto counter = [](prometheus::MetricFamily& family, const char* name,
+                          const char* help, std::uint64_t value) {
+    family.name = name;
+    family.help = help;
+    family.type = prometheus::MetricType::Counter;
+    family.metric.emplace_back();
+    family.metric.back().counter.value = static_cast<double>(value);
+  };
+  counter(families[2], "sator_shot_audit_file_lines_total",
+          "Lines (verdicts and gaps) written to the audit files "
+          "(--shot_audit_files).",
+          files_->lines_written());
+  counter(families[3], "sator_shot_audit_file_dropped_total",
+          "Shot verdicts the audit files missed: overwritten in the ring "
+          "before the writer reached them (each run of them is a gap line).",
+          files_->dropped());
+  counter(families[4], "sator_shot_audit_file_errors_total",
+          "Failed writes, opens and removals of audit files.",
+          files_->write_errors());
   return families;
 }
 

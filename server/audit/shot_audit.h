@@ -1,7 +1,9 @@
 // The audit trail of every scene: one ShotAuditRing per scene, made on its
 // first verdict (satord's --shot_audit_size records each; 0 turns the
-// trail off), listed with filters and paging, and counted in
-// sator_shot_audit_overwritten_total and sator_shot_audit_dropped_total.
+// trail off), listed with filters and paging, optionally written to JSON
+// Lines files (ShotAuditFiles), and counted in
+// sator_shot_audit_overwritten_total, sator_shot_audit_dropped_total and
+// the sator_shot_audit_file_* series.
 #ifndef SATOR_SERVER_AUDIT_SHOT_AUDIT_H_
 #define SATOR_SERVER_AUDIT_SHOT_AUDIT_H_
 
@@ -21,6 +23,7 @@
 #include "prometheus/metric_type.h"
 #include "sator/v1/shot.pb.h"
 #include "sator/v1/shot_audit.pb.h"
+#include "server/audit/shot_audit_files.h"
 #include "server/audit/shot_audit_ring.h"
 
 namespace sator::server {
@@ -36,6 +39,14 @@ struct ShotAuditOptions {
 class ShotAudit final : public prometheus::Collectable {
  public:
   explicit ShotAudit(ShotAuditOptions options) : options_(options) {}
+  ~ShotAudit();
+
+  // Writes every scene's verdicts to files from now on (with the trail on;
+  // else a no-op) and starts their writer. Before the first verdict.
+  absl::Status EnableFiles(ShotAuditFileOptions options);
+  // Writes the verdicts recorded so far to the files and stops their
+  // writer (the drain, once no query runs).
+  void StopFiles();
 
   bool enabled() const { return options_.ring_size > 0; }
   std::uint64_t watch_buffer() const;
@@ -48,6 +59,10 @@ class ShotAudit final : public prometheus::Collectable {
 
   // The scene's ring, made if it has none yet (null when the trail is off).
   std::shared_ptr<ShotAuditRing> Ring(absl::string_view scene_id);
+
+  // The scene's ring when it has one (no verdict yet, or the trail off:
+  // null).
+  std::shared_ptr<ShotAuditRing> FindRing(absl::string_view scene_id) const;
 
   // Drops the scene's ring (the scene was deleted). Its open watches keep
   // the ring and receive nothing more until they end.
@@ -62,6 +77,8 @@ class ShotAudit final : public prometheus::Collectable {
 
  private:
   const ShotAuditOptions options_;
+  // Set once by EnableFiles, before any verdict.
+  std::unique_ptr<ShotAuditFiles> files_;
   mutable absl::Mutex mu_;
   absl::flat_hash_map<std::string, std::shared_ptr<ShotAuditRing>> rings_
       ABSL_GUARDED_BY(mu_);

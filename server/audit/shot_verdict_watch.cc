@@ -1,16 +1,37 @@
 // See shot_verdict_watch.h.
 #include "server/audit/shot_verdict_watch.h"
 
+#include <string>
 #include <utility>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
+#include "server/status_mapping.h"
+
 namespace sator::server {
 
-bool ShotVerdictWatches::Add(ShotVerdictWatch* watch) {
+ShotVerdictWatches::Admission ShotVerdictWatches::Add(ShotVerdictWatch* watch) {
   absl::MutexLock lock(&mu_);
-  if (closed_) return false;
+  if (closed_) return Admission::kClosed;
+  if (watches_.size() >= static_cast<std::size_t>(max_watches_)) {
+    return Admission::kFull;
+  }
   watches_.insert(watch);
-  return true;
+  return Admission::kAdded;
+}
+
+absl::Status ShotVerdictWatches::Refusal(grpc::ServerContextBase& context) {
+  const std::string limit = absl::StrCat(
+      "this server already has its limit of ", max_watches_,
+      " open WatchShotVerdicts streams (--max_shot_verdict_watches)");
+  if (limiter_ == nullptr) return absl::ResourceExhaustedError(limit);
+  // The hint of every other refusal, taken once for the message and the
+  // trailers.
+  const absl::Duration pushback = limiter_->Pushback();
+  limiter_->CountShed(ShedReason::kShotVerdictWatches);
+  AddRetryAfter(context, pushback);
+  return absl::ResourceExhaustedError(absl::StrCat(
+      limit, "; retry after ", PushbackMilliseconds(pushback), " ms"));
 }
 
 void ShotVerdictWatches::Remove(ShotVerdictWatch* watch) {
@@ -45,17 +66,29 @@ void ShotVerdictWatch::Waker::Detach() {
 ShotVerdictWatch::ShotVerdictWatch(std::shared_ptr<ShotAuditRing> ring,
                                    std::uint64_t cursor, std::uint64_t max_lag,
                                    ShotVerdictWatches& watches,
-                                   DrainGate::Pass pass)
+                                   DrainGate::Pass pass,
+                                   grpc::CallbackServerContext& context)
     : ring_(std::move(ring)),
       max_lag_(max_lag),
       watches_(watches),
       pass_(std::move(pass)),
       cursor_(cursor) {
-  if (!watches_.Add(this)) {
-    absl::MutexLock lock(&mu_);
-    finished_ = true;
-    Finish(grpc::Status::OK);
-    return;
+  switch (watches_.Add(this)) {
+    case ShotVerdictWatches::Admission::kAdded:
+      break;
+    case ShotVerdictWatches::Admission::kClosed: {
+      absl::MutexLock lock(&mu_);
+      finished_ = true;
+      Finish(grpc::Status::OK);
+      return;
+    }
+    case ShotVerdictWatches::Admission::kFull: {
+      const grpc::Status refusal = ToGrpcStatus(watches_.Refusal(context));
+      absl::MutexLock lock(&mu_);
+      finished_ = true;
+      Finish(refusal);
+      return;
+    }
   }
   tracked_ = true;
   waker_ = std::make_shared<Waker>(this);

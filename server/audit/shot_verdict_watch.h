@@ -16,22 +16,39 @@
 #include "sator/v1/shot_audit.pb.h"
 #include "server/audit/shot_audit_ring.h"
 #include "server/drain_gate.h"
+#include "server/overload/overload_limiter.h"
 
 namespace sator::server {
 
 class ShotVerdictWatch;
 
-// The open watches, ended all at once by the drain.
+// The open watches, at most `max_watches` at once, ended all at once by the
+// drain.
 class ShotVerdictWatches {
  public:
-  // False once closed (the watch then finishes at once).
-  bool Add(ShotVerdictWatch* watch);
+  explicit ShotVerdictWatches(int max_watches = 256)
+      : max_watches_(max_watches) {}
+
+  // Counts refusals at the limit in `limiter`'s sator_requests_shed_total
+  // and gives them its Pushback() hint, as every other refusal. Set before
+  // serving starts.
+  void set_overload_limiter(OverloadLimiter* limiter) { limiter_ = limiter; }
+
+  enum class Admission { kAdded, kClosed, kFull };
+  // kClosed once closed (the watch then finishes at once with OK); kFull at
+  // the limit (the watch finishes with Refusal()).
+  Admission Add(ShotVerdictWatch* watch);
+  // RESOURCE_EXHAUSTED naming the limit and its flag, with the pushback
+  // trailers added to `context`; counted as shed.
+  absl::Status Refusal(grpc::ServerContextBase& context);
   void Remove(ShotVerdictWatch* watch);
   // Ends every open watch (with OK, after the event being written); later
   // Adds are refused.
   void CloseAll();
 
  private:
+  const int max_watches_;
+  OverloadLimiter* limiter_ = nullptr;
   absl::Mutex mu_;
   absl::flat_hash_set<ShotVerdictWatch*> watches_ ABSL_GUARDED_BY(mu_);
   bool closed_ ABSL_GUARDED_BY(mu_) = false;
@@ -41,10 +58,11 @@ class ShotVerdictWatch final
     : public grpc::ServerWriteReactor<sator::v1::WatchShotVerdictsResponse> {
  public:
   // Starts following `ring` from `cursor` (a sequence number), lagging at
-  // most `max_lag` records. `watches` must outlive the watch.
+  // most `max_lag` records, or finishes at once when `watches` is closed or
+  // full. `watches` must outlive the watch.
   ShotVerdictWatch(std::shared_ptr<ShotAuditRing> ring, std::uint64_t cursor,
                    std::uint64_t max_lag, ShotVerdictWatches& watches,
-                   DrainGate::Pass pass);
+                   DrainGate::Pass pass, grpc::CallbackServerContext& context);
 
   // For ShotVerdictWatches::CloseAll: true when the caller must call
   // FinishClosed (the watch was idle); else it finishes after its write.

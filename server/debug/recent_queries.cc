@@ -22,6 +22,7 @@ void RecentQueries::Add(absl::string_view scene_id,
   RecentQuery entry;
   entry.scene_id = std::string(scene_id);
   entry.tick = result.tick;
+  entry.fraction = result.fraction;
   std::visit(
       [&entry](const auto& request) {
         using T = std::decay_t<decltype(request)>;
@@ -69,21 +70,34 @@ template void RecentQueries::Add<3>(absl::string_view,
                                     const scene::QueryResult<3>&);
 
 void RecentQueries::Push(RecentQuery query) {
+  if (per_scene_ == 0 || max_scenes_ == 0) return;
   const std::lock_guard<std::mutex> lock(mutex_);
-  queries_.push_back(std::move(query));
-  while (queries_.size() > capacity_) queries_.pop_front();
+  auto found = scenes_.find(query.scene_id);
+  if (found == scenes_.end()) {
+    if (scenes_.size() >= max_scenes_) {
+      auto stalest = scenes_.begin();
+      for (auto it = scenes_.begin(); it != scenes_.end(); ++it) {
+        if (it->second.last_added < stalest->second.last_added) stalest = it;
+      }
+      scenes_.erase(stalest);
+    }
+    found = scenes_.try_emplace(query.scene_id).first;
+  }
+  SceneQueries& scene = found->second;
+  scene.last_added = ++pushes_;
+  scene.queries.push_back(std::move(query));
+  while (scene.queries.size() > per_scene_) scene.queries.pop_front();
 }
 
 std::vector<RecentQuery> RecentQueries::ForScene(absl::string_view scene_id,
                                                  std::size_t limit) const {
-  std::vector<RecentQuery> found;
   const std::lock_guard<std::mutex> lock(mutex_);
-  for (auto it = queries_.rbegin();
-       it != queries_.rend() && found.size() < limit; ++it) {
-    if (it->scene_id == scene_id) found.push_back(*it);
-  }
-  std::reverse(found.begin(), found.end());
-  return found;
+  const auto found = scenes_.find(scene_id);
+  if (found == scenes_.end()) return {};
+  const std::deque<RecentQuery>& queries = found->second.queries;
+  const std::size_t kept = std::min(limit, queries.size());
+  return std::vector<RecentQuery>(queries.end() - static_cast<long>(kept),
+                                  queries.end());
 }
 
 }  // namespace sator::server

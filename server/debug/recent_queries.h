@@ -1,7 +1,9 @@
 // The last few scene queries, for the scene viewer (/debug/scenes/{id}): a
-// small bounded ring that the query path fills only when satord runs with
-// --debug_pages. Each entry keeps just what the viewer draws (the ray or the
-// sweep's path, the query position and the hits), never the query's shape.
+// small bounded ring per scene that the query path fills only when satord
+// runs with --debug_pages, so that a busy scene never pushes a quiet one's
+// queries out. Each entry keeps just what the viewer draws (the ray or the
+// sweep's path, the query position, the time it was answered at and the
+// hits), never the query's shape.
 #ifndef SATOR_SERVER_DEBUG_RECENT_QUERIES_H_
 #define SATOR_SERVER_DEBUG_RECENT_QUERIES_H_
 
@@ -13,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/string_view.h"
 #include "sator/core/scene/scene.h"
 
@@ -27,7 +30,10 @@ struct RecentQuery {
   std::string scene_id;
   // overlap, contacts, sweep, raycast or point.
   std::string kind;
+  // The time the query was answered at: the tick and, for a rewound query,
+  // the fraction towards the next one.
   std::int64_t tick = 0;
+  float fraction = 0.0f;
   bool rewound = false;
   // Where the query starts (shape position, ray origin, point) and, for
   // rays and sweeps, where it would end with no hit.
@@ -42,8 +48,12 @@ class RecentQueries {
  public:
   static constexpr std::size_t kMaxHitsKept = 16;
 
-  // Keeps the last `capacity` queries over all scenes.
-  explicit RecentQueries(std::size_t capacity = 256) : capacity_(capacity) {}
+  // Keeps the last `per_scene` queries of each of at most `max_scenes`
+  // scenes (a query of one more scene forgets the scene queried least
+  // recently).
+  explicit RecentQueries(std::size_t per_scene = 64,
+                         std::size_t max_scenes = 256)
+      : per_scene_(per_scene), max_scenes_(max_scenes) {}
 
   // Records one answered query of a 2D or 3D scene.
   template <int D>
@@ -55,11 +65,18 @@ class RecentQueries {
                                     std::size_t limit) const;
 
  private:
+  struct SceneQueries {
+    std::deque<RecentQuery> queries;
+    std::uint64_t last_added = 0;  // The Push that added the newest.
+  };
+
   void Push(RecentQuery query);
 
-  const std::size_t capacity_;
+  const std::size_t per_scene_;
+  const std::size_t max_scenes_;
   mutable std::mutex mutex_;
-  std::deque<RecentQuery> queries_;
+  absl::flat_hash_map<std::string, SceneQueries> scenes_;  // Guarded by mutex_.
+  std::uint64_t pushes_ = 0;                               // Guarded by mutex_.
 };
 
 extern template void RecentQueries::Add<2>(absl::string_view,

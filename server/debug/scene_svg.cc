@@ -11,6 +11,7 @@
 #include "server/debug/scene_svg.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -46,6 +47,13 @@ struct Circle2 {
 struct BodyDrawing {
   std::uint64_t id = 0;
   bool is_static = false;
+  // Drawn where the body is at the newest tick, over a past tick's picture.
+  bool ghost = false;
+  // "shooter", "target" or empty (a verdict's picture).
+  std::string role;
+  std::uint64_t group_id = 0;
+  std::int32_t part = 0;
+  std::array<float, 3> position{};  // World position of the body's origin.
   std::string shape;  // circle, box, polygon, capsule, segment, ...
   std::vector<Circle2> circles;
   std::vector<std::vector<P>> polygons;
@@ -253,11 +261,23 @@ std::string PointList(const std::vector<P>& points, const PixelMap& map) {
 
 void AppendBody(const BodyDrawing& body, const PixelMap& map,
                 std::string& svg) {
-  absl::StrAppend(&svg, "<g class=\"body ",
-                  body.is_static ? "static" : "dynamic", "\" id=\"body-",
-                  body.id, "\" data-id=\"", body.id, "\" data-shape=\"",
-                  body.shape, "\"><title>body ", body.id, " (", body.shape,
-                  ", ", body.is_static ? "static" : "dynamic", ")</title>");
+  const char* motion = body.is_static ? "static" : "dynamic";
+  absl::StrAppend(&svg, "<g class=\"body ", motion, body.ghost ? " ghost" : "",
+                  body.role.empty() ? "" : " ", body.role, "\" id=\"",
+                  body.ghost ? "ghost-" : "body-", body.id, "\" data-id=\"",
+                  body.id, "\" data-shape=\"", body.shape, "\" data-x=\"",
+                  Num(body.position[0]), "\" data-y=\"", Num(body.position[1]),
+                  "\" data-z=\"", Num(body.position[2]), "\"");
+  if (body.group_id != 0) {
+    absl::StrAppend(&svg, " data-group=\"", body.group_id, "\" data-part=\"",
+                    body.part, "\"");
+  }
+  absl::StrAppend(&svg, "><title>body ", body.id, " (", body.shape, ", ",
+                  motion);
+  if (body.group_id != 0) {
+    absl::StrAppend(&svg, ", group ", body.group_id, " part ", body.part);
+  }
+  absl::StrAppend(&svg, body.ghost ? ", at the newest tick" : "", ")</title>");
   for (const Circle2& c : body.circles) {
     absl::StrAppend(&svg, "<circle class=\"shape\" cx=\"",
                     Num(map.X(c.center.x)), "\" cy=\"", Num(map.Y(c.center.y)),
@@ -303,10 +323,12 @@ void AppendBody(const BodyDrawing& body, const PixelMap& map,
 void AppendQuery(const RecentQuery& query, const Projector& project,
                  const PixelMap& map, std::string& svg) {
   absl::StrAppend(&svg, "<g class=\"query ", HtmlEscape(query.kind),
-                  "\" data-tick=\"", query.tick, "\"><title>",
-                  HtmlEscape(query.kind), " at tick ", query.tick,
-                  query.rewound ? " (rewound)" : "", ", ", query.hits.size(),
-                  " hits</title>");
+                  "\" data-tick=\"", query.tick, "\" data-fraction=\"",
+                  query.fraction, "\"><title>", HtmlEscape(query.kind),
+                  " at tick ", query.tick);
+  if (query.fraction > 0.0f) absl::StrAppend(&svg, " + ", query.fraction);
+  absl::StrAppend(&svg, query.rewound ? " (rewound)" : "", ", ",
+                  query.hits.size(), " hits</title>");
   const P from = project(query.from);
   if (query.has_path) {
     const P to = project(query.to);
@@ -335,22 +357,46 @@ void AppendQuery(const RecentQuery& query, const Projector& project,
   svg += "</g>\n";
 }
 
+std::array<float, 3> Position3(const Vec2& v) { return {v.x, v.y, 0.0f}; }
+std::array<float, 3> Position3(const Vec3& v) { return {v.x, v.y, v.z}; }
+
+// The bodies at the time `options.when` asks for (and, with ghost_newest,
+// the dynamic ones again at the newest tick), at most options.max_bodies of
+// each.
 template <int D>
-std::vector<BodyDrawing> DrawBodies(const scene::Scene<D>& scene,
-                                    const SvgOptions& options,
-                                    const Projector& project, SvgStats& stats) {
+absl::StatusOr<std::vector<BodyDrawing>> DrawBodies(
+    const scene::Scene<D>& scene, const SvgOptions& options,
+    const Projector& project, const ShotDrawing* shot, SvgStats& stats) {
   const scene::SceneSnapshot<D> snapshot = scene.Snapshot();
-  stats.tick = snapshot.tick();
-  const std::vector<scene::BodyDesc<D>> bodies = snapshot.Bodies();
-  stats.bodies = bodies.size();
+  scene::QueryOptions query_options;
+  query_options.max_hits = 1;
+  query_options.rewind = options.when;
+  const absl::StatusOr<std::int64_t> tick = snapshot.QueryTick(query_options);
+  if (!tick.ok()) return tick.status();
+  using Posed = typename scene::SceneSnapshot<D>::PosedBody;
+  const absl::StatusOr<std::vector<Posed>> bodies =
+      snapshot.BodiesAt(options.when);
+  if (!bodies.ok()) return bodies.status();
+  stats.tick = *tick;
+  stats.clamped =
+      options.when.has_value() && options.when->tick < snapshot.oldest_tick();
+  stats.fraction =
+      options.when.has_value() && !stats.clamped ? options.when->fraction : 0;
+  stats.bodies = bodies->size();
   std::vector<BodyDrawing> drawings;
   std::size_t triangle_budget = options.max_mesh_triangles;
-  for (const scene::BodyDesc<D>& body : bodies) {
-    if (drawings.size() >= options.max_bodies) break;
-    if (body.shape == nullptr) continue;
+  const auto draw = [&](const Posed& body, bool ghost) {
     BodyDrawing drawing;
     drawing.id = body.id;
     drawing.is_static = body.motion == scene::MotionType::kStatic;
+    drawing.ghost = ghost;
+    drawing.group_id = body.group_id;
+    drawing.part = body.part;
+    drawing.position = Position3(body.pose.position);
+    if (shot != nullptr && body.group_id != 0) {
+      if (body.group_id == shot->shooter_group) drawing.role = "shooter";
+      if (body.group_id == shot->target_group) drawing.role = "target";
+    }
     if constexpr (D == 2) {
       (void)project;
       Draw2(*body.shape, body.pose, drawing);
@@ -361,9 +407,63 @@ std::vector<BodyDrawing> DrawBodies(const scene::Scene<D>& scene,
       stats.triangles_drawn += before - triangle_budget;
     }
     drawings.push_back(std::move(drawing));
+  };
+  for (const Posed& body : *bodies) {
+    if (drawings.size() >= options.max_bodies) break;
+    if (body.shape != nullptr) draw(body, /*ghost=*/false);
   }
   stats.bodies_drawn = drawings.size();
+  if (options.ghost_newest) {
+    const absl::StatusOr<std::vector<Posed>> newest =
+        snapshot.BodiesAt(std::nullopt);
+    if (!newest.ok()) return newest.status();
+    std::size_t ghosts = 0;
+    for (const Posed& body : *newest) {
+      if (ghosts >= options.max_bodies) break;
+      if (body.shape == nullptr || body.motion == scene::MotionType::kStatic) {
+        continue;
+      }
+      draw(body, /*ghost=*/true);
+      ++ghosts;
+    }
+  }
   return drawings;
+}
+
+void AppendShot(const ShotDrawing& shot, const Projector& project,
+                const PixelMap& map, std::string& svg) {
+  const P from = project(shot.origin);
+  const P to = project(shot.end);
+  absl::StrAppend(&svg, "<g id=\"shot\" class=\"shot\"><title>shot",
+                  shot.radius > 0.0f ? " (round)" : "",
+                  shot.has_hit ? ", hit" : ", no hit", "</title>");
+  absl::StrAppend(&svg, "<line class=\"path\" x1=\"", Num(map.X(from.x)),
+                  "\" y1=\"", Num(map.Y(from.y)), "\" x2=\"", Num(map.X(to.x)),
+                  "\" y2=\"", Num(map.Y(to.y)), "\"");
+  if (shot.radius > 0.0f) {
+    // A round shot's swept width, as a translucent band.
+    absl::StrAppend(&svg, " style=\"stroke-width:",
+                    Num(std::max(1.25, 2 * map.Length(shot.radius))),
+                    "px;stroke-opacity:.35;stroke-linecap:round\"");
+  }
+  absl::StrAppend(&svg, "/><circle class=\"origin\" cx=\"", Num(map.X(from.x)),
+                  "\" cy=\"", Num(map.Y(from.y)), "\" r=\"4\"/>");
+  if (shot.has_hit) {
+    const P point = project(shot.hit_point);
+    const P normal = project(shot.hit_normal);
+    absl::StrAppend(&svg, "<circle class=\"hit\" cx=\"", Num(map.X(point.x)),
+                    "\" cy=\"", Num(map.Y(point.y)), "\" r=\"4\"/>");
+    const double length = std::hypot(normal.x, normal.y);
+    if (length > 1e-6) {
+      const double dx = normal.x / length * 16.0;
+      const double dy = normal.y / length * 16.0;
+      absl::StrAppend(&svg, "<line class=\"normal\" x1=\"", Num(map.X(point.x)),
+                      "\" y1=\"", Num(map.Y(point.y)), "\" x2=\"",
+                      Num(map.X(point.x) + dx), "\" y2=\"",
+                      Num(map.Y(point.y) - dy), "\"/>");
+    }
+  }
+  svg += "</g>\n";
 }
 
 constexpr char kStyle[] =
@@ -382,6 +482,15 @@ constexpr char kStyle[] =
     ".query .origin{fill:#d0021b}"
     ".query .hit{fill:#2a9d2a}"
     ".query .normal{stroke:#2a9d2a;stroke-width:1.25}"
+    ".body.ghost .shape{fill-opacity:.08;stroke-opacity:.35;"
+    "stroke-dasharray:4 3}"
+    ".body.ghost .aabb{display:none}"
+    ".body.shooter .shape{fill:#f5a623;stroke:#b36b00}"
+    ".body.target .shape{fill:#d0021b;stroke:#8b0000}"
+    ".shot .path{stroke:#7b2cbf;stroke-width:1.5}"
+    ".shot .origin{fill:#7b2cbf}"
+    ".shot .hit{fill:#2a9d2a}"
+    ".shot .normal{stroke:#2a9d2a;stroke-width:1.5}"
     "</style>";
 
 }  // namespace
@@ -438,20 +547,24 @@ std::string HtmlEscape(absl::string_view text) {
   return out;
 }
 
-std::string RenderSceneSvg(const HostedScene& scene, const SvgOptions& options,
-                           const std::vector<RecentQuery>& queries,
-                           SvgStats& stats) {
+absl::StatusOr<std::string> RenderSceneSvg(
+    const HostedScene& scene, const SvgOptions& options,
+    const std::vector<RecentQuery>& queries, const ShotDrawing* shot,
+    SvgStats& stats) {
   stats = SvgStats{};
   const ViewPlane plane =
       scene.dimension() == 2 ? ViewPlane::kXy : options.plane;
   const Projector project(plane);
-  std::vector<BodyDrawing> bodies;
+  absl::StatusOr<std::vector<BodyDrawing>> drawn = std::vector<BodyDrawing>();
   if (scene.scene2() != nullptr) {
-    bodies = DrawBodies(*scene.scene2(), options, project, stats);
+    drawn = DrawBodies(*scene.scene2(), options, project, shot, stats);
   } else if (scene.scene3() != nullptr) {
-    bodies = DrawBodies(*scene.scene3(), options, project, stats);
+    drawn = DrawBodies(*scene.scene3(), options, project, shot, stats);
   }
-  // The picture frames the bodies; queries reaching past them are clipped.
+  if (!drawn.ok()) return drawn.status();
+  const std::vector<BodyDrawing>& bodies = *drawn;
+  // The picture frames the bodies and the shot; queries reaching past them
+  // are clipped.
   constexpr double kInf = std::numeric_limits<double>::infinity();
   P lo{kInf, kInf};
   P hi{-kInf, -kInf};
@@ -463,6 +576,10 @@ std::string RenderSceneSvg(const HostedScene& scene, const SvgOptions& options,
     extend(body.lo);
     extend(body.hi);
   }
+  if (shot != nullptr) {
+    extend(project(shot->origin));
+    extend(project(shot->end));
+  }
   if (bodies.empty()) {
     for (const RecentQuery& query : queries) extend(project(query.from));
   }
@@ -471,21 +588,32 @@ std::string RenderSceneSvg(const HostedScene& scene, const SvgOptions& options,
     hi = {1, 1};
   }
   const PixelMap map(lo, hi, options.size_pixels);
+  const std::string when = stats.fraction > 0.0f
+                               ? absl::StrCat(stats.tick, " + ", stats.fraction)
+                               : absl::StrCat(stats.tick);
   std::string svg = absl::StrCat(
       "<svg xmlns=\"http://www.w3.org/2000/svg\" id=\"scene\" width=\"",
       Num(map.width()), "\" height=\"", Num(map.height()), "\" viewBox=\"0 0 ",
       Num(map.width()), " ", Num(map.height()), "\" data-scene-id=\"",
       HtmlEscape(scene.id()), "\" data-plane=\"", ViewPlaneName(plane),
-      "\" data-tick=\"", stats.tick, "\">", kStyle, "<title>scene ",
-      HtmlEscape(scene.id()), " at tick ", stats.tick, "</title>\n",
+      "\" data-tick=\"", stats.tick, "\" data-fraction=\"", stats.fraction,
+      "\">", kStyle, "<title>scene ", HtmlEscape(scene.id()), " at tick ", when,
+      "</title>\n",
       "<rect width=\"100%\" height=\"100%\" fill=\"#fff\"/>\n<g "
       "id=\"bodies\">\n");
-  for (const BodyDrawing& body : bodies) AppendBody(body, map, svg);
+  for (const BodyDrawing& body : bodies) {
+    if (body.ghost) AppendBody(body, map, svg);
+  }
+  for (const BodyDrawing& body : bodies) {
+    if (!body.ghost) AppendBody(body, map, svg);
+  }
   svg += "</g>\n<g id=\"queries\">\n";
   for (const RecentQuery& query : queries) {
     AppendQuery(query, project, map, svg);
   }
-  svg += "</g>\n</svg>\n";
+  svg += "</g>\n";
+  if (shot != nullptr) AppendShot(*shot, project, map, svg);
+  svg += "</svg>\n";
   return svg;
 }
 

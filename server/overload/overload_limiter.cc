@@ -127,6 +127,7 @@ absl::Status OverloadLimiter::RefusalStatus(ShedReason reason,
           " bytes of requests in flight (--max_admitted_bytes); retry after ",
           retry_ms, " ms"));
     case ShedReason::kSessions:
+    case ShedReason::kShotVerdictWatches:
     case ShedReason::kInflightRequests:
       break;
   }
@@ -140,6 +141,9 @@ void OverloadLimiter::CountShed(ShedReason reason) {
   switch (reason) {
     case ShedReason::kSessions:
       shed_sessions_.fetch_add(1, std::memory_order_relaxed);
+      break;
+    case ShedReason::kShotVerdictWatches:
+      shed_watches_.fetch_add(1, std::memory_order_relaxed);
       break;
     case ShedReason::kQueueWait:
       shed_queue_wait_.fetch_add(1, std::memory_order_relaxed);
@@ -166,6 +170,8 @@ std::uint64_t OverloadLimiter::shed(ShedReason reason) const {
   switch (reason) {
     case ShedReason::kSessions:
       return shed_sessions_.load(std::memory_order_relaxed);
+    case ShedReason::kShotVerdictWatches:
+      return shed_watches_.load(std::memory_order_relaxed);
     case ShedReason::kQueueWait:
       return shed_queue_wait_.load(std::memory_order_relaxed);
     case ShedReason::kAdmittedBytes:
@@ -183,12 +189,14 @@ std::vector<prometheus::MetricFamily> OverloadLimiter::Collect() const {
       "Calls refused with RESOURCE_EXHAUSTED and a pushback hint "
       "(grpc-retry-pushback-ms, retry-after-ms) because satord was at a load "
       "limit (--max_queue_wait, --max_admitted_bytes, "
-      "--max_inflight_requests, --max_sessions), by limit.";
+      "--max_inflight_requests, --max_sessions, --max_shot_verdict_watches), "
+      "by limit.";
   shed_family.type = prometheus::MetricType::Counter;
   for (const auto& [reason, count] :
        {std::pair<std::string, std::uint64_t>{
             "inflight_requests", shed(ShedReason::kInflightRequests)},
         {"sessions", shed(ShedReason::kSessions)},
+        {"shot_verdict_watches", shed(ShedReason::kShotVerdictWatches)},
         {"queue_wait", shed(ShedReason::kQueueWait)},
         {"admitted_bytes", shed(ShedReason::kAdmittedBytes)}}) {
     prometheus::ClientMetric metric;

@@ -14,6 +14,8 @@
 // - --max_inflight_requests: unary calls admitted whose handler has not
 //   finished (the slot is given back when the response is handed to gRPC).
 //   The default scales with the machine (DefaultMaxInflightRequests).
+// - --max_shot_verdict_watches (ShotVerdictWatches): open WatchShotVerdicts
+//   streams, each a cursor into a scene's audit ring.
 // - --max_sessions (SessionTracker): open Session streams. Sessions are not
 //   counted as in-flight requests: each has its own bounded reply queue
 //   (SessionReactor::kMaxQueuedReplies), beyond which it stops reading.
@@ -73,6 +75,7 @@ inline constexpr std::int64_t kDefaultGrpcMemoryQuotaBytes = std::int64_t{256}
 enum class ShedReason {
   kInflightRequests,
   kSessions,
+  kShotVerdictWatches,
   kQueueWait,
   kAdmittedBytes,
 };
@@ -142,6 +145,7 @@ class OverloadLimiter final : public prometheus::Collectable {
   std::atomic<std::int64_t> admitted_bytes_{0};
   std::atomic<std::uint64_t> shed_inflight_{0};
   std::atomic<std::uint64_t> shed_sessions_{0};
+  std::atomic<std::uint64_t> shed_watches_{0};
   std::atomic<std::uint64_t> shed_queue_wait_{0};
   std::atomic<std::uint64_t> shed_admitted_bytes_{0};
   // The refusal ratio behind Pushback.

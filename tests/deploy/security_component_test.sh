@@ -2,7 +2,7 @@
 # Renders the prod overlay with deploy/k8s/components/security added (as
 # docs/DEPLOY.md tells operators to) and checks what the component promises:
 # satord's TLS, token and health-port flags, the Secrets mounted read-only,
-# the probes on the plaintext health port, the Service's appProtocol; and
+# the probes (from the base) on the plaintext health port, the Service's appProtocol; and
 # that this build's satord knows every flag the component passes.
 # Usage: security_component_test.sh <repo> <satord> <out dir>
 source "$(dirname "$0")/lib.sh"
@@ -37,7 +37,7 @@ Expect "health containerPort" 'containerPort: 50052'
 Expect "TLS Secret volume" 'secretName: satord-tls$'
 Expect "token Secret volume" 'secretName: satord-tokens$'
 Expect "gRPC Service speaks TLS" 'appProtocol: grpc$'
-# Each probe keeps its service and moves to the health port.
+# Each probe keeps its service on the health port.
 for probe in startupProbe livenessProbe readinessProbe; do
   port=$(grep -A3 "^ *${probe}:" "${rendered}" | grep -Eo 'port: [0-9]+' |
          head -1)

@@ -165,21 +165,25 @@ for (const file of files) {
 
       const ports = Object.fromEntries(
           (container.ports ?? []).map((p) => [p.name, p.containerPort]));
-      check(file, cwhat, ports.grpc === 50051 && ports.metrics === 9464,
-            'ports grpc 50051 and metrics 9464');
+      check(file, cwhat,
+            ports.grpc === 50051 && ports.metrics === 9464 &&
+                ports.health === 50052,
+            'ports grpc 50051, metrics 9464 and health 50052');
       const args = container.args ?? [];
       check(file, cwhat, args.includes('--grpc_address=0.0.0.0:50051'),
             'binds gRPC on 0.0.0.0:50051');
       check(file, cwhat, args.includes('--metrics_address=0.0.0.0:9464'),
             'binds metrics on 0.0.0.0:9464');
+      check(file, cwhat, args.includes('--health_address=0.0.0.0:50052'),
+            'serves the probes on 0.0.0.0:50052');
 
       check(file, cwhat,
             container.livenessProbe?.grpc?.service === 'sator.liveness' &&
-                container.livenessProbe.grpc.port === 50051,
+                container.livenessProbe.grpc.port === 50052,
             'gRPC liveness probe on service sator.liveness');
       check(file, cwhat,
             container.readinessProbe?.grpc?.service === 'sator.readiness' &&
-                container.readinessProbe.grpc.port === 50051,
+                container.readinessProbe.grpc.port === 50052,
             'gRPC readiness probe on service sator.readiness');
 
       const resources = container.resources ?? {};

@@ -500,6 +500,73 @@ TEST(OverloadEndToEnd, SessionsBeyondTheLimitGetTheLimitersPushback) {
                             refusals)));
 }
 
+TEST(OverloadEndToEnd, WatchesBeyondTheLimitGetTheLimitersPushback) {
+  constexpr absl::Duration kRetryAfter = absl::Milliseconds(40);
+  const std::int64_t retry_after_ms = absl::ToInt64Milliseconds(kRetryAfter);
+  SatordProcess satord;
+  ASSERT_TRUE(satord
+                  .Start({"--max_shot_verdict_watches=1",
+                          absl::StrCat("--overload_retry_after=",
+                                       absl::FormatDuration(kRetryAfter))})
+                  .ok())
+      << satord.ReadLog();
+  absl::StatusOr<Client> client =
+      Client::Make({.target = satord.grpc_target()});
+  ASSERT_TRUE(client.ok()) << client.status();
+  ASSERT_TRUE(
+      client->CreateScene("arena", {.dimension = client::Dimension::k3D}).ok());
+  // One verdict (a rejected one: nobody is in the scene) to read back.
+  ASSERT_TRUE(client
+                  ->ValidateShots("arena", {{.shot_id = 1,
+                                             .shooter_group_id = 9,
+                                             .origin = Vec3{0, 0, 0},
+                                             .direction = Vec3{1, 0, 0},
+                                             .range = 10.0f}})
+                  .ok());
+  auto channel = grpc::CreateChannel(satord.grpc_target(),
+                                     grpc::InsecureChannelCredentials());
+  auto stub = sator::v1::QueryService::NewStub(channel);
+  sator::v1::WatchShotVerdictsRequest request;
+  request.set_scene_id("arena");
+  request.set_from_sequence(1);
+
+  // The first watch's record proves it is open.
+  grpc::ClientContext first_context;
+  auto first = stub->WatchShotVerdicts(&first_context, request);
+  sator::v1::WatchShotVerdictsResponse event;
+  ASSERT_TRUE(first->Read(&event));
+  ASSERT_TRUE(event.has_record());
+
+  grpc::ClientContext second_context;
+  second_context.set_deadline(
+      absl::ToChronoTime(absl::Now() + absl::Seconds(10)));
+  auto second = stub->WatchShotVerdicts(&second_context, request);
+  EXPECT_FALSE(second->Read(&event));
+  const grpc::Status refused = second->Finish();
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_THAT(refused.error_message(), HasSubstr("--max_shot_verdict_watches"));
+  EXPECT_THAT(refused.error_message(),
+              HasSubstr(absl::StrCat("retry after ", retry_after_ms, " ms")));
+  const auto& trailers = second_context.GetServerTrailingMetadata();
+  for (const char* key : {"retry-after-ms", "grpc-retry-pushback-ms"}) {
+    const auto found = trailers.find(key);
+    ASSERT_NE(found, trailers.end()) << key;
+    EXPECT_EQ(std::string(found->second.data(), found->second.size()),
+              absl::StrCat(retry_after_ms))
+        << key;
+  }
+
+  first_context.TryCancel();
+  while (first->Read(&event)) {
+  }
+  EXPECT_EQ(first->Finish().error_code(), grpc::StatusCode::CANCELLED);
+  absl::StatusOr<std::string> metrics =
+      HttpGet(satord.metrics_port(), "/metrics");
+  ASSERT_TRUE(metrics.ok()) << metrics.status();
+  EXPECT_THAT(*metrics, HasSubstr("sator_requests_shed_total{reason="
+                                  "\"shot_verdict_watches\"} 1"));
+}
+
 TEST(OverloadEndToEnd, WritesPastTheSceneMemoryBudgetAreRefusedNamingIt) {
   constexpr std::int64_t kBudget = 4 << 20;
   SatordProcess satord;

@@ -155,10 +155,11 @@ class HeldRaycastBatch final
 };
 
 // sator.liveness answers SERVING through a whole drain, the final snapshot
-// included, while an admitted call is still unfinished: every probe reads
-// SERVING until the probes find the port closed, and by then satord is
-// exiting (the kernel closes the port while the process ends, a moment
-// before it can be reaped).
+// included, while an admitted call is still unfinished, on the gRPC port and
+// on the --health_address port the manifests' probes use: every probe of the
+// health port reads SERVING until it finds the port closed, and by then
+// satord is exiting (the health server stops last; the kernel closes the
+// port while the process ends, a moment before it can be reaped).
 //
 // The unfinished call is held open by its client, not by timing: a
 // RaycastBatch whose answer (200 rays of 1,000 hits each, about 5 MB) the
@@ -172,12 +173,13 @@ TEST(SatordEndToEnd, LivenessStaysServingThroughADrainUntilExit) {
   constexpr int kMessageBytes = 64 << 20;
   const std::string data_dir = testing::MakeTempDir("liveness-drain");
   SatordProcess satord;
-  ASSERT_TRUE(satord
-                  .Start({"--data_dir=" + data_dir, "--drain_deadline=60s",
-                          "--snapshot_interval=0",
-                          absl::StrCat("--max_message_bytes=", kMessageBytes)},
-                         kStartTimeout)
-                  .ok())
+  ASSERT_TRUE(
+      satord
+          .Start({"--data_dir=" + data_dir, "--drain_deadline=60s",
+                  "--snapshot_interval=0", "--health_address=127.0.0.1:0",
+                  absl::StrCat("--max_message_bytes=", kMessageBytes)},
+                 kStartTimeout)
+          .ok())
       << satord.ReadLog();
   // No retries: each probe below is one attempt.
   absl::StatusOr<Client> made =
@@ -251,8 +253,15 @@ TEST(SatordEndToEnd, LivenessStaysServingThroughADrainUntilExit) {
   }
   ASSERT_TRUE(satord.Signal(SIGTERM).ok());
 
+  absl::StatusOr<Client> health_client =
+      Client::Make({.target = absl::StrCat("127.0.0.1:", satord.health_port()),
+                    .retry = {.max_attempts = 1}});
+  ASSERT_TRUE(health_client.ok()) << health_client.status();
   const auto probe = [&](const std::string& service) {
     return client->CheckHealth(service, {.deadline = absl::Seconds(2)});
+  };
+  const auto probe_health_port = [&](const std::string& service) {
+    return health_client->CheckHealth(service, {.deadline = absl::Seconds(2)});
   };
   // The drain has begun (readiness NOT_SERVING) and waits for the held call:
   // liveness SERVING meanwhile. Bounded: 10,000 probes and 30 s.
@@ -262,13 +271,15 @@ TEST(SatordEndToEnd, LivenessStaysServingThroughADrainUntilExit) {
   for (int i = 0; i < 10000 && !draining && absl::Now() < drain_by; ++i) {
     absl::StatusOr<HealthStatus> ready = probe("sator.readiness");
     draining = ready.ok() && *ready == HealthStatus::kNotServing;
-    absl::StatusOr<HealthStatus> live = probe("sator.liveness");
-    ASSERT_TRUE(live.ok() ||
-                live.status().code() == absl::StatusCode::kDeadlineExceeded)
-        << "liveness failed while the drain waited: " << live.status();
-    if (live.ok()) {
-      ASSERT_EQ(*live, HealthStatus::kServing);
-      ++serving;
+    for (const absl::StatusOr<HealthStatus>& live :
+         {probe("sator.liveness"), probe_health_port("sator.liveness")}) {
+      ASSERT_TRUE(live.ok() ||
+                  live.status().code() == absl::StatusCode::kDeadlineExceeded)
+          << "liveness failed while the drain waited: " << live.status();
+      if (live.ok()) {
+        ASSERT_EQ(*live, HealthStatus::kServing);
+        ++serving;
+      }
     }
   }
   ASSERT_TRUE(draining) << "readiness never turned NOT_SERVING";
@@ -283,12 +294,12 @@ TEST(SatordEndToEnd, LivenessStaysServingThroughADrainUntilExit) {
   EXPECT_EQ(held_answer.hit_counts_size(), kRays);
   EXPECT_EQ(held_answer.body_ids_size(), kRays * kRow);
 
-  // Liveness SERVING until the probes find satord gone. Bounded: at most
-  // 1,000,000 probes and 60 s.
+  // Liveness SERVING on the health port until the probes find satord gone.
+  // Bounded: at most 1,000,000 probes and 60 s.
   const absl::Time give_up = absl::Now() + absl::Seconds(60);
   absl::Status refused;
   for (int i = 0; i < 1000000 && absl::Now() < give_up; ++i) {
-    absl::StatusOr<HealthStatus> health = probe("sator.liveness");
+    absl::StatusOr<HealthStatus> health = probe_health_port("sator.liveness");
     // A probe that ran out of time on a loaded machine says nothing: only a
     // refusal ends the loop.
     if (health.status().code() == absl::StatusCode::kDeadlineExceeded) {

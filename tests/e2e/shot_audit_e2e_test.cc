@@ -2,9 +2,15 @@
 // sator::Client: the ring's bound and overwrite count, paging and every
 // filter of ListShotVerdicts with its errors, and WatchShotVerdicts in
 // order, with a gap for a subscriber that does not keep up, ending on
-// cancel and on the server's drain.
+// cancel and on the server's drain; with --data_dir, the same records in
+// rotating JSON Lines files.
+#include <unistd.h>
+
+#include <algorithm>
 #include <csignal>
 #include <cstdint>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <optional>
@@ -16,8 +22,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
+#include "google/protobuf/util/json_util.h"
 #include "gtest/gtest.h"
 #include "sator/client/client.h"
+#include "sator/v1/shot_audit.pb.h"
 #include "support/satord_process.h"
 
 namespace sator {
@@ -26,6 +34,7 @@ namespace {
 using ::sator::testing::HttpGet;
 using ::sator::testing::SatordProcess;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using ::testing::StartsWith;
 
 // The fixture's flags.
@@ -42,14 +51,16 @@ constexpr std::int64_t kCurrentTick = 10;
 
 class ShotAuditEndToEnd : public ::testing::Test {
  protected:
+  // Flags besides the fixture's.
+  virtual std::vector<std::string> ExtraFlags() { return {}; }
+
   void SetUp() override {
-    ASSERT_TRUE(
-        satord_
-            .Start({absl::StrCat("--shot_audit_size=", kRingSize),
-                    absl::StrCat("--shot_audit_watch_buffer=", kWatchBuffer),
-                    absl::StrCat("--max_batch_queries=", kMaxShots)})
-            .ok())
-        << satord_.ReadLog();
+    std::vector<std::string> flags = {
+        absl::StrCat("--shot_audit_size=", kRingSize),
+        absl::StrCat("--shot_audit_watch_buffer=", kWatchBuffer),
+        absl::StrCat("--max_batch_queries=", kMaxShots)};
+    for (std::string& flag : ExtraFlags()) flags.push_back(std::move(flag));
+    ASSERT_TRUE(satord_.Start(flags).ok()) << satord_.ReadLog();
     absl::StatusOr<Client> client =
         Client::Make({.target = satord_.grpc_target()});
     ASSERT_TRUE(client.ok()) << client.status();
@@ -392,6 +403,71 @@ TEST_F(ShotAuditEndToEnd, WatchEndsCleanlyWhenTheServerDrains) {
   ASSERT_TRUE(satord_.Signal(SIGTERM).ok());
   EXPECT_FALSE((*watch)->Read().has_value());
   EXPECT_TRUE((*watch)->Finish().ok());
+}
+
+// Every verdict also in the data directory's JSON Lines files: 100 verdicts
+// of about 400 bytes each through files of 4 KiB, 2 kept.
+class ShotAuditFilesEndToEnd : public ShotAuditEndToEnd {
+ protected:
+  std::vector<std::string> ExtraFlags() override {
+    data_dir_ = std::filesystem::path(::testing::TempDir()) /
+                absl::StrCat("shot_audit_files_e2e_", ::getpid());
+    std::filesystem::remove_all(data_dir_);
+    return {absl::StrCat("--data_dir=", data_dir_.string()),
+            "--shot_audit_files=2", "--shot_audit_file_bytes=4096"};
+  }
+  void TearDown() override { std::filesystem::remove_all(data_dir_); }
+
+  std::filesystem::path data_dir_;
+};
+
+TEST_F(ShotAuditFilesEndToEnd, TheFilesHoldTheNewestVerdictsInOrder) {
+  ShootTarget(1, 100);
+  // The writer runs behind the queries; the drain writes what is left.
+  ASSERT_TRUE(satord_.Signal(SIGTERM).ok());
+  const absl::StatusOr<int> exit_code = satord_.WaitForExit(absl::Seconds(20));
+  ASSERT_TRUE(exit_code.ok()) << exit_code.status();
+  EXPECT_EQ(*exit_code, 0) << satord_.ReadLog();
+  const std::filesystem::path dir = data_dir_ / "shot_audit" / "scene-arena";
+  std::vector<std::filesystem::path> files;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    files.push_back(entry.path());
+  }
+  std::sort(files.begin(), files.end());
+  ASSERT_EQ(files.size(), 2u) << "the oldest beyond 2 are removed";
+  EXPECT_GT(files[0].filename().string(), "00000001.jsonl");
+  std::uint64_t expected = 0;
+  std::uint64_t lines = 0;
+  for (const std::filesystem::path& file : files) {
+    EXPECT_LE(std::filesystem::file_size(file), 4096u);
+    std::ifstream in(file);
+    for (std::string line; std::getline(in, line);) {
+      sator::v1::WatchShotVerdictsResponse event;
+      ASSERT_TRUE(
+          google::protobuf::util::JsonStringToMessage(line, &event).ok())
+          << line;
+      ASSERT_TRUE(event.has_record()) << line;
+      if (expected != 0) {
+        EXPECT_EQ(event.record().sequence(), expected);
+      }
+      expected = event.record().sequence() + 1;
+      EXPECT_EQ(event.record().scene_id(), "arena");
+      EXPECT_EQ(event.record().verdict().outcome(),
+                sator::v1::SHOT_OUTCOME_HIT);
+      EXPECT_EQ(event.record().shot().shot_id(), event.record().sequence());
+      ++lines;
+    }
+  }
+  EXPECT_EQ(expected, 101u);
+  EXPECT_GT(lines, 4u);
+  EXPECT_THAT(satord_.ReadLog(), Not(HasSubstr("shot_audit_file_error")));
+}
+
+TEST(ShotAuditFilesFlags, FilesWithoutADataDirectoryAreRefused) {
+  SatordProcess satord;
+  EXPECT_FALSE(satord.Start({"--shot_audit_files=2"}).ok());
+  EXPECT_THAT(satord.ReadLog(),
+              HasSubstr("--shot_audit_files: needs --data_dir"));
 }
 
 }  // namespace

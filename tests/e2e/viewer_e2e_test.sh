@@ -6,7 +6,10 @@
 # built: one <g class="body"> per body with its id and shape, the plane, the
 # list's ticks and counts, the queries made through satorctl drawn over the
 # scene, and a scene id from the URL shown escaped, never as markup. The
-# slow-query log (threshold 1 ns) has a line per query. Screenshots are kept in the out dir as test artefacts. Without
+# slow-query log (threshold 1 ns) has a line per query. A past tick is drawn
+# as a rewound query sees it, and a verdict's page draws the shot at the
+# time it was judged at, the target's hitboxes there and, ghosted, where they
+# are now. Screenshots are kept in the out dir as test artefacts. Without
 # --debug_pages the pages do not exist. Exits 77 (skipped) only if Chromium
 # is missing or cannot run here.
 # Usage: viewer_e2e_test.sh <satord> <satorctl> <out dir>
@@ -110,7 +113,31 @@ ctl query raycast --scene=flat --json='{"query": {"origin": {"x": -9, "y": 3},
 ctl query sweep --scene=flat --json='{"query": {"shape": {"circle": {"radius": 0.25}},
   "pose": {"position": {"x": -9, "y": 7}}, "displacement": {"x": 16}}}' || fail "sweep"
 
+# Seeing the past: a shooter (group 1) at the origin and a target (group 2)
+# that moves from (10, 0) at tick 1 to (10, 6) at tick 2; a shot judged at
+# tick 1 + 0.5, as the shooter saw it, when the target was at (10, 3).
+ctl scene create range --dimension=2 || fail "create range"
+ctl bodies upsert range --json='{"bodies": [
+  {"body_id": 20, "group_id": 1, "part": 1, "motion_type": "MOTION_TYPE_DYNAMIC",
+   "shape": {"circle": {"radius": 0.5}}},
+  {"body_id": 21, "group_id": 2, "part": 1, "motion_type": "MOTION_TYPE_DYNAMIC",
+   "shape": {"circle": {"radius": 0.5}}}]}' || fail "upsert range"
+ctl bodies poses range --tick=1 \
+  --json='{"group_ids":[1,2],"group_positions":[0,0,10,0],"group_rotations":[0,0]}' ||
+  fail "poses range 1"
+ctl bodies poses range --tick=2 \
+  --json='{"group_ids":[2],"group_positions":[10,6],"group_rotations":[0]}' ||
+  fail "poses range 2"
+ctl shots validate range --json='{"shots":[{"shot_id":"5","shooter_group_id":"1",
+  "direction":{"x":10,"y":3},"range":20,"target":{"group_id":"2"},
+  "view_tick":{"tick":"1","fraction":0.5}}]}' || fail "validate"
+
 base="http://127.0.0.1:${metrics_port}"
+chrome --dump-dom "${base}/debug/scenes/range" >"${work}/range.html"
+chrome --dump-dom "${base}/debug/scenes/range?tick=1&fraction=0.5" >"${work}/range-past.html"
+chrome --dump-dom "${base}/debug/scenes/range/verdicts/1" >"${work}/verdict.html"
+chrome --window-size=1000,1000 --screenshot="${work}/verdict.png" \
+  "${base}/debug/scenes/range/verdicts/1"
 chrome --dump-dom "${base}/debug/scenes" >"${work}/list.html"
 chrome --dump-dom "${base}/debug/scenes/flat" >"${work}/flat.html"
 chrome --dump-dom "${base}/debug/scenes/deep?plane=xz" >"${work}/deep-xz.html"
@@ -172,7 +199,33 @@ grep -q '&lt;script&gt;alert(1)&lt;/script&gt;' "${work}/escaped.html" || fail "
 status=$(curl -s -o /dev/null -w '%{http_code}' "${base}/debug/scenes/deep?plane=up")
 [[ ${status} == 400 ]] || fail "plane=up: HTTP ${status}"
 
-for png in flat deep-xz; do
+# The past tick: the target halfway, at (10, 3); now it is at (10, 6).
+grep -q 'id="body-21" data-id="21" data-shape="circle" data-x="10.00" data-y="3.00"' \
+  "${work}/range-past.html" || fail "range at tick 1 + 0.5: $(grep -o '<g class="body[^>]*>' "${work}/range-past.html")"
+grep -q 'data-scene-id="range" data-plane="xy" data-tick="1" data-fraction="0.5"' \
+  "${work}/range-past.html" || fail "range at tick 1 + 0.5: svg attributes"
+grep -q 'id="body-21" data-id="21" data-shape="circle" data-x="10.00" data-y="6.00"' \
+  "${work}/range.html" || fail "range now"
+# The scene page links its verdicts; the verdict page draws the shot and its
+# hit at tick 1 + 0.5 over the target's hitbox there, the target now ghosted.
+grep -q '<a href="/debug/scenes/range/verdicts/1">1</a>' "${work}/range.html" ||
+  fail "range: no verdict link"
+grep -q '<td id="outcome">hit</td>' "${work}/verdict.html" || fail "verdict: outcome"
+grep -q '<td id="reason">hit</td>' "${work}/verdict.html" || fail "verdict: reason"
+grep -q 'class="body dynamic target" id="body-21" data-id="21" data-shape="circle" data-x="10.00" data-y="3.00"' \
+  "${work}/verdict.html" || fail "verdict: target at the shot's time"
+grep -q 'class="body dynamic shooter" id="body-20"' "${work}/verdict.html" ||
+  fail "verdict: shooter"
+grep -q 'class="body dynamic ghost target" id="ghost-21" data-id="21" data-shape="circle" data-x="10.00" data-y="6.00"' \
+  "${work}/verdict.html" || fail "verdict: target now, ghosted"
+[[ $(count '<g id="shot" class="shot">' "${work}/verdict.html") == 1 ]] || fail "verdict: shot"
+[[ $(count '<circle class="hit"' "${work}/verdict.html") == 1 ]] || fail "verdict: hit point"
+status=$(curl -s -o /dev/null -w '%{http_code}' "${base}/debug/scenes/range/verdicts/9")
+[[ ${status} == 404 ]] || fail "verdict 9: HTTP ${status}"
+status=$(curl -s -o /dev/null -w '%{http_code}' "${base}/debug/scenes/range?tick=7")
+[[ ${status} == 400 ]] || fail "tick 7 (the future): HTTP ${status}"
+
+for png in flat deep-xz verdict; do
   [[ $(head -c 8 "${work}/${png}.png" | od -An -tx1 | tr -d ' \n') == 89504e470d0a1a0a ]] ||
     fail "${png}.png is not a PNG"
 done

@@ -545,8 +545,8 @@ TEST_F(QueryMetricsTest, SlowQueriesAreLoggedAtWarningWithKindSceneTick) {
   EXPECT_THAT(lines[0], HasSubstr("\"duration_ms\":5,"));
 }
 
-TEST(RecentQueriesTest, KeepsTheLastQueriesPerSceneWithinCapacity) {
-  RecentQueries recent(/*capacity=*/4);
+TEST(RecentQueriesTest, KeepsTheLastQueriesOfEachSceneWithinCapacity) {
+  RecentQueries recent(/*per_scene=*/2, /*max_scenes=*/3);
   scene::RayRequest<3> ray_request;
   ray_request.origin = {1, 0, 0};
   ray_request.direction = {2, 0, 0};
@@ -557,14 +557,22 @@ TEST(RecentQueriesTest, KeepsTheLastQueriesPerSceneWithinCapacity) {
   for (int i = 0; i < 20; ++i) {
     result.hits.push_back({.point = {0, 1, 0}, .normal = {0, 0, 1}});
   }
-  for (int tick = 1; tick <= 6; ++tick) {
+  result.tick = 1;
+  recent.Add<3>("quiet", ray, result);
+  // A busy scene keeps its own last two and pushes none of the quiet one's
+  // out.
+  for (int tick = 2; tick <= 6; ++tick) {
     result.tick = tick;
-    recent.Add<3>(tick % 2 == 0 ? "even" : "odd", ray, result);
+    result.fraction = 0.25f;
+    recent.Add<3>("even", ray, result);
   }
   const std::vector<RecentQuery> even = recent.ForScene("even", 10);
-  ASSERT_EQ(even.size(), 2u);  // Tick 2 fell out of the ring of 4.
-  EXPECT_EQ(even[0].tick, 4);
+  ASSERT_EQ(even.size(), 2u);
+  EXPECT_EQ(even[0].tick, 5);
   EXPECT_EQ(even[1].tick, 6);
+  EXPECT_FLOAT_EQ(even[1].fraction, 0.25f);
+  ASSERT_EQ(recent.ForScene("quiet", 10).size(), 1u);
+  EXPECT_EQ(recent.ForScene("quiet", 10)[0].tick, 1);
   EXPECT_EQ(even[1].kind, "raycast");
   EXPECT_TRUE(even[1].rewound);
   EXPECT_TRUE(even[1].has_path);
@@ -572,9 +580,15 @@ TEST(RecentQueriesTest, KeepsTheLastQueriesPerSceneWithinCapacity) {
   EXPECT_FLOAT_EQ(even[1].to[0], 11.0f);
   EXPECT_EQ(even[1].hits.size(), RecentQueries::kMaxHitsKept);
   EXPECT_FLOAT_EQ(even[1].hits[0].normal[2], 1.0f);
-  EXPECT_EQ(recent.ForScene("odd", 1).size(), 1u);
-  EXPECT_EQ(recent.ForScene("odd", 1)[0].tick, 5);
+  EXPECT_EQ(recent.ForScene("even", 1).size(), 1u);
+  EXPECT_EQ(recent.ForScene("even", 1)[0].tick, 6);
   EXPECT_TRUE(recent.ForScene("none", 10).empty());
+  // A fourth scene forgets the one queried least recently ("quiet").
+  recent.Add<3>("third", ray, result);
+  recent.Add<3>("fourth", ray, result);
+  EXPECT_TRUE(recent.ForScene("quiet", 10).empty());
+  EXPECT_EQ(recent.ForScene("even", 10).size(), 2u);
+  EXPECT_EQ(recent.ForScene("fourth", 10).size(), 1u);
 
   // A 2D sweep: from its pose's position by its displacement.
   scene::SweepRequest<2> sweep_request;
