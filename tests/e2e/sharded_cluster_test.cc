@@ -60,7 +60,13 @@ class ShardedCluster : public ::testing::Test {
             {.endpoints = names_,
              .connection_factory = [this](const std::string& name)
                  -> absl::StatusOr<std::shared_ptr<client::Connection>> {
-               return client::MakeConnection({.target = TargetOf(name)});
+               // Unthrottled retries: while a restarted pod's channel
+               // reconnects, each call's retry backoff paces the tests'
+               // bounded loops (throttled, a call to a down pod fails at
+               // once).
+               return client::MakeConnection(
+                   {.target = TargetOf(name),
+                    .retry = {.throttle_max_tokens = 0}});
              }});
     ASSERT_TRUE(sharded.ok()) << sharded.status();
     sharded_ = *sharded;
