@@ -209,7 +209,7 @@ class Server::Impl {
       ops.on_mutation = [impl](const std::string& scene_id,
                                const google::protobuf::Message& request,
                                absl::FunctionRef<absl::Status()> apply) {
-        const absl::Status applied =
+        absl::Status applied =
             impl->persistence == nullptr
                 ? apply()
                 : impl->persistence->OnMutation(scene_id, request, apply);

@@ -39,7 +39,7 @@ struct ShotAuditOptions {
 class ShotAudit final : public prometheus::Collectable {
  public:
   explicit ShotAudit(ShotAuditOptions options) : options_(options) {}
-  ~ShotAudit();
+  ~ShotAudit() override;
 
   // Writes every scene's verdicts to files from now on (with the trail on;
   // else a no-op) and starts their writer. Before the first verdict.

@@ -264,7 +264,7 @@ absl::Status ShotAuditFiles::OpenNextFile(const std::string& scene_id,
   followed.error_logged = false;
   // Keep max_files with the new one: remove the oldest beyond that.
   numbers.push_back(number);
-  const std::size_t keep = static_cast<std::size_t>(options_.max_files);
+  const auto keep = static_cast<std::size_t>(options_.max_files);
   for (std::size_t i = 0; i + keep < numbers.size(); ++i) {
     const std::string old = absl::StrCat(dir, "/", FileName(numbers[i]));
     if (::unlink(old.c_str()) != 0 && errno != ENOENT) {

@@ -96,8 +96,8 @@ std::vector<RecentQuery> RecentQueries::ForScene(absl::string_view scene_id,
   if (found == scenes_.end()) return {};
   const std::deque<RecentQuery>& queries = found->second.queries;
   const std::size_t kept = std::min(limit, queries.size());
-  return std::vector<RecentQuery>(queries.end() - static_cast<long>(kept),
-                                  queries.end());
+  return std::vector<RecentQuery>(
+      queries.end() - static_cast<std::ptrdiff_t>(kept), queries.end());
 }
 
 }  // namespace sator::server

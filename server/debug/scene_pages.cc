@@ -321,10 +321,12 @@ HttpResponse VerdictPage(const std::string& id,
         drawing.origin[axis] +
         (length > 0.0 ? direction[axis] / length * reach : 0.0));
   }
-  if (shot.shape().has_sphere())
+  if (shot.shape().has_sphere()) {
     drawing.radius = shot.shape().sphere().radius();
-  if (shot.shape().has_circle())
+  }
+  if (shot.shape().has_circle()) {
     drawing.radius = shot.shape().circle().radius();
+  }
   if (shot.shape().has_capsule3d()) {
     drawing.radius = shot.shape().capsule3d().radius();
   }

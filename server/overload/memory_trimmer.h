@@ -35,8 +35,8 @@ class MemoryTrimmer {
 
   // `admitted_bytes` reads the bytes held by admitted calls now; it and the
   // resident size are sampled every `period`.
-  MemoryTrimmer(std::function<std::int64_t()> admitted_bytes,
-                absl::Duration period = absl::Milliseconds(500));
+  explicit MemoryTrimmer(std::function<std::int64_t()> admitted_bytes,
+                         absl::Duration period = absl::Milliseconds(500));
   ~MemoryTrimmer();  // Stops the thread.
   MemoryTrimmer(const MemoryTrimmer&) = delete;
   MemoryTrimmer& operator=(const MemoryTrimmer&) = delete;
