@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cinttypes>
 #include <cstdio>
 #include <utility>
 
@@ -16,12 +17,11 @@ namespace {
 std::int64_t ResidentBytes() {
   std::FILE* statm = std::fopen("/proc/self/statm", "r");
   if (statm == nullptr) return 0;
-  long long size = 0;      // NOLINT(runtime/int): fscanf's %lld.
-  long long resident = 0;  // NOLINT(runtime/int)
-  const int read = std::fscanf(statm, "%lld %lld", &size, &resident);
+  std::int64_t size = 0;
+  std::int64_t resident = 0;
+  const int read = std::fscanf(statm, "%" SCNd64 " %" SCNd64, &size, &resident);
   std::fclose(statm);
-  return read == 2 ? static_cast<std::int64_t>(resident) * sysconf(_SC_PAGESIZE)
-                   : 0;
+  return read == 2 ? resident * sysconf(_SC_PAGESIZE) : 0;
 }
 
 }  // namespace
