@@ -84,65 +84,68 @@ Rewind SplitTime(double t) {
 }
 
 template <int D>
-absl::Status CheckVec(Vec<D> v, const std::string& where) {
+bool InRange(Vec<D> v) {
   for (int i = 0; i < D; ++i) {
     if (!std::isfinite(v[i]) || std::fabs(v[i]) > broadphase::kMaxCoordinate) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(where, ": must be finite and within 1e15"));
+      return false;
     }
   }
-  return absl::OkStatus();
+  return true;
 }
 
 template <int D>
 absl::Status CheckShot(const Shot<D>& shot, std::size_t i) {
-  const std::string prefix = absl::StrCat("shots[", i, "].");
-  if (absl::Status s = CheckVec<D>(shot.origin, prefix + "origin"); !s.ok()) {
-    return s;
+  // The field names are spelled out only for an error: a batch of valid
+  // shots builds no string.
+  const auto prefix = [i] { return absl::StrCat("shots[", i, "]."); };
+  if (!InRange<D>(shot.origin)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(prefix(), "origin: must be finite and within 1e15"));
   }
-  if (absl::Status s = CheckVec<D>(shot.direction, prefix + "direction");
-      !s.ok()) {
-    return s;
+  if (!InRange<D>(shot.direction)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(prefix(), "direction: must be finite and within 1e15"));
   }
   if (NormalizeOrZero(shot.direction, 1e-12f) == Vec<D>{}) {
-    return absl::InvalidArgumentError(prefix + "direction: must not be zero");
+    return absl::InvalidArgumentError(
+        absl::StrCat(prefix(), "direction: must not be zero"));
   }
   if (std::isnan(shot.range) || shot.range <= 0.0f ||
       shot.range > broadphase::kMaxCoordinate) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(prefix, "range: must be in (0, 1e15], got ", shot.range));
+    return absl::InvalidArgumentError(absl::StrCat(
+        prefix(), "range: must be in (0, 1e15], got ", shot.range));
   }
   if (shot.shape != nullptr) {
     if (!Round<D>::Is(*shot.shape)) {
-      return absl::InvalidArgumentError(prefix +
-                                        "shape: must be a sphere or a capsule");
+      return absl::InvalidArgumentError(
+          absl::StrCat(prefix(), "shape: must be a sphere or a capsule"));
     }
     if (absl::Status s = ShapeOps<D>::ValidateQueryShape(*shot.shape);
         !s.ok()) {
       return absl::InvalidArgumentError(
-          absl::StrCat(prefix, "shape: ", s.message()));
+          absl::StrCat(prefix(), "shape: ", s.message()));
     }
     Pose<D> pose;
     pose.position = shot.origin;
     pose.rotation = shot.shape_rotation;
     absl::StatusOr<Pose<D>> checked = ShapeOps<D>::CheckPose(pose);
     if (!checked.ok()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(prefix, "shape_rotation: ", checked.status().message()));
+      return absl::InvalidArgumentError(absl::StrCat(
+          prefix(), "shape_rotation: ", checked.status().message()));
     }
   }
   if (const auto* rewind = std::get_if<Rewind>(&shot.view_time)) {
     if (std::isnan(rewind->fraction) || rewind->fraction < 0.0f ||
         rewind->fraction >= 1.0f) {
       return absl::InvalidArgumentError(
-          absl::StrCat(prefix, "view_time.fraction: must be in [0, 1), got ",
+          absl::StrCat(prefix(), "view_time.fraction: must be in [0, 1), got ",
                        rewind->fraction));
     }
   } else {
     const double ms = std::get<ViewDelay>(shot.view_time).ms;
     if (!std::isfinite(ms) || std::fabs(ms) > 1e12) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(prefix, "view_time.delay_ms: must be finite, got ", ms));
+      return absl::InvalidArgumentError(absl::StrCat(
+          prefix(), "view_time.delay_ms: must be finite, got ", ms));
     }
   }
   return absl::OkStatus();
@@ -375,18 +378,6 @@ absl::StatusOr<std::vector<ShotVerdict<D>>> ValidateShots(
         continue;
       }
     }
-    std::vector<typename SceneSnapshot<D>::Part> target;
-    if (shot.target.has_value()) {
-      absl::StatusOr<std::vector<typename SceneSnapshot<D>::Part>> parts =
-          snapshot.GroupParts(shot.target->group_id, when);
-      if (!parts.ok()) return parts.status();
-      if (shot.target->group_id == 0 || parts->empty()) {
-        reject(ShotReason::kUnknownTarget);
-        continue;
-      }
-      target = *std::move(parts);
-    }
-
     Cast<D> cast;
     cast.origin = shot.origin;
     cast.unit = NormalizeOrZero(shot.direction, 1e-12f);
@@ -420,12 +411,26 @@ absl::StatusOr<std::vector<ShotVerdict<D>>> ValidateShots(
       }
     }
     if (!result.ok()) return result.status();
-    if (!result->hits.empty()) verdict.hit = result->hits.front();
-
     const bool hit_group =
-        verdict.hit.has_value() && verdict.hit->group_id != 0;
-    const bool hit_claimed = hit_group && shot.target.has_value() &&
-                             verdict.hit->group_id == shot.target->group_id;
+        !result->hits.empty() && result->hits.front().group_id != 0;
+    const bool hit_claimed =
+        hit_group && shot.target.has_value() && shot.target->group_id != 0 &&
+        result->hits.front().group_id == shot.target->group_id;
+    // The claimed target's parts, needed only when the shot did not hit it
+    // (a hit proves the target was there): an unknown target is rejected,
+    // whatever the cast found.
+    std::vector<typename SceneSnapshot<D>::Part> target;
+    if (shot.target.has_value() && !hit_claimed) {
+      absl::StatusOr<std::vector<typename SceneSnapshot<D>::Part>> parts =
+          snapshot.GroupParts(shot.target->group_id, when);
+      if (!parts.ok()) return parts.status();
+      if (shot.target->group_id == 0 || parts->empty()) {
+        reject(ShotReason::kUnknownTarget);
+        continue;
+      }
+      target = *std::move(parts);
+    }
+    if (!result->hits.empty()) verdict.hit = result->hits.front();
     if (shot.target.has_value() && !hit_claimed) {
       verdict.target_miss_distance = GapToParts<D>(cast, target);
     }
