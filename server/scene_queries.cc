@@ -60,7 +60,8 @@ absl::StatusOr<sator::v1::QueryResult> IntoValue(Fill fill) {
   return out;
 }
 
-// RESOURCE_EXHAUSTED beyond `max_shots` shots, INVALID_ARGUMENT for none.
+// RESOURCE_EXHAUSTED beyond `max_shots` shots. A call with none answers
+// the scene's tick, as a RaycastBatch with no rays does.
 absl::Status CheckShotCount(const sator::v1::ValidateShotsRequest& request,
                             int max_shots) {
   const int count = request.shots_size();
@@ -69,7 +70,6 @@ absl::Status CheckShotCount(const sator::v1::ValidateShotsRequest& request,
         absl::StrCat("shots: at most ", max_shots,
                      " shots per call (--max_batch_queries), got ", count));
   }
-  if (count == 0) return convert::FieldError("shots", "no shot given");
   return absl::OkStatus();
 }
 

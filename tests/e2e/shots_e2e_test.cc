@@ -467,9 +467,11 @@ TEST_F(ShotsEndToEnd, BadInputNamesTheField) {
     EXPECT_THAT(message, StartsWith(field));
   }
 
+  // No shots: the policy is still checked.
   std::string message;
-  EXPECT_EQ(CodeOf({}, {}, &message), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(message, StartsWith("shots: "));
+  EXPECT_EQ(CodeOf({}, {.max_rewind_ms = -1.0f}, &message),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(message, StartsWith("policy.max_rewind_ms: "));
   EXPECT_EQ(CodeOf(std::vector<Shot>(kMaxShots + 1, good), {}, &message),
             absl::StatusCode::kResourceExhausted);
   EXPECT_THAT(message, StartsWith("shots: at most 16"));
@@ -481,6 +483,24 @@ TEST_F(ShotsEndToEnd, BadInputNamesTheField) {
   EXPECT_EQ(missing.status().code(), absl::StatusCode::kNotFound);
   EXPECT_THAT(std::string(missing.status().message()),
               StartsWith("scene_id: "));
+}
+
+TEST_F(ShotsEndToEnd, NoShotsAnswerTheCurrentTick) {
+  absl::StatusOr<ValidateShotsResult> unary =
+      client_->ValidateShots("arena", {});
+  ASSERT_TRUE(unary.ok()) << unary.status();
+  EXPECT_TRUE(unary->verdicts.empty());
+  EXPECT_EQ(unary->current_tick, kCurrentTick);
+
+  absl::StatusOr<std::unique_ptr<Session>> session =
+      client_->OpenSession("arena");
+  ASSERT_TRUE(session.ok()) << session.status();
+  absl::StatusOr<ValidateShotsResult> streamed =
+      (*session)->SubmitShots({}).get();
+  ASSERT_TRUE(streamed.ok()) << streamed.status();
+  EXPECT_TRUE(streamed->verdicts.empty());
+  EXPECT_EQ(streamed->current_tick, kCurrentTick);
+  EXPECT_TRUE((*session)->Close().ok());
 }
 
 TEST_F(ShotsEndToEnd, TwoDimensionalScene) {
