@@ -66,7 +66,7 @@ class QueryService final : public QueryServiceBase {
         ops_(std::move(ops)),
         scene_queries_(scenes, shape_limits),
         sessions_(limits.max_sessions),
-        watches_(limits.max_shot_verdict_watches) {
+        watches_(ShotVerdictWatchLimit(limits.max_shot_verdict_watches)) {
     // Requests and responses of the unary RPCs live on one protobuf arena
     // per call (arena_message_allocator.h).
     SetMessageAllocatorFor_Ping(&ping_allocator_);
