@@ -73,6 +73,17 @@ ABSL_FLAG(int, max_batch_queries, 10000,
 ABSL_FLAG(int, max_sessions, 1000, "Most Session streams open at once.");
 ABSL_FLAG(int, max_shot_verdict_watches, 256,
           "Most WatchShotVerdicts streams open at once.");
+ABSL_FLAG(int, max_proximity_watches, 256,
+          "Most WatchProximity streams open at once.");
+ABSL_FLAG(int, max_zones_per_scene, 4096, "Most zones one scene may have.");
+ABSL_FLAG(int, max_observers_per_scene, 65536,
+          "Most observers (areas of interest) one scene may have.");
+ABSL_FLAG(int, proximity_history, 1024,
+          "Evaluations with events kept per scene, for WatchProximity "
+          "subscribers that start from a tick or fall behind.");
+ABSL_FLAG(int, proximity_watch_buffer, 256,
+          "Evaluations a WatchProximity subscriber may fall behind before it "
+          "gets a resync (at most --proximity_history).");
 ABSL_FLAG(int, batch_threads, 1,
           "Threads one QueryBatch or RaycastBatch of at least "
           "--batch_parallel_min queries runs on (1 to 64; 1: sequential).");
@@ -293,6 +304,29 @@ int main(int argc, char** argv) {
   options.allow_recovery_loss = absl::GetFlag(FLAGS_allow_recovery_loss);
   if (absl::Status limits =
           sator::server::ValidateSceneLimits(options.scene_limits);
+      !limits.ok()) {
+    std::fprintf(stderr, "satord: %s\n", std::string(limits.message()).c_str());
+    return 1;
+  }
+  options.max_proximity_watches = absl::GetFlag(FLAGS_max_proximity_watches);
+  options.proximity.max_zones = absl::GetFlag(FLAGS_max_zones_per_scene);
+  options.proximity.max_observers =
+      absl::GetFlag(FLAGS_max_observers_per_scene);
+  const int proximity_history = absl::GetFlag(FLAGS_proximity_history);
+  const int proximity_watch_buffer =
+      absl::GetFlag(FLAGS_proximity_watch_buffer);
+  if (options.max_proximity_watches < 1 || proximity_history < 1 ||
+      proximity_watch_buffer < 1) {
+    std::fprintf(stderr,
+                 "satord: --max_proximity_watches, --proximity_history and "
+                 "--proximity_watch_buffer must be positive\n");
+    return 1;
+  }
+  options.proximity.history = static_cast<std::size_t>(proximity_history);
+  options.proximity.watch_buffer =
+      static_cast<std::uint64_t>(proximity_watch_buffer);
+  if (absl::Status limits =
+          sator::server::ValidateProximityLimits(options.proximity);
       !limits.ok()) {
     std::fprintf(stderr, "satord: %s\n", std::string(limits.message()).c_str());
     return 1;

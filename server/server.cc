@@ -34,6 +34,7 @@
 #include "server/metrics/registry.h"
 #include "server/overload/memory_trimmer.h"
 #include "server/overload/queued_call.h"
+#include "server/proximity_service.h"
 #include "server/query_service.h"
 #include "server/scene_service.h"
 #include "server/scenes/scene_ops.h"
@@ -53,10 +54,12 @@ constexpr char kReadinessService[] = "sator.readiness";
 constexpr std::size_t kHealthMemoryQuotaBytes = std::size_t{16} << 20;
 
 std::vector<std::string> ReadinessServiceNames() {
-  return {"", kReadinessService,
+  return {"",
+          kReadinessService,
           std::string(sator::v1::QueryService::service_full_name()),
           std::string(sator::v1::SceneService::service_full_name()),
-          std::string(sator::v1::BodyService::service_full_name())};
+          std::string(sator::v1::BodyService::service_full_name()),
+          std::string(sator::v1::ProximityService::service_full_name())};
 }
 
 // FAILED_PRECONDITION describing what recovery of `data_dir` could not give
@@ -187,13 +190,19 @@ class Server::Impl {
         query_metrics(std::make_shared<QueryMetrics>(
             &scenes, server_options.slow_query_threshold)),
         shot_audit(std::make_shared<ShotAudit>(server_options.shot_audit)),
+        proximity_hosts(
+            std::make_shared<ProximityHosts>(server_options.proximity)),
         query_service(drain_gate, scenes, server_options.shape_limits,
                       server_options.query_limits,
                       SceneOps(server_options, this)),
         scene_service(drain_gate, scenes, SceneOps(server_options, this)),
-        body_service(drain_gate, scenes, SceneOps(server_options, this)) {
+        body_service(drain_gate, scenes, SceneOps(server_options, this)),
+        proximity_service(drain_gate, scenes, server_options.shape_limits,
+                          *proximity_hosts,
+                          server_options.max_proximity_watches) {
     drain_gate.set_overload_limiter(overload_limiter.get());
     query_service.set_overload_limiter(overload_limiter.get());
+    proximity_service.set_overload_limiter(overload_limiter.get());
   }
 
   // `impl` may be null (for replay: no hooks).
@@ -217,11 +226,15 @@ class Server::Impl {
         if (applied.ok() && request.GetDescriptor() ==
                                 sator::v1::DeleteSceneRequest::descriptor()) {
           impl->shot_audit->Forget(scene_id);
+          impl->proximity_hosts->Forget(scene_id);
         }
         return applied;
       };
       ops.on_poses_applied = [impl](std::int64_t count) {
         impl->query_metrics->AddPoseUpdates(count);
+      };
+      ops.on_scene_written = [impl](const HostedScene& scene) {
+        impl->proximity_hosts->OnSceneWritten(scene);
       };
     }
     return ops;
@@ -245,6 +258,8 @@ class Server::Impl {
   std::shared_ptr<QueryMetrics> query_metrics;
   // Every scene's shot verdicts (--shot_audit_size); outlives the services.
   std::shared_ptr<ShotAudit> shot_audit;
+  // Every scene's zones and observers; outlives the services.
+  std::shared_ptr<ProximityHosts> proximity_hosts;
   std::unique_ptr<ScenePersistence> persistence;
   std::unique_ptr<Metrics> metrics;
   std::unique_ptr<GrpcServerMetrics> grpc_metrics;
@@ -264,6 +279,7 @@ class Server::Impl {
   QueryService query_service;
   SceneService scene_service;
   BodyService body_service;
+  ProximityService proximity_service;
   std::unique_ptr<grpc::Server> grpc_server;
   // Answers UNIMPLEMENTED for every method but health on the health
   // server; gRPC builds no server without a service of its own to poll.
@@ -312,6 +328,7 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(
   impl->metrics->AddCollectable(impl->query_metrics);
   impl->metrics->AddCollectable(impl->overload_limiter);
   impl->metrics->AddCollectable(impl->shot_audit);
+  impl->metrics->AddCollectable(impl->proximity_hosts);
   impl->metrics->AddCollectable(std::make_shared<SceneMemoryMetrics>(
       &impl->scenes, options.max_scene_memory_bytes));
   impl->memory_trimmer = std::make_unique<MemoryTrimmer>(
@@ -454,6 +471,7 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(
       });
   builder.RegisterService(&impl->scene_service);
   builder.RegisterService(&impl->body_service);
+  builder.RegisterService(&impl->proximity_service);
   if (options.enable_grpc_metrics) {
     std::vector<const google::protobuf::ServiceDescriptor*> services = {
         sator::v1::PingRequest::descriptor()->file()->FindServiceByName(
@@ -462,6 +480,8 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(
             "SceneService"),
         sator::v1::UpsertBodiesRequest::descriptor()->file()->FindServiceByName(
             "BodyService"),
+        sator::v1::AddZoneRequest::descriptor()->file()->FindServiceByName(
+            "ProximityService"),
         grpc::health::v1::HealthCheckRequest::descriptor()
             ->file()
             ->FindServiceByName("Health")};

@@ -14,6 +14,7 @@
 #include "server/auth/server_credentials.h"
 #include "server/metrics/query_metrics.h"
 #include "server/overload/overload_limiter.h"
+#include "server/proximity/proximity_hosts.h"
 #include "server/query_service.h"
 #include "server/scenes/scene_registry.h"
 
@@ -40,6 +41,10 @@ struct ServerOptions {
   absl::Duration slow_query_threshold = absl::ZeroDuration();
   // The per-scene audit ring of shot verdicts and its subscribers' lag.
   ShotAuditOptions shot_audit;
+  // Zones and observers per scene, the evaluations kept for WatchProximity
+  // subscribers, and how many streams may be open.
+  ProximityLimits proximity;
+  int max_proximity_watches = 256;
   // Serve the scene viewer (/debug/scenes) on the metrics port and record
   // the recent queries it draws.
   bool debug_pages = false;

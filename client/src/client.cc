@@ -575,6 +575,59 @@ absl::StatusOr<std::unique_ptr<ShotVerdictStream>> Client::WatchShotVerdicts(
   return impl_->connection().WatchShotVerdicts(scene_id, from_sequence);
 }
 
+// ---- Proximity ----
+
+absl::StatusOr<std::int64_t> Client::AddZone(const std::string& scene_id,
+                                             const Zone& zone,
+                                             const CallOptions& call_options) {
+  return impl_->Call<absl::StatusOr<std::int64_t>>(
+      kMutation, call_options, [&](const CallContext& context) {
+        return impl_->connection().AddZone(scene_id, zone, context);
+      });
+}
+
+absl::StatusOr<std::int64_t> Client::AddObserver(
+    const std::string& scene_id, const Observer& observer,
+    const CallOptions& call_options) {
+  return impl_->Call<absl::StatusOr<std::int64_t>>(
+      kMutation, call_options, [&](const CallContext& context) {
+        return impl_->connection().AddObserver(scene_id, observer, context);
+      });
+}
+
+absl::Status Client::RemoveZone(const std::string& scene_id,
+                                std::uint64_t zone_id,
+                                const CallOptions& call_options) {
+  return impl_->Call<absl::Status>(
+      kMutation, call_options, [&](const CallContext& context) {
+        return impl_->connection().RemoveZone(scene_id, zone_id, context);
+      });
+}
+
+absl::Status Client::RemoveObserver(const std::string& scene_id,
+                                    std::uint64_t observer_id,
+                                    const CallOptions& call_options) {
+  return impl_->Call<absl::Status>(kMutation, call_options,
+                                   [&](const CallContext& context) {
+                                     return impl_->connection().RemoveObserver(
+                                         scene_id, observer_id, context);
+                                   });
+}
+
+absl::StatusOr<ProximityState> Client::GetProximity(
+    const std::string& scene_id, const CallOptions& call_options) {
+  return impl_->Call<absl::StatusOr<ProximityState>>(
+      kIdempotent, call_options, [&](const CallContext& context) {
+        return impl_->connection().GetProximity(scene_id, context);
+      });
+}
+
+absl::StatusOr<std::unique_ptr<ProximityStream>> Client::WatchProximity(
+    const std::string& scene_id, std::optional<std::int64_t> from_tick) {
+  if (!impl_->status().ok()) return impl_->status();
+  return impl_->connection().WatchProximity(scene_id, from_tick);
+}
+
 // ---- Sessions ----
 
 absl::StatusOr<std::unique_ptr<Session>> Client::OpenSession(

@@ -26,10 +26,12 @@
 #include "grpcpp/generic/generic_stub.h"
 #include "grpcpp/support/channel_arguments.h"
 #include "grpcpp/support/client_interceptor.h"
+#include "proximity_wire.h"
 #include "retry_service_config.h"
 #include "sator/client/connection.h"
 #include "sator/client/retry.h"
 #include "sator/v1/body_service.grpc.pb.h"
+#include "sator/v1/proximity.grpc.pb.h"
 #include "sator/v1/query_service.grpc.pb.h"
 #include "sator/v1/scene_service.grpc.pb.h"
 #include "status_conversion.h"
@@ -179,6 +181,42 @@ class GrpcShotVerdictStream final : public ShotVerdictStream {
   absl::Status read_error_;
 };
 
+class GrpcProximityStream final : public ProximityStream {
+ public:
+  GrpcProximityStream(sator::v1::ProximityService::Stub& stub,
+                      const std::string& scene_id,
+                      std::optional<std::int64_t> from_tick) {
+    PrepareContext(context_, CallContext{}, &scene_id);
+    sator::v1::WatchProximityRequest request;
+    request.set_scene_id(scene_id);
+    if (from_tick.has_value()) request.set_from_tick(*from_tick);
+    stream_ = stub.WatchProximity(&context_, request);
+  }
+
+  std::optional<ProximityStreamEvent> Read() override {
+    sator::v1::WatchProximityResponse message;
+    while (stream_->Read(&message)) {
+      if (message.has_events()) {
+        return client_internal::ReadTickEvents(message.events());
+      }
+      if (message.has_resync()) {
+        return client_internal::ReadResync(message.resync());
+      }
+      // A message kind newer than this client: skipped.
+    }
+    return std::nullopt;
+  }
+  absl::Status Finish() override {
+    return FinishStatus(context_, stream_->Finish());
+  }
+  void Cancel() override { context_.TryCancel(); }
+
+ private:
+  grpc::ClientContext context_;
+  std::unique_ptr<grpc::ClientReader<sator::v1::WatchProximityResponse>>
+      stream_;
+};
+
 // Referencing one message of each service file links its descriptors in, so
 // the generated pool can find every method by name (CallJson).
 void LinkServiceDescriptors() {
@@ -186,6 +224,7 @@ void LinkServiceDescriptors() {
     (void)sator::v1::PingRequest::descriptor();
     (void)sator::v1::CreateSceneRequest::descriptor();
     (void)sator::v1::UpsertBodiesRequest::descriptor();
+    (void)sator::v1::AddZoneRequest::descriptor();
     return true;
   }();
   (void)linked;
@@ -198,6 +237,7 @@ class GrpcConnection final : public Connection {
         query_stub_(sator::v1::QueryService::NewStub(channel_)),
         scene_stub_(sator::v1::SceneService::NewStub(channel_)),
         body_stub_(sator::v1::BodyService::NewStub(channel_)),
+        proximity_stub_(sator::v1::ProximityService::NewStub(channel_)),
         health_stub_(grpc::health::v1::Health::NewStub(channel_)) {}
 
   bool RetriesIdempotentCalls() const override { return true; }
@@ -540,6 +580,83 @@ class GrpcConnection final : public Connection {
                                                 from_sequence));
   }
 
+  absl::StatusOr<std::int64_t> AddZone(const std::string& scene_id,
+                                       const Zone& zone,
+                                       const CallContext& context) override {
+    sator::v1::AddZoneRequest request;
+    request.set_scene_id(scene_id);
+    client_internal::WriteZone(zone, request.mutable_zone());
+    sator::v1::AddZoneResponse response;
+    if (absl::Status status =
+            Unary(*proximity_stub_, &sator::v1::ProximityService::Stub::AddZone,
+                  request, &response, context, &scene_id);
+        !status.ok()) {
+      return status;
+    }
+    return response.tick();
+  }
+
+  absl::StatusOr<std::int64_t> AddObserver(
+      const std::string& scene_id, const Observer& observer,
+      const CallContext& context) override {
+    sator::v1::AddObserverRequest request;
+    request.set_scene_id(scene_id);
+    client_internal::WriteObserver(observer, request.mutable_observer());
+    sator::v1::AddObserverResponse response;
+    if (absl::Status status = Unary(
+            *proximity_stub_, &sator::v1::ProximityService::Stub::AddObserver,
+            request, &response, context, &scene_id);
+        !status.ok()) {
+      return status;
+    }
+    return response.tick();
+  }
+
+  absl::Status RemoveZone(const std::string& scene_id, std::uint64_t zone_id,
+                          const CallContext& context) override {
+    sator::v1::RemoveZoneRequest request;
+    request.set_scene_id(scene_id);
+    request.set_zone_id(zone_id);
+    sator::v1::RemoveZoneResponse response;
+    return Unary(*proximity_stub_,
+                 &sator::v1::ProximityService::Stub::RemoveZone, request,
+                 &response, context, &scene_id);
+  }
+
+  absl::Status RemoveObserver(const std::string& scene_id,
+                              std::uint64_t observer_id,
+                              const CallContext& context) override {
+    sator::v1::RemoveObserverRequest request;
+    request.set_scene_id(scene_id);
+    request.set_observer_id(observer_id);
+    sator::v1::RemoveObserverResponse response;
+    return Unary(*proximity_stub_,
+                 &sator::v1::ProximityService::Stub::RemoveObserver, request,
+                 &response, context, &scene_id);
+  }
+
+  absl::StatusOr<ProximityState> GetProximity(
+      const std::string& scene_id, const CallContext& context) override {
+    sator::v1::GetProximityRequest request;
+    request.set_scene_id(scene_id);
+    sator::v1::GetProximityResponse response;
+    if (absl::Status status = Unary(
+            *proximity_stub_, &sator::v1::ProximityService::Stub::GetProximity,
+            request, &response, context, &scene_id);
+        !status.ok()) {
+      return status;
+    }
+    return client_internal::ReadProximityState(response);
+  }
+
+  absl::StatusOr<std::unique_ptr<ProximityStream>> WatchProximity(
+      const std::string& scene_id,
+      std::optional<std::int64_t> from_tick) override {
+    return std::unique_ptr<ProximityStream>(
+        std::make_unique<GrpcProximityStream>(*proximity_stub_, scene_id,
+                                              from_tick));
+  }
+
   absl::StatusOr<std::unique_ptr<SessionStream>> OpenSession(
       const std::string& scene_id) override {
     return std::unique_ptr<SessionStream>(
@@ -572,6 +689,7 @@ class GrpcConnection final : public Connection {
   std::unique_ptr<sator::v1::QueryService::Stub> query_stub_;
   std::unique_ptr<sator::v1::SceneService::Stub> scene_stub_;
   std::unique_ptr<sator::v1::BodyService::Stub> body_stub_;
+  std::unique_ptr<sator::v1::ProximityService::Stub> proximity_stub_;
   std::unique_ptr<grpc::health::v1::Health::Stub> health_stub_;
 };
 

@@ -37,6 +37,7 @@ const std::vector<MethodName>& IdempotentMethods() {
           {"sator.v1.SceneService", "ListScenes"},
           {"sator.v1.SceneService", "GetScene"},
           {"sator.v1.SceneService", "ExportScene"},
+          {"sator.v1.ProximityService", "GetProximity"},
           {"grpc.health.v1.Health", "Check"},
       };
   return *methods;

@@ -451,6 +451,60 @@ ShardedConnection::WatchShotVerdicts(
       route->endpoint);
 }
 
+absl::StatusOr<std::int64_t> ShardedConnection::AddZone(
+    const std::string& scene_id, const Zone& zone, const CallContext& context) {
+  absl::StatusOr<Route> route = RouteScene(scene_id);
+  if (!route.ok()) return route.status();
+  return WithEndpoint(route->connection->AddZone(scene_id, zone, context),
+                      route->endpoint);
+}
+
+absl::StatusOr<std::int64_t> ShardedConnection::AddObserver(
+    const std::string& scene_id, const Observer& observer,
+    const CallContext& context) {
+  absl::StatusOr<Route> route = RouteScene(scene_id);
+  if (!route.ok()) return route.status();
+  return WithEndpoint(
+      route->connection->AddObserver(scene_id, observer, context),
+      route->endpoint);
+}
+
+absl::Status ShardedConnection::RemoveZone(const std::string& scene_id,
+                                           std::uint64_t zone_id,
+                                           const CallContext& context) {
+  absl::StatusOr<Route> route = RouteScene(scene_id);
+  if (!route.ok()) return route.status();
+  return WithEndpoint(route->connection->RemoveZone(scene_id, zone_id, context),
+                      route->endpoint);
+}
+
+absl::Status ShardedConnection::RemoveObserver(const std::string& scene_id,
+                                               std::uint64_t observer_id,
+                                               const CallContext& context) {
+  absl::StatusOr<Route> route = RouteScene(scene_id);
+  if (!route.ok()) return route.status();
+  return WithEndpoint(
+      route->connection->RemoveObserver(scene_id, observer_id, context),
+      route->endpoint);
+}
+
+absl::StatusOr<ProximityState> ShardedConnection::GetProximity(
+    const std::string& scene_id, const CallContext& context) {
+  absl::StatusOr<Route> route = RouteScene(scene_id);
+  if (!route.ok()) return route.status();
+  return WithEndpoint(route->connection->GetProximity(scene_id, context),
+                      route->endpoint);
+}
+
+absl::StatusOr<std::unique_ptr<ProximityStream>>
+ShardedConnection::WatchProximity(const std::string& scene_id,
+                                  std::optional<std::int64_t> from_tick) {
+  absl::StatusOr<Route> route = RouteScene(scene_id);
+  if (!route.ok()) return route.status();
+  return WithEndpoint(route->connection->WatchProximity(scene_id, from_tick),
+                      route->endpoint);
+}
+
 absl::StatusOr<std::unique_ptr<SessionStream>> ShardedConnection::OpenSession(
     const std::string& scene_id) {
   absl::StatusOr<Route> route = RouteScene(scene_id);

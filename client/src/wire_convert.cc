@@ -234,18 +234,17 @@ void WritePoseBatch(const PoseBatch& poses, sator::v1::PoseBatch* out) {
                                            poses.teleported_group_ids.end());
 }
 
+void WriteQueryFilter(const QueryFilter& filter, sator::v1::QueryFilter* out) {
+  if (filter.layer.has_value()) out->set_layer(*filter.layer);
+  if (filter.mask.has_value()) out->set_mask(*filter.mask);
+  out->mutable_exclude_body_ids()->Add(filter.exclude_body_ids.begin(),
+                                       filter.exclude_body_ids.end());
+  out->set_motion(static_cast<sator::v1::MotionFilter>(filter.motion));
+}
+
 void WriteQueryOptions(const QueryOptions& options,
                        sator::v1::QueryOptions* out) {
-  sator::v1::QueryFilter* filter = out->mutable_filter();
-  if (options.filter.layer.has_value()) {
-    filter->set_layer(*options.filter.layer);
-  }
-  if (options.filter.mask.has_value()) filter->set_mask(*options.filter.mask);
-  filter->mutable_exclude_body_ids()->Add(
-      options.filter.exclude_body_ids.begin(),
-      options.filter.exclude_body_ids.end());
-  filter->set_motion(
-      static_cast<sator::v1::MotionFilter>(options.filter.motion));
+  WriteQueryFilter(options.filter, out->mutable_filter());
   out->set_mode(static_cast<sator::v1::ResultMode>(options.mode));
   out->set_max_hits(options.max_hits);
   if (options.rewind.has_value()) {

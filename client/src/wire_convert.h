@@ -37,6 +37,7 @@ void WriteBody(const Body& body, sator::v1::Body* out);
 void WriteSnapshot(const SceneSnapshot& snapshot,
                    sator::v1::SceneSnapshot* out);
 void WritePoseBatch(const PoseBatch& poses, sator::v1::PoseBatch* out);
+void WriteQueryFilter(const QueryFilter& filter, sator::v1::QueryFilter* out);
 void WriteQueryOptions(const QueryOptions& options,
                        sator::v1::QueryOptions* out);
 void WriteOverlap(const OverlapQuery& query, sator::v1::OverlapQuery* out);

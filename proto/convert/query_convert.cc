@@ -15,14 +15,6 @@
 #include "proto/convert/field_path.h"
 
 namespace sator::convert {
-namespace {
-
-// The shape and pose every shape query starts with.
-template <int D>
-struct PlacedShape {
-  scene::ShapePtr<D> shape;
-  Pose<D> pose{};
-};
 
 template <int D>
 absl::StatusOr<PlacedShape<D>> ToPlacedShape(const sator::v1::Shape& shape,
@@ -41,7 +33,10 @@ absl::StatusOr<PlacedShape<D>> ToPlacedShape(const sator::v1::Shape& shape,
       *placed};
 }
 
-}  // namespace
+template absl::StatusOr<PlacedShape<2>> ToPlacedShape<2>(
+    const sator::v1::Shape&, const sator::v1::Pose&, const ShapeLimits&);
+template absl::StatusOr<PlacedShape<3>> ToPlacedShape<3>(
+    const sator::v1::Shape&, const sator::v1::Pose&, const ShapeLimits&);
 
 absl::string_view QueryKindName(QueryKind kind) {
   switch (kind) {
@@ -93,43 +88,51 @@ absl::StatusOr<QueryKind> KindOf(const sator::v1::Query& query) {
   return FieldError("kind", "no query kind is set");
 }
 
-absl::StatusOr<scene::QueryOptions> ToQueryOptions(
-    const sator::v1::QueryOptions& options, int max_hits_limit) {
-  scene::QueryOptions out;
+absl::Status ToQueryFilter(const sator::v1::QueryFilter& filter,
+                           scene::QueryFilter* out_filter) {
+  scene::QueryFilter& out = *out_filter;
   // Layer and mask are uint64 on the wire: every value is meaningful.
-  const sator::v1::QueryFilter& filter = options.filter();
-  if (filter.has_layer()) out.filter.layer = filter.layer();
-  if (filter.has_mask()) out.filter.mask = filter.mask();
+  if (filter.has_layer()) out.layer = filter.layer();
+  if (filter.has_mask()) out.mask = filter.mask();
   // Bounded: the ids are sorted once here, then searched by every
-  // candidate body of every query that uses these options.
+  // candidate body of every query that uses this filter.
   if (filter.exclude_body_ids_size() > kMaxExcludedBodyIds) {
     return absl::ResourceExhaustedError(absl::StrCat(
-        "filter.exclude_body_ids: at most ", kMaxExcludedBodyIds,
+        "exclude_body_ids: at most ", kMaxExcludedBodyIds,
         " ids (use layers and masks to leave out larger groups), got ",
         filter.exclude_body_ids_size()));
   }
-  out.filter.excluded_ids = scene::ExcludedIds(std::vector<std::uint64_t>(
+  out.excluded_ids = scene::ExcludedIds(std::vector<std::uint64_t>(
       filter.exclude_body_ids().begin(), filter.exclude_body_ids().end()));
   if (filter.exclude_group_ids_size() > kMaxExcludedBodyIds) {
     return absl::ResourceExhaustedError(
-        absl::StrCat("filter.exclude_group_ids: at most ", kMaxExcludedBodyIds,
+        absl::StrCat("exclude_group_ids: at most ", kMaxExcludedBodyIds,
                      " ids, got ", filter.exclude_group_ids_size()));
   }
-  out.filter.excluded_groups = scene::ExcludedIds(std::vector<std::uint64_t>(
+  out.excluded_groups = scene::ExcludedIds(std::vector<std::uint64_t>(
       filter.exclude_group_ids().begin(), filter.exclude_group_ids().end()));
   switch (filter.motion()) {
     case sator::v1::MOTION_FILTER_UNSPECIFIED:
-      out.filter.motion = scene::MotionSelection::kAll;
+      out.motion = scene::MotionSelection::kAll;
       break;
     case sator::v1::MOTION_FILTER_STATIC_ONLY:
-      out.filter.motion = scene::MotionSelection::kStaticOnly;
+      out.motion = scene::MotionSelection::kStaticOnly;
       break;
     case sator::v1::MOTION_FILTER_DYNAMIC_ONLY:
-      out.filter.motion = scene::MotionSelection::kDynamicOnly;
+      out.motion = scene::MotionSelection::kDynamicOnly;
       break;
     default:
-      return FieldError("filter.motion",
+      return FieldError("motion",
                         absl::StrCat("unknown value ", filter.motion()));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<scene::QueryOptions> ToQueryOptions(
+    const sator::v1::QueryOptions& options, int max_hits_limit) {
+  scene::QueryOptions out;
+  if (absl::Status s = ToQueryFilter(options.filter(), &out.filter); !s.ok()) {
+    return PrefixField("filter", s);
   }
 
   switch (options.mode()) {

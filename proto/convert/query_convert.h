@@ -37,6 +37,26 @@ absl::StatusOr<QueryKind> KindOf(const sator::v1::Query& query);
 // what layers and masks are for.
 inline constexpr int kMaxExcludedBodyIds = 4096;
 
+// A filter: an unset layer or mask is all 64 bits; more than
+// kMaxExcludedBodyIds exclude_body_ids (or exclude_group_ids) is
+// RESOURCE_EXHAUSTED ("exclude_body_ids: ..."), checked before they are
+// copied; the exclusions are sorted once, here (scene::ExcludedIds).
+absl::Status ToQueryFilter(const sator::v1::QueryFilter& filter,
+                           scene::QueryFilter* out);
+
+// The shape and pose every shape query starts with: the shape through
+// ToShape2 / ToShape3 ("shape...."; a mesh is refused, "shape.mesh: a mesh
+// cannot be a query shape"), the pose through ToPose2 / ToPose3 ("pose....").
+template <int D>
+struct PlacedShape {
+  scene::ShapePtr<D> shape;
+  Pose<D> pose{};
+};
+template <int D>
+absl::StatusOr<PlacedShape<D>> ToPlacedShape(const sator::v1::Shape& shape,
+                                             const sator::v1::Pose& pose,
+                                             const ShapeLimits& limits);
+
 // Options: an unset layer or mask is all 64 bits; RESULT_MODE_UNSPECIFIED is
 // closest; max_hits 0 is kDefaultMaxHits (capped at `max_hits_limit`), above
 // `max_hits_limit` is RESOURCE_EXHAUSTED; more than kMaxExcludedBodyIds

@@ -54,6 +54,14 @@ const std::vector<std::pair<absl::string_view, Role>>& MethodRoleTable() {
           {"/sator.v1.BodyService/UpsertBodies", Role::kWrite},
           {"/sator.v1.BodyService/RemoveBodies", Role::kWrite},
           {"/sator.v1.BodyService/UpdatePoses", Role::kWrite},
+          // Zones and observers change what a scene reports, as bodies
+          // change what it holds; their events and sets are reads.
+          {"/sator.v1.ProximityService/AddZone", Role::kWrite},
+          {"/sator.v1.ProximityService/AddObserver", Role::kWrite},
+          {"/sator.v1.ProximityService/RemoveZone", Role::kWrite},
+          {"/sator.v1.ProximityService/RemoveObserver", Role::kWrite},
+          {"/sator.v1.ProximityService/GetProximity", Role::kRead},
+          {"/sator.v1.ProximityService/WatchProximity", Role::kRead},
           // Reflection describes the API only; any valid token may use it
           // (and --reflection=false removes it).
           {"/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo",

@@ -128,6 +128,7 @@ absl::Status OverloadLimiter::RefusalStatus(ShedReason reason,
           retry_ms, " ms"));
     case ShedReason::kSessions:
     case ShedReason::kShotVerdictWatches:
+    case ShedReason::kProximityWatches:
     case ShedReason::kInflightRequests:
       break;
   }
@@ -144,6 +145,9 @@ void OverloadLimiter::CountShed(ShedReason reason) {
       break;
     case ShedReason::kShotVerdictWatches:
       shed_watches_.fetch_add(1, std::memory_order_relaxed);
+      break;
+    case ShedReason::kProximityWatches:
+      shed_proximity_watches_.fetch_add(1, std::memory_order_relaxed);
       break;
     case ShedReason::kQueueWait:
       shed_queue_wait_.fetch_add(1, std::memory_order_relaxed);
@@ -172,6 +176,8 @@ std::uint64_t OverloadLimiter::shed(ShedReason reason) const {
       return shed_sessions_.load(std::memory_order_relaxed);
     case ShedReason::kShotVerdictWatches:
       return shed_watches_.load(std::memory_order_relaxed);
+    case ShedReason::kProximityWatches:
+      return shed_proximity_watches_.load(std::memory_order_relaxed);
     case ShedReason::kQueueWait:
       return shed_queue_wait_.load(std::memory_order_relaxed);
     case ShedReason::kAdmittedBytes:
@@ -189,7 +195,8 @@ std::vector<prometheus::MetricFamily> OverloadLimiter::Collect() const {
       "Calls refused with RESOURCE_EXHAUSTED and a pushback hint "
       "(grpc-retry-pushback-ms, retry-after-ms) because satord was at a load "
       "limit (--max_queue_wait, --max_admitted_bytes, "
-      "--max_inflight_requests, --max_sessions, --max_shot_verdict_watches), "
+      "--max_inflight_requests, --max_sessions, --max_shot_verdict_watches, "
+      "--max_proximity_watches), "
       "by limit.";
   shed_family.type = prometheus::MetricType::Counter;
   for (const auto& [reason, count] :
@@ -197,6 +204,7 @@ std::vector<prometheus::MetricFamily> OverloadLimiter::Collect() const {
             "inflight_requests", shed(ShedReason::kInflightRequests)},
         {"sessions", shed(ShedReason::kSessions)},
         {"shot_verdict_watches", shed(ShedReason::kShotVerdictWatches)},
+        {"proximity_watches", shed(ShedReason::kProximityWatches)},
         {"queue_wait", shed(ShedReason::kQueueWait)},
         {"admitted_bytes", shed(ShedReason::kAdmittedBytes)}}) {
     prometheus::ClientMetric metric;

@@ -76,6 +76,7 @@ enum class ShedReason {
   kInflightRequests,
   kSessions,
   kShotVerdictWatches,
+  kProximityWatches,
   kQueueWait,
   kAdmittedBytes,
 };
@@ -146,6 +147,7 @@ class OverloadLimiter final : public prometheus::Collectable {
   std::atomic<std::uint64_t> shed_inflight_{0};
   std::atomic<std::uint64_t> shed_sessions_{0};
   std::atomic<std::uint64_t> shed_watches_{0};
+  std::atomic<std::uint64_t> shed_proximity_watches_{0};
   std::atomic<std::uint64_t> shed_queue_wait_{0};
   std::atomic<std::uint64_t> shed_admitted_bytes_{0};
   // The refusal ratio behind Pushback.

@@ -215,6 +215,7 @@ absl::StatusOr<sator::v1::UpsertBodiesResponse> UpsertInto(
     // The core's BodyDesc::id is the request's Body.body_id.
     return RenameIndexedField(upserted, "bodies", ".id", "bodies", ".body_id");
   }
+  if (options.on_scene_written) options.on_scene_written(scene);
   const std::size_t after = core.Snapshot().body_count();
   // Ids are unique within a batch (the core refuses repeats), so the growth
   // is the number of new bodies and the rest replaced existing ones.
@@ -254,6 +255,7 @@ absl::StatusOr<sator::v1::UpdatePosesResponse> UpdatePosesOf(
   if (options.on_poses_applied) {
     options.on_poses_applied(static_cast<std::int64_t>(updates->size()));
   }
+  if (options.on_scene_written) options.on_scene_written(scene);
   sator::v1::UpdatePosesResponse response;
   response.set_current_tick(core.Snapshot().tick());
   return response;
@@ -367,6 +369,7 @@ absl::StatusOr<sator::v1::RemoveBodiesResponse> RemoveBodiesIn(
   });
   scene.RefreshMemoryBytes();
   if (!removed.ok()) return RenameIndexedField(removed, "ids", "", "body_ids");
+  if (options.on_scene_written) options.on_scene_written(scene);
   sator::v1::RemoveBodiesResponse response;
   response.set_removed(static_cast<std::uint32_t>(ids.size()));
   return response;

@@ -67,6 +67,10 @@ struct SceneOpsOptions {
   // Called with the number of poses an accepted UpdatePoses applied (for
   // sator_pose_updates_total). Empty: no hook.
   std::function<void(std::int64_t)> on_poses_applied;
+  // Called after every accepted UpsertBodies, RemoveBodies and UpdatePoses,
+  // with the scene's write lock still held (the proximity evaluation).
+  // Empty: no hook.
+  std::function<void(const HostedScene&)> on_scene_written;
   // For replay only (ScenePersistence): a CreateScene or ImportScene whose
   // settings are above --max_history_ticks or --max_bodies_per_scene keeps
   // them instead of being refused, since an earlier start acknowledged the

@@ -81,7 +81,9 @@ TEST(RetryServiceConfig, OneMethodConfigWithTheRetryPolicy) {
           "sator.v1.QueryService/ValidateShots",
           "sator.v1.QueryService/ListShotVerdicts",
           "sator.v1.SceneService/ListScenes", "sator.v1.SceneService/GetScene",
-          "sator.v1.SceneService/ExportScene", "grpc.health.v1.Health/Check"));
+          "sator.v1.SceneService/ExportScene",
+          "sator.v1.ProximityService/GetProximity",
+          "grpc.health.v1.Health/Check"));
 }
 
 TEST(RetryServiceConfig, RetryThrottlingCarriesThePolicysTokens) {

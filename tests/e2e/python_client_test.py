@@ -186,6 +186,58 @@ def check_shot_audit(queries, shot_audit_pb2, shot_pb2):
     assert watched == [(1, 77), (2, 78), (3, 77)], watched
 
 
+def check_proximity(channel, geometry_pb2, body_pb2, body_service_pb2,
+                    scene_service_pb2, proximity_pb2, proximity_pb2_grpc,
+                    bodies, scenes):
+    """A 2D zone (the box of half extents 2 at the origin) and a circle that
+    walks into it at tick 2 and out at tick 3: a watch from tick 1 gets
+    ENTER at 2 and EXIT at 3, and GetProximity the zone and its last
+    (empty) set."""
+    proximity = proximity_pb2_grpc.ProximityServiceStub(channel)
+    scenes.CreateScene(scene_service_pb2.CreateSceneRequest(
+        scene_id="zones", settings=scene_service_pb2.SceneSettings(
+            dimension=geometry_pb2.DIMENSION_2D)), timeout=10)
+    bodies.UpsertBodies(body_service_pb2.UpsertBodiesRequest(
+        scene_id="zones", bodies=[body_pb2.Body(
+            body_id=1, shape=geometry_pb2.Shape(
+                circle=geometry_pb2.Circle(radius=0.5)),
+            pose=geometry_pb2.Pose(position=geometry_pb2.Vector(x=-10.0)),
+            motion_type=body_pb2.MOTION_TYPE_DYNAMIC)]), timeout=10)
+    added = proximity.AddZone(proximity_pb2.AddZoneRequest(
+        scene_id="zones", zone=proximity_pb2.Zone(
+            id=7, shape=geometry_pb2.Shape(
+                box2d=geometry_pb2.Box2D(
+                    half_extents=geometry_pb2.Vector(x=2.0, y=2.0))))),
+        timeout=10)
+    assert added.tick == 0, added
+    stream = proximity.WatchProximity(proximity_pb2.WatchProximityRequest(
+        scene_id="zones", from_tick=1), timeout=10)
+    for tick, x in ((1, -10.0), (2, 0.0), (3, 5.0)):
+        bodies.UpdatePoses(body_service_pb2.UpdatePosesRequest(
+            scene_id="zones", tick=tick, poses=body_service_pb2.PoseBatch(
+                body_ids=[1], positions=[x, 0.0], rotations=[0.0])),
+            timeout=10)
+    watched = []
+    for message in stream:
+        assert message.HasField("events"), message
+        for event in message.events.events:
+            watched.append((message.events.tick, event.kind, event.source,
+                            event.source_id, event.object.body_id))
+        if len(watched) == 2:
+            break
+    stream.cancel()
+    enter = proximity_pb2.PROXIMITY_EVENT_KIND_ENTER
+    leave = proximity_pb2.PROXIMITY_EVENT_KIND_EXIT
+    zone = proximity_pb2.PROXIMITY_SOURCE_ZONE
+    assert watched == [(2, enter, zone, 7, 1), (3, leave, zone, 7, 1)], \
+        watched
+    state = proximity.GetProximity(proximity_pb2.GetProximityRequest(
+        scene_id="zones"), timeout=10)
+    assert [z.id for z in state.zones] == [7], state
+    assert state.tick == 3 and len(state.sets) == 1, state
+    assert len(state.sets[0].objects) == 0, state
+
+
 def run(satord, proto_dir, work):
     import grpc  # pylint: disable=import-outside-toplevel
 
@@ -211,6 +263,8 @@ def run(satord, proto_dir, work):
     from sator.v1 import body_service_pb2
     from sator.v1 import body_service_pb2_grpc
     from sator.v1 import geometry_pb2
+    from sator.v1 import proximity_pb2
+    from sator.v1 import proximity_pb2_grpc
     from sator.v1 import query_pb2
     from sator.v1 import query_service_pb2
     from sator.v1 import query_service_pb2_grpc
@@ -261,6 +315,9 @@ def run(satord, proto_dir, work):
                     query_service_pb2, scene_service_pb2, shot_pb2, bodies,
                     scenes, grpc)
         check_shot_audit(queries, shot_audit_pb2, shot_pb2)
+        check_proximity(channel, geometry_pb2, body_pb2, body_service_pb2,
+                        scene_service_pb2, proximity_pb2, proximity_pb2_grpc,
+                        bodies, scenes)
 
         try:
             queries.Raycast(query_service_pb2.RaycastRequest(
@@ -281,7 +338,8 @@ def run(satord, proto_dir, work):
             process.wait()
         log.close()
     print("python client: CreateScene, UpsertBodies, Raycast, ValidateShots, "
-          "ListShotVerdicts, WatchShotVerdicts OK")
+          "ListShotVerdicts, WatchShotVerdicts, AddZone, WatchProximity, "
+          "GetProximity OK")
 
 
 def main():

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # satorctl against the real satord: ping, health, generic JSON calls, pair
-# queries remote and --local (which must agree), shots validate, and clear
-# errors.
+# queries remote and --local (which must agree), shots validate, proximity
+# zones and their watch, and clear errors.
 set -euo pipefail
 satord=$1
 satorctl=$2
@@ -14,7 +14,7 @@ fail() { echo "FAIL: $*"; exit 1; }
 
 # --help: every command on a line of its own, then satorctl's flags.
 help=$("${satorctl}" --help 2>&1) || true
-for command in ping health call pair scene bodies query shots help; do
+for command in ping health call pair scene bodies query shots proximity help; do
   [[ $(grep -cE "^  ${command} +[a-z]" <<<"${help}") == 1 ]] || fail "--help: no line for ${command}: ${help}"
 done
 [[ ${help} != *'No flags matched'* ]] || fail "--help lists no flags: ${help}"
@@ -79,6 +79,26 @@ watched=$(ctl shots watch sh --from_sequence=1 --count=3)
 [[ $(tail -n 1 <<<"${watched}") == '{"sequence": 3, '*'"reason": "SHOT_REASON_NOTHING_HIT"'* ]] || fail "shots watch: last line: ${watched}"
 set +e; ctl shots judge sh --json='{}' >/dev/null 2>&1; code=$?; set -e
 [[ ${code} == 2 ]] || fail "shots judge: exit ${code}, not a usage error"
+
+# A 2D zone (the box of half extents 2 at the origin) that a circle enters
+# at tick 2 and leaves at tick 3; the watch from tick 1 prints both.
+ctl scene create pz --dimension=2 >/dev/null
+ctl bodies upsert pz --json='{"bodies":[{"body_id":"1","shape":{"circle":{"radius":0.5}},"pose":{"position":{"x":-10}},"motion_type":"MOTION_TYPE_DYNAMIC"}]}' >/dev/null
+[[ $(ctl proximity add-zone pz --json='{"zone":{"id":"7","shape":{"box2d":{"half_extents":{"x":2,"y":2}}}}}') == '{}' ]] \
+  || fail "proximity add-zone"
+for step in "1 -10" "2 0" "3 5"; do
+  read -r tick x <<<"${step}"
+  ctl bodies poses pz --tick="${tick}" --json="{\"body_ids\":[\"1\"],\"positions\":[${x},0],\"rotations\":[0]}" >/dev/null
+done
+zones=$(ctl proximity watch pz --from_tick=1 --count=2)
+[[ $(head -n 1 <<<"${zones}") == '{"sequence": 1, "tick": 2, "events": [{"kind": "ENTER", "zone_id": 7, "object": {"body_id": 1, "group_id": 0}}]}' ]] \
+  || fail "proximity watch: first line: ${zones}"
+[[ $(tail -n 1 <<<"${zones}") == '{"sequence": 2, "tick": 3, "events": [{"kind": "EXIT", "zone_id": 7, '* ]] \
+  || fail "proximity watch: last line: ${zones}"
+[[ $(ctl proximity get pz) == *'"zones":[{"id":"7"'*'"tick":"3"'* ]] || fail "proximity get: $(ctl proximity get pz)"
+if out=$(ctl proximity add-zone pz --json='{"zone":{"id":"7","shape":{"circle":{"radius":1}}}}' 2>&1); then
+  fail "a zone id used twice"; fi
+[[ ${out} == *'ALREADY_EXISTS: zone.id: '* ]] || fail "proximity add-zone twice: ${out}"
 
 # Errors: exit 1 with the code and the field path.
 if out=$(ctl pair --json='{"shape_a":{"circle":{"radius":"NaN"}},"shape_b":{"circle":{"radius":1}},"overlap":{}}' 2>&1); then

@@ -31,6 +31,8 @@ int RunQuery(const Args& args);
 // shot_commands.cc
 extern const char kShotsUsage[];
 int RunShots(const Args& args);
+extern const char kProximityUsage[];
+int RunProximity(const Args& args);
 
 }  // namespace sator::satorctl
 

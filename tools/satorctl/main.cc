@@ -59,6 +59,8 @@ const Command kCommands[] = {
      kQueryUsage},
     {"shots", RunShots, "judge shots (ValidateShots), JSON in and out",
      kShotsUsage},
+    {"proximity", RunProximity,
+     "zones, observers and their events (ProximityService)", kProximityUsage},
     {"help", nullptr, "print the arguments of COMMAND (or of every command)",
      "  help [COMMAND]\n"},
 };

@@ -33,7 +33,8 @@ ABSL_FLAG(int64_t, from_sequence, 0,
           "shots watch: start from this sequence, if still kept (0: only "
           "verdicts recorded from now on).");
 ABSL_FLAG(int64_t, count, 0,
-          "shots watch: stop after this many events (0: until the server "
+          "shots watch, proximity watch: stop after this many messages (0: "
+          "until the server "
           "ends the watch or satorctl is interrupted).");
 
 namespace sator::satorctl {

@@ -359,6 +359,39 @@ class Client {
       const std::string& scene_id,
       std::optional<std::uint64_t> from_sequence = std::nullopt);
 
+  // ---- Proximity (docs/PROXIMITY.md) ----
+
+  // Registers a zone or an observer on the scene; it holds nothing until
+  // the scene's next write, whose evaluation gives ENTER for what it holds.
+  // Returns the scene's tick. INVALID_ARGUMENT naming the field
+  // ("zone.shape...", "observer.radius: ..."), ALREADY_EXISTS for an id in
+  // use, NOT_FOUND for the scene or an anchor it does not have,
+  // RESOURCE_EXHAUSTED beyond the server's per-scene limit. Not retried.
+  absl::StatusOr<std::int64_t> AddZone(const std::string& scene_id,
+                                       const Zone& zone,
+                                       const CallOptions& call_options = {});
+  absl::StatusOr<std::int64_t> AddObserver(
+      const std::string& scene_id, const Observer& observer,
+      const CallOptions& call_options = {});
+  // NOT_FOUND naming "zone_id" / "observer_id" for an unknown id.
+  absl::Status RemoveZone(const std::string& scene_id, std::uint64_t zone_id,
+                          const CallOptions& call_options = {});
+  absl::Status RemoveObserver(const std::string& scene_id,
+                              std::uint64_t observer_id,
+                              const CallOptions& call_options = {});
+  // The zones, the observers and the last evaluation's sets. Retried.
+  absl::StatusOr<ProximityState> GetProximity(
+      const std::string& scene_id, const CallOptions& call_options = {});
+  // Follows the scene's evaluations: Read() each message (an evaluation's
+  // events, or a resync with every set where the watch fell behind) until
+  // nullopt, then Finish() for how it ended (OK at the server's drain or
+  // the scene's deletion). With `from_tick`, starts from the first kept
+  // evaluation at or after it (a resync first when some are gone). Cancel()
+  // from any thread ends it. Not retried: reopen from the last tick read + 1.
+  absl::StatusOr<std::unique_ptr<ProximityStream>> WatchProximity(
+      const std::string& scene_id,
+      std::optional<std::int64_t> from_tick = std::nullopt);
+
   // ---- Sessions ----
   // Opens a Session on `scene_id` over this client's connection.
   absl::StatusOr<std::unique_ptr<Session>> OpenSession(

@@ -74,6 +74,19 @@ class ShotVerdictStream {
   virtual void Cancel() = 0;
 };
 
+// One WatchProximity stream. Read() on one thread; Cancel() from any.
+class ProximityStream {
+ public:
+  virtual ~ProximityStream() = default;
+  // Blocks for the next message; nullopt when the stream has ended.
+  virtual std::optional<ProximityStreamEvent> Read() = 0;
+  // After Read() gave nullopt: how the stream ended (OK when the server
+  // ended it cleanly, CANCELLED after Cancel()).
+  virtual absl::Status Finish() = 0;
+  // Ends the stream now; a blocked Read() returns nullopt.
+  virtual void Cancel() = 0;
+};
+
 class Connection {
  public:
   virtual ~Connection() = default;
@@ -167,6 +180,27 @@ class Connection {
   virtual absl::StatusOr<std::unique_ptr<ShotVerdictStream>> WatchShotVerdicts(
       const std::string& scene_id,
       std::optional<std::uint64_t> from_sequence) = 0;
+
+  // ---- ProximityService ----
+  // The scene's tick when the zone or observer was added.
+  virtual absl::StatusOr<std::int64_t> AddZone(const std::string& scene_id,
+                                               const Zone& zone,
+                                               const CallContext& context) = 0;
+  virtual absl::StatusOr<std::int64_t> AddObserver(
+      const std::string& scene_id, const Observer& observer,
+      const CallContext& context) = 0;
+  virtual absl::Status RemoveZone(const std::string& scene_id,
+                                  std::uint64_t zone_id,
+                                  const CallContext& context) = 0;
+  virtual absl::Status RemoveObserver(const std::string& scene_id,
+                                      std::uint64_t observer_id,
+                                      const CallContext& context) = 0;
+  virtual absl::StatusOr<ProximityState> GetProximity(
+      const std::string& scene_id, const CallContext& context) = 0;
+  // Follows the scene's evaluations (from the first at or after `from_tick`
+  // when set). The stream has no deadline; errors come from Finish().
+  virtual absl::StatusOr<std::unique_ptr<ProximityStream>> WatchProximity(
+      const std::string& scene_id, std::optional<std::int64_t> from_tick) = 0;
 
   // Opens a Session stream for `scene_id` (sent as metadata; the caller
   // writes the SessionOpen message). The stream has no deadline.

@@ -155,6 +155,22 @@ class ShardedConnection : public Connection {
   absl::StatusOr<std::unique_ptr<ShotVerdictStream>> WatchShotVerdicts(
       const std::string& scene_id,
       std::optional<std::uint64_t> from_sequence) override;
+  absl::StatusOr<std::int64_t> AddZone(const std::string& scene_id,
+                                       const Zone& zone,
+                                       const CallContext& context) override;
+  absl::StatusOr<std::int64_t> AddObserver(const std::string& scene_id,
+                                           const Observer& observer,
+                                           const CallContext& context) override;
+  absl::Status RemoveZone(const std::string& scene_id, std::uint64_t zone_id,
+                          const CallContext& context) override;
+  absl::Status RemoveObserver(const std::string& scene_id,
+                              std::uint64_t observer_id,
+                              const CallContext& context) override;
+  absl::StatusOr<ProximityState> GetProximity(
+      const std::string& scene_id, const CallContext& context) override;
+  absl::StatusOr<std::unique_ptr<ProximityStream>> WatchProximity(
+      const std::string& scene_id,
+      std::optional<std::int64_t> from_tick) override;
   absl::StatusOr<std::unique_ptr<SessionStream>> OpenSession(
       const std::string& scene_id) override;
   absl::StatusOr<std::string> CallJson(const std::string& method,

@@ -619,6 +619,112 @@ struct SessionReply {
       kind{};
 };
 
+// ---- Proximity -------------------------------------------------------------
+
+// What a zone or observer moves with (docs/PROXIMITY.md).
+struct ProximityAnchor {
+  enum class Kind : std::uint8_t { kWorld = 0, kBody, kGroup };
+  Kind kind = Kind::kWorld;
+  std::uint64_t id = 0;
+};
+
+enum class ProximityReport : std::uint8_t {
+  // Each body is an object.
+  kPerBody = 0,
+  // Each hitbox group is one object; a body in no group is one.
+  kPerGroup = 1,
+};
+
+// A standing overlap query: the objects whose shapes overlap or touch
+// `shape` at `pose` (in the world, or in the anchor's frame).
+struct Zone {
+  // Non-zero, unique among the scene's zones.
+  std::uint64_t id = 0;
+  AnyShape shape{};
+  // Unset: the identity pose of the shape's dimension.
+  std::optional<AnyPose> pose{};
+  ProximityAnchor anchor{};
+  QueryFilter filter{};
+  ProximityReport report = ProximityReport::kPerBody;
+  // Also an INSIDE event, every evaluation, for each object still inside.
+  bool report_inside = false;
+};
+
+// An area of interest: an object enters when its shape comes within
+// `radius` of the anchor's position and leaves beyond radius + hysteresis.
+struct Observer {
+  std::uint64_t id = 0;
+  // A body or a group.
+  ProximityAnchor anchor{};
+  float radius = 0.0f;
+  float hysteresis = 0.0f;
+  QueryFilter filter{};
+  ProximityReport report = ProximityReport::kPerBody;
+};
+
+// A body (body_id != 0; group_id its group or 0) or, in per-group sets, a
+// group (body_id 0).
+struct ProximityObject {
+  std::uint64_t body_id = 0;
+  std::uint64_t group_id = 0;
+  friend bool operator==(const ProximityObject&,
+                         const ProximityObject&) = default;
+  friend bool operator<(const ProximityObject& a, const ProximityObject& b) {
+    return a.body_id != b.body_id ? a.body_id < b.body_id
+                                  : a.group_id < b.group_id;
+  }
+};
+
+enum class ProximityEventKind : std::uint8_t { kEnter = 0, kExit, kInside };
+enum class ProximitySource : std::uint8_t { kZone = 0, kObserver };
+
+struct ProximityEvent {
+  ProximityEventKind kind = ProximityEventKind::kEnter;
+  ProximitySource source = ProximitySource::kZone;
+  // The zone's or observer's id.
+  std::uint64_t source_id = 0;
+  ProximityObject object{};
+  friend bool operator==(const ProximityEvent&,
+                         const ProximityEvent&) = default;
+};
+
+// One evaluation's events (zones first, then observers, by ascending id,
+// then by object).
+struct ProximityTickEvents {
+  std::uint64_t sequence = 0;
+  std::int64_t tick = 0;
+  std::vector<ProximityEvent> events{};
+};
+
+// A zone's or observer's whole set, ascending.
+struct ProximitySet {
+  ProximitySource source = ProximitySource::kZone;
+  std::uint64_t source_id = 0;
+  std::vector<ProximityObject> objects{};
+};
+
+// Sent in place of events a watch can no longer have: every set as of
+// `tick`; the events that follow continue from it.
+struct ProximityResync {
+  std::int64_t tick = 0;
+  std::vector<ProximitySet> sets{};
+  // Evaluations the watch did not receive.
+  std::uint64_t dropped = 0;
+  std::uint64_t next_sequence = 0;
+};
+
+using ProximityStreamEvent = std::variant<ProximityTickEvents, ProximityResync>;
+
+// GetProximity: the zones, the observers and the last evaluation's sets.
+struct ProximityState {
+  std::vector<Zone> zones{};
+  std::vector<Observer> observers{};
+  // -1 before the first evaluation.
+  std::int64_t tick = -1;
+  std::vector<ProximitySet> sets{};
+  std::uint64_t next_sequence = 1;
+};
+
 // ---- Service ---------------------------------------------------------------
 
 struct PingResult {

@@ -111,6 +111,29 @@ class MockConnection : public Connection {
               (const std::string& scene_id,
                std::optional<std::uint64_t> from_sequence),
               (override));
+  MOCK_METHOD(absl::StatusOr<std::int64_t>, AddZone,
+              (const std::string& scene_id, const Zone& zone,
+               const CallContext& context),
+              (override));
+  MOCK_METHOD(absl::StatusOr<std::int64_t>, AddObserver,
+              (const std::string& scene_id, const Observer& observer,
+               const CallContext& context),
+              (override));
+  MOCK_METHOD(absl::Status, RemoveZone,
+              (const std::string& scene_id, std::uint64_t zone_id,
+               const CallContext& context),
+              (override));
+  MOCK_METHOD(absl::Status, RemoveObserver,
+              (const std::string& scene_id, std::uint64_t observer_id,
+               const CallContext& context),
+              (override));
+  MOCK_METHOD(absl::StatusOr<ProximityState>, GetProximity,
+              (const std::string& scene_id, const CallContext& context),
+              (override));
+  MOCK_METHOD(absl::StatusOr<std::unique_ptr<ProximityStream>>, WatchProximity,
+              (const std::string& scene_id,
+               std::optional<std::int64_t> from_tick),
+              (override));
   MOCK_METHOD(absl::StatusOr<std::unique_ptr<SessionStream>>, OpenSession,
               (const std::string& scene_id), (override));
   MOCK_METHOD(absl::StatusOr<std::string>, CallJson,
