@@ -145,8 +145,9 @@ ProximityService::WatchProximity(
   }
   absl::StatusOr<std::shared_ptr<HostedScene>> scene =
       scenes_.Find(request->scene_id());
-  if (!scene.ok())
+  if (!scene.ok()) {
     return new RefusedProximityWatch(ToGrpcStatus(scene.status()));
+  }
   if (request->has_from_tick() && request->from_tick() < 0) {
     return new RefusedProximityWatch(ToGrpcStatus(convert::FieldError(
         "from_tick",

@@ -313,7 +313,7 @@ void SceneQueries::FillEntry(
 absl::Status SceneQueries::QueryBatch(
     const sator::v1::QueryBatchRequest& request, int max_batch_queries,
     const Interrupt& interrupt, sator::v1::QueryBatchResponse* response) const {
-  const absl::Status status =
+  absl::Status status =
       AnswerBatch(request, max_batch_queries, interrupt, response);
   // Entries are counted only once they are sure to be sent: a batch that
   // fails as a whole is one failure, counted by its caller.

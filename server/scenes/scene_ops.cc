@@ -709,15 +709,13 @@ std::int64_t ReadLimit(const char* path) {
 
 std::int64_t DefaultSceneMemoryBytes() {
   std::int64_t limit = ReadLimit("/sys/fs/cgroup/memory.max");
-  if (limit == 0)
-    limit = ReadLimit("/sys/fs/cgroup/memory/memory.limit_in_bytes");
   if (limit == 0) {
-    const long pages = sysconf(_SC_PHYS_PAGES);  // NOLINT(runtime/int)
-    const long page = sysconf(_SC_PAGESIZE);     // NOLINT(runtime/int)
-    if (pages > 0 && page > 0) {
-      limit =
-          static_cast<std::int64_t>(pages) * static_cast<std::int64_t>(page);
-    }
+    limit = ReadLimit("/sys/fs/cgroup/memory/memory.limit_in_bytes");
+  }
+  if (limit == 0) {
+    const std::int64_t pages = sysconf(_SC_PHYS_PAGES);
+    const std::int64_t page = sysconf(_SC_PAGESIZE);
+    if (pages > 0 && page > 0) limit = pages * page;
   }
   return limit / 2;
 }
