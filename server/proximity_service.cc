@@ -27,7 +27,7 @@ template <typename Change>
 auto UnderWriteLock(const SceneRegistry& scenes, ProximityHosts& hosts,
                     const std::string& scene_id, Change change)
     -> decltype(change(std::declval<HostedScene&>(),
-                       std::declval<ProximityHost&>())) {
+                       std::declval<const std::shared_ptr<ProximityHost>&>())) {
   absl::StatusOr<std::shared_ptr<HostedScene>> scene = scenes.Find(scene_id);
   if (!scene.ok()) return scene.status();
   std::lock_guard<std::mutex> lock((*scene)->write_mutex());
@@ -35,7 +35,7 @@ auto UnderWriteLock(const SceneRegistry& scenes, ProximityHosts& hosts,
     return absl::NotFoundError(
         absl::StrCat("scene_id: scene '", scene_id, "' was deleted"));
   }
-  return change(**scene, *hosts.Host(**scene));
+  return change(**scene, hosts.Host(*scene));
 }
 
 }  // namespace
@@ -47,10 +47,10 @@ grpc::ServerUnaryReactor* ProximityService::AddZone(
   return RunGatedUnary(drain_gate_, context, *request, response, [&] {
     return UnderWriteLock(
         scenes_, hosts_, request->scene_id(),
-        [&](HostedScene& scene,
-            ProximityHost& host) -> absl::StatusOr<sator::v1::AddZoneResponse> {
+        [&](HostedScene& scene, const std::shared_ptr<ProximityHost>& host)
+            -> absl::StatusOr<sator::v1::AddZoneResponse> {
           absl::StatusOr<std::int64_t> tick =
-              host.AddZone(scene, request->zone(), shape_limits_);
+              host->AddZone(scene, request->zone(), shape_limits_);
           if (!tick.ok()) return tick.status();
           sator::v1::AddZoneResponse added;
           added.set_tick(*tick);
@@ -66,10 +66,10 @@ grpc::ServerUnaryReactor* ProximityService::AddObserver(
   return RunGatedUnary(drain_gate_, context, *request, response, [&] {
     return UnderWriteLock(
         scenes_, hosts_, request->scene_id(),
-        [&](HostedScene& scene, ProximityHost& host)
+        [&](HostedScene& scene, const std::shared_ptr<ProximityHost>& host)
             -> absl::StatusOr<sator::v1::AddObserverResponse> {
           absl::StatusOr<std::int64_t> tick =
-              host.AddObserver(scene, request->observer());
+              host->AddObserver(scene, request->observer());
           if (!tick.ok()) return tick.status();
           sator::v1::AddObserverResponse added;
           added.set_tick(*tick);
@@ -85,9 +85,9 @@ grpc::ServerUnaryReactor* ProximityService::RemoveZone(
   return RunGatedUnary(drain_gate_, context, *request, response, [&] {
     return UnderWriteLock(
         scenes_, hosts_, request->scene_id(),
-        [&](HostedScene&, ProximityHost& host)
+        [&](HostedScene&, const std::shared_ptr<ProximityHost>& host)
             -> absl::StatusOr<sator::v1::RemoveZoneResponse> {
-          if (absl::Status s = host.RemoveZone(request->zone_id()); !s.ok()) {
+          if (absl::Status s = host->RemoveZone(request->zone_id()); !s.ok()) {
             return s;
           }
           return sator::v1::RemoveZoneResponse();
@@ -102,9 +102,9 @@ grpc::ServerUnaryReactor* ProximityService::RemoveObserver(
   return RunGatedUnary(drain_gate_, context, *request, response, [&] {
     return UnderWriteLock(
         scenes_, hosts_, request->scene_id(),
-        [&](HostedScene&, ProximityHost& host)
+        [&](HostedScene&, const std::shared_ptr<ProximityHost>& host)
             -> absl::StatusOr<sator::v1::RemoveObserverResponse> {
-          if (absl::Status s = host.RemoveObserver(request->observer_id());
+          if (absl::Status s = host->RemoveObserver(request->observer_id());
               !s.ok()) {
             return s;
           }
@@ -124,8 +124,7 @@ grpc::ServerUnaryReactor* ProximityService::GetProximity(
             scenes_.Find(request->scene_id());
         if (!scene.ok()) return scene.status();
         sator::v1::GetProximityResponse described;
-        if (const std::shared_ptr<ProximityHost> host =
-                hosts_.Find(request->scene_id())) {
+        if (const std::shared_ptr<ProximityHost> host = hosts_.Find(**scene)) {
           host->Describe(&described);
         } else {
           described.set_tick(-1);
@@ -143,23 +142,45 @@ ProximityService::WatchProximity(
   if (!pass.admitted()) {
     return new RefusedProximityWatch(ToGrpcStatus(pass.refusal()));
   }
-  absl::StatusOr<std::shared_ptr<HostedScene>> scene =
-      scenes_.Find(request->scene_id());
-  if (!scene.ok()) {
-    return new RefusedProximityWatch(ToGrpcStatus(scene.status()));
+  const auto refuse = [](const absl::Status& status) {
+    return new RefusedProximityWatch(ToGrpcStatus(status));
+  };
+  if (request->has_from_tick() && request->has_from_sequence()) {
+    return refuse(convert::FieldError(
+        "from_sequence", "give from_tick or from_sequence, not both"));
   }
   if (request->has_from_tick() && request->from_tick() < 0) {
-    return new RefusedProximityWatch(ToGrpcStatus(convert::FieldError(
-        "from_tick",
-        absl::StrCat("must be >= 0, got ", request->from_tick()))));
+    return refuse(convert::FieldError(
+        "from_tick", absl::StrCat("must be >= 0, got ", request->from_tick())));
   }
-  std::shared_ptr<ProximityHost> host = hosts_.Host(**scene);
+  if (request->has_from_sequence() && request->from_sequence() == 0) {
+    return refuse(convert::FieldError("from_sequence", "must be >= 1"));
+  }
+  // The host is taken under the scene's write lock, the scene not deleted:
+  // a DeleteScene after it closes this host, so the watch ends.
+  absl::StatusOr<std::shared_ptr<ProximityHost>> host = UnderWriteLock(
+      scenes_, hosts_, request->scene_id(),
+      [&](HostedScene&, const std::shared_ptr<ProximityHost>& found)
+          -> absl::StatusOr<std::shared_ptr<ProximityHost>> { return found; });
+  if (!host.ok()) return refuse(host.status());
   bool lost = false;
-  const std::uint64_t from =
-      request->has_from_tick()
-          ? host->FirstSequenceAtOrAfter(request->from_tick(), &lost)
-          : host->ring().next_sequence();
-  return new ProximityWatch(std::move(host), from, lost, watches_,
+  std::uint64_t from = (*host)->ring().next_sequence();
+  if (request->has_from_tick()) {
+    from = (*host)->FirstSequenceAtOrAfter(request->from_tick(), &lost);
+  } else if (request->has_from_sequence()) {
+    from = request->from_sequence();
+    if (from > (*host)->ring().next_sequence()) {
+      return refuse(convert::FieldError(
+          "from_sequence",
+          absl::StrCat("must be at most ", (*host)->ring().next_sequence(),
+                       " (the next to be given), got ", from)));
+    }
+    // Older than the oldest kept (the ring's gap check would resync it too,
+    // with the same count).
+    const std::uint64_t oldest = (*host)->ring().oldest_sequence();
+    lost = oldest != 0 && from < oldest;
+  }
+  return new ProximityWatch(*std::move(host), from, lost, watches_,
                             hosts_.counters(), std::move(pass), *context);
 }
 

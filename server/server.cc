@@ -218,15 +218,26 @@ class Server::Impl {
       ops.on_mutation = [impl](const std::string& scene_id,
                                const google::protobuf::Message& request,
                                absl::FunctionRef<absl::Status()> apply) {
+        const bool deleting = request.GetDescriptor() ==
+                              sator::v1::DeleteSceneRequest::descriptor();
+        // The scene being deleted (its write lock is held), to forget its
+        // proximity host and not a newer scene's of the same id.
+        std::shared_ptr<HostedScene> deleted;
+        if (deleting) {
+          if (absl::StatusOr<std::shared_ptr<HostedScene>> found =
+                  impl->scenes.Find(scene_id);
+              found.ok()) {
+            deleted = *std::move(found);
+          }
+        }
         absl::Status applied =
             impl->persistence == nullptr
                 ? apply()
                 : impl->persistence->OnMutation(scene_id, request, apply);
         // A scene created again under the same id starts a trail of its own.
-        if (applied.ok() && request.GetDescriptor() ==
-                                sator::v1::DeleteSceneRequest::descriptor()) {
+        if (applied.ok() && deleting) {
           impl->shot_audit->Forget(scene_id);
-          impl->proximity_hosts->Forget(scene_id);
+          if (deleted != nullptr) impl->proximity_hosts->Forget(*deleted);
         }
         return applied;
       };
@@ -339,6 +350,10 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(
                   impl->shot_audit.get());
   }
 
+  if (absl::Status limits = ValidateProximityLimits(options.proximity);
+      !limits.ok()) {
+    return limits;
+  }
   if (options.shot_audit_files > 0 && options.data_dir.empty()) {
     return absl::InvalidArgumentError(
         "--shot_audit_files: needs --data_dir (the files go under "

@@ -623,9 +623,9 @@ absl::StatusOr<ProximityState> Client::GetProximity(
 }
 
 absl::StatusOr<std::unique_ptr<ProximityStream>> Client::WatchProximity(
-    const std::string& scene_id, std::optional<std::int64_t> from_tick) {
+    const std::string& scene_id, const ProximityWatchStart& start) {
   if (!impl_->status().ok()) return impl_->status();
-  return impl_->connection().WatchProximity(scene_id, from_tick);
+  return impl_->connection().WatchProximity(scene_id, start);
 }
 
 // ---- Sessions ----

@@ -185,11 +185,14 @@ class GrpcProximityStream final : public ProximityStream {
  public:
   GrpcProximityStream(sator::v1::ProximityService::Stub& stub,
                       const std::string& scene_id,
-                      std::optional<std::int64_t> from_tick) {
+                      const ProximityWatchStart& start) {
     PrepareContext(context_, CallContext{}, &scene_id);
     sator::v1::WatchProximityRequest request;
     request.set_scene_id(scene_id);
-    if (from_tick.has_value()) request.set_from_tick(*from_tick);
+    if (start.tick.has_value()) request.set_from_tick(*start.tick);
+    if (start.sequence.has_value()) {
+      request.set_from_sequence(*start.sequence);
+    }
     stream_ = stub.WatchProximity(&context_, request);
   }
 
@@ -650,11 +653,10 @@ class GrpcConnection final : public Connection {
   }
 
   absl::StatusOr<std::unique_ptr<ProximityStream>> WatchProximity(
-      const std::string& scene_id,
-      std::optional<std::int64_t> from_tick) override {
+      const std::string& scene_id, const ProximityWatchStart& start) override {
     return std::unique_ptr<ProximityStream>(
         std::make_unique<GrpcProximityStream>(*proximity_stub_, scene_id,
-                                              from_tick));
+                                              start));
   }
 
   absl::StatusOr<std::unique_ptr<SessionStream>> OpenSession(

@@ -498,10 +498,10 @@ absl::StatusOr<ProximityState> ShardedConnection::GetProximity(
 
 absl::StatusOr<std::unique_ptr<ProximityStream>>
 ShardedConnection::WatchProximity(const std::string& scene_id,
-                                  std::optional<std::int64_t> from_tick) {
+                                  const ProximityWatchStart& start) {
   absl::StatusOr<Route> route = RouteScene(scene_id);
   if (!route.ok()) return route.status();
-  return WithEndpoint(route->connection->WatchProximity(scene_id, from_tick),
+  return WithEndpoint(route->connection->WatchProximity(scene_id, start),
                       route->endpoint);
 }
 

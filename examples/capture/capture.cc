@@ -79,6 +79,11 @@ int main(int argc, char** argv) {
   absl::StatusOr<sator::Client> client =
       sator::Client::Make({.target = target});
   if (!client.ok()) return Fail("client", client.status());
+  // A scene of its own, made anew: a previous run's zones go with it.
+  if (absl::Status s = client->DeleteScene(kScene);
+      !s.ok() && s.code() != absl::StatusCode::kNotFound) {
+    return Fail("DeleteScene", s);
+  }
   if (absl::Status s =
           client->CreateScene(kScene, {.dimension = sator::Dimension::k2D})
               .status();
@@ -128,7 +133,7 @@ int main(int argc, char** argv) {
   // From tick 1: every evaluation of the walk, however late the server
   // starts the stream.
   absl::StatusOr<std::unique_ptr<sator::ProximityStream>> watch =
-      client->WatchProximity(kScene, 1);
+      client->WatchProximity(kScene, {.tick = 1});
   if (!watch.ok()) return Fail("WatchProximity", watch.status());
 
   for (std::int64_t tick = 1; tick <= kTicks; ++tick) {
@@ -227,5 +232,8 @@ int main(int argc, char** argv) {
     std::printf(";");
   }
   std::printf("\n%s\n", ok ? "events as expected" : "UNEXPECTED EVENTS");
+  if (absl::Status s = client->DeleteScene(kScene); !s.ok()) {
+    return Fail("DeleteScene", s);
+  }
   return ok ? 0 : 1;
 }

@@ -47,12 +47,16 @@ absl::Status ValidateProximityLimits(const ProximityLimits& limits) {
   return absl::OkStatus();
 }
 
-ProximityHost::ProximityHost(int dimension, const ProximityLimits& limits)
-    : dimension_(dimension), limits_(limits), ring_(limits.history) {
+ProximityHost::ProximityHost(const std::shared_ptr<const HostedScene>& scene,
+                             const ProximityLimits& limits)
+    : scene_(scene),
+      dimension_(scene->dimension()),
+      limits_(limits),
+      ring_(limits.history) {
   const scene::ProximityOptions options{.max_zones = limits.max_zones,
                                         .max_observers = limits.max_observers};
   // The limits were validated with the flags.
-  if (dimension == 2) {
+  if (dimension_ == 2) {
     state_ = *scene::ProximityState2::Create(options);
   } else {
     state_ = *scene::ProximityState3::Create(options);
@@ -136,6 +140,12 @@ absl::Status ProximityHost::RemoveObserver(std::uint64_t id) {
   return absl::OkStatus();
 }
 
+bool ProximityHost::BelongsTo(const HostedScene& scene) const {
+  // Alive, the scene's address is its identity.
+  const std::shared_ptr<const HostedScene> mine = scene_.lock();
+  return mine.get() == &scene;
+}
+
 bool ProximityHost::empty() const {
   std::lock_guard<std::mutex> lock(mu_);
   return zones_.empty() && observers_.empty();
@@ -198,18 +208,17 @@ void ProximityHost::Resync(sator::v1::ProximityResync* out) const {
 
 std::uint64_t ProximityHost::FirstSequenceAtOrAfter(std::int64_t tick,
                                                     bool* lost) const {
-  const std::uint64_t oldest = ring_.oldest_sequence();
-  const std::uint64_t next = ring_.next_sequence();
   *lost = false;
-  if (oldest == 0) return next;
+  // One read of the ring: what it keeps, oldest first, as of one moment.
   const std::vector<ProximityRing::Record> kept =
-      ring_.ReadFrom(oldest, ring_.capacity());
-  if (kept.empty()) return next;
+      ring_.ReadFrom(0, ring_.capacity());
+  if (kept.empty()) return ring_.next_sequence();
+  const std::uint64_t next = kept.back()->sequence() + 1;
   // Evaluations overwritten in the ring had ticks up to the oldest kept
   // one's: any of them may have been at or after `tick`.
-  if (oldest > 1 && tick <= kept.front()->tick()) {
+  if (kept.front()->sequence() > 1 && tick <= kept.front()->tick()) {
     *lost = true;
-    return oldest;
+    return kept.front()->sequence();
   }
   // Evaluations are appended in tick order.
   for (const ProximityRing::Record& record : kept) {
@@ -223,28 +232,35 @@ void ProximityHost::Close() {
   ring_.WakeSubscribers();
 }
 
-std::shared_ptr<ProximityHost> ProximityHosts::Host(const HostedScene& scene) {
-  std::lock_guard<std::mutex> lock(mu_);
-  std::shared_ptr<ProximityHost>& host = hosts_[scene.id()];
-  if (host == nullptr) {
-    host = std::make_shared<ProximityHost>(scene.dimension(), limits_);
+std::shared_ptr<ProximityHost> ProximityHosts::Host(
+    const std::shared_ptr<const HostedScene>& scene) {
+  std::shared_ptr<ProximityHost> stale;  // Closed after unlocking.
+  std::shared_ptr<ProximityHost> host;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::shared_ptr<ProximityHost>& slot = hosts_[scene->id()];
+    if (slot != nullptr && !slot->BelongsTo(*scene)) stale = std::move(slot);
+    if (slot == nullptr) slot = std::make_shared<ProximityHost>(scene, limits_);
+    host = slot;
   }
+  if (stale != nullptr) stale->Close();
   return host;
 }
 
 std::shared_ptr<ProximityHost> ProximityHosts::Find(
-    const std::string& scene_id) const {
+    const HostedScene& scene) const {
   std::lock_guard<std::mutex> lock(mu_);
-  const auto found = hosts_.find(scene_id);
-  return found == hosts_.end() ? nullptr : found->second;
+  const auto found = hosts_.find(scene.id());
+  if (found == hosts_.end() || !found->second->BelongsTo(scene)) return nullptr;
+  return found->second;
 }
 
-void ProximityHosts::Forget(const std::string& scene_id) {
+void ProximityHosts::Forget(const HostedScene& scene) {
   std::shared_ptr<ProximityHost> host;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    const auto found = hosts_.find(scene_id);
-    if (found == hosts_.end()) return;
+    const auto found = hosts_.find(scene.id());
+    if (found == hosts_.end() || !found->second->BelongsTo(scene)) return;
     host = std::move(found->second);
     hosts_.erase(found);
   }
@@ -252,7 +268,7 @@ void ProximityHosts::Forget(const std::string& scene_id) {
 }
 
 void ProximityHosts::OnSceneWritten(const HostedScene& scene) {
-  const std::shared_ptr<ProximityHost> host = Find(scene.id());
+  const std::shared_ptr<ProximityHost> host = Find(scene);
   if (host == nullptr || host->empty()) return;
   const auto started = std::chrono::steady_clock::now();
   const std::size_t events = host->Evaluate(scene);

@@ -58,7 +58,13 @@ using ProximityRing = SequencedRing<sator::v1::ProximityTickEvents>;
 
 class ProximityHost {
  public:
-  ProximityHost(int dimension, const ProximityLimits& limits);
+  // The host of `scene`; `limits` were checked by ValidateProximityLimits.
+  ProximityHost(const std::shared_ptr<const HostedScene>& scene,
+                const ProximityLimits& limits);
+
+  // Whether this is the host of `scene` (not of an earlier scene of the
+  // same id).
+  bool BelongsTo(const HostedScene& scene) const;
 
   // Registration, with the scene's write lock held. The errors of
   // ProximityState::AddZone / AddObserver, with the request's field path
@@ -99,6 +105,7 @@ class ProximityHost {
   bool empty() const;
 
  private:
+  const std::weak_ptr<const HostedScene> scene_;
   const int dimension_;
   const ProximityLimits limits_;
   ProximityRing ring_;
@@ -128,12 +135,17 @@ class ProximityHosts final : public prometheus::Collectable {
 
   const ProximityLimits& limits() const { return limits_; }
 
-  // The scene's host, made on first use.
-  std::shared_ptr<ProximityHost> Host(const HostedScene& scene);
-  // Null when the scene has none.
-  std::shared_ptr<ProximityHost> Find(const std::string& scene_id) const;
-  // The scene was deleted: its host goes (its watches end).
-  void Forget(const std::string& scene_id);
+  // The scene's host, made on first use (with the scene's write lock held
+  // and the scene not deleted, so that a host is never made for a scene
+  // already gone). A host left under the id by a deleted scene is closed
+  // and replaced.
+  std::shared_ptr<ProximityHost> Host(
+      const std::shared_ptr<const HostedScene>& scene);
+  // The scene's host; null when it has none.
+  std::shared_ptr<ProximityHost> Find(const HostedScene& scene) const;
+  // The scene was deleted: its host goes and its watches end. A host of a
+  // newer scene of the same id stays.
+  void Forget(const HostedScene& scene);
 
   // After a write of `scene`, with its write lock held.
   void OnSceneWritten(const HostedScene& scene);

@@ -193,8 +193,8 @@ class RingWatch : public grpc::ServerWriteReactor<Response> {
   // With the watch's lock held: fills `message` (empty) with what to send
   // next and returns true, or returns false when there is nothing yet.
   virtual bool Next(Response* message) = 0;
-  // With the watch's lock held: true when the watch must end with OK now
-  // (its subject is gone).
+  // With the watch's lock held: true when the watch must end with OK once
+  // Next has nothing more (its subject is gone).
   virtual bool Ended() const { return false; }
 
  private:
@@ -224,12 +224,16 @@ class RingWatch : public grpc::ServerWriteReactor<Response> {
   // With mu_ held.
   void PumpLocked() {
     if (finished_ || writing_) return;
-    if (closing_ || Ended()) {
+    if (closing_) {
       FinishOnce(grpc::Status::OK);
       return;
     }
     message_.Clear();
-    if (!Next(&message_)) return;
+    if (!Next(&message_)) {
+      // What was there before the end is sent first.
+      if (Ended()) FinishOnce(grpc::Status::OK);
+      return;
+    }
     writing_ = true;
     this->StartWrite(&message_);
   }

@@ -29,20 +29,21 @@ TEST(ExampleCapture, ReportsTheCrowdEnteringAndLeavingTheZone) {
   EXPECT_EQ(run->exit_code, 0) << run->output;
   // Tick 6, x = -5: in on y = 0 and y = +-2 (5 <= 5.12); on y = +-4 not
   // until tick 8, x = -3 (3 <= 3.77; at tick 7, 4 > 3.77).
-  for (const char* line : {"tick 6: player 2 entered the capture zone\n",
-                           "tick 6: player 3 entered the capture zone\n",
-                           "tick 6: player 4 entered the capture zone\n",
-                           "tick 8: player 1 entered the capture zone\n",
-                           "tick 8: player 5 entered the capture zone\n",
-                           // Tick 15, x = 4 > 3.77; tick 17, x = 6 > 5.5.
-                           "tick 15: player 1 left the capture zone\n",
-                           "tick 15: player 5 left the capture zone\n",
-                           "tick 17: player 3 left the capture zone\n",
-                           // Neighbours' circles are 2 - 0.5 = 1.5 away, within
-                           // 3; the next line's 3.5 away, beyond 3 + 1.
-                           "tick 1: player 1 now sees player 2\n",
-                           "tick 1: player 3 now sees player 2\n",
-                           "tick 1: player 3 now sees player 4\n"}) {
+  for (const char* line :
+       {"tick 6: player 2 entered the capture zone\n",
+        "tick 6: player 3 entered the capture zone\n",
+        "tick 6: player 4 entered the capture zone\n",
+        "tick 8: player 1 entered the capture zone\n",
+        "tick 8: player 5 entered the capture zone\n",
+        // Tick 15, x = 4 > 3.77; tick 17, x = 6 > 5.5.
+        "tick 15: player 1 left the capture zone\n",
+        "tick 15: player 5 left the capture zone\n",
+        "tick 17: player 3 left the capture zone\n",
+        // Neighbours' circles are 2 - 0.5 = 1.5 away, within
+        // 3; the next line's 3.5 away, beyond 3: it never enters.
+        "tick 1: player 1 now sees player 2\n",
+        "tick 1: player 3 now sees player 2\n",
+        "tick 1: player 3 now sees player 4\n"}) {
     EXPECT_THAT(run->output, HasSubstr(line));
   }
   EXPECT_THAT(run->output, Not(HasSubstr("player 1 now sees player 3")));

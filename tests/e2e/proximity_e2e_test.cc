@@ -102,10 +102,9 @@ class ProximityEndToEnd : public ::testing::Test {
     ASSERT_TRUE(applied.ok()) << applied.status();
   }
 
-  std::unique_ptr<ProximityStream> Watch(
-      std::optional<std::int64_t> from_tick = std::nullopt) {
+  std::unique_ptr<ProximityStream> Watch(ProximityWatchStart start = {}) {
     absl::StatusOr<std::unique_ptr<ProximityStream>> stream =
-        client_->WatchProximity("yard", from_tick);
+        client_->WatchProximity("yard", start);
     EXPECT_TRUE(stream.ok()) << stream.status();
     return stream.ok() ? *std::move(stream) : nullptr;
   }
@@ -133,7 +132,7 @@ class ProximityEndToEnd : public ::testing::Test {
 TEST_F(ProximityEndToEnd, AWalkGivesTheEventsWorkedOutByHand) {
   // From tick 1: the watch gets every evaluation whenever the server starts
   // it.
-  std::unique_ptr<ProximityStream> watch = Watch(/*from_tick=*/1);
+  std::unique_ptr<ProximityStream> watch = Watch({.tick = 1});
   ASSERT_NE(watch, nullptr);
   // Tick 1, x = -10: far from both.
   WalkTo(1, -10.0f);
@@ -195,7 +194,7 @@ TEST_F(ProximityEndToEnd, AWatchResumesFromAKeptTickAndResyncsFromALostOne) {
   for (std::int64_t tick = 1; tick <= 10; ++tick) {
     WalkTo(tick, tick % 2 == 1 ? 0.0f : -10.0f);
   }
-  std::unique_ptr<ProximityStream> kept = Watch(/*from_tick=*/8);
+  std::unique_ptr<ProximityStream> kept = Watch({.tick = 8});
   ASSERT_NE(kept, nullptr);
   for (std::int64_t tick = 8; tick <= 10; ++tick) {
     std::optional<ProximityTickEvents> got = NextEvents(*kept);
@@ -208,7 +207,7 @@ TEST_F(ProximityEndToEnd, AWatchResumesFromAKeptTickAndResyncsFromALostOne) {
   }
   kept->Cancel();
 
-  std::unique_ptr<ProximityStream> lost = Watch(/*from_tick=*/2);
+  std::unique_ptr<ProximityStream> lost = Watch({.tick = 2});
   ASSERT_NE(lost, nullptr);
   std::optional<ProximityStreamEvent> first = lost->Read();
   ASSERT_TRUE(first.has_value());
@@ -229,6 +228,18 @@ TEST_F(ProximityEndToEnd, AWatchResumesFromAKeptTickAndResyncsFromALostOne) {
                                 ProximitySource::kZone, kZone, kWalker)));
   lost->Cancel();
   EXPECT_GE(Sample("sator_proximity_resyncs_total"), 1.0);
+
+  // Reopened one after the last sequence read, the watch goes on exactly
+  // there: the next evaluation, none again.
+  WalkTo(12, -10.0f);
+  std::unique_ptr<ProximityStream> resumed =
+      Watch({.sequence = next->sequence + 1});
+  ASSERT_NE(resumed, nullptr);
+  std::optional<ProximityTickEvents> after = NextEvents(*resumed);
+  ASSERT_TRUE(after.has_value());
+  EXPECT_EQ(after->tick, 12);
+  EXPECT_EQ(after->sequence, next->sequence + 1);
+  resumed->Cancel();
 }
 
 TEST_F(ProximityEndToEnd, PerGroupZonesCountAGroupOnce) {
@@ -250,7 +261,7 @@ TEST_F(ProximityEndToEnd, PerGroupZonesCountAGroupOnce) {
                                      .pose = Pose2{{40, 0}, {}},
                                      .report = ProximityReport::kPerGroup})
                   .ok());
-  std::unique_ptr<ProximityStream> watch = Watch(/*from_tick=*/1);
+  std::unique_ptr<ProximityStream> watch = Watch({.tick = 1});
   ASSERT_NE(watch, nullptr);
   WalkTo(1, -10.0f);
   std::optional<ProximityTickEvents> got = NextEvents(*watch);
@@ -320,12 +331,25 @@ TEST_F(ProximityEndToEnd, BadInputNamesTheField) {
   EXPECT_TRUE(client_->AddZone("yard", {.id = 3, .shape = Circle{1.0f}}).ok());
 
   absl::StatusOr<std::unique_ptr<ProximityStream>> negative =
-      client_->WatchProximity("yard", -1);
+      client_->WatchProximity("yard", {.tick = -1});
   ASSERT_TRUE(negative.ok());
   EXPECT_FALSE((*negative)->Read().has_value());
   const absl::Status refused = (*negative)->Finish();
   EXPECT_EQ(refused.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(refused.message()), StartsWith("from_tick: "));
+  for (const auto& [start, prefix] :
+       std::vector<std::pair<ProximityWatchStart, const char*>>{
+           {{.tick = 1, .sequence = 1}, "from_sequence: give from_tick or"},
+           {{.sequence = 0}, "from_sequence: must be >= 1"},
+           {{.sequence = 99}, "from_sequence: must be at most 1"}}) {
+    absl::StatusOr<std::unique_ptr<ProximityStream>> bad =
+        client_->WatchProximity("yard", start);
+    ASSERT_TRUE(bad.ok());
+    EXPECT_FALSE((*bad)->Read().has_value());
+    const absl::Status status = (*bad)->Finish();
+    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << prefix;
+    EXPECT_THAT(std::string(status.message()), StartsWith(prefix));
+  }
   absl::StatusOr<std::unique_ptr<ProximityStream>> unknown =
       client_->WatchProximity("nosuch");
   ASSERT_TRUE(unknown.ok());
@@ -333,12 +357,20 @@ TEST_F(ProximityEndToEnd, BadInputNamesTheField) {
   EXPECT_EQ((*unknown)->Finish().code(), absl::StatusCode::kNotFound);
 }
 
-TEST_F(ProximityEndToEnd, DeletingTheSceneEndsItsWatches) {
-  std::unique_ptr<ProximityStream> watch = Watch(/*from_tick=*/1);
+TEST_F(ProximityEndToEnd, DeletingTheSceneEndsItsWatchesAfterTheirEvents) {
+  std::unique_ptr<ProximityStream> watch = Watch({.tick = 1});
   ASSERT_NE(watch, nullptr);
   WalkTo(1, 0.0f);
-  ASSERT_TRUE(NextEvents(*watch).has_value());
+  // The first event proves the server follows the scene for this watch.
+  std::optional<ProximityTickEvents> entered = NextEvents(*watch);
+  ASSERT_TRUE(entered.has_value());
+  EXPECT_EQ(entered->tick, 1);
+  WalkTo(2, -10.0f);
   ASSERT_TRUE(client_->DeleteScene("yard").ok());
+  // The evaluation before the deletion still comes, then the end.
+  std::optional<ProximityTickEvents> left = NextEvents(*watch);
+  ASSERT_TRUE(left.has_value());
+  EXPECT_EQ(left->tick, 2);
   EXPECT_FALSE(watch->Read().has_value());
   EXPECT_TRUE(watch->Finish().ok());
   // A scene made again under the id starts with no zones.

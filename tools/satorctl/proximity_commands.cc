@@ -7,6 +7,7 @@
 //   satorctl proximity remove-zone arena --json='{"zone_id": "1"}'
 //   satorctl proximity get arena
 //   satorctl proximity watch arena --from_tick=120 --count=10
+//   satorctl proximity watch arena --from_sequence=42
 //
 // add-zone, add-observer, remove-zone and remove-observer take their
 // request (scene_id apart) in protobuf's JSON mapping; they and get print
@@ -31,6 +32,7 @@
 
 ABSL_DECLARE_FLAG(std::string, scene);
 ABSL_DECLARE_FLAG(int64_t, count);
+ABSL_DECLARE_FLAG(int64_t, from_sequence);
 ABSL_FLAG(int64_t, from_tick, -1,
           "proximity watch: start from the first evaluation at or after this "
           "tick still kept (-1: only evaluations from now on).");
@@ -95,15 +97,20 @@ int Watch(const std::string& scene_id) {
   absl::StatusOr<Client> client = Connect();
   if (!client.ok()) return Fail(client.status());
   const std::int64_t from = absl::GetFlag(FLAGS_from_tick);
+  const std::int64_t from_sequence = absl::GetFlag(FLAGS_from_sequence);
   const std::int64_t count = absl::GetFlag(FLAGS_count);
-  if (from < -1 || count < 0) {
-    return UsageError("--from_tick must be >= -1 and --count >= 0",
-                      kProximityUsage);
+  if (from < -1 || from_sequence < 0 || count < 0) {
+    return UsageError(
+        "--from_tick must be >= -1, --from_sequence and --count >= 0",
+        kProximityUsage);
+  }
+  ProximityWatchStart start;
+  if (from >= 0) start.tick = from;
+  if (from_sequence > 0) {
+    start.sequence = static_cast<std::uint64_t>(from_sequence);
   }
   absl::StatusOr<std::unique_ptr<ProximityStream>> stream =
-      client->WatchProximity(scene_id, from >= 0
-                                           ? std::optional<std::int64_t>(from)
-                                           : std::nullopt);
+      client->WatchProximity(scene_id, start);
   if (!stream.ok()) return Fail(stream.status());
   std::int64_t messages = 0;
   while (count == 0 || messages < count) {
@@ -151,8 +158,8 @@ const char kProximityUsage[] =
     "  proximity remove-zone SCENE --json='{\"zone_id\": \"N\"}'\n"
     "  proximity remove-observer SCENE --json='{\"observer_id\": \"N\"}'\n"
     "  proximity get SCENE  the zones, observers and current sets\n"
-    "  proximity watch SCENE [--from_tick=N] [--count=N]  each evaluation's\n"
-    "                   events, one JSON object per line\n";
+    "  proximity watch SCENE [--from_tick=N | --from_sequence=N] [--count=N]\n"
+    "                   each evaluation's events, one JSON object per line\n";
 
 int RunProximity(const Args& args) {
   static constexpr const char* kVerbs[] = {"add-zone",    "add-observer",

@@ -30,8 +30,8 @@
 
 ABSL_DECLARE_FLAG(std::string, scene);
 ABSL_FLAG(int64_t, from_sequence, 0,
-          "shots watch: start from this sequence, if still kept (0: only "
-          "verdicts recorded from now on).");
+          "shots watch, proximity watch: start from this sequence, if still "
+          "kept (0: only what is recorded from now on).");
 ABSL_FLAG(int64_t, count, 0,
           "shots watch, proximity watch: stop after this many messages (0: "
           "until the server "

@@ -1,14 +1,14 @@
 // sator::Client: the C++ client that game servers link to talk to satord.
 //
 // Every RPC of the sator.v1 API is a synchronous call returning absl::Status
-// or absl::StatusOr<T>, and an Async* twin returning a std::future of the
-// same. Every call has a deadline (the call's own, or the client's default)
-// that bounds all its attempts together; idempotent calls are retried on
-// UNAVAILABLE and on RESOURCE_EXHAUSTED that the server marks as load shed,
-// by gRPC's retry policy over a gRPC channel and by the client's own loop
-// over a mock (retry.h says exactly when). Errors keep the
-// gRPC code and the server's message, e.g. INVALID_ARGUMENT
-// "bodies[3].shape.polygon.vertices[2].x: not finite".
+// or absl::StatusOr<T>, and, but for the audit-trail and proximity calls, an
+// Async* twin returning a std::future of the same. Every call has a deadline
+// (the call's own, or the client's default) that bounds all its attempts
+// together; idempotent calls are retried on UNAVAILABLE and on
+// RESOURCE_EXHAUSTED that the server marks as load shed, by gRPC's retry policy
+// over a gRPC channel and by the client's own loop over a mock (retry.h says
+// exactly when). Errors keep the gRPC code and the server's message, e.g.
+// INVALID_ARGUMENT "bodies[3].shape.polygon.vertices[2].x: not finite".
 //
 // A Client is a plain object: construct it and call it.
 //
@@ -384,13 +384,14 @@ class Client {
       const std::string& scene_id, const CallOptions& call_options = {});
   // Follows the scene's evaluations: Read() each message (an evaluation's
   // events, or a resync with every set where the watch fell behind) until
-  // nullopt, then Finish() for how it ended (OK at the server's drain or
-  // the scene's deletion). With `from_tick`, starts from the first kept
-  // evaluation at or after it (a resync first when some are gone). Cancel()
-  // from any thread ends it. Not retried: reopen from the last tick read + 1.
+  // nullopt, then Finish() for how it ended (OK at the server's drain, or
+  // at the scene's deletion once the events before it are sent). From
+  // `start`: a tick (the first kept evaluation at or after it) or a
+  // sequence; one no longer kept starts with a resync. Cancel() from any
+  // thread ends it. Not retried: reopen with `.sequence` one after the last
+  // ProximityTickEvents read (or a resync's next_sequence).
   absl::StatusOr<std::unique_ptr<ProximityStream>> WatchProximity(
-      const std::string& scene_id,
-      std::optional<std::int64_t> from_tick = std::nullopt);
+      const std::string& scene_id, const ProximityWatchStart& start = {});
 
   // ---- Sessions ----
   // Opens a Session on `scene_id` over this client's connection.

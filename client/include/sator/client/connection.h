@@ -197,10 +197,10 @@ class Connection {
                                       const CallContext& context) = 0;
   virtual absl::StatusOr<ProximityState> GetProximity(
       const std::string& scene_id, const CallContext& context) = 0;
-  // Follows the scene's evaluations (from the first at or after `from_tick`
-  // when set). The stream has no deadline; errors come from Finish().
+  // Follows the scene's evaluations from `start`. The stream has no deadline;
+  // errors come from Finish().
   virtual absl::StatusOr<std::unique_ptr<ProximityStream>> WatchProximity(
-      const std::string& scene_id, std::optional<std::int64_t> from_tick) = 0;
+      const std::string& scene_id, const ProximityWatchStart& start) = 0;
 
   // Opens a Session stream for `scene_id` (sent as metadata; the caller
   // writes the SessionOpen message). The stream has no deadline.

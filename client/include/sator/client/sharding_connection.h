@@ -169,8 +169,7 @@ class ShardedConnection : public Connection {
   absl::StatusOr<ProximityState> GetProximity(
       const std::string& scene_id, const CallContext& context) override;
   absl::StatusOr<std::unique_ptr<ProximityStream>> WatchProximity(
-      const std::string& scene_id,
-      std::optional<std::int64_t> from_tick) override;
+      const std::string& scene_id, const ProximityWatchStart& start) override;
   absl::StatusOr<std::unique_ptr<SessionStream>> OpenSession(
       const std::string& scene_id) override;
   absl::StatusOr<std::string> CallJson(const std::string& method,

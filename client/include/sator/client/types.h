@@ -715,6 +715,16 @@ struct ProximityResync {
 
 using ProximityStreamEvent = std::variant<ProximityTickEvents, ProximityResync>;
 
+// Where a WatchProximity starts; at most one of the two. Neither: with the
+// next evaluation.
+struct ProximityWatchStart {
+  // The first evaluation kept at or after this tick.
+  std::optional<std::int64_t> tick{};
+  // This sequence: one after the last ProximityTickEvents read, or a
+  // resync's or GetProximity's next_sequence (exactly where it left off).
+  std::optional<std::uint64_t> sequence{};
+};
+
 // GetProximity: the zones, the observers and the last evaluation's sets.
 struct ProximityState {
   std::vector<Zone> zones{};

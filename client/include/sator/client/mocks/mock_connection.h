@@ -131,8 +131,7 @@ class MockConnection : public Connection {
               (const std::string& scene_id, const CallContext& context),
               (override));
   MOCK_METHOD(absl::StatusOr<std::unique_ptr<ProximityStream>>, WatchProximity,
-              (const std::string& scene_id,
-               std::optional<std::int64_t> from_tick),
+              (const std::string& scene_id, const ProximityWatchStart& start),
               (override));
   MOCK_METHOD(absl::StatusOr<std::unique_ptr<SessionStream>>, OpenSession,
               (const std::string& scene_id), (override));
