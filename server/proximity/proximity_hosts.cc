@@ -21,6 +21,27 @@ scene::SceneSnapshot<D> SnapshotOf(const HostedScene& scene) {
   }
 }
 
+// One registration on a state of dimension D: `desc` (converted from the
+// request) added against the scene's newest tick. Errors carry `field`
+// ("zone", "observer"); the core's RESOURCE_EXHAUSTED becomes
+// `limit_message`, which names the flag. OK gives the tick.
+template <int D, typename Desc, typename Add>
+absl::StatusOr<std::int64_t> Register(const HostedScene& scene,
+                                      absl::string_view field,
+                                      absl::string_view limit_message,
+                                      const absl::StatusOr<Desc>& desc,
+                                      Add add) {
+  if (!desc.ok()) return convert::PrefixField(field, desc.status());
+  const scene::SceneSnapshot<D> snapshot = SnapshotOf<D>(scene);
+  if (absl::Status s = add(*desc, snapshot); !s.ok()) {
+    if (s.code() == absl::StatusCode::kResourceExhausted) {
+      return absl::ResourceExhaustedError(limit_message);
+    }
+    return convert::PrefixField(field, s);
+  }
+  return snapshot.tick();
+}
+
 }  // namespace
 
 absl::Status ValidateProximityLimits(const ProximityLimits& limits) {
@@ -66,54 +87,39 @@ ProximityHost::ProximityHost(const std::shared_ptr<const HostedScene>& scene,
 absl::StatusOr<std::int64_t> ProximityHost::AddZone(
     const HostedScene& scene, const sator::v1::Zone& zone,
     const convert::ShapeLimits& limits) {
-  const auto add =
-      [&]<int D>(
-          scene::ProximityState<D>& state) -> absl::StatusOr<std::int64_t> {
-    absl::StatusOr<scene::ZoneDesc<D>> desc =
-        convert::ToZoneDesc<D>(zone, limits);
-    if (!desc.ok()) return convert::PrefixField("zone", desc.status());
-    const scene::SceneSnapshot<D> snapshot = SnapshotOf<D>(scene);
-    if (absl::Status s = state.AddZone(*desc, snapshot); !s.ok()) {
-      if (s.code() == absl::StatusCode::kResourceExhausted) {
-        return absl::ResourceExhaustedError(
-            absl::StrCat("zone: the scene already has its limit of ",
-                         limits_.max_zones, " zones (--max_zones_per_scene)"));
-      }
-      return convert::PrefixField("zone", s);
-    }
-    return snapshot.tick();
-  };
   std::lock_guard<std::mutex> lock(mu_);
   absl::StatusOr<std::int64_t> tick =
-      dimension_ == 2 ? add.operator()<2>(*std::get<0>(state_))
-                      : add.operator()<3>(*std::get<1>(state_));
+      WithState([&]<int D>(scene::ProximityState<D>& state) {
+        return Register<D>(
+            scene, "zone",
+            absl::StrCat("zone: the scene already has its limit of ",
+                         limits_.max_zones, " zones (--max_zones_per_scene)"),
+            convert::ToZoneDesc<D>(zone, limits),
+            [&](const scene::ZoneDesc<D>& desc,
+                const scene::SceneSnapshot<D>& snapshot) {
+              return state.AddZone(desc, snapshot);
+            });
+      });
   if (tick.ok()) zones_[zone.id()] = zone;
   return tick;
 }
 
 absl::StatusOr<std::int64_t> ProximityHost::AddObserver(
     const HostedScene& scene, const sator::v1::Observer& observer) {
-  const auto add =
-      [&]<int D>(
-          scene::ProximityState<D>& state) -> absl::StatusOr<std::int64_t> {
-    absl::StatusOr<scene::ObserverDesc<D>> desc =
-        convert::ToObserverDesc<D>(observer);
-    if (!desc.ok()) return convert::PrefixField("observer", desc.status());
-    const scene::SceneSnapshot<D> snapshot = SnapshotOf<D>(scene);
-    if (absl::Status s = state.AddObserver(*desc, snapshot); !s.ok()) {
-      if (s.code() == absl::StatusCode::kResourceExhausted) {
-        return absl::ResourceExhaustedError(absl::StrCat(
-            "observer: the scene already has its limit of ",
-            limits_.max_observers, " observers (--max_observers_per_scene)"));
-      }
-      return convert::PrefixField("observer", s);
-    }
-    return snapshot.tick();
-  };
   std::lock_guard<std::mutex> lock(mu_);
   absl::StatusOr<std::int64_t> tick =
-      dimension_ == 2 ? add.operator()<2>(*std::get<0>(state_))
-                      : add.operator()<3>(*std::get<1>(state_));
+      WithState([&]<int D>(scene::ProximityState<D>& state) {
+        return Register<D>(
+            scene, "observer",
+            absl::StrCat("observer: the scene already has its limit of ",
+                         limits_.max_observers,
+                         " observers (--max_observers_per_scene)"),
+            convert::ToObserverDesc<D>(observer),
+            [&](const scene::ObserverDesc<D>& desc,
+                const scene::SceneSnapshot<D>& snapshot) {
+              return state.AddObserver(desc, snapshot);
+            });
+      });
   if (tick.ok()) observers_[observer.id()] = observer;
   return tick;
 }
@@ -152,17 +158,14 @@ bool ProximityHost::empty() const {
 }
 
 std::size_t ProximityHost::Evaluate(const HostedScene& scene) {
-  const auto evaluate = [&]<int D>(scene::ProximityState<D>& state)
-      -> absl::StatusOr<scene::ProximityTick> {
-    return state.Evaluate(SnapshotOf<D>(scene));
-  };
   std::size_t events = 0;
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (zones_.empty() && observers_.empty()) return 0;
     absl::StatusOr<scene::ProximityTick> tick =
-        dimension_ == 2 ? evaluate.operator()<2>(*std::get<0>(state_))
-                        : evaluate.operator()<3>(*std::get<1>(state_));
+        WithState([&]<int D>(scene::ProximityState<D>& state) {
+          return state.Evaluate(SnapshotOf<D>(scene));
+        });
     // Ticks only move forward under the scene's write lock, so the core
     // cannot refuse the evaluation.
     if (!tick.ok() || tick->events.empty()) return 0;

@@ -105,6 +105,13 @@ class ProximityHost {
   bool empty() const;
 
  private:
+  // Calls `visit` on the state of this host's dimension, with mu_ held.
+  template <typename Visit>
+  auto WithState(Visit visit) {
+    return dimension_ == 2 ? visit.template operator()<2>(*std::get<0>(state_))
+                           : visit.template operator()<3>(*std::get<1>(state_));
+  }
+
   const std::weak_ptr<const HostedScene> scene_;
   const int dimension_;
   const ProximityLimits limits_;

@@ -7,6 +7,8 @@
 #ifndef SATOR_TOOLS_SATORCTL_COMMON_H_
 #define SATOR_TOOLS_SATORCTL_COMMON_H_
 
+#include <cstdint>
+#include <cstdio>
 #include <memory>
 #include <string>
 #include <vector>
@@ -56,6 +58,33 @@ std::string JsonString(absl::string_view text);
 int Fail(const absl::Status& status);
 // Prints "satorctl: message" and `usage` to stderr; returns kExitUsage.
 int UsageError(absl::string_view message, absl::string_view usage);
+
+// Reads `stream` (a ShotVerdictStream or a ProximityStream) and prints each
+// message as one line, `line(message)`, until the server ends it or, with
+// `count` > 0, `count` messages were printed (then cancels it). 0 when it
+// ended cleanly or reached the count; else Fail(how it ended).
+template <typename Stream, typename Line>
+int PrintStream(Stream& stream, std::int64_t count, Line line) {
+  std::int64_t printed = 0;
+  while (count == 0 || printed < count) {
+    auto message = stream.Read();
+    if (!message.has_value()) break;
+    ++printed;
+    std::printf("%s\n", line(*message).c_str());
+    std::fflush(stdout);
+  }
+  if (count > 0 && printed >= count) {
+    stream.Cancel();
+    while (stream.Read().has_value()) {
+    }
+    (void)stream.Finish();
+    return 0;
+  }
+  if (absl::Status finished = stream.Finish(); !finished.ok()) {
+    return Fail(finished);
+  }
+  return 0;
+}
 
 }  // namespace sator::satorctl
 

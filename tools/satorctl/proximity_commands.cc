@@ -112,30 +112,12 @@ int Watch(const std::string& scene_id) {
   absl::StatusOr<std::unique_ptr<ProximityStream>> stream =
       client->WatchProximity(scene_id, start);
   if (!stream.ok()) return Fail(stream.status());
-  std::int64_t messages = 0;
-  while (count == 0 || messages < count) {
-    std::optional<ProximityStreamEvent> message = (*stream)->Read();
-    if (!message.has_value()) break;
-    ++messages;
-    if (const auto* resync = std::get_if<ProximityResync>(&*message)) {
-      std::printf("%s\n", ResyncLine(*resync).c_str());
-    } else {
-      std::printf("%s\n",
-                  EventsLine(std::get<ProximityTickEvents>(*message)).c_str());
+  return PrintStream(**stream, count, [](const ProximityStreamEvent& message) {
+    if (const auto* resync = std::get_if<ProximityResync>(&message)) {
+      return ResyncLine(*resync);
     }
-    std::fflush(stdout);
-  }
-  if (count > 0 && messages >= count) {
-    (*stream)->Cancel();
-    while ((*stream)->Read().has_value()) {
-    }
-    (void)(*stream)->Finish();
-    return 0;
-  }
-  if (absl::Status finished = (*stream)->Finish(); !finished.ok()) {
-    return Fail(finished);
-  }
-  return 0;
+    return EventsLine(std::get<ProximityTickEvents>(message));
+  });
 }
 
 // A request read from --json or -f, with the scene set, sent to `method`.

@@ -89,32 +89,14 @@ int Watch(const std::string& scene_id) {
           scene_id,
           from > 0 ? std::optional<std::uint64_t>(from) : std::nullopt);
   if (!stream.ok()) return Fail(stream.status());
-  std::int64_t events = 0;
-  while (count == 0 || events < count) {
-    std::optional<ShotVerdictEvent> event = (*stream)->Read();
-    if (!event.has_value()) break;
-    ++events;
-    if (const auto* gap = std::get_if<ShotVerdictGap>(&*event)) {
-      std::printf("{\"gap\": {\"first_sequence\": %" PRIu64
-                  ", \"dropped\": %" PRIu64 "}}\n",
-                  gap->first_sequence, gap->dropped);
-    } else {
-      std::printf("%s\n",
-                  VerdictLine(std::get<ShotVerdictRecord>(*event)).c_str());
+  return PrintStream(**stream, count, [](const ShotVerdictEvent& event) {
+    if (const auto* gap = std::get_if<ShotVerdictGap>(&event)) {
+      return absl::StrFormat(
+          "{\"gap\": {\"first_sequence\": %d, \"dropped\": %d}}",
+          gap->first_sequence, gap->dropped);
     }
-    std::fflush(stdout);
-  }
-  if (count > 0 && events >= count) {
-    (*stream)->Cancel();
-    while ((*stream)->Read().has_value()) {
-    }
-    (void)(*stream)->Finish();
-    return 0;
-  }
-  if (absl::Status finished = (*stream)->Finish(); !finished.ok()) {
-    return Fail(finished);
-  }
-  return 0;
+    return VerdictLine(std::get<ShotVerdictRecord>(event));
+  });
 }
 
 }  // namespace
