@@ -189,17 +189,16 @@ void ProximityHost::Describe(sator::v1::GetProximityResponse* out) const {
   for (const auto& [id, observer] : observers_) {
     *out->add_observers() = observer;
   }
-  std::visit(
-      [out](const auto& state) {
-        out->set_tick(state->last_tick());
-        convert::FromProximitySets(state->CurrentSets(), out->mutable_sets());
-      },
-      state_);
-  out->set_next_sequence(ring_.next_sequence());
+  FillSets(out);
 }
 
 void ProximityHost::Resync(sator::v1::ProximityResync* out) const {
   std::lock_guard<std::mutex> lock(mu_);
+  FillSets(out);
+}
+
+template <typename Message>
+void ProximityHost::FillSets(Message* out) const {
   std::visit(
       [out](const auto& state) {
         out->set_tick(state->last_tick());

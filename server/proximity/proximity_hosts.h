@@ -105,6 +105,11 @@ class ProximityHost {
   bool empty() const;
 
  private:
+  // The last evaluation's tick and sets, and the next sequence, into a
+  // GetProximityResponse or a ProximityResync; with mu_ held.
+  template <typename Message>
+  void FillSets(Message* out) const;
+
   // Calls `visit` on the state of this host's dimension, with mu_ held.
   template <typename Visit>
   auto WithState(Visit visit) {
