@@ -2,7 +2,6 @@
 #include "server/proximity_service.h"
 
 #include <memory>
-#include <mutex>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -21,23 +20,6 @@ class RefusedProximityWatch final
   void OnDone() override { delete this; }
 };
 
-// Runs `change` on the scene's host under the scene's write lock, with the
-// scene still hosted; NOT_FOUND for an unknown or deleted scene.
-template <typename Change>
-auto UnderWriteLock(const SceneRegistry& scenes, ProximityHosts& hosts,
-                    const std::string& scene_id, Change change)
-    -> decltype(change(std::declval<HostedScene&>(),
-                       std::declval<const std::shared_ptr<ProximityHost>&>())) {
-  absl::StatusOr<std::shared_ptr<HostedScene>> scene = scenes.Find(scene_id);
-  if (!scene.ok()) return scene.status();
-  std::lock_guard<std::mutex> lock((*scene)->write_mutex());
-  if ((*scene)->deleted()) {
-    return absl::NotFoundError(
-        absl::StrCat("scene_id: scene '", scene_id, "' was deleted"));
-  }
-  return change(**scene, hosts.Host(*scene));
-}
-
 }  // namespace
 
 grpc::ServerUnaryReactor* ProximityService::AddZone(
@@ -45,17 +27,7 @@ grpc::ServerUnaryReactor* ProximityService::AddZone(
     const sator::v1::AddZoneRequest* request,
     sator::v1::AddZoneResponse* response) {
   return RunGatedUnary(drain_gate_, context, *request, response, [&] {
-    return UnderWriteLock(
-        scenes_, hosts_, request->scene_id(),
-        [&](HostedScene& scene, const std::shared_ptr<ProximityHost>& host)
-            -> absl::StatusOr<sator::v1::AddZoneResponse> {
-          absl::StatusOr<std::int64_t> tick =
-              host->AddZone(scene, request->zone(), shape_limits_);
-          if (!tick.ok()) return tick.status();
-          sator::v1::AddZoneResponse added;
-          added.set_tick(*tick);
-          return added;
-        });
+    return server::AddZone(scenes_, hosts_, options_, *request);
   });
 }
 
@@ -64,17 +36,7 @@ grpc::ServerUnaryReactor* ProximityService::AddObserver(
     const sator::v1::AddObserverRequest* request,
     sator::v1::AddObserverResponse* response) {
   return RunGatedUnary(drain_gate_, context, *request, response, [&] {
-    return UnderWriteLock(
-        scenes_, hosts_, request->scene_id(),
-        [&](HostedScene& scene, const std::shared_ptr<ProximityHost>& host)
-            -> absl::StatusOr<sator::v1::AddObserverResponse> {
-          absl::StatusOr<std::int64_t> tick =
-              host->AddObserver(scene, request->observer());
-          if (!tick.ok()) return tick.status();
-          sator::v1::AddObserverResponse added;
-          added.set_tick(*tick);
-          return added;
-        });
+    return server::AddObserver(scenes_, hosts_, options_, *request);
   });
 }
 
@@ -83,15 +45,7 @@ grpc::ServerUnaryReactor* ProximityService::RemoveZone(
     const sator::v1::RemoveZoneRequest* request,
     sator::v1::RemoveZoneResponse* response) {
   return RunGatedUnary(drain_gate_, context, *request, response, [&] {
-    return UnderWriteLock(
-        scenes_, hosts_, request->scene_id(),
-        [&](HostedScene&, const std::shared_ptr<ProximityHost>& host)
-            -> absl::StatusOr<sator::v1::RemoveZoneResponse> {
-          if (absl::Status s = host->RemoveZone(request->zone_id()); !s.ok()) {
-            return s;
-          }
-          return sator::v1::RemoveZoneResponse();
-        });
+    return server::RemoveZone(scenes_, hosts_, options_, *request);
   });
 }
 
@@ -100,16 +54,7 @@ grpc::ServerUnaryReactor* ProximityService::RemoveObserver(
     const sator::v1::RemoveObserverRequest* request,
     sator::v1::RemoveObserverResponse* response) {
   return RunGatedUnary(drain_gate_, context, *request, response, [&] {
-    return UnderWriteLock(
-        scenes_, hosts_, request->scene_id(),
-        [&](HostedScene&, const std::shared_ptr<ProximityHost>& host)
-            -> absl::StatusOr<sator::v1::RemoveObserverResponse> {
-          if (absl::Status s = host->RemoveObserver(request->observer_id());
-              !s.ok()) {
-            return s;
-          }
-          return sator::v1::RemoveObserverResponse();
-        });
+    return server::RemoveObserver(scenes_, hosts_, options_, *request);
   });
 }
 
@@ -156,12 +101,8 @@ ProximityService::WatchProximity(
   if (request->has_from_sequence() && request->from_sequence() == 0) {
     return refuse(convert::FieldError("from_sequence", "must be >= 1"));
   }
-  // The host is taken under the scene's write lock, the scene not deleted:
-  // a DeleteScene after it closes this host, so the watch ends.
-  absl::StatusOr<std::shared_ptr<ProximityHost>> host = UnderWriteLock(
-      scenes_, hosts_, request->scene_id(),
-      [&](HostedScene&, const std::shared_ptr<ProximityHost>& found)
-          -> absl::StatusOr<std::shared_ptr<ProximityHost>> { return found; });
+  absl::StatusOr<std::shared_ptr<ProximityHost>> host =
+      HostToWatch(scenes_, hosts_, request->scene_id());
   if (!host.ok()) return refuse(host.status());
   bool lost = false;
   std::uint64_t from = (*host)->ring().next_sequence();

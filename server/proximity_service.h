@@ -1,14 +1,16 @@
-// sator.v1.ProximityService over gRPC's callback API: zones and observers
-// registered on a scene's ProximityHost under the scene's write lock (so a
-// registration is ordered with the scene's writes), GetProximity, and
-// WatchProximity streams (proximity/proximity_watch.h).
+// sator.v1.ProximityService over gRPC's callback API: the changes of zones
+// and observers through proximity/proximity_ops.h (under the scene's write
+// lock, logged), GetProximity, and WatchProximity streams
+// (proximity/proximity_watch.h).
 #ifndef SATOR_SERVER_PROXIMITY_SERVICE_H_
 #define SATOR_SERVER_PROXIMITY_SERVICE_H_
 
-#include "proto/convert/geometry_convert.h"
+#include <utility>
+
 #include "sator/v1/proximity.grpc.pb.h"
 #include "server/drain_gate.h"
 #include "server/proximity/proximity_hosts.h"
+#include "server/proximity/proximity_ops.h"
 #include "server/proximity/proximity_watch.h"
 #include "server/scenes/scene_registry.h"
 
@@ -18,11 +20,11 @@ class ProximityService final
     : public sator::v1::ProximityService::CallbackService {
  public:
   ProximityService(DrainGate& drain_gate, const SceneRegistry& scenes,
-                   const convert::ShapeLimits& shape_limits,
-                   ProximityHosts& hosts, int max_watches)
+                   ProximityOpsOptions options, ProximityHosts& hosts,
+                   int max_watches)
       : drain_gate_(drain_gate),
         scenes_(scenes),
-        shape_limits_(shape_limits),
+        options_(std::move(options)),
         hosts_(hosts),
         watches_(ProximityWatchLimit(max_watches), &hosts.counters().watches) {
     // Open watches end themselves when the drain closes the gate.
@@ -59,7 +61,7 @@ class ProximityService final
  private:
   DrainGate& drain_gate_;
   const SceneRegistry& scenes_;
-  const convert::ShapeLimits shape_limits_;
+  const ProximityOpsOptions options_;
   ProximityHosts& hosts_;
   ProximityWatches watches_;
 };

@@ -41,7 +41,7 @@ grpc::ServerUnaryReactor* SceneService::ExportScene(
     const sator::v1::ExportSceneRequest* request,
     sator::v1::SceneSnapshot* response) {
   return RunGatedUnary(drain_gate_, context, *request, response, [&] {
-    return server::ExportScene(registry_, *request);
+    return server::ExportScene(registry_, options_, *request);
   });
 }
 

@@ -34,6 +34,7 @@
 #include "server/metrics/registry.h"
 #include "server/overload/memory_trimmer.h"
 #include "server/overload/queued_call.h"
+#include "server/proximity/proximity_ops.h"
 #include "server/proximity_service.h"
 #include "server/query_service.h"
 #include "server/scene_service.h"
@@ -194,24 +195,36 @@ class Server::Impl {
             std::make_shared<ProximityHosts>(server_options.proximity)),
         query_service(drain_gate, scenes, server_options.shape_limits,
                       server_options.query_limits,
-                      SceneOps(server_options, this)),
-        scene_service(drain_gate, scenes, SceneOps(server_options, this)),
-        body_service(drain_gate, scenes, SceneOps(server_options, this)),
-        proximity_service(drain_gate, scenes, server_options.shape_limits,
-                          *proximity_hosts,
+                      SceneOps(server_options, *this)),
+        scene_service(drain_gate, scenes, SceneOps(server_options, *this)),
+        body_service(drain_gate, scenes, SceneOps(server_options, *this)),
+        proximity_service(drain_gate, scenes,
+                          ProximityOps(server_options, *this), *proximity_hosts,
                           server_options.max_proximity_watches) {
     drain_gate.set_overload_limiter(overload_limiter.get());
     query_service.set_overload_limiter(overload_limiter.get());
     proximity_service.set_overload_limiter(overload_limiter.get());
   }
 
-  // `impl` may be null (for replay: no hooks).
+  // The scene operations' options; for replay, only the limits and the
+  // zones and observers that travel with a scene.
   static SceneOpsOptions SceneOps(const ServerOptions& server_options,
-                                  Impl* impl) {
+                                  Impl& owner, bool replay = false) {
     SceneOpsOptions ops;
     ops.shape_limits = server_options.shape_limits;
     ops.max_batch_bodies = server_options.max_batch_bodies;
-    if (impl != nullptr) {
+    ops.export_companion = [hosts = owner.proximity_hosts](
+                               const HostedScene& scene,
+                               sator::v1::SceneSnapshot* out) {
+      ExportProximity(*hosts, scene, out);
+    };
+    ops.import_companion =
+        [hosts = owner.proximity_hosts, limits = server_options.shape_limits](
+            HostedScene& scene, const sator::v1::SceneSnapshot& snapshot) {
+          return ImportProximity(*hosts, limits, scene, snapshot);
+        };
+    if (!replay) {
+      Impl* impl = &owner;
       // Not for replay: what was acknowledged is restored whatever the budget.
       ops.max_scene_memory_bytes = server_options.max_scene_memory_bytes;
       // `persistence` is set before gRPC starts and kept until it stops.
@@ -249,6 +262,13 @@ class Server::Impl {
       };
     }
     return ops;
+  }
+
+  static ProximityOpsOptions ProximityOps(const ServerOptions& server_options,
+                                          Impl& owner) {
+    return ProximityOpsOptions{
+        .shape_limits = server_options.shape_limits,
+        .on_mutation = SceneOps(server_options, owner).on_mutation};
   }
 
   // Sets `service`'s status on both servers' health services.
@@ -366,7 +386,8 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(
     durability::RecoveryReport report;
     absl::StatusOr<std::unique_ptr<ScenePersistence>> persistence =
         ScenePersistence::Open(persistence_options, impl->scenes,
-                               Impl::SceneOps(options, nullptr), &report);
+                               Impl::SceneOps(options, *impl, /*replay=*/true),
+                               *impl->proximity_hosts, &report);
     if (!persistence.ok()) return persistence.status();
     if (absl::Status complete = CheckRecoveryComplete(options.data_dir, report);
         !complete.ok()) {

@@ -73,7 +73,7 @@ bool ValidRecordAt(absl::string_view bytes, std::size_t offset,
 }  // namespace
 
 bool IsKnownRecordType(std::uint8_t type) {
-  return (type >= 1 && type <= 7) || (type >= 16 && type <= 18);
+  return (type >= 1 && type <= 11) || (type >= 16 && type <= 18);
 }
 
 const char* RecordTypeName(RecordType type) {
@@ -92,6 +92,14 @@ const char* RecordTypeName(RecordType type) {
       return "update_poses";
     case RecordType::kRefused:
       return "refused";
+    case RecordType::kAddZone:
+      return "add_zone";
+    case RecordType::kAddObserver:
+      return "add_observer";
+    case RecordType::kRemoveZone:
+      return "remove_zone";
+    case RecordType::kRemoveObserver:
+      return "remove_observer";
     case RecordType::kSnapshotBegin:
       return "snapshot_begin";
     case RecordType::kSnapshotScene:

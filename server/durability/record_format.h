@@ -40,16 +40,20 @@ namespace sator::server::durability {
 // framing and one sator.v1.SceneSnapshot per scene. Values are on disk:
 // never renumber.
 enum class RecordType : std::uint8_t {
-  kCreateScene = 1,     // sator.v1.CreateSceneRequest, scene_id filled in.
-  kDeleteScene = 2,     // sator.v1.DeleteSceneRequest.
-  kImportScene = 3,     // sator.v1.ImportSceneRequest.
-  kUpsertBodies = 4,    // sator.v1.UpsertBodiesRequest.
-  kRemoveBodies = 5,    // sator.v1.RemoveBodiesRequest.
-  kUpdatePoses = 6,     // sator.v1.UpdatePosesRequest (not written; reserved).
-  kRefused = 7,         // u64 LSN of a logged mutation the scene refused.
-  kSnapshotBegin = 16,  // u64 scene count.
-  kSnapshotScene = 17,  // sator.v1.SceneSnapshot.
-  kSnapshotEnd = 18,    // u64 scene count, again.
+  kCreateScene = 1,      // sator.v1.CreateSceneRequest, scene_id filled in.
+  kDeleteScene = 2,      // sator.v1.DeleteSceneRequest.
+  kImportScene = 3,      // sator.v1.ImportSceneRequest.
+  kUpsertBodies = 4,     // sator.v1.UpsertBodiesRequest.
+  kRemoveBodies = 5,     // sator.v1.RemoveBodiesRequest.
+  kUpdatePoses = 6,      // sator.v1.UpdatePosesRequest (not written; reserved).
+  kRefused = 7,          // u64 LSN of a logged mutation the scene refused.
+  kAddZone = 8,          // sator.v1.AddZoneRequest.
+  kAddObserver = 9,      // sator.v1.AddObserverRequest.
+  kRemoveZone = 10,      // sator.v1.RemoveZoneRequest.
+  kRemoveObserver = 11,  // sator.v1.RemoveObserverRequest.
+  kSnapshotBegin = 16,   // u64 scene count.
+  kSnapshotScene = 17,   // sator.v1.SceneSnapshot.
+  kSnapshotEnd = 18,     // u64 scene count, again.
 };
 
 bool IsKnownRecordType(std::uint8_t type);

@@ -9,8 +9,10 @@
 #include "absl/strings/str_cat.h"
 #include "proto/convert/scene_convert.h"
 #include "sator/v1/body_service.pb.h"
+#include "sator/v1/proximity.pb.h"
 #include "sator/v1/scene_service.pb.h"
 #include "server/logging.h"
+#include "server/proximity/proximity_ops.h"
 
 namespace sator::server {
 namespace {
@@ -31,6 +33,14 @@ bool RecordTypeOf(const google::protobuf::Message& request, RecordType* type) {
     *type = RecordType::kUpsertBodies;
   } else if (descriptor == sator::v1::RemoveBodiesRequest::descriptor()) {
     *type = RecordType::kRemoveBodies;
+  } else if (descriptor == sator::v1::AddZoneRequest::descriptor()) {
+    *type = RecordType::kAddZone;
+  } else if (descriptor == sator::v1::AddObserverRequest::descriptor()) {
+    *type = RecordType::kAddObserver;
+  } else if (descriptor == sator::v1::RemoveZoneRequest::descriptor()) {
+    *type = RecordType::kRemoveZone;
+  } else if (descriptor == sator::v1::RemoveObserverRequest::descriptor()) {
+    *type = RecordType::kRemoveObserver;
   } else {
     return false;  // UpdatePoses: poses survive through snapshots.
   }
@@ -62,10 +72,11 @@ absl::Status CreateReplacing(SceneRegistry& registry, const std::string& id,
   return status;
 }
 
+// `snapshot` holds what the companion exported when the snapshot began.
 template <int D>
 absl::StatusOr<std::string> SerializeScene(
-    const HostedScene& hosted, const scene::SceneSnapshot<D>& published) {
-  sator::v1::SceneSnapshot snapshot;
+    const HostedScene& hosted, const scene::SceneSnapshot<D>& published,
+    sator::v1::SceneSnapshot snapshot) {
   snapshot.set_scene_id(hosted.id());
   FromHostedSettings(hosted.settings(), snapshot.mutable_settings());
   convert::FromSceneContent<D>(published.tick(), published.Bodies(), &snapshot);
@@ -81,18 +92,23 @@ absl::StatusOr<std::string> SerializeScene(
 }  // namespace
 
 ScenePersistence::ScenePersistence(PersistenceOptions options,
-                                   SceneRegistry& registry)
-    : options_(std::move(options)), registry_(registry) {}
+                                   SceneRegistry& registry, SceneOpsOptions ops)
+    : options_(std::move(options)), registry_(registry), ops_(std::move(ops)) {}
 
 ScenePersistence::~ScenePersistence() { StopPeriodicSnapshots(); }
 
 absl::StatusOr<std::unique_ptr<ScenePersistence>> ScenePersistence::Open(
     const PersistenceOptions& options, SceneRegistry& registry,
-    const SceneOpsOptions& ops, durability::RecoveryReport* report) {
+    const SceneOpsOptions& ops, ProximityHosts& proximity,
+    durability::RecoveryReport* report) {
   std::unique_ptr<ScenePersistence> persistence(
-      new ScenePersistence(options, registry));
+      new ScenePersistence(options, registry, ops));
   SceneOpsOptions replay = ops;
   replay.on_mutation = nullptr;
+  replay.on_poses_applied = nullptr;
+  replay.on_scene_written = nullptr;
+  ProximityOpsOptions proximity_replay;
+  proximity_replay.shape_limits = ops.shape_limits;
   replay.max_batch_bodies = std::numeric_limits<std::uint32_t>::max();
   // A scene acknowledged under higher --max_history_ticks or
   // --max_bodies_per_scene comes back as it was acknowledged, with a warning
@@ -150,6 +166,30 @@ absl::StatusOr<std::unique_ptr<ScenePersistence>> ScenePersistence::Open(
         if (!request.ok()) return request.status();
         return RemoveBodies(registry, replay, *request).status();
       }
+      case RecordType::kAddZone: {
+        auto request = Parse<sator::v1::AddZoneRequest>(payload);
+        if (!request.ok()) return request.status();
+        return AddZone(registry, proximity, proximity_replay, *request)
+            .status();
+      }
+      case RecordType::kAddObserver: {
+        auto request = Parse<sator::v1::AddObserverRequest>(payload);
+        if (!request.ok()) return request.status();
+        return AddObserver(registry, proximity, proximity_replay, *request)
+            .status();
+      }
+      case RecordType::kRemoveZone: {
+        auto request = Parse<sator::v1::RemoveZoneRequest>(payload);
+        if (!request.ok()) return request.status();
+        return RemoveZone(registry, proximity, proximity_replay, *request)
+            .status();
+      }
+      case RecordType::kRemoveObserver: {
+        auto request = Parse<sator::v1::RemoveObserverRequest>(payload);
+        if (!request.ok()) return request.status();
+        return RemoveObserver(registry, proximity, proximity_replay, *request)
+            .status();
+      }
       default:
         return absl::InvalidArgumentError(absl::StrCat(
             "unexpected record type ", durability::RecordTypeName(type)));
@@ -163,6 +203,12 @@ absl::StatusOr<std::unique_ptr<ScenePersistence>> ScenePersistence::Open(
       DurableStore::Open(store_options, on_scene, on_record, report);
   if (!store.ok()) return store.status();
   persistence->store_ = *std::move(store);
+  // The sets as of each scene's restored tick (replay evaluates nothing).
+  for (const std::shared_ptr<HostedScene>& hosted :
+       registry.List("", std::numeric_limits<std::size_t>::max())) {
+    std::lock_guard<std::mutex> lock(hosted->write_mutex());
+    proximity.OnSceneWritten(*hosted);
+  }
   return persistence;
 }
 
@@ -202,14 +248,19 @@ absl::Status ScenePersistence::SnapshotNow() {
     std::vector<DurableStore::SceneSerializer> serializers;
     for (std::shared_ptr<HostedScene>& hosted :
          registry_.List("", std::numeric_limits<std::size_t>::max())) {
+      // Taken with the content, while no logged mutation runs.
+      sator::v1::SceneSnapshot companion;
+      if (ops_.export_companion) ops_.export_companion(*hosted, &companion);
       if (const scene::Scene2* core = hosted->scene2(); core != nullptr) {
-        serializers.emplace_back([hosted, published = core->Snapshot()] {
-          return SerializeScene<2>(*hosted, published);
+        serializers.emplace_back([hosted, published = core->Snapshot(),
+                                  companion = std::move(companion)] {
+          return SerializeScene<2>(*hosted, published, companion);
         });
       } else if (const scene::Scene3* core3 = hosted->scene3();
                  core3 != nullptr) {
-        serializers.emplace_back([hosted, published = core3->Snapshot()] {
-          return SerializeScene<3>(*hosted, published);
+        serializers.emplace_back([hosted, published = core3->Snapshot(),
+                                  companion = std::move(companion)] {
+          return SerializeScene<3>(*hosted, published, companion);
         });
       }
     }

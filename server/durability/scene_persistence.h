@@ -1,9 +1,10 @@
 // Persistence of satord's scenes in a data directory (--data_dir): restores
-// the scene registry on start, logs every scene and body mutation before it
-// is acknowledged, and snapshots every scene periodically and on shutdown.
+// the scene registry and the scenes' zones and observers on start, logs
+// every scene, body, zone and observer mutation before it is acknowledged,
+// and snapshots every scene periodically and on shutdown.
 //
-// Glue between the scene operations (server/scenes/scene_ops.h) and the
-// storage layer (durable_store.h):
+// Glue between the scene and proximity operations (server/scenes/scene_ops.h,
+// server/proximity/proximity_ops.h) and the storage layer (durable_store.h):
 // - Logging: `OnMutation` is SceneOpsOptions::on_mutation. scene_ops calls it
 //   under the scene's write lock with the validated request and the `apply`
 //   step; it appends the request to the log, waits until the record is on
@@ -14,9 +15,11 @@
 //   applied (the log's failure is sticky: later writes are refused too until
 //   a restart; queries go on). UpdatePoses is applied without logging (see
 //   docs/DESIGN.md, Durability).
-// - Replay: snapshot scenes go through ImportScene, log records through the
-//   scene_ops function of their kind, with no batch limit (what was accepted
-//   once is accepted again) and no hook. Scene settings above the current
+// - Replay: snapshot scenes go through ImportScene (which restores their
+//   zones and observers through SceneOpsOptions::import_companion), log
+//   records through the scene_ops or proximity_ops function of their kind, with
+//   no batch limit (what was accepted once is accepted again) and no hook.
+//   Scene settings above the current
 //   --max_history_ticks or --max_bodies_per_scene are kept, with a
 //   `scene_setting_over_limit` warning, not refused: the scene was
 //   acknowledged with them.
@@ -51,6 +54,7 @@
 #include "absl/time/time.h"
 #include "google/protobuf/message.h"
 #include "server/durability/durable_store.h"
+#include "server/proximity/proximity_hosts.h"
 #include "server/scenes/scene_ops.h"
 #include "server/scenes/scene_registry.h"
 
@@ -66,12 +70,16 @@ struct PersistenceOptions {
 class ScenePersistence {
  public:
   // Opens the data directory and restores its scenes into `registry`
-  // (which should be empty) with `ops`'s limits. Fails for I/O errors, a
+  // (which should be empty) with `ops`'s limits and companion hooks, and
+  // their zones and observers into `proximity`. Fails for I/O errors, a
   // directory in use, or files of an unknown version; damaged records and
-  // records that no longer apply are logged and skipped.
+  // records that no longer apply are logged and skipped. Every restored
+  // zone and observer is then evaluated once, at its scene's restored tick.
+  // Snapshots carry what ops.export_companion adds.
   static absl::StatusOr<std::unique_ptr<ScenePersistence>> Open(
       const PersistenceOptions& options, SceneRegistry& registry,
-      const SceneOpsOptions& ops, durability::RecoveryReport* report = nullptr);
+      const SceneOpsOptions& ops, ProximityHosts& proximity,
+      durability::RecoveryReport* report = nullptr);
 
   // Stops periodic snapshots (without writing one).
   ~ScenePersistence();
@@ -95,10 +103,13 @@ class ScenePersistence {
   durability::DurableStore& store() { return *store_; }
 
  private:
-  ScenePersistence(PersistenceOptions options, SceneRegistry& registry);
+  ScenePersistence(PersistenceOptions options, SceneRegistry& registry,
+                   SceneOpsOptions ops);
 
   const PersistenceOptions options_;
   SceneRegistry& registry_;
+  // For export_companion.
+  const SceneOpsOptions ops_;
   std::unique_ptr<durability::DurableStore> store_;
 
   std::mutex periodic_mutex_;

@@ -84,20 +84,36 @@ ProximityHost::ProximityHost(const std::shared_ptr<const HostedScene>& scene,
   }
 }
 
+absl::Status ProximityHost::CheckZone(
+    const sator::v1::Zone& zone, const convert::ShapeLimits& limits) const {
+  return convert::PrefixField(
+      "zone", dimension_ == 2 ? convert::ToZoneDesc<2>(zone, limits).status()
+                              : convert::ToZoneDesc<3>(zone, limits).status());
+}
+
+absl::Status ProximityHost::CheckObserver(
+    const sator::v1::Observer& observer) const {
+  return convert::PrefixField(
+      "observer", dimension_ == 2
+                      ? convert::ToObserverDesc<2>(observer).status()
+                      : convert::ToObserverDesc<3>(observer).status());
+}
+
 absl::StatusOr<std::int64_t> ProximityHost::AddZone(
     const HostedScene& scene, const sator::v1::Zone& zone,
-    const convert::ShapeLimits& limits) {
+    const convert::ShapeLimits& limits, absl::string_view field,
+    scene::AnchorPresence presence) {
   std::lock_guard<std::mutex> lock(mu_);
   absl::StatusOr<std::int64_t> tick =
       WithState([&]<int D>(scene::ProximityState<D>& state) {
         return Register<D>(
-            scene, "zone",
-            absl::StrCat("zone: the scene already has its limit of ",
+            scene, field,
+            absl::StrCat(field, ": the scene already has its limit of ",
                          limits_.max_zones, " zones (--max_zones_per_scene)"),
             convert::ToZoneDesc<D>(zone, limits),
             [&](const scene::ZoneDesc<D>& desc,
                 const scene::SceneSnapshot<D>& snapshot) {
-              return state.AddZone(desc, snapshot);
+              return state.AddZone(desc, snapshot, presence);
             });
       });
   if (tick.ok()) zones_[zone.id()] = zone;
@@ -105,19 +121,20 @@ absl::StatusOr<std::int64_t> ProximityHost::AddZone(
 }
 
 absl::StatusOr<std::int64_t> ProximityHost::AddObserver(
-    const HostedScene& scene, const sator::v1::Observer& observer) {
+    const HostedScene& scene, const sator::v1::Observer& observer,
+    absl::string_view field, scene::AnchorPresence presence) {
   std::lock_guard<std::mutex> lock(mu_);
   absl::StatusOr<std::int64_t> tick =
       WithState([&]<int D>(scene::ProximityState<D>& state) {
         return Register<D>(
-            scene, "observer",
-            absl::StrCat("observer: the scene already has its limit of ",
+            scene, field,
+            absl::StrCat(field, ": the scene already has its limit of ",
                          limits_.max_observers,
                          " observers (--max_observers_per_scene)"),
             convert::ToObserverDesc<D>(observer),
             [&](const scene::ObserverDesc<D>& desc,
                 const scene::SceneSnapshot<D>& snapshot) {
-              return state.AddObserver(desc, snapshot);
+              return state.AddObserver(desc, snapshot, presence);
             });
       });
   if (tick.ok()) observers_[observer.id()] = observer;
@@ -144,6 +161,16 @@ absl::Status ProximityHost::RemoveObserver(std::uint64_t id) {
   }
   observers_.erase(id);
   return absl::OkStatus();
+}
+
+bool ProximityHost::HasZone(std::uint64_t id) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return zones_.contains(id);
+}
+
+bool ProximityHost::HasObserver(std::uint64_t id) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return observers_.contains(id);
 }
 
 bool ProximityHost::BelongsTo(const HostedScene& scene) const {
@@ -190,6 +217,14 @@ void ProximityHost::Describe(sator::v1::GetProximityResponse* out) const {
     *out->add_observers() = observer;
   }
   FillSets(out);
+}
+
+void ProximityHost::ExportTo(sator::v1::SceneSnapshot* out) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const auto& [id, zone] : zones_) *out->add_zones() = zone;
+  for (const auto& [id, observer] : observers_) {
+    *out->add_observers() = observer;
+  }
 }
 
 void ProximityHost::Resync(sator::v1::ProximityResync* out) const {

@@ -28,11 +28,13 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "prometheus/collectable.h"
 #include "prometheus/metric_family.h"
 #include "proto/convert/geometry_convert.h"
 #include "sator/core/scene/proximity.h"
 #include "sator/v1/proximity.pb.h"
+#include "sator/v1/scene_service.pb.h"
 #include "server/scenes/scene_registry.h"
 #include "server/streams/sequenced_ring.h"
 
@@ -66,18 +68,30 @@ class ProximityHost {
   // same id).
   bool BelongsTo(const HostedScene& scene) const;
 
+  // What a zone or observer converts to, without registering it: the
+  // INVALID_ARGUMENT a registration would give for a malformed request
+  // ("zone.shape.sphere.radius: ..."), checked before it is logged.
+  absl::Status CheckZone(const sator::v1::Zone& zone,
+                         const convert::ShapeLimits& limits) const;
+  absl::Status CheckObserver(const sator::v1::Observer& observer) const;
+
   // Registration, with the scene's write lock held. The errors of
-  // ProximityState::AddZone / AddObserver, with the request's field path
+  // ProximityState::AddZone / AddObserver, under the field path `field`
   // ("zone.shape.sphere.radius: ...", "observer.radius: ..."). OK gives the
   // scene's tick.
-  absl::StatusOr<std::int64_t> AddZone(const HostedScene& scene,
-                                       const sator::v1::Zone& zone,
-                                       const convert::ShapeLimits& limits);
-  absl::StatusOr<std::int64_t> AddObserver(const HostedScene& scene,
-                                           const sator::v1::Observer& observer);
+  absl::StatusOr<std::int64_t> AddZone(
+      const HostedScene& scene, const sator::v1::Zone& zone,
+      const convert::ShapeLimits& limits, absl::string_view field,
+      scene::AnchorPresence presence = scene::AnchorPresence::kRequired);
+  absl::StatusOr<std::int64_t> AddObserver(
+      const HostedScene& scene, const sator::v1::Observer& observer,
+      absl::string_view field,
+      scene::AnchorPresence presence = scene::AnchorPresence::kRequired);
   // NOT_FOUND naming "zone_id" / "observer_id" for an unknown id.
   absl::Status RemoveZone(std::uint64_t id);
   absl::Status RemoveObserver(std::uint64_t id);
+  bool HasZone(std::uint64_t id) const;
+  bool HasObserver(std::uint64_t id) const;
 
   // Evaluates the zones and observers at the scene's newest tick (with its
   // write lock held), appends the events, if any, to the ring and wakes the
@@ -85,6 +99,8 @@ class ProximityHost {
   std::size_t Evaluate(const HostedScene& scene);
 
   void Describe(sator::v1::GetProximityResponse* out) const;
+  // The zones and observers, by ascending id, into a scene's snapshot.
+  void ExportTo(sator::v1::SceneSnapshot* out) const;
 
   // Every set as of the last evaluation, and the sequence of the next
   // events after it: what a subscriber that lost events starts again from.

@@ -315,6 +315,9 @@ absl::StatusOr<sator::v1::SceneInfo> ImportAs(
               return absl::InternalError("scene dimension changed");
             }
           });
+          if (filled.ok() && options.import_companion) {
+            filled = options.import_companion(scene, snapshot);
+          }
           scene.RefreshMemoryBytes();
           if (filled.ok()) publish();
           return filled;
@@ -561,7 +564,7 @@ absl::StatusOr<sator::v1::SceneInfo> GetScene(
 }
 
 absl::StatusOr<sator::v1::SceneSnapshot> ExportScene(
-    const SceneRegistry& registry,
+    const SceneRegistry& registry, const SceneOpsOptions& options,
     const sator::v1::ExportSceneRequest& request) {
   absl::StatusOr<std::shared_ptr<HostedScene>> hosted =
       FindScene(registry, request.scene_id());
@@ -578,6 +581,7 @@ absl::StatusOr<sator::v1::SceneSnapshot> ExportScene(
     convert::FromSceneGroups<kDim>(published.Groups(), &snapshot);
     return 0;
   });
+  if (options.export_companion) options.export_companion(**hosted, &snapshot);
   return snapshot;
 }
 

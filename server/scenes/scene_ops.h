@@ -71,6 +71,18 @@ struct SceneOpsOptions {
   // with the scene's write lock still held (the proximity evaluation).
   // Empty: no hook.
   std::function<void(const HostedScene&)> on_scene_written;
+  // State another module keeps beside each scene (the zones and observers
+  // of server/proximity) that goes wherever the scene's content goes.
+  // `export_companion` adds it to a SceneSnapshot (ExportScene and the data
+  // directory's snapshots). `import_companion` restores it from an
+  // ImportScene's snapshot, with the scene's write lock held, its bodies in
+  // place and the scene not yet published (inside the logged mutation); an
+  // error, naming its field within the snapshot ("zones[2].shape: ..."),
+  // refuses the import and must leave nothing behind. Empty: none.
+  std::function<void(const HostedScene&, sator::v1::SceneSnapshot*)>
+      export_companion;
+  std::function<absl::Status(HostedScene&, const sator::v1::SceneSnapshot&)>
+      import_companion;
   // For replay only (ScenePersistence): a CreateScene or ImportScene whose
   // settings are above --max_history_ticks or --max_bodies_per_scene keeps
   // them instead of being refused, since an earlier start acknowledged the
@@ -118,15 +130,16 @@ absl::StatusOr<sator::v1::ListScenesResponse> ListScenes(
 absl::StatusOr<sator::v1::SceneInfo> GetScene(
     const SceneRegistry& registry, const sator::v1::GetSceneRequest& request);
 
-// Settings, current tick and every body with its pose at that tick.
+// Settings, current tick, every body with its pose at that tick, and what
+// options.export_companion adds.
 absl::StatusOr<sator::v1::SceneSnapshot> ExportScene(
-    const SceneRegistry& registry,
+    const SceneRegistry& registry, const SceneOpsOptions& options,
     const sator::v1::ExportSceneRequest& request);
 
-// Creates a scene from a snapshot, all or nothing: its settings, its bodies,
-// at its current tick (the history before it is empty; advancing a scene to
-// any tick costs O(history), not O(tick)). An empty snapshot.scene_id asks
-// for a server-assigned id.
+// Creates a scene from a snapshot, all or nothing: its settings, its bodies
+// (and what options.import_companion restores), at its current tick (the
+// history before it is empty; advancing a scene to any tick costs O(history),
+// not O(tick)). An empty snapshot.scene_id asks for a server-assigned id.
 absl::StatusOr<sator::v1::SceneInfo> ImportScene(
     SceneRegistry& registry, const SceneOpsOptions& options,
     const sator::v1::ImportSceneRequest& request);

@@ -69,7 +69,8 @@ struct HostedSceneSettings {
 // time, readers on immutable snapshots); `write_mutex` additionally lets a
 // caller keep a sequence of steps together, such as logging a mutation and
 // applying it in the same order as every other mutation of this scene.
-class HostedScene {
+// Always owned by a shared_ptr (the registry makes it).
+class HostedScene : public std::enable_shared_from_this<HostedScene> {
  public:
   HostedScene(std::string id, const HostedSceneSettings& settings,
               std::unique_ptr<scene::Scene2> scene);

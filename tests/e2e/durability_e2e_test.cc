@@ -6,7 +6,8 @@
 //   restart every acknowledged scene and body write is there, and nothing
 //   appears that was not written (only the one write per client that was in
 //   flight at the kill may go either way).
-// - SIGTERM loses nothing: scenes, bodies, poses and ticks come back equal.
+// - SIGTERM loses nothing: scenes, bodies, poses, ticks, zones and observers
+//   come back equal.
 // - A log with a truncated tail (a write torn by the crash, never
 //   acknowledged) recovers every whole record. A corrupt middle record is an
 //   acknowledged write lost: satord refuses to start, naming the gap, until
@@ -39,6 +40,7 @@
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
 #include "sator/v1/body_service.grpc.pb.h"
+#include "sator/v1/proximity.grpc.pb.h"
 #include "sator/v1/scene_service.grpc.pb.h"
 #include "server/durability/file_io.h"
 #include "server/durability/record_format.h"
@@ -71,6 +73,7 @@ struct Instance {
   std::unique_ptr<SatordProcess> process = std::make_unique<SatordProcess>();
   std::unique_ptr<sator::v1::SceneService::Stub> scenes;
   std::unique_ptr<sator::v1::BodyService::Stub> bodies;
+  std::unique_ptr<sator::v1::ProximityService::Stub> proximity;
 };
 
 absl::Status StartInstance(const std::string& data_dir,
@@ -87,6 +90,7 @@ absl::Status StartInstance(const std::string& data_dir,
       instance->process->grpc_target(), grpc::InsecureChannelCredentials());
   instance->scenes = sator::v1::SceneService::NewStub(channel);
   instance->bodies = sator::v1::BodyService::NewStub(channel);
+  instance->proximity = sator::v1::ProximityService::NewStub(channel);
   return absl::OkStatus();
 }
 
@@ -480,6 +484,33 @@ TEST(DurabilityEndToEnd, SigtermLosesNothingPosesIncluded) {
         )pb"),
         &updated);
     ASSERT_TRUE(status.ok()) << status.error_message();
+    // Zones and observers come back with their scene (Export shows them).
+    sator::v1::AddZoneResponse zone_added;
+    status = instance.proximity->AddZone(Context().get(),
+                                         Parse<sator::v1::AddZoneRequest>(R"pb(
+                                           scene_id: "flat"
+                                           zone {
+                                             id: 5
+                                             shape { circle { radius: 4 } }
+                                             anchor { body_id: 2 }
+                                             filter { mask: 4 }
+                                           }
+                                         )pb"),
+                                         &zone_added);
+    ASSERT_TRUE(status.ok()) << status.error_message();
+    sator::v1::AddObserverResponse observer_added;
+    status = instance.proximity->AddObserver(
+        Context().get(), Parse<sator::v1::AddObserverRequest>(R"pb(
+          scene_id: "deep"
+          observer {
+            id: 6
+            anchor { body_id: 9 }
+            radius: 30
+            hysteresis: 2
+          }
+        )pb"),
+        &observer_added);
+    ASSERT_TRUE(status.ok()) << status.error_message();
     for (const char* id : {"deep", "flat"}) {
       std::optional<sator::v1::SceneSnapshot> snapshot =
           Export(*instance.scenes, id);
@@ -487,6 +518,8 @@ TEST(DurabilityEndToEnd, SigtermLosesNothingPosesIncluded) {
       before.push_back(*snapshot);
     }
     EXPECT_EQ(before[1].current_tick(), 12);
+    EXPECT_EQ(before[1].zones_size(), 1);
+    EXPECT_EQ(before[0].observers_size(), 1);
     ASSERT_TRUE(instance.process->Signal(SIGTERM).ok());
     absl::StatusOr<int> exit = instance.process->WaitForExit(absl::Seconds(20));
     ASSERT_TRUE(exit.ok());

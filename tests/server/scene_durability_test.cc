@@ -58,7 +58,7 @@ std::map<std::string, sator::v1::SceneSnapshot> ExportAll(
     sator::v1::ExportSceneRequest request;
     request.set_scene_id(hosted->id());
     absl::StatusOr<sator::v1::SceneSnapshot> snapshot =
-        ExportScene(registry, request);
+        ExportScene(registry, SceneOpsOptions(), request);
     EXPECT_TRUE(snapshot.ok()) << snapshot.status();
     if (snapshot.ok()) all[hosted->id()] = *snapshot;
   }
@@ -94,8 +94,10 @@ class SceneDurabilityTest : public ::testing::Test {
     PersistenceOptions options;
     options.data_dir = dir_;
     options.snapshot_interval = absl::ZeroDuration();
+    // Each restore starts with no zones or observers, as a process does.
+    proximity_ = std::make_unique<ProximityHosts>(ProximityLimits{});
     absl::StatusOr<std::unique_ptr<ScenePersistence>> persistence =
-        ScenePersistence::Open(options, registry, *ops, report);
+        ScenePersistence::Open(options, registry, *ops, *proximity_, report);
     EXPECT_TRUE(persistence.ok()) << persistence.status();
     if (!persistence.ok()) return nullptr;
     ScenePersistence* raw = persistence->get();
@@ -108,6 +110,7 @@ class SceneDurabilityTest : public ::testing::Test {
   }
 
   std::string dir_;
+  std::unique_ptr<ProximityHosts> proximity_;
   SceneLimits limits_;
 };
 
@@ -138,7 +141,7 @@ TEST_F(SceneDurabilityTest, EveryKindOfMutationComesBack) {
     ASSERT_TRUE(RemoveBodies(registry, ops, remove).ok());
     sator::v1::ImportSceneRequest import;
     *import.mutable_snapshot() = *ExportScene(
-        registry,
+        registry, SceneOpsOptions(),
         Parse<sator::v1::ExportSceneRequest>(R"pb(scene_id: "flat")pb"));
     import.mutable_snapshot()->set_scene_id("copy");
     ASSERT_TRUE(ImportScene(registry, ops, import).ok());
@@ -239,7 +242,7 @@ TEST_F(SceneDurabilityTest, ReplayReplacesAScenesTheSnapshotCaughtEarly) {
     ASSERT_TRUE(CreateScene(registry, silent, create).ok());
     sator::v1::ImportSceneRequest import;
     *import.mutable_snapshot() = *ExportScene(
-        registry,
+        registry, SceneOpsOptions(),
         Parse<sator::v1::ExportSceneRequest>(R"pb(scene_id: "thin")pb"));
     import.mutable_snapshot()->set_scene_id("imported");
     ASSERT_TRUE(ImportScene(registry, silent, import).ok());

@@ -62,7 +62,7 @@ TEST(SceneOpsConcurrency, ReadersSeeWholeTicksAndTheHookSeesThemInOrder) {
       // Bounded: the writer finishes in kTicks steps; the cap is a backstop.
       for (int i = 0; i < 100'000 && !done.load(); ++i) {
         absl::StatusOr<sator::v1::SceneSnapshot> snapshot =
-            ExportScene(registry, request);
+            ExportScene(registry, SceneOpsOptions(), request);
         if (!snapshot.ok()) {
           ++torn;
           continue;

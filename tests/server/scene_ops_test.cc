@@ -88,7 +88,7 @@ class SceneOpsTest : public ::testing::Test {
     sator::v1::ExportSceneRequest request;
     request.set_scene_id(id);
     absl::StatusOr<sator::v1::SceneSnapshot> snapshot =
-        ExportScene(registry_, request);
+        ExportScene(registry_, SceneOpsOptions(), request);
     EXPECT_TRUE(snapshot.ok()) << snapshot.status();
     return snapshot.ok() ? *snapshot : sator::v1::SceneSnapshot();
   }
@@ -1069,7 +1069,7 @@ TEST_F(HitboxWireTest, GroupPosesTeleportsAndExportImportTravelTheWire) {
   const sator::v1::SceneSnapshot snapshot = [&] {
     sator::v1::ExportSceneRequest request;
     request.set_scene_id("g");
-    return ExportScene(registry_, request).value();
+    return ExportScene(registry_, SceneOpsOptions(), request).value();
   }();
   ASSERT_EQ(snapshot.bodies_size(), 1);
   EXPECT_EQ(snapshot.bodies(0).group_id(), 7u);

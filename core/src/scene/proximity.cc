@@ -43,10 +43,12 @@ float RoundRadius(const SceneShape<D>& shape) {
   }
 }
 
-// NOT_FOUND unless `scene` has the anchor at its newest tick.
+// NOT_FOUND unless `scene` has the anchor at its newest tick (or the anchor
+// may be absent).
 template <int D>
 absl::Status CheckAnchor(const Anchor& anchor, const SceneSnapshot<D>& scene,
-                         bool world_allowed, internal::BodyIndex<D>* index) {
+                         bool world_allowed, AnchorPresence presence,
+                         internal::BodyIndex<D>* index) {
   switch (anchor.kind) {
     case AnchorKind::kWorld:
       if (world_allowed) return absl::OkStatus();
@@ -62,6 +64,7 @@ absl::Status CheckAnchor(const Anchor& anchor, const SceneSnapshot<D>& scene,
   if (anchor.id == 0) {
     return absl::InvalidArgumentError("anchor.id: must not be 0");
   }
+  if (presence == AnchorPresence::kMayBeAbsent) return absl::OkStatus();
   const internal::SnapshotData<D>* data =
       internal::SnapshotAccess<D>::Find(scene);
   if (data != nullptr) {
@@ -115,7 +118,8 @@ ProximityState<D>::~ProximityState() = default;
 
 template <int D>
 absl::Status ProximityState<D>::AddZone(const ZoneDesc<D>& zone,
-                                        const SceneSnapshot<D>& scene) {
+                                        const SceneSnapshot<D>& scene,
+                                        AnchorPresence presence) {
   if (absl::Status s =
           CheckNewId(zone.id, data_->zones.contains(zone.id), "zone",
                      data_->zones.size(), data_->options.max_zones);
@@ -133,8 +137,8 @@ absl::Status ProximityState<D>::AddZone(const ZoneDesc<D>& zone,
     return absl::InvalidArgumentError(
         absl::StrCat("pose: ", pose.status().message()));
   }
-  if (absl::Status s =
-          CheckAnchor<D>(zone.anchor, scene, true, &data_->body_index);
+  if (absl::Status s = CheckAnchor<D>(zone.anchor, scene, true, presence,
+                                      &data_->body_index);
       !s.ok()) {
     return s;
   }
@@ -162,7 +166,8 @@ absl::Status ProximityState<D>::RemoveZone(std::uint64_t id) {
 
 template <int D>
 absl::Status ProximityState<D>::AddObserver(const ObserverDesc<D>& observer,
-                                            const SceneSnapshot<D>& scene) {
+                                            const SceneSnapshot<D>& scene,
+                                            AnchorPresence presence) {
   if (absl::Status s = CheckNewId(
           observer.id, data_->observers.contains(observer.id), "observer",
           data_->observers.size(), data_->options.max_observers);
@@ -184,8 +189,8 @@ absl::Status ProximityState<D>::AddObserver(const ObserverDesc<D>& observer,
     return absl::InvalidArgumentError(
         absl::StrCat("radius: with the hysteresis, ", s.message()));
   }
-  if (absl::Status s =
-          CheckAnchor<D>(observer.anchor, scene, false, &data_->body_index);
+  if (absl::Status s = CheckAnchor<D>(observer.anchor, scene, false, presence,
+                                      &data_->body_index);
       !s.ok()) {
     return s;
   }

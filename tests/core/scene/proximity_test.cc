@@ -231,6 +231,39 @@ TEST_F(ProximityTest, RemovedBodyExitsAndAnAbsentAnchorHoldsNothing) {
                                       Event(2, kEnter, kZone, 2, 2)));
 }
 
+// A zone restored from a snapshot may name an anchor removed since it was
+// registered: with kMayBeAbsent it is kept and holds nothing until the
+// anchor is back; an anchor of no kind or id 0 is still refused.
+TEST_F(ProximityTest, AnchorMayBeAbsentWhenAsked) {
+  ASSERT_TRUE(scene_->UpsertBodies({{Ball(1, {1, 0})}}).ok());
+  ZoneDesc<2> aura = WorldZone(2, {0, 0}, 2.0f);
+  aura.anchor = {AnchorKind::kBody, 100};
+  EXPECT_EQ(state_->AddZone(aura, scene_->Snapshot()).code(),
+            absl::StatusCode::kNotFound);
+  ASSERT_TRUE(
+      state_->AddZone(aura, scene_->Snapshot(), AnchorPresence::kMayBeAbsent)
+          .ok());
+  ObserverDesc<2> eyes;
+  eyes.id = 3;
+  eyes.anchor = {AnchorKind::kGroup, 7};
+  eyes.radius = 5.0f;
+  ASSERT_TRUE(
+      state_
+          ->AddObserver(eyes, scene_->Snapshot(), AnchorPresence::kMayBeAbsent)
+          .ok());
+  ObserverDesc<2> no_id = eyes;
+  no_id.id = 4;
+  no_id.anchor = {AnchorKind::kBody, 0};
+  EXPECT_EQ(
+      state_
+          ->AddObserver(no_id, scene_->Snapshot(), AnchorPresence::kMayBeAbsent)
+          .code(),
+      absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(Evaluate(), IsEmpty());
+  ASSERT_TRUE(scene_->UpsertBodies({{Ball(100, {0, 0})}}).ok());
+  EXPECT_THAT(Evaluate(), ElementsAre(Event(0, kEnter, kZone, 2, 1)));
+}
+
 TEST_F(ProximityTest, TeleportedBodyLeavesOneZoneAndEntersAnother) {
   ASSERT_TRUE(scene_->UpsertBodies({{Ball(1, {0, 0})}}).ok());
   ASSERT_TRUE(

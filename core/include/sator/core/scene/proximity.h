@@ -151,6 +151,16 @@ struct ProximityTick {
   ProximityStats stats;
 };
 
+// Whether registering a zone or observer requires its anchor in the scene.
+enum class AnchorPresence {
+  // NOT_FOUND for an anchor the scene does not have (a new registration).
+  kRequired,
+  // Accepted, holding nothing until the anchor is there: a zone or observer
+  // restored from a snapshot, whose anchor may have gone after it was
+  // registered.
+  kMayBeAbsent,
+};
+
 template <int D>
 class ProximityState {
  public:
@@ -165,8 +175,10 @@ class ProximityState {
   // for what it holds. INVALID_ARGUMENT naming the field (id 0, a null or
   // invalid shape, an invalid pose, an unknown anchor kind); ALREADY_EXISTS
   // for an id in use; NOT_FOUND for an anchor body or group that `scene`
-  // does not have at its newest tick; RESOURCE_EXHAUSTED beyond max_zones.
-  absl::Status AddZone(const ZoneDesc<D>& zone, const SceneSnapshot<D>& scene);
+  // does not have at its newest tick (unless `presence` is kMayBeAbsent);
+  // RESOURCE_EXHAUSTED beyond max_zones.
+  absl::Status AddZone(const ZoneDesc<D>& zone, const SceneSnapshot<D>& scene,
+                       AnchorPresence presence = AnchorPresence::kRequired);
   // Forgets a zone and its set (no events). NOT_FOUND for an unknown id.
   absl::Status RemoveZone(std::uint64_t id);
   // The same for observers: INVALID_ARGUMENT for id 0, an anchor that is
@@ -174,7 +186,8 @@ class ProximityState {
   // be finite and > 0, got nan"); ALREADY_EXISTS, NOT_FOUND and
   // RESOURCE_EXHAUSTED (max_observers) as for zones.
   absl::Status AddObserver(const ObserverDesc<D>& observer,
-                           const SceneSnapshot<D>& scene);
+                           const SceneSnapshot<D>& scene,
+                           AnchorPresence presence = AnchorPresence::kRequired);
   absl::Status RemoveObserver(std::uint64_t id);
 
   // The sets at `scene`'s newest tick and the events that lead there from
