@@ -312,6 +312,12 @@ absl::StatusOr<std::vector<ShotVerdict<D>>> ValidateShots(
       std::max(static_cast<double>(snapshot.oldest_tick()),
                static_cast<double>(current) -
                    static_cast<double>(policy.max_rewind_ms) * rate / 1000.0);
+  // The ball of max_origin_distance (when finite) the claimed origin must
+  // share with the shooter's rewound hitboxes.
+  const SceneShape<D> ball = Round<D>::Grow(
+      nullptr, std::isfinite(policy.max_origin_distance)
+                   ? policy.max_origin_distance
+                   : 0.0f);
   std::vector<ShotVerdict<D>> verdicts(shots.size());
   for (std::size_t i = 0; i < shots.size(); ++i) {
     const Shot<D>& shot = shots[i];
@@ -360,8 +366,6 @@ absl::StatusOr<std::vector<ShotVerdict<D>>> ValidateShots(
       continue;
     }
     if (std::isfinite(policy.max_origin_distance)) {
-      const SceneShape<D> ball =
-          Round<D>::Grow(nullptr, policy.max_origin_distance);
       Pose<D> at_origin;
       at_origin.position = shot.origin;
       bool near = false;
@@ -386,8 +390,7 @@ absl::StatusOr<std::vector<ShotVerdict<D>>> ValidateShots(
     QueryOptions options;
     options.filter.layer = shot.layer;
     options.filter.mask = shot.mask;
-    options.filter.excluded_groups =
-        ExcludedIds(std::vector<std::uint64_t>(1, shot.shooter_group));
+    options.filter.excluded_groups = ExcludedIds::Single(shot.shooter_group);
     options.filter.motion = policy.static_blocks
                                 ? MotionSelection::kAll
                                 : MotionSelection::kDynamicOnly;

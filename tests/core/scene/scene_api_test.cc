@@ -486,6 +486,21 @@ TEST(ExcludedIdsTest, SortedOnceAndSharedByCopies) {
   EXPECT_EQ(copy.filter.excluded_ids.sorted().data(), ids.sorted().data());
 }
 
+// A single id is held in place and answers as a set of one, also when
+// copied, and a query honours it as it honours a sorted set.
+TEST(ExcludedIdsTest, SingleIsASetOfOne) {
+  const ExcludedIds one = ExcludedIds::Single(7);
+  EXPECT_FALSE(one.empty());
+  EXPECT_EQ(one.size(), 1u);
+  EXPECT_TRUE(one.Contains(7));
+  EXPECT_FALSE(one.Contains(0));
+  EXPECT_FALSE(one.Contains(8));
+  const ExcludedIds copy = one;
+  ASSERT_EQ(copy.sorted().size(), 1u);
+  EXPECT_EQ(copy.sorted()[0], 7u);
+  EXPECT_TRUE(copy.Contains(7));
+}
+
 TEST_F(SceneQueryTest, OverlapSweepPoint) {
   const Shape2 box = Box2{{0.5f, 0.5f}};
   // A unit box at (6, 0): 1.5 from circles 1 and 2, both at distance 0.5.

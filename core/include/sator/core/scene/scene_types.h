@@ -182,22 +182,35 @@ class ExcludedIds {
   }
   ExcludedIds(std::initializer_list<std::uint64_t> ids)
       : ExcludedIds(std::vector<std::uint64_t>(ids)) {}
+  // The set of one id, held in place (no allocation: a shot's exclusion of
+  // its shooter).
+  static ExcludedIds Single(std::uint64_t id) {
+    ExcludedIds single;
+    single.single_ = id;
+    single.has_single_ = true;
+    return single;
+  }
 
   bool Contains(std::uint64_t id) const {
+    if (has_single_) return id == single_;
     return ids_ != nullptr &&
            std::binary_search(ids_->begin(), ids_->end(), id);
   }
-  bool empty() const { return ids_ == nullptr; }
+  bool empty() const { return ids_ == nullptr && !has_single_; }
   // Distinct ids.
-  std::size_t size() const { return ids_ == nullptr ? 0 : ids_->size(); }
-  // Ascending, without repeats; shared by every copy of this set.
+  std::size_t size() const { return sorted().size(); }
+  // Ascending, without repeats; shared by every copy of this set (or held
+  // by this copy, for a Single).
   absl::Span<const std::uint64_t> sorted() const {
+    if (has_single_) return absl::MakeConstSpan(&single_, 1);
     if (ids_ == nullptr) return {};
     return absl::MakeConstSpan(*ids_);
   }
 
  private:
   std::shared_ptr<const std::vector<std::uint64_t>> ids_;  // Null if empty.
+  std::uint64_t single_ = 0;
+  bool has_single_ = false;
 };
 
 // Which bodies a query considers. A body passes when:
