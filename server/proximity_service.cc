@@ -4,8 +4,6 @@
 #include <memory>
 #include <utility>
 
-#include "absl/strings/str_cat.h"
-#include "proto/convert/field_path.h"
 #include "server/scene_service.h"
 #include "server/status_mapping.h"
 
@@ -87,42 +85,13 @@ ProximityService::WatchProximity(
   if (!pass.admitted()) {
     return new RefusedProximityWatch(ToGrpcStatus(pass.refusal()));
   }
-  const auto refuse = [](const absl::Status& status) {
-    return new RefusedProximityWatch(ToGrpcStatus(status));
-  };
-  if (request->has_from_tick() && request->has_from_sequence()) {
-    return refuse(convert::FieldError(
-        "from_sequence", "give from_tick or from_sequence, not both"));
+  absl::StatusOr<ProximityCursor> cursor =
+      StartProximityWatch(scenes_, hosts_, request->scene_id(), *request);
+  if (!cursor.ok()) {
+    return new RefusedProximityWatch(ToGrpcStatus(cursor.status()));
   }
-  if (request->has_from_tick() && request->from_tick() < 0) {
-    return refuse(convert::FieldError(
-        "from_tick", absl::StrCat("must be >= 0, got ", request->from_tick())));
-  }
-  if (request->has_from_sequence() && request->from_sequence() == 0) {
-    return refuse(convert::FieldError("from_sequence", "must be >= 1"));
-  }
-  absl::StatusOr<std::shared_ptr<ProximityHost>> host =
-      HostToWatch(scenes_, hosts_, request->scene_id());
-  if (!host.ok()) return refuse(host.status());
-  bool lost = false;
-  std::uint64_t from = (*host)->ring().next_sequence();
-  if (request->has_from_tick()) {
-    from = (*host)->FirstSequenceAtOrAfter(request->from_tick(), &lost);
-  } else if (request->has_from_sequence()) {
-    from = request->from_sequence();
-    if (from > (*host)->ring().next_sequence()) {
-      return refuse(convert::FieldError(
-          "from_sequence",
-          absl::StrCat("must be at most ", (*host)->ring().next_sequence(),
-                       " (the next to be given), got ", from)));
-    }
-    // Older than the oldest kept (the ring's gap check would resync it too,
-    // with the same count).
-    const std::uint64_t oldest = (*host)->ring().oldest_sequence();
-    lost = oldest != 0 && from < oldest;
-  }
-  return new ProximityWatch(*std::move(host), from, lost, watches_,
-                            hosts_.counters(), std::move(pass), *context);
+  return new ProximityWatch(*std::move(cursor), watches_, std::move(pass),
+                            *context);
 }
 
 }  // namespace sator::server

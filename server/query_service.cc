@@ -232,7 +232,8 @@ QueryService::WatchShotVerdicts(
 grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>*
 QueryService::Session(grpc::CallbackServerContext* context) {
   return new SessionReactor(scene_queries_, ops_, limits_.max_batch_queries,
-                            sessions_, drain_gate_.EnterStream(), context);
+                            sessions_, drain_gate_.EnterStream(), context,
+                            proximity_);
 }
 
 }  // namespace sator::server

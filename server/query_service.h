@@ -91,6 +91,11 @@ class QueryService final : public QueryServiceBase {
   // serving starts).
   SceneQueries& scene_queries() { return scene_queries_; }
 
+  // The zones and observers a Session's watch_proximity follows (null: the
+  // message is FAILED_PRECONDITION). Set before serving starts; `hosts` must
+  // outlive the service's sessions.
+  void set_proximity(ProximityHosts* hosts) { proximity_ = hosts; }
+
   // Echoes the payload; does no other work. The latency floor.
   grpc::ServerUnaryReactor* Ping(grpc::CallbackServerContext* context,
                                  const sator::v1::PingRequest* request,
@@ -215,6 +220,7 @@ class QueryService final : public QueryServiceBase {
   const SceneOpsOptions ops_;
   SceneQueries scene_queries_;
   SessionTracker sessions_;
+  ProximityHosts* proximity_ = nullptr;
   ShotVerdictWatches watches_;
   ShotAudit* shot_audit_ = nullptr;
 };

@@ -125,6 +125,8 @@ class SceneQueries {
                const convert::ShapeLimits& shape_limits)
       : scenes_(scenes), shape_limits_(shape_limits) {}
 
+  const SceneRegistry& scenes() const { return scenes_; }
+
   // Set before serving starts (not thread-safe against running queries).
   void set_observer(QueryObserver observer) { observer_ = std::move(observer); }
   void set_shot_observer(ShotObserver observer) {

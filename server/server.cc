@@ -203,6 +203,7 @@ class Server::Impl {
                           server_options.max_proximity_watches) {
     drain_gate.set_overload_limiter(overload_limiter.get());
     query_service.set_overload_limiter(overload_limiter.get());
+    query_service.set_proximity(proximity_hosts.get());
     proximity_service.set_overload_limiter(overload_limiter.get());
   }
 

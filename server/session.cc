@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "grpcpp/impl/codegen/proto_utils.h"
 #include "proto/convert/field_path.h"
+#include "server/proximity/proximity_ops.h"
 #include "server/status_mapping.h"
 
 namespace sator::server {
@@ -31,6 +32,8 @@ const char* MessageKindName(sator::v1::SessionRequest::KindCase kind) {
       return "query";
     case sator::v1::SessionRequest::kShots:
       return "shots";
+    case sator::v1::SessionRequest::kWatchProximity:
+      return "watch_proximity";
     case sator::v1::SessionRequest::KIND_NOT_SET:
       break;
   }
@@ -113,6 +116,9 @@ SessionHandler::Outcome SessionHandler::Handle(
     case sator::v1::SessionRequest::kShots:
       kind = FailureKind::kShots;
       break;
+    case sator::v1::SessionRequest::kWatchProximity:
+      kind = FailureKind::kWatchProximity;
+      break;
     case sator::v1::SessionRequest::KIND_NOT_SET:
       break;
   }
@@ -169,6 +175,9 @@ SessionHandler::Outcome SessionHandler::HandleMessage(
       return outcome;
     case sator::v1::SessionRequest::kShots:
       outcome.reply = ValidateShots(request);
+      return outcome;
+    case sator::v1::SessionRequest::kWatchProximity:
+      outcome.reply = WatchProximity(request, &outcome.watch);
       return outcome;
     case sator::v1::SessionRequest::KIND_NOT_SET:
       break;
@@ -253,7 +262,64 @@ sator::v1::SessionResponse SessionHandler::ValidateShots(
   return reply;
 }
 
+sator::v1::SessionResponse SessionHandler::WatchProximity(
+    const sator::v1::SessionRequest& request,
+    std::optional<ProximityCursor>* watch) {
+  sator::v1::SessionResponse reply;
+  reply.set_sequence(request.sequence());
+  const sator::v1::WatchProximityRequest& asked = request.watch_proximity();
+  if (!asked.scene_id().empty() && asked.scene_id() != scene_id_) {
+    SetStatus(convert::FieldError(
+                  "watch_proximity.scene_id",
+                  absl::StrCat("must be empty or the session's scene '",
+                               scene_id_, "', got '", asked.scene_id(), "'")),
+              &reply);
+    return reply;
+  }
+  if (proximity_ == nullptr) {
+    SetStatus(absl::FailedPreconditionError(
+                  "watch_proximity: this session has no proximity service"),
+              &reply);
+    return reply;
+  }
+  if (watching_) {
+    SetStatus(absl::FailedPreconditionError(
+                  "watch_proximity: the session already watches its scene"),
+              &reply);
+    return reply;
+  }
+  absl::StatusOr<ProximityCursor> cursor =
+      StartProximityWatch(queries_.scenes(), *proximity_, scene_id_, asked);
+  if (!cursor.ok()) {
+    SetStatus(convert::PrefixField("watch_proximity", cursor.status()), &reply);
+    return reply;
+  }
+  watching_ = true;
+  SetStatus(absl::OkStatus(), &reply);
+  reply.mutable_proximity_watching()->set_from_sequence(cursor->position());
+  watch->emplace(*std::move(cursor));
+  return reply;
+}
+
 // ---- SessionReactor ---------------------------------------------------------
+
+class SessionReactor::ProximityWaker final : public RingSubscriber {
+ public:
+  explicit ProximityWaker(SessionReactor* session) : session_(session) {}
+  void OnRecorded() override {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (session_ != nullptr) session_->OnProximity();
+  }
+  void Detach() {
+    std::lock_guard<std::mutex> lock(mu_);
+    session_ = nullptr;
+  }
+
+ private:
+  std::mutex mu_;
+  // Guarded by mu_.
+  SessionReactor* session_;
+};
 
 namespace {
 
@@ -267,6 +333,8 @@ SessionMessageKind MessageKindOf(const sator::v1::SessionRequest& request) {
       return SessionMessageKind::kQuery;
     case sator::v1::SessionRequest::kShots:
       return SessionMessageKind::kShots;
+    case sator::v1::SessionRequest::kWatchProximity:
+      return SessionMessageKind::kWatchProximity;
     case sator::v1::SessionRequest::KIND_NOT_SET:
       break;
   }
@@ -278,8 +346,9 @@ SessionMessageKind MessageKindOf(const sator::v1::SessionRequest& request) {
 SessionReactor::SessionReactor(const SceneQueries& queries,
                                const SceneOpsOptions& ops, int max_shots,
                                SessionTracker& tracker, DrainGate::Pass pass,
-                               grpc::ServerContextBase* context)
-    : handler_(queries, ops, max_shots),
+                               grpc::ServerContextBase* context,
+                               ProximityHosts* proximity)
+    : handler_(queries, ops, max_shots, proximity),
       tracker_(tracker),
       pass_(std::move(pass)) {
   absl::Status admitted = pass_.admitted() ? tracker_.Add(this, context)
@@ -385,10 +454,60 @@ void SessionReactor::OnReadDone(bool ok) {
     } else if (!end_status_.has_value()) {
       replies_.push_back(std::move(reply));
       arrivals_.push_back({MessageKindOf(request_), arrived});
+      if (outcome.watch.has_value()) {
+        Watch(*std::move(outcome.watch), request_.sequence());
+      }
     }
     next = DecideLocked();
   }
   Act(next);
+}
+
+void SessionReactor::Watch(ProximityCursor cursor, std::uint64_t sequence) {
+  watch_.emplace(std::move(cursor));
+  watch_sequence_ = sequence;
+  waker_ = std::make_shared<ProximityWaker>(this);
+  // Under mutex_: the ring wakes subscribers without its locks held, and a
+  // wake-up waits here until the watch is in place.
+  watch_->ring().Subscribe(waker_);
+  // What is already there (kept evaluations, a first resync) goes at once.
+  QueueProximityLocked();
+}
+
+void SessionReactor::OnProximity() {
+  Next next;
+  {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    QueueProximityLocked();
+    next = DecideLocked();
+  }
+  Act(next);
+}
+
+void SessionReactor::QueueProximityLocked() {
+  if (!watch_.has_value() || finished_ || read_closed_ || closing_ ||
+      end_status_.has_value()) {
+    return;
+  }
+  while (proximity_queued_ < kMaxQueuedProximity) {
+    sator::v1::SessionResponse pushed;
+    if (!watch_->Next(pushed.mutable_proximity())) return;
+    pushed.set_sequence(watch_sequence_);
+    SetStatus(absl::OkStatus(), &pushed);
+    grpc::ByteBuffer bytes;
+    bool own_buffer = false;
+    if (!grpc::SerializationTraits<sator::v1::SessionResponse>::Serialize(
+             pushed, &bytes, &own_buffer)
+             .ok()) {
+      end_status_ =
+          absl::InternalError("a proximity message could not be serialized");
+      return;
+    }
+    replies_.push_back(std::move(bytes));
+    arrivals_.push_back({SessionMessageKind::kWatchProximity,
+                         std::chrono::steady_clock::now(), false});
+    ++proximity_queued_;
+  }
 }
 
 void SessionReactor::OnWriteDone(bool ok) {
@@ -399,17 +518,23 @@ void SessionReactor::OnWriteDone(bool ok) {
     writing_ = false;
     if (!replies_.empty()) {
       replies_.pop_front();
-      if (ok) written = arrivals_.front();
+      if (!arrivals_.front().replied) {
+        --proximity_queued_;
+      } else if (ok) {
+        written = arrivals_.front();
+      }
       arrivals_.pop_front();
     }
     if (!ok) {
       // The client is gone: nothing more can be delivered.
       replies_.clear();
       arrivals_.clear();
+      proximity_queued_ = 0;
       if (!end_status_.has_value()) {
         end_status_ = absl::CancelledError("the stream broke");
       }
     }
+    QueueProximityLocked();
     next = DecideLocked();
   }
   if (written.has_value() && tracker_.message_observer()) {
@@ -429,6 +554,7 @@ void SessionReactor::OnCancel() {
     }
     // Keep only the reply being written; its OnWriteDone will come.
     while (replies_.size() > (writing_ ? 1u : 0u)) {
+      if (!arrivals_.back().replied) --proximity_queued_;
       replies_.pop_back();
       arrivals_.pop_back();
     }
@@ -439,12 +565,22 @@ void SessionReactor::OnCancel() {
 
 void SessionReactor::OnDone() {
   bool tracked = false;
+  std::shared_ptr<ProximityWaker> waker;
+  ProximityRing* ring = nullptr;
   {
     // Under the lock: gRPC may call OnDone on another thread than the one
     // that constructed the session, through synchronisation ThreadSanitizer
     // cannot see (gRPC is not instrumented).
     const std::lock_guard<std::mutex> lock(mutex_);
     tracked = tracked_;
+    waker = waker_;
+    if (watch_.has_value()) ring = &watch_->ring();
+  }
+  // Not under mutex_: a wake-up in progress holds the waker's lock and
+  // waits for mutex_.
+  if (waker != nullptr) {
+    waker->Detach();
+    ring->Unsubscribe(waker.get());
   }
   if (tracked) tracker_.Remove(this);
   delete this;

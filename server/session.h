@@ -19,6 +19,14 @@
 // pauses while kMaxQueuedReplies replies wait for a slow client. State is
 // guarded by a std::mutex that is never held across a reactor call.
 //
+// Proximity: a watch_proximity message makes the session follow its scene's
+// ProximityRing with a ProximityCursor. The ring wakes the session (on the
+// writing thread, after each evaluation), which queues what the cursor has
+// as `proximity` messages, at most kMaxQueuedProximity at once: a client
+// that reads too slowly lags in the ring and gets a resync, never a longer
+// queue. Nothing more is queued once the client half-closes or the session
+// ends.
+//
 // The reactor reads and writes grpc::ByteBuffer (QueryService registers
 // Session as a raw method) and parses each message itself: gRPC gives a typed
 // reactor OnReadDone(false) both for a half-close and for a message that does
@@ -43,6 +51,8 @@
 #include "sator/v1/query_service.pb.h"
 #include "server/drain_gate.h"
 #include "server/overload/overload_limiter.h"
+#include "server/proximity/proximity_cursor.h"
+#include "server/proximity/proximity_hosts.h"
 #include "server/scene_queries.h"
 #include "server/scenes/scene_ops.h"
 
@@ -102,15 +112,21 @@ class SessionTracker {
 // id once opened.
 class SessionHandler {
  public:
-  // `max_shots`: the most shots one shots message may carry.
+  // `max_shots`: the most shots one shots message may carry. `proximity`
+  // (null: watch_proximity is FAILED_PRECONDITION) must outlive the handler.
   SessionHandler(const SceneQueries& queries, const SceneOpsOptions& ops,
-                 int max_shots)
-      : queries_(queries), ops_(ops), max_shots_(max_shots) {}
+                 int max_shots, ProximityHosts* proximity = nullptr)
+      : queries_(queries),
+        ops_(ops),
+        max_shots_(max_shots),
+        proximity_(proximity) {}
 
-  // What to do with a message: reply, or end the stream with a status.
+  // What to do with a message: reply, or end the stream with a status; for
+  // an accepted watch_proximity, the cursor to follow.
   struct Outcome {
     sator::v1::SessionResponse reply;
     std::optional<absl::Status> end_stream;
+    std::optional<ProximityCursor> watch;
   };
   // Reports a failed message to the queries' failure observer.
   Outcome Handle(const sator::v1::SessionRequest& request);
@@ -124,11 +140,16 @@ class SessionHandler {
       const sator::v1::SessionRequest& request);
   sator::v1::SessionResponse ValidateShots(
       const sator::v1::SessionRequest& request);
+  sator::v1::SessionResponse WatchProximity(
+      const sator::v1::SessionRequest& request,
+      std::optional<ProximityCursor>* watch);
 
   const SceneQueries& queries_;
   const SceneOpsOptions& ops_;
   const int max_shots_;
+  ProximityHosts* const proximity_;
   std::string scene_id_;
+  bool watching_ = false;
 };
 
 // Applies a session's pose update to the scene with BodyService's
@@ -143,15 +164,19 @@ class SessionReactor final
  public:
   // Replies waiting for a slow client before reading pauses.
   static constexpr std::size_t kMaxQueuedReplies = 16;
+  // Proximity messages queued at once; the rest wait in the ring.
+  static constexpr std::size_t kMaxQueuedProximity = 4;
 
   // Starts the stream: refuses it at once (UNAVAILABLE without a pass,
   // RESOURCE_EXHAUSTED beyond the limit) or starts reading.
   // `queries` and `ops` must outlive the session; `max_shots` bounds a
   // shots message. `context` (may be null) gets the retry-after-ms trailer
   // of a refusal.
+  // `proximity` (may be null) must outlive the session.
   SessionReactor(const SceneQueries& queries, const SceneOpsOptions& ops,
                  int max_shots, SessionTracker& tracker, DrainGate::Pass pass,
-                 grpc::ServerContextBase* context = nullptr);
+                 grpc::ServerContextBase* context = nullptr,
+                 ProximityHosts* proximity = nullptr);
 
   // The drain: end with UNAVAILABLE once the message in hand is answered.
   // Returns true when the caller must call FinishClosed() (the session was
@@ -177,6 +202,16 @@ class SessionReactor final
   Next DecideLocked();
   void Act(const Next& next);
 
+  // Wakes the session from its watch's ring; outlives it while the ring
+  // holds it.
+  class ProximityWaker;
+  // Starts following `cursor` (the reply to its message is queued).
+  void Watch(ProximityCursor cursor, std::uint64_t sequence);
+  // The ring has more: queue it and act.
+  void OnProximity();
+  // Queues what the watch's cursor has, within kMaxQueuedProximity.
+  void QueueProximityLocked();
+
   SessionHandler handler_;
   SessionTracker& tracker_;
   DrainGate::Pass pass_;
@@ -188,10 +223,12 @@ class SessionReactor final
   // Replies not yet written, serialized; the front one is being written when
   // writing_.
   std::deque<grpc::ByteBuffer> replies_;  // Guarded by mutex_.
-  // Per reply in replies_: its message's kind and arrival time.
+  // Per reply in replies_: its message's kind and arrival time (not
+  // `replied` for a pushed proximity message, which answers no message).
   struct Arrival {
     SessionMessageKind kind;
     std::chrono::steady_clock::time_point at;
+    bool replied = true;
   };
   std::deque<Arrival> arrivals_;  // Guarded by mutex_.
   bool reading_ = false;          // Guarded by mutex_.
@@ -210,6 +247,14 @@ class SessionReactor final
   bool tracked_ = false;
   // A status to end with once the queued replies are written.
   std::optional<absl::Status> end_status_;  // Guarded by mutex_.
+
+  // The proximity watch, once a watch_proximity was accepted; its waker is
+  // subscribed to the cursor's ring until OnDone. Guarded by mutex_ (the
+  // waker pointer is set once, before the subscription).
+  std::optional<ProximityCursor> watch_;
+  std::uint64_t watch_sequence_ = 0;
+  std::size_t proximity_queued_ = 0;
+  std::shared_ptr<ProximityWaker> waker_;
 };
 
 }  // namespace sator::server

@@ -10,7 +10,9 @@
 
 #include <condition_variable>
 #include <deque>
+#include <functional>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <utility>
 #include <variant>
@@ -22,14 +24,16 @@ namespace sator {
 
 // One message waiting for its reply.
 struct PendingReply {
-  // Open and pose updates answer a tick; queries a result; shots verdicts.
-  enum class Answer : std::uint8_t { kTick, kQuery, kShots };
+  // Open and pose updates answer a tick; queries a result; shots verdicts;
+  // a proximity watch the sequence it starts at.
+  enum class Answer : std::uint8_t { kTick, kQuery, kShots, kWatch };
 
   std::uint64_t sequence = 0;
   Answer answer = Answer::kTick;
   std::promise<absl::StatusOr<std::int64_t>> tick;
   std::promise<absl::StatusOr<QueryResult>> query;
   std::promise<absl::StatusOr<ValidateShotsResult>> shots;
+  std::promise<absl::StatusOr<std::uint64_t>> watch;
 
   void Fail(const absl::Status& status) {
     switch (answer) {
@@ -41,6 +45,9 @@ struct PendingReply {
         return;
       case Answer::kShots:
         shots.set_value(status);
+        return;
+      case Answer::kWatch:
+        watch.set_value(status);
         return;
     }
   }
@@ -62,6 +69,12 @@ struct PendingReply {
       if (ValidateShotsResult* result =
               std::get_if<ValidateShotsResult>(&reply.kind)) {
         shots.set_value(std::move(*result));
+        return;
+      }
+    } else if (answer == Answer::kWatch) {
+      if (const auto* watching =
+              std::get_if<SessionProximityWatching>(&reply.kind)) {
+        watch.set_value(watching->from_sequence);
         return;
       }
     } else if (const auto* opened = std::get_if<SessionOpened>(&reply.kind)) {
@@ -170,6 +183,33 @@ class SessionState {
     return future;
   }
 
+  std::future<absl::StatusOr<std::uint64_t>> WatchProximity(
+      ProximityWatchStart start,
+      std::function<void(const ProximityStreamEvent&)> on_event,
+      std::function<void(const absl::Status&)> on_end) {
+    std::lock_guard<std::mutex> submit(submit_mutex_);
+    if (absl::Status status = Usable(); !status.ok()) {
+      return Ready<std::uint64_t>(status);
+    }
+    PendingReply pending;
+    pending.answer = PendingReply::Answer::kWatch;
+    std::future<absl::StatusOr<std::uint64_t>> future =
+        pending.watch.get_future();
+    {
+      // In place before the message goes: what the watch pushes comes
+      // right after its reply. A second watch is refused by the server and
+      // leaves the first one as it is.
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (!watch_.has_value()) {
+        watch_ = Watch{.sequence = next_sequence_,
+                       .on_event = std::move(on_event),
+                       .on_end = std::move(on_end)};
+      }
+    }
+    Send(std::move(pending), SessionWatchProximity{.start = start});
+    return future;
+  }
+
   absl::Status Close() {
     std::lock_guard<std::mutex> submit(submit_mutex_);
     if (closed_) return close_status_;
@@ -268,12 +308,39 @@ class SessionState {
 
   void ReadLoop(SessionStream* stream) {
     while (std::optional<SessionReply> reply = stream->Read()) {
+      if (const auto* event = std::get_if<ProximityStreamEvent>(&reply->kind)) {
+        // Pushed by the watch, not a reply; on_event is called on this
+        // thread only, so it is read without the lock once set.
+        std::function<void(const ProximityStreamEvent&)>* on_event = nullptr;
+        {
+          std::lock_guard<std::mutex> lock(mutex_);
+          if (watch_.has_value() && watch_->sequence == reply->sequence) {
+            on_event = &watch_->on_event;
+          }
+        }
+        if (on_event == nullptr) {
+          protocol_error_ = absl::InternalError(
+              absl::StrCat("session proximity message for no watch (sequence ",
+                           reply->sequence, ")"));
+          stream->Cancel();
+          continue;
+        }
+        if (*on_event) (*on_event)(*event);
+        continue;
+      }
       std::optional<PendingReply> matched;
       {
         std::lock_guard<std::mutex> lock(mutex_);
         if (!waiting_.empty() && waiting_.front().sequence == reply->sequence) {
           matched = std::move(waiting_.front());
           waiting_.pop_front();
+        }
+        // A refused watch leaves no watch behind.
+        if (matched.has_value() &&
+            matched->answer == PendingReply::Answer::kWatch &&
+            !reply->status.ok() && watch_.has_value() &&
+            watch_->sequence == reply->sequence) {
+          watch_.reset();
         }
       }
       if (!matched.has_value()) {
@@ -294,14 +361,21 @@ class SessionState {
     }
     std::deque<PendingReply> orphans;
     absl::Status orphan_status;
+    std::optional<Watch> ended_watch;
+    absl::Status ended_with;
     {
       std::lock_guard<std::mutex> lock(mutex_);
       orphans.swap(waiting_);
       open_ = false;
       last_stream_status_ = protocol_error_.ok() ? finished : protocol_error_;
       orphan_status = OrphanStatus(last_stream_status_, cancelled_by_close_);
+      ended_watch.swap(watch_);
+      ended_with = last_stream_status_;
     }
     for (PendingReply& pending : orphans) pending.Fail(orphan_status);
+    if (ended_watch.has_value() && ended_watch->on_end) {
+      ended_watch->on_end(ended_with);
+    }
     {
       std::lock_guard<std::mutex> lock(mutex_);
       reader_done_ = true;
@@ -353,6 +427,14 @@ class SessionState {
   std::mutex mutex_;
   std::condition_variable reader_ended_;
   std::deque<PendingReply> waiting_;
+  // The proximity watch of the open stream, if any: its message's sequence
+  // and callbacks.
+  struct Watch {
+    std::uint64_t sequence = 0;
+    std::function<void(const ProximityStreamEvent&)> on_event;
+    std::function<void(const absl::Status&)> on_end;
+  };
+  std::optional<Watch> watch_;
   bool open_ = false;
   bool reader_done_ = true;
   bool cancelled_by_close_ = false;
@@ -403,6 +485,13 @@ std::future<absl::StatusOr<ValidateShotsResult>> Session::SubmitShots(
     std::vector<Shot> shots, HitPolicy policy) {
   return state_->SubmitShots(
       SessionShots{.shots = std::move(shots), .policy = policy});
+}
+
+std::future<absl::StatusOr<std::uint64_t>> Session::WatchProximity(
+    ProximityWatchStart start,
+    std::function<void(const ProximityStreamEvent&)> on_event,
+    std::function<void(const absl::Status&)> on_end) {
+  return state_->WatchProximity(start, std::move(on_event), std::move(on_end));
 }
 
 absl::Status Session::Close() { return state_->Close(); }

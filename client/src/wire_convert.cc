@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "proto/convert/field_path.h"
 #include "proto/convert/geometry_convert.h"
+#include "proximity_wire.h"
 
 namespace sator::client_internal {
 namespace {
@@ -377,6 +378,16 @@ void WriteSessionRequest(const SessionRequest& request,
           [&](const Query& query) { WriteQuery(query, out->mutable_query()); },
           [&](const SessionShots& shots) {
             WriteShots(shots.shots, shots.policy, out->mutable_shots());
+          },
+          [&](const SessionWatchProximity& watch) {
+            sator::v1::WatchProximityRequest* asked =
+                out->mutable_watch_proximity();
+            if (watch.start.tick.has_value()) {
+              asked->set_from_tick(*watch.start.tick);
+            }
+            if (watch.start.sequence.has_value()) {
+              asked->set_from_sequence(*watch.start.sequence);
+            }
           }},
       request.kind);
 }
@@ -781,6 +792,19 @@ SessionReply ReadSessionReply(const sator::v1::SessionResponse& response) {
       break;
     case sator::v1::SessionResponse::kShots:
       reply.kind = ReadShots(response.shots());
+      break;
+    case sator::v1::SessionResponse::kProximityWatching:
+      reply.kind = SessionProximityWatching{
+          .from_sequence = response.proximity_watching().from_sequence()};
+      break;
+    case sator::v1::SessionResponse::kProximity:
+      if (response.proximity().has_events()) {
+        reply.kind =
+            ProximityStreamEvent(ReadTickEvents(response.proximity().events()));
+      } else if (response.proximity().has_resync()) {
+        reply.kind =
+            ProximityStreamEvent(ReadResync(response.proximity().resync()));
+      }
       break;
     default:
       break;

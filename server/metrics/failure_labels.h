@@ -33,8 +33,9 @@ enum class FailureKind : std::uint8_t {
   kOpen,
   kUnset,
   kShots,
+  kWatchProximity,
 };
-inline constexpr int kFailureKinds = 11;
+inline constexpr int kFailureKinds = 12;
 
 // The kind of a Session message (the `kind` label of
 // sator_session_message_seconds).
@@ -44,8 +45,9 @@ enum class SessionMessageKind : std::uint8_t {
   kQuery,
   kUnset,
   kShots,
+  kWatchProximity,
 };
-inline constexpr int kSessionMessageKinds = 5;
+inline constexpr int kSessionMessageKinds = 6;
 
 }  // namespace sator::server
 

@@ -9,6 +9,7 @@
 
 #include "absl/functional/function_ref.h"
 #include "absl/strings/str_cat.h"
+#include "proto/convert/field_path.h"
 
 namespace sator::server {
 namespace {
@@ -141,13 +142,44 @@ absl::StatusOr<sator::v1::RemoveObserverResponse> RemoveObserver(
       });
 }
 
-absl::StatusOr<std::shared_ptr<ProximityHost>> HostToWatch(
+absl::StatusOr<ProximityCursor> StartProximityWatch(
     const SceneRegistry& scenes, ProximityHosts& hosts,
-    const std::string& scene_id) {
-  return UnderWriteLock(
+    const std::string& scene_id,
+    const sator::v1::WatchProximityRequest& request) {
+  if (request.has_from_tick() && request.has_from_sequence()) {
+    return convert::FieldError("from_sequence",
+                               "give from_tick or from_sequence, not both");
+  }
+  if (request.has_from_tick() && request.from_tick() < 0) {
+    return convert::FieldError(
+        "from_tick", absl::StrCat("must be >= 0, got ", request.from_tick()));
+  }
+  if (request.has_from_sequence() && request.from_sequence() == 0) {
+    return convert::FieldError("from_sequence", "must be >= 1");
+  }
+  absl::StatusOr<std::shared_ptr<ProximityHost>> host = UnderWriteLock(
       scenes, hosts, scene_id,
-      [](HostedScene&, const std::shared_ptr<ProximityHost>& host)
-          -> absl::StatusOr<std::shared_ptr<ProximityHost>> { return host; });
+      [](HostedScene&, const std::shared_ptr<ProximityHost>& found)
+          -> absl::StatusOr<std::shared_ptr<ProximityHost>> { return found; });
+  if (!host.ok()) return host.status();
+  bool lost = false;
+  std::uint64_t from = (*host)->ring().next_sequence();
+  if (request.has_from_tick()) {
+    from = (*host)->FirstSequenceAtOrAfter(request.from_tick(), &lost);
+  } else if (request.has_from_sequence()) {
+    from = request.from_sequence();
+    if (from > (*host)->ring().next_sequence()) {
+      return convert::FieldError(
+          "from_sequence",
+          absl::StrCat("must be at most ", (*host)->ring().next_sequence(),
+                       " (the next to be given), got ", from));
+    }
+    // Older than the oldest kept (the ring's gap check would resync it too,
+    // with the same count).
+    const std::uint64_t oldest = (*host)->ring().oldest_sequence();
+    lost = oldest != 0 && from < oldest;
+  }
+  return ProximityCursor(*std::move(host), from, lost, hosts.counters());
 }
 
 void ExportProximity(const ProximityHosts& hosts, const HostedScene& scene,

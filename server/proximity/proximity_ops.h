@@ -21,6 +21,7 @@
 #include "proto/convert/geometry_convert.h"
 #include "sator/v1/proximity.pb.h"
 #include "sator/v1/scene_service.pb.h"
+#include "server/proximity/proximity_cursor.h"
 #include "server/proximity/proximity_hosts.h"
 #include "server/scenes/scene_ops.h"
 #include "server/scenes/scene_registry.h"
@@ -50,13 +51,17 @@ absl::StatusOr<sator::v1::RemoveObserverResponse> RemoveObserver(
     const ProximityOpsOptions& options,
     const sator::v1::RemoveObserverRequest& request);
 
-// The scene's host (made if it has none) for a WatchProximity, taken under
-// the scene's write lock with the scene not deleted: a DeleteScene after it
-// closes this host, so the watch ends. NOT_FOUND for an unknown or deleted
-// scene.
-absl::StatusOr<std::shared_ptr<ProximityHost>> HostToWatch(
+// Where a watch of `scene_id`'s evaluations starts (WatchProximity, or a
+// Session's watch_proximity, whose request.scene_id is not read): the
+// scene's host (made if it has none, under the scene's write lock with the
+// scene not deleted, so a DeleteScene after it closes this host and the
+// watch ends) and a cursor at request.from_tick or from_sequence.
+// INVALID_ARGUMENT naming from_tick / from_sequence; NOT_FOUND for an
+// unknown or deleted scene.
+absl::StatusOr<ProximityCursor> StartProximityWatch(
     const SceneRegistry& scenes, ProximityHosts& hosts,
-    const std::string& scene_id);
+    const std::string& scene_id,
+    const sator::v1::WatchProximityRequest& request);
 
 // SceneOpsOptions::export_companion: the scene's zones and observers.
 void ExportProximity(const ProximityHosts& hosts, const HostedScene& scene,

@@ -12,42 +12,12 @@ RingWatchLimit ProximityWatchLimit(int max_watches) {
           .shed_reason = ShedReason::kProximityWatches};
 }
 
-ProximityWatch::ProximityWatch(std::shared_ptr<ProximityHost> host,
-                               std::uint64_t cursor, bool resync_first,
-                               ProximityWatches& watches,
-                               ProximityCounters& counters,
-                               DrainGate::Pass pass,
+ProximityWatch::ProximityWatch(ProximityCursor cursor,
+                               ProximityWatches& watches, DrainGate::Pass pass,
                                grpc::CallbackServerContext& context)
-    : RingWatch(watches, std::move(pass)),
-      host_(std::move(host)),
-      counters_(counters),
-      cursor_(cursor),
-      resync_(resync_first) {
+    : RingWatch(watches, std::move(pass)), cursor_(std::move(cursor)) {
   // Evaluations already kept (from_tick), or the first resync, go at once.
-  Start(host_->ring(), context);
-}
-
-bool ProximityWatch::Next(sator::v1::WatchProximityResponse* message) {
-  const ProximityRing::Next next =
-      resync_ ? ProximityRing::Next{}
-              : host_->ring().NextFor(cursor_, host_->limits().watch_buffer);
-  if (resync_ || next.gap_dropped > 0) {
-    sator::v1::ProximityResync* resync = message->mutable_resync();
-    host_->Resync(resync);
-    const std::uint64_t dropped = resync->next_sequence() > cursor_
-                                      ? resync->next_sequence() - cursor_
-                                      : 0;
-    resync->set_dropped(dropped);
-    cursor_ = resync->next_sequence();
-    resync_ = false;
-    host_->ring().AddSubscriberDropped(dropped);
-    counters_.resyncs.fetch_add(1, std::memory_order_relaxed);
-    return true;
-  }
-  if (next.record == nullptr) return false;
-  *message->mutable_events() = *next.record;
-  cursor_ = next.record->sequence() + 1;
-  return true;
+  Start(cursor_.ring(), context);
 }
 
 }  // namespace sator::server

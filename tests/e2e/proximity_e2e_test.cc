@@ -2,12 +2,17 @@
 // walking through a world zone and past an observer gives exactly the ENTER
 // and EXIT events worked out by hand (hysteresis included), in tick order,
 // to a watch and in GetProximity's sets; a watch resumes from a kept tick
-// and resyncs from one no longer kept; per-group reporting; bad input named
+// and resyncs from one no longer kept; a Session's own watch gives a tick's
+// events before the reply to the pose update that caused them, one watch
+// per session; per-group reporting; bad input named
 // by field, limits as RESOURCE_EXHAUSTED; the scene's deletion ends a watch;
 // the events are counted in /metrics.
+#include <chrono>
+#include <future>
 #include <limits>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <variant>
@@ -19,6 +24,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "sator/client/client.h"
+#include "sator/client/session.h"
 #include "support/satord_process.h"
 
 namespace sator {
@@ -240,6 +246,117 @@ TEST_F(ProximityEndToEnd, AWatchResumesFromAKeptTickAndResyncsFromALostOne) {
   EXPECT_EQ(after->tick, 12);
   EXPECT_EQ(after->sequence, next->sequence + 1);
   resumed->Cancel();
+}
+
+// The same walk through a Session's own watch: each tick's events arrive
+// before the reply to the pose update that caused them; one watch per
+// session; the watch ends with the stream.
+TEST_F(ProximityEndToEnd, ASessionCarriesItsScenesEventsBeforeThePoseReply) {
+  // Declared before the session, whose reader thread calls the callbacks
+  // until it is closed.
+  std::mutex mu;
+  std::vector<ProximityStreamEvent> seen;
+  std::optional<absl::Status> ended;
+  absl::StatusOr<std::unique_ptr<Session>> session =
+      client_->OpenSession("yard");
+  ASSERT_TRUE(session.ok()) << session.status();
+  std::future<absl::StatusOr<std::uint64_t>> watching =
+      (*session)->WatchProximity(
+          {},
+          [&](const ProximityStreamEvent& event) {
+            std::lock_guard<std::mutex> lock(mu);
+            seen.push_back(event);
+          },
+          [&](const absl::Status& status) {
+            std::lock_guard<std::mutex> lock(mu);
+            ended = status;
+          });
+  absl::StatusOr<std::uint64_t> from = watching.get();
+  ASSERT_TRUE(from.ok()) << from.status();
+  EXPECT_EQ(*from, 1u);  // No evaluation had events yet.
+  const auto events_so_far = [&] {
+    std::lock_guard<std::mutex> lock(mu);
+    std::vector<ProximityTickEvents> events;
+    for (const ProximityStreamEvent& event : seen) {
+      if (const auto* tick = std::get_if<ProximityTickEvents>(&event)) {
+        events.push_back(*tick);
+      } else {
+        ADD_FAILURE() << "a resync where events were expected";
+      }
+    }
+    return events;
+  };
+  const auto walk = [&](std::int64_t tick, float x) {
+    PoseBatch poses;
+    poses.Add(kWalker, Pose2{{x, 0}, {}});
+    absl::StatusOr<std::int64_t> applied =
+        (*session)->SubmitPoses(tick, std::move(poses)).get();
+    ASSERT_TRUE(applied.ok()) << applied.status();
+  };
+  walk(1, -10.0f);
+  EXPECT_THAT(events_so_far(), IsEmpty());
+  walk(2, -2.4f);
+  std::vector<ProximityTickEvents> events = events_so_far();
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].tick, 2);
+  EXPECT_EQ(events[0].sequence, 1u);
+  EXPECT_THAT(events[0].events,
+              ElementsAre(Event(ProximityEventKind::kEnter,
+                                ProximitySource::kZone, kZone, kWalker)));
+  walk(3, 3.0f);
+  events = events_so_far();
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(events[1].tick, 3);
+  EXPECT_THAT(events[1].events,
+              ElementsAre(Event(ProximityEventKind::kExit,
+                                ProximitySource::kZone, kZone, kWalker)));
+
+  absl::StatusOr<std::uint64_t> twice =
+      (*session)->WatchProximity({}, [](const ProximityStreamEvent&) {}).get();
+  EXPECT_EQ(twice.status().code(), absl::StatusCode::kFailedPrecondition);
+  // The first watch goes on.
+  walk(4, 15.5f);
+  EXPECT_EQ(events_so_far().size(), 3u);
+
+  ASSERT_TRUE((*session)->Close().ok());
+  std::lock_guard<std::mutex> lock(mu);
+  ASSERT_TRUE(ended.has_value());
+  EXPECT_TRUE(ended->ok()) << *ended;
+}
+
+TEST_F(ProximityEndToEnd, ASessionWatchFromALostTickStartsWithAResync) {
+  for (std::int64_t tick = 1; tick <= 10; ++tick) {
+    WalkTo(tick, tick % 2 == 1 ? 0.0f : -10.0f);
+  }
+  std::promise<ProximityStreamEvent> first;
+  bool got_first = false;  // On the session's reader thread only.
+  absl::StatusOr<std::unique_ptr<Session>> session =
+      client_->OpenSession("yard");
+  ASSERT_TRUE(session.ok()) << session.status();
+  absl::StatusOr<std::uint64_t> bad =
+      (*session)
+          ->WatchProximity({.tick = -1}, [](const ProximityStreamEvent&) {})
+          .get();
+  EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(bad.status().message()),
+              StartsWith("watch_proximity.from_tick: must be >= 0"));
+  absl::StatusOr<std::uint64_t> from =
+      (*session)
+          ->WatchProximity({.tick = 2},
+                           [&](const ProximityStreamEvent& event) {
+                             if (!got_first) first.set_value(event);
+                             got_first = true;
+                           })
+          .get();
+  ASSERT_TRUE(from.ok()) << from.status();
+  std::future<ProximityStreamEvent> arrived = first.get_future();
+  ASSERT_EQ(arrived.wait_for(std::chrono::seconds(10)),
+            std::future_status::ready);
+  const ProximityStreamEvent event = arrived.get();
+  const auto* resync = std::get_if<ProximityResync>(&event);
+  ASSERT_NE(resync, nullptr);
+  EXPECT_EQ(resync->tick, 10);
+  EXPECT_EQ(resync->next_sequence, 11u);
 }
 
 TEST_F(ProximityEndToEnd, PerGroupZonesCountAGroupOnce) {

@@ -8,7 +8,8 @@ starts the real satord on a free loopback port, and creates a scene, upserts
 a body, casts a ray and checks the answer worked out by hand; judges a shot
 at a hitbox group (ValidateShots: the verdict's enum values as numbers and
 its hit's group and part; RaycastBatch: the packed group and part arrays)
-and sends shots on a Session naming another scene;
+and sends shots on a Session naming another scene; follows a zone's events
+through WatchProximity and through a Session's watch_proximity;
 lists the audit trail of those verdicts (pages, a filter) and watches it from
 its first sequence; then checks a bad request comes back as INVALID_ARGUMENT naming the field,
 and that satord exits 0 on SIGTERM.
@@ -188,11 +189,12 @@ def check_shot_audit(queries, shot_audit_pb2, shot_pb2):
 
 def check_proximity(channel, geometry_pb2, body_pb2, body_service_pb2,
                     scene_service_pb2, proximity_pb2, proximity_pb2_grpc,
-                    bodies, scenes):
+                    query_service_pb2, queries, bodies, scenes):
     """A 2D zone (the box of half extents 2 at the origin) and a circle that
     walks into it at tick 2 and out at tick 3: a watch from tick 1 gets
-    ENTER at 2 and EXIT at 3, and GetProximity the zone and its last
-    (empty) set."""
+    ENTER at 2 and EXIT at 3, GetProximity the zone and its last (empty)
+    set, and a Session's watch_proximity from tick 2 the same two
+    evaluations as `proximity` messages after its reply."""
     proximity = proximity_pb2_grpc.ProximityServiceStub(channel)
     scenes.CreateScene(scene_service_pb2.CreateSceneRequest(
         scene_id="zones", settings=scene_service_pb2.SceneSettings(
@@ -236,6 +238,22 @@ def check_proximity(channel, geometry_pb2, body_pb2, body_service_pb2,
     assert [z.id for z in state.zones] == [7], state
     assert state.tick == 3 and len(state.sets) == 1, state
     assert len(state.sets[0].objects) == 0, state
+
+    messages = [
+        query_service_pb2.SessionRequest(
+            sequence=1,
+            open=query_service_pb2.SessionOpen(scene_id="zones")),
+        query_service_pb2.SessionRequest(
+            sequence=2,
+            watch_proximity=proximity_pb2.WatchProximityRequest(from_tick=2)),
+    ]
+    replies = list(queries.Session(iter(messages), timeout=10))
+    assert [reply.sequence for reply in replies] == [1, 2, 2, 2], replies
+    assert replies[1].proximity_watching.from_sequence == 1, replies[1]
+    pushed = [(reply.proximity.events.tick,
+               [event.kind for event in reply.proximity.events.events])
+              for reply in replies[2:]]
+    assert pushed == [(2, [enter]), (3, [leave])], pushed
 
 
 def run(satord, proto_dir, work):
@@ -317,7 +335,7 @@ def run(satord, proto_dir, work):
         check_shot_audit(queries, shot_audit_pb2, shot_pb2)
         check_proximity(channel, geometry_pb2, body_pb2, body_service_pb2,
                         scene_service_pb2, proximity_pb2, proximity_pb2_grpc,
-                        bodies, scenes)
+                        query_service_pb2, queries, bodies, scenes)
 
         try:
             queries.Raycast(query_service_pb2.RaycastRequest(

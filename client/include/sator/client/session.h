@@ -29,6 +29,7 @@
 #define SATOR_CLIENT_SESSION_H_
 
 #include <cstdint>
+#include <functional>
 #include <future>
 #include <memory>
 #include <string>
@@ -74,6 +75,21 @@ class Session {
   // Client::ValidateShots).
   std::future<absl::StatusOr<ValidateShotsResult>> SubmitShots(
       std::vector<Shot> shots, HitPolicy policy = {});
+
+  // Follows the session's scene's proximity evaluations on this stream, as
+  // Client::WatchProximity does on a stream of its own (docs/PROXIMITY.md):
+  // `on_event` is called on the session's reader thread, in order, for each
+  // evaluation's events or a resync. The events a pose update of this
+  // session causes come before its reply, so before its future is ready.
+  // The future gives the sequence the watch starts at, or the error
+  // (FAILED_PRECONDITION for a second watch, INVALID_ARGUMENT naming
+  // watch_proximity.from_tick...). The watch ends with the stream: `on_end`
+  // (if set) is called once with how it ended, and a re-opened stream has
+  // no watch (watch again, from the last tick or sequence seen).
+  std::future<absl::StatusOr<std::uint64_t>> WatchProximity(
+      ProximityWatchStart start,
+      std::function<void(const ProximityStreamEvent&)> on_event,
+      std::function<void(const absl::Status&)> on_end = nullptr);
 
   // Half-closes the stream and waits (up to close_timeout) for the server to
   // answer everything submitted and end the stream; the status the stream

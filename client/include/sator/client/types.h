@@ -577,48 +577,6 @@ using PairQueryResult =
     std::variant<bool, ContactResult<2>, ContactResult<3>, SweepResult<2>,
                  SweepResult<3>, RayResult<2>, RayResult<3>>;
 
-// ---- Sessions
-// ----------------------------------------------------------------
-
-struct SessionOpen {
-  std::string scene_id{};
-};
-
-struct SessionPoseUpdate {
-  std::int64_t tick = 0;
-  PoseBatch poses{};
-};
-
-// Shots on the session's scene.
-struct SessionShots {
-  std::vector<Shot> shots{};
-  HitPolicy policy{};
-};
-
-// One message a session sends. `sequence` is echoed in its reply.
-struct SessionRequest {
-  std::uint64_t sequence = 0;
-  std::variant<SessionOpen, SessionPoseUpdate, Query, SessionShots> kind{};
-};
-
-// Replies to a SessionOpen.
-struct SessionOpened {
-  std::int64_t current_tick = 0;
-};
-// Replies to a SessionPoseUpdate.
-struct SessionPosesApplied {
-  std::int64_t current_tick = 0;
-};
-
-struct SessionReply {
-  std::uint64_t sequence = 0;
-  absl::Status status{};
-  // Empty when status is not OK.
-  std::variant<std::monostate, SessionOpened, SessionPosesApplied, QueryResult,
-               ValidateShotsResult>
-      kind{};
-};
-
 // ---- Proximity -------------------------------------------------------------
 
 // What a zone or observer moves with (docs/PROXIMITY.md).
@@ -733,6 +691,64 @@ struct ProximityState {
   std::int64_t tick = -1;
   std::vector<ProximitySet> sets{};
   std::uint64_t next_sequence = 1;
+};
+
+// ---- Sessions
+// ----------------------------------------------------------------
+
+struct SessionOpen {
+  std::string scene_id{};
+};
+
+struct SessionPoseUpdate {
+  std::int64_t tick = 0;
+  PoseBatch poses{};
+};
+
+// Shots on the session's scene.
+struct SessionShots {
+  std::vector<Shot> shots{};
+  HitPolicy policy{};
+};
+
+// Follows the session's scene's proximity evaluations on the stream.
+struct SessionWatchProximity {
+  ProximityWatchStart start{};
+};
+
+// One message a session sends. `sequence` is echoed in its reply.
+struct SessionRequest {
+  std::uint64_t sequence = 0;
+  std::variant<SessionOpen, SessionPoseUpdate, Query, SessionShots,
+               SessionWatchProximity>
+      kind{};
+};
+
+// Replies to a SessionOpen.
+struct SessionOpened {
+  std::int64_t current_tick = 0;
+};
+// Replies to a SessionPoseUpdate.
+struct SessionPosesApplied {
+  std::int64_t current_tick = 0;
+};
+
+// Replies to a SessionWatchProximity.
+struct SessionProximityWatching {
+  // The sequence the watch starts at (after the resync it may start with).
+  std::uint64_t from_sequence = 0;
+};
+
+// A reply, or (ProximityStreamEvent) a message a proximity watch pushes,
+// carrying the watch message's sequence.
+struct SessionReply {
+  std::uint64_t sequence = 0;
+  absl::Status status{};
+  // Empty when status is not OK.
+  std::variant<std::monostate, SessionOpened, SessionPosesApplied, QueryResult,
+               ValidateShotsResult, SessionProximityWatching,
+               ProximityStreamEvent>
+      kind{};
 };
 
 // ---- Service ---------------------------------------------------------------
