@@ -359,8 +359,9 @@ void QueryMetrics::OnFailure(FailureVia via, FailureKind kind,
                              absl::StatusCode code) {
   int c = static_cast<int>(code);
   if (c == 0) return;
-  if (c < 0 || c >= kStatusCodes)
+  if (c < 0 || c >= kStatusCodes) {
     c = static_cast<int>(absl::StatusCode::kUnknown);
+  }
   failures_[static_cast<size_t>(
                 FailureCell(static_cast<int>(via), static_cast<int>(kind), c))]
       .fetch_add(1, std::memory_order_relaxed);
