@@ -314,10 +314,10 @@ absl::StatusOr<std::vector<ShotVerdict<D>>> ValidateShots(
                    static_cast<double>(policy.max_rewind_ms) * rate / 1000.0);
   // The ball of max_origin_distance (when finite) the claimed origin must
   // share with the shooter's rewound hitboxes.
-  const SceneShape<D> ball = Round<D>::Grow(
-      nullptr, std::isfinite(policy.max_origin_distance)
-                   ? policy.max_origin_distance
-                   : 0.0f);
+  const SceneShape<D> ball =
+      Round<D>::Grow(nullptr, std::isfinite(policy.max_origin_distance)
+                                  ? policy.max_origin_distance
+                                  : 0.0f);
   std::vector<ShotVerdict<D>> verdicts(shots.size());
   for (std::size_t i = 0; i < shots.size(); ++i) {
     const Shot<D>& shot = shots[i];
