@@ -10,7 +10,15 @@
 //            RPC, the same rays as batch;
 //   session  pose updates of --poses_per_update dynamic bodies per message
 //            over one Session per worker (each worker owns a scene), with
-//            --pipeline updates in flight before it waits.
+//            --pipeline updates in flight before it waits;
+//   game     game rooms at 60 Hz (game_mode.h): each room a scene of a
+//            level mesh and 64 players of 3 hitboxes with its own Session;
+//            each tick the 64 group poses, 64 character contacts, 64 sweeps
+//            and 20 rewound shots, in open loop. --rooms=N runs N rooms;
+//            --rooms=max finds the most rooms whose p99 tick stays within
+//            --tick_budget. It then runs the same ticks on the core in
+//            process and reports the CPU per tick of both (satord's with
+//            --satord_pid). It has no Ping run: the core is its floor.
 // In the same run it repeats the load shape with the Ping RPC carrying a
 // payload as large as the mode's request, so the service's cost can be read
 // as a ratio to the transport's floor. Prints a table, or with --json one
@@ -22,6 +30,7 @@
 #include <functional>
 #include <future>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -30,16 +39,19 @@
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/status/status.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/time.h"
 #include "sator/client/client.h"
 #include "sator/client/session.h"
 #include "sator/v1/query_service.pb.h"
+#include "tools/sator-bench/game_mode.h"
 #include "tools/sator-bench/load_loop.h"
 
 ABSL_FLAG(std::string, target, "127.0.0.1:50051", "satord's gRPC address.");
-ABSL_FLAG(std::string, mode, "unary", "unary, batch, raybatch or session.");
+ABSL_FLAG(std::string, mode, "unary",
+          "unary, batch, raybatch, session or game.");
 ABSL_FLAG(std::string, loop, "closed",
           "closed (fixed concurrency) or open "
           "(fixed rate).");
@@ -66,6 +78,26 @@ ABSL_FLAG(int, rounds, 1,
           "load (the warm-up runs once, before the first round).");
 ABSL_FLAG(bool, json, false, "Print one JSON object per run.");
 ABSL_FLAG(std::uint64_t, seed, 1, "Random seed for the scene and queries.");
+ABSL_FLAG(std::string, rooms, "1",
+          "game: rooms to run, or max to find the most within "
+          "--tick_budget.");
+ABSL_FLAG(int, max_rooms, 256, "game, --rooms=max: the search's bound.");
+ABSL_FLAG(absl::Duration, tick_budget, absl::Milliseconds(4),
+          "game: the p99 tick latency a room count must stay within.");
+ABSL_FLAG(absl::Duration, step_duration, absl::Seconds(3),
+          "game, --rooms=max: measured time of each search step (the count "
+          "found then runs for --duration).");
+ABSL_FLAG(absl::Duration, step_warmup, absl::Seconds(1),
+          "game, --rooms=max: warm-up of each search step.");
+ABSL_FLAG(std::string, game_transport, "session",
+          "game: session (every message on the room's Session) or batch "
+          "(poses and shots on the Session, the queries as a QueryBatch).");
+ABSL_FLAG(int, satord_pid, 0,
+          "game: satord's process id, for its CPU time per tick "
+          "(/proc/<pid>/stat); 0: not reported.");
+ABSL_FLAG(std::int64_t, core_ticks, 600,
+          "game: ticks run on the core in process, for its CPU per tick "
+          "(twice: back to back, then paced as the served rooms are).");
 
 namespace {
 
@@ -263,20 +295,61 @@ void Print(const Run& run, const Run* ping, const LoadOptions& load) {
   }
 }
 
+// The game mode's options from the flags; nullopt (after saying why) for a
+// bad value.
+std::optional<sator::bench::GameOptions> GameOptionsFromFlags() {
+  sator::bench::GameOptions game;
+  const std::string rooms = absl::GetFlag(FLAGS_rooms);
+  if (rooms == "max") {
+    game.rooms = 0;
+  } else if (!absl::SimpleAtoi(rooms, &game.rooms) || game.rooms < 1) {
+    std::fprintf(stderr, "sator-bench: --rooms must be a count >= 1 or max\n");
+    return std::nullopt;
+  }
+  const std::string transport = absl::GetFlag(FLAGS_game_transport);
+  if (transport == "session") {
+    game.transport = sator::bench::GameTransport::kSession;
+  } else if (transport == "batch") {
+    game.transport = sator::bench::GameTransport::kBatch;
+  } else {
+    std::fprintf(stderr,
+                 "sator-bench: --game_transport must be session or batch\n");
+    return std::nullopt;
+  }
+  game.scene_prefix = absl::GetFlag(FLAGS_scene);
+  game.seed = absl::GetFlag(FLAGS_seed);
+  game.max_rooms = absl::GetFlag(FLAGS_max_rooms);
+  game.duration = absl::GetFlag(FLAGS_duration);
+  game.warmup = absl::GetFlag(FLAGS_warmup);
+  game.step_duration = absl::GetFlag(FLAGS_step_duration);
+  game.step_warmup = absl::GetFlag(FLAGS_step_warmup);
+  game.tick_budget = absl::GetFlag(FLAGS_tick_budget);
+  game.satord_pid = absl::GetFlag(FLAGS_satord_pid);
+  game.core_ticks = std::max<std::int64_t>(1, absl::GetFlag(FLAGS_core_ticks));
+  game.json = absl::GetFlag(FLAGS_json);
+  return game;
+}
+
 // The tool itself; main() turns an escaping exception into an error exit.
 int RunTool(int argc, char** argv) {
   absl::SetProgramUsageMessage(
       "Load generator for satord. Usage: sator-bench --target=HOST:PORT "
-      "[--mode=unary|batch|session] [--loop=closed|open] [--json]");
+      "[--mode=unary|batch|raybatch|session|game] [--loop=closed|open] "
+      "[--json]");
   absl::ParseCommandLine(argc, argv);
   const std::string mode = absl::GetFlag(FLAGS_mode);
   const std::string loop = absl::GetFlag(FLAGS_loop);
   if (mode != "unary" && mode != "batch" && mode != "raybatch" &&
-      mode != "session") {
-    std::fprintf(
-        stderr,
-        "sator-bench: --mode must be unary, batch, raybatch or session\n");
+      mode != "session" && mode != "game") {
+    std::fprintf(stderr,
+                 "sator-bench: --mode must be unary, batch, raybatch, session "
+                 "or game\n");
     return 2;
+  }
+  std::optional<sator::bench::GameOptions> game;
+  if (mode == "game") {
+    game = GameOptionsFromFlags();
+    if (!game.has_value()) return 2;
   }
   if (loop != "closed" && loop != "open") {
     std::fprintf(stderr, "sator-bench: --loop must be closed or open\n");
@@ -300,6 +373,7 @@ int RunTool(int argc, char** argv) {
     return 1;
   }
   Client& client = *made;
+  if (game.has_value()) return sator::bench::RunGameMode(client, *game);
   const std::string scene = absl::GetFlag(FLAGS_scene);
   const std::uint64_t seed = absl::GetFlag(FLAGS_seed);
   const double world = absl::GetFlag(FLAGS_world_size);
