@@ -91,7 +91,8 @@ clean:
 FUZZ_SECONDS ?= 60
 fuzz: bootstrap
 	@CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja \
-	  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSATOR_FUZZ=ON \
+	  -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" \
+	  "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" -DSATOR_FUZZ=ON \
 	  "-DSATOR_SANITIZE=address;undefined" -DSATOR_BUILD_BENCHMARKS=OFF \
 	  -DSATOR_WITH_ORACLES=OFF -DSATOR_ONLY_DIRS=tests/fuzz >/dev/null
 	@cmake --build build-fuzz -j $(JOBS) --target sator_fuzzers
