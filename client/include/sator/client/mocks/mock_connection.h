@@ -9,8 +9,8 @@
 //   // ... run the game code that holds client ...
 //
 // The Client's retries and deadlines run on top of the mock as they do on top
-// of a real connection. Link sator::client_mocks (it brings GoogleTest's
-// gmock).
+// of a real connection. Link sator::client_mocks (a static library; it
+// brings GoogleTest's gmock).
 #ifndef SATOR_CLIENT_MOCKS_MOCK_CONNECTION_H_
 #define SATOR_CLIENT_MOCKS_MOCK_CONNECTION_H_
 
@@ -25,8 +25,13 @@
 
 namespace sator {
 
+// The constructors and destructors are defined in the sator::client_mocks
+// library (as gMock's cookbook advises), so the mock's methods are compiled
+// once there rather than in every test that includes this header.
 class MockConnection : public Connection {
  public:
+  MockConnection();
+  ~MockConnection() override;
   MOCK_METHOD(absl::StatusOr<PingResult>, Ping,
               (const std::string& payload, const CallContext& context),
               (override));
@@ -143,6 +148,8 @@ class MockConnection : public Connection {
 
 class MockSessionStream : public SessionStream {
  public:
+  MockSessionStream();
+  ~MockSessionStream() override;
   MOCK_METHOD(bool, Write, (const SessionRequest& request), (override));
   MOCK_METHOD(bool, WritesDone, (), (override));
   MOCK_METHOD(std::optional<SessionReply>, Read, (), (override));
