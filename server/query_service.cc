@@ -8,7 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "proto/convert/field_path.h"
-#include "server/pair_query.h"
+#include "proto/convert/pair_query.h"
 #include "server/status_mapping.h"
 #include "server/version.h"
 
@@ -57,7 +57,7 @@ grpc::ServerUnaryReactor* QueryService::PairQuery(
   DrainGate::Pass pass = drain_gate_.Enter(*context, *request);
   if (!pass.admitted()) return FinishRefused(context, pass);
   return FinishGated(context, std::move(pass),
-                     RunPairQuery(*request, shape_limits_, response));
+                     convert::RunPairQuery(*request, shape_limits_, response));
 }
 
 template <typename Run>

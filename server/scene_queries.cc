@@ -6,8 +6,6 @@
 #include <chrono>
 #include <mutex>
 #include <optional>
-#include <system_error>
-#include <thread>
 #include <utility>
 #include <vector>
 
@@ -26,24 +24,6 @@ absl::Status AnswerTooLarge(std::int64_t bytes, std::int64_t limit) {
       limit, " (--max_message_bytes); send fewer queries or a lower max_hits"));
 }
 
-// Runs `work` on this thread and on threads - 1 more, and returns once every
-// run has returned. A thread that cannot be started is done without: this
-// thread always works, so the work pulled from a shared counter still ends.
-template <typename Work>
-void RunOnThreads(int threads, const Work& work) {
-  std::vector<std::thread> helpers;
-  helpers.reserve(static_cast<std::size_t>(threads - 1));
-  for (int t = 1; t < threads; ++t) {
-    try {
-      helpers.emplace_back(work);
-    } catch (const std::system_error&) {
-      break;
-    }
-  }
-  work();
-  for (std::thread& helper : helpers) helper.join();
-}
-
 using convert::QueryKind;
 
 std::variant<scene::SceneSnapshot<2>, scene::SceneSnapshot<3>> TakeSnapshot(
@@ -58,6 +38,18 @@ absl::StatusOr<sator::v1::QueryResult> IntoValue(Fill fill) {
   sator::v1::QueryResult out;
   if (absl::Status status = fill(&out); !status.ok()) return status;
   return out;
+}
+
+// RESOURCE_EXHAUSTED beyond `max_batch_queries` queries in one batch.
+absl::Status CheckBatchCount(const sator::v1::QueryBatchRequest& request,
+                             int max_batch_queries) {
+  const int count = request.queries_size();
+  if (count > max_batch_queries) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("queries: at most ", max_batch_queries,
+                     " queries per batch (--max_batch_queries), got ", count));
+  }
+  return absl::OkStatus();
 }
 
 // RESOURCE_EXHAUSTED beyond `max_shots` shots. A call with none answers
@@ -313,8 +305,28 @@ void SceneQueries::FillEntry(
 absl::Status SceneQueries::QueryBatch(
     const sator::v1::QueryBatchRequest& request, int max_batch_queries,
     const Interrupt& interrupt, sator::v1::QueryBatchResponse* response) const {
-  absl::Status status =
-      AnswerBatch(request, max_batch_queries, interrupt, response);
+  // The count is checked before the scene is looked up, so an oversized
+  // batch is RESOURCE_EXHAUSTED whatever its scene.
+  if (absl::Status count = CheckBatchCount(request, max_batch_queries);
+      !count.ok()) {
+    return count;
+  }
+  absl::StatusOr<std::shared_ptr<HostedScene>> scene =
+      scenes_.Find(request.scene_id());
+  if (!scene.ok()) return scene.status();
+  return QueryBatch(SceneView(*std::move(scene)), request, max_batch_queries,
+                    interrupt, response);
+}
+
+absl::Status SceneQueries::QueryBatch(
+    const SceneView& view, const sator::v1::QueryBatchRequest& request,
+    int max_batch_queries, const Interrupt& interrupt,
+    sator::v1::QueryBatchResponse* response) const {
+  if (absl::Status count = CheckBatchCount(request, max_batch_queries);
+      !count.ok()) {
+    return count;
+  }
+  absl::Status status = AnswerBatch(view, request, interrupt, response);
   // Entries are counted only once they are sure to be sent: a batch that
   // fails as a whole is one failure, counted by its caller.
   if (status.ok() && failure_observer_) {
@@ -331,23 +343,13 @@ absl::Status SceneQueries::QueryBatch(
 }
 
 absl::Status SceneQueries::AnswerBatch(
-    const sator::v1::QueryBatchRequest& request, int max_batch_queries,
+    const SceneView& view, const sator::v1::QueryBatchRequest& request,
     const Interrupt& interrupt, sator::v1::QueryBatchResponse* response) const {
   const int count = request.queries_size();
-  if (count > max_batch_queries) {
-    return absl::ResourceExhaustedError(
-        absl::StrCat("queries: at most ", max_batch_queries,
-                     " queries per batch (--max_batch_queries), got ", count));
-  }
-  absl::StatusOr<std::shared_ptr<HostedScene>> scene =
-      scenes_.Find(request.scene_id());
-  if (!scene.ok()) return scene.status();
-  const SceneView view(*std::move(scene));
   response->mutable_entries()->Reserve(count);
-  const int threads =
-      count >= batch_threads_.min_queries ? batch_threads_.threads : 1;
+  const int helpers = BatchHelpers(count);
 
-  if (threads <= 1) {
+  if (helpers == 0) {
     std::int64_t bytes = 0;
     for (int begin = 0; begin < count; begin += kBatchChunk) {
       if (interrupt) {
@@ -407,7 +409,7 @@ absl::Status SceneQueries::AnswerBatch(
       }
     }
   };
-  RunOnThreads(threads, work);
+  batch_parallelism_.workers->Run(helpers, work);
   return stop_status;
 }
 
@@ -475,8 +477,7 @@ absl::Status SceneQueries::RunRays(
     }
   };
 
-  const int threads =
-      count >= batch_threads_.min_queries ? batch_threads_.threads : 1;
+  const int helpers = BatchHelpers(count);
   std::chrono::steady_clock::duration core_time{};
   // A lower bound of the packed answer's size per hit (a body id and a
   // feature of at least one byte each, the distance, point and normal
@@ -490,7 +491,7 @@ absl::Status SceneQueries::RunRays(
     }
     return std::nullopt;
   };
-  if (threads <= 1) {
+  if (helpers == 0) {
     // Each chunk is cast first (timed: the metrics' time is the core work,
     // as on several threads) and then appended.
     std::vector<scene::QueryResult<D>> chunk(
@@ -577,7 +578,7 @@ absl::Status SceneQueries::RunRays(
             std::memory_order_relaxed);
       }
     };
-    RunOnThreads(threads, work);
+    batch_parallelism_.workers->Run(helpers, work);
     if (!error.ok()) return error;
     for (int i = 0; i < count; ++i) {
       // Read again for the viewer's record only (cheap, and known valid).

@@ -25,6 +25,7 @@
 #include "absl/types/span.h"
 #include "proto/convert/geometry_convert.h"
 #include "proto/convert/query_convert.h"
+#include "sator/core/scene/batch_workers.h"
 #include "sator/core/scene/scene.h"
 #include "sator/core/scene/shot_validation.h"
 #include "sator/v1/query_service.pb.h"
@@ -191,10 +192,16 @@ class SceneQueries {
   // failed entries of a batch answered are reported to the failure
   // observer (FailureVia::kBatchEntry); those of a failed batch are not.
   //
-  // A batch of at least BatchThreads::min_queries queries runs on
-  // BatchThreads::threads threads (docs/DESIGN.md, "Query batches", says
-  // how the threshold was chosen); the answer is the same either way.
+  // A batch of at least BatchParallelism::min_queries queries runs on the
+  // calling thread and the idle batch workers (docs/DESIGN.md, "Query
+  // batches", says how the threshold was chosen); the answer is the same
+  // either way.
   absl::Status QueryBatch(const sator::v1::QueryBatchRequest& request,
+                          int max_batch_queries, const Interrupt& interrupt,
+                          sator::v1::QueryBatchResponse* response) const;
+  // The same on `view` (for sessions; the request's scene_id is not read).
+  absl::Status QueryBatch(const SceneView& view,
+                          const sator::v1::QueryBatchRequest& request,
                           int max_batch_queries, const Interrupt& interrupt,
                           sator::v1::QueryBatchResponse* response) const;
 
@@ -212,23 +219,25 @@ class SceneQueries {
   // status, asked before every kRayChunk rays. On error the response is
   // incomplete (the caller clears it). The observer hears of the batch once
   // (QueryRecord::count is the number of rays). A batch of at least
-  // BatchThreads::min_queries rays runs on BatchThreads::threads threads;
-  // the answer (and which bad ray an error names) is the same either way.
+  // BatchParallelism::min_queries rays runs on the calling thread and the
+  // idle batch workers; the answer (and which bad ray an error names) is
+  // the same either way.
   absl::Status RaycastBatch(const sator::v1::RaycastBatchRequest& request,
                             int max_batch_queries, const Interrupt& interrupt,
                             sator::v1::RaycastBatchResponse* response) const;
 
   // For QueryBatch and RaycastBatch (satord's --batch_threads and
-  // --batch_parallel_min). Sequential by default: on this shared 2-core
-  // machine two threads were not reliably faster for 1000 rays
-  // (docs/DESIGN.md, "Query batches").
-  struct BatchThreads {
-    int threads = 1;
+  // --batch_parallel_min): the helpers a large batch may use besides its
+  // handler's thread, shared by every batch. Sequential by default (no
+  // workers): on this shared 2-core machine two threads were not reliably
+  // faster for 1000 rays (docs/DESIGN.md, "Query batches").
+  struct BatchParallelism {
+    scene::BatchWorkers* workers = nullptr;
     int min_queries = 256;
   };
   // Set before serving starts (not thread-safe against running queries).
-  void set_batch_threads(BatchThreads batch_threads) {
-    batch_threads_ = batch_threads;
+  void set_batch_parallelism(BatchParallelism parallelism) {
+    batch_parallelism_ = parallelism;
   }
 
   // The largest answer a batch may build (satord: --max_message_bytes, the
@@ -269,9 +278,10 @@ class SceneQueries {
       const std::string& scene_id) const;
 
  private:
-  // QueryBatch without reporting the failed entries.
-  absl::Status AnswerBatch(const sator::v1::QueryBatchRequest& request,
-                           int max_batch_queries, const Interrupt& interrupt,
+  // QueryBatch on `view` without reporting the failed entries.
+  absl::Status AnswerBatch(const SceneView& view,
+                           const sator::v1::QueryBatchRequest& request,
+                           const Interrupt& interrupt,
                            sator::v1::QueryBatchResponse* response) const;
   // Runs queries[index] of a batch into `entry`.
   void FillEntry(const SceneView& view, const sator::v1::Query& query,
@@ -322,7 +332,17 @@ class SceneQueries {
   ShotObserver shot_observer_;
   FailureObserver failure_observer_;
   RecentQueries* recent_ = nullptr;
-  BatchThreads batch_threads_;
+  // The batch workers a batch of `count` queries asks for: none below
+  // BatchParallelism::min_queries.
+  int BatchHelpers(int count) const {
+    if (batch_parallelism_.workers == nullptr ||
+        count < batch_parallelism_.min_queries) {
+      return 0;
+    }
+    return batch_parallelism_.workers->helpers();
+  }
+
+  BatchParallelism batch_parallelism_;
   std::int64_t max_response_bytes_ = std::numeric_limits<std::int64_t>::max();
 };
 

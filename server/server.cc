@@ -308,6 +308,9 @@ class Server::Impl {
   // grpc_server, so it outlives it).
   std::shared_ptr<void> credentials_keep_alive;
   DrainGate drain_gate;
+  // The helpers of large batches (--batch_threads - 1 threads), started
+  // once; destroyed after the services that use them.
+  scene::BatchWorkers batch_workers{options.batch_threads - 1};
   QueryService query_service;
   SceneService scene_service;
   BodyService body_service;
@@ -485,8 +488,8 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(
                                             absl::StatusCode code) {
         metrics->OnFailure(via, kind, code);
       });
-  impl->query_service.scene_queries().set_batch_threads(
-      {.threads = options.batch_threads,
+  impl->query_service.scene_queries().set_batch_parallelism(
+      {.workers = &impl->batch_workers,
        .min_queries = options.batch_parallel_min});
   impl->query_service.scene_queries().set_max_response_bytes(
       options.max_message_bytes);

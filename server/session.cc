@@ -34,6 +34,8 @@ const char* MessageKindName(sator::v1::SessionRequest::KindCase kind) {
       return "shots";
     case sator::v1::SessionRequest::kWatchProximity:
       return "watch_proximity";
+    case sator::v1::SessionRequest::kBatch:
+      return "batch";
     case sator::v1::SessionRequest::KIND_NOT_SET:
       break;
   }
@@ -119,6 +121,9 @@ SessionHandler::Outcome SessionHandler::Handle(
     case sator::v1::SessionRequest::kWatchProximity:
       kind = FailureKind::kWatchProximity;
       break;
+    case sator::v1::SessionRequest::kBatch:
+      kind = FailureKind::kQueryBatch;
+      break;
     case sator::v1::SessionRequest::KIND_NOT_SET:
       break;
   }
@@ -178,6 +183,9 @@ SessionHandler::Outcome SessionHandler::HandleMessage(
       return outcome;
     case sator::v1::SessionRequest::kWatchProximity:
       outcome.reply = WatchProximity(request, &outcome.watch);
+      return outcome;
+    case sator::v1::SessionRequest::kBatch:
+      outcome.reply = QueryBatch(request);
       return outcome;
     case sator::v1::SessionRequest::KIND_NOT_SET:
       break;
@@ -262,6 +270,37 @@ sator::v1::SessionResponse SessionHandler::ValidateShots(
   return reply;
 }
 
+sator::v1::SessionResponse SessionHandler::QueryBatch(
+    const sator::v1::SessionRequest& request) {
+  sator::v1::SessionResponse reply;
+  reply.set_sequence(request.sequence());
+  const sator::v1::QueryBatchRequest& batch = request.batch();
+  if (!batch.scene_id().empty() && batch.scene_id() != scene_id_) {
+    SetStatus(convert::FieldError(
+                  "batch.scene_id",
+                  absl::StrCat("must be empty or the session's scene '",
+                               scene_id_, "', got '", batch.scene_id(), "'")),
+              &reply);
+    return reply;
+  }
+  absl::StatusOr<std::shared_ptr<HostedScene>> scene =
+      queries_.FindScene(scene_id_);
+  if (!scene.ok()) {
+    SetStatus(scene.status(), &reply);
+    return reply;
+  }
+  const absl::Status status =
+      queries_.QueryBatch(SceneView(*std::move(scene)), batch, max_shots_,
+                          nullptr, reply.mutable_batch());
+  if (!status.ok()) {
+    reply.clear_batch();
+    SetStatus(convert::PrefixField("batch", status), &reply);
+    return reply;
+  }
+  SetStatus(absl::OkStatus(), &reply);
+  return reply;
+}
+
 sator::v1::SessionResponse SessionHandler::WatchProximity(
     const sator::v1::SessionRequest& request,
     std::optional<ProximityCursor>* watch) {
@@ -335,6 +374,8 @@ SessionMessageKind MessageKindOf(const sator::v1::SessionRequest& request) {
       return SessionMessageKind::kShots;
     case sator::v1::SessionRequest::kWatchProximity:
       return SessionMessageKind::kWatchProximity;
+    case sator::v1::SessionRequest::kBatch:
+      return SessionMessageKind::kBatch;
     case sator::v1::SessionRequest::KIND_NOT_SET:
       break;
   }

@@ -112,7 +112,8 @@ class SessionTracker {
 // id once opened.
 class SessionHandler {
  public:
-  // `max_shots`: the most shots one shots message may carry. `proximity`
+  // `max_shots`: the most shots one shots message, or queries one batch
+  // message, may carry (satord: --max_batch_queries). `proximity`
   // (null: watch_proximity is FAILED_PRECONDITION) must outlive the handler.
   SessionHandler(const SceneQueries& queries, const SceneOpsOptions& ops,
                  int max_shots, ProximityHosts* proximity = nullptr)
@@ -143,6 +144,8 @@ class SessionHandler {
   sator::v1::SessionResponse WatchProximity(
       const sator::v1::SessionRequest& request,
       std::optional<ProximityCursor>* watch);
+  sator::v1::SessionResponse QueryBatch(
+      const sator::v1::SessionRequest& request);
 
   const SceneQueries& queries_;
   const SceneOpsOptions& ops_;

@@ -294,9 +294,9 @@ void RayBatchCase(benchmark::State& state) {
   const Bench& bench = ShotsBench();
   std::int64_t hits = 0;
   for (auto _ : state) {
-    auto results = RunQueryBatch<3>(bench.snapshot, bench.rays, 1);
+    auto results = RunQueryBatch<3>(bench.snapshot, bench.rays);
     hits = 0;
-    for (const auto& result : *results) {
+    for (const auto& result : results) {
       hits += !result->hits.empty() && result->hits.front().group_id != 0;
     }
     Keep(results);

@@ -366,9 +366,10 @@ void BatchSator(benchmark::State& state, int n, int threads) {
   for (const auto& [origin, direction] : world.rays) {
     queries.push_back(RayRequest<2>{origin, direction, kRayLength, options});
   }
+  BatchWorkers workers(threads - 1);
   for (auto _ : state) {
-    auto results = RunQueryBatch<2>(snapshot, queries, threads);
-    Keep(results->size());
+    auto results = RunQueryBatch<2>(snapshot, queries, &workers);
+    Keep(results.size());
   }
   state.SetItemsProcessed(state.iterations() * kQueryCount);
 }

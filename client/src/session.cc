@@ -24,14 +24,17 @@ namespace sator {
 
 // One message waiting for its reply.
 struct PendingReply {
-  // Open and pose updates answer a tick; queries a result; shots verdicts;
-  // a proximity watch the sequence it starts at.
-  enum class Answer : std::uint8_t { kTick, kQuery, kShots, kWatch };
+  // Open and pose updates answer a tick; queries a result; batches an entry
+  // per query; shots verdicts; a proximity watch the sequence it starts at.
+  enum class Answer : std::uint8_t { kTick, kQuery, kBatch, kShots, kWatch };
 
   std::uint64_t sequence = 0;
   Answer answer = Answer::kTick;
   std::promise<absl::StatusOr<std::int64_t>> tick;
   std::promise<absl::StatusOr<QueryResult>> query;
+  std::promise<absl::StatusOr<std::vector<BatchEntry>>> batch;
+  // The batch's query count, which its answer must match.
+  std::size_t batch_size = 0;
   std::promise<absl::StatusOr<ValidateShotsResult>> shots;
   std::promise<absl::StatusOr<std::uint64_t>> watch;
 
@@ -42,6 +45,9 @@ struct PendingReply {
         return;
       case Answer::kQuery:
         query.set_value(status);
+        return;
+      case Answer::kBatch:
+        batch.set_value(status);
         return;
       case Answer::kShots:
         shots.set_value(status);
@@ -63,6 +69,17 @@ struct PendingReply {
     if (answer == Answer::kQuery) {
       if (QueryResult* result = std::get_if<QueryResult>(&reply.kind)) {
         query.set_value(std::move(*result));
+        return;
+      }
+    } else if (answer == Answer::kBatch) {
+      if (auto* answered = std::get_if<SessionBatchAnswered>(&reply.kind)) {
+        if (answered->entries.size() == batch_size) {
+          batch.set_value(std::move(answered->entries));
+          return;
+        }
+        Fail(absl::InternalError(absl::StrCat(
+            "session batch ", reply.sequence, ": ", batch_size, " queries but ",
+            answered->entries.size(), " answers")));
         return;
       }
     } else if (answer == Answer::kShots) {
@@ -166,6 +183,21 @@ class SessionState {
     std::future<absl::StatusOr<QueryResult>> future =
         pending.query.get_future();
     Send(std::move(pending), std::move(query));
+    return future;
+  }
+
+  std::future<absl::StatusOr<std::vector<BatchEntry>>> SubmitBatch(
+      SessionBatch batch) {
+    std::lock_guard<std::mutex> submit(submit_mutex_);
+    if (absl::Status status = Usable(); !status.ok()) {
+      return Ready<std::vector<BatchEntry>>(status);
+    }
+    PendingReply pending;
+    pending.answer = PendingReply::Answer::kBatch;
+    pending.batch_size = batch.queries.size();
+    std::future<absl::StatusOr<std::vector<BatchEntry>>> future =
+        pending.batch.get_future();
+    Send(std::move(pending), std::move(batch));
     return future;
   }
 
@@ -479,6 +511,17 @@ std::future<absl::StatusOr<QueryResult>> Session::SubmitQuery(Query query) {
     return refused.get_future();
   }
   return state_->SubmitQuery(std::move(query));
+}
+
+std::future<absl::StatusOr<std::vector<BatchEntry>>> Session::SubmitBatch(
+    std::vector<Query> queries) {
+  if (absl::Status valid = client_internal::CheckQueries(queries);
+      !valid.ok()) {
+    std::promise<absl::StatusOr<std::vector<BatchEntry>>> refused;
+    refused.set_value(std::move(valid));
+    return refused.get_future();
+  }
+  return state_->SubmitBatch(SessionBatch{.queries = std::move(queries)});
 }
 
 std::future<absl::StatusOr<ValidateShotsResult>> Session::SubmitShots(

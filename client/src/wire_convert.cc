@@ -388,6 +388,14 @@ void WriteSessionRequest(const SessionRequest& request,
             if (watch.start.sequence.has_value()) {
               asked->set_from_sequence(*watch.start.sequence);
             }
+          },
+          [&](const SessionBatch& batch) {
+            sator::v1::QueryBatchRequest* asked = out->mutable_batch();
+            asked->mutable_queries()->Reserve(
+                static_cast<int>(batch.queries.size()));
+            for (const Query& query : batch.queries) {
+              WriteQuery(query, asked->add_queries());
+            }
           }},
       request.kind);
 }
@@ -792,6 +800,9 @@ SessionReply ReadSessionReply(const sator::v1::SessionResponse& response) {
       break;
     case sator::v1::SessionResponse::kShots:
       reply.kind = ReadShots(response.shots());
+      break;
+    case sator::v1::SessionResponse::kBatch:
+      reply.kind = SessionBatchAnswered{.entries = ReadBatch(response.batch())};
       break;
     case sator::v1::SessionResponse::kProximityWatching:
       reply.kind = SessionProximityWatching{

@@ -46,8 +46,9 @@ enum class SessionMessageKind : std::uint8_t {
   kUnset,
   kShots,
   kWatchProximity,
+  kBatch,
 };
-inline constexpr int kSessionMessageKinds = 6;
+inline constexpr int kSessionMessageKinds = 7;
 
 }  // namespace sator::server
 

@@ -72,8 +72,8 @@ constexpr std::array<absl::string_view, kQueryModes> kModeNames = {
 constexpr std::array<absl::string_view, kFailureVias> kViaNames = {
     "unary", "batch_entry", "session_message"};
 constexpr std::array<absl::string_view, kSessionMessageKinds>
-    kSessionKindNames = {"open",  "poses", "query",
-                         "unset", "shots", "watch_proximity"};
+    kSessionKindNames = {"open",  "poses",           "query", "unset",
+                         "shots", "watch_proximity", "batch"};
 constexpr std::array<absl::string_view, kFailureKinds> kFailureKindNames = {
     "overlap", "contacts",    "sweep",         "raycast",
     "point",   "query_batch", "raycast_batch", "poses",

@@ -1,4 +1,4 @@
-// sator::Session against the real satord: pose updates and queries
+// sator::Session against the real satord: pose updates, queries and batches
 // interleaved on one stream with ordered replies; an error reply failing only
 // its own future; an unknown scene refused with NOT_FOUND; and surviving a
 // server restart: the query in flight when satord dies fails with
@@ -116,6 +116,54 @@ TEST_F(ClientSessionEndToEnd, InterleavesPosesAndQueriesInOrder) {
       (*session)->SubmitQuery(PointAt(20, 0)).get();
   ASSERT_TRUE(after.ok()) << after.status();
   EXPECT_THAT(Ids(*after), ::testing::ElementsAre(5u));
+  EXPECT_TRUE((*session)->Close().ok());
+}
+
+TEST_F(ClientSessionEndToEnd,
+       ABatchAnswersEveryQueryAtTheTickOfThePosesBeforeIt) {
+  absl::StatusOr<std::unique_ptr<Session>> session =
+      client_->OpenSession("arena");
+  ASSERT_TRUE(session.ok()) << session.status();
+  // Pipelined: the poses of ticks 1 and 2, each followed by a batch that
+  // asks at the disc's new centre, where it was, and with a bad rewind.
+  std::vector<std::future<absl::StatusOr<std::vector<client::BatchEntry>>>>
+      batches;
+  for (int tick = 1; tick <= 2; ++tick) {
+    client::PoseBatch poses;
+    poses.Add(5, Pose2{{3.0f * static_cast<float>(tick), 0}, {}});
+    (void)(*session)->SubmitPoses(tick, std::move(poses));
+    Query stale = PointAt(0, 0);
+    stale.options.rewind = client::Rewind{.tick = 100};
+    batches.push_back((*session)->SubmitBatch(
+        {PointAt(3.0f * static_cast<float>(tick), 0),
+         PointAt(3.0f * static_cast<float>(tick - 1), 0), stale}));
+  }
+  for (int i = 0; i < 2; ++i) {
+    absl::StatusOr<std::vector<client::BatchEntry>> entries =
+        batches[static_cast<std::size_t>(i)].get();
+    ASSERT_TRUE(entries.ok()) << entries.status();
+    ASSERT_EQ(entries->size(), 3u);
+    ASSERT_TRUE((*entries)[0].ok()) << (*entries)[0].status();
+    EXPECT_EQ((*entries)[0]->tick, i + 1);
+    EXPECT_THAT(Ids(*(*entries)[0]), ::testing::ElementsAre(5u));
+    ASSERT_TRUE((*entries)[1].ok()) << (*entries)[1].status();
+    EXPECT_TRUE((*entries)[1]->hits.empty()) << "tick " << i + 1;
+    EXPECT_EQ((*entries)[2].status().code(), absl::StatusCode::kOutOfRange);
+  }
+  // The client refuses a batch it can tell is wrong (a 2D ray with a 3D
+  // direction) before sending, naming the query.
+  const absl::Status mixed =
+      (*session)
+          ->SubmitBatch(
+              {PointAt(0, 0),
+               {.kind = client::RaycastQuery{.origin = Vec2{0, 0},
+                                             .direction = Vec3{1, 0, 0},
+                                             .max_distance = 1}}})
+          .get()
+          .status();
+  EXPECT_EQ(mixed.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(mixed.message()),
+              ::testing::StartsWith("queries[1].raycast.direction"));
   EXPECT_TRUE((*session)->Close().ok());
 }
 

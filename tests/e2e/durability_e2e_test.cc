@@ -35,7 +35,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
-#include "google/protobuf/text_format.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
@@ -46,6 +45,7 @@
 #include "server/durability/record_format.h"
 #include "server/durability/wal_writer.h"
 #include "support/satord_process.h"
+#include "support/text_proto.h"
 
 namespace sator {
 namespace {
@@ -62,10 +62,7 @@ std::unique_ptr<grpc::ClientContext> Context(
 
 template <typename Message>
 Message Parse(const std::string& text) {
-  Message message;
-  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &message))
-      << text;
-  return message;
+  return ::sator::testing::ParseTextProto<Message>(text);
 }
 
 // A running satord on `data_dir` with stubs connected to it.

@@ -5,7 +5,8 @@ Generates Python code from proto/sator/v1 at test time (Debian's protoc and
 grpc_python_plugin: the protoc inside Debian's python3-grpc-tools 1.14 is too
 old for proto3 `optional`),
 starts the real satord on a free loopback port, and creates a scene, upserts
-a body, casts a ray and checks the answer worked out by hand; judges a shot
+a body, casts a ray and checks the answer worked out by hand, alone and in a
+Session's batch; judges a shot
 at a hitbox group (ValidateShots: the verdict's enum values as numbers and
 its hit's group and part; RaycastBatch: the packed group and part arrays)
 and sends shots on a Session naming another scene; follows a zone's events
@@ -329,6 +330,29 @@ def run(satord, proto_dir, work):
         assert abs(hit.normal.z + 1.0) < 1e-5, hit
         assert result.tick == 0, result
 
+        # The same ray and one without a direction as a Session's batch:
+        # one reply, an entry per query with its own status.
+        ray = query_pb2.Query(raycast=query_pb2.RaycastQuery(
+            direction=geometry_pb2.Vector(z=1.0), max_distance=10.0))
+        no_direction = query_pb2.Query(raycast=query_pb2.RaycastQuery(
+            max_distance=10.0))
+        replies = list(queries.Session(iter([
+            query_service_pb2.SessionRequest(
+                sequence=1, open=query_service_pb2.SessionOpen(scene_id="py")),
+            query_service_pb2.SessionRequest(
+                sequence=2, batch=query_service_pb2.QueryBatchRequest(
+                    queries=[ray, no_direction])),
+        ]), timeout=10))
+        assert [reply.sequence for reply in replies] == [1, 2], replies
+        batch = replies[1].batch
+        assert replies[1].status.code == 0, replies[1]
+        assert len(batch.entries) == 2, batch
+        assert batch.entries[0].result.hits[0].body_id == 42, batch
+        assert abs(batch.entries[0].result.hits[0].distance - 4.0) < 1e-5
+        assert batch.entries[1].status.code == 3, batch
+        assert batch.entries[1].status.message == \
+            "queries[1].raycast.direction: zero length", batch
+
         check_shots(queries, geometry_pb2, body_pb2, body_service_pb2,
                     query_service_pb2, scene_service_pb2, shot_pb2, bodies,
                     scenes, grpc)
@@ -355,7 +379,8 @@ def run(satord, proto_dir, work):
             process.kill()
             process.wait()
         log.close()
-    print("python client: CreateScene, UpsertBodies, Raycast, ValidateShots, "
+    print("python client: CreateScene, UpsertBodies, Raycast, Session batch, "
+          "ValidateShots, "
           "ListShotVerdicts, WatchShotVerdicts, AddZone, WatchProximity, "
           "GetProximity OK")
 

@@ -9,13 +9,13 @@
 
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
-#include "google/protobuf/text_format.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
 #include "sator/v1/body_service.grpc.pb.h"
 #include "sator/v1/scene_service.grpc.pb.h"
 #include "support/satord_process.h"
+#include "support/text_proto.h"
 
 namespace sator {
 namespace {
@@ -26,10 +26,7 @@ using ::testing::HasSubstr;
 
 template <typename Message>
 Message Parse(const std::string& text) {
-  Message message;
-  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &message))
-      << text;
-  return message;
+  return ::sator::testing::ParseTextProto<Message>(text);
 }
 
 // A context with a deadline `from_now` away (negative: already expired).

@@ -14,7 +14,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "gmock/gmock.h"
-#include "google/protobuf/text_format.h"
 #include "google/protobuf/util/json_util.h"
 #include "grpcpp/client_context.h"
 #include "grpcpp/create_channel.h"
@@ -24,6 +23,7 @@
 #include "sator/client/client.h"
 #include "sator/v1/query_service.grpc.pb.h"
 #include "support/satord_process.h"
+#include "support/text_proto.h"
 
 namespace sator {
 namespace {
@@ -36,10 +36,7 @@ using ::testing::HasSubstr;
 using Stream = grpc::ClientReaderWriter<SessionRequest, SessionResponse>;
 
 SessionRequest Parse(const std::string& text) {
-  SessionRequest request;
-  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &request))
-      << text;
-  return request;
+  return ::sator::testing::ParseTextProto<SessionRequest>(text);
 }
 
 class SessionEndToEnd : public ::testing::Test {

@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <cstdlib>
 
+#include "proto/convert/pair_query.h"
 #include "sator/v1/query_service.pb.h"
-#include "server/pair_query.h"
 
 namespace {
 
@@ -32,7 +32,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data,
   limits.max_mesh_vertices = 1024;
   sator::v1::PairQueryResponse response;
   const absl::Status status =
-      sator::server::RunPairQuery(request, limits, &response);
+      sator::convert::RunPairQuery(request, limits, &response);
   if (!status.ok()) {
     Check(!status.message().empty());
     return 0;

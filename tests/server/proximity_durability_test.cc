@@ -9,7 +9,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
-#include "google/protobuf/text_format.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "gtest/gtest.h"
 #include "server/durability/scene_persistence.h"
@@ -17,6 +16,7 @@
 #include "server/proximity/proximity_ops.h"
 #include "server/scenes/scene_ops.h"
 #include "server/scenes/scene_registry.h"
+#include "support/text_proto.h"
 
 namespace sator::server {
 namespace {
@@ -26,10 +26,7 @@ using ::testing::HasSubstr;
 
 template <typename Message>
 Message Parse(const std::string& text) {
-  Message message;
-  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &message))
-      << text;
-  return message;
+  return ::sator::testing::ParseTextProto<Message>(text);
 }
 
 // One process's worth of state: scenes, their zones and observers, wired as

@@ -15,6 +15,7 @@
 #include "google/protobuf/arena.h"
 #include "gtest/gtest.h"
 #include "server/scene_queries.h"
+#include "support/batch_threads.h"
 
 namespace sator::server {
 namespace {
@@ -271,10 +272,10 @@ TEST_F(RayBatchTest, ParallelAnswersLikeSequential) {
     request.add_directions(unit(random) + 0.01f);
   }
   request.add_max_distances(60.0f);
-  const auto answer = [&](SceneQueries::BatchThreads threads,
+  const auto answer = [&](SceneQueries::BatchParallelism parallelism,
                           const sator::v1::RaycastBatchRequest& rays,
                           absl::Status* status) {
-    queries_.set_batch_threads(threads);
+    queries_.set_batch_parallelism(parallelism);
     google::protobuf::Arena arena;
     auto* response =
         google::protobuf::Arena::CreateMessage<sator::v1::RaycastBatchResponse>(
@@ -284,9 +285,9 @@ TEST_F(RayBatchTest, ParallelAnswersLikeSequential) {
   };
   absl::Status one_status;
   absl::Status two_status;
-  const std::string one = answer({1, 1}, request, &one_status);
-  const std::string two = answer({2, 1}, request, &two_status);
-  const std::string three = answer({3, 100}, request, &two_status);
+  const std::string one = answer(BatchThreads(1, 1), request, &one_status);
+  const std::string two = answer(BatchThreads(2, 1), request, &two_status);
+  const std::string three = answer(BatchThreads(3, 100), request, &two_status);
   ASSERT_TRUE(one_status.ok()) << one_status;
   ASSERT_TRUE(two_status.ok()) << two_status;
   EXPECT_EQ(one, two);
@@ -301,13 +302,13 @@ TEST_F(RayBatchTest, ParallelAnswersLikeSequential) {
   for (const int ray : {700, 300}) {
     for (int k = 0; k < 3; ++k) bad.set_directions(3 * ray + k, 0.0f);
   }
-  (void)answer({1, 1}, bad, &one_status);
-  (void)answer({2, 1}, bad, &two_status);
+  (void)answer(BatchThreads(1, 1), bad, &one_status);
+  (void)answer(BatchThreads(2, 1), bad, &two_status);
   EXPECT_EQ(one_status.message(), "directions[900..902]: zero length");
   EXPECT_EQ(two_status, one_status);
 
   // Stopped from the second chunk on, whichever thread asks.
-  queries_.set_batch_threads({2, 1});
+  queries_.set_batch_parallelism(BatchThreads(2, 1));
   std::atomic<int> asked{0};
   sator::v1::RaycastBatchResponse stopped;
   EXPECT_EQ(queries_
@@ -360,9 +361,8 @@ TEST_F(RayBatchTest, AnswerLargerThanTheMessageLimitIsRefused) {
     ray->set_max_distance(60.0f);
   }
   packed.add_max_distances(60.0f);
-  for (const SceneQueries::BatchThreads threads :
-       {SceneQueries::BatchThreads{1, 1}, SceneQueries::BatchThreads{2, 1}}) {
-    queries_.set_batch_threads(threads);
+  for (const int threads : {1, 2}) {
+    queries_.set_batch_parallelism(BatchThreads(threads, 1));
     // Unlimited: both answer, with many hits.
     queries_.set_max_response_bytes(std::int64_t{1} << 40);
     sator::v1::RaycastBatchResponse packed_answer;

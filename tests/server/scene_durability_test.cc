@@ -15,12 +15,12 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "google/protobuf/text_format.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "gtest/gtest.h"
 #include "server/durability/scene_persistence.h"
 #include "server/scenes/scene_ops.h"
 #include "server/scenes/scene_registry.h"
+#include "support/text_proto.h"
 
 namespace sator::server {
 namespace {
@@ -29,10 +29,7 @@ using ::google::protobuf::util::MessageDifferencer;
 
 template <typename Message>
 Message Parse(const std::string& text) {
-  Message message;
-  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &message))
-      << text;
-  return message;
+  return ::sator::testing::ParseTextProto<Message>(text);
 }
 
 sator::v1::UpsertBodiesRequest Circles(const std::string& scene_id,

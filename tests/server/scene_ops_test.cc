@@ -10,10 +10,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
-#include "google/protobuf/text_format.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "gtest/gtest.h"
 #include "server/scene_queries.h"
+#include "support/text_proto.h"
 
 namespace sator::server {
 namespace {
@@ -23,10 +23,7 @@ using ::testing::HasSubstr;
 
 template <typename Message>
 Message Parse(const std::string& text) {
-  Message message;
-  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &message))
-      << text;
-  return message;
+  return ::sator::testing::ParseTextProto<Message>(text);
 }
 
 void ExpectError(const absl::Status& status, absl::StatusCode code,

@@ -13,8 +13,9 @@
 
 #include "gmock/gmock.h"
 #include "google/protobuf/arena.h"
-#include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
+#include "support/batch_threads.h"
+#include "support/text_proto.h"
 
 namespace sator::server {
 namespace {
@@ -24,10 +25,7 @@ using ::testing::StartsWith;
 
 template <typename Message>
 Message Parse(const std::string& text) {
-  Message message;
-  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &message))
-      << text;
-  return message;
+  return ::sator::testing::ParseTextProto<Message>(text);
 }
 
 template <int D>
@@ -559,7 +557,7 @@ TEST_F(SceneQueriesTest, BatchEntryFailuresAreReportedOnlyWhenTheBatchIsSent) {
   }
   for (const int threads : {1, 2}) {
     SCOPED_TRACE(threads);
-    queries_.set_batch_threads({.threads = threads, .min_queries = 1});
+    queries_.set_batch_parallelism(BatchThreads(threads, 1));
 
     failures.clear();
     sator::v1::QueryBatchResponse answered;
@@ -620,8 +618,8 @@ TEST_F(SceneQueriesTest, ParallelBatchAnswersLikeTheSequentialOne) {
   // A broken query in the middle keeps its own status.
   request.mutable_queries(500)->mutable_raycast()->clear_direction();
 
-  auto answer = [&](SceneQueries::BatchThreads threads) {
-    queries_.set_batch_threads(threads);
+  auto answer = [&](SceneQueries::BatchParallelism parallelism) {
+    queries_.set_batch_parallelism(parallelism);
     google::protobuf::Arena arena;
     auto* response =
         google::protobuf::Arena::CreateMessage<sator::v1::QueryBatchResponse>(
@@ -642,8 +640,8 @@ TEST_F(SceneQueriesTest, ParallelBatchAnswersLikeTheSequentialOne) {
     sator::v1::QueryBatchResponse copy = *response;
     return copy;
   };
-  const sator::v1::QueryBatchResponse one = answer({1, 1});
-  const sator::v1::QueryBatchResponse two = answer({2, 1});
+  const sator::v1::QueryBatchResponse one = answer(BatchThreads(1, 1));
+  const sator::v1::QueryBatchResponse two = answer(BatchThreads(2, 1));
   ASSERT_EQ(one.entries_size(), kRays);
   ASSERT_EQ(two.entries_size(), kRays);
   for (int i = 0; i < kRays; ++i) {
@@ -667,7 +665,7 @@ TEST_F(SceneQueriesTest, ParallelBatchAnswersLikeTheSequentialOne) {
 
   // Stopped from the second thread's first chunk on: an error, whatever
   // the first thread had done.
-  queries_.set_batch_threads({2, 1});
+  queries_.set_batch_parallelism(BatchThreads(2, 1));
   sator::v1::QueryBatchResponse stopped;
   std::atomic<int> asked{0};
   EXPECT_EQ(queries_

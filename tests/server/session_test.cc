@@ -10,13 +10,13 @@
 
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
-#include "google/protobuf/text_format.h"
 #include "grpcpp/client_context.h"
 #include "grpcpp/create_channel.h"
 #include "gtest/gtest.h"
 #include "sator/v1/query_service.grpc.pb.h"
 #include "server/logging.h"
 #include "server/server.h"
+#include "support/text_proto.h"
 
 namespace sator::server {
 namespace {
@@ -29,23 +29,21 @@ using ::testing::StartsWith;
 using Stream = grpc::ClientReaderWriter<SessionRequest, SessionResponse>;
 
 SessionRequest Parse(const std::string& text) {
-  SessionRequest request;
-  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &request))
-      << text;
-  return request;
+  return ::sator::testing::ParseTextProto<SessionRequest>(text);
 }
 
 // A 2D scene "arena": body 1 a static box (half extents 1) at (5, 0);
 // body 2 a dynamic circle of radius 1 at (10, 0).
 class SessionTest : public ::testing::Test {
  protected:
-  void StartServer(int max_sessions = 1000) {
+  void StartServer(int max_sessions = 1000, int max_batch_queries = 10000) {
     SetMinLogLevel(LogLevel::kWarning);
     ServerOptions options;
     options.grpc_address = "127.0.0.1:0";
     options.metrics_address = "";
     options.drain_deadline = absl::Seconds(20);
     options.query_limits.max_sessions = max_sessions;
+    options.query_limits.max_batch_queries = max_batch_queries;
     absl::StatusOr<std::unique_ptr<Server>> server = Server::Start(options);
     ASSERT_TRUE(server.ok()) << server.status();
     server_ = *std::move(server);
@@ -149,6 +147,77 @@ TEST_F(SessionTest, InterleavesUpdatesAndQueriesInOrder) {
   EXPECT_FALSE(stream->Read(&extra));
   const grpc::Status status = stream->Finish();
   EXPECT_TRUE(status.ok()) << status.error_message();
+}
+
+TEST_F(SessionTest, ABatchIsAnsweredInOneReplyAtTheTickOfThePosesBeforeIt) {
+  StartServer(1000, /*max_batch_queries=*/4);
+  grpc::ClientContext context;
+  std::unique_ptr<Stream> stream = Open(&context);
+  ASSERT_EQ(Exchange(*stream, "sequence: 1 open { scene_id: 'arena' }")
+                .status()
+                .code(),
+            0);
+  // Pipelined: the batch is read after the pose update of tick 1, which
+  // moves the circle to x = 20. Its second query has no direction.
+  ASSERT_TRUE(stream->Write(
+      Parse("sequence: 2 poses { tick: 1 poses { body_ids: 2 positions: [ 20, "
+            "0 ] rotations: 0 } }")));
+  ASSERT_TRUE(stream->Write(Parse(
+      "sequence: 3 batch { queries { raycast { origin { x: 7 } direction { x: "
+      "1 } max_distance: 100 } } queries { raycast { origin { x: 7 } "
+      "max_distance: 100 } } queries { point { point { x: 5 y: 0.5 } } } }")));
+  SessionResponse moved;
+  ASSERT_TRUE(stream->Read(&moved));
+  EXPECT_EQ(moved.poses().current_tick(), 1);
+  SessionResponse batch;
+  ASSERT_TRUE(stream->Read(&batch));
+  EXPECT_EQ(batch.sequence(), 3u);
+  ASSERT_EQ(batch.status().code(), 0) << batch.status().message();
+  ASSERT_EQ(batch.batch().entries_size(), 3);
+  const auto& ray = batch.batch().entries(0);
+  ASSERT_EQ(ray.status().code(), 0) << ray.status().message();
+  EXPECT_EQ(ray.result().tick(), 1);
+  ASSERT_EQ(ray.result().hits_size(), 1);
+  EXPECT_NEAR(ray.result().hits(0).distance(), 12.0f, 1e-4f);  // 19 - 7.
+  EXPECT_EQ(batch.batch().entries(1).status().code(),
+            static_cast<int>(grpc::StatusCode::INVALID_ARGUMENT));
+  EXPECT_EQ(batch.batch().entries(1).status().message(),
+            "queries[1].raycast.direction: zero length");
+  const auto& point = batch.batch().entries(2);
+  ASSERT_EQ(point.result().hits_size(), 1);
+  EXPECT_EQ(point.result().hits(0).body_id(), 1u);
+
+  // Refused as a whole: another scene, and more than --max_batch_queries.
+  const SessionResponse elsewhere =
+      Exchange(*stream, "sequence: 4 batch { scene_id: 'other' }");
+  EXPECT_EQ(elsewhere.status().code(),
+            static_cast<int>(grpc::StatusCode::INVALID_ARGUMENT));
+  EXPECT_EQ(elsewhere.status().message(),
+            "batch.scene_id: must be empty or the session's scene 'arena', "
+            "got 'other'");
+  EXPECT_FALSE(elsewhere.has_batch());
+  const SessionResponse too_many = Exchange(
+      *stream,
+      "sequence: 5 batch { queries { point { point { x: 5 } } } queries { "
+      "point { point { x: 5 } } } queries { point { point { x: 5 } } } "
+      "queries { point { point { x: 5 } } } queries { point { point { x: 5 "
+      "} } } }");
+  EXPECT_EQ(too_many.status().code(),
+            static_cast<int>(grpc::StatusCode::RESOURCE_EXHAUSTED));
+  EXPECT_EQ(too_many.status().message(),
+            "batch.queries: at most 4 queries per batch (--max_batch_queries), "
+            "got 5");
+  EXPECT_FALSE(too_many.has_batch());
+  // An empty batch answers with no entries.
+  const SessionResponse empty = Exchange(*stream, "sequence: 6 batch {}");
+  EXPECT_EQ(empty.status().code(), 0);
+  EXPECT_TRUE(empty.has_batch());
+  EXPECT_EQ(empty.batch().entries_size(), 0);
+
+  ASSERT_TRUE(stream->WritesDone());
+  SessionResponse extra;
+  EXPECT_FALSE(stream->Read(&extra));
+  EXPECT_TRUE(stream->Finish().ok());
 }
 
 TEST_F(SessionTest, BadMessagesGetErrorRepliesAndTheStreamGoesOn) {

@@ -16,6 +16,22 @@ absl::Status CheckTick(const QueryResult& result, std::int64_t tick) {
       "a query of tick ", tick, " was answered at tick ", result.tick));
 }
 
+// A batch's answer: one entry per query, each answered at the tick.
+absl::Status CheckEntries(
+    const absl::StatusOr<std::vector<BatchEntry>>& entries, std::int64_t tick) {
+  if (!entries.ok()) return entries.status();
+  if (entries->size() != static_cast<std::size_t>(kQueriesPerTick)) {
+    return absl::InternalError(absl::StrCat("a batch of ", kQueriesPerTick,
+                                            " queries got ", entries->size(),
+                                            " answers"));
+  }
+  for (const BatchEntry& entry : *entries) {
+    if (!entry.ok()) return entry.status();
+    if (absl::Status s = CheckTick(*entry, tick); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
 absl::Status CheckShots(const absl::StatusOr<ValidateShotsResult>& judged,
                         std::size_t shots) {
   if (!judged.ok()) return judged.status();
@@ -166,20 +182,14 @@ absl::Status ServedRoom::Send(const GameTick& tick) {
 absl::Status ServedRoom::SendOnSession(const GameTick& tick) {
   std::future<absl::StatusOr<std::int64_t>> applied =
       session_->SubmitPoses(tick.tick, Poses(tick));
-  std::vector<std::future<absl::StatusOr<QueryResult>>> answers;
-  answers.reserve(static_cast<std::size_t>(kQueriesPerTick));
-  for (Query& query : Queries(tick)) {
-    answers.push_back(session_->SubmitQuery(std::move(query)));
-  }
+  std::future<absl::StatusOr<std::vector<BatchEntry>>> answered =
+      session_->SubmitBatch(Queries(tick));
   std::future<absl::StatusOr<ValidateShotsResult>> judged =
       session_->SubmitShots(Shots(tick));
   // Every future is waited for, so none outlives the tick.
   absl::Status status = applied.get().status();
-  for (auto& answer : answers) {
-    absl::StatusOr<QueryResult> result = answer.get();
-    if (!status.ok()) continue;
-    status = result.ok() ? CheckTick(*result, tick.tick) : result.status();
-  }
+  absl::StatusOr<std::vector<BatchEntry>> entries = answered.get();
+  if (status.ok()) status = CheckEntries(entries, tick.tick);
   const absl::Status shots = CheckShots(judged.get(), tick.shots.size());
   return status.ok() ? shots : status;
 }
@@ -194,18 +204,7 @@ absl::Status ServedRoom::SendWithBatch(const GameTick& tick) {
   const std::vector<Query> queries = Queries(tick);
   absl::Status status = applied.get().status();
   if (status.ok()) {
-    absl::StatusOr<std::vector<BatchEntry>> entries =
-        client_.QueryBatch(scene_id_, queries);
-    if (!entries.ok()) {
-      status = entries.status();
-    } else if (entries->size() != queries.size()) {
-      status = absl::InternalError("QueryBatch: answers missing");
-    } else {
-      for (const BatchEntry& entry : *entries) {
-        status = entry.ok() ? CheckTick(*entry, tick.tick) : entry.status();
-        if (!status.ok()) break;
-      }
-    }
+    status = CheckEntries(client_.QueryBatch(scene_id_, queries), tick.tick);
   }
   const absl::Status shots = CheckShots(judged.get(), tick.shots.size());
   return status.ok() ? shots : status;

@@ -3,11 +3,11 @@
 // library, and one Session stream on it that carries the room's ticks.
 //
 // Transports of a tick:
-//   session  every message on the room's Session stream, in order: the pose
-//            update of the 64 groups, then the 64 contacts and 64 sweeps (one
-//            `query` message each) and one `shots` message with the 20 shots.
-//            The stream's order puts every query after the tick's poses, so
-//            nothing waits for a reply before it is sent.
+//   session  three messages on the room's Session stream, in order: the pose
+//            update of the 64 groups, one `batch` message with the 64
+//            contacts and 64 sweeps, and one `shots` message with the 20
+//            shots. The stream's order puts the queries after the tick's
+//            poses, so nothing waits for a reply before it is sent.
 //   batch    the pose update and the shots on the Session, and the 128
 //            queries as one QueryBatch RPC, sent once the pose update's reply
 //            says the tick is applied (a separate RPC is not ordered after

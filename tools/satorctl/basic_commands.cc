@@ -6,8 +6,8 @@
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/util/json_util.h"
+#include "proto/convert/pair_query.h"
 #include "sator/v1/query_service.pb.h"
-#include "server/pair_query.h"
 #include "tools/satorctl/commands.h"
 #include "tools/satorctl/common.h"
 
@@ -30,7 +30,8 @@ absl::StatusOr<std::string> LocalPairQuery(const std::string& request_json) {
                      std::string(parsed.message())));
   }
   sator::v1::PairQueryResponse response;
-  if (absl::Status status = sator::server::RunPairQuery(request, {}, &response);
+  if (absl::Status status =
+          sator::convert::RunPairQuery(request, {}, &response);
       !status.ok()) {
     return status;
   }

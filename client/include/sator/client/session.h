@@ -71,6 +71,13 @@ class Session {
                                                         PoseBatch poses);
   // A query on the session's scene; its options may rewind it.
   std::future<absl::StatusOr<QueryResult>> SubmitQuery(Query query);
+  // Many queries on the session's scene in one message, answered on one
+  // snapshot with an entry per query, each with its own status (as
+  // Client::QueryBatch): a game tick's queries cost one message and one
+  // reply. The call itself fails only as a whole batch does (more than the
+  // server's --max_batch_queries, a deleted scene).
+  std::future<absl::StatusOr<std::vector<BatchEntry>>> SubmitBatch(
+      std::vector<Query> queries);
   // Shots on the session's scene, judged on one snapshot (as
   // Client::ValidateShots).
   std::future<absl::StatusOr<ValidateShotsResult>> SubmitShots(

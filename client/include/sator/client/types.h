@@ -716,11 +716,21 @@ struct SessionWatchProximity {
   ProximityWatchStart start{};
 };
 
+// Many queries on the session's scene, answered in one reply.
+struct SessionBatch {
+  std::vector<Query> queries{};
+};
+
+// Replies to a SessionBatch: one entry per query, in order.
+struct SessionBatchAnswered {
+  std::vector<BatchEntry> entries{};
+};
+
 // One message a session sends. `sequence` is echoed in its reply.
 struct SessionRequest {
   std::uint64_t sequence = 0;
   std::variant<SessionOpen, SessionPoseUpdate, Query, SessionShots,
-               SessionWatchProximity>
+               SessionWatchProximity, SessionBatch>
       kind{};
 };
 
@@ -747,7 +757,7 @@ struct SessionReply {
   // Empty when status is not OK.
   std::variant<std::monostate, SessionOpened, SessionPosesApplied, QueryResult,
                ValidateShotsResult, SessionProximityWatching,
-               ProximityStreamEvent>
+               ProximityStreamEvent, SessionBatchAnswered>
       kind{};
 };
 

@@ -1,15 +1,15 @@
 // RunPairQuery: validation with field paths, and answers checked against
 // cases worked out by hand.
-#include "server/pair_query.h"
+#include "proto/convert/pair_query.h"
 
 #include <string>
 #include <vector>
 
 #include "gmock/gmock.h"
-#include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
+#include "support/text_proto.h"
 
-namespace sator::server {
+namespace sator::convert {
 namespace {
 
 using sator::v1::PairQueryRequest;
@@ -17,14 +17,11 @@ using sator::v1::PairQueryResponse;
 using ::testing::StartsWith;
 
 PairQueryRequest Parse(const std::string& text) {
-  PairQueryRequest request;
-  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &request))
-      << text;
-  return request;
+  return ::sator::testing::ParseTextProto<PairQueryRequest>(text);
 }
 
-absl::StatusOr<PairQueryResponse> RunText(
-    const std::string& text, const convert::ShapeLimits& limits = {}) {
+absl::StatusOr<PairQueryResponse> RunText(const std::string& text,
+                                          const ShapeLimits& limits = {}) {
   PairQueryResponse response;
   absl::Status status = RunPairQuery(Parse(text), limits, &response);
   if (!status.ok()) return status;
@@ -170,7 +167,7 @@ struct BadRequest {
 class PairQueryBadInput : public ::testing::TestWithParam<BadRequest> {};
 
 TEST_P(PairQueryBadInput, IsRefusedWithTheFieldPath) {
-  convert::ShapeLimits limits;
+  ShapeLimits limits;
   limits.max_hull_points = 8;
   absl::StatusOr<PairQueryResponse> response =
       RunText(GetParam().request, limits);
@@ -340,4 +337,4 @@ INSTANTIATE_TEST_SUITE_P(
     });
 
 }  // namespace
-}  // namespace sator::server
+}  // namespace sator::convert

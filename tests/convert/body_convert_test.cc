@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "gmock/gmock.h"
-#include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
 #include "proto/convert/scene_convert.h"
+#include "support/text_proto.h"
 
 namespace sator::convert {
 namespace {
@@ -21,10 +21,7 @@ using ::testing::HasSubstr;
 
 template <typename Message>
 Message Parse(const std::string& text) {
-  Message message;
-  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &message))
-      << text;
-  return message;
+  return ::sator::testing::ParseTextProto<Message>(text);
 }
 
 void ExpectError(const absl::Status& status, absl::StatusCode code,

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "gmock/gmock.h"
-#include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
+#include "support/text_proto.h"
 
 namespace sator::convert {
 namespace {
@@ -22,10 +22,7 @@ using ::testing::StartsWith;
 
 template <typename Message>
 Message Parse(const std::string& text) {
-  Message message;
-  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &message))
-      << text;
-  return message;
+  return ::sator::testing::ParseTextProto<Message>(text);
 }
 
 TEST(QueryConvert, OptionDefaults) {

@@ -1,4 +1,4 @@
-#include "server/pair_query.h"
+#include "proto/convert/pair_query.h"
 
 #include <algorithm>
 #include <cmath>
@@ -8,22 +8,8 @@
 #include "sator/core/geometry2d/queries2d.h"
 #include "sator/core/geometry3d/shape3d_queries.h"
 
-namespace sator::server {
+namespace sator::convert {
 namespace {
-
-using ::sator::convert::CheckRayDirection;
-using ::sator::convert::FieldError;
-using ::sator::convert::FromVec2;
-using ::sator::convert::FromVec3;
-using ::sator::convert::PrefixField;
-using ::sator::convert::ShapeDimension;
-using ::sator::convert::ShapeLimits;
-using ::sator::convert::ToPose2;
-using ::sator::convert::ToPose3;
-using ::sator::convert::ToShape2;
-using ::sator::convert::ToShape3;
-using ::sator::convert::ToVec2;
-using ::sator::convert::ToVec3;
 
 using sator::v1::PairQueryRequest;
 using sator::v1::PairQueryResponse;
@@ -277,4 +263,4 @@ absl::Status RunPairQuery(const PairQueryRequest& request,
                         : Run<3>(request, limits, response);
 }
 
-}  // namespace sator::server
+}  // namespace sator::convert
