@@ -18,6 +18,17 @@ void SetStatus(const absl::Status& status, sator::v1::SessionResponse* reply) {
   reply->mutable_status()->set_message(std::string(status.message()));
 }
 
+// A message may name the session's scene or none: INVALID_ARGUMENT naming
+// `<message>.scene_id` for another.
+absl::Status SameScene(absl::string_view message, const std::string& asked,
+                       const std::string& session_scene) {
+  if (asked.empty() || asked == session_scene) return absl::OkStatus();
+  return convert::FieldError(
+      absl::StrCat(message, ".scene_id"),
+      absl::StrCat("must be empty or the session's scene '", session_scene,
+                   "', got '", asked, "'"));
+}
+
 absl::Status ShuttingDown() {
   return absl::UnavailableError("server shutting down");
 }
@@ -245,12 +256,9 @@ sator::v1::SessionResponse SessionHandler::ValidateShots(
   sator::v1::SessionResponse reply;
   reply.set_sequence(request.sequence());
   const sator::v1::ValidateShotsRequest& shots = request.shots();
-  if (!shots.scene_id().empty() && shots.scene_id() != scene_id_) {
-    SetStatus(convert::FieldError(
-                  "shots.scene_id",
-                  absl::StrCat("must be empty or the session's scene '",
-                               scene_id_, "', got '", shots.scene_id(), "'")),
-              &reply);
+  if (absl::Status same = SameScene("shots", shots.scene_id(), scene_id_);
+      !same.ok()) {
+    SetStatus(same, &reply);
     return reply;
   }
   absl::StatusOr<std::shared_ptr<HostedScene>> scene =
@@ -275,12 +283,9 @@ sator::v1::SessionResponse SessionHandler::QueryBatch(
   sator::v1::SessionResponse reply;
   reply.set_sequence(request.sequence());
   const sator::v1::QueryBatchRequest& batch = request.batch();
-  if (!batch.scene_id().empty() && batch.scene_id() != scene_id_) {
-    SetStatus(convert::FieldError(
-                  "batch.scene_id",
-                  absl::StrCat("must be empty or the session's scene '",
-                               scene_id_, "', got '", batch.scene_id(), "'")),
-              &reply);
+  if (absl::Status same = SameScene("batch", batch.scene_id(), scene_id_);
+      !same.ok()) {
+    SetStatus(same, &reply);
     return reply;
   }
   absl::StatusOr<std::shared_ptr<HostedScene>> scene =
@@ -307,12 +312,10 @@ sator::v1::SessionResponse SessionHandler::WatchProximity(
   sator::v1::SessionResponse reply;
   reply.set_sequence(request.sequence());
   const sator::v1::WatchProximityRequest& asked = request.watch_proximity();
-  if (!asked.scene_id().empty() && asked.scene_id() != scene_id_) {
-    SetStatus(convert::FieldError(
-                  "watch_proximity.scene_id",
-                  absl::StrCat("must be empty or the session's scene '",
-                               scene_id_, "', got '", asked.scene_id(), "'")),
-              &reply);
+  if (absl::Status same =
+          SameScene("watch_proximity", asked.scene_id(), scene_id_);
+      !same.ok()) {
+    SetStatus(same, &reply);
     return reply;
   }
   if (proximity_ == nullptr) {
