@@ -40,11 +40,20 @@ absl::Status ValidateOptions(const ClientOptions& options) {
   return ValidateRetryPolicy(options.retry, "ClientOptions.retry");
 }
 
+// A gRPC channel's deadlines and backoffs are real time, so a connection that
+// retries by itself cannot follow a fake clock.
+absl::Status ClockRefused() {
+  return absl::InvalidArgumentError(
+      "ClientOptions.clock: only for a connection that does not retry by "
+      "itself, such as a MockConnection (a gRPC channel keeps real time)");
+}
+
 absl::StatusOr<std::shared_ptr<Connection>> ConnectionFor(
     const ClientOptions& options) {
   if (options.target.empty()) {
     return absl::InvalidArgumentError("ClientOptions.target: empty");
   }
+  if (options.clock != nullptr) return ClockRefused();
   if (absl::Status valid = ValidateOptions(options); !valid.ok()) return valid;
   return MakeConnection({.target = options.target,
                          .keepalive_time = options.keepalive_time,
@@ -67,6 +76,16 @@ Client ClientFactory::Make(
   if (status.ok() && !connection.ok()) status = connection.status();
   if (status.ok() && *connection == nullptr) {
     status = absl::InvalidArgumentError("connection: null");
+  }
+  if (status.ok() && options.clock != nullptr &&
+      (*connection)->RetriesIdempotentCalls()) {
+    status = ClockRefused();
+  }
+  if (options.clock != nullptr) {
+    environment.now = [clock = options.clock] { return clock->Now(); };
+    environment.sleep = [clock = options.clock](absl::Duration delay) {
+      clock->SleepFor(delay);
+    };
   }
   return Client(std::make_shared<ClientState>(
       options, connection.ok() ? *std::move(connection) : nullptr,

@@ -9,7 +9,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,6 +18,7 @@
 #include "gtest/gtest.h"
 #include "retry_loop.h"
 #include "sator/client/client.h"
+#include "sator/client/clock.h"
 
 namespace sator {
 namespace {
@@ -64,35 +64,22 @@ absl::StatusOr<std::optional<std::uint64_t>> ValidateShot(
 // ---- Helpers
 // -----------------------------------------------------------------
 
-// The client's retry clock in these tests: it moves only when the client
-// sleeps between attempts, so retries take no real time, and it records
-// every sleep. Async calls sleep on client threads, hence the lock.
+// The client's retry environment in these tests: the public FakeClock (no
+// test sleeps; it records every sleep), with the jitter fixed at half of each
+// backoff ceiling so that the sleeps are exact.
 class FakeRetryClock {
  public:
-  absl::Time Now() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return now_;
-  }
-  std::vector<absl::Duration> sleeps() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return sleeps_;
-  }
+  absl::Time Now() { return clock_.Now(); }
+  std::vector<absl::Duration> sleeps() { return clock_.sleeps(); }
 
   client_internal::RetryEnvironment Environment() {
-    return {.now = [this] { return Now(); },
-            .sleep =
-                [this](absl::Duration delay) {
-                  std::lock_guard<std::mutex> lock(mutex_);
-                  sleeps_.push_back(delay);
-                  now_ += delay;
-                },
+    return {.now = [this] { return clock_.Now(); },
+            .sleep = [this](absl::Duration delay) { clock_.SleepFor(delay); },
             .uniform01 = [] { return 0.5; }};
   }
 
  private:
-  std::mutex mutex_;
-  absl::Time now_ = absl::FromUnixSeconds(1000);
-  std::vector<absl::Duration> sleeps_;
+  FakeClock clock_{absl::FromUnixSeconds(1000)};
 };
 
 // Three attempts, backoff ceilings of 100 ms then 200 ms (half of each slept,
@@ -302,6 +289,58 @@ TEST(MockConnection, AShedIsRetriedAfterItsRetryAfterAndAHardLimitIsNot) {
   EXPECT_EQ(client->GetScene("huge").status(),
             absl::ResourceExhaustedError("over the limit"));
   EXPECT_THAT(clock.sleeps(), ElementsAre(absl::Milliseconds(700)));
+}
+
+// Through the public options only: a FakeClock in ClientOptions.
+TEST(MockConnection, AFakeClockRunsTheRetriesWithoutWaiting) {
+  auto mock = std::make_shared<MockConnection>();
+  absl::Status shed = absl::ResourceExhaustedError("shed");
+  client::SetRetryAfter(shed, absl::Minutes(20));
+  EXPECT_CALL(*mock, GetScene("busy", _))
+      .WillOnce(Return(shed))
+      .WillOnce(Return(shed))
+      .WillOnce(Return(client::SceneInfo{.scene_id = "busy"}));
+  const absl::Time start = absl::FromUnixSeconds(5000);
+  auto clock = std::make_shared<FakeClock>(start);
+  ClientOptions options;
+  options.default_deadline = absl::Hours(1);
+  options.clock = clock;
+  Client client(mock, options);
+  ASSERT_TRUE(client.GetScene("busy").ok());
+  EXPECT_THAT(clock->sleeps(),
+              ElementsAre(absl::Minutes(20), absl::Minutes(20)));
+  EXPECT_EQ(clock->Now(), start + absl::Minutes(40));
+}
+
+TEST(MockConnection, AFakeClockDeadlineEndsTheRetries) {
+  auto mock = std::make_shared<MockConnection>();
+  absl::Status shed = absl::ResourceExhaustedError("shed");
+  client::SetRetryAfter(shed, absl::Minutes(20));
+  absl::Time deadline = absl::InfinitePast();
+  EXPECT_CALL(*mock, GetScene("busy", _))
+      .WillOnce([&](const std::string&, const CallContext& context) {
+        deadline = context.deadline;
+        return shed;
+      });
+  auto clock = std::make_shared<FakeClock>();
+  clock->Advance(absl::Hours(3));
+  ClientOptions options;
+  options.default_deadline = absl::Minutes(10);
+  options.clock = clock;
+  Client client(mock, options);
+  EXPECT_EQ(client.GetScene("busy").status(), shed);
+  EXPECT_EQ(deadline, absl::UnixEpoch() + absl::Hours(3) + absl::Minutes(10));
+  EXPECT_TRUE(clock->sleeps().empty());
+}
+
+TEST(MockConnection, AClockIsRefusedWhereTheConnectionKeepsRealTime) {
+  ClientOptions options;
+  options.target = "127.0.0.1:1";
+  options.clock = std::make_shared<FakeClock>();
+  Client client(options);
+  EXPECT_EQ(client.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(client.Ping("x").status().message(),
+              testing::HasSubstr("ClientOptions.clock"));
 }
 
 TEST(MockConnection, BadCallOptionsAreRefusedBeforeAnyCall) {

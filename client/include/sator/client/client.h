@@ -50,6 +50,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "sator/client/clock.h"
 #include "sator/client/connection.h"
 #include "sator/client/retry.h"
 #include "sator/client/session.h"
@@ -89,6 +90,10 @@ struct ClientOptions {
   // The most threads running Async* calls (started as needed, kept until
   // the client is destroyed); calls beyond wait for a free one.
   int async_threads = 16;
+  // The time the client keeps (clock.h): null for the real clock; a
+  // FakeClock for tests over a given connection. A client made from a
+  // target refuses one.
+  std::shared_ptr<Clock> clock{};
 };
 
 struct CallOptions {

@@ -42,7 +42,8 @@
 // saying "shed"), after the retry-after or else a sleep uniform in [0,
 // min(max_backoff, initial_backoff * multiplier^(n - 1))] before attempt
 // n + 1 ("full jitter"); no retry whose sleep would end past the call's
-// deadline (the last error is returned unchanged).
+// deadline (the last error is returned unchanged). It sleeps on, and reads
+// deadlines from, ClientOptions::clock (clock.h: a FakeClock in tests).
 #ifndef SATOR_CLIENT_RETRY_H_
 #define SATOR_CLIENT_RETRY_H_
 
