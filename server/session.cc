@@ -94,8 +94,8 @@ void SessionTracker::CloseAll() {
   {
     const std::lock_guard<std::mutex> lock(mutex_);
     closed_ = true;
-    // A session cannot reach OnDone (and Remove) before Finish, so the idle
-    // ones stay alive until FinishClosed below.
+    // A session whose finish Close() decides is finished (and removed)
+    // only by FinishClosed below, so the idle ones stay alive until then.
     for (SessionReactor* session : sessions_) {
       if (session->Close()) idle.push_back(session);
     }
@@ -449,7 +449,19 @@ SessionReactor::Next SessionReactor::DecideLocked() {
 void SessionReactor::Act(const Next& next) {
   if (next.write != nullptr) StartWrite(next.write);
   if (next.read) StartRead(&request_bytes_);
-  if (next.finish.has_value()) Finish(*next.finish);
+  if (next.finish.has_value()) {
+    Untrack();
+    Finish(*next.finish);
+  }
+}
+
+void SessionReactor::Untrack() {
+  {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    if (!tracked_) return;
+    tracked_ = false;
+  }
+  tracker_.Remove(this);
 }
 
 void SessionReactor::OnReadDone(bool ok) {
@@ -608,7 +620,6 @@ void SessionReactor::OnCancel() {
 }
 
 void SessionReactor::OnDone() {
-  bool tracked = false;
   std::shared_ptr<ProximityWaker> waker;
   ProximityRing* ring = nullptr;
   {
@@ -616,7 +627,6 @@ void SessionReactor::OnDone() {
     // that constructed the session, through synchronisation ThreadSanitizer
     // cannot see (gRPC is not instrumented).
     const std::lock_guard<std::mutex> lock(mutex_);
-    tracked = tracked_;
     waker = waker_;
     if (watch_.has_value()) ring = &watch_->ring();
   }
@@ -626,7 +636,7 @@ void SessionReactor::OnDone() {
     waker->Detach();
     ring->Unsubscribe(waker.get());
   }
-  if (tracked) tracker_.Remove(this);
+  Untrack();
   delete this;
 }
 
@@ -642,6 +652,9 @@ bool SessionReactor::Close() {
   return true;
 }
 
-void SessionReactor::FinishClosed() { Finish(close_status_); }
+void SessionReactor::FinishClosed() {
+  Untrack();
+  Finish(close_status_);
+}
 
 }  // namespace sator::server

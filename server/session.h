@@ -204,6 +204,10 @@ class SessionReactor final
   };
   Next DecideLocked();
   void Act(const Next& next);
+  // Gives the session's --max_sessions slot back (once): before the final
+  // status is sent, so a client that saw its session end can open the next
+  // one at once.
+  void Untrack();
 
   // Wakes the session from its watch's ring; outlives it while the ring
   // holds it.
