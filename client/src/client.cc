@@ -101,10 +101,16 @@ Client ClientFactory::Borrow(ClientState* state) {
 
 namespace {
 
-// A non-owning Client over `state`, for the async tasks that the owning
-// Client outlives (its destructor waits for them).
-Client Borrow(ClientState* state) {
-  return client_internal::ClientFactory::Borrow(state);
+// A future of the result `start` reports to the completion it is given.
+template <typename Result, typename Start>
+std::future<Result> Promised(const Start& start) {
+  std::promise<Result> promise;
+  std::future<Result> future = promise.get_future();
+  start(
+      Completion<Result>([promise = std::move(promise)](Result result) mutable {
+        promise.set_value(std::move(result));
+      }));
+  return future;
 }
 
 }  // namespace
@@ -181,11 +187,18 @@ absl::StatusOr<PingResult> Client::Ping(absl::string_view payload,
       });
 }
 
+void Client::AsyncPing(std::string payload, const CallOptions& call_options,
+                       Completion<absl::StatusOr<PingResult>> done) {
+  impl_->CallAsync<absl::StatusOr<PingResult>>(
+      kIdempotent, call_options, &Connection::Ping, &Connection::AsyncPing,
+      std::move(done), std::move(payload));
+}
+
 std::future<absl::StatusOr<PingResult>> Client::AsyncPing(
     std::string payload, const CallOptions& call_options) {
-  return impl_->Async(
-      [state = impl_.get(), payload = std::move(payload), call_options] {
-        return Borrow(state).Ping(payload, call_options);
+  return Promised<absl::StatusOr<PingResult>>(
+      [&](Completion<absl::StatusOr<PingResult>> done) {
+        AsyncPing(std::move(payload), call_options, std::move(done));
       });
 }
 
@@ -220,13 +233,23 @@ absl::StatusOr<SceneInfo> Client::CreateScene(const std::string& scene_id,
       });
 }
 
+void Client::AsyncCreateScene(std::string scene_id, SceneSettings settings,
+                              const CallOptions& call_options,
+                              Completion<absl::StatusOr<SceneInfo>> done) {
+  impl_->CallAsync<absl::StatusOr<SceneInfo>>(
+      kMutation, call_options, &Connection::CreateScene,
+      &Connection::AsyncCreateScene, std::move(done), std::move(scene_id),
+      std::move(settings));
+}
+
 std::future<absl::StatusOr<SceneInfo>> Client::AsyncCreateScene(
     std::string scene_id, SceneSettings settings,
     const CallOptions& call_options) {
-  return impl_->Async([state = impl_.get(), scene_id = std::move(scene_id),
-                       settings, call_options] {
-    return Borrow(state).CreateScene(scene_id, settings, call_options);
-  });
+  return Promised<absl::StatusOr<SceneInfo>>(
+      [&](Completion<absl::StatusOr<SceneInfo>> done) {
+        AsyncCreateScene(std::move(scene_id), std::move(settings), call_options,
+                         std::move(done));
+      });
 }
 
 absl::Status Client::DeleteScene(const std::string& scene_id,
@@ -237,12 +260,19 @@ absl::Status Client::DeleteScene(const std::string& scene_id,
       });
 }
 
+void Client::AsyncDeleteScene(std::string scene_id,
+                              const CallOptions& call_options,
+                              Completion<absl::Status> done) {
+  impl_->CallAsync<absl::Status>(
+      kMutation, call_options, &Connection::DeleteScene,
+      &Connection::AsyncDeleteScene, std::move(done), std::move(scene_id));
+}
+
 std::future<absl::Status> Client::AsyncDeleteScene(
     std::string scene_id, const CallOptions& call_options) {
-  return impl_->Async(
-      [state = impl_.get(), scene_id = std::move(scene_id), call_options] {
-        return Borrow(state).DeleteScene(scene_id, call_options);
-      });
+  return Promised<absl::Status>([&](Completion<absl::Status> done) {
+    AsyncDeleteScene(std::move(scene_id), call_options, std::move(done));
+  });
 }
 
 absl::StatusOr<ListScenesPage> Client::ListScenes(
@@ -254,20 +284,31 @@ absl::StatusOr<ListScenesPage> Client::ListScenes(
       });
 }
 
+void Client::AsyncListScenes(std::uint32_t page_size, std::string page_token,
+                             const CallOptions& call_options,
+                             Completion<absl::StatusOr<ListScenesPage>> done) {
+  impl_->CallAsync<absl::StatusOr<ListScenesPage>>(
+      kIdempotent, call_options, &Connection::ListScenes,
+      &Connection::AsyncListScenes, std::move(done), page_size,
+      std::move(page_token));
+}
+
 std::future<absl::StatusOr<ListScenesPage>> Client::AsyncListScenes(
     std::uint32_t page_size, std::string page_token,
     const CallOptions& call_options) {
-  return impl_->Async([state = impl_.get(), page_size,
-                       page_token = std::move(page_token), call_options] {
-    return Borrow(state).ListScenes(page_size, page_token, call_options);
-  });
+  return Promised<absl::StatusOr<ListScenesPage>>(
+      [&](Completion<absl::StatusOr<ListScenesPage>> done) {
+        AsyncListScenes(page_size, std::move(page_token), call_options,
+                        std::move(done));
+      });
 }
 
 SceneRange Client::ListAllScenes(std::uint32_t page_size,
                                  const CallOptions& call_options) {
   return SceneRange(
       [state = impl_.get(), page_size, call_options](const std::string& token) {
-        return Borrow(state).ListScenes(page_size, token, call_options);
+        return client_internal::ClientFactory::Borrow(state).ListScenes(
+            page_size, token, call_options);
       });
 }
 
@@ -279,11 +320,19 @@ absl::StatusOr<SceneInfo> Client::GetScene(const std::string& scene_id,
       });
 }
 
+void Client::AsyncGetScene(std::string scene_id,
+                           const CallOptions& call_options,
+                           Completion<absl::StatusOr<SceneInfo>> done) {
+  impl_->CallAsync<absl::StatusOr<SceneInfo>>(
+      kIdempotent, call_options, &Connection::GetScene,
+      &Connection::AsyncGetScene, std::move(done), std::move(scene_id));
+}
+
 std::future<absl::StatusOr<SceneInfo>> Client::AsyncGetScene(
     std::string scene_id, const CallOptions& call_options) {
-  return impl_->Async(
-      [state = impl_.get(), scene_id = std::move(scene_id), call_options] {
-        return Borrow(state).GetScene(scene_id, call_options);
+  return Promised<absl::StatusOr<SceneInfo>>(
+      [&](Completion<absl::StatusOr<SceneInfo>> done) {
+        AsyncGetScene(std::move(scene_id), call_options, std::move(done));
       });
 }
 
@@ -295,11 +344,19 @@ absl::StatusOr<SceneSnapshot> Client::ExportScene(
       });
 }
 
+void Client::AsyncExportScene(std::string scene_id,
+                              const CallOptions& call_options,
+                              Completion<absl::StatusOr<SceneSnapshot>> done) {
+  impl_->CallAsync<absl::StatusOr<SceneSnapshot>>(
+      kIdempotent, call_options, &Connection::ExportScene,
+      &Connection::AsyncExportScene, std::move(done), std::move(scene_id));
+}
+
 std::future<absl::StatusOr<SceneSnapshot>> Client::AsyncExportScene(
     std::string scene_id, const CallOptions& call_options) {
-  return impl_->Async(
-      [state = impl_.get(), scene_id = std::move(scene_id), call_options] {
-        return Borrow(state).ExportScene(scene_id, call_options);
+  return Promised<absl::StatusOr<SceneSnapshot>>(
+      [&](Completion<absl::StatusOr<SceneSnapshot>> done) {
+        AsyncExportScene(std::move(scene_id), call_options, std::move(done));
       });
 }
 
@@ -316,11 +373,25 @@ absl::StatusOr<SceneInfo> Client::ImportScene(const SceneSnapshot& snapshot,
       });
 }
 
+void Client::AsyncImportScene(SceneSnapshot snapshot,
+                              const CallOptions& call_options,
+                              Completion<absl::StatusOr<SceneInfo>> done) {
+  if (absl::Status valid =
+          client_internal::CheckBodies(snapshot.bodies, "snapshot.");
+      !valid.ok()) {
+    std::move(done)(std::move(valid));
+    return;
+  }
+  impl_->CallAsync<absl::StatusOr<SceneInfo>>(
+      kMutation, call_options, &Connection::ImportScene,
+      &Connection::AsyncImportScene, std::move(done), std::move(snapshot));
+}
+
 std::future<absl::StatusOr<SceneInfo>> Client::AsyncImportScene(
     SceneSnapshot snapshot, const CallOptions& call_options) {
-  return impl_->Async(
-      [state = impl_.get(), snapshot = std::move(snapshot), call_options] {
-        return Borrow(state).ImportScene(snapshot, call_options);
+  return Promised<absl::StatusOr<SceneInfo>>(
+      [&](Completion<absl::StatusOr<SceneInfo>> done) {
+        AsyncImportScene(std::move(snapshot), call_options, std::move(done));
       });
 }
 
@@ -339,13 +410,29 @@ absl::StatusOr<UpsertBodiesResult> Client::UpsertBodies(
       });
 }
 
+void Client::AsyncUpsertBodies(
+    std::string scene_id, std::vector<Body> bodies,
+    const CallOptions& call_options,
+    Completion<absl::StatusOr<UpsertBodiesResult>> done) {
+  if (absl::Status valid = client_internal::CheckBodies(bodies, "");
+      !valid.ok()) {
+    std::move(done)(std::move(valid));
+    return;
+  }
+  impl_->CallAsync<absl::StatusOr<UpsertBodiesResult>>(
+      kMutation, call_options, &Connection::UpsertBodies,
+      &Connection::AsyncUpsertBodies, std::move(done), std::move(scene_id),
+      std::move(bodies));
+}
+
 std::future<absl::StatusOr<UpsertBodiesResult>> Client::AsyncUpsertBodies(
     std::string scene_id, std::vector<Body> bodies,
     const CallOptions& call_options) {
-  return impl_->Async([state = impl_.get(), scene_id = std::move(scene_id),
-                       bodies = std::move(bodies), call_options] {
-    return Borrow(state).UpsertBodies(scene_id, bodies, call_options);
-  });
+  return Promised<absl::StatusOr<UpsertBodiesResult>>(
+      [&](Completion<absl::StatusOr<UpsertBodiesResult>> done) {
+        AsyncUpsertBodies(std::move(scene_id), std::move(bodies), call_options,
+                          std::move(done));
+      });
 }
 
 absl::StatusOr<std::uint32_t> Client::RemoveBodies(
@@ -357,13 +444,24 @@ absl::StatusOr<std::uint32_t> Client::RemoveBodies(
       });
 }
 
+void Client::AsyncRemoveBodies(std::string scene_id,
+                               std::vector<std::uint64_t> body_ids,
+                               const CallOptions& call_options,
+                               Completion<absl::StatusOr<std::uint32_t>> done) {
+  impl_->CallAsync<absl::StatusOr<std::uint32_t>>(
+      kMutation, call_options, &Connection::RemoveBodies,
+      &Connection::AsyncRemoveBodies, std::move(done), std::move(scene_id),
+      std::move(body_ids));
+}
+
 std::future<absl::StatusOr<std::uint32_t>> Client::AsyncRemoveBodies(
     std::string scene_id, std::vector<std::uint64_t> body_ids,
     const CallOptions& call_options) {
-  return impl_->Async([state = impl_.get(), scene_id = std::move(scene_id),
-                       body_ids = std::move(body_ids), call_options] {
-    return Borrow(state).RemoveBodies(scene_id, body_ids, call_options);
-  });
+  return Promised<absl::StatusOr<std::uint32_t>>(
+      [&](Completion<absl::StatusOr<std::uint32_t>> done) {
+        AsyncRemoveBodies(std::move(scene_id), std::move(body_ids),
+                          call_options, std::move(done));
+      });
 }
 
 absl::StatusOr<std::int64_t> Client::UpdatePoses(
@@ -375,13 +473,23 @@ absl::StatusOr<std::int64_t> Client::UpdatePoses(
       });
 }
 
+void Client::AsyncUpdatePoses(std::string scene_id, std::int64_t tick,
+                              PoseBatch poses, const CallOptions& call_options,
+                              Completion<absl::StatusOr<std::int64_t>> done) {
+  impl_->CallAsync<absl::StatusOr<std::int64_t>>(
+      kMutation, call_options, &Connection::UpdatePoses,
+      &Connection::AsyncUpdatePoses, std::move(done), std::move(scene_id), tick,
+      std::move(poses));
+}
+
 std::future<absl::StatusOr<std::int64_t>> Client::AsyncUpdatePoses(
     std::string scene_id, std::int64_t tick, PoseBatch poses,
     const CallOptions& call_options) {
-  return impl_->Async([state = impl_.get(), scene_id = std::move(scene_id),
-                       tick, poses = std::move(poses), call_options] {
-    return Borrow(state).UpdatePoses(scene_id, tick, poses, call_options);
-  });
+  return Promised<absl::StatusOr<std::int64_t>>(
+      [&](Completion<absl::StatusOr<std::int64_t>> done) {
+        AsyncUpdatePoses(std::move(scene_id), tick, std::move(poses),
+                         call_options, std::move(done));
+      });
 }
 
 // ---- Scene queries ----
@@ -401,14 +509,28 @@ absl::StatusOr<QueryResult> Client::Overlap(const std::string& scene_id,
       });
 }
 
+void Client::AsyncOverlap(std::string scene_id, OverlapQuery query,
+                          QueryOptions options, const CallOptions& call_options,
+                          Completion<absl::StatusOr<QueryResult>> done) {
+  if (absl::Status valid = client_internal::CheckQuery(query, "query.");
+      !valid.ok()) {
+    std::move(done)(std::move(valid));
+    return;
+  }
+  impl_->CallAsync<absl::StatusOr<QueryResult>>(
+      kIdempotent, call_options, &Connection::Overlap,
+      &Connection::AsyncOverlap, std::move(done), std::move(scene_id),
+      std::move(query), WithRewind(std::move(options), call_options));
+}
+
 std::future<absl::StatusOr<QueryResult>> Client::AsyncOverlap(
     std::string scene_id, OverlapQuery query, QueryOptions options,
     const CallOptions& call_options) {
-  return impl_->Async([state = impl_.get(), scene_id = std::move(scene_id),
-                       query = std::move(query), options = std::move(options),
-                       call_options] {
-    return Borrow(state).Overlap(scene_id, query, options, call_options);
-  });
+  return Promised<absl::StatusOr<QueryResult>>(
+      [&](Completion<absl::StatusOr<QueryResult>> done) {
+        AsyncOverlap(std::move(scene_id), std::move(query), std::move(options),
+                     call_options, std::move(done));
+      });
 }
 
 absl::StatusOr<QueryResult> Client::Contacts(const std::string& scene_id,
@@ -427,14 +549,29 @@ absl::StatusOr<QueryResult> Client::Contacts(const std::string& scene_id,
       });
 }
 
+void Client::AsyncContacts(std::string scene_id, ContactsQuery query,
+                           QueryOptions options,
+                           const CallOptions& call_options,
+                           Completion<absl::StatusOr<QueryResult>> done) {
+  if (absl::Status valid = client_internal::CheckQuery(query, "query.");
+      !valid.ok()) {
+    std::move(done)(std::move(valid));
+    return;
+  }
+  impl_->CallAsync<absl::StatusOr<QueryResult>>(
+      kIdempotent, call_options, &Connection::Contacts,
+      &Connection::AsyncContacts, std::move(done), std::move(scene_id),
+      std::move(query), WithRewind(std::move(options), call_options));
+}
+
 std::future<absl::StatusOr<QueryResult>> Client::AsyncContacts(
     std::string scene_id, ContactsQuery query, QueryOptions options,
     const CallOptions& call_options) {
-  return impl_->Async([state = impl_.get(), scene_id = std::move(scene_id),
-                       query = std::move(query), options = std::move(options),
-                       call_options] {
-    return Borrow(state).Contacts(scene_id, query, options, call_options);
-  });
+  return Promised<absl::StatusOr<QueryResult>>(
+      [&](Completion<absl::StatusOr<QueryResult>> done) {
+        AsyncContacts(std::move(scene_id), std::move(query), std::move(options),
+                      call_options, std::move(done));
+      });
 }
 
 absl::StatusOr<QueryResult> Client::Sweep(const std::string& scene_id,
@@ -452,14 +589,28 @@ absl::StatusOr<QueryResult> Client::Sweep(const std::string& scene_id,
       });
 }
 
+void Client::AsyncSweep(std::string scene_id, SweepQuery query,
+                        QueryOptions options, const CallOptions& call_options,
+                        Completion<absl::StatusOr<QueryResult>> done) {
+  if (absl::Status valid = client_internal::CheckQuery(query, "query.");
+      !valid.ok()) {
+    std::move(done)(std::move(valid));
+    return;
+  }
+  impl_->CallAsync<absl::StatusOr<QueryResult>>(
+      kIdempotent, call_options, &Connection::Sweep, &Connection::AsyncSweep,
+      std::move(done), std::move(scene_id), std::move(query),
+      WithRewind(std::move(options), call_options));
+}
+
 std::future<absl::StatusOr<QueryResult>> Client::AsyncSweep(
     std::string scene_id, SweepQuery query, QueryOptions options,
     const CallOptions& call_options) {
-  return impl_->Async([state = impl_.get(), scene_id = std::move(scene_id),
-                       query = std::move(query), options = std::move(options),
-                       call_options] {
-    return Borrow(state).Sweep(scene_id, query, options, call_options);
-  });
+  return Promised<absl::StatusOr<QueryResult>>(
+      [&](Completion<absl::StatusOr<QueryResult>> done) {
+        AsyncSweep(std::move(scene_id), std::move(query), std::move(options),
+                   call_options, std::move(done));
+      });
 }
 
 absl::StatusOr<QueryResult> Client::Raycast(const std::string& scene_id,
@@ -477,13 +628,28 @@ absl::StatusOr<QueryResult> Client::Raycast(const std::string& scene_id,
       });
 }
 
+void Client::AsyncRaycast(std::string scene_id, RaycastQuery query,
+                          QueryOptions options, const CallOptions& call_options,
+                          Completion<absl::StatusOr<QueryResult>> done) {
+  if (absl::Status valid = client_internal::CheckQuery(query, "query.");
+      !valid.ok()) {
+    std::move(done)(std::move(valid));
+    return;
+  }
+  impl_->CallAsync<absl::StatusOr<QueryResult>>(
+      kIdempotent, call_options, &Connection::Raycast,
+      &Connection::AsyncRaycast, std::move(done), std::move(scene_id),
+      std::move(query), WithRewind(std::move(options), call_options));
+}
+
 std::future<absl::StatusOr<QueryResult>> Client::AsyncRaycast(
     std::string scene_id, RaycastQuery query, QueryOptions options,
     const CallOptions& call_options) {
-  return impl_->Async([state = impl_.get(), scene_id = std::move(scene_id),
-                       query, options = std::move(options), call_options] {
-    return Borrow(state).Raycast(scene_id, query, options, call_options);
-  });
+  return Promised<absl::StatusOr<QueryResult>>(
+      [&](Completion<absl::StatusOr<QueryResult>> done) {
+        AsyncRaycast(std::move(scene_id), std::move(query), std::move(options),
+                     call_options, std::move(done));
+      });
 }
 
 absl::StatusOr<QueryResult> Client::PointQuery(
@@ -497,13 +663,24 @@ absl::StatusOr<QueryResult> Client::PointQuery(
       });
 }
 
+void Client::AsyncPointQuery(std::string scene_id, ::sator::PointQuery query,
+                             QueryOptions options,
+                             const CallOptions& call_options,
+                             Completion<absl::StatusOr<QueryResult>> done) {
+  impl_->CallAsync<absl::StatusOr<QueryResult>>(
+      kIdempotent, call_options, &Connection::PointQuery,
+      &Connection::AsyncPointQuery, std::move(done), std::move(scene_id),
+      std::move(query), WithRewind(std::move(options), call_options));
+}
+
 std::future<absl::StatusOr<QueryResult>> Client::AsyncPointQuery(
     std::string scene_id, ::sator::PointQuery query, QueryOptions options,
     const CallOptions& call_options) {
-  return impl_->Async([state = impl_.get(), scene_id = std::move(scene_id),
-                       query, options = std::move(options), call_options] {
-    return Borrow(state).PointQuery(scene_id, query, options, call_options);
-  });
+  return Promised<absl::StatusOr<QueryResult>>(
+      [&](Completion<absl::StatusOr<QueryResult>> done) {
+        AsyncPointQuery(std::move(scene_id), std::move(query),
+                        std::move(options), call_options, std::move(done));
+      });
 }
 
 absl::StatusOr<std::vector<BatchEntry>> Client::QueryBatch(
@@ -528,13 +705,32 @@ absl::StatusOr<std::vector<BatchEntry>> Client::QueryBatch(
       });
 }
 
+void Client::AsyncQueryBatch(
+    std::string scene_id, std::vector<Query> queries,
+    const CallOptions& call_options,
+    Completion<absl::StatusOr<std::vector<BatchEntry>>> done) {
+  if (absl::Status valid = client_internal::CheckQueries(queries);
+      !valid.ok()) {
+    std::move(done)(std::move(valid));
+    return;
+  }
+  if (call_options.rewind.has_value()) {
+    for (Query& query : queries) query.options.rewind = call_options.rewind;
+  }
+  impl_->CallAsync<absl::StatusOr<std::vector<BatchEntry>>>(
+      kIdempotent, call_options, &Connection::QueryBatch,
+      &Connection::AsyncQueryBatch, std::move(done), std::move(scene_id),
+      std::move(queries));
+}
+
 std::future<absl::StatusOr<std::vector<BatchEntry>>> Client::AsyncQueryBatch(
     std::string scene_id, std::vector<Query> queries,
     const CallOptions& call_options) {
-  return impl_->Async([state = impl_.get(), scene_id = std::move(scene_id),
-                       queries = std::move(queries), call_options] {
-    return Borrow(state).QueryBatch(scene_id, queries, call_options);
-  });
+  return Promised<absl::StatusOr<std::vector<BatchEntry>>>(
+      [&](Completion<absl::StatusOr<std::vector<BatchEntry>>> done) {
+        AsyncQueryBatch(std::move(scene_id), std::move(queries), call_options,
+                        std::move(done));
+      });
 }
 
 absl::StatusOr<RaycastBatchResult> Client::RaycastBatch(
@@ -548,14 +744,24 @@ absl::StatusOr<RaycastBatchResult> Client::RaycastBatch(
       });
 }
 
+void Client::AsyncRaycastBatch(
+    std::string scene_id, std::vector<RaycastQuery> rays, QueryOptions options,
+    const CallOptions& call_options,
+    Completion<absl::StatusOr<RaycastBatchResult>> done) {
+  impl_->CallAsync<absl::StatusOr<RaycastBatchResult>>(
+      kIdempotent, call_options, &Connection::RaycastBatch,
+      &Connection::AsyncRaycastBatch, std::move(done), std::move(scene_id),
+      std::move(rays), WithRewind(std::move(options), call_options));
+}
+
 std::future<absl::StatusOr<RaycastBatchResult>> Client::AsyncRaycastBatch(
     std::string scene_id, std::vector<RaycastQuery> rays, QueryOptions options,
     const CallOptions& call_options) {
-  return impl_->Async([state = impl_.get(), scene_id = std::move(scene_id),
-                       rays = std::move(rays), options = std::move(options),
-                       call_options] {
-    return Borrow(state).RaycastBatch(scene_id, rays, options, call_options);
-  });
+  return Promised<absl::StatusOr<RaycastBatchResult>>(
+      [&](Completion<absl::StatusOr<RaycastBatchResult>> done) {
+        AsyncRaycastBatch(std::move(scene_id), std::move(rays),
+                          std::move(options), call_options, std::move(done));
+      });
 }
 
 // ---- Hit validation ----
@@ -570,13 +776,24 @@ absl::StatusOr<ValidateShotsResult> Client::ValidateShots(
       });
 }
 
+void Client::AsyncValidateShots(
+    std::string scene_id, std::vector<Shot> shots, HitPolicy policy,
+    const CallOptions& call_options,
+    Completion<absl::StatusOr<ValidateShotsResult>> done) {
+  impl_->CallAsync<absl::StatusOr<ValidateShotsResult>>(
+      kIdempotent, call_options, &Connection::ValidateShots,
+      &Connection::AsyncValidateShots, std::move(done), std::move(scene_id),
+      std::move(shots), std::move(policy));
+}
+
 std::future<absl::StatusOr<ValidateShotsResult>> Client::AsyncValidateShots(
     std::string scene_id, std::vector<Shot> shots, HitPolicy policy,
     const CallOptions& call_options) {
-  return impl_->Async([state = impl_.get(), scene_id = std::move(scene_id),
-                       shots = std::move(shots), policy, call_options] {
-    return Borrow(state).ValidateShots(scene_id, shots, policy, call_options);
-  });
+  return Promised<absl::StatusOr<ValidateShotsResult>>(
+      [&](Completion<absl::StatusOr<ValidateShotsResult>> done) {
+        AsyncValidateShots(std::move(scene_id), std::move(shots),
+                           std::move(policy), call_options, std::move(done));
+      });
 }
 
 absl::StatusOr<ShotVerdictPage> Client::ListShotVerdicts(
@@ -669,11 +886,24 @@ absl::StatusOr<PairQueryResult> Client::PairQuery(
       });
 }
 
+void Client::AsyncPairQuery(PairQueryRequest request,
+                            const CallOptions& call_options,
+                            Completion<absl::StatusOr<PairQueryResult>> done) {
+  if (absl::Status valid = client_internal::CheckPairQuery(request);
+      !valid.ok()) {
+    std::move(done)(std::move(valid));
+    return;
+  }
+  impl_->CallAsync<absl::StatusOr<PairQueryResult>>(
+      kIdempotent, call_options, &Connection::PairQuery,
+      &Connection::AsyncPairQuery, std::move(done), std::move(request));
+}
+
 std::future<absl::StatusOr<PairQueryResult>> Client::AsyncPairQuery(
     PairQueryRequest request, const CallOptions& call_options) {
-  return impl_->Async(
-      [state = impl_.get(), request = std::move(request), call_options] {
-        return Borrow(state).PairQuery(request, call_options);
+  return Promised<absl::StatusOr<PairQueryResult>>(
+      [&](Completion<absl::StatusOr<PairQueryResult>> done) {
+        AsyncPairQuery(std::move(request), call_options, std::move(done));
       });
 }
 

@@ -4,8 +4,11 @@
 #define SATOR_CLIENT_SRC_CLIENT_IMPL_H_
 
 #include <algorithm>
+#include <condition_variable>
 #include <functional>
 #include <memory>
+#include <mutex>
+#include <tuple>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -30,6 +33,15 @@ class ClientState {
   // OK, or why every call fails.
   const absl::Status& status() const { return status_; }
 
+  // Waits for the async calls in flight on the connection; the executor
+  // (destroyed first) then runs what was posted to it.
+  ~ClientState() {
+    std::unique_lock<std::mutex> lock(in_flight_mutex_);
+    all_done_.wait(lock, [this] { return in_flight_ == 0; });
+  }
+  ClientState(const ClientState&) = delete;
+  ClientState& operator=(const ClientState&) = delete;
+
   // One call: the deadline of `call_options` (or the default) over all
   // attempts. A connection that retries by itself (a gRPC channel) gets the
   // call once; over any other, the idempotent calls are retried here by
@@ -37,23 +49,55 @@ class ClientState {
   template <typename Result>
   Result Call(bool idempotent, const CallOptions& call_options,
               const std::function<Result(const CallContext&)>& attempt) {
-    if (!status_.ok()) return Result(status_);
-    if (call_options.deadline.has_value() &&
-        *call_options.deadline <= absl::ZeroDuration()) {
-      return Result(
-          absl::InvalidArgumentError("CallOptions.deadline: must be positive"));
+    if (absl::Status refused = Refusal(call_options); !refused.ok()) {
+      return Result(std::move(refused));
     }
-    const absl::Time deadline =
-        environment_.now() +
-        call_options.deadline.value_or(options_.default_deadline);
     return RunWithRetries<Result>(
         options_.retry, idempotent && !connection_->RetriesIdempotentCalls(),
-        deadline, environment_, attempt);
+        Deadline(call_options), environment_, attempt);
   }
 
-  template <typename F>
-  auto Async(F task) {
-    return executor_.Submit(std::move(task));
+  // One async call of the Connection methods `sync` and `async` with
+  // `args`, reporting to `done`. On a connection with async calls
+  // (HasAsyncCalls) that retries by itself wherever a retry is due, the
+  // call is started there and no client thread waits for it; otherwise a
+  // client thread makes it as Call does, retries included.
+  template <typename Result, typename Sync, typename Async, typename... Args>
+  void CallAsync(bool idempotent, const CallOptions& call_options, Sync sync,
+                 Async async, Completion<Result> done, Args... args) {
+    if (absl::Status refused = Refusal(call_options); !refused.ok()) {
+      std::move(done)(Result(std::move(refused)));
+      return;
+    }
+    if (connection_->HasAsyncCalls() &&
+        (!idempotent || connection_->RetriesIdempotentCalls())) {
+      const CallContext context{.deadline = Deadline(call_options)};
+      {
+        std::lock_guard<std::mutex> lock(in_flight_mutex_);
+        ++in_flight_;
+      }
+      (connection_.get()->*async)(
+          args..., context,
+          Completion<Result>(
+              [this, done = std::move(done)](Result result) mutable {
+                std::move(done)(std::move(result));
+                std::lock_guard<std::mutex> lock(in_flight_mutex_);
+                if (--in_flight_ == 0) all_done_.notify_all();
+              }));
+      return;
+    }
+    executor_.Post([this, idempotent, call_options, sync,
+                    done = std::move(done),
+                    arguments = std::make_tuple(std::move(args)...)]() mutable {
+      std::move(done)(Call<Result>(
+          idempotent, call_options, [&](const CallContext& context) {
+            return std::apply(
+                [&](const auto&... unpacked) {
+                  return (connection_.get()->*sync)(unpacked..., context);
+                },
+                arguments);
+          }));
+    });
   }
 
   Connection& connection() { return *connection_; }
@@ -62,10 +106,29 @@ class ClientState {
   }
 
  private:
+  // Why a call must not start (a bad option or call option), or OK.
+  absl::Status Refusal(const CallOptions& call_options) const {
+    if (!status_.ok()) return status_;
+    if (call_options.deadline.has_value() &&
+        *call_options.deadline <= absl::ZeroDuration()) {
+      return absl::InvalidArgumentError(
+          "CallOptions.deadline: must be positive");
+    }
+    return absl::OkStatus();
+  }
+  absl::Time Deadline(const CallOptions& call_options) const {
+    return environment_.now() +
+           call_options.deadline.value_or(options_.default_deadline);
+  }
+
   ClientOptions options_;
   std::shared_ptr<Connection> connection_;
   RetryEnvironment environment_;
   absl::Status status_;
+  // Async calls started on the connection and not yet completed.
+  std::mutex in_flight_mutex_;
+  std::condition_variable all_done_;
+  int in_flight_ = 0;
   // Last: destroyed first, so running tasks still see everything above.
   Executor executor_;
 };

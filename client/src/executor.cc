@@ -1,6 +1,8 @@
 // The Async* calls' thread pool (see executor.h).
 #include "executor.h"
 
+#include <utility>
+
 namespace sator::client_internal {
 
 Executor::~Executor() {
@@ -12,7 +14,7 @@ Executor::~Executor() {
   for (std::thread& thread : threads_) thread.join();
 }
 
-void Executor::Post(std::function<void()> task) {
+void Executor::Post(absl::AnyInvocable<void() &&> task) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     queue_.push_back(std::move(task));
@@ -26,7 +28,7 @@ void Executor::Post(std::function<void()> task) {
 
 void Executor::Work() {
   for (;;) {
-    std::function<void()> task;
+    absl::AnyInvocable<void() &&> task;
     {
       std::unique_lock<std::mutex> lock(mutex_);
       ++idle_;
@@ -36,7 +38,7 @@ void Executor::Work() {
       task = std::move(queue_.front());
       queue_.pop_front();
     }
-    task();
+    std::move(task)();
   }
 }
 

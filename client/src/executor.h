@@ -6,13 +6,12 @@
 
 #include <condition_variable>
 #include <deque>
-#include <functional>
-#include <future>
-#include <memory>
 #include <mutex>
 #include <thread>
 #include <utility>
 #include <vector>
+
+#include "absl/functional/any_invocable.h"
 
 namespace sator::client_internal {
 
@@ -23,26 +22,17 @@ class Executor {
   Executor(const Executor&) = delete;
   Executor& operator=(const Executor&) = delete;
 
-  // Runs `task` on a pool thread; the future gives its result.
-  template <typename F>
-  auto Submit(F task) -> std::future<decltype(task())> {
-    using Result = decltype(task());
-    auto packaged =
-        std::make_shared<std::packaged_task<Result()>>(std::move(task));
-    std::future<Result> future = packaged->get_future();
-    Post([packaged] { (*packaged)(); });
-    return future;
-  }
+  // Runs `task` on a pool thread.
+  void Post(absl::AnyInvocable<void() &&> task);
 
  private:
-  void Post(std::function<void()> task);
   void Work();
 
   const int max_threads_;
   int idle_ = 0;
   std::mutex mutex_;
   std::condition_variable ready_;
-  std::deque<std::function<void()>> queue_;
+  std::deque<absl::AnyInvocable<void() &&>> queue_;
   bool stopping_ = false;
   std::vector<std::thread> threads_;
 };

@@ -4,9 +4,11 @@
 // failed call becomes a status payload (RetryAfter).
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -233,6 +235,289 @@ void LinkServiceDescriptors() {
   (void)linked;
 }
 
+using QueryStub = sator::v1::QueryService::Stub;
+using QueryAsync = sator::v1::QueryService::StubInterface::async_interface;
+using SceneStub = sator::v1::SceneService::Stub;
+using SceneAsync = sator::v1::SceneService::StubInterface::async_interface;
+using BodyStub = sator::v1::BodyService::Stub;
+using BodyAsync = sator::v1::BodyService::StubInterface::async_interface;
+
+// One blocking call whose response becomes the result by `read`
+// (response, request) -> result.
+template <typename Stub, typename Request, typename Response, typename Read>
+auto Blocking(Stub& stub,
+              grpc::Status (Stub::*method)(grpc::ClientContext*, const Request&,
+                                           Response*),
+              const Request& request, const CallContext& context,
+              const std::string* scene_id, const Read& read)
+    -> std::invoke_result_t<const Read&, Response&, const Request&> {
+  Response response;
+  if (absl::Status status =
+          Unary(stub, method, request, &response, context, scene_id);
+      !status.ok()) {
+    return status;
+  }
+  return read(response, request);
+}
+
+// What one call on gRPC's callback API owns until it completes.
+template <typename Request, typename Response, typename Read, typename Done>
+struct CallInFlight {
+  std::shared_ptr<grpc::Channel> channel;
+  grpc::ClientContext context;
+  Request request;
+  Response response;
+  Read read;
+  Done done;
+};
+
+// Starts one call on gRPC's callback API (the `async()` stub); `done` gets
+// the result as Blocking would give it, on a gRPC thread.
+template <typename Stub, typename Async, typename Request, typename Response,
+          typename Read, typename Done>
+void Start(const std::shared_ptr<grpc::Channel>& channel, Stub& stub,
+           void (Async::*method)(grpc::ClientContext*, const Request*,
+                                 Response*, std::function<void(grpc::Status)>),
+           Request request, const CallContext& context,
+           const std::string* scene_id, Read read, Done done) {
+  using Call = CallInFlight<Request, Response, Read, Done>;
+  auto* call = new Call{.channel = channel,
+                        .context = {},
+                        .request = std::move(request),
+                        .response = {},
+                        .read = std::move(read),
+                        .done = std::move(done)};
+  PrepareContext(call->context, context, scene_id);
+  Async* async = stub.async();
+  (async->*method)(
+      &call->context, &call->request, &call->response,
+      [call](const grpc::Status& status) {
+        const std::unique_ptr<Call> owned(call);
+        absl::Status finished = FinishStatus(owned->context, status);
+        if (!finished.ok()) {
+          std::move(owned->done)(std::move(finished));
+          return;
+        }
+        std::move(owned->done)(owned->read(owned->response, owned->request));
+      });
+}
+
+// ---- Requests ----
+
+sator::v1::PingRequest PingRequestOf(const std::string& payload) {
+  sator::v1::PingRequest request;
+  request.set_payload(payload);
+  return request;
+}
+
+template <typename Request>
+Request WithSceneId(const std::string& scene_id) {
+  Request request;
+  request.set_scene_id(scene_id);
+  return request;
+}
+
+sator::v1::CreateSceneRequest CreateSceneRequestOf(
+    const std::string& scene_id, const SceneSettings& settings) {
+  auto request = WithSceneId<sator::v1::CreateSceneRequest>(scene_id);
+  client_internal::WriteSettings(settings, request.mutable_settings());
+  return request;
+}
+
+sator::v1::ListScenesRequest ListScenesRequestOf(
+    std::uint32_t page_size, const std::string& page_token) {
+  sator::v1::ListScenesRequest request;
+  request.set_page_size(page_size);
+  request.set_page_token(page_token);
+  return request;
+}
+
+sator::v1::ImportSceneRequest ImportSceneRequestOf(
+    const SceneSnapshot& snapshot) {
+  sator::v1::ImportSceneRequest request;
+  client_internal::WriteSnapshot(snapshot, request.mutable_snapshot());
+  return request;
+}
+
+sator::v1::UpsertBodiesRequest UpsertBodiesRequestOf(
+    const std::string& scene_id, const std::vector<Body>& bodies) {
+  auto request = WithSceneId<sator::v1::UpsertBodiesRequest>(scene_id);
+  request.mutable_bodies()->Reserve(static_cast<int>(bodies.size()));
+  for (const Body& body : bodies) {
+    client_internal::WriteBody(body, request.add_bodies());
+  }
+  return request;
+}
+
+sator::v1::RemoveBodiesRequest RemoveBodiesRequestOf(
+    const std::string& scene_id, const std::vector<std::uint64_t>& body_ids) {
+  auto request = WithSceneId<sator::v1::RemoveBodiesRequest>(scene_id);
+  request.mutable_body_ids()->Add(body_ids.begin(), body_ids.end());
+  return request;
+}
+
+sator::v1::UpdatePosesRequest UpdatePosesRequestOf(const std::string& scene_id,
+                                                   std::int64_t tick,
+                                                   const PoseBatch& poses) {
+  auto request = WithSceneId<sator::v1::UpdatePosesRequest>(scene_id);
+  request.set_tick(tick);
+  client_internal::WritePoseBatch(poses, request.mutable_poses());
+  return request;
+}
+
+// A scene query's request: its scene, options and query (written by
+// `write`, one of client_internal's Write* functions).
+template <typename Request, typename Query, typename Message>
+Request SceneQueryRequestOf(const std::string& scene_id,
+                            const QueryOptions& options,
+                            void (*write)(const Query&, Message*),
+                            const Query& query) {
+  auto request = WithSceneId<Request>(scene_id);
+  client_internal::WriteQueryOptions(options, request.mutable_options());
+  write(query, request.mutable_query());
+  return request;
+}
+
+sator::v1::QueryBatchRequest QueryBatchRequestOf(
+    const std::string& scene_id, const std::vector<Query>& queries) {
+  auto request = WithSceneId<sator::v1::QueryBatchRequest>(scene_id);
+  request.mutable_queries()->Reserve(static_cast<int>(queries.size()));
+  for (const Query& query : queries) {
+    client_internal::WriteQuery(query, request.add_queries());
+  }
+  return request;
+}
+
+absl::StatusOr<sator::v1::RaycastBatchRequest> RaycastBatchRequestOf(
+    const std::string& scene_id, absl::Span<const RaycastQuery> rays,
+    const QueryOptions& options) {
+  auto request = WithSceneId<sator::v1::RaycastBatchRequest>(scene_id);
+  if (absl::Status written =
+          client_internal::WriteRaycastBatch(rays, options, &request);
+      !written.ok()) {
+    return written;
+  }
+  return request;
+}
+
+sator::v1::ValidateShotsRequest ValidateShotsRequestOf(
+    const std::string& scene_id, absl::Span<const Shot> shots,
+    const HitPolicy& policy) {
+  auto request = WithSceneId<sator::v1::ValidateShotsRequest>(scene_id);
+  client_internal::WriteShots(shots, policy, &request);
+  return request;
+}
+
+sator::v1::PairQueryRequest PairQueryRequestOf(
+    const PairQueryRequest& request) {
+  sator::v1::PairQueryRequest message;
+  client_internal::WritePairQuery(request, &message);
+  return message;
+}
+
+// ---- Responses: (response, request) -> result ----
+
+absl::StatusOr<PingResult> ReadPing(sator::v1::PingResponse& response,
+                                    const sator::v1::PingRequest& /*request*/) {
+  return PingResult{.payload = std::move(*response.mutable_payload()),
+                    .server_version = response.server_version()};
+}
+
+template <typename Request>
+absl::StatusOr<SceneInfo> ReadInfo(sator::v1::SceneInfo& response,
+                                   const Request& /*request*/) {
+  return client_internal::ReadSceneInfo(response);
+}
+
+absl::Status ReadDeleted(sator::v1::DeleteSceneResponse& /*response*/,
+                         const sator::v1::DeleteSceneRequest& /*request*/) {
+  return absl::OkStatus();
+}
+
+absl::StatusOr<ListScenesPage> ReadScenePage(
+    sator::v1::ListScenesResponse& response,
+    const sator::v1::ListScenesRequest& /*request*/) {
+  ListScenesPage page;
+  page.scenes.reserve(static_cast<std::size_t>(response.scenes_size()));
+  for (const sator::v1::SceneInfo& info : response.scenes()) {
+    page.scenes.push_back(client_internal::ReadSceneInfo(info));
+  }
+  page.next_page_token = response.next_page_token();
+  return page;
+}
+
+absl::StatusOr<SceneSnapshot> ReadExport(
+    sator::v1::SceneSnapshot& response,
+    const sator::v1::ExportSceneRequest& /*request*/) {
+  return client_internal::ReadSnapshot(response);
+}
+
+absl::StatusOr<UpsertBodiesResult> ReadUpsert(
+    sator::v1::UpsertBodiesResponse& response,
+    const sator::v1::UpsertBodiesRequest& /*request*/) {
+  return UpsertBodiesResult{.created = response.created(),
+                            .replaced = response.replaced()};
+}
+
+absl::StatusOr<std::uint32_t> ReadRemoved(
+    sator::v1::RemoveBodiesResponse& response,
+    const sator::v1::RemoveBodiesRequest& /*request*/) {
+  return response.removed();
+}
+
+absl::StatusOr<std::int64_t> ReadCurrentTick(
+    sator::v1::UpdatePosesResponse& response,
+    const sator::v1::UpdatePosesRequest& /*request*/) {
+  return response.current_tick();
+}
+
+template <typename Request>
+absl::StatusOr<QueryResult> ReadQuery(sator::v1::QueryResult& response,
+                                      const Request& /*request*/) {
+  return client_internal::ReadQueryResult(response);
+}
+
+absl::StatusOr<std::vector<BatchEntry>> ReadQueryBatch(
+    sator::v1::QueryBatchResponse& response,
+    const sator::v1::QueryBatchRequest& request) {
+  if (response.entries_size() != request.queries_size()) {
+    return absl::InternalError(
+        absl::StrCat("QueryBatch: ", request.queries_size(), " queries but ",
+                     response.entries_size(), " answers"));
+  }
+  return client_internal::ReadBatch(response);
+}
+
+auto RaycastBatchReader(std::size_t ray_count) {
+  return [ray_count](sator::v1::RaycastBatchResponse& response,
+                     const sator::v1::RaycastBatchRequest& request)
+             -> absl::StatusOr<RaycastBatchResult> {
+    return client_internal::ReadRaycastBatch(
+        response, static_cast<int>(ray_count),
+        request.dimension() == sator::v1::DIMENSION_3D ? 3 : 2);
+  };
+}
+
+absl::StatusOr<ValidateShotsResult> ReadVerdicts(
+    sator::v1::ValidateShotsResponse& response,
+    const sator::v1::ValidateShotsRequest& request) {
+  if (response.verdicts_size() != request.shots_size()) {
+    return absl::InternalError(
+        absl::StrCat("ValidateShots: ", request.shots_size(), " shots but ",
+                     response.verdicts_size(), " verdicts"));
+  }
+  return client_internal::ReadShots(response);
+}
+
+auto PairResultReader(const PairQueryRequest& request) {
+  const int dimension = std::holds_alternative<Shape2>(request.shape_a) ? 2 : 3;
+  return [dimension](sator::v1::PairQueryResponse& response,
+                     const sator::v1::PairQueryRequest& /*request*/)
+             -> absl::StatusOr<PairQueryResult> {
+    return client_internal::ReadPairResult(response, dimension);
+  };
+}
+
 class GrpcConnection final : public Connection {
  public:
   explicit GrpcConnection(std::shared_ptr<grpc::Channel> channel)
@@ -244,20 +529,17 @@ class GrpcConnection final : public Connection {
         health_stub_(grpc::health::v1::Health::NewStub(channel_)) {}
 
   bool RetriesIdempotentCalls() const override { return true; }
+  bool HasAsyncCalls() const override { return true; }
 
   absl::StatusOr<PingResult> Ping(const std::string& payload,
                                   const CallContext& context) override {
-    sator::v1::PingRequest request;
-    request.set_payload(payload);
-    sator::v1::PingResponse response;
-    if (absl::Status status =
-            Unary(*query_stub_, &sator::v1::QueryService::Stub::Ping, request,
-                  &response, context);
-        !status.ok()) {
-      return status;
-    }
-    return PingResult{.payload = std::move(*response.mutable_payload()),
-                      .server_version = response.server_version()};
+    return Blocking(*query_stub_, &QueryStub::Ping, PingRequestOf(payload),
+                    context, nullptr, ReadPing);
+  }
+  void AsyncPing(const std::string& payload, const CallContext& context,
+                 Completion<absl::StatusOr<PingResult>> done) override {
+    Start(channel_, *query_stub_, &QueryAsync::Ping, PingRequestOf(payload),
+          context, nullptr, ReadPing, std::move(done));
   }
 
   absl::StatusOr<HealthStatus> CheckHealth(
@@ -284,276 +566,305 @@ class GrpcConnection final : public Connection {
   absl::StatusOr<SceneInfo> CreateScene(const std::string& scene_id,
                                         const SceneSettings& settings,
                                         const CallContext& context) override {
-    sator::v1::CreateSceneRequest request;
-    request.set_scene_id(scene_id);
-    client_internal::WriteSettings(settings, request.mutable_settings());
-    sator::v1::SceneInfo response;
-    if (absl::Status status =
-            Unary(*scene_stub_, &sator::v1::SceneService::Stub::CreateScene,
-                  request, &response, context, &scene_id);
-        !status.ok()) {
-      return status;
-    }
-    return client_internal::ReadSceneInfo(response);
+    return Blocking(*scene_stub_, &SceneStub::CreateScene,
+                    CreateSceneRequestOf(scene_id, settings), context,
+                    &scene_id, ReadInfo<sator::v1::CreateSceneRequest>);
+  }
+  void AsyncCreateScene(const std::string& scene_id,
+                        const SceneSettings& settings,
+                        const CallContext& context,
+                        Completion<absl::StatusOr<SceneInfo>> done) override {
+    Start(channel_, *scene_stub_, &SceneAsync::CreateScene,
+          CreateSceneRequestOf(scene_id, settings), context, &scene_id,
+          ReadInfo<sator::v1::CreateSceneRequest>, std::move(done));
   }
 
   absl::Status DeleteScene(const std::string& scene_id,
                            const CallContext& context) override {
-    sator::v1::DeleteSceneRequest request;
-    request.set_scene_id(scene_id);
-    sator::v1::DeleteSceneResponse response;
-    return Unary(*scene_stub_, &sator::v1::SceneService::Stub::DeleteScene,
-                 request, &response, context, &scene_id);
+    return Blocking(*scene_stub_, &SceneStub::DeleteScene,
+                    WithSceneId<sator::v1::DeleteSceneRequest>(scene_id),
+                    context, &scene_id, ReadDeleted);
+  }
+  void AsyncDeleteScene(const std::string& scene_id, const CallContext& context,
+                        Completion<absl::Status> done) override {
+    Start(channel_, *scene_stub_, &SceneAsync::DeleteScene,
+          WithSceneId<sator::v1::DeleteSceneRequest>(scene_id), context,
+          &scene_id, ReadDeleted, std::move(done));
   }
 
   absl::StatusOr<ListScenesPage> ListScenes(
       std::uint32_t page_size, const std::string& page_token,
       const CallContext& context) override {
-    sator::v1::ListScenesRequest request;
-    request.set_page_size(page_size);
-    request.set_page_token(page_token);
-    sator::v1::ListScenesResponse response;
-    if (absl::Status status =
-            Unary(*scene_stub_, &sator::v1::SceneService::Stub::ListScenes,
-                  request, &response, context);
-        !status.ok()) {
-      return status;
-    }
-    ListScenesPage page;
-    page.scenes.reserve(static_cast<std::size_t>(response.scenes_size()));
-    for (const sator::v1::SceneInfo& info : response.scenes()) {
-      page.scenes.push_back(client_internal::ReadSceneInfo(info));
-    }
-    page.next_page_token = response.next_page_token();
-    return page;
+    return Blocking(*scene_stub_, &SceneStub::ListScenes,
+                    ListScenesRequestOf(page_size, page_token), context,
+                    nullptr, ReadScenePage);
+  }
+  void AsyncListScenes(
+      std::uint32_t page_size, const std::string& page_token,
+      const CallContext& context,
+      Completion<absl::StatusOr<ListScenesPage>> done) override {
+    Start(channel_, *scene_stub_, &SceneAsync::ListScenes,
+          ListScenesRequestOf(page_size, page_token), context, nullptr,
+          ReadScenePage, std::move(done));
   }
 
   absl::StatusOr<SceneInfo> GetScene(const std::string& scene_id,
                                      const CallContext& context) override {
-    sator::v1::GetSceneRequest request;
-    request.set_scene_id(scene_id);
-    sator::v1::SceneInfo response;
-    if (absl::Status status =
-            Unary(*scene_stub_, &sator::v1::SceneService::Stub::GetScene,
-                  request, &response, context, &scene_id);
-        !status.ok()) {
-      return status;
-    }
-    return client_internal::ReadSceneInfo(response);
+    return Blocking(*scene_stub_, &SceneStub::GetScene,
+                    WithSceneId<sator::v1::GetSceneRequest>(scene_id), context,
+                    &scene_id, ReadInfo<sator::v1::GetSceneRequest>);
+  }
+  void AsyncGetScene(const std::string& scene_id, const CallContext& context,
+                     Completion<absl::StatusOr<SceneInfo>> done) override {
+    Start(channel_, *scene_stub_, &SceneAsync::GetScene,
+          WithSceneId<sator::v1::GetSceneRequest>(scene_id), context, &scene_id,
+          ReadInfo<sator::v1::GetSceneRequest>, std::move(done));
   }
 
   absl::StatusOr<SceneSnapshot> ExportScene(
       const std::string& scene_id, const CallContext& context) override {
-    sator::v1::ExportSceneRequest request;
-    request.set_scene_id(scene_id);
-    sator::v1::SceneSnapshot response;
-    if (absl::Status status =
-            Unary(*scene_stub_, &sator::v1::SceneService::Stub::ExportScene,
-                  request, &response, context, &scene_id);
-        !status.ok()) {
-      return status;
-    }
-    return client_internal::ReadSnapshot(response);
+    return Blocking(*scene_stub_, &SceneStub::ExportScene,
+                    WithSceneId<sator::v1::ExportSceneRequest>(scene_id),
+                    context, &scene_id, ReadExport);
+  }
+  void AsyncExportScene(
+      const std::string& scene_id, const CallContext& context,
+      Completion<absl::StatusOr<SceneSnapshot>> done) override {
+    Start(channel_, *scene_stub_, &SceneAsync::ExportScene,
+          WithSceneId<sator::v1::ExportSceneRequest>(scene_id), context,
+          &scene_id, ReadExport, std::move(done));
   }
 
   absl::StatusOr<SceneInfo> ImportScene(const SceneSnapshot& snapshot,
                                         const CallContext& context) override {
-    sator::v1::ImportSceneRequest request;
-    client_internal::WriteSnapshot(snapshot, request.mutable_snapshot());
-    sator::v1::SceneInfo response;
-    if (absl::Status status =
-            Unary(*scene_stub_, &sator::v1::SceneService::Stub::ImportScene,
-                  request, &response, context, &snapshot.scene_id);
-        !status.ok()) {
-      return status;
-    }
-    return client_internal::ReadSceneInfo(response);
+    return Blocking(*scene_stub_, &SceneStub::ImportScene,
+                    ImportSceneRequestOf(snapshot), context, &snapshot.scene_id,
+                    ReadInfo<sator::v1::ImportSceneRequest>);
+  }
+  void AsyncImportScene(const SceneSnapshot& snapshot,
+                        const CallContext& context,
+                        Completion<absl::StatusOr<SceneInfo>> done) override {
+    Start(channel_, *scene_stub_, &SceneAsync::ImportScene,
+          ImportSceneRequestOf(snapshot), context, &snapshot.scene_id,
+          ReadInfo<sator::v1::ImportSceneRequest>, std::move(done));
   }
 
   absl::StatusOr<UpsertBodiesResult> UpsertBodies(
       const std::string& scene_id, const std::vector<Body>& bodies,
       const CallContext& context) override {
-    sator::v1::UpsertBodiesRequest request;
-    request.set_scene_id(scene_id);
-    request.mutable_bodies()->Reserve(static_cast<int>(bodies.size()));
-    for (const Body& body : bodies) {
-      client_internal::WriteBody(body, request.add_bodies());
-    }
-    sator::v1::UpsertBodiesResponse response;
-    if (absl::Status status =
-            Unary(*body_stub_, &sator::v1::BodyService::Stub::UpsertBodies,
-                  request, &response, context, &scene_id);
-        !status.ok()) {
-      return status;
-    }
-    return UpsertBodiesResult{.created = response.created(),
-                              .replaced = response.replaced()};
+    return Blocking(*body_stub_, &BodyStub::UpsertBodies,
+                    UpsertBodiesRequestOf(scene_id, bodies), context, &scene_id,
+                    ReadUpsert);
+  }
+  void AsyncUpsertBodies(
+      const std::string& scene_id, const std::vector<Body>& bodies,
+      const CallContext& context,
+      Completion<absl::StatusOr<UpsertBodiesResult>> done) override {
+    Start(channel_, *body_stub_, &BodyAsync::UpsertBodies,
+          UpsertBodiesRequestOf(scene_id, bodies), context, &scene_id,
+          ReadUpsert, std::move(done));
   }
 
   absl::StatusOr<std::uint32_t> RemoveBodies(
       const std::string& scene_id, const std::vector<std::uint64_t>& body_ids,
       const CallContext& context) override {
-    sator::v1::RemoveBodiesRequest request;
-    request.set_scene_id(scene_id);
-    request.mutable_body_ids()->Add(body_ids.begin(), body_ids.end());
-    sator::v1::RemoveBodiesResponse response;
-    if (absl::Status status =
-            Unary(*body_stub_, &sator::v1::BodyService::Stub::RemoveBodies,
-                  request, &response, context, &scene_id);
-        !status.ok()) {
-      return status;
-    }
-    return response.removed();
+    return Blocking(*body_stub_, &BodyStub::RemoveBodies,
+                    RemoveBodiesRequestOf(scene_id, body_ids), context,
+                    &scene_id, ReadRemoved);
+  }
+  void AsyncRemoveBodies(
+      const std::string& scene_id, const std::vector<std::uint64_t>& body_ids,
+      const CallContext& context,
+      Completion<absl::StatusOr<std::uint32_t>> done) override {
+    Start(channel_, *body_stub_, &BodyAsync::RemoveBodies,
+          RemoveBodiesRequestOf(scene_id, body_ids), context, &scene_id,
+          ReadRemoved, std::move(done));
   }
 
   absl::StatusOr<std::int64_t> UpdatePoses(
       const std::string& scene_id, std::int64_t tick, const PoseBatch& poses,
       const CallContext& context) override {
-    sator::v1::UpdatePosesRequest request;
-    request.set_scene_id(scene_id);
-    request.set_tick(tick);
-    client_internal::WritePoseBatch(poses, request.mutable_poses());
-    sator::v1::UpdatePosesResponse response;
-    if (absl::Status status =
-            Unary(*body_stub_, &sator::v1::BodyService::Stub::UpdatePoses,
-                  request, &response, context, &scene_id);
-        !status.ok()) {
-      return status;
-    }
-    return response.current_tick();
+    return Blocking(*body_stub_, &BodyStub::UpdatePoses,
+                    UpdatePosesRequestOf(scene_id, tick, poses), context,
+                    &scene_id, ReadCurrentTick);
+  }
+  void AsyncUpdatePoses(
+      const std::string& scene_id, std::int64_t tick, const PoseBatch& poses,
+      const CallContext& context,
+      Completion<absl::StatusOr<std::int64_t>> done) override {
+    Start(channel_, *body_stub_, &BodyAsync::UpdatePoses,
+          UpdatePosesRequestOf(scene_id, tick, poses), context, &scene_id,
+          ReadCurrentTick, std::move(done));
   }
 
   absl::StatusOr<QueryResult> Overlap(const std::string& scene_id,
                                       const OverlapQuery& query,
                                       const QueryOptions& options,
                                       const CallContext& context) override {
-    sator::v1::OverlapRequest request;
-    client_internal::WriteOverlap(query, request.mutable_query());
-    return SceneQuery(&sator::v1::QueryService::Stub::Overlap, scene_id,
-                      options, context, request);
+    return Blocking(
+        *query_stub_, &QueryStub::Overlap,
+        SceneQueryRequestOf<sator::v1::OverlapRequest>(
+            scene_id, options, client_internal::WriteOverlap, query),
+        context, &scene_id, ReadQuery<sator::v1::OverlapRequest>);
+  }
+  void AsyncOverlap(const std::string& scene_id, const OverlapQuery& query,
+                    const QueryOptions& options, const CallContext& context,
+                    Completion<absl::StatusOr<QueryResult>> done) override {
+    Start(channel_, *query_stub_, &QueryAsync::Overlap,
+          SceneQueryRequestOf<sator::v1::OverlapRequest>(
+              scene_id, options, client_internal::WriteOverlap, query),
+          context, &scene_id, ReadQuery<sator::v1::OverlapRequest>,
+          std::move(done));
   }
 
   absl::StatusOr<QueryResult> Contacts(const std::string& scene_id,
                                        const ContactsQuery& query,
                                        const QueryOptions& options,
                                        const CallContext& context) override {
-    sator::v1::ContactsRequest request;
-    client_internal::WriteContacts(query, request.mutable_query());
-    return SceneQuery(&sator::v1::QueryService::Stub::Contacts, scene_id,
-                      options, context, request);
+    return Blocking(
+        *query_stub_, &QueryStub::Contacts,
+        SceneQueryRequestOf<sator::v1::ContactsRequest>(
+            scene_id, options, client_internal::WriteContacts, query),
+        context, &scene_id, ReadQuery<sator::v1::ContactsRequest>);
+  }
+  void AsyncContacts(const std::string& scene_id, const ContactsQuery& query,
+                     const QueryOptions& options, const CallContext& context,
+                     Completion<absl::StatusOr<QueryResult>> done) override {
+    Start(channel_, *query_stub_, &QueryAsync::Contacts,
+          SceneQueryRequestOf<sator::v1::ContactsRequest>(
+              scene_id, options, client_internal::WriteContacts, query),
+          context, &scene_id, ReadQuery<sator::v1::ContactsRequest>,
+          std::move(done));
   }
 
   absl::StatusOr<QueryResult> Sweep(const std::string& scene_id,
                                     const SweepQuery& query,
                                     const QueryOptions& options,
                                     const CallContext& context) override {
-    sator::v1::SweepRequest request;
-    client_internal::WriteSweep(query, request.mutable_query());
-    return SceneQuery(&sator::v1::QueryService::Stub::Sweep, scene_id, options,
-                      context, request);
+    return Blocking(*query_stub_, &QueryStub::Sweep,
+                    SceneQueryRequestOf<sator::v1::SweepRequest>(
+                        scene_id, options, client_internal::WriteSweep, query),
+                    context, &scene_id, ReadQuery<sator::v1::SweepRequest>);
+  }
+  void AsyncSweep(const std::string& scene_id, const SweepQuery& query,
+                  const QueryOptions& options, const CallContext& context,
+                  Completion<absl::StatusOr<QueryResult>> done) override {
+    Start(channel_, *query_stub_, &QueryAsync::Sweep,
+          SceneQueryRequestOf<sator::v1::SweepRequest>(
+              scene_id, options, client_internal::WriteSweep, query),
+          context, &scene_id, ReadQuery<sator::v1::SweepRequest>,
+          std::move(done));
   }
 
   absl::StatusOr<QueryResult> Raycast(const std::string& scene_id,
                                       const RaycastQuery& query,
                                       const QueryOptions& options,
                                       const CallContext& context) override {
-    sator::v1::RaycastRequest request;
-    client_internal::WriteRaycast(query, request.mutable_query());
-    return SceneQuery(&sator::v1::QueryService::Stub::Raycast, scene_id,
-                      options, context, request);
+    return Blocking(
+        *query_stub_, &QueryStub::Raycast,
+        SceneQueryRequestOf<sator::v1::RaycastRequest>(
+            scene_id, options, client_internal::WriteRaycast, query),
+        context, &scene_id, ReadQuery<sator::v1::RaycastRequest>);
+  }
+  void AsyncRaycast(const std::string& scene_id, const RaycastQuery& query,
+                    const QueryOptions& options, const CallContext& context,
+                    Completion<absl::StatusOr<QueryResult>> done) override {
+    Start(channel_, *query_stub_, &QueryAsync::Raycast,
+          SceneQueryRequestOf<sator::v1::RaycastRequest>(
+              scene_id, options, client_internal::WriteRaycast, query),
+          context, &scene_id, ReadQuery<sator::v1::RaycastRequest>,
+          std::move(done));
   }
 
   absl::StatusOr<QueryResult> PointQuery(const std::string& scene_id,
                                          const ::sator::PointQuery& query,
                                          const QueryOptions& options,
                                          const CallContext& context) override {
-    sator::v1::PointQueryRequest request;
-    client_internal::WritePoint(query, request.mutable_query());
-    return SceneQuery(&sator::v1::QueryService::Stub::PointQuery, scene_id,
-                      options, context, request);
+    return Blocking(*query_stub_, &QueryStub::PointQuery,
+                    SceneQueryRequestOf<sator::v1::PointQueryRequest>(
+                        scene_id, options, client_internal::WritePoint, query),
+                    context, &scene_id,
+                    ReadQuery<sator::v1::PointQueryRequest>);
+  }
+  void AsyncPointQuery(const std::string& scene_id,
+                       const ::sator::PointQuery& query,
+                       const QueryOptions& options, const CallContext& context,
+                       Completion<absl::StatusOr<QueryResult>> done) override {
+    Start(channel_, *query_stub_, &QueryAsync::PointQuery,
+          SceneQueryRequestOf<sator::v1::PointQueryRequest>(
+              scene_id, options, client_internal::WritePoint, query),
+          context, &scene_id, ReadQuery<sator::v1::PointQueryRequest>,
+          std::move(done));
   }
 
   absl::StatusOr<std::vector<BatchEntry>> QueryBatch(
       const std::string& scene_id, const std::vector<Query>& queries,
       const CallContext& context) override {
-    sator::v1::QueryBatchRequest request;
-    request.set_scene_id(scene_id);
-    request.mutable_queries()->Reserve(static_cast<int>(queries.size()));
-    for (const Query& query : queries) {
-      client_internal::WriteQuery(query, request.add_queries());
-    }
-    sator::v1::QueryBatchResponse response;
-    if (absl::Status status =
-            Unary(*query_stub_, &sator::v1::QueryService::Stub::QueryBatch,
-                  request, &response, context, &scene_id);
-        !status.ok()) {
-      return status;
-    }
-    if (response.entries_size() != request.queries_size()) {
-      return absl::InternalError(
-          absl::StrCat("QueryBatch: ", request.queries_size(), " queries but ",
-                       response.entries_size(), " answers"));
-    }
-    return client_internal::ReadBatch(response);
+    return Blocking(*query_stub_, &QueryStub::QueryBatch,
+                    QueryBatchRequestOf(scene_id, queries), context, &scene_id,
+                    ReadQueryBatch);
+  }
+  void AsyncQueryBatch(
+      const std::string& scene_id, const std::vector<Query>& queries,
+      const CallContext& context,
+      Completion<absl::StatusOr<std::vector<BatchEntry>>> done) override {
+    Start(channel_, *query_stub_, &QueryAsync::QueryBatch,
+          QueryBatchRequestOf(scene_id, queries), context, &scene_id,
+          ReadQueryBatch, std::move(done));
   }
 
   absl::StatusOr<RaycastBatchResult> RaycastBatch(
       const std::string& scene_id, absl::Span<const RaycastQuery> rays,
       const QueryOptions& options, const CallContext& context) override {
-    sator::v1::RaycastBatchRequest request;
-    request.set_scene_id(scene_id);
-    if (absl::Status written =
-            client_internal::WriteRaycastBatch(rays, options, &request);
-        !written.ok()) {
-      return written;
+    absl::StatusOr<sator::v1::RaycastBatchRequest> request =
+        RaycastBatchRequestOf(scene_id, rays, options);
+    if (!request.ok()) return request.status();
+    return Blocking(*query_stub_, &QueryStub::RaycastBatch, *std::move(request),
+                    context, &scene_id, RaycastBatchReader(rays.size()));
+  }
+  void AsyncRaycastBatch(
+      const std::string& scene_id, absl::Span<const RaycastQuery> rays,
+      const QueryOptions& options, const CallContext& context,
+      Completion<absl::StatusOr<RaycastBatchResult>> done) override {
+    absl::StatusOr<sator::v1::RaycastBatchRequest> request =
+        RaycastBatchRequestOf(scene_id, rays, options);
+    if (!request.ok()) {
+      std::move(done)(request.status());
+      return;
     }
-    sator::v1::RaycastBatchResponse response;
-    if (absl::Status status =
-            Unary(*query_stub_, &sator::v1::QueryService::Stub::RaycastBatch,
-                  request, &response, context, &scene_id);
-        !status.ok()) {
-      return status;
-    }
-    return client_internal::ReadRaycastBatch(
-        response, static_cast<int>(rays.size()),
-        request.dimension() == sator::v1::DIMENSION_3D ? 3 : 2);
+    Start(channel_, *query_stub_, &QueryAsync::RaycastBatch,
+          *std::move(request), context, &scene_id,
+          RaycastBatchReader(rays.size()), std::move(done));
   }
 
   absl::StatusOr<ValidateShotsResult> ValidateShots(
       const std::string& scene_id, absl::Span<const Shot> shots,
       const HitPolicy& policy, const CallContext& context) override {
-    sator::v1::ValidateShotsRequest request;
-    request.set_scene_id(scene_id);
-    client_internal::WriteShots(shots, policy, &request);
-    sator::v1::ValidateShotsResponse response;
-    if (absl::Status status =
-            Unary(*query_stub_, &sator::v1::QueryService::Stub::ValidateShots,
-                  request, &response, context, &scene_id);
-        !status.ok()) {
-      return status;
-    }
-    if (response.verdicts_size() != request.shots_size()) {
-      return absl::InternalError(
-          absl::StrCat("ValidateShots: ", request.shots_size(), " shots but ",
-                       response.verdicts_size(), " verdicts"));
-    }
-    return client_internal::ReadShots(response);
+    return Blocking(*query_stub_, &QueryStub::ValidateShots,
+                    ValidateShotsRequestOf(scene_id, shots, policy), context,
+                    &scene_id, ReadVerdicts);
+  }
+  void AsyncValidateShots(
+      const std::string& scene_id, absl::Span<const Shot> shots,
+      const HitPolicy& policy, const CallContext& context,
+      Completion<absl::StatusOr<ValidateShotsResult>> done) override {
+    Start(channel_, *query_stub_, &QueryAsync::ValidateShots,
+          ValidateShotsRequestOf(scene_id, shots, policy), context, &scene_id,
+          ReadVerdicts, std::move(done));
   }
 
   absl::StatusOr<PairQueryResult> PairQuery(
       const PairQueryRequest& request, const CallContext& context) override {
-    sator::v1::PairQueryRequest message;
-    client_internal::WritePairQuery(request, &message);
-    sator::v1::PairQueryResponse response;
-    if (absl::Status status =
-            Unary(*query_stub_, &sator::v1::QueryService::Stub::PairQuery,
-                  message, &response, context);
-        !status.ok()) {
-      return status;
-    }
-    const int dimension =
-        std::holds_alternative<Shape2>(request.shape_a) ? 2 : 3;
-    return client_internal::ReadPairResult(response, dimension);
+    return Blocking(*query_stub_, &QueryStub::PairQuery,
+                    PairQueryRequestOf(request), context, nullptr,
+                    PairResultReader(request));
+  }
+  void AsyncPairQuery(
+      const PairQueryRequest& request, const CallContext& context,
+      Completion<absl::StatusOr<PairQueryResult>> done) override {
+    Start(channel_, *query_stub_, &QueryAsync::PairQuery,
+          PairQueryRequestOf(request), context, nullptr,
+          PairResultReader(request), std::move(done));
   }
 
   absl::StatusOr<ShotVerdictPage> ListShotVerdicts(
@@ -670,23 +981,6 @@ class GrpcConnection final : public Connection {
                                        const CallContext& context) override;
 
  private:
-  template <typename Request>
-  absl::StatusOr<QueryResult> SceneQuery(
-      grpc::Status (sator::v1::QueryService::Stub::*method)(
-          grpc::ClientContext*, const Request&, sator::v1::QueryResult*),
-      const std::string& scene_id, const QueryOptions& options,
-      const CallContext& context, Request& request) {
-    request.set_scene_id(scene_id);
-    client_internal::WriteQueryOptions(options, request.mutable_options());
-    sator::v1::QueryResult response;
-    if (absl::Status status =
-            Unary(*query_stub_, method, request, &response, context, &scene_id);
-        !status.ok()) {
-      return status;
-    }
-    return client_internal::ReadQueryResult(response);
-  }
-
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<sator::v1::QueryService::Stub> query_stub_;
   std::unique_ptr<sator::v1::SceneService::Stub> scene_stub_;

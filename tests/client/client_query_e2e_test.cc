@@ -5,7 +5,9 @@
 // calls, a 3D raycast onto a mesh, the packed RaycastBatch (answers, the
 // same hits as one Raycast per ray, every refusal) and the documented
 // errors.
+#include <algorithm>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <random>
 #include <string>
@@ -246,6 +248,70 @@ TEST_F(ClientQueryEndToEnd, RaycastBatchAnswersEveryRayInOrder) {
   absl::StatusOr<client::RaycastBatchResult> async = later.get();
   ASSERT_TRUE(async.ok()) << async.status();
   EXPECT_EQ(async->offsets, batch->offsets);
+}
+
+// The callback form over gRPC's callback API: each completion runs once
+// with its call's answer (or error), and destroying the client waits for
+// the calls still in flight.
+TEST_F(ClientQueryEndToEnd, CallbacksRunOnceEachAndTheClientWaitsForThem) {
+  struct Answers {
+    std::mutex mutex;
+    std::vector<float> distances;
+    std::vector<absl::Status> errors;
+    int completions = 0;
+  } answers;
+  constexpr int kRays = 64;
+  {
+    std::optional<Client> client;
+    client.emplace(ClientOptions{.target = satord_.grpc_target()});
+    ASSERT_TRUE(client->connection()->HasAsyncCalls());
+    for (int i = 0; i < kRays; ++i) {
+      client->AsyncRaycast(
+          "s",
+          {.origin = Vec2{-5.0f - static_cast<float>(i), 1},
+           .direction = Vec2{1, 0},
+           .max_distance = 100},
+          {.mode = ResultMode::kClosest}, {},
+          [&answers](absl::StatusOr<QueryResult> result) {
+            const std::lock_guard<std::mutex> lock(answers.mutex);
+            ++answers.completions;
+            if (!result.ok() || result->hits.size() != 1 ||
+                result->hits[0].body_id != 10) {
+              answers.errors.push_back(result.status());
+              return;
+            }
+            answers.distances.push_back(result->hits[0].distance);
+          });
+    }
+    client->AsyncGetScene(
+        "nowhere", {}, [&answers](absl::StatusOr<client::SceneInfo> info) {
+          const std::lock_guard<std::mutex> lock(answers.mutex);
+          ++answers.completions;
+          answers.errors.push_back(info.status());
+        });
+    // Refused before anything is sent, through the same callback.
+    client->AsyncRaycast(
+        "s", {.origin = Vec2{0, 0}, .direction = Vec2{0, 0}}, {}, {},
+        [&answers](absl::StatusOr<QueryResult> result) {
+          const std::lock_guard<std::mutex> lock(answers.mutex);
+          ++answers.completions;
+          answers.errors.push_back(result.status());
+        });
+  }  // The client is destroyed here, with calls possibly in flight.
+  const std::lock_guard<std::mutex> lock(answers.mutex);
+  EXPECT_EQ(answers.completions, kRays + 2);
+  ASSERT_EQ(answers.distances.size(), static_cast<std::size_t>(kRays));
+  std::sort(answers.distances.begin(), answers.distances.end());
+  for (int i = 0; i < kRays; ++i) {
+    EXPECT_NEAR(answers.distances[static_cast<std::size_t>(i)],
+                4.5f + static_cast<float>(i), kTolerance);
+  }
+  ASSERT_EQ(answers.errors.size(), 2u);
+  std::vector<absl::StatusCode> codes = {answers.errors[0].code(),
+                                         answers.errors[1].code()};
+  std::sort(codes.begin(), codes.end());
+  EXPECT_EQ(codes[0], absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(codes[1], absl::StatusCode::kNotFound);
 }
 
 // Through the real server and back, each ray of a RaycastBatch gives what

@@ -2,7 +2,9 @@
 //
 // Every RPC of the sator.v1 API is a synchronous call returning absl::Status
 // or absl::StatusOr<T>, and, but for the audit-trail and proximity calls, an
-// Async* twin returning a std::future of the same. Every call has a deadline
+// Async* twin in two forms: one taking a completion callback (every argument
+// spelled out, the callback last) and one returning a std::future of the
+// same. Every call has a deadline
 // (the call's own, or the client's default) that bounds all its attempts
 // together; idempotent calls are retried on UNAVAILABLE and on
 // RESOURCE_EXHAUSTED that the server marks as load shed, by gRPC's retry policy
@@ -26,14 +28,20 @@
 // code can give the constructor a MockConnection (mocks/mock_connection.h)
 // instead of a server.
 //
-// Why futures for the async calls: a game loop submits its queries during a
-// tick and collects the answers at a point of its choosing (future::get, or
-// wait_for(0) to poll), on its own thread, so its state needs no locks. A
-// callback would run on a library thread, in the middle of the game's state.
-// The async calls run the synchronous ones (retries included) on client
-// threads, started as needed up to ClientOptions::async_threads, so at most
-// that many are in flight at once (more wait their turn); the per-tick hot
-// path is a Session (session.h) or a QueryBatch, which need no threads.
+// The async calls. Over a gRPC connection they are gRPC's callback API: the
+// call is started and Async* returns; no client thread waits for it, so
+// thousands can be in flight at once. The completion runs once, on a gRPC
+// thread (keep it short, never block in it, and never destroy the client
+// from it); a call refused before it is sent (a bad option or argument)
+// completes at once, on the caller's thread. A game loop that wants its
+// answers on its own thread, with no locks on its state, takes the future
+// form and collects them at a point of its choosing (future::get, or
+// wait_for(0) to poll). Over a connection without async calls
+// (Connection::HasAsyncCalls false: a MockConnection, a ShardedConnection)
+// an async call runs the synchronous one, retries included, on a client
+// thread, started as needed up to ClientOptions::async_threads (more wait
+// their turn). The client's destructor waits for every async call it
+// started. The per-tick hot path is a Session (session.h) or a QueryBatch.
 #ifndef SATOR_CLIENT_CLIENT_H_
 #define SATOR_CLIENT_CLIENT_H_
 
@@ -87,8 +95,9 @@ struct ClientOptions {
   // TLS and a bearer token (see ConnectionOptions in connection.h).
   ClientTls tls{};
   std::string bearer_token{};
-  // The most threads running Async* calls (started as needed, kept until
-  // the client is destroyed); calls beyond wait for a free one.
+  // The most threads running Async* calls over a connection without async
+  // calls of its own (started as needed, kept until the client is
+  // destroyed); calls beyond wait for a free one.
   int async_threads = 16;
   // The time the client keeps (clock.h): null for the real clock; a
   // FakeClock for tests over a given connection. A client made from a
@@ -176,7 +185,7 @@ class Client {
   static absl::StatusOr<Client> Make(std::shared_ptr<Connection> connection,
                                      const ClientOptions& options = {});
 
-  // Waits for the async calls already started to finish.
+  // Waits for the async calls already started to complete.
   ~Client();
   // Movable (a moved-from client may only be assigned to or destroyed), not
   // copyable: it owns the threads of its async calls.
@@ -196,6 +205,8 @@ class Client {
                                   const CallOptions& call_options = {});
   std::future<absl::StatusOr<PingResult>> AsyncPing(
       std::string payload, const CallOptions& call_options = {});
+  void AsyncPing(std::string payload, const CallOptions& call_options,
+                 Completion<absl::StatusOr<PingResult>> done);
 
   // Asks grpc.health.v1.Health/Check about `service` ("" is the whole
   // server). NOT_FOUND when the server does not know the service name.
@@ -223,10 +234,15 @@ class Client {
   std::future<absl::StatusOr<SceneInfo>> AsyncCreateScene(
       std::string scene_id, SceneSettings settings,
       const CallOptions& call_options = {});
+  void AsyncCreateScene(std::string scene_id, SceneSettings settings,
+                        const CallOptions& call_options,
+                        Completion<absl::StatusOr<SceneInfo>> done);
   absl::Status DeleteScene(const std::string& scene_id,
                            const CallOptions& call_options = {});
   std::future<absl::Status> AsyncDeleteScene(
       std::string scene_id, const CallOptions& call_options = {});
+  void AsyncDeleteScene(std::string scene_id, const CallOptions& call_options,
+                        Completion<absl::Status> done);
   // One page of scenes in id order (page_size 0: the server's default).
   absl::StatusOr<ListScenesPage> ListScenes(
       std::uint32_t page_size = 0, const std::string& page_token = "",
@@ -234,6 +250,9 @@ class Client {
   std::future<absl::StatusOr<ListScenesPage>> AsyncListScenes(
       std::uint32_t page_size = 0, std::string page_token = "",
       const CallOptions& call_options = {});
+  void AsyncListScenes(std::uint32_t page_size, std::string page_token,
+                       const CallOptions& call_options,
+                       Completion<absl::StatusOr<ListScenesPage>> done);
   // Every scene, page after page (each page a call with `call_options`).
   SceneRange ListAllScenes(std::uint32_t page_size = 0,
                            const CallOptions& call_options = {});
@@ -241,14 +260,20 @@ class Client {
                                      const CallOptions& call_options = {});
   std::future<absl::StatusOr<SceneInfo>> AsyncGetScene(
       std::string scene_id, const CallOptions& call_options = {});
+  void AsyncGetScene(std::string scene_id, const CallOptions& call_options,
+                     Completion<absl::StatusOr<SceneInfo>> done);
   absl::StatusOr<SceneSnapshot> ExportScene(
       const std::string& scene_id, const CallOptions& call_options = {});
   std::future<absl::StatusOr<SceneSnapshot>> AsyncExportScene(
       std::string scene_id, const CallOptions& call_options = {});
+  void AsyncExportScene(std::string scene_id, const CallOptions& call_options,
+                        Completion<absl::StatusOr<SceneSnapshot>> done);
   absl::StatusOr<SceneInfo> ImportScene(const SceneSnapshot& snapshot,
                                         const CallOptions& call_options = {});
   std::future<absl::StatusOr<SceneInfo>> AsyncImportScene(
       SceneSnapshot snapshot, const CallOptions& call_options = {});
+  void AsyncImportScene(SceneSnapshot snapshot, const CallOptions& call_options,
+                        Completion<absl::StatusOr<SceneInfo>> done);
 
   // ---- Bodies (never retried) ----
   absl::StatusOr<UpsertBodiesResult> UpsertBodies(
@@ -257,6 +282,9 @@ class Client {
   std::future<absl::StatusOr<UpsertBodiesResult>> AsyncUpsertBodies(
       std::string scene_id, std::vector<Body> bodies,
       const CallOptions& call_options = {});
+  void AsyncUpsertBodies(std::string scene_id, std::vector<Body> bodies,
+                         const CallOptions& call_options,
+                         Completion<absl::StatusOr<UpsertBodiesResult>> done);
   // Returns how many were removed; NOT_FOUND (none removed) for an unknown id.
   absl::StatusOr<std::uint32_t> RemoveBodies(
       const std::string& scene_id, const std::vector<std::uint64_t>& body_ids,
@@ -264,6 +292,10 @@ class Client {
   std::future<absl::StatusOr<std::uint32_t>> AsyncRemoveBodies(
       std::string scene_id, std::vector<std::uint64_t> body_ids,
       const CallOptions& call_options = {});
+  void AsyncRemoveBodies(std::string scene_id,
+                         std::vector<std::uint64_t> body_ids,
+                         const CallOptions& call_options,
+                         Completion<absl::StatusOr<std::uint32_t>> done);
   // The poses of `tick`; returns the scene's current tick after the update.
   // FAILED_PRECONDITION for a tick older than the current one.
   absl::StatusOr<std::int64_t> UpdatePoses(
@@ -272,6 +304,9 @@ class Client {
   std::future<absl::StatusOr<std::int64_t>> AsyncUpdatePoses(
       std::string scene_id, std::int64_t tick, PoseBatch poses,
       const CallOptions& call_options = {});
+  void AsyncUpdatePoses(std::string scene_id, std::int64_t tick,
+                        PoseBatch poses, const CallOptions& call_options,
+                        Completion<absl::StatusOr<std::int64_t>> done);
 
   // ---- Scene queries ----
   // CallOptions::rewind overrides options.rewind.
@@ -282,6 +317,9 @@ class Client {
   std::future<absl::StatusOr<QueryResult>> AsyncOverlap(
       std::string scene_id, OverlapQuery query, QueryOptions options = {},
       const CallOptions& call_options = {});
+  void AsyncOverlap(std::string scene_id, OverlapQuery query,
+                    QueryOptions options, const CallOptions& call_options,
+                    Completion<absl::StatusOr<QueryResult>> done);
   absl::StatusOr<QueryResult> Contacts(const std::string& scene_id,
                                        const ContactsQuery& query,
                                        const QueryOptions& options = {},
@@ -289,6 +327,9 @@ class Client {
   std::future<absl::StatusOr<QueryResult>> AsyncContacts(
       std::string scene_id, ContactsQuery query, QueryOptions options = {},
       const CallOptions& call_options = {});
+  void AsyncContacts(std::string scene_id, ContactsQuery query,
+                     QueryOptions options, const CallOptions& call_options,
+                     Completion<absl::StatusOr<QueryResult>> done);
   absl::StatusOr<QueryResult> Sweep(const std::string& scene_id,
                                     const SweepQuery& query,
                                     const QueryOptions& options = {},
@@ -296,6 +337,9 @@ class Client {
   std::future<absl::StatusOr<QueryResult>> AsyncSweep(
       std::string scene_id, SweepQuery query, QueryOptions options = {},
       const CallOptions& call_options = {});
+  void AsyncSweep(std::string scene_id, SweepQuery query, QueryOptions options,
+                  const CallOptions& call_options,
+                  Completion<absl::StatusOr<QueryResult>> done);
   absl::StatusOr<QueryResult> Raycast(const std::string& scene_id,
                                       const RaycastQuery& query,
                                       const QueryOptions& options = {},
@@ -303,6 +347,9 @@ class Client {
   std::future<absl::StatusOr<QueryResult>> AsyncRaycast(
       std::string scene_id, RaycastQuery query, QueryOptions options = {},
       const CallOptions& call_options = {});
+  void AsyncRaycast(std::string scene_id, RaycastQuery query,
+                    QueryOptions options, const CallOptions& call_options,
+                    Completion<absl::StatusOr<QueryResult>> done);
   absl::StatusOr<QueryResult> PointQuery(const std::string& scene_id,
                                          const ::sator::PointQuery& query,
                                          const QueryOptions& options = {},
@@ -310,6 +357,9 @@ class Client {
   std::future<absl::StatusOr<QueryResult>> AsyncPointQuery(
       std::string scene_id, ::sator::PointQuery query,
       QueryOptions options = {}, const CallOptions& call_options = {});
+  void AsyncPointQuery(std::string scene_id, ::sator::PointQuery query,
+                       QueryOptions options, const CallOptions& call_options,
+                       Completion<absl::StatusOr<QueryResult>> done);
   // Many queries of mixed kinds, answered in order, each entry with its own
   // status.
   absl::StatusOr<std::vector<BatchEntry>> QueryBatch(
@@ -318,6 +368,10 @@ class Client {
   std::future<absl::StatusOr<std::vector<BatchEntry>>> AsyncQueryBatch(
       std::string scene_id, std::vector<Query> queries,
       const CallOptions& call_options = {});
+  void AsyncQueryBatch(
+      std::string scene_id, std::vector<Query> queries,
+      const CallOptions& call_options,
+      Completion<absl::StatusOr<std::vector<BatchEntry>>> done);
   // Many rays with one set of options, sent in the packed form (flat float
   // arrays; docs/QUERIES.md, "RaycastBatch"): the cheapest way to cast
   // hundreds of rays. All rays must be of one dimension (INVALID_ARGUMENT
@@ -330,6 +384,9 @@ class Client {
   std::future<absl::StatusOr<RaycastBatchResult>> AsyncRaycastBatch(
       std::string scene_id, std::vector<RaycastQuery> rays,
       QueryOptions options = {}, const CallOptions& call_options = {});
+  void AsyncRaycastBatch(std::string scene_id, std::vector<RaycastQuery> rays,
+                         QueryOptions options, const CallOptions& call_options,
+                         Completion<absl::StatusOr<RaycastBatchResult>> done);
 
   // ---- Hit validation (docs/HIT_VALIDATION.md) ----
   // Judges every shot on one snapshot of the scene, as each shooter saw it:
@@ -346,6 +403,9 @@ class Client {
   std::future<absl::StatusOr<ValidateShotsResult>> AsyncValidateShots(
       std::string scene_id, std::vector<Shot> shots, HitPolicy policy = {},
       const CallOptions& call_options = {});
+  void AsyncValidateShots(std::string scene_id, std::vector<Shot> shots,
+                          HitPolicy policy, const CallOptions& call_options,
+                          Completion<absl::StatusOr<ValidateShotsResult>> done);
 
   // The scene's audit trail of verdicts (docs/HIT_VALIDATION.md, "Audit
   // trail"): one page, oldest first, filtered. NOT_FOUND for an unknown
@@ -408,6 +468,8 @@ class Client {
       const PairQueryRequest& request, const CallOptions& call_options = {});
   std::future<absl::StatusOr<PairQueryResult>> AsyncPairQuery(
       PairQueryRequest request, const CallOptions& call_options = {});
+  void AsyncPairQuery(PairQueryRequest request, const CallOptions& call_options,
+                      Completion<absl::StatusOr<PairQueryResult>> done);
 
   // Typed pair queries over PairQuery. They give the answers of the core
   // functions of the same names (queries2d.h, shape3d_queries.h).

@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/functional/any_invocable.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -42,6 +43,10 @@ struct CallContext {
   // DEADLINE_EXCEEDED past this time.
   absl::Time deadline = absl::InfiniteFuture();
 };
+
+// How an async call reports: invoked once, with the call's result.
+template <typename Result>
+using Completion = absl::AnyInvocable<void(Result) &&>;
 
 // One bidirectional Session stream. Read() and one writer (Write, WritesDone)
 // may run on two threads at once; Cancel() may be called from any thread.
@@ -95,6 +100,12 @@ class Connection {
   // with a retry policy does). When false, each call is one attempt and
   // sator::Client retries the idempotent ones by ClientOptions::retry.
   virtual bool RetriesIdempotentCalls() const { return false; }
+
+  // Whether the Async* methods below start the call and return without
+  // waiting for it (a gRPC connection's do, on gRPC's callback API). When
+  // false, sator::Client never calls them: its async calls run the
+  // synchronous methods on client threads instead.
+  virtual bool HasAsyncCalls() const { return false; }
 
   // ---- QueryService: service ----
   virtual absl::StatusOr<PingResult> Ping(const std::string& payload,
@@ -212,6 +223,86 @@ class Connection {
   virtual absl::StatusOr<std::string> CallJson(const std::string& method,
                                                const std::string& request_json,
                                                const CallContext& context) = 0;
+
+  // ---- Async calls (one attempt each, like the methods above) ----
+  // Each starts the call of the same name and returns; `done` runs once
+  // with the result, on a thread of the connection (gRPC's), possibly
+  // before the method returns. The arguments are read before it returns.
+  // The defaults make the synchronous call, then run `done`, on the
+  // caller's thread (HasAsyncCalls() false).
+  virtual void AsyncPing(const std::string& payload, const CallContext& context,
+                         Completion<absl::StatusOr<PingResult>> done);
+  virtual void AsyncCreateScene(const std::string& scene_id,
+                                const SceneSettings& settings,
+                                const CallContext& context,
+                                Completion<absl::StatusOr<SceneInfo>> done);
+  virtual void AsyncDeleteScene(const std::string& scene_id,
+                                const CallContext& context,
+                                Completion<absl::Status> done);
+  virtual void AsyncListScenes(std::uint32_t page_size,
+                               const std::string& page_token,
+                               const CallContext& context,
+                               Completion<absl::StatusOr<ListScenesPage>> done);
+  virtual void AsyncGetScene(const std::string& scene_id,
+                             const CallContext& context,
+                             Completion<absl::StatusOr<SceneInfo>> done);
+  virtual void AsyncExportScene(const std::string& scene_id,
+                                const CallContext& context,
+                                Completion<absl::StatusOr<SceneSnapshot>> done);
+  virtual void AsyncImportScene(const SceneSnapshot& snapshot,
+                                const CallContext& context,
+                                Completion<absl::StatusOr<SceneInfo>> done);
+  virtual void AsyncUpsertBodies(
+      const std::string& scene_id, const std::vector<Body>& bodies,
+      const CallContext& context,
+      Completion<absl::StatusOr<UpsertBodiesResult>> done);
+  virtual void AsyncRemoveBodies(const std::string& scene_id,
+                                 const std::vector<std::uint64_t>& body_ids,
+                                 const CallContext& context,
+                                 Completion<absl::StatusOr<std::uint32_t>> done);
+  virtual void AsyncUpdatePoses(const std::string& scene_id, std::int64_t tick,
+                                const PoseBatch& poses,
+                                const CallContext& context,
+                                Completion<absl::StatusOr<std::int64_t>> done);
+  virtual void AsyncOverlap(const std::string& scene_id,
+                            const OverlapQuery& query,
+                            const QueryOptions& options,
+                            const CallContext& context,
+                            Completion<absl::StatusOr<QueryResult>> done);
+  virtual void AsyncContacts(const std::string& scene_id,
+                             const ContactsQuery& query,
+                             const QueryOptions& options,
+                             const CallContext& context,
+                             Completion<absl::StatusOr<QueryResult>> done);
+  virtual void AsyncSweep(const std::string& scene_id, const SweepQuery& query,
+                          const QueryOptions& options,
+                          const CallContext& context,
+                          Completion<absl::StatusOr<QueryResult>> done);
+  virtual void AsyncRaycast(const std::string& scene_id,
+                            const RaycastQuery& query,
+                            const QueryOptions& options,
+                            const CallContext& context,
+                            Completion<absl::StatusOr<QueryResult>> done);
+  virtual void AsyncPointQuery(const std::string& scene_id,
+                               const ::sator::PointQuery& query,
+                               const QueryOptions& options,
+                               const CallContext& context,
+                               Completion<absl::StatusOr<QueryResult>> done);
+  virtual void AsyncQueryBatch(
+      const std::string& scene_id, const std::vector<Query>& queries,
+      const CallContext& context,
+      Completion<absl::StatusOr<std::vector<BatchEntry>>> done);
+  virtual void AsyncRaycastBatch(
+      const std::string& scene_id, absl::Span<const RaycastQuery> rays,
+      const QueryOptions& options, const CallContext& context,
+      Completion<absl::StatusOr<RaycastBatchResult>> done);
+  virtual void AsyncPairQuery(const PairQueryRequest& request,
+                              const CallContext& context,
+                              Completion<absl::StatusOr<PairQueryResult>> done);
+  virtual void AsyncValidateShots(
+      const std::string& scene_id, absl::Span<const Shot> shots,
+      const HitPolicy& policy, const CallContext& context,
+      Completion<absl::StatusOr<ValidateShotsResult>> done);
 };
 
 // How the client speaks TLS. PEM contents, not file names (read them with
