@@ -256,10 +256,10 @@ class Connection {
       const std::string& scene_id, const std::vector<Body>& bodies,
       const CallContext& context,
       Completion<absl::StatusOr<UpsertBodiesResult>> done);
-  virtual void AsyncRemoveBodies(const std::string& scene_id,
-                                 const std::vector<std::uint64_t>& body_ids,
-                                 const CallContext& context,
-                                 Completion<absl::StatusOr<std::uint32_t>> done);
+  virtual void AsyncRemoveBodies(
+      const std::string& scene_id, const std::vector<std::uint64_t>& body_ids,
+      const CallContext& context,
+      Completion<absl::StatusOr<std::uint32_t>> done);
   virtual void AsyncUpdatePoses(const std::string& scene_id, std::int64_t tick,
                                 const PoseBatch& poses,
                                 const CallContext& context,
