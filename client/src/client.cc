@@ -239,7 +239,7 @@ void Client::AsyncCreateScene(std::string scene_id, SceneSettings settings,
   impl_->CallAsync<absl::StatusOr<SceneInfo>>(
       kMutation, call_options, &Connection::CreateScene,
       &Connection::AsyncCreateScene, std::move(done), std::move(scene_id),
-      std::move(settings));
+      settings);
 }
 
 std::future<absl::StatusOr<SceneInfo>> Client::AsyncCreateScene(
@@ -247,7 +247,7 @@ std::future<absl::StatusOr<SceneInfo>> Client::AsyncCreateScene(
     const CallOptions& call_options) {
   return Promised<absl::StatusOr<SceneInfo>>(
       [&](Completion<absl::StatusOr<SceneInfo>> done) {
-        AsyncCreateScene(std::move(scene_id), std::move(settings), call_options,
+        AsyncCreateScene(std::move(scene_id), settings, call_options,
                          std::move(done));
       });
 }
@@ -638,8 +638,8 @@ void Client::AsyncRaycast(std::string scene_id, RaycastQuery query,
   }
   impl_->CallAsync<absl::StatusOr<QueryResult>>(
       kIdempotent, call_options, &Connection::Raycast,
-      &Connection::AsyncRaycast, std::move(done), std::move(scene_id),
-      std::move(query), WithRewind(std::move(options), call_options));
+      &Connection::AsyncRaycast, std::move(done), std::move(scene_id), query,
+      WithRewind(std::move(options), call_options));
 }
 
 std::future<absl::StatusOr<QueryResult>> Client::AsyncRaycast(
@@ -647,7 +647,7 @@ std::future<absl::StatusOr<QueryResult>> Client::AsyncRaycast(
     const CallOptions& call_options) {
   return Promised<absl::StatusOr<QueryResult>>(
       [&](Completion<absl::StatusOr<QueryResult>> done) {
-        AsyncRaycast(std::move(scene_id), std::move(query), std::move(options),
+        AsyncRaycast(std::move(scene_id), query, std::move(options),
                      call_options, std::move(done));
       });
 }
@@ -669,8 +669,8 @@ void Client::AsyncPointQuery(std::string scene_id, ::sator::PointQuery query,
                              Completion<absl::StatusOr<QueryResult>> done) {
   impl_->CallAsync<absl::StatusOr<QueryResult>>(
       kIdempotent, call_options, &Connection::PointQuery,
-      &Connection::AsyncPointQuery, std::move(done), std::move(scene_id),
-      std::move(query), WithRewind(std::move(options), call_options));
+      &Connection::AsyncPointQuery, std::move(done), std::move(scene_id), query,
+      WithRewind(std::move(options), call_options));
 }
 
 std::future<absl::StatusOr<QueryResult>> Client::AsyncPointQuery(
@@ -678,8 +678,8 @@ std::future<absl::StatusOr<QueryResult>> Client::AsyncPointQuery(
     const CallOptions& call_options) {
   return Promised<absl::StatusOr<QueryResult>>(
       [&](Completion<absl::StatusOr<QueryResult>> done) {
-        AsyncPointQuery(std::move(scene_id), std::move(query),
-                        std::move(options), call_options, std::move(done));
+        AsyncPointQuery(std::move(scene_id), query, std::move(options),
+                        call_options, std::move(done));
       });
 }
 
@@ -783,7 +783,7 @@ void Client::AsyncValidateShots(
   impl_->CallAsync<absl::StatusOr<ValidateShotsResult>>(
       kIdempotent, call_options, &Connection::ValidateShots,
       &Connection::AsyncValidateShots, std::move(done), std::move(scene_id),
-      std::move(shots), std::move(policy));
+      std::move(shots), policy);
 }
 
 std::future<absl::StatusOr<ValidateShotsResult>> Client::AsyncValidateShots(
@@ -791,8 +791,8 @@ std::future<absl::StatusOr<ValidateShotsResult>> Client::AsyncValidateShots(
     const CallOptions& call_options) {
   return Promised<absl::StatusOr<ValidateShotsResult>>(
       [&](Completion<absl::StatusOr<ValidateShotsResult>> done) {
-        AsyncValidateShots(std::move(scene_id), std::move(shots),
-                           std::move(policy), call_options, std::move(done));
+        AsyncValidateShots(std::move(scene_id), std::move(shots), policy,
+                           call_options, std::move(done));
       });
 }
 
