@@ -52,9 +52,7 @@ class ClientState {
     if (absl::Status refused = Refusal(call_options); !refused.ok()) {
       return Result(std::move(refused));
     }
-    return RunWithRetries<Result>(
-        options_.retry, idempotent && !connection_->RetriesIdempotentCalls(),
-        Deadline(call_options), environment_, attempt);
+    return CallUntil<Result>(idempotent, Deadline(call_options), attempt);
   }
 
   // One async call of the Connection methods `sync` and `async` with
@@ -80,17 +78,23 @@ class ClientState {
           args..., context,
           Completion<Result>(
               [this, done = std::move(done)](Result result) mutable {
-                std::move(done)(std::move(result));
+                {
+                  // What the caller's completion owns is freed before the
+                  // destructor may go on.
+                  Completion<Result> caller = std::move(done);
+                  std::move(caller)(std::move(result));
+                }
                 std::lock_guard<std::mutex> lock(in_flight_mutex_);
                 if (--in_flight_ == 0) all_done_.notify_all();
               }));
       return;
     }
-    executor_.Post([this, idempotent, call_options, sync,
+    // The deadline runs from now, time queued for a thread included.
+    executor_.Post([this, idempotent, deadline = Deadline(call_options), sync,
                     done = std::move(done),
                     arguments = std::make_tuple(std::move(args)...)]() mutable {
-      std::move(done)(Call<Result>(
-          idempotent, call_options, [&](const CallContext& context) {
+      std::move(done)(CallUntil<Result>(
+          idempotent, deadline, [&](const CallContext& context) {
             return std::apply(
                 [&](const auto&... unpacked) {
                   return (connection_.get()->*sync)(unpacked..., context);
@@ -106,6 +110,14 @@ class ClientState {
   }
 
  private:
+  template <typename Result>
+  Result CallUntil(bool idempotent, absl::Time deadline,
+                   const std::function<Result(const CallContext&)>& attempt) {
+    return RunWithRetries<Result>(
+        options_.retry, idempotent && !connection_->RetriesIdempotentCalls(),
+        deadline, environment_, attempt);
+  }
+
   // Why a call must not start (a bad option or call option), or OK.
   absl::Status Refusal(const CallOptions& call_options) const {
     if (!status_.ok()) return status_;

@@ -292,13 +292,17 @@ void Start(const std::shared_ptr<grpc::Channel>& channel, Stub& stub,
   (async->*method)(
       &call->context, &call->request, &call->response,
       [call](const grpc::Status& status) {
-        const std::unique_ptr<Call> owned(call);
+        using Result = std::invoke_result_t<Read&, Response&, const Request&>;
+        std::unique_ptr<Call> owned(call);
+        Done finish = std::move(owned->done);
         absl::Status finished = FinishStatus(owned->context, status);
-        if (!finished.ok()) {
-          std::move(owned->done)(std::move(finished));
-          return;
-        }
-        std::move(owned->done)(owned->read(owned->response, owned->request));
+        Result result = finished.ok()
+                            ? owned->read(owned->response, owned->request)
+                            : Result(std::move(finished));
+        // Freed before the completion runs: once it has, the client may be
+        // destroyed.
+        owned.reset();
+        std::move(finish)(std::move(result));
       });
 }
 

@@ -13,10 +13,15 @@
 //   ...  // the mock sheds twice, then answers
 //   EXPECT_EQ(clock->sleeps().size(), 2);
 //
+// A retry happens only if its sleep ends before the call's deadline, so a
+// test of long pushbacks sets ClientOptions::default_deadline to match.
+//
 // A gRPC channel keeps real time (its deadlines and backoffs are gRPC's), so
-// a client whose connection retries by itself (one made from a target, a
-// ShardedConnection over gRPC endpoints) refuses a clock: every call fails
-// with INVALID_ARGUMENT "ClientOptions.clock: ...".
+// a client whose connection retries by itself (Connection::
+// RetriesIdempotentCalls: one made from a target, a ShardedConnection with
+// endpoints_retry) refuses a clock: every call fails with INVALID_ARGUMENT
+// "ClientOptions.clock: ...". Give a clock only to a client whose connection
+// keeps no time of its own, such as a MockConnection.
 #ifndef SATOR_CLIENT_CLOCK_H_
 #define SATOR_CLIENT_CLOCK_H_
 
