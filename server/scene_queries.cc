@@ -13,6 +13,7 @@
 #include "proto/convert/field_path.h"
 #include "proto/convert/ray_batch_convert.h"
 #include "proto/convert/shot_convert.h"
+#include "server/status_mapping.h"
 
 namespace sator::server {
 namespace {
@@ -70,11 +71,6 @@ double RewindTicks(std::int64_t current_tick, const scene::Rewind& rewind) {
   return static_cast<double>(current_tick) -
          (static_cast<double>(rewind.tick) +
           static_cast<double>(rewind.fraction));
-}
-
-void SetStatus(const absl::Status& status, sator::v1::Status* out) {
-  out->set_code(static_cast<int>(status.code()));
-  out->set_message(std::string(status.message()));
 }
 
 }  // namespace
@@ -297,8 +293,8 @@ void SceneQueries::FillEntry(
     entry->mutable_status()->set_code(0);
   } else {
     entry->clear_result();
-    SetStatus(convert::PrefixIndex("queries", index, status),
-              entry->mutable_status());
+    ToWireStatus(convert::PrefixIndex("queries", index, status),
+                 entry->mutable_status());
   }
 }
 

@@ -14,8 +14,7 @@ namespace sator::server {
 namespace {
 
 void SetStatus(const absl::Status& status, sator::v1::SessionResponse* reply) {
-  reply->mutable_status()->set_code(static_cast<int>(status.code()));
-  reply->mutable_status()->set_message(std::string(status.message()));
+  ToWireStatus(status, reply->mutable_status());
 }
 
 // A message may name the session's scene or none: INVALID_ARGUMENT naming

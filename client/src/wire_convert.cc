@@ -12,6 +12,7 @@
 #include "proto/convert/field_path.h"
 #include "proto/convert/geometry_convert.h"
 #include "proximity_wire.h"
+#include "status_conversion.h"
 
 namespace sator::client_internal {
 namespace {
@@ -400,15 +401,6 @@ void WriteSessionRequest(const SessionRequest& request,
       request.kind);
 }
 
-absl::Status ReadStatus(const sator::v1::Status& status) {
-  if (status.code() == 0) return absl::OkStatus();
-  const absl::StatusCode code =
-      status.code() >= 1 && status.code() <= 16
-          ? static_cast<absl::StatusCode>(status.code())
-          : absl::StatusCode::kUnknown;
-  return absl::Status(code, status.message());
-}
-
 SceneSettings ReadSettings(const sator::v1::SceneSettings& settings) {
   SceneSettings out;
   switch (settings.dimension()) {
@@ -630,7 +622,7 @@ std::vector<BatchEntry> ReadBatch(
   std::vector<BatchEntry> entries;
   entries.reserve(static_cast<std::size_t>(response.entries_size()));
   for (const sator::v1::QueryBatchResponse::Entry& entry : response.entries()) {
-    absl::Status status = ReadStatus(entry.status());
+    absl::Status status = FromWireStatus(entry.status());
     if (status.ok()) {
       entries.emplace_back(ReadQueryResult(entry.result()));
     } else {
@@ -785,7 +777,7 @@ absl::StatusOr<PairQueryResult> ReadPairResult(
 SessionReply ReadSessionReply(const sator::v1::SessionResponse& response) {
   SessionReply reply;
   reply.sequence = response.sequence();
-  reply.status = ReadStatus(response.status());
+  reply.status = FromWireStatus(response.status());
   switch (response.kind_case()) {
     case sator::v1::SessionResponse::kOpened:
       reply.kind =

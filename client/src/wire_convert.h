@@ -63,8 +63,6 @@ absl::Status WriteRaycastBatch(absl::Span<const RaycastQuery> rays,
                                sator::v1::RaycastBatchRequest* out);
 
 // ---- Answers ----
-// A google.rpc.Code in a batch entry or a session reply.
-absl::Status ReadStatus(const sator::v1::Status& status);
 SceneSettings ReadSettings(const sator::v1::SceneSettings& settings);
 SceneInfo ReadSceneInfo(const sator::v1::SceneInfo& info);
 Hit ReadHit(const sator::v1::Hit& hit);

@@ -7,6 +7,9 @@
 #ifndef SATOR_PROTO_CONVERT_FIELD_PATH_H_
 #define SATOR_PROTO_CONVERT_FIELD_PATH_H_
 
+#include <optional>
+#include <string>
+
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 
@@ -21,6 +24,16 @@ absl::Status PrefixIndex(absl::string_view field, int index,
 
 // An INVALID_ARGUMENT status "field: problem".
 absl::Status FieldError(absl::string_view field, absl::string_view problem);
+
+// The field an INVALID_ARGUMENT or OUT_OF_RANGE status names, read back from
+// the message these functions build: `path: problem`, where `path` is
+// dot-separated proto field names, each optionally followed by `[index]`s.
+// Empty for another code or a message that does not start with a path.
+struct FieldViolation {
+  std::string field;
+  std::string description;
+};
+std::optional<FieldViolation> FieldViolationOf(const absl::Status& status);
 
 }  // namespace sator::convert
 

@@ -28,7 +28,16 @@ using client::QueryOptions;
 using client::QueryResult;
 using client::ResultMode;
 using ::sator::testing::SatordProcess;
+using ::testing::AllOf;
+using ::testing::ElementsAre;
+using ::testing::Field;
 using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+
+auto Violation(const std::string& field, const std::string& description) {
+  return AllOf(Field(&FieldViolation::field, field),
+               Field(&FieldViolation::description, description));
+}
 
 constexpr float kTolerance = 1e-4f;
 
@@ -190,6 +199,9 @@ TEST_F(ClientQueryEndToEnd, BatchAnswersEachQueryWithItsOwnStatus) {
   EXPECT_EQ((*entries)[1].status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string((*entries)[1].status().message()),
               HasSubstr("queries[1]"));
+  EXPECT_THAT(
+      FieldViolations((*entries)[1].status()),
+      ElementsAre(Violation("queries[1].raycast.direction", "zero length")));
   ASSERT_TRUE((*entries)[2].ok()) << (*entries)[2].status();
   EXPECT_EQ((*entries)[2]->tick, 0);
   EXPECT_THAT(Ids(*(*entries)[2]), ::testing::ElementsAre(10u));
@@ -384,6 +396,8 @@ TEST_F(ClientQueryEndToEnd, RaycastBatchRefusals) {
   EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(bad.status().message()),
               HasSubstr("directions[2..3]: zero length"));
+  EXPECT_THAT(FieldViolations(bad.status()),
+              ElementsAre(Violation("directions[2..3]", "zero length")));
   bad = client_->RaycastBatch(
       "s",
       {good,
@@ -443,6 +457,14 @@ TEST_F(ClientQueryEndToEnd, ErrorsKeepTheServersCodeAndFieldPath) {
       "s", {.origin = Vec2{0, 0}, .direction = Vec2{0, 0}, .max_distance = 1});
   EXPECT_EQ(zero.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(zero.status().message()), HasSubstr("direction"));
+  // The server's google.rpc.BadRequest detail, kept as the status's payload.
+  EXPECT_TRUE(zero.status()
+                  .GetPayload("type.googleapis.com/google.rpc.BadRequest")
+                  .has_value());
+  EXPECT_THAT(FieldViolations(zero.status()),
+              ElementsAre(Violation("query.direction", "zero length")));
+  EXPECT_THAT(FieldViolations(client_->PointQuery("nowhere", {}).status()),
+              IsEmpty());
   // A 3D shape in a 2D scene.
   EXPECT_EQ(client_->Overlap("s", {.shape = Sphere{1}, .pose = Pose3{}})
                 .status()

@@ -112,6 +112,21 @@ TEST_F(ClientSessionEndToEnd, InterleavesPosesAndQueriesInOrder) {
   // A stale tick fails only its own reply.
   EXPECT_EQ((*session)->SubmitPoses(3, {}).get().status().code(),
             absl::StatusCode::kFailedPrecondition);
+  // So does a query satord refuses, naming the field in a BadRequest.
+  const absl::Status zero =
+      (*session)
+          ->SubmitQuery({.kind = client::RaycastQuery{.origin = Vec2{0, 0},
+                                                      .direction = Vec2{0, 0},
+                                                      .max_distance = 1}})
+          .get()
+          .status();
+  EXPECT_EQ(zero.code(), absl::StatusCode::kInvalidArgument) << zero;
+  EXPECT_TRUE(
+      zero.GetPayload("type.googleapis.com/google.rpc.BadRequest").has_value());
+  const std::vector<FieldViolation> violations = FieldViolations(zero);
+  ASSERT_EQ(violations.size(), 1u) << zero;
+  EXPECT_EQ(violations[0].field, "query.raycast.direction");
+  EXPECT_EQ(violations[0].description, "zero length");
   absl::StatusOr<QueryResult> after =
       (*session)->SubmitQuery(PointAt(20, 0)).get();
   ASSERT_TRUE(after.ok()) << after.status();

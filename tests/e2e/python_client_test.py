@@ -13,9 +13,11 @@ and sends shots on a Session naming another scene; follows a zone's events
 through WatchProximity and through a Session's watch_proximity;
 lists the audit trail of those verdicts (pages, a filter) and watches it from
 its first sequence; then checks a bad request comes back as INVALID_ARGUMENT naming the field,
-and that satord exits 0 on SIGTERM.
+in its message and in a google.rpc.BadRequest (the call's grpc-status-details-bin
+trailer; a batch entry's status read as a google.rpc.Status, generated here from
+GOOGLEAPIS_DIR's google/rpc protos), and that satord exits 0 on SIGTERM.
 
-Usage: python_client_test.py SATORD PROTO_DIR
+Usage: python_client_test.py SATORD PROTO_DIR GOOGLEAPIS_DIR
 Exit 77 (skipped) only when the grpc modules cannot be imported.
 """
 import json
@@ -257,7 +259,17 @@ def check_proximity(channel, geometry_pb2, body_pb2, body_service_pb2,
     assert pushed == [(2, [enter]), (3, [leave])], pushed
 
 
-def run(satord, proto_dir, work):
+def bad_request_of(rpc_status, error_details_pb2):
+    """The (field, description) pairs of a google.rpc.Status's BadRequest."""
+    assert len(rpc_status.details) == 1, rpc_status
+    assert rpc_status.details[0].Is(error_details_pb2.BadRequest.DESCRIPTOR)
+    bad_request = error_details_pb2.BadRequest()
+    rpc_status.details[0].Unpack(bad_request)
+    return [(violation.field, violation.description)
+            for violation in bad_request.field_violations]
+
+
+def run(satord, proto_dir, googleapis_dir, work):
     import grpc  # pylint: disable=import-outside-toplevel
 
     protoc = shutil.which("protoc")
@@ -276,6 +288,9 @@ def run(satord, proto_dir, work):
                     f"--grpc_python_out={generated}",
                     f"--plugin=protoc-gen-grpc_python={plugin}", *protos],
                    check=True)
+    subprocess.run([protoc, f"-I{googleapis_dir}", f"--python_out={generated}",
+                    "google/rpc/status.proto", "google/rpc/error_details.proto"],
+                   check=True)
     sys.path.insert(0, generated)
     # pylint: disable=import-outside-toplevel,import-error
     from sator.v1 import body_pb2
@@ -291,6 +306,8 @@ def run(satord, proto_dir, work):
     from sator.v1 import scene_service_pb2_grpc
     from sator.v1 import shot_audit_pb2
     from sator.v1 import shot_pb2
+    from google.rpc import error_details_pb2
+    from google.rpc import status_pb2
 
     port_file = os.path.join(work, "ports.json")
     log = open(os.path.join(work, "satord.log"), "w", encoding="utf-8")
@@ -352,6 +369,12 @@ def run(satord, proto_dir, work):
         assert batch.entries[1].status.code == 3, batch
         assert batch.entries[1].status.message == \
             "queries[1].raycast.direction: zero length", batch
+        # sator.v1.Status has google.rpc.Status's fields and numbers.
+        entry_status = status_pb2.Status.FromString(
+            batch.entries[1].status.SerializeToString())
+        assert entry_status.code == 3, entry_status
+        assert bad_request_of(entry_status, error_details_pb2) == \
+            [("queries[1].raycast.direction", "zero length")], entry_status
 
         check_shots(queries, geometry_pb2, body_pb2, body_service_pb2,
                     query_service_pb2, scene_service_pb2, shot_pb2, bodies,
@@ -369,6 +392,13 @@ def run(satord, proto_dir, work):
         except grpc.RpcError as error:
             assert error.code() == grpc.StatusCode.INVALID_ARGUMENT, error
             assert error.details() == "query.direction: zero length", error
+            trailers = dict(error.trailing_metadata())
+            rpc_status = status_pb2.Status.FromString(
+                trailers["grpc-status-details-bin"])
+            assert rpc_status.code == 3, rpc_status
+            assert rpc_status.message == "query.direction: zero length"
+            assert bad_request_of(rpc_status, error_details_pb2) == \
+                [("query.direction", "zero length")], rpc_status
         channel.close()
 
         process.send_signal(signal.SIGTERM)
@@ -386,7 +416,7 @@ def run(satord, proto_dir, work):
 
 
 def main():
-    if len(sys.argv) != 3:
+    if len(sys.argv) != 4:
         print(__doc__, file=sys.stderr)
         return 2
     try:
@@ -398,7 +428,7 @@ def main():
         return 77
     with tempfile.TemporaryDirectory(prefix="sator-python-") as work:
         try:
-            run(sys.argv[1], sys.argv[2], work)
+            run(sys.argv[1], sys.argv[2], sys.argv[3], work)
         except Exception:
             log_path = os.path.join(work, "satord.log")
             if os.path.exists(log_path):

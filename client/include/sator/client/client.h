@@ -60,6 +60,7 @@
 #include "absl/time/time.h"
 #include "sator/client/clock.h"
 #include "sator/client/connection.h"
+#include "sator/client/field_violations.h"
 #include "sator/client/retry.h"
 #include "sator/client/session.h"
 #include "sator/client/types.h"
