@@ -3,9 +3,12 @@
 #include "sator/client/sharding_connection.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -42,6 +45,34 @@ absl::StatusOr<T> WithEndpoint(absl::StatusOr<T> result,
                                absl::string_view endpoint) {
   if (result.ok()) return result;
   return WithEndpoint(result.status(), endpoint);
+}
+
+// `done`, given the result with WithEndpoint's prefix.
+template <typename Result>
+Completion<Result> NamingEndpoint(std::string endpoint,
+                                  Completion<Result> done) {
+  return [endpoint = std::move(endpoint),
+          done = std::move(done)](Result result) mutable {
+    std::move(done)(WithEndpoint(std::move(result), endpoint));
+  };
+}
+
+// What one endpoint's page is in the sharded listing: the page to return
+// (its token naming where the next page starts), or none when the endpoint
+// had no scenes left and the next one is asked. An endpoint with no scenes
+// gives an empty last page, so only the very last page is empty.
+std::optional<ListScenesPage> ShardedPage(
+    ListScenesPage page, const std::vector<std::string>& endpoints,
+    std::size_t index) {
+  if (!page.next_page_token.empty()) {
+    page.next_page_token =
+        EncodePageToken(endpoints[index], page.next_page_token);
+    return page;
+  }
+  if (index + 1 == endpoints.size()) return page;
+  if (page.scenes.empty()) return std::nullopt;
+  page.next_page_token = EncodePageToken(endpoints[index + 1], "");
+  return page;
 }
 
 // The scene a JSON request names: its top-level scene_id, or its snapshot's
@@ -109,15 +140,17 @@ absl::StatusOr<std::shared_ptr<ShardedConnection>> ShardedConnection::Create(
       return MakeConnection(endpoint_options);
     };
   }
-  return std::shared_ptr<ShardedConnection>(new ShardedConnection(
-      *std::move(router), std::move(factory), options.endpoints_retry));
+  return std::shared_ptr<ShardedConnection>(
+      new ShardedConnection(*std::move(router), std::move(factory),
+                            options.endpoints_retry, options.endpoints_async));
 }
 
 ShardedConnection::ShardedConnection(RendezvousRouter router,
                                      EndpointConnectionFactory factory,
-                                     bool endpoints_retry)
+                                     bool endpoints_retry, bool endpoints_async)
     : factory_(std::move(factory)),
       endpoints_retry_(endpoints_retry),
+      endpoints_async_(endpoints_async),
       router_(std::make_shared<const RendezvousRouter>(std::move(router))),
       random_(std::random_device{}()) {}
 
@@ -242,49 +275,46 @@ absl::Status ShardedConnection::DeleteScene(const std::string& scene_id,
                       route->endpoint);
 }
 
+absl::StatusOr<ShardedConnection::ListCursor> ShardedConnection::ListCursorOf(
+    const std::string& page_token) const {
+  ListCursor cursor{.router = router(), .index = 0, .inner_token = ""};
+  if (page_token.empty()) return cursor;
+  const std::vector<std::string>& endpoints = cursor.router->endpoints();
+  const std::size_t separator = page_token.find(kTokenSeparator);
+  if (separator == std::string::npos) {
+    return absl::InvalidArgumentError(
+        "page_token: not a token of this sharded connection");
+  }
+  const std::string endpoint = page_token.substr(0, separator);
+  cursor.inner_token = page_token.substr(separator + 1);
+  const auto it = std::find(endpoints.begin(), endpoints.end(), endpoint);
+  if (it == endpoints.end()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("page_token: endpoint ", endpoint,
+                     " is no longer in the endpoint list"));
+  }
+  cursor.index = static_cast<std::size_t>(it - endpoints.begin());
+  return cursor;
+}
+
 absl::StatusOr<ListScenesPage> ShardedConnection::ListScenes(
     std::uint32_t page_size, const std::string& page_token,
     const CallContext& context) {
-  const std::shared_ptr<const RendezvousRouter> current = router();
-  const std::vector<std::string>& endpoints = current->endpoints();
-  size_t index = 0;
-  std::string inner_token;
-  if (!page_token.empty()) {
-    const size_t separator = page_token.find(kTokenSeparator);
-    if (separator == std::string::npos) {
-      return absl::InvalidArgumentError(
-          "page_token: not a token of this sharded connection");
-    }
-    const std::string endpoint = page_token.substr(0, separator);
-    inner_token = page_token.substr(separator + 1);
-    const auto it = std::find(endpoints.begin(), endpoints.end(), endpoint);
-    if (it == endpoints.end()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("page_token: endpoint ", endpoint,
-                       " is no longer in the endpoint list"));
-    }
-    index = static_cast<size_t>(it - endpoints.begin());
-  }
-  // An endpoint with no scenes gives an empty last page: go on to the next
-  // one, so that a page is empty only at the very end.
+  absl::StatusOr<ListCursor> cursor = ListCursorOf(page_token);
+  if (!cursor.ok()) return cursor.status();
+  const std::vector<std::string>& endpoints = cursor->router->endpoints();
   while (true) {
-    absl::StatusOr<Route> route = RouteTo(endpoints[index]);
+    absl::StatusOr<Route> route = RouteTo(endpoints[cursor->index]);
     if (!route.ok()) return route.status();
     absl::StatusOr<ListScenesPage> page =
-        route->connection->ListScenes(page_size, inner_token, context);
+        route->connection->ListScenes(page_size, cursor->inner_token, context);
     if (!page.ok()) return WithEndpoint(page.status(), route->endpoint);
-    if (!page->next_page_token.empty()) {
-      page->next_page_token =
-          EncodePageToken(route->endpoint, page->next_page_token);
-      return page;
+    if (std::optional<ListScenesPage> out =
+            ShardedPage(*std::move(page), endpoints, cursor->index)) {
+      return *std::move(out);
     }
-    ++index;
-    inner_token.clear();
-    if (index == endpoints.size()) return page;
-    if (!page->scenes.empty()) {
-      page->next_page_token = EncodePageToken(endpoints[index], "");
-      return page;
-    }
+    ++cursor->index;
+    cursor->inner_token.clear();
   }
 }
 
@@ -511,6 +541,297 @@ absl::StatusOr<std::unique_ptr<SessionStream>> ShardedConnection::OpenSession(
   if (!route.ok()) return route.status();
   return WithEndpoint(route->connection->OpenSession(scene_id),
                       route->endpoint);
+}
+
+// ---- Async calls: routed as above, then the endpoint connection's own
+// ------------------------------------------------------------------------
+
+void ShardedConnection::AsyncPing(const std::string& payload,
+                                  const CallContext& context,
+                                  Completion<absl::StatusOr<PingResult>> done) {
+  absl::StatusOr<Route> route = RouteAny();
+  if (!route.ok()) {
+    std::move(done)(route.status());
+    return;
+  }
+  route->connection->AsyncPing(
+      payload, context, NamingEndpoint(route->endpoint, std::move(done)));
+}
+
+void ShardedConnection::AsyncCreateScene(
+    const std::string& scene_id, const SceneSettings& settings,
+    const CallContext& context, Completion<absl::StatusOr<SceneInfo>> done) {
+  const std::string id = scene_id.empty() ? NewSceneId() : scene_id;
+  absl::StatusOr<Route> route = RouteScene(id);
+  if (!route.ok()) {
+    std::move(done)(route.status());
+    return;
+  }
+  route->connection->AsyncCreateScene(
+      id, settings, context, NamingEndpoint(route->endpoint, std::move(done)));
+}
+
+void ShardedConnection::AsyncDeleteScene(const std::string& scene_id,
+                                         const CallContext& context,
+                                         Completion<absl::Status> done) {
+  absl::StatusOr<Route> route = RouteScene(scene_id);
+  if (!route.ok()) {
+    std::move(done)(route.status());
+    return;
+  }
+  route->connection->AsyncDeleteScene(
+      scene_id, context, NamingEndpoint(route->endpoint, std::move(done)));
+}
+
+void ShardedConnection::AsyncListScenes(
+    std::uint32_t page_size, const std::string& page_token,
+    const CallContext& context,
+    Completion<absl::StatusOr<ListScenesPage>> done) {
+  absl::StatusOr<ListCursor> cursor = ListCursorOf(page_token);
+  if (!cursor.ok()) {
+    std::move(done)(cursor.status());
+    return;
+  }
+  AsyncListScenesFrom(*std::move(cursor), page_size, context, std::move(done));
+}
+
+// The client keeps this connection until every call's completion has run,
+// so the completion below may use `this`.
+void ShardedConnection::AsyncListScenesFrom(
+    ListCursor cursor, std::uint32_t page_size, const CallContext& context,
+    Completion<absl::StatusOr<ListScenesPage>> done) {
+  absl::StatusOr<Route> route =
+      RouteTo(cursor.router->endpoints()[cursor.index]);
+  if (!route.ok()) {
+    std::move(done)(route.status());
+    return;
+  }
+  const std::string inner_token = cursor.inner_token;
+  route->connection->AsyncListScenes(
+      page_size, inner_token, context,
+      [this, cursor = std::move(cursor), page_size, context,
+       endpoint = route->endpoint,
+       done = std::move(done)](absl::StatusOr<ListScenesPage> page) mutable {
+        if (!page.ok()) {
+          std::move(done)(WithEndpoint(page.status(), endpoint));
+          return;
+        }
+        if (std::optional<ListScenesPage> out = ShardedPage(
+                *std::move(page), cursor.router->endpoints(), cursor.index)) {
+          std::move(done)(*std::move(out));
+          return;
+        }
+        ++cursor.index;
+        cursor.inner_token.clear();
+        AsyncListScenesFrom(std::move(cursor), page_size, context,
+                            std::move(done));
+      });
+}
+
+void ShardedConnection::AsyncGetScene(
+    const std::string& scene_id, const CallContext& context,
+    Completion<absl::StatusOr<SceneInfo>> done) {
+  absl::StatusOr<Route> route = RouteScene(scene_id);
+  if (!route.ok()) {
+    std::move(done)(route.status());
+    return;
+  }
+  route->connection->AsyncGetScene(
+      scene_id, context, NamingEndpoint(route->endpoint, std::move(done)));
+}
+
+void ShardedConnection::AsyncExportScene(
+    const std::string& scene_id, const CallContext& context,
+    Completion<absl::StatusOr<SceneSnapshot>> done) {
+  absl::StatusOr<Route> route = RouteScene(scene_id);
+  if (!route.ok()) {
+    std::move(done)(route.status());
+    return;
+  }
+  route->connection->AsyncExportScene(
+      scene_id, context, NamingEndpoint(route->endpoint, std::move(done)));
+}
+
+void ShardedConnection::AsyncImportScene(
+    const SceneSnapshot& snapshot, const CallContext& context,
+    Completion<absl::StatusOr<SceneInfo>> done) {
+  if (snapshot.scene_id.empty()) {
+    std::move(done)(absl::InvalidArgumentError(
+        "snapshot.scene_id: empty (a sharded connection routes by it)"));
+    return;
+  }
+  absl::StatusOr<Route> route = RouteScene(snapshot.scene_id);
+  if (!route.ok()) {
+    std::move(done)(route.status());
+    return;
+  }
+  route->connection->AsyncImportScene(
+      snapshot, context, NamingEndpoint(route->endpoint, std::move(done)));
+}
+
+void ShardedConnection::AsyncUpsertBodies(
+    const std::string& scene_id, const std::vector<Body>& bodies,
+    const CallContext& context,
+    Completion<absl::StatusOr<UpsertBodiesResult>> done) {
+  absl::StatusOr<Route> route = RouteScene(scene_id);
+  if (!route.ok()) {
+    std::move(done)(route.status());
+    return;
+  }
+  route->connection->AsyncUpsertBodies(
+      scene_id, bodies, context,
+      NamingEndpoint(route->endpoint, std::move(done)));
+}
+
+void ShardedConnection::AsyncRemoveBodies(
+    const std::string& scene_id, const std::vector<std::uint64_t>& body_ids,
+    const CallContext& context,
+    Completion<absl::StatusOr<std::uint32_t>> done) {
+  absl::StatusOr<Route> route = RouteScene(scene_id);
+  if (!route.ok()) {
+    std::move(done)(route.status());
+    return;
+  }
+  route->connection->AsyncRemoveBodies(
+      scene_id, body_ids, context,
+      NamingEndpoint(route->endpoint, std::move(done)));
+}
+
+void ShardedConnection::AsyncUpdatePoses(
+    const std::string& scene_id, std::int64_t tick, const PoseBatch& poses,
+    const CallContext& context, Completion<absl::StatusOr<std::int64_t>> done) {
+  absl::StatusOr<Route> route = RouteScene(scene_id);
+  if (!route.ok()) {
+    std::move(done)(route.status());
+    return;
+  }
+  route->connection->AsyncUpdatePoses(
+      scene_id, tick, poses, context,
+      NamingEndpoint(route->endpoint, std::move(done)));
+}
+
+void ShardedConnection::AsyncOverlap(
+    const std::string& scene_id, const OverlapQuery& query,
+    const QueryOptions& options, const CallContext& context,
+    Completion<absl::StatusOr<QueryResult>> done) {
+  absl::StatusOr<Route> route = RouteScene(scene_id);
+  if (!route.ok()) {
+    std::move(done)(route.status());
+    return;
+  }
+  route->connection->AsyncOverlap(
+      scene_id, query, options, context,
+      NamingEndpoint(route->endpoint, std::move(done)));
+}
+
+void ShardedConnection::AsyncContacts(
+    const std::string& scene_id, const ContactsQuery& query,
+    const QueryOptions& options, const CallContext& context,
+    Completion<absl::StatusOr<QueryResult>> done) {
+  absl::StatusOr<Route> route = RouteScene(scene_id);
+  if (!route.ok()) {
+    std::move(done)(route.status());
+    return;
+  }
+  route->connection->AsyncContacts(
+      scene_id, query, options, context,
+      NamingEndpoint(route->endpoint, std::move(done)));
+}
+
+void ShardedConnection::AsyncSweep(
+    const std::string& scene_id, const SweepQuery& query,
+    const QueryOptions& options, const CallContext& context,
+    Completion<absl::StatusOr<QueryResult>> done) {
+  absl::StatusOr<Route> route = RouteScene(scene_id);
+  if (!route.ok()) {
+    std::move(done)(route.status());
+    return;
+  }
+  route->connection->AsyncSweep(
+      scene_id, query, options, context,
+      NamingEndpoint(route->endpoint, std::move(done)));
+}
+
+void ShardedConnection::AsyncRaycast(
+    const std::string& scene_id, const RaycastQuery& query,
+    const QueryOptions& options, const CallContext& context,
+    Completion<absl::StatusOr<QueryResult>> done) {
+  absl::StatusOr<Route> route = RouteScene(scene_id);
+  if (!route.ok()) {
+    std::move(done)(route.status());
+    return;
+  }
+  route->connection->AsyncRaycast(
+      scene_id, query, options, context,
+      NamingEndpoint(route->endpoint, std::move(done)));
+}
+
+void ShardedConnection::AsyncPointQuery(
+    const std::string& scene_id, const ::sator::PointQuery& query,
+    const QueryOptions& options, const CallContext& context,
+    Completion<absl::StatusOr<QueryResult>> done) {
+  absl::StatusOr<Route> route = RouteScene(scene_id);
+  if (!route.ok()) {
+    std::move(done)(route.status());
+    return;
+  }
+  route->connection->AsyncPointQuery(
+      scene_id, query, options, context,
+      NamingEndpoint(route->endpoint, std::move(done)));
+}
+
+void ShardedConnection::AsyncQueryBatch(
+    const std::string& scene_id, const std::vector<Query>& queries,
+    const CallContext& context,
+    Completion<absl::StatusOr<std::vector<BatchEntry>>> done) {
+  absl::StatusOr<Route> route = RouteScene(scene_id);
+  if (!route.ok()) {
+    std::move(done)(route.status());
+    return;
+  }
+  route->connection->AsyncQueryBatch(
+      scene_id, queries, context,
+      NamingEndpoint(route->endpoint, std::move(done)));
+}
+
+void ShardedConnection::AsyncRaycastBatch(
+    const std::string& scene_id, absl::Span<const RaycastQuery> rays,
+    const QueryOptions& options, const CallContext& context,
+    Completion<absl::StatusOr<RaycastBatchResult>> done) {
+  absl::StatusOr<Route> route = RouteScene(scene_id);
+  if (!route.ok()) {
+    std::move(done)(route.status());
+    return;
+  }
+  route->connection->AsyncRaycastBatch(
+      scene_id, rays, options, context,
+      NamingEndpoint(route->endpoint, std::move(done)));
+}
+
+void ShardedConnection::AsyncPairQuery(
+    const PairQueryRequest& request, const CallContext& context,
+    Completion<absl::StatusOr<PairQueryResult>> done) {
+  absl::StatusOr<Route> route = RouteAny();
+  if (!route.ok()) {
+    std::move(done)(route.status());
+    return;
+  }
+  route->connection->AsyncPairQuery(
+      request, context, NamingEndpoint(route->endpoint, std::move(done)));
+}
+
+void ShardedConnection::AsyncValidateShots(
+    const std::string& scene_id, absl::Span<const Shot> shots,
+    const HitPolicy& policy, const CallContext& context,
+    Completion<absl::StatusOr<ValidateShotsResult>> done) {
+  absl::StatusOr<Route> route = RouteScene(scene_id);
+  if (!route.ok()) {
+    std::move(done)(route.status());
+    return;
+  }
+  route->connection->AsyncValidateShots(
+      scene_id, shots, policy, context,
+      NamingEndpoint(route->endpoint, std::move(done)));
 }
 
 }  // namespace sator

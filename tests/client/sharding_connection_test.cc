@@ -8,9 +8,11 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -243,26 +245,92 @@ void ServeScenes(MockConnection& mock, std::vector<std::string> scenes) {
       }));
 }
 
+// The page of a sharded ListScenes, asked by the sync call or the async one.
+absl::StatusOr<ListScenesPage> ListPage(ShardedConnection& sharded,
+                                        const std::string& token, bool async) {
+  if (!async) return sharded.ListScenes(2, token, {});
+  std::optional<absl::StatusOr<ListScenesPage>> answer;
+  int completions = 0;
+  sharded.AsyncListScenes(2, token, {},
+                          [&](absl::StatusOr<ListScenesPage> page) {
+                            ++completions;
+                            answer = std::move(page);
+                          });
+  // The mocks' async calls run the sync call on this thread.
+  EXPECT_EQ(completions, 1);
+  if (!answer.has_value()) return absl::InternalError("no completion");
+  return *std::move(answer);
+}
+
 TEST_F(ShardedConnectionTest, ListScenesPagesThroughEveryEndpoint) {
   ServeScenes(MockOf(kEndpoints[0]), {"a", "b", "c"});
   ServeScenes(MockOf(kEndpoints[1]), {});
   ServeScenes(MockOf(kEndpoints[2]), {"d", "e"});
   std::shared_ptr<ShardedConnection> sharded = Make(kEndpoints);
-  std::vector<std::string> listed;
-  std::string token;
-  int pages = 0;
-  do {
-    absl::StatusOr<ListScenesPage> page = sharded->ListScenes(2, token, {});
-    ASSERT_TRUE(page.ok()) << page.status();
-    for (const SceneInfo& scene : page->scenes)
-      listed.push_back(scene.scene_id);
-    token = page->next_page_token;
-    ASSERT_LT(++pages, 10) << "paging does not end";
-    if (!token.empty()) {
-      EXPECT_FALSE(page->scenes.empty()) << "an empty page before the last";
-    }
-  } while (!token.empty());
-  EXPECT_EQ(listed, (std::vector<std::string>{"a", "b", "c", "d", "e"}));
+  for (const bool async : {false, true}) {
+    std::vector<std::string> listed;
+    std::string token;
+    int pages = 0;
+    do {
+      absl::StatusOr<ListScenesPage> page = ListPage(*sharded, token, async);
+      ASSERT_TRUE(page.ok()) << page.status();
+      for (const SceneInfo& scene : page->scenes)
+        listed.push_back(scene.scene_id);
+      token = page->next_page_token;
+      ASSERT_LT(++pages, 10) << "paging does not end";
+      if (!token.empty()) {
+        EXPECT_FALSE(page->scenes.empty()) << "an empty page before the last";
+      }
+    } while (!token.empty());
+    EXPECT_EQ(listed, (std::vector<std::string>{"a", "b", "c", "d", "e"}))
+        << (async ? "async" : "sync");
+  }
+}
+
+TEST_F(ShardedConnectionTest, AsyncListScenesEndsWithTheEndpointsError) {
+  ServeScenes(MockOf(kEndpoints[0]), {});
+  EXPECT_CALL(MockOf(kEndpoints[1]), ListScenes(_, _, _))
+      .WillOnce(Return(absl::UnavailableError("connection refused")));
+  std::shared_ptr<ShardedConnection> sharded = Make(kEndpoints);
+  const absl::StatusOr<ListScenesPage> page =
+      ListPage(*sharded, "", /*async=*/true);
+  EXPECT_EQ(page.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_EQ(page.status().message(),
+            absl::StrCat("endpoint ", kEndpoints[1], ": connection refused"));
+  EXPECT_EQ(ListPage(*sharded, "garbage", /*async=*/true).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+TEST_F(ShardedConnectionTest, AsyncCallsReachTheOwnerAndNameItWhenUnavailable) {
+  std::shared_ptr<ShardedConnection> sharded = Make(kEndpoints);
+  EXPECT_TRUE(sharded->HasAsyncCalls());
+  const std::string scene = "arena-7";
+  const std::string owner = HighestWeight(kEndpoints, scene);
+  EXPECT_CALL(MockOf(owner), Raycast(scene, _, _, _))
+      .WillOnce(Return(QueryResult{.tick = 4}));
+  EXPECT_CALL(MockOf(owner), GetScene(scene, _))
+      .WillOnce(Return(absl::UnavailableError("connection refused")));
+  EXPECT_CALL(MockOf(owner), DeleteScene(scene, _))
+      .WillOnce(Return(absl::NotFoundError("scene_id: unknown")));
+  std::optional<absl::StatusOr<QueryResult>> ray;
+  sharded->AsyncRaycast(
+      scene, {.origin = Vec2{0, 0}, .direction = Vec2{1, 0}, .max_distance = 1},
+      {}, {}, [&](absl::StatusOr<QueryResult> result) { ray = result; });
+  ASSERT_TRUE(ray.has_value());
+  ASSERT_TRUE(ray->ok()) << ray->status();
+  EXPECT_EQ((*ray)->tick, 4);
+  std::optional<absl::Status> got;
+  sharded->AsyncGetScene(
+      scene, {}, [&](absl::StatusOr<SceneInfo> info) { got = info.status(); });
+  ASSERT_TRUE(got.has_value());
+  EXPECT_EQ(got->message(),
+            absl::StrCat("endpoint ", owner, ": connection refused"));
+  std::optional<absl::Status> deleted;
+  sharded->AsyncDeleteScene(scene, {},
+                            [&](absl::Status status) { deleted = status; });
+  EXPECT_EQ(deleted, absl::NotFoundError("scene_id: unknown"));
+  // Only the owner was asked.
+  EXPECT_EQ(factory_calls_.size(), 1u);
 }
 
 TEST_F(ShardedConnectionTest, ListScenesRefusesAForeignToken) {

@@ -6,9 +6,13 @@
 // factory resolves each name to its process's loopback port, as cluster DNS
 // would. Names, not ports, decide the owners, so the spread of the fixed
 // scene ids below is the same in every run.
+#include <chrono>
+#include <condition_variable>
 #include <csignal>
+#include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -189,6 +193,53 @@ TEST_F(ShardedCluster, EverySceneAnswersQueriesFromItsOwner) {
               absl::StatusCode::kNotFound)
         << SceneId(i) << " on " << names_[static_cast<size_t>(other)];
   }
+}
+
+// Over MakeConnection's channels the sharded connection starts each async
+// call on its owner's channel (gRPC's callback API) and returns.
+TEST_F(ShardedCluster, AsyncCallsAnswerFromTheOwnerAndListEveryScene) {
+  ASSERT_NO_FATAL_FAILURE(CreateScenes());
+  ASSERT_TRUE(sharded_->HasAsyncCalls());
+  std::mutex mutex;
+  std::condition_variable changed;
+  int completions = 0;
+  int answered_by_owner = 0;
+  for (int i = 0; i < kScenes; ++i) {
+    client_->AsyncPointQuery(
+        SceneId(i), {.point = BoxPosition(i)},
+        {.mode = client::ResultMode::kAll}, {},
+        [&, i](absl::StatusOr<client::QueryResult> result) {
+          const std::lock_guard<std::mutex> lock(mutex);
+          if (result.ok() && result->hits.size() == 1 &&
+              result->hits[0].body_id == static_cast<std::uint64_t>(i + 1)) {
+            ++answered_by_owner;
+          }
+          ++completions;
+          changed.notify_all();
+        });
+  }
+  {
+    std::unique_lock<std::mutex> lock(mutex);
+    ASSERT_TRUE(changed.wait_for(lock, std::chrono::seconds(20),
+                                 [&] { return completions == kScenes; }))
+        << completions << " of " << kScenes << " completions";
+  }
+  EXPECT_EQ(answered_by_owner, kScenes);
+
+  std::set<std::string> listed;
+  std::string token;
+  for (int pages = 0; pages < 2 * kScenes; ++pages) {
+    absl::StatusOr<client::ListScenesPage> page =
+        client_->AsyncListScenes(7, token).get();
+    ASSERT_TRUE(page.ok()) << page.status();
+    for (const client::SceneInfo& scene : page->scenes) {
+      EXPECT_TRUE(listed.insert(scene.scene_id).second) << scene.scene_id;
+    }
+    token = page->next_page_token;
+    if (token.empty()) break;
+  }
+  EXPECT_TRUE(token.empty()) << "paging does not end";
+  EXPECT_EQ(listed.size(), static_cast<size_t>(kScenes));
 }
 
 TEST_F(ShardedCluster, SessionsOpenOnTheOwner) {

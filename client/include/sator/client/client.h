@@ -28,7 +28,8 @@
 // code can give the constructor a MockConnection (mocks/mock_connection.h)
 // instead of a server.
 //
-// The async calls. Over a gRPC connection they are gRPC's callback API: the
+// The async calls. Over a gRPC connection (and a ShardedConnection of
+// them) they are gRPC's callback API: the
 // call is started and Async* returns; no client thread waits for it, so
 // thousands can be in flight at once. The completion runs once, on a gRPC
 // thread (keep it short, never block in it, and never destroy the client
@@ -37,7 +38,8 @@
 // answers on its own thread, with no locks on its state, takes the future
 // form and collects them at a point of its choosing (future::get, or
 // wait_for(0) to poll). Over a connection without async calls
-// (Connection::HasAsyncCalls false: a MockConnection, a ShardedConnection)
+// (Connection::HasAsyncCalls false: a MockConnection, a ShardedConnection
+// whose factory makes such connections, with endpoints_async = false)
 // an async call runs the synchronous one, retries included, on a client
 // thread, started as needed up to ClientOptions::async_threads (more wait
 // their turn). The client's destructor waits for every async call it

@@ -32,6 +32,7 @@
 #define SATOR_CLIENT_SHARDING_CONNECTION_H_
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -69,6 +70,11 @@ struct ShardedConnectionOptions {
   // to false when connection_factory makes connections that do not (mocks):
   // sator::Client then retries over the sharded connection.
   bool endpoints_retry = true;
+  // Whether the endpoints' connections start async calls without waiting, as
+  // MakeConnection's do (gRPC's callback API; Connection::HasAsyncCalls).
+  // Set it to false when connection_factory makes connections that do not:
+  // sator::Client then runs its async calls on its own threads.
+  bool endpoints_async = true;
 };
 
 class ShardedConnection : public Connection {
@@ -79,6 +85,9 @@ class ShardedConnection : public Connection {
 
   // ShardedConnectionOptions::endpoints_retry.
   bool RetriesIdempotentCalls() const override { return endpoints_retry_; }
+  // ShardedConnectionOptions::endpoints_async: the Async* calls then start
+  // the owner's own async call and return.
+  bool HasAsyncCalls() const override { return endpoints_async_; }
 
   // Replaces the endpoint list, e.g. after a StatefulSet is scaled. Scenes
   // whose owner changes are NOT moved: export them from the old owner and
@@ -176,14 +185,91 @@ class ShardedConnection : public Connection {
                                        const std::string& request_json,
                                        const CallContext& context) override;
 
+  // Routed as the calls of the same name; `done` runs on the endpoint
+  // connection's thread. AsyncListScenes asks the next endpoint from the
+  // completion of the one before.
+  void AsyncPing(const std::string& payload, const CallContext& context,
+                 Completion<absl::StatusOr<PingResult>> done) override;
+  void AsyncCreateScene(const std::string& scene_id,
+                        const SceneSettings& settings,
+                        const CallContext& context,
+                        Completion<absl::StatusOr<SceneInfo>> done) override;
+  void AsyncDeleteScene(const std::string& scene_id, const CallContext& context,
+                        Completion<absl::Status> done) override;
+  void AsyncListScenes(
+      std::uint32_t page_size, const std::string& page_token,
+      const CallContext& context,
+      Completion<absl::StatusOr<ListScenesPage>> done) override;
+  void AsyncGetScene(const std::string& scene_id, const CallContext& context,
+                     Completion<absl::StatusOr<SceneInfo>> done) override;
+  void AsyncExportScene(
+      const std::string& scene_id, const CallContext& context,
+      Completion<absl::StatusOr<SceneSnapshot>> done) override;
+  void AsyncImportScene(const SceneSnapshot& snapshot,
+                        const CallContext& context,
+                        Completion<absl::StatusOr<SceneInfo>> done) override;
+  void AsyncUpsertBodies(
+      const std::string& scene_id, const std::vector<Body>& bodies,
+      const CallContext& context,
+      Completion<absl::StatusOr<UpsertBodiesResult>> done) override;
+  void AsyncRemoveBodies(
+      const std::string& scene_id, const std::vector<std::uint64_t>& body_ids,
+      const CallContext& context,
+      Completion<absl::StatusOr<std::uint32_t>> done) override;
+  void AsyncUpdatePoses(const std::string& scene_id, std::int64_t tick,
+                        const PoseBatch& poses, const CallContext& context,
+                        Completion<absl::StatusOr<std::int64_t>> done) override;
+  void AsyncOverlap(const std::string& scene_id, const OverlapQuery& query,
+                    const QueryOptions& options, const CallContext& context,
+                    Completion<absl::StatusOr<QueryResult>> done) override;
+  void AsyncContacts(const std::string& scene_id, const ContactsQuery& query,
+                     const QueryOptions& options, const CallContext& context,
+                     Completion<absl::StatusOr<QueryResult>> done) override;
+  void AsyncSweep(const std::string& scene_id, const SweepQuery& query,
+                  const QueryOptions& options, const CallContext& context,
+                  Completion<absl::StatusOr<QueryResult>> done) override;
+  void AsyncRaycast(const std::string& scene_id, const RaycastQuery& query,
+                    const QueryOptions& options, const CallContext& context,
+                    Completion<absl::StatusOr<QueryResult>> done) override;
+  void AsyncPointQuery(const std::string& scene_id,
+                       const ::sator::PointQuery& query,
+                       const QueryOptions& options, const CallContext& context,
+                       Completion<absl::StatusOr<QueryResult>> done) override;
+  void AsyncQueryBatch(
+      const std::string& scene_id, const std::vector<Query>& queries,
+      const CallContext& context,
+      Completion<absl::StatusOr<std::vector<BatchEntry>>> done) override;
+  void AsyncRaycastBatch(
+      const std::string& scene_id, absl::Span<const RaycastQuery> rays,
+      const QueryOptions& options, const CallContext& context,
+      Completion<absl::StatusOr<RaycastBatchResult>> done) override;
+  void AsyncPairQuery(
+      const PairQueryRequest& request, const CallContext& context,
+      Completion<absl::StatusOr<PairQueryResult>> done) override;
+  void AsyncValidateShots(
+      const std::string& scene_id, absl::Span<const Shot> shots,
+      const HitPolicy& policy, const CallContext& context,
+      Completion<absl::StatusOr<ValidateShotsResult>> done) override;
+
  private:
   struct Route {
     std::string endpoint;
     std::shared_ptr<Connection> connection;
   };
+  // Where a ListScenes page starts: an endpoint of a list and its own token.
+  struct ListCursor {
+    std::shared_ptr<const RendezvousRouter> router;
+    std::size_t index = 0;
+    std::string inner_token;
+  };
 
   ShardedConnection(RendezvousRouter router, EndpointConnectionFactory factory,
-                    bool endpoints_retry);
+                    bool endpoints_retry, bool endpoints_async);
+
+  absl::StatusOr<ListCursor> ListCursorOf(const std::string& page_token) const;
+  void AsyncListScenesFrom(ListCursor cursor, std::uint32_t page_size,
+                           const CallContext& context,
+                           Completion<absl::StatusOr<ListScenesPage>> done);
 
   std::shared_ptr<const RendezvousRouter> router() const;
   absl::StatusOr<Route> RouteTo(const std::string& endpoint);
@@ -193,6 +279,7 @@ class ShardedConnection : public Connection {
 
   const EndpointConnectionFactory factory_;
   const bool endpoints_retry_;
+  const bool endpoints_async_;
   mutable std::mutex mutex_;
   std::shared_ptr<const RendezvousRouter> router_;  // guarded by mutex_
   std::map<std::string, std::shared_ptr<Connection>>
