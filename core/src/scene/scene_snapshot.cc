@@ -696,10 +696,17 @@ absl::Status RunCastQuery(QueryRunner<D>& runner, Input input,
         }
         const GroupCast<D> cast(bound, origin, input.translation, radius);
         if (!cast.Hits(group.local_box, current.max_fraction)) return -1.0f;
+        // A closest-hit query's clip tightens as its parts are hit: a part
+        // whose box the cast enters only beyond the best hit cannot be
+        // closer.
         const Aabb<D>* part_boxes = tree.member_boxes->data() + group.first;
+        float max_fraction = current.max_fraction;
         for (std::size_t m = 0; m < members.size(); ++m) {
-          if (!cast.Hits(part_boxes[m], current.max_fraction)) continue;
+          if (!cast.Hits(part_boxes[m], max_fraction)) continue;
           if (!run_slot(members[m])) return 0.0f;
+          if (const std::optional<float> clip = runner.clip_key()) {
+            max_fraction = std::min(max_fraction, *clip + kClipSlack);
+          }
         }
       }
       if (std::optional<float> clip = runner.clip_key()) {
