@@ -1,8 +1,12 @@
 #include "server/status_mapping.h"
 
+#include <string>
 #include <utility>
 #include <vector>
 
+#include "google/rpc/error_details.pb.h"
+#include "google/rpc/status.pb.h"
+#include "grpcpp/support/error_details.h"
 #include "gtest/gtest.h"
 
 namespace sator::server {
@@ -45,6 +49,64 @@ TEST(ToGrpcStatus, ACodeOutsideTheCanonicalRangeBecomesUnknown) {
       ToGrpcStatus(absl::Status(static_cast<absl::StatusCode>(17), "odd"));
   EXPECT_EQ(mapped.error_code(), grpc::StatusCode::UNKNOWN);
   EXPECT_EQ(mapped.error_message(), "odd");
+}
+
+// The field violations of a google.rpc.Status's one BadRequest detail.
+std::vector<std::pair<std::string, std::string>> ViolationsOf(
+    const google::rpc::Status& status) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const google::protobuf::Any& detail : status.details()) {
+    google::rpc::BadRequest bad_request;
+    EXPECT_TRUE(detail.UnpackTo(&bad_request)) << detail.type_url();
+    for (const auto& violation : bad_request.field_violations()) {
+      out.emplace_back(violation.field(), violation.description());
+    }
+  }
+  return out;
+}
+
+TEST(ToGrpcStatus, AnInvalidFieldComesAsABadRequestInTheStatusDetails) {
+  const grpc::Status mapped = ToGrpcStatus(absl::InvalidArgumentError(
+      "bodies[3].shape.box3d: half extent y is 1e-07"));
+  EXPECT_EQ(mapped.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(mapped.error_message(),
+            "bodies[3].shape.box3d: half extent y is 1e-07");
+  google::rpc::Status details;
+  ASSERT_TRUE(grpc::ExtractErrorDetails(mapped, &details).ok());
+  EXPECT_EQ(details.code(), 3);
+  EXPECT_EQ(details.message(), mapped.error_message());
+  EXPECT_EQ(ViolationsOf(details),
+            (std::vector<std::pair<std::string, std::string>>{
+                {"bodies[3].shape.box3d", "half extent y is 1e-07"}}));
+}
+
+TEST(ToGrpcStatus, OtherErrorsCarryNoDetails) {
+  EXPECT_TRUE(ToGrpcStatus(absl::NotFoundError("scene_id: no scene 'x'"))
+                  .error_details()
+                  .empty());
+  EXPECT_TRUE(ToGrpcStatus(absl::InvalidArgumentError("no field named here"))
+                  .error_details()
+                  .empty());
+}
+
+TEST(ToWireStatus, KeepsTheCodeTheMessageAndTheFieldsBadRequest) {
+  sator::v1::Status wire;
+  ToWireStatus(absl::OutOfRangeError("options.rewind.tick: 9 is past it"),
+               &wire);
+  EXPECT_EQ(wire.code(), 11);
+  EXPECT_EQ(wire.message(), "options.rewind.tick: 9 is past it");
+  // The same bytes read as a google.rpc.Status.
+  google::rpc::Status as_rpc;
+  ASSERT_TRUE(as_rpc.ParseFromString(wire.SerializeAsString()));
+  EXPECT_EQ(as_rpc.code(), 11);
+  EXPECT_EQ(ViolationsOf(as_rpc),
+            (std::vector<std::pair<std::string, std::string>>{
+                {"options.rewind.tick", "9 is past it"}}));
+  // Reused for an OK status: no details left over.
+  ToWireStatus(absl::OkStatus(), &wire);
+  EXPECT_EQ(wire.code(), 0);
+  EXPECT_TRUE(wire.message().empty());
+  EXPECT_EQ(wire.details_size(), 0);
 }
 
 }  // namespace
