@@ -25,15 +25,18 @@ std::optional<google::rpc::BadRequest> BadRequestOf(
   return bad_request;
 }
 
+// Codes 0..16 are shared; anything else is UNKNOWN.
+grpc::StatusCode CodeOf(const absl::Status& status) {
+  const int code = static_cast<int>(status.code());
+  return code >= 0 && code <= 16 ? static_cast<grpc::StatusCode>(code)
+                                 : grpc::StatusCode::UNKNOWN;
+}
+
 }  // namespace
 
 grpc::Status ToGrpcStatus(const absl::Status& status) {
   if (status.ok()) return grpc::Status::OK;
-  const int code = static_cast<int>(status.code());
-  // Codes 1..16 are shared; anything else (none exists today) is UNKNOWN.
-  const grpc::StatusCode grpc_code = code >= 1 && code <= 16
-                                         ? static_cast<grpc::StatusCode>(code)
-                                         : grpc::StatusCode::UNKNOWN;
+  const grpc::StatusCode grpc_code = CodeOf(status);
   std::optional<google::rpc::BadRequest> bad_request = BadRequestOf(status);
   if (!bad_request.has_value()) {
     return grpc::Status(grpc_code, std::string(status.message()));
@@ -49,7 +52,7 @@ grpc::Status ToGrpcStatus(const absl::Status& status) {
 }
 
 void ToWireStatus(const absl::Status& status, sator::v1::Status* out) {
-  out->set_code(static_cast<int>(status.code()));
+  out->set_code(static_cast<int>(CodeOf(status)));
   out->set_message(std::string(status.message()));
   out->clear_details();
   if (std::optional<google::rpc::BadRequest> bad_request =

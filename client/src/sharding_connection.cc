@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
@@ -36,8 +37,14 @@ absl::Status WithEndpoint(const absl::Status& status,
       status.code() != absl::StatusCode::kDeadlineExceeded) {
     return status;
   }
-  return absl::Status(status.code(), absl::StrCat("endpoint ", endpoint, ": ",
-                                                  status.message()));
+  absl::Status named(status.code(), absl::StrCat("endpoint ", endpoint, ": ",
+                                                 status.message()));
+  // The payloads (a retry-after, error details) stay.
+  status.ForEachPayload(
+      [&named](absl::string_view type_url, const absl::Cord& payload) {
+        named.SetPayload(type_url, payload);
+      });
+  return named;
 }
 
 template <typename T>
@@ -131,6 +138,8 @@ absl::StatusOr<std::shared_ptr<ShardedConnection>> ShardedConnection::Create(
       RendezvousRouter::Create(std::move(options.endpoints));
   if (!router.ok()) return router.status();
   EndpointConnectionFactory factory = std::move(options.connection_factory);
+  const bool endpoints_async =
+      options.endpoints_async.value_or(factory == nullptr);
   if (!factory) {
     factory = [connection_options =
                    options.connection](const std::string& endpoint)
@@ -142,7 +151,7 @@ absl::StatusOr<std::shared_ptr<ShardedConnection>> ShardedConnection::Create(
   }
   return std::shared_ptr<ShardedConnection>(
       new ShardedConnection(*std::move(router), std::move(factory),
-                            options.endpoints_retry, options.endpoints_async));
+                            options.endpoints_retry, endpoints_async));
 }
 
 ShardedConnection::ShardedConnection(RendezvousRouter router,
@@ -595,8 +604,8 @@ void ShardedConnection::AsyncListScenes(
   AsyncListScenesFrom(*std::move(cursor), page_size, context, std::move(done));
 }
 
-// The client keeps this connection until every call's completion has run,
-// so the completion below may use `this`.
+// The completion holds this connection, so a caller may let go of it with a
+// listing in flight.
 void ShardedConnection::AsyncListScenesFrom(
     ListCursor cursor, std::uint32_t page_size, const CallContext& context,
     Completion<absl::StatusOr<ListScenesPage>> done) {
@@ -609,8 +618,8 @@ void ShardedConnection::AsyncListScenesFrom(
   const std::string inner_token = cursor.inner_token;
   route->connection->AsyncListScenes(
       page_size, inner_token, context,
-      [this, cursor = std::move(cursor), page_size, context,
-       endpoint = route->endpoint,
+      [self = shared_from_this(), cursor = std::move(cursor), page_size,
+       context, endpoint = route->endpoint,
        done = std::move(done)](absl::StatusOr<ListScenesPage> page) mutable {
         if (!page.ok()) {
           std::move(done)(WithEndpoint(page.status(), endpoint));
@@ -623,8 +632,8 @@ void ShardedConnection::AsyncListScenesFrom(
         }
         ++cursor.index;
         cursor.inner_token.clear();
-        AsyncListScenesFrom(std::move(cursor), page_size, context,
-                            std::move(done));
+        self->AsyncListScenesFrom(std::move(cursor), page_size, context,
+                                  std::move(done));
       });
 }
 

@@ -199,6 +199,10 @@ TEST_F(ClientQueryEndToEnd, BatchAnswersEachQueryWithItsOwnStatus) {
   EXPECT_EQ((*entries)[1].status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string((*entries)[1].status().message()),
               HasSubstr("queries[1]"));
+  EXPECT_TRUE((*entries)[1]
+                  .status()
+                  .GetPayload("type.googleapis.com/google.rpc.BadRequest")
+                  .has_value());
   EXPECT_THAT(
       FieldViolations((*entries)[1].status()),
       ElementsAre(Violation("queries[1].raycast.direction", "zero length")));
@@ -396,6 +400,9 @@ TEST_F(ClientQueryEndToEnd, RaycastBatchRefusals) {
   EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(bad.status().message()),
               HasSubstr("directions[2..3]: zero length"));
+  EXPECT_TRUE(bad.status()
+                  .GetPayload("type.googleapis.com/google.rpc.BadRequest")
+                  .has_value());
   EXPECT_THAT(FieldViolations(bad.status()),
               ElementsAre(Violation("directions[2..3]", "zero length")));
   bad = client_->RaycastBatch(

@@ -51,7 +51,8 @@ std::string HighestWeight(const std::vector<std::string>& endpoints,
 class ShardedConnectionTest : public ::testing::Test {
  protected:
   std::shared_ptr<ShardedConnection> Make(
-      const std::vector<std::string>& endpoints, bool endpoints_retry = true) {
+      const std::vector<std::string>& endpoints, bool endpoints_retry = true,
+      std::optional<bool> endpoints_async = std::nullopt) {
     absl::StatusOr<std::shared_ptr<ShardedConnection>> sharded =
         ShardedConnection::Create(
             {.endpoints = endpoints,
@@ -62,7 +63,8 @@ class ShardedConnectionTest : public ::testing::Test {
                if (!mock) mock = std::make_shared<NiceMock<MockConnection>>();
                return mock;
              },
-             .endpoints_retry = endpoints_retry});
+             .endpoints_retry = endpoints_retry,
+             .endpoints_async = endpoints_async});
     EXPECT_TRUE(sharded.ok()) << sharded.status();
     return *sharded;
   }
@@ -266,7 +268,9 @@ TEST_F(ShardedConnectionTest, ListScenesPagesThroughEveryEndpoint) {
   ServeScenes(MockOf(kEndpoints[0]), {"a", "b", "c"});
   ServeScenes(MockOf(kEndpoints[1]), {});
   ServeScenes(MockOf(kEndpoints[2]), {"d", "e"});
-  std::shared_ptr<ShardedConnection> sharded = Make(kEndpoints);
+  // The mocks' async calls run the sync call on this thread.
+  std::shared_ptr<ShardedConnection> sharded =
+      Make(kEndpoints, /*endpoints_retry=*/true, /*endpoints_async=*/true);
   for (const bool async : {false, true}) {
     std::vector<std::string> listed;
     std::string token;
@@ -291,7 +295,8 @@ TEST_F(ShardedConnectionTest, AsyncListScenesEndsWithTheEndpointsError) {
   ServeScenes(MockOf(kEndpoints[0]), {});
   EXPECT_CALL(MockOf(kEndpoints[1]), ListScenes(_, _, _))
       .WillOnce(Return(absl::UnavailableError("connection refused")));
-  std::shared_ptr<ShardedConnection> sharded = Make(kEndpoints);
+  std::shared_ptr<ShardedConnection> sharded =
+      Make(kEndpoints, /*endpoints_retry=*/true, /*endpoints_async=*/true);
   const absl::StatusOr<ListScenesPage> page =
       ListPage(*sharded, "", /*async=*/true);
   EXPECT_EQ(page.status().code(), absl::StatusCode::kUnavailable);
@@ -301,15 +306,26 @@ TEST_F(ShardedConnectionTest, AsyncListScenesEndsWithTheEndpointsError) {
             absl::StatusCode::kInvalidArgument);
 }
 
+TEST_F(ShardedConnectionTest, AsyncCallsAreNativeOnlyOverMakeConnections) {
+  absl::StatusOr<std::shared_ptr<ShardedConnection>> own =
+      ShardedConnection::Create({.endpoints = kEndpoints});
+  ASSERT_TRUE(own.ok()) << own.status();
+  EXPECT_TRUE((*own)->HasAsyncCalls());
+  EXPECT_FALSE(Make(kEndpoints)->HasAsyncCalls());
+  EXPECT_TRUE(
+      Make(kEndpoints, true, /*endpoints_async=*/true)->HasAsyncCalls());
+}
+
 TEST_F(ShardedConnectionTest, AsyncCallsReachTheOwnerAndNameItWhenUnavailable) {
-  std::shared_ptr<ShardedConnection> sharded = Make(kEndpoints);
-  EXPECT_TRUE(sharded->HasAsyncCalls());
+  std::shared_ptr<ShardedConnection> sharded =
+      Make(kEndpoints, /*endpoints_retry=*/true, /*endpoints_async=*/true);
   const std::string scene = "arena-7";
   const std::string owner = HighestWeight(kEndpoints, scene);
   EXPECT_CALL(MockOf(owner), Raycast(scene, _, _, _))
       .WillOnce(Return(QueryResult{.tick = 4}));
-  EXPECT_CALL(MockOf(owner), GetScene(scene, _))
-      .WillOnce(Return(absl::UnavailableError("connection refused")));
+  absl::Status refused = absl::UnavailableError("connection refused");
+  SetRetryAfter(refused, absl::Milliseconds(30));
+  EXPECT_CALL(MockOf(owner), GetScene(scene, _)).WillOnce(Return(refused));
   EXPECT_CALL(MockOf(owner), DeleteScene(scene, _))
       .WillOnce(Return(absl::NotFoundError("scene_id: unknown")));
   std::optional<absl::StatusOr<QueryResult>> ray;
@@ -325,6 +341,8 @@ TEST_F(ShardedConnectionTest, AsyncCallsReachTheOwnerAndNameItWhenUnavailable) {
   ASSERT_TRUE(got.has_value());
   EXPECT_EQ(got->message(),
             absl::StrCat("endpoint ", owner, ": connection refused"));
+  // The error's payloads stay.
+  EXPECT_EQ(RetryAfter(*got), absl::Milliseconds(30));
   std::optional<absl::Status> deleted;
   sharded->AsyncDeleteScene(scene, {},
                             [&](absl::Status status) { deleted = status; });

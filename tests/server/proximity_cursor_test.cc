@@ -122,35 +122,36 @@ TEST_F(ProximityCursorTest, ASubscriberWithinTheBufferGetsEveryEvaluation) {
 TEST_F(ProximityCursorTest, ASlowSubscriberGetsOneResyncThenTheEventsAfterIt) {
   const std::uint64_t first = host_->ring().next_sequence();
   ProximityCursor cursor = CursorFrom(first);
-  // Five evaluations while the subscriber reads nothing: two more than its
-  // buffer, all still in the history.
-  for (std::int64_t tick = 1; tick <= 5; ++tick) Step(tick);
+  // One evaluation more than the buffer while the subscriber reads nothing,
+  // all still in the history.
+  constexpr std::int64_t kTicks = kWatchBuffer + 1;
+  for (std::int64_t tick = 1; tick <= kTicks; ++tick) Step(tick);
   sator::v1::WatchProximityResponse message;
   ASSERT_TRUE(cursor.Next(&message));
   ASSERT_TRUE(message.has_resync()) << message.DebugString();
   const sator::v1::ProximityResync& resync = message.resync();
-  EXPECT_EQ(resync.tick(), 5);
-  EXPECT_EQ(resync.next_sequence(), first + 5);
-  EXPECT_EQ(resync.dropped(), 5u);
-  // The full current set: the ball is in the zone after tick 5.
+  EXPECT_EQ(resync.tick(), kTicks);
+  EXPECT_EQ(resync.next_sequence(), first + kTicks);
+  EXPECT_EQ(resync.dropped(), static_cast<std::uint64_t>(kTicks));
+  // The full current set: tick 4 moved the ball out, so zone 7 holds nothing.
   ASSERT_EQ(resync.sets_size(), 1) << resync.DebugString();
   EXPECT_EQ(resync.sets(0).source(), sator::v1::PROXIMITY_SOURCE_ZONE);
   EXPECT_EQ(resync.sets(0).source_id(), 7u);
-  ASSERT_EQ(resync.sets(0).objects_size(), 1);
-  EXPECT_EQ(resync.sets(0).objects(0).body_id(), 1u);
+  EXPECT_EQ(resync.sets(0).objects_size(), 0);
   EXPECT_EQ(hosts_.counters().resyncs.load(), 1u);
-  // Nothing new yet; then tick 6's exit follows the resync's sets.
+  // Nothing new yet; then tick 5's enter follows the resync's sets.
   sator::v1::WatchProximityResponse none;
   EXPECT_FALSE(cursor.Next(&none));
-  Step(6);
+  Step(kTicks + 1);
   sator::v1::WatchProximityResponse after;
   ASSERT_TRUE(cursor.Next(&after));
   ASSERT_TRUE(after.has_events()) << after.DebugString();
   EXPECT_EQ(after.events().sequence(), resync.next_sequence());
-  EXPECT_EQ(after.events().tick(), 6);
+  EXPECT_EQ(after.events().tick(), kTicks + 1);
   ASSERT_EQ(after.events().events_size(), 1);
   EXPECT_EQ(after.events().events(0).kind(),
-            sator::v1::PROXIMITY_EVENT_KIND_EXIT);
+            sator::v1::PROXIMITY_EVENT_KIND_ENTER);
+  EXPECT_EQ(after.events().events(0).object().body_id(), 1u);
   EXPECT_EQ(hosts_.counters().resyncs.load(), 1u);
 }
 

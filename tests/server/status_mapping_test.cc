@@ -102,6 +102,8 @@ TEST(ToWireStatus, KeepsTheCodeTheMessageAndTheFieldsBadRequest) {
   EXPECT_EQ(ViolationsOf(as_rpc),
             (std::vector<std::pair<std::string, std::string>>{
                 {"options.rewind.tick", "9 is past it"}}));
+  ToWireStatus(absl::Status(static_cast<absl::StatusCode>(17), "odd"), &wire);
+  EXPECT_EQ(wire.code(), 2) << "UNKNOWN, as on a call";
   // Reused for an OK status: no details left over.
   ToWireStatus(absl::OkStatus(), &wire);
   EXPECT_EQ(wire.code(), 0);

@@ -9,9 +9,11 @@
 // coarse bound or the parts' local boxes) and runs the cores' pair query on
 // every one, so the set of bodies hit must be the scene's exactly.
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/scene/scene_test_util.h"
@@ -118,6 +120,59 @@ Query<D> RandomQuery(Rng& rng, std::int64_t oldest, std::int64_t newest) {
   return q;
 }
 
+// A ray's or sweep's closest hit (which clips the parts it tests at its
+// best hit so far) is the nearest part a scan finds: the smallest distance
+// (a ray) or fraction (a sweep), within the round-off between the scene's
+// and the reference's conversions, the body id breaking ties.
+template <int D>
+void ExpectClosestIsAScansNearest(const SceneSnapshot<D>& snapshot,
+                                  Query<D> q) {
+  q.options.mode = ResultMode::kClosest;
+  q.options.max_hits = 1;
+  const bool ray = q.kind == Kind::kRay;
+  float nearest = std::numeric_limits<float>::infinity();
+  std::vector<std::pair<float, std::uint64_t>> keys;
+  for (std::uint64_t g = 1; g <= kGroups; ++g) {
+    if (q.options.filter.excluded_groups.Contains(g)) continue;
+    auto group_parts = snapshot.GroupParts(g, q.options.rewind);
+    ASSERT_TRUE(group_parts.ok()) << group_parts.status();
+    for (const auto& part : *group_parts) {
+      float key = 0.0f;
+      if (ray) {
+        const RayResult<D> r =
+            Dim<D>::RayCast(*part.shape, part.pose,
+                            Ray<D>{q.pose.position, q.vector, q.max_distance});
+        if (!r.hit) continue;
+        key = r.distance;
+      } else {
+        const SweepResult<D> r =
+            Dim<D>::Sweep(*q.shape, q.pose, q.vector, *part.shape, part.pose);
+        if (r.outcome == SweepOutcome::kMiss) continue;
+        // A sweep that starts inside a part hits it at 0.
+        key = r.outcome == SweepOutcome::kHit ? r.fraction : 0.0f;
+      }
+      keys.emplace_back(key, part.body_id);
+      nearest = std::min(nearest, key);
+    }
+  }
+  absl::StatusOr<QueryResult<D>> got = RunOnScene(snapshot, q);
+  ASSERT_TRUE(got.ok()) << got.status();
+  if (keys.empty()) {
+    EXPECT_TRUE(got->hits.empty());
+    return;
+  }
+  ASSERT_EQ(got->hits.size(), 1u);
+  const QueryHit<D>& hit = got->hits[0];
+  const float tolerance = 1e-5f * (1.0f + std::fabs(nearest));
+  EXPECT_NEAR(ray ? hit.distance : hit.fraction, nearest, tolerance)
+      << (ray ? "ray" : "sweep");
+  const auto it = std::find_if(keys.begin(), keys.end(), [&](const auto& key) {
+    return key.second == hit.body_id;
+  });
+  ASSERT_NE(it, keys.end()) << "body " << hit.body_id << " is no part's hit";
+  EXPECT_LE(it->first, nearest + tolerance) << "body " << hit.body_id;
+}
+
 template <int D>
 void RunGroupScenes(std::uint64_t seed, int scenes, int ticks) {
   Rng rng(seed);
@@ -209,6 +264,9 @@ void RunGroupScenes(std::uint64_t seed, int scenes, int ticks) {
           }
         }
         std::sort(want_ids.begin(), want_ids.end());
+        if (q.kind == Kind::kRay || q.kind == Kind::kSweep) {
+          ExpectClosestIsAScansNearest(snapshot, q);
+        }
         ASSERT_EQ(got_ids, want_ids)
             << "scene " << s << " tick " << t << " kind "
             << static_cast<int>(q.kind) << " rewind "

@@ -4,9 +4,9 @@
 // request, the same path that starts the message:
 //
 //   absl::StatusOr<sator::QueryResult> result = client.Raycast(scene, ray);
-//   for (const sator::FieldViolation& v :
-//   sator::FieldViolations(result.status()))
+//   for (const sator::FieldViolation& v : FieldViolations(result.status())) {
 //     std::cerr << v.field << " is wrong: " << v.description << "\n";
+//   }
 //
 // The client keeps every error detail of a status as an absl::Status payload
 // keyed by its type URL (`type.googleapis.com/google.rpc.BadRequest`, holding

@@ -38,6 +38,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -72,12 +73,16 @@ struct ShardedConnectionOptions {
   bool endpoints_retry = true;
   // Whether the endpoints' connections start async calls without waiting, as
   // MakeConnection's do (gRPC's callback API; Connection::HasAsyncCalls).
-  // Set it to false when connection_factory makes connections that do not:
-  // sator::Client then runs its async calls on its own threads.
-  bool endpoints_async = true;
+  // Unset: true without a connection_factory, false with one (a factory's
+  // connections, mocks say, may run an async call on the caller's thread;
+  // sator::Client then runs its async calls on its own threads). Set it to
+  // true for a factory that makes MakeConnection's connections.
+  std::optional<bool> endpoints_async{};
 };
 
-class ShardedConnection : public Connection {
+class ShardedConnection
+    : public Connection,
+      public std::enable_shared_from_this<ShardedConnection> {
  public:
   // INVALID_ARGUMENT for a bad endpoint list (see RendezvousRouter::Create).
   static absl::StatusOr<std::shared_ptr<ShardedConnection>> Create(
