@@ -25,6 +25,7 @@
 #include "sator/core/geometry3d/contact3d.h"
 #include "sator/core/geometry3d/convex_hull.h"
 #include "sator/core/geometry3d/overlap3d.h"
+#include "support/test_scale.h"
 #include "test_shapes3d.h"
 
 namespace sator {
@@ -217,10 +218,11 @@ TEST(HullSatTest, LargeHullsMatchExhaustiveSat) {
     pool.push_back(*hull);
   }
   ASSERT_GT(most_edges, 128u);
+  constexpr int kPairs = sator::testing::ScaledCount(1500);
   const ExhaustiveAgreement counts =
-      CheckAgainstExhaustiveSat(pool, factory, 1500, 2.0f);
-  EXPECT_GT(counts.overlapping, 500);
-  EXPECT_GT(counts.edge_axes, 100);
+      CheckAgainstExhaustiveSat(pool, factory, kPairs, 2.0f);
+  EXPECT_GT(counts.overlapping, kPairs / 3);
+  EXPECT_GT(counts.edge_axes, kPairs / 15);
 }
 
 // The same agreement with the generic SAT of sat_polytope.cc (the path the

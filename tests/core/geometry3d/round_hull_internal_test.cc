@@ -410,7 +410,7 @@ void Report(const char* name, const Tally& t) {
       t.worst_cross);
 }
 
-constexpr int kPairs = sator::testing::ScaledCount(200000);
+constexpr int kPairs = sator::testing::ScaledCount(50000);
 
 TEST(RoundHullInternalTest, CapsuleHullMatchesGeneric) {
   Family f(6801);
@@ -598,7 +598,7 @@ int AdversarialFamilies(unsigned seed, float scale, int record_exp2, int pairs,
   return failures;
 }
 
-constexpr int kAdversarialPairs = sator::testing::ScaledCount(20000);
+constexpr int kAdversarialPairs = sator::testing::ScaledCount(5000);
 
 TEST(RoundHullInternalTest, NearTouchingAcrossScalesMatchesGeneric) {
   const float scales[] = {1e-30f, 1e-3f, 1.0f, 1e3f, 1e4f};
@@ -701,7 +701,7 @@ TEST(RoundHullInternalTest, SegmentSolidEdgeSkipsMatchFullLoop) {
   int cases = 0;
   const float scales[] = {1e-30f, 1e-3f, 1.0f, 1e3f, 1e4f, 0.0f};
   for (float scale : scales) {
-    for (int i = 0; i < sator::testing::ScaledCount(40000); ++i) {
+    for (int i = 0; i < sator::testing::ScaledCount(10000); ++i) {
       HullPtr unit;
       if (i % 4 == 3) {
         // A box: parallel edges at exactly equal distances.
@@ -783,8 +783,8 @@ TEST(RoundHullInternalTest, SegmentSolidEdgeSkipsMatchFullLoop) {
   std::printf("segment-solid: %d of %d cases not the full loop's\n", failures,
               cases);
   EXPECT_EQ(failures, 0);
-  // Nearly every hull is made at every scale: the 240,000 cases really run.
-  EXPECT_GE(cases, 6 * sator::testing::ScaledCount(40000) * 9 / 10);
+  // Nearly every hull is made at every scale: the 60,000 cases really run.
+  EXPECT_GE(cases, 6 * sator::testing::ScaledCount(10000) * 9 / 10);
 }
 
 }  // namespace
