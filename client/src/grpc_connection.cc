@@ -20,6 +20,7 @@
 #include "google/protobuf/descriptor.h"
 #include "google/protobuf/message.h"
 #include "google/protobuf/util/json_util.h"
+#include "google/rpc/error_details.pb.h"
 #include "grpc/health/v1/health.grpc.pb.h"
 #include "grpc_channel.h"
 #include "grpcpp/channel.h"
@@ -1051,6 +1052,10 @@ absl::StatusOr<std::string> GrpcConnection::CallJson(
     return result;
   }
 
+  // A sator.v1.Status's details print by their type, which must be in the
+  // generated pool; a static link keeps a message's registration only where
+  // something names it.
+  (void)google::rpc::BadRequest::descriptor();
   std::string json;
   google::protobuf::util::JsonPrintOptions options;
   options.preserve_proto_field_names = true;
