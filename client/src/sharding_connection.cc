@@ -552,44 +552,46 @@ absl::StatusOr<std::unique_ptr<SessionStream>> ShardedConnection::OpenSession(
                       route->endpoint);
 }
 
+// Runs `start` on the routed endpoint's connection with `done` naming the
+// endpoint, or gives `done` the routing error.
+template <typename Result, typename StartCall>
+void ShardedConnection::Start(absl::StatusOr<Route> route,
+                              Completion<Result> done, StartCall start) {
+  if (!route.ok()) {
+    std::move(done)(route.status());
+    return;
+  }
+  start(*route->connection, NamingEndpoint(route->endpoint, std::move(done)));
+}
+
 // ---- Async calls: routed as above, then the endpoint connection's own
 // ------------------------------------------------------------------------
 
 void ShardedConnection::AsyncPing(const std::string& payload,
                                   const CallContext& context,
                                   Completion<absl::StatusOr<PingResult>> done) {
-  absl::StatusOr<Route> route = RouteAny();
-  if (!route.ok()) {
-    std::move(done)(route.status());
-    return;
-  }
-  route->connection->AsyncPing(
-      payload, context, NamingEndpoint(route->endpoint, std::move(done)));
+  Start(RouteAny(), std::move(done), [&](Connection& connection, auto named) {
+    connection.AsyncPing(payload, context, std::move(named));
+  });
 }
 
 void ShardedConnection::AsyncCreateScene(
     const std::string& scene_id, const SceneSettings& settings,
     const CallContext& context, Completion<absl::StatusOr<SceneInfo>> done) {
   const std::string id = scene_id.empty() ? NewSceneId() : scene_id;
-  absl::StatusOr<Route> route = RouteScene(id);
-  if (!route.ok()) {
-    std::move(done)(route.status());
-    return;
-  }
-  route->connection->AsyncCreateScene(
-      id, settings, context, NamingEndpoint(route->endpoint, std::move(done)));
+  Start(RouteScene(id), std::move(done),
+        [&](Connection& connection, auto named) {
+          connection.AsyncCreateScene(id, settings, context, std::move(named));
+        });
 }
 
 void ShardedConnection::AsyncDeleteScene(const std::string& scene_id,
                                          const CallContext& context,
                                          Completion<absl::Status> done) {
-  absl::StatusOr<Route> route = RouteScene(scene_id);
-  if (!route.ok()) {
-    std::move(done)(route.status());
-    return;
-  }
-  route->connection->AsyncDeleteScene(
-      scene_id, context, NamingEndpoint(route->endpoint, std::move(done)));
+  Start(RouteScene(scene_id), std::move(done),
+        [&](Connection& connection, auto named) {
+          connection.AsyncDeleteScene(scene_id, context, std::move(named));
+        });
 }
 
 void ShardedConnection::AsyncListScenes(
@@ -640,25 +642,19 @@ void ShardedConnection::AsyncListScenesFrom(
 void ShardedConnection::AsyncGetScene(
     const std::string& scene_id, const CallContext& context,
     Completion<absl::StatusOr<SceneInfo>> done) {
-  absl::StatusOr<Route> route = RouteScene(scene_id);
-  if (!route.ok()) {
-    std::move(done)(route.status());
-    return;
-  }
-  route->connection->AsyncGetScene(
-      scene_id, context, NamingEndpoint(route->endpoint, std::move(done)));
+  Start(RouteScene(scene_id), std::move(done),
+        [&](Connection& connection, auto named) {
+          connection.AsyncGetScene(scene_id, context, std::move(named));
+        });
 }
 
 void ShardedConnection::AsyncExportScene(
     const std::string& scene_id, const CallContext& context,
     Completion<absl::StatusOr<SceneSnapshot>> done) {
-  absl::StatusOr<Route> route = RouteScene(scene_id);
-  if (!route.ok()) {
-    std::move(done)(route.status());
-    return;
-  }
-  route->connection->AsyncExportScene(
-      scene_id, context, NamingEndpoint(route->endpoint, std::move(done)));
+  Start(RouteScene(scene_id), std::move(done),
+        [&](Connection& connection, auto named) {
+          connection.AsyncExportScene(scene_id, context, std::move(named));
+        });
 }
 
 void ShardedConnection::AsyncImportScene(
@@ -669,178 +665,138 @@ void ShardedConnection::AsyncImportScene(
         "snapshot.scene_id: empty (a sharded connection routes by it)"));
     return;
   }
-  absl::StatusOr<Route> route = RouteScene(snapshot.scene_id);
-  if (!route.ok()) {
-    std::move(done)(route.status());
-    return;
-  }
-  route->connection->AsyncImportScene(
-      snapshot, context, NamingEndpoint(route->endpoint, std::move(done)));
+  Start(RouteScene(snapshot.scene_id), std::move(done),
+        [&](Connection& connection, auto named) {
+          connection.AsyncImportScene(snapshot, context, std::move(named));
+        });
 }
 
 void ShardedConnection::AsyncUpsertBodies(
     const std::string& scene_id, const std::vector<Body>& bodies,
     const CallContext& context,
     Completion<absl::StatusOr<UpsertBodiesResult>> done) {
-  absl::StatusOr<Route> route = RouteScene(scene_id);
-  if (!route.ok()) {
-    std::move(done)(route.status());
-    return;
-  }
-  route->connection->AsyncUpsertBodies(
-      scene_id, bodies, context,
-      NamingEndpoint(route->endpoint, std::move(done)));
+  Start(RouteScene(scene_id), std::move(done),
+        [&](Connection& connection, auto named) {
+          connection.AsyncUpsertBodies(scene_id, bodies, context,
+                                       std::move(named));
+        });
 }
 
 void ShardedConnection::AsyncRemoveBodies(
     const std::string& scene_id, const std::vector<std::uint64_t>& body_ids,
     const CallContext& context,
     Completion<absl::StatusOr<std::uint32_t>> done) {
-  absl::StatusOr<Route> route = RouteScene(scene_id);
-  if (!route.ok()) {
-    std::move(done)(route.status());
-    return;
-  }
-  route->connection->AsyncRemoveBodies(
-      scene_id, body_ids, context,
-      NamingEndpoint(route->endpoint, std::move(done)));
+  Start(RouteScene(scene_id), std::move(done),
+        [&](Connection& connection, auto named) {
+          connection.AsyncRemoveBodies(scene_id, body_ids, context,
+                                       std::move(named));
+        });
 }
 
 void ShardedConnection::AsyncUpdatePoses(
     const std::string& scene_id, std::int64_t tick, const PoseBatch& poses,
     const CallContext& context, Completion<absl::StatusOr<std::int64_t>> done) {
-  absl::StatusOr<Route> route = RouteScene(scene_id);
-  if (!route.ok()) {
-    std::move(done)(route.status());
-    return;
-  }
-  route->connection->AsyncUpdatePoses(
-      scene_id, tick, poses, context,
-      NamingEndpoint(route->endpoint, std::move(done)));
+  Start(RouteScene(scene_id), std::move(done),
+        [&](Connection& connection, auto named) {
+          connection.AsyncUpdatePoses(scene_id, tick, poses, context,
+                                      std::move(named));
+        });
 }
 
 void ShardedConnection::AsyncOverlap(
     const std::string& scene_id, const OverlapQuery& query,
     const QueryOptions& options, const CallContext& context,
     Completion<absl::StatusOr<QueryResult>> done) {
-  absl::StatusOr<Route> route = RouteScene(scene_id);
-  if (!route.ok()) {
-    std::move(done)(route.status());
-    return;
-  }
-  route->connection->AsyncOverlap(
-      scene_id, query, options, context,
-      NamingEndpoint(route->endpoint, std::move(done)));
+  Start(RouteScene(scene_id), std::move(done),
+        [&](Connection& connection, auto named) {
+          connection.AsyncOverlap(scene_id, query, options, context,
+                                  std::move(named));
+        });
 }
 
 void ShardedConnection::AsyncContacts(
     const std::string& scene_id, const ContactsQuery& query,
     const QueryOptions& options, const CallContext& context,
     Completion<absl::StatusOr<QueryResult>> done) {
-  absl::StatusOr<Route> route = RouteScene(scene_id);
-  if (!route.ok()) {
-    std::move(done)(route.status());
-    return;
-  }
-  route->connection->AsyncContacts(
-      scene_id, query, options, context,
-      NamingEndpoint(route->endpoint, std::move(done)));
+  Start(RouteScene(scene_id), std::move(done),
+        [&](Connection& connection, auto named) {
+          connection.AsyncContacts(scene_id, query, options, context,
+                                   std::move(named));
+        });
 }
 
 void ShardedConnection::AsyncSweep(
     const std::string& scene_id, const SweepQuery& query,
     const QueryOptions& options, const CallContext& context,
     Completion<absl::StatusOr<QueryResult>> done) {
-  absl::StatusOr<Route> route = RouteScene(scene_id);
-  if (!route.ok()) {
-    std::move(done)(route.status());
-    return;
-  }
-  route->connection->AsyncSweep(
-      scene_id, query, options, context,
-      NamingEndpoint(route->endpoint, std::move(done)));
+  Start(RouteScene(scene_id), std::move(done),
+        [&](Connection& connection, auto named) {
+          connection.AsyncSweep(scene_id, query, options, context,
+                                std::move(named));
+        });
 }
 
 void ShardedConnection::AsyncRaycast(
     const std::string& scene_id, const RaycastQuery& query,
     const QueryOptions& options, const CallContext& context,
     Completion<absl::StatusOr<QueryResult>> done) {
-  absl::StatusOr<Route> route = RouteScene(scene_id);
-  if (!route.ok()) {
-    std::move(done)(route.status());
-    return;
-  }
-  route->connection->AsyncRaycast(
-      scene_id, query, options, context,
-      NamingEndpoint(route->endpoint, std::move(done)));
+  Start(RouteScene(scene_id), std::move(done),
+        [&](Connection& connection, auto named) {
+          connection.AsyncRaycast(scene_id, query, options, context,
+                                  std::move(named));
+        });
 }
 
 void ShardedConnection::AsyncPointQuery(
     const std::string& scene_id, const ::sator::PointQuery& query,
     const QueryOptions& options, const CallContext& context,
     Completion<absl::StatusOr<QueryResult>> done) {
-  absl::StatusOr<Route> route = RouteScene(scene_id);
-  if (!route.ok()) {
-    std::move(done)(route.status());
-    return;
-  }
-  route->connection->AsyncPointQuery(
-      scene_id, query, options, context,
-      NamingEndpoint(route->endpoint, std::move(done)));
+  Start(RouteScene(scene_id), std::move(done),
+        [&](Connection& connection, auto named) {
+          connection.AsyncPointQuery(scene_id, query, options, context,
+                                     std::move(named));
+        });
 }
 
 void ShardedConnection::AsyncQueryBatch(
     const std::string& scene_id, const std::vector<Query>& queries,
     const CallContext& context,
     Completion<absl::StatusOr<std::vector<BatchEntry>>> done) {
-  absl::StatusOr<Route> route = RouteScene(scene_id);
-  if (!route.ok()) {
-    std::move(done)(route.status());
-    return;
-  }
-  route->connection->AsyncQueryBatch(
-      scene_id, queries, context,
-      NamingEndpoint(route->endpoint, std::move(done)));
+  Start(RouteScene(scene_id), std::move(done),
+        [&](Connection& connection, auto named) {
+          connection.AsyncQueryBatch(scene_id, queries, context,
+                                     std::move(named));
+        });
 }
 
 void ShardedConnection::AsyncRaycastBatch(
     const std::string& scene_id, absl::Span<const RaycastQuery> rays,
     const QueryOptions& options, const CallContext& context,
     Completion<absl::StatusOr<RaycastBatchResult>> done) {
-  absl::StatusOr<Route> route = RouteScene(scene_id);
-  if (!route.ok()) {
-    std::move(done)(route.status());
-    return;
-  }
-  route->connection->AsyncRaycastBatch(
-      scene_id, rays, options, context,
-      NamingEndpoint(route->endpoint, std::move(done)));
+  Start(RouteScene(scene_id), std::move(done),
+        [&](Connection& connection, auto named) {
+          connection.AsyncRaycastBatch(scene_id, rays, options, context,
+                                       std::move(named));
+        });
 }
 
 void ShardedConnection::AsyncPairQuery(
     const PairQueryRequest& request, const CallContext& context,
     Completion<absl::StatusOr<PairQueryResult>> done) {
-  absl::StatusOr<Route> route = RouteAny();
-  if (!route.ok()) {
-    std::move(done)(route.status());
-    return;
-  }
-  route->connection->AsyncPairQuery(
-      request, context, NamingEndpoint(route->endpoint, std::move(done)));
+  Start(RouteAny(), std::move(done), [&](Connection& connection, auto named) {
+    connection.AsyncPairQuery(request, context, std::move(named));
+  });
 }
 
 void ShardedConnection::AsyncValidateShots(
     const std::string& scene_id, absl::Span<const Shot> shots,
     const HitPolicy& policy, const CallContext& context,
     Completion<absl::StatusOr<ValidateShotsResult>> done) {
-  absl::StatusOr<Route> route = RouteScene(scene_id);
-  if (!route.ok()) {
-    std::move(done)(route.status());
-    return;
-  }
-  route->connection->AsyncValidateShots(
-      scene_id, shots, policy, context,
-      NamingEndpoint(route->endpoint, std::move(done)));
+  Start(RouteScene(scene_id), std::move(done),
+        [&](Connection& connection, auto named) {
+          connection.AsyncValidateShots(scene_id, shots, policy, context,
+                                        std::move(named));
+        });
 }
 
 }  // namespace sator

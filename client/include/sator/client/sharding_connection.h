@@ -271,6 +271,9 @@ class ShardedConnection
   ShardedConnection(RendezvousRouter router, EndpointConnectionFactory factory,
                     bool endpoints_retry, bool endpoints_async);
 
+  template <typename Result, typename StartCall>
+  static void Start(absl::StatusOr<Route> route, Completion<Result> done,
+                    StartCall start);
   absl::StatusOr<ListCursor> ListCursorOf(const std::string& page_token) const;
   void AsyncListScenesFrom(ListCursor cursor, std::uint32_t page_size,
                            const CallContext& context,
