@@ -4,15 +4,14 @@
 #define SATOR_CLIENT_SRC_CLIENT_IMPL_H_
 
 #include <algorithm>
-#include <condition_variable>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <tuple>
 #include <utility>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "calls_in_flight.h"
 #include "executor.h"
 #include "retry_loop.h"
 #include "sator/client/client.h"
@@ -35,10 +34,7 @@ class ClientState {
 
   // Waits for the async calls in flight on the connection; the executor
   // (destroyed first) then runs what was posted to it.
-  ~ClientState() {
-    std::unique_lock<std::mutex> lock(in_flight_mutex_);
-    all_done_.wait(lock, [this] { return in_flight_ == 0; });
-  }
+  ~ClientState() { in_flight_.WaitUntilNone(); }
   ClientState(const ClientState&) = delete;
   ClientState& operator=(const ClientState&) = delete;
 
@@ -70,10 +66,7 @@ class ClientState {
     if (connection_->HasAsyncCalls() &&
         (!idempotent || connection_->RetriesIdempotentCalls())) {
       const CallContext context{.deadline = Deadline(call_options)};
-      {
-        std::lock_guard<std::mutex> lock(in_flight_mutex_);
-        ++in_flight_;
-      }
+      in_flight_.Enter();
       (connection_.get()->*async)(
           args..., context,
           Completion<Result>(
@@ -84,8 +77,7 @@ class ClientState {
                   Completion<Result> caller = std::move(done);
                   std::move(caller)(std::move(result));
                 }
-                std::lock_guard<std::mutex> lock(in_flight_mutex_);
-                if (--in_flight_ == 0) all_done_.notify_all();
+                in_flight_.Leave();
               }));
       return;
     }
@@ -138,9 +130,7 @@ class ClientState {
   RetryEnvironment environment_;
   absl::Status status_;
   // Async calls started on the connection and not yet completed.
-  std::mutex in_flight_mutex_;
-  std::condition_variable all_done_;
-  int in_flight_ = 0;
+  CallsInFlight in_flight_;
   // Last: destroyed first, so running tasks still see everything above.
   Executor executor_;
 };

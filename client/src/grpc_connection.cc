@@ -17,6 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "absl/synchronization/notification.h"
+#include "calls_in_flight.h"
 #include "google/protobuf/descriptor.h"
 #include "google/protobuf/message.h"
 #include "google/protobuf/util/json_util.h"
@@ -264,7 +265,7 @@ auto Blocking(Stub& stub,
 // What one call on gRPC's callback API owns until it completes.
 template <typename Request, typename Response, typename Read, typename Done>
 struct CallInFlight {
-  std::shared_ptr<grpc::Channel> channel;
+  client_internal::CallsInFlight* in_flight;
   grpc::ClientContext context;
   Request request;
   Response response;
@@ -272,17 +273,19 @@ struct CallInFlight {
   Done done;
 };
 
-// Starts one call on gRPC's callback API (the `async()` stub); `done` gets
-// the result as Blocking would give it, on a gRPC thread.
+// Starts one call on gRPC's callback API (the `async()` stub), counted in
+// `in_flight` until it completes; `done` gets the result as Blocking would
+// give it, on a gRPC thread.
 template <typename Stub, typename Async, typename Request, typename Response,
           typename Read, typename Done>
-void Start(const std::shared_ptr<grpc::Channel>& channel, Stub& stub,
+void Start(client_internal::CallsInFlight& in_flight, Stub& stub,
            void (Async::*method)(grpc::ClientContext*, const Request*,
                                  Response*, std::function<void(grpc::Status)>),
            Request request, const CallContext& context,
            const std::string* scene_id, Read read, Done done) {
   using Call = CallInFlight<Request, Response, Read, Done>;
-  auto* call = new Call{.channel = channel,
+  in_flight.Enter();
+  auto* call = new Call{.in_flight = &in_flight,
                         .context = {},
                         .request = std::move(request),
                         .response = {},
@@ -300,9 +303,11 @@ void Start(const std::shared_ptr<grpc::Channel>& channel, Stub& stub,
         Result result = finished.ok()
                             ? owned->read(owned->response, owned->request)
                             : Result(std::move(finished));
-        // Freed before the completion runs: once it has, the client may be
-        // destroyed.
+        // Left before the completion runs: once it has, the connection may
+        // be destroyed.
+        client_internal::CallsInFlight* counted = owned->in_flight;
         owned.reset();
+        counted->Leave();
         std::move(finish)(std::move(result));
       });
 }
@@ -532,6 +537,10 @@ class GrpcConnection final : public Connection {
         body_stub_(sator::v1::BodyService::NewStub(channel_)),
         proximity_stub_(sator::v1::ProximityService::NewStub(channel_)),
         health_stub_(grpc::health::v1::Health::NewStub(channel_)) {}
+  // Waits for the async calls in flight (CallsInFlight says why).
+  ~GrpcConnection() override { in_flight_.WaitUntilNone(); }
+  GrpcConnection(const GrpcConnection&) = delete;
+  GrpcConnection& operator=(const GrpcConnection&) = delete;
 
   bool RetriesIdempotentCalls() const override { return true; }
   bool HasAsyncCalls() const override { return true; }
@@ -543,7 +552,7 @@ class GrpcConnection final : public Connection {
   }
   void AsyncPing(const std::string& payload, const CallContext& context,
                  Completion<absl::StatusOr<PingResult>> done) override {
-    Start(channel_, *query_stub_, &QueryAsync::Ping, PingRequestOf(payload),
+    Start(in_flight_, *query_stub_, &QueryAsync::Ping, PingRequestOf(payload),
           context, nullptr, ReadPing, std::move(done));
   }
 
@@ -579,7 +588,7 @@ class GrpcConnection final : public Connection {
                         const SceneSettings& settings,
                         const CallContext& context,
                         Completion<absl::StatusOr<SceneInfo>> done) override {
-    Start(channel_, *scene_stub_, &SceneAsync::CreateScene,
+    Start(in_flight_, *scene_stub_, &SceneAsync::CreateScene,
           CreateSceneRequestOf(scene_id, settings), context, &scene_id,
           ReadInfo<sator::v1::CreateSceneRequest>, std::move(done));
   }
@@ -592,7 +601,7 @@ class GrpcConnection final : public Connection {
   }
   void AsyncDeleteScene(const std::string& scene_id, const CallContext& context,
                         Completion<absl::Status> done) override {
-    Start(channel_, *scene_stub_, &SceneAsync::DeleteScene,
+    Start(in_flight_, *scene_stub_, &SceneAsync::DeleteScene,
           WithSceneId<sator::v1::DeleteSceneRequest>(scene_id), context,
           &scene_id, ReadDeleted, std::move(done));
   }
@@ -608,7 +617,7 @@ class GrpcConnection final : public Connection {
       std::uint32_t page_size, const std::string& page_token,
       const CallContext& context,
       Completion<absl::StatusOr<ListScenesPage>> done) override {
-    Start(channel_, *scene_stub_, &SceneAsync::ListScenes,
+    Start(in_flight_, *scene_stub_, &SceneAsync::ListScenes,
           ListScenesRequestOf(page_size, page_token), context, nullptr,
           ReadScenePage, std::move(done));
   }
@@ -621,7 +630,7 @@ class GrpcConnection final : public Connection {
   }
   void AsyncGetScene(const std::string& scene_id, const CallContext& context,
                      Completion<absl::StatusOr<SceneInfo>> done) override {
-    Start(channel_, *scene_stub_, &SceneAsync::GetScene,
+    Start(in_flight_, *scene_stub_, &SceneAsync::GetScene,
           WithSceneId<sator::v1::GetSceneRequest>(scene_id), context, &scene_id,
           ReadInfo<sator::v1::GetSceneRequest>, std::move(done));
   }
@@ -635,7 +644,7 @@ class GrpcConnection final : public Connection {
   void AsyncExportScene(
       const std::string& scene_id, const CallContext& context,
       Completion<absl::StatusOr<SceneSnapshot>> done) override {
-    Start(channel_, *scene_stub_, &SceneAsync::ExportScene,
+    Start(in_flight_, *scene_stub_, &SceneAsync::ExportScene,
           WithSceneId<sator::v1::ExportSceneRequest>(scene_id), context,
           &scene_id, ReadExport, std::move(done));
   }
@@ -649,7 +658,7 @@ class GrpcConnection final : public Connection {
   void AsyncImportScene(const SceneSnapshot& snapshot,
                         const CallContext& context,
                         Completion<absl::StatusOr<SceneInfo>> done) override {
-    Start(channel_, *scene_stub_, &SceneAsync::ImportScene,
+    Start(in_flight_, *scene_stub_, &SceneAsync::ImportScene,
           ImportSceneRequestOf(snapshot), context, &snapshot.scene_id,
           ReadInfo<sator::v1::ImportSceneRequest>, std::move(done));
   }
@@ -665,7 +674,7 @@ class GrpcConnection final : public Connection {
       const std::string& scene_id, const std::vector<Body>& bodies,
       const CallContext& context,
       Completion<absl::StatusOr<UpsertBodiesResult>> done) override {
-    Start(channel_, *body_stub_, &BodyAsync::UpsertBodies,
+    Start(in_flight_, *body_stub_, &BodyAsync::UpsertBodies,
           UpsertBodiesRequestOf(scene_id, bodies), context, &scene_id,
           ReadUpsert, std::move(done));
   }
@@ -681,7 +690,7 @@ class GrpcConnection final : public Connection {
       const std::string& scene_id, const std::vector<std::uint64_t>& body_ids,
       const CallContext& context,
       Completion<absl::StatusOr<std::uint32_t>> done) override {
-    Start(channel_, *body_stub_, &BodyAsync::RemoveBodies,
+    Start(in_flight_, *body_stub_, &BodyAsync::RemoveBodies,
           RemoveBodiesRequestOf(scene_id, body_ids), context, &scene_id,
           ReadRemoved, std::move(done));
   }
@@ -697,7 +706,7 @@ class GrpcConnection final : public Connection {
       const std::string& scene_id, std::int64_t tick, const PoseBatch& poses,
       const CallContext& context,
       Completion<absl::StatusOr<std::int64_t>> done) override {
-    Start(channel_, *body_stub_, &BodyAsync::UpdatePoses,
+    Start(in_flight_, *body_stub_, &BodyAsync::UpdatePoses,
           UpdatePosesRequestOf(scene_id, tick, poses), context, &scene_id,
           ReadCurrentTick, std::move(done));
   }
@@ -715,7 +724,7 @@ class GrpcConnection final : public Connection {
   void AsyncOverlap(const std::string& scene_id, const OverlapQuery& query,
                     const QueryOptions& options, const CallContext& context,
                     Completion<absl::StatusOr<QueryResult>> done) override {
-    Start(channel_, *query_stub_, &QueryAsync::Overlap,
+    Start(in_flight_, *query_stub_, &QueryAsync::Overlap,
           SceneQueryRequestOf<sator::v1::OverlapRequest>(
               scene_id, options, client_internal::WriteOverlap, query),
           context, &scene_id, ReadQuery<sator::v1::OverlapRequest>,
@@ -735,7 +744,7 @@ class GrpcConnection final : public Connection {
   void AsyncContacts(const std::string& scene_id, const ContactsQuery& query,
                      const QueryOptions& options, const CallContext& context,
                      Completion<absl::StatusOr<QueryResult>> done) override {
-    Start(channel_, *query_stub_, &QueryAsync::Contacts,
+    Start(in_flight_, *query_stub_, &QueryAsync::Contacts,
           SceneQueryRequestOf<sator::v1::ContactsRequest>(
               scene_id, options, client_internal::WriteContacts, query),
           context, &scene_id, ReadQuery<sator::v1::ContactsRequest>,
@@ -754,7 +763,7 @@ class GrpcConnection final : public Connection {
   void AsyncSweep(const std::string& scene_id, const SweepQuery& query,
                   const QueryOptions& options, const CallContext& context,
                   Completion<absl::StatusOr<QueryResult>> done) override {
-    Start(channel_, *query_stub_, &QueryAsync::Sweep,
+    Start(in_flight_, *query_stub_, &QueryAsync::Sweep,
           SceneQueryRequestOf<sator::v1::SweepRequest>(
               scene_id, options, client_internal::WriteSweep, query),
           context, &scene_id, ReadQuery<sator::v1::SweepRequest>,
@@ -774,7 +783,7 @@ class GrpcConnection final : public Connection {
   void AsyncRaycast(const std::string& scene_id, const RaycastQuery& query,
                     const QueryOptions& options, const CallContext& context,
                     Completion<absl::StatusOr<QueryResult>> done) override {
-    Start(channel_, *query_stub_, &QueryAsync::Raycast,
+    Start(in_flight_, *query_stub_, &QueryAsync::Raycast,
           SceneQueryRequestOf<sator::v1::RaycastRequest>(
               scene_id, options, client_internal::WriteRaycast, query),
           context, &scene_id, ReadQuery<sator::v1::RaycastRequest>,
@@ -795,7 +804,7 @@ class GrpcConnection final : public Connection {
                        const ::sator::PointQuery& query,
                        const QueryOptions& options, const CallContext& context,
                        Completion<absl::StatusOr<QueryResult>> done) override {
-    Start(channel_, *query_stub_, &QueryAsync::PointQuery,
+    Start(in_flight_, *query_stub_, &QueryAsync::PointQuery,
           SceneQueryRequestOf<sator::v1::PointQueryRequest>(
               scene_id, options, client_internal::WritePoint, query),
           context, &scene_id, ReadQuery<sator::v1::PointQueryRequest>,
@@ -813,7 +822,7 @@ class GrpcConnection final : public Connection {
       const std::string& scene_id, const std::vector<Query>& queries,
       const CallContext& context,
       Completion<absl::StatusOr<std::vector<BatchEntry>>> done) override {
-    Start(channel_, *query_stub_, &QueryAsync::QueryBatch,
+    Start(in_flight_, *query_stub_, &QueryAsync::QueryBatch,
           QueryBatchRequestOf(scene_id, queries), context, &scene_id,
           ReadQueryBatch, std::move(done));
   }
@@ -837,7 +846,7 @@ class GrpcConnection final : public Connection {
       std::move(done)(request.status());
       return;
     }
-    Start(channel_, *query_stub_, &QueryAsync::RaycastBatch,
+    Start(in_flight_, *query_stub_, &QueryAsync::RaycastBatch,
           *std::move(request), context, &scene_id,
           RaycastBatchReader(rays.size()), std::move(done));
   }
@@ -853,7 +862,7 @@ class GrpcConnection final : public Connection {
       const std::string& scene_id, absl::Span<const Shot> shots,
       const HitPolicy& policy, const CallContext& context,
       Completion<absl::StatusOr<ValidateShotsResult>> done) override {
-    Start(channel_, *query_stub_, &QueryAsync::ValidateShots,
+    Start(in_flight_, *query_stub_, &QueryAsync::ValidateShots,
           ValidateShotsRequestOf(scene_id, shots, policy), context, &scene_id,
           ReadVerdicts, std::move(done));
   }
@@ -867,7 +876,7 @@ class GrpcConnection final : public Connection {
   void AsyncPairQuery(
       const PairQueryRequest& request, const CallContext& context,
       Completion<absl::StatusOr<PairQueryResult>> done) override {
-    Start(channel_, *query_stub_, &QueryAsync::PairQuery,
+    Start(in_flight_, *query_stub_, &QueryAsync::PairQuery,
           PairQueryRequestOf(request), context, nullptr,
           PairResultReader(request), std::move(done));
   }
@@ -992,6 +1001,7 @@ class GrpcConnection final : public Connection {
   std::unique_ptr<sator::v1::BodyService::Stub> body_stub_;
   std::unique_ptr<sator::v1::ProximityService::Stub> proximity_stub_;
   std::unique_ptr<grpc::health::v1::Health::Stub> health_stub_;
+  client_internal::CallsInFlight in_flight_;
 };
 
 absl::StatusOr<std::string> GrpcConnection::CallJson(

@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
+#include "calls_in_flight.h"
 #include "google/protobuf/descriptor.h"
 #include "google/protobuf/message.h"
 #include "google/protobuf/util/json_util.h"
@@ -161,7 +162,10 @@ ShardedConnection::ShardedConnection(RendezvousRouter router,
       endpoints_retry_(endpoints_retry),
       endpoints_async_(endpoints_async),
       router_(std::make_shared<const RendezvousRouter>(std::move(router))),
-      random_(std::random_device{}()) {}
+      random_(std::random_device{}()),
+      in_flight_(std::make_unique<client_internal::CallsInFlight>()) {}
+
+ShardedConnection::~ShardedConnection() { in_flight_->WaitUntilNone(); }
 
 absl::Status ShardedConnection::SetEndpoints(
     std::vector<std::string> endpoints) {
@@ -603,11 +607,17 @@ void ShardedConnection::AsyncListScenes(
     std::move(done)(cursor.status());
     return;
   }
-  AsyncListScenesFrom(*std::move(cursor), page_size, context, std::move(done));
+  // Counted until `done` runs: the listing may go on from the completion of
+  // its call to one endpoint with a call to the next.
+  in_flight_->Enter();
+  AsyncListScenesFrom(*std::move(cursor), page_size, context,
+                      [in_flight = in_flight_.get(), done = std::move(done)](
+                          absl::StatusOr<ListScenesPage> page) mutable {
+                        in_flight->Leave();
+                        std::move(done)(std::move(page));
+                      });
 }
 
-// The completion holds this connection, so a caller may let go of it with a
-// listing in flight.
 void ShardedConnection::AsyncListScenesFrom(
     ListCursor cursor, std::uint32_t page_size, const CallContext& context,
     Completion<absl::StatusOr<ListScenesPage>> done) {
@@ -620,8 +630,8 @@ void ShardedConnection::AsyncListScenesFrom(
   const std::string inner_token = cursor.inner_token;
   route->connection->AsyncListScenes(
       page_size, inner_token, context,
-      [self = shared_from_this(), cursor = std::move(cursor), page_size,
-       context, endpoint = route->endpoint,
+      [this, cursor = std::move(cursor), page_size, context,
+       endpoint = route->endpoint,
        done = std::move(done)](absl::StatusOr<ListScenesPage> page) mutable {
         if (!page.ok()) {
           std::move(done)(WithEndpoint(page.status(), endpoint));
@@ -634,8 +644,8 @@ void ShardedConnection::AsyncListScenesFrom(
         }
         ++cursor.index;
         cursor.inner_token.clear();
-        self->AsyncListScenesFrom(std::move(cursor), page_size, context,
-                                  std::move(done));
+        AsyncListScenesFrom(std::move(cursor), page_size, context,
+                            std::move(done));
       });
 }
 

@@ -330,6 +330,29 @@ TEST_F(ClientQueryEndToEnd, CallbacksRunOnceEachAndTheClientWaitsForThem) {
   EXPECT_EQ(codes[1], absl::StatusCode::kNotFound);
 }
 
+// A connection's destructor waits for its async calls: the last reference
+// to a channel is then never dropped on one of gRPC's callback threads.
+TEST_F(ClientQueryEndToEnd, DroppingAConnectionWaitsForItsCallsInFlight) {
+  constexpr int kCalls = 32;
+  std::mutex mutex;
+  int answered = 0;
+  {
+    absl::StatusOr<std::shared_ptr<client::Connection>> connection =
+        client::MakeConnection({.target = satord_.grpc_target()});
+    ASSERT_TRUE(connection.ok()) << connection.status();
+    ASSERT_TRUE((*connection)->HasAsyncCalls());
+    for (int i = 0; i < kCalls; ++i) {
+      (*connection)
+          ->AsyncGetScene("s", {}, [&](absl::StatusOr<client::SceneInfo> info) {
+            const std::lock_guard<std::mutex> lock(mutex);
+            if (info.ok()) ++answered;
+          });
+    }
+  }  // The only reference is dropped here, with the calls in flight.
+  const std::lock_guard<std::mutex> lock(mutex);
+  EXPECT_EQ(answered, kCalls);
+}
+
 // Through the real server and back, each ray of a RaycastBatch gives what
 // a Raycast of its own gives, on a 3D scene of random boxes.
 TEST_F(ClientQueryEndToEnd, RaycastBatchMatchesOneRaycastPerRay) {

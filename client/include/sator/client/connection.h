@@ -229,7 +229,10 @@ class Connection {
   // with the result, on a thread of the connection (gRPC's), possibly
   // before the method returns. The arguments are read before it returns.
   // The defaults make the synchronous call, then run `done`, on the
-  // caller's thread (HasAsyncCalls() false).
+  // caller's thread (HasAsyncCalls() false). MakeConnection's and
+  // ShardedConnection's destructors wait for the calls in flight, so the
+  // last reference to a connection must not be dropped within one of its
+  // own completions.
   virtual void AsyncPing(const std::string& payload, const CallContext& context,
                          Completion<absl::StatusOr<PingResult>> done);
   virtual void AsyncCreateScene(const std::string& scene_id,

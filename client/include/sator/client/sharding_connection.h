@@ -50,6 +50,9 @@
 #include "sator/client/types.h"
 
 namespace sator {
+namespace client_internal {
+class CallsInFlight;
+}  // namespace client_internal
 
 // Makes the Connection to one endpoint.
 using EndpointConnectionFactory =
@@ -80,13 +83,16 @@ struct ShardedConnectionOptions {
   std::optional<bool> endpoints_async{};
 };
 
-class ShardedConnection
-    : public Connection,
-      public std::enable_shared_from_this<ShardedConnection> {
+class ShardedConnection : public Connection {
  public:
   // INVALID_ARGUMENT for a bad endpoint list (see RendezvousRouter::Create).
   static absl::StatusOr<std::shared_ptr<ShardedConnection>> Create(
       ShardedConnectionOptions options);
+  // Waits for the async calls in flight; must not run within one of their
+  // completions.
+  ~ShardedConnection() override;
+  ShardedConnection(const ShardedConnection&) = delete;
+  ShardedConnection& operator=(const ShardedConnection&) = delete;
 
   // ShardedConnectionOptions::endpoints_retry.
   bool RetriesIdempotentCalls() const override { return endpoints_retry_; }
@@ -294,6 +300,9 @@ class ShardedConnection
       connections_;         // guarded by mutex_
   std::mt19937_64 random_;  // guarded by mutex_
   std::atomic<std::uint64_t> next_any_{0};
+  // The async listings not yet completed (each may span several endpoints'
+  // calls); the endpoints' connections count their own calls.
+  std::unique_ptr<client_internal::CallsInFlight> in_flight_;
 };
 
 }  // namespace sator
