@@ -17,8 +17,9 @@
 //                      previous one into the same events.
 //
 // Both keep their own sets across iterations; setup checks that they give
-// the same sets on the first ticks. Counters: events, candidate pairs,
-// narrow-phase tests and broad-phase node visits per tick.
+// the same sets on the first ticks. Counters per tick: events, candidate
+// pairs, narrow-phase tests, and the probe tree's node visits (for bodies
+// too wide for the pass's grid: none here).
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>

@@ -3,6 +3,7 @@
 #ifndef SATOR_CORE_SRC_SCENE_PROXIMITY_DATA_H_
 #define SATOR_CORE_SRC_SCENE_PROXIMITY_DATA_H_
 
+#include <array>
 #include <cstdint>
 #include <limits>
 #include <map>
@@ -13,6 +14,7 @@
 
 #include "sator/core/broadphase/bvh.h"
 #include "sator/core/scene/proximity.h"
+#include "scene/proximity_grid.h"
 #include "scene/snapshot_data.h"
 
 namespace sator::scene::internal {
@@ -93,23 +95,22 @@ struct ProximityProbe {
   Anchor anchor;
   float round_radius = 0.0f;
   float inner_radius = 0.0f;
-  double round_scale = 0.0;  // RoundScale(pose.position, round_radius).
   ProximityReport report = ProximityReport::kPerBody;
 };
 
-// A body of a scene tree at the newest tick, in the tree's leaf order: what
-// the pair test reads, gathered once per tick.
-template <int D>
-struct ProximityBody {
-  std::uint64_t id = 0;
-  std::uint64_t group_id = 0;
-  std::uint64_t layer = 0;
-  std::uint64_t mask = 0;
-  Vec<D> position{};
-  float radius = 0.0f;  // BodyRecord::radius: the shape lies in this ball.
-  double scale = 0.0;   // RoundScale(position, radius), proximity_pass.cc.
-  std::uint32_t slot = 0;
-  MotionType motion = MotionType::kStatic;
+// A distance bound of a round probe: a body is apart beyond reach + its
+// round_reach and inside within inside - its round_reach
+// (proximity_pass.cc).
+struct RoundBounds {
+  double reach = 0.0;
+  double inside = 0.0;
+};
+
+// The events of one entry: [first, end) of the evaluation's events.
+struct EventRun {
+  std::uint32_t entry;
+  std::size_t first;
+  std::size_t end;
 };
 
 // A body that meets a probe: the object it counts as and, for observers,
@@ -122,11 +123,41 @@ struct ProximityHit {
 
 // The pass's buffers, kept between evaluations so that a tick allocates
 // (and page-faults) nothing in the steady state.
+template <int D>
 struct ProximityScratch {
-  std::vector<std::uint32_t> counts;
-  std::vector<ProximityHit> hits;
-  std::vector<ProximityHit> bucketed;
+  std::vector<ProximityProbe<D>> probes;
+  // Round probes: their outer (r + h) and inner (r) distance bounds
+  // (proximity_pass.cc).
+  std::vector<RoundBounds> outer;
+  std::vector<RoundBounds> inner;
+  // Each probe's region: where a body's position must lie, widened by the
+  // body's reach, for the probe to count it.
+  std::vector<std::array<double, D>> region_low;
+  std::vector<std::array<double, D>> region_high;
+  std::vector<double> sizes;
+  // The live bodies of the newest tick: those in the grid, then those too
+  // large for it (`moved`; `large` their indices while they are moved).
+  std::vector<ProximityBody<D>> bodies;
+  std::vector<ProximityBody<D>> in_cells;  // `bodies` in the grid's order.
+  std::vector<ProximityBody<D>> moved;
+  std::vector<std::uint32_t> large;
+  // The probes by the cell of their centres: (cell, probe), and the entry
+  // of each probe.
+  std::vector<std::pair<std::int64_t, std::uint32_t>> order;
+  std::vector<std::uint32_t> entry_of;
+  // The events of each entry that has some, as evaluated, and the same in
+  // entry order.
+  std::vector<EventRun> runs;
+  std::vector<ProximityEvent> events;
+  // The large bodies' hits, bucketed by probe as `large_first` says.
+  std::vector<ProximityHit> large_hits;
+  std::vector<ProximityHit> large_bucketed;
+  std::vector<std::uint32_t> large_first;
+  std::vector<std::uint32_t> large_next;
+  // One probe's hits, and its next set.
+  std::vector<ProximityHit> merged;
   std::vector<ProximityObject> after;
+  std::vector<Aabb<D>> boxes;
 };
 
 template <int D>
@@ -136,16 +167,15 @@ struct ProximityData {
   std::map<std::uint64_t, ProximityEntry<D>> observers;
   std::int64_t last_tick = -1;
   BodyIndex<D> body_index;
-  // Reused by every evaluation (capacity kept).
+  // Reused by every evaluation (capacity kept). The probe tree finds the
+  // probes near each body too large for the grid.
+  ProximityGrid<D> grid;
   broadphase::Bvh<D> probe_tree =
       broadphase::Bvh<D>::Create(
           {.method = broadphase::BvhBuildMethod::kMorton, .max_leaf_size = 4})
           .value();
   typename broadphase::Bvh<D>::BuildScratch build_scratch;
-  ProximityScratch scratch;
-  std::vector<ProximityProbe<D>> scratch_probes;
-  std::vector<ProximityBody<D>> scratch_bodies;
-  std::vector<std::uint32_t> scratch_leaf_first;
+  ProximityScratch<D> scratch;
 };
 
 // Evaluates every entry against the newest tick of `data`, appends the

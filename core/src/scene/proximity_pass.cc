@@ -1,46 +1,47 @@
 // The proximity pass: every zone and observer of a ProximityState against
-// the newest tick of a scene, in one traversal of the broad phase.
+// the newest tick of a scene, all pairs in one pass over a uniform grid.
 //
 // Method:
 //  1. Each entry's anchor is resolved to a pose (AnchorResolver) and the
 //     entry becomes a probe: its shape at its world pose (an observer's is
-//     the circle or sphere of radius r + h at its position) and the probe's
-//     padded box.
-//  2. A BVH is built over the probe boxes (Morton LBVH, sator/core/
-//     broadphase/bvh.h) and traversed simultaneously with each of the
-//     scene's trees (Bvh::QueryPairs: Ericson, "Real-Time Collision
-//     Detection", 2005, 6.3.3), giving every (probe, body) pair whose boxes
-//     meet: the all-pairs pass. Bodies near a probe only at other ticks of
-//     the history are dropped with the tree's newest-tick boxes.
-//  3. Each pair is decided as the traversal hands it over, with both sides
-//     read in leaf order (the probes copied into the probe tree's order, the
-//     bodies gathered once per tick into each scene tree's), so a pair of
-//     leaves reads two runs of contiguous memory. Each pair passes the
-//     probe's filter and anchor exclusion, then the
-//     bounding-sphere box test and the exact narrow phase that
-//     SceneSnapshot::Overlap uses; a round probe (every observer, circle and
-//     sphere zones) first compares the distance to the body's position, in
-//     double, with its radius and the body's bound radius, and leaves to the
-//     narrow phase only the pairs within a margin of the boundary (three
-//     times the cores' touching tolerance). An observer's pair also tells
-//     whether the object is within r.
-//  4. The hits are bucketed by probe (counting sort), each bucket sorted by
-//     object and merged (a group is in when any part is) with the entry's
-//     previous set: visible next = (within r) or (within r + h and visible
-//     now), the hysteresis band of interest management; zones have no band.
-//     The two sorted sets are then diffed into ENTER, EXIT and INSIDE
-//     events.
+//     the circle or sphere of radius r + h at its position), and its region,
+//     where a body's position must lie, widened by the body's reach, for the
+//     probe to count it.
+//  2. The live bodies of the newest tick are gathered once and sorted into
+//     a uniform grid (proximity_grid.h; Ericson, "Real-Time Collision
+//     Detection", 2005, 7.1) whose cells are half the median probe's half
+//     width; the few bodies that reach farther than a cell are kept aside.
+//  3. Each probe, taken in the order of its centre's cell, visits the runs
+//     of cells its region covers. A round probe (every observer, circle and
+//     sphere zones) decides a pair from the squared distance, in double,
+//     between its centre and the body's position against its radius and the
+//     body's bound radius, and leaves to the exact narrow phase that
+//     SceneSnapshot::Overlap uses only the pairs within a margin of the
+//     boundary (three times the cores' touching tolerance); any other probe
+//     tests the body's padded sphere box against its own box, then the
+//     narrow phase. Every pair passes the probe's filter and anchor
+//     exclusion first. An observer's pair also tells whether the object is
+//     within r. The bodies kept aside meet the probes through a BVH over the
+//     probes' regions (sator/core/broadphase/bvh.h), with the same tests.
+//  4. Each probe's hits are sorted by object and merged (a group is in when
+//     any part is) with the entry's previous set, emitting the events as
+//     they go: visible next = (within r) or (within r + h and visible now),
+//     the hysteresis band of interest management; zones have no band.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "sator/core/aabb.h"
 #include "sator/core/scene/proximity.h"
 #include "scene/filter_accept.h"
 #include "scene/proximity_data.h"
+#include "scene/proximity_grid.h"
 #include "scene/shape_ops.h"
 #include "scene/snapshot_data.h"
 
@@ -51,18 +52,26 @@ namespace {
 template <int D>
 using Probe = ProximityProbe<D>;
 using Hit = ProximityHit;
+template <int D>
+using BodyInfo = ProximityBody<D>;
 
-// A round probe against a body, decided from the squared distance between
-// the probe's centre and the body's position (in double) where the answer
-// is clear by a margin. The cores' touching tolerance is at most
-// 1e-5 * sqrt(D) times the sum of the two shapes' largest |coordinate|
-// (shape_ops.h); each side's `scale` (the sum of its |coordinates| and its
-// radius) bounds that from above, and the margin, 5e-5 of their sum, is
-// three times the tolerance.
-struct RoundDistance {
-  double squared;
-  double margin;
-};
+// A round probe decides a pair from the squared distance between its
+// centre and the body's position (in double) where the answer is clear by
+// a margin. The cores' touching tolerance is at most 1e-5 * sqrt(D) times
+// the sum of the two shapes' largest |coordinate| (shape_ops.h); each
+// side's `scale` (the sum of its |coordinates| and its radius) bounds that
+// from above, and the margin, 5e-5 of their sum plus 1e-6, is three times
+// the tolerance. The margin splits between the two sides: the probe's
+// reach is r + 5e-5 * its scale + 1e-6 and the body's round_reach
+// b + 5e-5 * its scale, so the pair is clearly apart beyond their sum. It
+// clearly overlaps within the probe's inside, r - 5e-5 * its scale - 1e-6,
+// plus the body's inside_reach: the radius of a ball about the body's
+// position that lies in its shape (circles, spheres and boxes;
+// BodyRecord::inside_256ths) less the body's share of the margin, or, with
+// no such ball, -round_reach (the whole bound ball inside the probe).
+// Between the two the narrow phase decides; a different rounding of these
+// sums moves a pair only between a clear answer and the narrow phase, which
+// gives the same answer a margin away from the boundary.
 template <int D>
 double RoundScale(Vec<D> centre, float radius) {
   auto scale = static_cast<double>(radius);
@@ -71,30 +80,28 @@ double RoundScale(Vec<D> centre, float radius) {
   }
   return scale;
 }
-template <int D>
-RoundDistance DistanceOf(Vec<D> c, double c_scale, Vec<D> p, double p_scale) {
-  double squared = 0.0;
-  for (int i = 0; i < D; ++i) {
-    const double t = static_cast<double>(p[i]) - static_cast<double>(c[i]);
-    squared += t * t;
-  }
-  return {squared, 5e-5 * (c_scale + p_scale) + 1e-6};
+
+// The bounds of a round probe of `radius` whose scale is `scale`.
+RoundBounds BoundsOf(float radius, double scale) {
+  const double margin = 5e-5 * scale + 1e-6;
+  return {static_cast<double>(radius) + margin,
+          static_cast<double>(radius) - margin};
 }
 
-// A round probe of radius r against a body whose shape lies in the ball of
-// radius b about its position: 1 when the ball is inside the probe (so is
-// the shape: they overlap), 0 when it is outside, -1 when the narrow phase
-// must decide.
-inline int RoundTest(const RoundDistance& distance, float r, float b) {
-  const double inside = static_cast<double>(r) - distance.margin - b;
-  if (inside >= 0.0 && distance.squared <= inside * inside) return 1;
-  const double outside = static_cast<double>(r) + distance.margin + b;
-  if (distance.squared > outside * outside) return 0;
-  return -1;
-}
-
+// Whether the pair, `squared` apart, is clearly apart, or clearly
+// overlapping; when neither, the narrow phase decides.
 template <int D>
-using BodyInfo = ProximityBody<D>;
+bool Apart(double squared, const RoundBounds& bounds,
+           const ProximityBody<D>& body) {
+  const double outside = bounds.reach + body.round_reach;
+  return squared > outside * outside;
+}
+template <int D>
+bool Inside(double squared, const RoundBounds& bounds,
+            const ProximityBody<D>& body) {
+  const double inside = bounds.inside + body.inside_reach;
+  return inside >= 0.0 && squared <= inside * inside;
+}
 
 // The probe's anchor exclusion and filter (FilterAccepts, inline unless the
 // filter has exclusion lists).
@@ -122,27 +129,27 @@ bool Accepts(const Probe<D>& probe, const BodyInfo<D>& body,
           body.motion == MotionType::kDynamic);
 }
 
-// Appends the events from `before` to `after` (both ascending).
-void Diff(std::int64_t tick, ProximitySource source, std::uint64_t id,
-          bool report_inside, const std::vector<ProximityObject>& before,
-          const std::vector<ProximityObject>& after,
-          std::vector<ProximityEvent>* events) {
-  auto emit = [&](ProximityEventKind kind, const ProximityObject& object) {
-    events->push_back({tick, kind, source, id, object});
-  };
-  std::size_t i = 0;
-  std::size_t j = 0;
-  while (i < before.size() || j < after.size()) {
-    if (j == after.size() || (i < before.size() && before[i] < after[j])) {
-      emit(ProximityEventKind::kExit, before[i++]);
-    } else if (i == before.size() || after[j] < before[i]) {
-      emit(ProximityEventKind::kEnter, after[j++]);
-    } else {
-      if (report_inside) emit(ProximityEventKind::kInside, after[j]);
-      ++i;
-      ++j;
+// The float box holding [lo - widen, hi + widen] (each bound rounded
+// outwards).
+template <int D>
+Aabb<D> OutwardBox(const std::array<double, D>& lo,
+                   const std::array<double, D>& hi, double widen) {
+  Aabb<D> box;
+  for (int i = 0; i < D; ++i) {
+    const double from = lo[i] - widen;
+    const double to = hi[i] + widen;
+    float low = static_cast<float>(from);
+    float high = static_cast<float>(to);
+    if (static_cast<double>(low) > from) {
+      low = std::nextafter(low, -std::numeric_limits<float>::infinity());
     }
+    if (static_cast<double>(high) < to) {
+      high = std::nextafter(high, std::numeric_limits<float>::infinity());
+    }
+    box.min[i] = low;
+    box.max[i] = high;
   }
+  return box;
 }
 
 }  // namespace
@@ -213,14 +220,16 @@ ProximityStats RunProximityPass(const SnapshotData<D>& data,
   const Frame<D>& frame = data.frames.back();
   const BodyTable<D>& table = *frame.table;
   const std::vector<Pose<D>>& poses = *frame.poses;
+  ProximityScratch<D>& scratch = state.scratch;
 
-  // ---- 1. Probes, in entry order (zones, then observers, by id).
+  // ---- 1. Probes, in entry order (zones, then observers, by id), and
+  // their regions.
   std::vector<ProximityEntry<D>*> entries;
   entries.reserve(state.zones.size() + state.observers.size());
   for (auto& [id, entry] : state.zones) entries.push_back(&entry);
   for (auto& [id, entry] : state.observers) entries.push_back(&entry);
-  std::vector<Probe<D>> probes;
-  probes.reserve(entries.size());
+  std::vector<Probe<D>>& probes = scratch.probes;
+  probes.clear();
   // The probe index of each entry, or kNoSlot when its anchor is absent.
   std::vector<std::uint32_t> probe_of(entries.size(), kNoSlot);
   AnchorResolver<D> resolver(data, &state.body_index);
@@ -251,26 +260,104 @@ ProximityStats RunProximityPass(const SnapshotData<D>& data,
                        ? entry.pose
                        : Mul(*anchor, entry.pose);
     }
-    if (entry.round_radius > 0.0f) {
-      probe.round_scale =
-          RoundScale<D>(probe.pose.position, entry.round_radius);
-      probe.box = Pad(SphereBox<D>(probe.pose.position, entry.round_radius));
-    } else {
-      probe.box = Pad(ShapeOps<D>::Bounds(*entry.shape, probe.pose));
-    }
+    probe.box = entry.round_radius > 0.0f
+                    ? Pad(SphereBox<D>(probe.pose.position, entry.round_radius))
+                    : Pad(ShapeOps<D>::Bounds(*entry.shape, probe.pose));
     probe_of[e] = static_cast<std::uint32_t>(probes.size());
     probes.push_back(probe);
   }
+  const std::size_t probe_count = probes.size();
+  scratch.outer.resize(probe_count);
+  scratch.inner.resize(probe_count);
+  scratch.region_low.resize(probe_count);
+  scratch.region_high.resize(probe_count);
+  scratch.sizes.resize(probe_count);
+  for (std::size_t p = 0; p < probe_count; ++p) {
+    const Probe<D>& probe = probes[p];
+    if (probe.round_radius > 0.0f) {
+      const double scale =
+          RoundScale<D>(probe.pose.position, probe.round_radius);
+      scratch.outer[p] = BoundsOf(probe.round_radius, scale);
+      scratch.inner[p] = BoundsOf(probe.inner_radius, scale);
+    }
+    double half = 0.0;
+    for (int i = 0; i < D; ++i) {
+      if (probe.round_radius > 0.0f) {
+        scratch.region_low[p][i] =
+            probe.pose.position[i] - scratch.outer[p].reach;
+        scratch.region_high[p][i] =
+            probe.pose.position[i] + scratch.outer[p].reach;
+      } else {
+        scratch.region_low[p][i] = probe.box.min[i];
+        scratch.region_high[p][i] = probe.box.max[i];
+      }
+      half = std::max(
+          half, (scratch.region_high[p][i] - scratch.region_low[p][i]) / 2);
+    }
+    scratch.sizes[p] = half;
+  }
 
-  // ---- 2 and 3. The all-pairs pass: the probe tree against each scene
-  // tree, each pair decided as the traversal hands it over. Both sides are
-  // read in leaf order: the probes are copied into the probe tree's order
-  // and each scene tree's bodies are gathered once into its leaf order
-  // (BodyInfo), so a pair of leaves reads two runs of contiguous memory and
-  // a body's record is read once per tick, not once per probe it meets.
-  ProximityScratch& scratch = state.scratch;
-  std::vector<Hit>& hits = scratch.hits;
-  hits.clear();
+  // ---- 2. The bodies of the newest tick, and the grid. A body's reach
+  // bounds, along every axis, how far from a probe's region it can count:
+  // its round_reach for round probes, its padded sphere box for others.
+  std::vector<BodyInfo<D>>& bodies = scratch.bodies;
+  std::vector<std::uint32_t>& large = scratch.large;
+  std::vector<BodyInfo<D>>& moved = scratch.moved;
+  bodies.clear();
+  large.clear();
+  moved.clear();
+  if (probe_count > 0) {
+    std::nth_element(scratch.sizes.begin(),
+                     scratch.sizes.begin() + probe_count / 2,
+                     scratch.sizes.end());
+    const double cell = scratch.sizes[probe_count / 2] / 2;
+    for (std::uint32_t slot = 0; slot < table.size(); ++slot) {
+      const BodyRecord<D>& record = table[slot];
+      if (record.incarnation == 0) continue;
+      BodyInfo<D>& body = bodies.emplace_back();
+      body.id = record.id;
+      body.group_id = record.group_id;
+      body.layer = record.layer;
+      body.mask = record.mask;
+      body.position = poses[slot].position;
+      body.radius = record.radius;
+      const double body_margin =
+          5e-5 * RoundScale<D>(body.position, body.radius);
+      body.round_reach = static_cast<double>(body.radius) + body_margin;
+      body.inside_reach =
+          record.inside_256ths > 0
+              ? static_cast<double>(body.radius) * record.inside_256ths / 256 -
+                    body_margin
+              : -body.round_reach;
+      body.slot = slot;
+      body.motion = record.motion;
+      const Aabb<D> box = Pad(SphereBox<D>(body.position, body.radius));
+      body.reach = body.round_reach;
+      for (int i = 0; i < D; ++i) {
+        const double at = body.position[i];
+        body.reach = std::max({body.reach, at - static_cast<double>(box.min[i]),
+                               static_cast<double>(box.max[i]) - at});
+      }
+      if (body.reach > cell) {
+        large.push_back(static_cast<std::uint32_t>(bodies.size() - 1));
+      }
+    }
+    // The large bodies leave the grid (each swapped with the last).
+    for (auto it = large.rbegin(); it != large.rend(); ++it) {
+      moved.push_back(bodies[*it]);
+      bodies[*it] = bodies.back();
+      bodies.pop_back();
+    }
+    state.grid.Build(bodies, cell);
+    // The grid's bodies in its order: a probe reads runs of memory.
+    scratch.in_cells.resize(bodies.size());
+    for (std::uint32_t k = 0; k < bodies.size(); ++k) {
+      scratch.in_cells[k] = bodies[state.grid.Body(k)];
+    }
+  }
+  const std::vector<BodyInfo<D>>& in_cells = scratch.in_cells;
+
+  // ---- 3. The pairs.
   auto narrow = [&](const SceneShape<D>& shape, const Pose<D>& at,
                     std::uint32_t slot) {
     ++stats.narrow_tests;
@@ -278,133 +365,224 @@ ProximityStats RunProximityPass(const SnapshotData<D>& data,
     return ShapeOps<D>::Overlap(shape, at, *table[slot].shape, poses[slot])
         .value_or(false);
   };
-  // One (probe, body) pair: whether the body counts for the probe and as
-  // which object, appended to `hits`.
-  auto test_pair = [&](const Probe<D>& probe, std::uint32_t probe_index,
-                       const BodyInfo<D>& body) {
-    ++stats.candidate_pairs;
-    if (!Accepts(probe, body, table)) return;
-    bool within = false;
-    // Observers: also whether the object is within r (used when it
-    // is not visible yet; see step 4).
-    bool within_inner = true;
-    if (probe.round_radius > 0.0f) {
-      const RoundDistance distance = DistanceOf<D>(
-          probe.pose.position, probe.round_scale, body.position, body.scale);
-      const int outer = RoundTest(distance, probe.round_radius, body.radius);
-      within =
-          outer >= 0 ? outer == 1 : narrow(*probe.shape, probe.pose, body.slot);
-      if (within && probe.inner != nullptr) {
-        const int inner = RoundTest(distance, probe.inner_radius, body.radius);
-        within_inner = inner >= 0 ? inner == 1
-                                  : narrow(*probe.inner, probe.pose, body.slot);
-      }
-    } else {
-      within =
-          Overlaps(Pad(SphereBox<D>(body.position, body.radius)), probe.box) &&
-          narrow(*probe.shape, probe.pose, body.slot);
-    }
-    if (!within) return;
+  auto add_hit = [](const Probe<D>& probe, std::uint32_t p,
+                    const BodyInfo<D>& body, bool within_inner,
+                    std::vector<Hit>* out) {
     const ProximityObject object =
         probe.report == ProximityReport::kPerGroup && body.group_id != 0
             ? ProximityObject{0, body.group_id}
             : ProximityObject{body.id, body.group_id};
-    hits.push_back({probe_index, within_inner, object});
+    out->push_back({p, within_inner, object});
   };
-  if (!probes.empty()) {
-    std::vector<Aabb<D>> boxes(probes.size());
-    for (std::size_t p = 0; p < probes.size(); ++p) boxes[p] = probes[p].box;
+  // A round probe and a body that is not Apart from it (`squared` apart).
+  auto round_pair = [&](const Probe<D>& probe, std::uint32_t p,
+                        const BodyInfo<D>& body, double squared,
+                        std::vector<Hit>* out) {
+    ++stats.candidate_pairs;
+    if (!Accepts(probe, body, table) ||
+        (!Inside<D>(squared, scratch.outer[p], body) &&
+         !narrow(*probe.shape, probe.pose, body.slot))) {
+      return;
+    }
+    // Observers: also whether the object is within r (used when it is not
+    // visible yet; see step 4).
+    bool within_inner = true;
+    if (probe.inner != nullptr && !Inside<D>(squared, scratch.inner[p], body)) {
+      within_inner = !Apart<D>(squared, scratch.inner[p], body) &&
+                     narrow(*probe.inner, probe.pose, body.slot);
+    }
+    add_hit(probe, p, body, within_inner, out);
+  };
+  auto box_pair = [&](const Probe<D>& probe, std::uint32_t p,
+                      const BodyInfo<D>& body, std::vector<Hit>* out) {
+    ++stats.candidate_pairs;
+    if (Accepts(probe, body, table) &&
+        Overlaps(Pad(SphereBox<D>(body.position, body.radius)), probe.box) &&
+        narrow(*probe.shape, probe.pose, body.slot)) {
+      add_hit(probe, p, body, true, out);
+    }
+  };
+  auto squared_distance = [](Vec<D> a, Vec<D> b) {
+    double squared = 0.0;
+    for (int i = 0; i < D; ++i) {
+      const double t = static_cast<double>(a[i]) - static_cast<double>(b[i]);
+      squared += t * t;
+    }
+    return squared;
+  };
+
+  // The large bodies first: each body's reach box against a tree of the
+  // probes' regions (boxes rounded outwards to float). Their hits are
+  // bucketed by probe (counting sort): probe p's are
+  // [large_first[p], large_first[p + 1]) of large_bucketed.
+  std::vector<Hit>& large_hits = scratch.large_hits;
+  large_hits.clear();
+  if (!moved.empty()) {
+    std::vector<Aabb<D>>& boxes = scratch.boxes;
+    boxes.resize(probe_count);
+    for (std::size_t p = 0; p < probe_count; ++p) {
+      boxes[p] =
+          OutwardBox<D>(scratch.region_low[p], scratch.region_high[p], 0.0);
+    }
     // Finite boxes (validated shapes and poses): Build cannot refuse them.
     (void)state.probe_tree.Build(boxes, &state.build_scratch);
-    const std::span<const std::uint32_t> probe_ids = state.probe_tree.LeafIds();
-    std::vector<Probe<D>>& ordered = state.scratch_probes;
-    ordered.resize(probe_ids.size());
-    for (std::size_t k = 0; k < probe_ids.size(); ++k) {
-      ordered[k] = probes[probe_ids[k]];
-    }
-    std::vector<BodyInfo<D>>& info = state.scratch_bodies;
-    for (const SlotTree<D>* tree : {&data.static_tree, &data.dynamic_tree}) {
-      if (tree->bvh == nullptr) continue;
-      const std::span<const std::uint32_t> body_ids = tree->bvh->LeafIds();
-      const std::vector<std::uint32_t>& slots = *tree->slots;
-      // The live bodies behind each leaf (a group proxy has several):
-      // info[leaf_first[k], leaf_first[k + 1]).
-      std::vector<std::uint32_t>& leaf_first = state.scratch_leaf_first;
-      leaf_first.resize(body_ids.size() + 1);
-      info.clear();
-      for (std::size_t k = 0; k < body_ids.size(); ++k) {
-        leaf_first[k] = static_cast<std::uint32_t>(info.size());
-        for (const std::uint32_t slot : ProxySlots(*tree, slots[body_ids[k]])) {
-          // Slots beyond the newest table held bodies only at older ticks.
-          if (slot >= table.size() || table[slot].incarnation == 0) continue;
-          const BodyRecord<D>& record = table[slot];
-          BodyInfo<D>& body = info.emplace_back();
-          body.id = record.id;
-          body.group_id = record.group_id;
-          body.layer = record.layer;
-          body.mask = record.mask;
-          body.position = poses[slot].position;
-          body.radius = record.radius;
-          body.scale = RoundScale<D>(body.position, body.radius);
-          body.slot = slot;
-          body.motion = record.motion;
-        }
-      }
-      leaf_first[body_ids.size()] = static_cast<std::uint32_t>(info.size());
-      const Aabb<D>* current = tree->current_boxes != nullptr
-                                   ? tree->current_boxes->data()
-                                   : nullptr;
-      stats.tree += state.probe_tree.QueryPairs(
-          *tree->bvh, [&](std::uint32_t leaf_a, std::uint32_t leaf_b) {
-            const Probe<D>& probe = ordered[leaf_a];
-            if (current != nullptr && !Overlaps(current[leaf_b], probe.box)) {
+    for (const BodyInfo<D>& body : moved) {
+      std::array<double, D> at{};
+      for (int i = 0; i < D; ++i) at[i] = body.position[i];
+      stats.tree += state.probe_tree.Query(
+          OutwardBox<D>(at, at, body.reach * (1.0 + kGridSlack)),
+          [&](std::uint32_t p) {
+            const Probe<D>& probe = probes[p];
+            if (probe.round_radius <= 0.0f) {
+              box_pair(probe, p, body, &large_hits);
               return true;
             }
-            for (std::uint32_t b = leaf_first[leaf_b];
-                 b < leaf_first[leaf_b + 1]; ++b) {
-              test_pair(probe, probe_ids[leaf_a], info[b]);
+            const double squared =
+                squared_distance(probe.pose.position, body.position);
+            if (!Apart<D>(squared, scratch.outer[p], body)) {
+              round_pair(probe, p, body, squared, &large_hits);
             }
             return true;
           });
     }
   }
-  std::vector<std::uint32_t>& counts = scratch.counts;
+  std::vector<std::uint32_t>& large_first = scratch.large_first;
+  std::vector<Hit>& large_bucketed = scratch.large_bucketed;
+  large_first.assign(probe_count + 1, 0);
+  for (const Hit& hit : large_hits) ++large_first[hit.probe + 1];
+  for (std::size_t p = 0; p < probe_count; ++p) {
+    large_first[p + 1] += large_first[p];
+  }
+  large_bucketed.resize(large_hits.size());
+  std::vector<std::uint32_t>& next = scratch.large_next;
+  next.assign(large_first.begin(), large_first.end());
+  for (const Hit& hit : large_hits) large_bucketed[next[hit.probe]++] = hit;
 
-  // ---- 4. Bucket by probe, merge, diff.
-  counts.assign(probes.size() + 1, 0);
-  for (const Hit& hit : hits) ++counts[hit.probe + 1];
-  for (std::size_t p = 0; p < probes.size(); ++p) counts[p + 1] += counts[p];
-  std::vector<Hit>& bucketed = scratch.bucketed;
-  bucketed.resize(hits.size());
-  for (const Hit& hit : hits) bucketed[counts[hit.probe]++] = hit;
-  // counts[p] is now the end of bucket p (and the start of bucket p + 1).
+  // ---- 4. Each entry's hits (the grid's, then the large bodies'), sorted,
+  // merged with its previous set into the next one and the events, one
+  // entry after another while its hits are fresh in the cache. The events
+  // are put in entry order at the end.
+  const std::size_t first_event = events->size();
   std::vector<ProximityObject>& after = scratch.after;
-  for (std::size_t e = 0; e < entries.size(); ++e) {
+  std::vector<Hit>& merged = scratch.merged;
+  // The events of each entry that has some: (entry, first, end).
+  std::vector<EventRun>& runs = scratch.runs;
+  runs.clear();
+  auto update = [&](std::uint32_t e) {
     ProximityEntry<D>& entry = *entries[e];
-    after.clear();
-    if (const std::uint32_t p = probe_of[e]; p != kNoSlot) {
-      const auto first = bucketed.begin() + (p == 0 ? 0 : counts[p - 1]);
-      const auto last = bucketed.begin() + counts[p];
-      std::sort(first, last,
+    const std::size_t first = events->size();
+    if (entry.report == ProximityReport::kPerBody) {
+      // Every object is a body, once: body ids alone order them.
+      std::sort(merged.begin(), merged.end(), [](const Hit& a, const Hit& b) {
+        return a.object.body_id < b.object.body_id;
+      });
+    } else {
+      std::sort(merged.begin(), merged.end(),
                 [](const Hit& a, const Hit& b) { return a.object < b.object; });
-      // Merged with the previous set (both ascending): an object visible
-      // now stays while within r + h, one that is not must come within r.
-      auto before = entry.set.begin();
-      for (auto it = first; it != last;) {
-        const ProximityObject object = it->object;
-        bool within_inner = false;
-        for (; it != last && it->object == object; ++it) {
-          within_inner |= it->within_inner;
-        }
-        while (before != entry.set.end() && *before < object) ++before;
-        const bool visible = before != entry.set.end() && *before == object;
-        if (within_inner || visible) after.push_back(object);
+    }
+    auto emit = [&](ProximityEventKind kind, const ProximityObject& object) {
+      events->push_back({tick, kind, entry.source, entry.id, object});
+    };
+    // Both ascending: an object visible now stays while within r + h, one
+    // that is not must come within r.
+    after.clear();
+    auto before = entry.set.begin();
+    for (auto it = merged.begin(); it != merged.end();) {
+      const ProximityObject object = it->object;
+      bool within_inner = false;
+      for (; it != merged.end() && it->object == object; ++it) {
+        within_inner |= it->within_inner;
+      }
+      for (; before != entry.set.end() && *before < object; ++before) {
+        emit(ProximityEventKind::kExit, *before);
+      }
+      if (before != entry.set.end() && *before == object) {
+        if (entry.report_inside) emit(ProximityEventKind::kInside, object);
+        after.push_back(object);
+        ++before;
+      } else if (within_inner) {
+        emit(ProximityEventKind::kEnter, object);
+        after.push_back(object);
       }
     }
-    Diff(tick, entry.source, entry.id, entry.report_inside, entry.set, after,
-         events);
-    entry.set.assign(after.begin(), after.end());
+    for (; before != entry.set.end(); ++before) {
+      emit(ProximityEventKind::kExit, *before);
+    }
+    entry.set.swap(after);
+    if (events->size() > first) runs.push_back({e, first, events->size()});
+  };
+  // Entries without a probe (their anchor is gone) lose their whole set.
+  std::vector<std::uint32_t>& entry_of = scratch.entry_of;
+  entry_of.resize(probe_count);
+  for (std::uint32_t e = 0; e < entries.size(); ++e) {
+    if (probe_of[e] == kNoSlot) {
+      merged.clear();
+      update(e);
+    } else {
+      entry_of[probe_of[e]] = e;
+    }
   }
+  // The probes in the order of their centres' cells, so that probes taken
+  // one after another read the same cells.
+  std::vector<std::pair<std::int64_t, std::uint32_t>>& order = scratch.order;
+  order.resize(probe_count);
+  for (std::uint32_t p = 0; p < probe_count; ++p) {
+    std::array<double, D> centre{};
+    for (int i = 0; i < D; ++i) {
+      centre[i] = (scratch.region_low[p][i] + scratch.region_high[p][i]) / 2;
+    }
+    order[p] = {state.grid.CellIndex(centre), p};
+  }
+  std::sort(order.begin(), order.end());
+  std::array<const float*, D> coordinates{};
+  for (int i = 0; i < D; ++i) coordinates[i] = state.grid.Coordinates(i);
+  const double* round_reaches = state.grid.RoundReaches();
+  for (const auto& [cell_index, p] : order) {
+    const Probe<D>& probe = probes[p];
+    std::array<double, D> centre{};
+    for (int i = 0; i < D; ++i) centre[i] = probe.pose.position[i];
+    const double reach = scratch.outer[p].reach;
+    merged.clear();
+    state.grid.ForEachRun(
+        scratch.region_low[p], scratch.region_high[p],
+        [&](std::uint32_t first, std::uint32_t last) {
+          if (probe.round_radius <= 0.0f) {
+            for (std::uint32_t k = first; k < last; ++k) {
+              box_pair(probe, p, in_cells[k], &merged);
+            }
+            return;
+          }
+          for (std::uint32_t k = first; k < last; ++k) {
+            double squared = 0.0;
+            for (int i = 0; i < D; ++i) {
+              const double t =
+                  static_cast<double>(coordinates[i][k]) - centre[i];
+              squared += t * t;
+            }
+            const double outside = reach + round_reaches[k];
+            // Apart, with the body's reach read from the grid's column.
+            if (squared <= outside * outside) {
+              round_pair(probe, p, in_cells[k], squared, &merged);
+            }
+          }
+        });
+    merged.insert(merged.end(), large_bucketed.begin() + large_first[p],
+                  large_bucketed.begin() + large_first[p + 1]);
+    update(entry_of[p]);
+  }
+  // The runs in entry order (zones, then observers, each by id); each run
+  // is already by object.
+  std::sort(runs.begin(), runs.end(), [](const EventRun& a, const EventRun& b) {
+    return a.entry < b.entry;
+  });
+  std::vector<ProximityEvent>& ordered = scratch.events;
+  ordered.clear();
+  for (const EventRun& run : runs) {
+    ordered.insert(ordered.end(), events->begin() + run.first,
+                   events->begin() + run.end);
+  }
+  std::copy(ordered.begin(), ordered.end(),
+            events->begin() + static_cast<std::ptrdiff_t>(first_event));
   return stats;
 }
 

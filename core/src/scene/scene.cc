@@ -502,6 +502,8 @@ absl::Status Scene<D>::UpsertBodies(absl::Span<const BodyDesc<D>> bodies) {
     w.shape_bytes.Add(*body.shape);
     record.shape = body.shape;
     record.radius = ShapeOps<D>::BoundRadius(*body.shape);
+    record.inside_256ths = internal::InsideFraction(
+        ShapeOps<D>::InsideRadius(*body.shape), record.radius);
     record.motion = body.motion;
     record.group_id = body.group_id;
     record.part = static_cast<std::int16_t>(body.part);

@@ -51,6 +51,16 @@ float ShapeOps<2>::BoundRadius(const Shape2& shape) {
   return r * (1.0f + kRadiusSlack);
 }
 
+float ShapeOps<2>::InsideRadius(const Shape2& shape) {
+  float r = 0.0f;
+  if (const auto* circle = std::get_if<Circle>(&shape)) {
+    r = circle->radius;
+  } else if (const auto* box = std::get_if<Box2>(&shape)) {
+    r = std::min(box->half_extents.x, box->half_extents.y);
+  }
+  return r * (1.0f - kRadiusSlack);
+}
+
 Aabb2 ShapeOps<2>::Bounds(const Shape2& shape, const Pose2& pose) {
   return ComputeAabb(shape, pose);
 }
@@ -134,6 +144,17 @@ float ShapeOps<3>::BoundRadius(const Shape3& shape) {
     r = Length(far);
   }
   return r * (1.0f + kRadiusSlack);
+}
+
+float ShapeOps<3>::InsideRadius(const Shape3& shape) {
+  float r = 0.0f;
+  if (const auto* sphere = std::get_if<Sphere>(&shape)) {
+    r = sphere->radius;
+  } else if (const auto* box = std::get_if<Box3>(&shape)) {
+    r = std::min(
+        {box->half_extents.x, box->half_extents.y, box->half_extents.z});
+  }
+  return r * (1.0f - kRadiusSlack);
 }
 
 Aabb3 ShapeOps<3>::Bounds(const Shape3& shape, const Pose3& pose) {

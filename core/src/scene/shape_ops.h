@@ -28,6 +28,9 @@ struct ShapeOps<2> {
   }
   // The largest distance from the local origin to a point of the shape.
   static float BoundRadius(const Shape2& shape);
+  // A radius whose ball about the local origin lies inside the shape (0
+  // when none is known).
+  static float InsideRadius(const Shape2& shape);
   static Aabb2 Bounds(const Shape2& shape, const Pose2& pose);
   static absl::StatusOr<bool> Overlap(const Shape2& a, const Pose2& pa,
                                       const Shape2& b, const Pose2& pb);
@@ -51,6 +54,7 @@ struct ShapeOps<3> {
   // 3D poses are normalised by CheckPose: no fast path.
   static bool IsAcceptedAsIs(const Pose3& /*pose*/) { return false; }
   static float BoundRadius(const Shape3& shape);
+  static float InsideRadius(const Shape3& shape);
   static Aabb3 Bounds(const Shape3& shape, const Pose3& pose);
   static absl::StatusOr<bool> Overlap(const Shape3& a, const Pose3& pa,
                                       const Shape3& b, const Pose3& pb);

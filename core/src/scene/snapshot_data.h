@@ -2,6 +2,8 @@
 #ifndef SATOR_CORE_SRC_SCENE_SNAPSHOT_DATA_H_
 #define SATOR_CORE_SRC_SCENE_SNAPSHOT_DATA_H_
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -37,7 +39,19 @@ struct BodyRecord {
   // bytes.
   std::int16_t part = 0;
   MotionType motion = MotionType::kStatic;
+  // The ball of radius * inside_256ths / 256 about the position lies inside
+  // the shape (InsideFraction); in the record's last byte.
+  std::uint8_t inside_256ths = 0;
 };
+
+static_assert(sizeof(BodyRecord<2>) == 72 && sizeof(BodyRecord<3>) == 72);
+
+// ShapeOps::InsideRadius as 256ths of the bound radius, rounded down.
+inline std::uint8_t InsideFraction(float inside_radius, float radius) {
+  if (!(inside_radius > 0.0f) || !(radius > 0.0f)) return 0;
+  const double fraction = static_cast<double>(inside_radius) / radius;
+  return static_cast<std::uint8_t>(std::min(255.0, std::floor(fraction * 256)));
+}
 
 // The poses of hitbox parts at one tick, by slot (sized like the pose
 // array; entries of slots that hold no part are unused): the part's local

@@ -1,8 +1,9 @@
 // Proximity against a brute-force reference: random moving scenes (2D and
-// 3D; bodies and hitbox groups moving, teleporting, added and removed; zones
-// and observers anchored to the world, to bodies and to groups), evaluated
-// every tick; the reference tests every (zone or observer, body) pair with
-// the cores' exact pair query, keeps its own sets with the hysteresis rule
+// 3D; bodies and hitbox groups moving, teleporting, added and removed, with
+// static bodies wider than the pass's grid cells and one far from the rest;
+// zones and observers anchored to the world, to bodies and to groups),
+// evaluated every tick; the reference tests every (zone or observer, body) pair
+// with the cores' exact pair query, keeps its own sets with the hysteresis rule
 // and derives its own events. The two event streams must be equal, event
 // for event. World zones are also checked against SceneSnapshot::Overlap.
 #include <algorithm>
@@ -32,6 +33,19 @@ ShapePtr<D> Round(float radius) {
     return std::make_shared<const Shape3>(Sphere{radius});
   }
 }
+
+// A box of half extent `length` along x and `width` across.
+template <int D>
+ShapePtr<D> Long(float length, float width) {
+  if constexpr (D == 2) {
+    return std::make_shared<const Shape2>(Box2{{length, width}});
+  } else {
+    return std::make_shared<const Shape3>(Box3{{length, width, width}});
+  }
+}
+
+// Where the far body and its zone are, on every axis.
+constexpr float kFar = 4e4f;
 
 // QueryFilter's rule, written out again.
 template <int D>
@@ -193,6 +207,7 @@ TYPED_TEST(ProximityBruteForceTest, EventStreamsEqualTheReference) {
   const int ticks = sator::testing::ScaledCount(D == 2 ? 150 : 80);
   const int seeds = sator::testing::ScaledCount(D == 2 ? 4 : 2);
   std::map<ProximityEventKind, int> totals;
+  std::int64_t wide_body_visits = 0;
   for (int seed = 1; seed <= seeds; ++seed) {
     Rng rng(static_cast<std::uint64_t>(seed) * 7919u);
     SceneOptions options;
@@ -228,6 +243,19 @@ TYPED_TEST(ProximityBruteForceTest, EventStreamsEqualTheReference) {
         part.pose = Dim<D>::RandomPose(rng, 1.5f);
         bodies.push_back(part);
       }
+    }
+    // Static bodies wider than the pass's grid cells (met through its probe
+    // tree), and one far from the rest (the grid's cells must grow).
+    std::vector<BodyDesc<D>> wide(3);
+    wide[0].shape = Round<D>(12.0f);
+    wide[1].shape = Long<D>(15.0f, 1.0f);
+    wide[1].pose.position[0] = 10.0f;
+    wide[1].pose.position[1] = -10.0f;
+    wide[2].shape = Round<D>(1.0f);
+    for (int i = 0; i < D; ++i) wide[2].pose.position[i] = kFar;
+    for (std::size_t i = 0; i < wide.size(); ++i) {
+      wide[i].id = 900001 + i;
+      bodies.push_back(wide[i]);
     }
     ASSERT_TRUE(scene->UpsertBodies(bodies).ok());
     std::vector<std::uint64_t> live;
@@ -286,6 +314,20 @@ TYPED_TEST(ProximityBruteForceTest, EventStreamsEqualTheReference) {
       }
       // The stored pose is the validated one (normalised in 3D).
       if constexpr (D == 3) entry.pose = Dim<D>::Normalized(entry.pose);
+      reference.Add(std::move(entry));
+    }
+    {
+      // A world zone by the far body.
+      ReferenceEntry<D> entry;
+      entry.source = ProximitySource::kZone;
+      entry.id = 999;
+      entry.shape = Round<D>(3.0f);
+      for (int i = 0; i < D; ++i) entry.pose.position[i] = kFar + 1.0f;
+      ZoneDesc<D> zone;
+      zone.id = entry.id;
+      zone.shape = entry.shape;
+      zone.pose = entry.pose;
+      ASSERT_TRUE(state->AddZone(zone, first).ok());
       reference.Add(std::move(entry));
     }
     for (std::uint64_t o = 1; o <= 20; ++o) {
@@ -378,6 +420,7 @@ TYPED_TEST(ProximityBruteForceTest, EventStreamsEqualTheReference) {
       absl::StatusOr<ProximityTick> result = state->Evaluate(snapshot);
       ASSERT_TRUE(result.ok()) << result.status();
       const std::vector<ProximityEvent> expected = reference.Evaluate(snapshot);
+      wide_body_visits += result->stats.tree.node_visits;
       ASSERT_EQ(result->events, expected)
           << "seed " << seed << " tick " << tick << ": "
           << result->events.size() << " events, expected " << expected.size();
@@ -404,6 +447,7 @@ TYPED_TEST(ProximityBruteForceTest, EventStreamsEqualTheReference) {
       }
     }
   }
+  EXPECT_GT(wide_body_visits, 0) << "no body was too wide for the grid";
   // The scenes are busy enough to exercise every kind (at the full counts;
   // a sanitizer's tenth of the ticks is there for memory faults).
   if (sator::testing::kUnderSanitizer) return;
