@@ -166,9 +166,20 @@ inline Float4 operator*(Float4 a, float s) { return a * Float4::Splat(s); }
 inline Mask4 operator>(Float4 a, Float4 b) { return b < a; }
 inline Mask4 operator>=(Float4 a, Float4 b) { return b <= a; }
 
-// std::min and std::max lane by lane.
+// std::min and std::max lane by lane. SSE's minps(x, y) is x < y ? x : y
+// and maxps(x, y) is x > y ? x : y, so with the operands swapped they keep
+// the first operand for ties and NaN, as std::min and std::max do.
+#if !defined(SATOR_PORTABLE_SIMD) && defined(__SSE2__)
+inline Float4 Min(Float4 a, Float4 b) {
+  return Float4(_mm_min_ps(b.native, a.native));
+}
+inline Float4 Max(Float4 a, Float4 b) {
+  return Float4(_mm_max_ps(b.native, a.native));
+}
+#else
 inline Float4 Min(Float4 a, Float4 b) { return Select(b < a, b, a); }
 inline Float4 Max(Float4 a, Float4 b) { return Select(a < b, b, a); }
+#endif
 
 // Bit i set when lane i of the mask is.
 inline int LaneBits(Mask4 mask) {
