@@ -138,8 +138,8 @@ Aabb<D> OutwardBox(const std::array<double, D>& lo,
   for (int i = 0; i < D; ++i) {
     const double from = lo[i] - widen;
     const double to = hi[i] + widen;
-    float low = static_cast<float>(from);
-    float high = static_cast<float>(to);
+    auto low = static_cast<float>(from);
+    auto high = static_cast<float>(to);
     if (static_cast<double>(low) > from) {
       low = std::nextafter(low, -std::numeric_limits<float>::infinity());
     }
@@ -343,9 +343,10 @@ ProximityStats RunProximityPass(const SnapshotData<D>& data,
       }
     }
     // The large bodies leave the grid (each swapped with the last).
-    for (auto it = large.rbegin(); it != large.rend(); ++it) {
-      moved.push_back(bodies[*it]);
-      bodies[*it] = bodies.back();
+    for (std::size_t n = large.size(); n-- > 0;) {
+      const std::uint32_t index = large[n];
+      moved.push_back(bodies[index]);
+      bodies[index] = bodies.back();
       bodies.pop_back();
     }
     state.grid.Build(bodies, cell);
@@ -537,7 +538,8 @@ ProximityStats RunProximityPass(const SnapshotData<D>& data,
   std::array<const float*, D> coordinates{};
   for (int i = 0; i < D; ++i) coordinates[i] = state.grid.Coordinates(i);
   const double* round_reaches = state.grid.RoundReaches();
-  for (const auto& [cell_index, p] : order) {
+  for (const auto& cell_and_probe : order) {
+    const std::uint32_t p = cell_and_probe.second;
     const Probe<D>& probe = probes[p];
     std::array<double, D> centre{};
     for (int i = 0; i < D; ++i) centre[i] = probe.pose.position[i];
@@ -578,8 +580,9 @@ ProximityStats RunProximityPass(const SnapshotData<D>& data,
   std::vector<ProximityEvent>& ordered = scratch.events;
   ordered.clear();
   for (const EventRun& run : runs) {
-    ordered.insert(ordered.end(), events->begin() + run.first,
-                   events->begin() + run.end);
+    ordered.insert(ordered.end(),
+                   events->begin() + static_cast<std::ptrdiff_t>(run.first),
+                   events->begin() + static_cast<std::ptrdiff_t>(run.end));
   }
   std::copy(ordered.begin(), ordered.end(),
             events->begin() + static_cast<std::ptrdiff_t>(first_event));
