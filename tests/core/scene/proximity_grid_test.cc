@@ -82,7 +82,9 @@ TYPED_TEST(ProximityGridTest, QueriesVisitEveryBodyWithinReachOnce) {
         ASSERT_LE(last, bodies.size());
         for (std::uint32_t k = first; k < last; ++k) {
           ++visits[grid.Body(k)];
-          ASSERT_EQ(grid.Coordinates(0)[k], bodies[grid.Body(k)].position[0]);
+          for (int i = 0; i < D; ++i) {
+            ASSERT_EQ(grid.Coordinates(i)[k], bodies[grid.Body(k)].position[i]);
+          }
           ASSERT_EQ(grid.RoundReaches()[k], bodies[grid.Body(k)].round_reach);
         }
       });
