@@ -4,6 +4,7 @@
 #define SATOR_CORE_SRC_SCENE_PROXIMITY_DATA_H_
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <map>
@@ -99,7 +100,7 @@ struct ProximityProbe {
 };
 
 // A distance bound of a round probe: a body is apart beyond reach + its
-// round_reach and inside within inside - its round_reach
+// round_reach and overlapping within inside + its inside_reach
 // (proximity_pass.cc).
 struct RoundBounds {
   double reach = 0.0;
@@ -108,9 +109,9 @@ struct RoundBounds {
 
 // The events of one entry: [first, end) of the evaluation's events.
 struct EventRun {
-  std::uint32_t entry;
-  std::size_t first;
-  std::size_t end;
+  std::uint32_t entry = 0;
+  std::size_t first = 0;
+  std::size_t end = 0;
 };
 
 // A body that meets a probe: the object it counts as and, for observers,

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -26,18 +27,23 @@ void ProximityGrid<D>::Build(std::span<const ProximityBody<D>> bodies,
     }
     max_reach_ = std::max(max_reach_, body.reach);
   }
-  const auto limit =
-      kMaxCellsPerBody * static_cast<std::int64_t>(bodies.size()) + 64;
+  // At most kMaxCellsPerBody cells a body, and 64 more so that a handful
+  // of bodies still gets a few cells. A side that is not a positive number
+  // (no caller passes one) falls back to 1.
+  const double limit = static_cast<double>(kMaxCellsPerBody) *
+                           static_cast<double>(bodies.size()) +
+                       64.0;
+  if (!(cell > 0.0)) cell = 1.0;
+  std::int64_t cells = 1;
   for (;;) {
-    double cells = 1.0;
+    inverse_cell_ = 1.0 / cell;
+    double count = 1.0;
     for (int i = 0; i < D; ++i) {
-      cells *= std::floor((max_[i] - min_[i]) / cell) + 1.0;
+      count *= std::floor((max_[i] - min_[i]) * inverse_cell_) + 1.0;
     }
-    if (cells <= static_cast<double>(limit)) break;
+    if (count <= limit) break;
     cell *= 2.0;
   }
-  inverse_cell_ = 1.0 / cell;
-  std::int64_t cells = 1;
   for (int i = 0; i < D; ++i) {
     dims_[i] = static_cast<std::int64_t>(
                    std::floor((max_[i] - min_[i]) * inverse_cell_)) +

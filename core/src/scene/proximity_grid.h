@@ -57,7 +57,7 @@ class ProximityGrid {
   using Point = std::array<double, D>;
 
   // Sorts `bodies` into cells of side `cell` (> 0; doubled until there are
-  // at most kMaxCellsPerBody cells a body). The runs of ForEachRun are
+  // at most kMaxCellsPerBody cells a body, plus 64). The runs of ForEachRun are
   // positions in that order; Body(k) is the index into `bodies` at
   // position k.
   void Build(std::span<const ProximityBody<D>> bodies, double cell);

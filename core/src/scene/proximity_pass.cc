@@ -17,8 +17,8 @@
 //     between its centre and the body's position against its radius and the
 //     body's bound radius, and leaves to the exact narrow phase that
 //     SceneSnapshot::Overlap uses only the pairs within a margin of the
-//     boundary (three times the cores' touching tolerance); any other probe
-//     tests the body's padded sphere box against its own box, then the
+//     boundary (about three times the cores' touching tolerance); any other
+//     probe tests the body's padded sphere box against its own box, then the
 //     narrow phase. Every pair passes the probe's filter and anchor
 //     exclusion first. An observer's pair also tells whether the object is
 //     within r. The bodies kept aside meet the probes through a BVH over the
@@ -60,12 +60,12 @@ using BodyInfo = ProximityBody<D>;
 // a margin. The cores' touching tolerance is at most 1e-5 * sqrt(D) times
 // the sum of the two shapes' largest |coordinate| (shape_ops.h); each
 // side's `scale` (the sum of its |coordinates| and its radius) bounds that
-// from above, and the margin, 5e-5 of their sum plus 1e-6, is three times
-// the tolerance. The margin splits between the two sides: the probe's
-// reach is r + 5e-5 * its scale + 1e-6 and the body's round_reach
-// b + 5e-5 * its scale, so the pair is clearly apart beyond their sum. It
-// clearly overlaps within the probe's inside, r - 5e-5 * its scale - 1e-6,
-// plus the body's inside_reach: the radius of a ball about the body's
+// from above, and the margin, 5e-5 of their sum plus 1e-6, is about three
+// times the tolerance (2.9 times in 3D). The margin splits between the two
+// sides: the probe's reach is r + 5e-5 * its scale + 1e-6 and the body's
+// round_reach b + 5e-5 * its scale, so the pair is clearly apart beyond their
+// sum. It clearly overlaps within the probe's inside, r - 5e-5 * its scale -
+// 1e-6, plus the body's inside_reach: the radius of a ball about the body's
 // position that lies in its shape (circles, spheres and boxes;
 // BodyRecord::inside_256ths) less the body's share of the margin, or, with
 // no such ball, -round_reach (the whole bound ball inside the probe).

@@ -135,8 +135,9 @@ struct ProximitySet {
 };
 
 struct ProximityStats {
-  // (zone or observer, body) pairs whose boxes met in the broad phase, and
-  // the exact shape tests run on them.
+  // (zone or observer, body) pairs the pass could not rule out by their
+  // bounds, the exact shape tests run on them, and the visits of the tree
+  // of zones and observers that bodies too wide for the pass's grid query.
   std::int64_t candidate_pairs = 0;
   std::int64_t narrow_tests = 0;
   broadphase::TreeStats tree;
