@@ -7,8 +7,8 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "proto/convert/field_path.h"
 #include "proto/convert/pair_query.h"
+#include "sator/core/field_status.h"
 #include "server/status_mapping.h"
 #include "server/version.h"
 
@@ -218,10 +218,10 @@ QueryService::WatchShotVerdicts(
   if (request->has_from_sequence()) {
     from = request->from_sequence();
     if (from == 0 || from > next) {
-      return new RefusedWatch(ToGrpcStatus(convert::FieldError(
-          "from_sequence",
-          absl::StrCat("must be in [1, ", next,
-                       "] (the next to be recorded), got ", from))));
+      return new RefusedWatch(ToGrpcStatus(
+          FieldError("from_sequence",
+                     absl::StrCat("must be in [1, ", next,
+                                  "] (the next to be recorded), got ", from))));
     }
   }
   return new ShotVerdictWatch(std::move(ring), from,

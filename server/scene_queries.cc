@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "proto/convert/field_path.h"
 #include "proto/convert/ray_batch_convert.h"
 #include "proto/convert/shot_convert.h"
+#include "sator/core/field_status.h"
 #include "server/status_mapping.h"
 
 namespace sator::server {
@@ -20,9 +20,11 @@ namespace {
 
 // A batch's answer that grew past the largest message gRPC will send.
 absl::Status AnswerTooLarge(std::int64_t bytes, std::int64_t limit) {
-  return absl::ResourceExhaustedError(absl::StrCat(
-      "options.max_hits: the answer grew past ", bytes, " bytes, more than ",
-      limit, " (--max_message_bytes); send fewer queries or a lower max_hits"));
+  return FieldError(
+      absl::StatusCode::kResourceExhausted, "options.max_hits",
+      absl::StrCat(
+          "the answer grew past ", bytes, " bytes, more than ", limit,
+          " (--max_message_bytes); send fewer queries or a lower max_hits"));
 }
 
 using convert::QueryKind;
@@ -46,8 +48,9 @@ absl::Status CheckBatchCount(const sator::v1::QueryBatchRequest& request,
                              int max_batch_queries) {
   const int count = request.queries_size();
   if (count > max_batch_queries) {
-    return absl::ResourceExhaustedError(
-        absl::StrCat("queries: at most ", max_batch_queries,
+    return FieldError(
+        absl::StatusCode::kResourceExhausted, "queries",
+        absl::StrCat("at most ", max_batch_queries,
                      " queries per batch (--max_batch_queries), got ", count));
   }
   return absl::OkStatus();
@@ -59,8 +62,9 @@ absl::Status CheckShotCount(const sator::v1::ValidateShotsRequest& request,
                             int max_shots) {
   const int count = request.shots_size();
   if (count > max_shots) {
-    return absl::ResourceExhaustedError(
-        absl::StrCat("shots: at most ", max_shots,
+    return FieldError(
+        absl::StatusCode::kResourceExhausted, "shots",
+        absl::StrCat("at most ", max_shots,
                      " shots per call (--max_batch_queries), got ", count));
   }
   return absl::OkStatus();
@@ -169,7 +173,7 @@ absl::Status SceneQueries::ConvertAndExecute(
     absl::StatusOr<scene::SceneQuery<2>> converted =
         convert::ToSceneQuery<2>(query, std::move(options), shape_limits_);
     if (!converted.ok()) {
-      return convert::PrefixField(query_path, converted.status());
+      return PrefixField(query_path, converted.status());
     }
     return Execute<2>(view, view.snapshot2(), *converted, kind, query_path,
                       options_path, out);
@@ -177,7 +181,7 @@ absl::Status SceneQueries::ConvertAndExecute(
   absl::StatusOr<scene::SceneQuery<3>> converted =
       convert::ToSceneQuery<3>(query, std::move(options), shape_limits_);
   if (!converted.ok()) {
-    return convert::PrefixField(query_path, converted.status());
+    return PrefixField(query_path, converted.status());
   }
   return Execute<3>(view, view.snapshot3(), *converted, kind, query_path,
                     options_path, out);
@@ -192,7 +196,7 @@ absl::Status SceneQueries::RunUnary(const Request& request,
   if (!scene.ok()) return scene.status();
   absl::StatusOr<scene::QueryOptions> options =
       convert::ToQueryOptions(request.options(), scenes_.limits().max_hits);
-  if (!options.ok()) return convert::PrefixField("options", options.status());
+  if (!options.ok()) return PrefixField("options", options.status());
   const SceneView view(*std::move(scene));
   return ConvertAndExecute(view, query, *std::move(options), kind, "query",
                            "options", out);
@@ -261,7 +265,7 @@ absl::Status SceneQueries::Run(const SceneView& view,
   if (!kind.ok()) return kind.status();
   absl::StatusOr<scene::QueryOptions> options =
       convert::ToQueryOptions(query.options(), scenes_.limits().max_hits);
-  if (!options.ok()) return convert::PrefixField("options", options.status());
+  if (!options.ok()) return PrefixField("options", options.status());
   const absl::string_view path = convert::QueryKindName(*kind);
   switch (*kind) {
     case QueryKind::kOverlap:
@@ -293,7 +297,7 @@ void SceneQueries::FillEntry(
     entry->mutable_status()->set_code(0);
   } else {
     entry->clear_result();
-    ToWireStatus(convert::PrefixIndex("queries", index, status),
+    ToWireStatus(PrefixIndex("queries", index, status),
                  entry->mutable_status());
   }
 }
@@ -618,22 +622,23 @@ absl::Status SceneQueries::RaycastBatch(
   // Counted before anything is read: the limit protects the server's time.
   const int rays = request.origins_size() / *dimension;
   if (rays > max_batch_queries) {
-    return absl::ResourceExhaustedError(
-        absl::StrCat("origins: at most ", max_batch_queries,
+    return FieldError(
+        absl::StatusCode::kResourceExhausted, "origins",
+        absl::StrCat("at most ", max_batch_queries,
                      " rays per batch (--max_batch_queries), got ", rays));
   }
   absl::StatusOr<std::shared_ptr<HostedScene>> scene =
       scenes_.Find(request.scene_id());
   if (!scene.ok()) return scene.status();
   if ((*scene)->dimension() != *dimension) {
-    return convert::FieldError(
+    return FieldError(
         "dimension",
         absl::StrCat("the rays are ", *dimension, "D but scene ",
                      request.scene_id(), " is ", (*scene)->dimension(), "D"));
   }
   absl::StatusOr<scene::QueryOptions> options =
       convert::ToQueryOptions(request.options(), scenes_.limits().max_hits);
-  if (!options.ok()) return convert::PrefixField("options", options.status());
+  if (!options.ok()) return PrefixField("options", options.status());
   const SceneView view(*std::move(scene));
   if (*dimension == 2) {
     return RunRays<2>(view, view.snapshot2(), request, *options, interrupt,
@@ -651,10 +656,10 @@ absl::Status SceneQueries::JudgeShots(
   scene::HitPolicy policy = snapshot.hit_policy();
   if (absl::Status s = convert::MergeHitPolicy(request.policy(), &policy);
       !s.ok()) {
-    return convert::PrefixField("policy", s);
+    return PrefixField("policy", s);
   }
   if (absl::Status s = scene::ValidateHitPolicy(policy); !s.ok()) {
-    return convert::PrefixField("policy", s);
+    return PrefixField("policy", s);
   }
   absl::StatusOr<std::vector<scene::Shot<D>>> shots =
       convert::ToShots<D>(request, shape_limits_);

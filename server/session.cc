@@ -6,7 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "grpcpp/impl/codegen/proto_utils.h"
-#include "proto/convert/field_path.h"
+#include "sator/core/field_status.h"
 #include "server/proximity/proximity_ops.h"
 #include "server/status_mapping.h"
 
@@ -22,10 +22,9 @@ void SetStatus(const absl::Status& status, sator::v1::SessionResponse* reply) {
 absl::Status SameScene(absl::string_view message, const std::string& asked,
                        const std::string& session_scene) {
   if (asked.empty() || asked == session_scene) return absl::OkStatus();
-  return convert::FieldError(
-      absl::StrCat(message, ".scene_id"),
-      absl::StrCat("must be empty or the session's scene '", session_scene,
-                   "', got '", asked, "'"));
+  return FieldError(absl::StrCat(message, ".scene_id"),
+                    absl::StrCat("must be empty or the session's scene '",
+                                 session_scene, "', got '", asked, "'"));
 }
 
 absl::Status ShuttingDown() {
@@ -155,16 +154,16 @@ SessionHandler::Outcome SessionHandler::HandleMessage(
   const auto kind = request.kind_case();
   if (!opened()) {
     if (kind != sator::v1::SessionRequest::kOpen) {
-      outcome.end_stream = absl::InvalidArgumentError(
-          absl::StrCat("open: the first message of a session must be open, "
-                       "got ",
-                       MessageKindName(kind)));
+      outcome.end_stream = FieldError(
+          "open", absl::StrCat("the first message of a session must be open, "
+                               "got ",
+                               MessageKindName(kind)));
       return outcome;
     }
     absl::StatusOr<std::shared_ptr<HostedScene>> scene =
         queries_.FindScene(request.open().scene_id());
     if (!scene.ok()) {
-      outcome.end_stream = convert::PrefixField("open", scene.status());
+      outcome.end_stream = PrefixField("open", scene.status());
       return outcome;
     }
     scene_id_ = request.open().scene_id();
@@ -176,11 +175,11 @@ SessionHandler::Outcome SessionHandler::HandleMessage(
   switch (kind) {
     case sator::v1::SessionRequest::kOpen:
       outcome.reply.set_sequence(request.sequence());
-      SetStatus(convert::FieldError(
-                    "open", absl::StrCat("the session is already open on "
-                                         "scene '",
-                                         scene_id_, "'")),
-                &outcome.reply);
+      SetStatus(
+          FieldError("open", absl::StrCat("the session is already open on "
+                                          "scene '",
+                                          scene_id_, "'")),
+          &outcome.reply);
       return outcome;
     case sator::v1::SessionRequest::kPoses:
       outcome.reply = UpdatePoses(request);
@@ -201,8 +200,7 @@ SessionHandler::Outcome SessionHandler::HandleMessage(
       break;
   }
   outcome.reply.set_sequence(request.sequence());
-  SetStatus(convert::FieldError("kind", "no message kind is set"),
-            &outcome.reply);
+  SetStatus(FieldError("kind", "no message kind is set"), &outcome.reply);
   return outcome;
 }
 
@@ -221,7 +219,7 @@ sator::v1::SessionResponse SessionHandler::Query(
   absl::StatusOr<sator::v1::QueryResult> result =
       queries_.Run(SceneView(*std::move(scene)), request.query());
   if (!result.ok()) {
-    SetStatus(convert::PrefixField("query", result.status()), &reply);
+    SetStatus(PrefixField("query", result.status()), &reply);
     return reply;
   }
   SetStatus(absl::OkStatus(), &reply);
@@ -242,7 +240,7 @@ sator::v1::SessionResponse SessionHandler::UpdatePoses(
   absl::StatusOr<sator::v1::UpdatePosesResponse> updated =
       ApplySessionPoses(**scene, ops_, request.poses());
   if (!updated.ok()) {
-    SetStatus(convert::PrefixField("poses", updated.status()), &reply);
+    SetStatus(PrefixField("poses", updated.status()), &reply);
     return reply;
   }
   SetStatus(absl::OkStatus(), &reply);
@@ -270,7 +268,7 @@ sator::v1::SessionResponse SessionHandler::ValidateShots(
       SceneView(*std::move(scene)), shots, max_shots_, reply.mutable_shots());
   if (!status.ok()) {
     reply.clear_shots();
-    SetStatus(convert::PrefixField("shots", status), &reply);
+    SetStatus(PrefixField("shots", status), &reply);
     return reply;
   }
   SetStatus(absl::OkStatus(), &reply);
@@ -298,7 +296,7 @@ sator::v1::SessionResponse SessionHandler::QueryBatch(
                           nullptr, reply.mutable_batch());
   if (!status.ok()) {
     reply.clear_batch();
-    SetStatus(convert::PrefixField("batch", status), &reply);
+    SetStatus(PrefixField("batch", status), &reply);
     return reply;
   }
   SetStatus(absl::OkStatus(), &reply);
@@ -318,21 +316,23 @@ sator::v1::SessionResponse SessionHandler::WatchProximity(
     return reply;
   }
   if (proximity_ == nullptr) {
-    SetStatus(absl::FailedPreconditionError(
-                  "watch_proximity: this session has no proximity service"),
-              &reply);
+    SetStatus(
+        FieldError(absl::StatusCode::kFailedPrecondition, "watch_proximity",
+                   "this session has no proximity service"),
+        &reply);
     return reply;
   }
   if (watching_) {
-    SetStatus(absl::FailedPreconditionError(
-                  "watch_proximity: the session already watches its scene"),
-              &reply);
+    SetStatus(
+        FieldError(absl::StatusCode::kFailedPrecondition, "watch_proximity",
+                   "the session already watches its scene"),
+        &reply);
     return reply;
   }
   absl::StatusOr<ProximityCursor> cursor =
       StartProximityWatch(queries_.scenes(), *proximity_, scene_id_, asked);
   if (!cursor.ok()) {
-    SetStatus(convert::PrefixField("watch_proximity", cursor.status()), &reply);
+    SetStatus(PrefixField("watch_proximity", cursor.status()), &reply);
     return reply;
   }
   watching_ = true;

@@ -6,7 +6,7 @@
 #include "google/rpc/error_details.pb.h"
 #include "google/rpc/status.pb.h"
 #include "grpcpp/support/error_details.h"
-#include "proto/convert/field_path.h"
+#include "sator/core/field_status.h"
 
 namespace sator::server {
 namespace {
@@ -14,8 +14,7 @@ namespace {
 // The BadRequest naming the field `status` names, if it names one.
 std::optional<google::rpc::BadRequest> BadRequestOf(
     const absl::Status& status) {
-  std::optional<convert::FieldViolation> violation =
-      convert::FieldViolationOf(status);
+  std::optional<FieldViolation> violation = FieldViolationOf(status);
   if (!violation.has_value()) return std::nullopt;
   google::rpc::BadRequest bad_request;
   google::rpc::BadRequest::FieldViolation* field =

@@ -3,7 +3,7 @@
 // Session reply. The canonical codes are the same in both (absl's
 // kInvalidArgument is gRPC's INVALID_ARGUMENT, and so on), so the code maps
 // one to one. An INVALID_ARGUMENT or OUT_OF_RANGE that names a field
-// (convert::FieldViolationOf) also carries a google.rpc.BadRequest naming it:
+// (FieldViolationOf) also carries a google.rpc.BadRequest naming it:
 // in the call's `grpc-status-details-bin` trailer (a google.rpc.Status, set
 // through gRPC's SetErrorDetails) or in the sator.v1.Status's `details`.
 #ifndef SATOR_SERVER_STATUS_MAPPING_H_

@@ -12,6 +12,7 @@
 #include "client_factory.h"
 #include "client_impl.h"
 #include "dimension_check.h"
+#include "sator/core/field_status.h"
 
 namespace sator {
 
@@ -75,7 +76,7 @@ Client ClientFactory::Make(
   absl::Status status = ValidateOptions(options);
   if (status.ok() && !connection.ok()) status = connection.status();
   if (status.ok() && *connection == nullptr) {
-    status = absl::InvalidArgumentError("connection: null");
+    status = FieldError("connection", "null");
   }
   if (status.ok() && options.clock != nullptr &&
       (*connection)->RetriesIdempotentCalls()) {

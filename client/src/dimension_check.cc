@@ -5,6 +5,7 @@
 #include <variant>
 
 #include "absl/strings/str_cat.h"
+#include "sator/core/field_status.h"
 
 namespace sator::client_internal {
 namespace {
@@ -19,8 +20,9 @@ Overloaded(F...) -> Overloaded<F...>;
 absl::Status Mismatch(absl::string_view path, absl::string_view field,
                       absl::string_view what, int got, int want,
                       absl::string_view of) {
-  return absl::InvalidArgumentError(absl::StrCat(
-      path, field, ": a ", got, "D ", what, " with a ", want, "D ", of));
+  return FieldError(
+      absl::StrCat(path, field),
+      absl::StrCat("a ", got, "D ", what, " with a ", want, "D ", of));
 }
 
 absl::Status CheckPose(const std::optional<AnyPose>& pose, int dimension,

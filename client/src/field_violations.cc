@@ -7,7 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "google/rpc/error_details.pb.h"
-#include "proto/convert/field_path.h"
+#include "sator/core/field_status.h"
 
 namespace sator {
 
@@ -20,8 +20,7 @@ std::vector<FieldViolation> FieldViolations(const absl::Status& status) {
   if (!payload.has_value()) {
     // The client's own refusals, made before sending, name the field the
     // same way satord's messages do.
-    if (std::optional<convert::FieldViolation> own =
-            convert::FieldViolationOf(status)) {
+    if (std::optional<FieldViolation> own = FieldViolationOf(status)) {
       violations.push_back(
           {std::move(own->field), std::move(own->description)});
     }

@@ -19,6 +19,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "dimension_check.h"
+#include "sator/core/field_status.h"
 
 namespace sator {
 
@@ -477,7 +478,7 @@ absl::StatusOr<std::unique_ptr<Session>> Session::Open(
     std::shared_ptr<Connection> connection, const std::string& scene_id,
     const SessionOptions& options) {
   if (connection == nullptr) {
-    return absl::InvalidArgumentError("connection: null");
+    return FieldError("connection", "null");
   }
   if (options.open_timeout <= absl::ZeroDuration()) {
     return absl::InvalidArgumentError(

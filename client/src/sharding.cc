@@ -17,6 +17,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "sator/core/field_status.h"
 
 namespace sator {
 namespace {
@@ -111,8 +112,7 @@ bool IsDnsName(absl::string_view name) {
 
 absl::Status CheckPort(int port, absl::string_view field) {
   if (port < 1 || port > 65535) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(field, ": ", port, " is not a port (1..65535)"));
+    return FieldError(field, absl::StrCat(port, " is not a port (1..65535)"));
   }
   return absl::OkStatus();
 }
@@ -137,17 +137,16 @@ uint64_t RendezvousWeight(absl::string_view endpoint,
 absl::StatusOr<RendezvousRouter> RendezvousRouter::Create(
     std::vector<std::string> endpoints) {
   if (endpoints.empty()) {
-    return absl::InvalidArgumentError("endpoints: empty");
+    return FieldError("endpoints", "empty");
   }
   absl::flat_hash_set<absl::string_view> seen;
   for (size_t i = 0; i < endpoints.size(); ++i) {
     if (endpoints[i].empty()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("endpoints[", i, "]: empty"));
+      return FieldError(absl::StrCat("endpoints[", i, "]"), "empty");
     }
     if (!seen.insert(endpoints[i]).second) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "endpoints[", i, "]: duplicate of \"", endpoints[i], "\""));
+      return FieldError(absl::StrCat("endpoints[", i, "]"),
+                        absl::StrCat("duplicate of \"", endpoints[i], "\""));
     }
   }
   return RendezvousRouter(std::move(endpoints));
@@ -170,30 +169,33 @@ size_t RendezvousRouter::OwnerIndex(absl::string_view scene_id) const {
 absl::StatusOr<std::vector<std::string>> StatefulSetPodEndpoints(
     const StatefulSetEndpoints& statefulset) {
   if (!IsDnsLabel(statefulset.statefulset)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("statefulset: \"", statefulset.statefulset,
+    return FieldError(
+        "statefulset",
+        absl::StrCat("\"", statefulset.statefulset,
                      "\" is not a DNS label ([a-z0-9-], 1 to 63)"));
   }
   if (!IsDnsLabel(statefulset.headless_service)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("headless_service: \"", statefulset.headless_service,
+    return FieldError(
+        "headless_service",
+        absl::StrCat("\"", statefulset.headless_service,
                      "\" is not a DNS label ([a-z0-9-], 1 to 63)"));
   }
   if (!statefulset.kubernetes_namespace.empty() &&
       !IsDnsLabel(statefulset.kubernetes_namespace)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "kubernetes_namespace: \"", statefulset.kubernetes_namespace,
-        "\" is not a DNS label ([a-z0-9-], 1 to 63)"));
+    return FieldError(
+        "kubernetes_namespace",
+        absl::StrCat("\"", statefulset.kubernetes_namespace,
+                     "\" is not a DNS label ([a-z0-9-], 1 to 63)"));
   }
   if (!statefulset.kubernetes_namespace.empty() &&
       !IsDnsName(statefulset.cluster_domain)) {
-    return absl::InvalidArgumentError(absl::StrCat("cluster_domain: \"",
-                                                   statefulset.cluster_domain,
-                                                   "\" is not a DNS name"));
+    return FieldError(
+        "cluster_domain",
+        absl::StrCat("\"", statefulset.cluster_domain, "\" is not a DNS name"));
   }
   if (statefulset.replicas < 1) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "replicas: ", statefulset.replicas, " (must be at least 1)"));
+    return FieldError("replicas", absl::StrCat(statefulset.replicas,
+                                               " (must be at least 1)"));
   }
   if (absl::Status port = CheckPort(statefulset.port, "port"); !port.ok()) {
     return port;
@@ -214,7 +216,7 @@ absl::StatusOr<std::vector<std::string>> StatefulSetPodEndpoints(
 
 absl::StatusOr<std::vector<std::string>> ResolveHeadlessService(
     const std::string& host, int port) {
-  if (host.empty()) return absl::InvalidArgumentError("host: empty");
+  if (host.empty()) return FieldError("host", "empty");
   if (absl::Status status = CheckPort(port, "port"); !status.ok()) {
     return status;
   }

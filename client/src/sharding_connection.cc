@@ -18,6 +18,7 @@
 #include "google/protobuf/descriptor.h"
 #include "google/protobuf/message.h"
 #include "google/protobuf/util/json_util.h"
+#include "sator/core/field_status.h"
 
 namespace sator {
 namespace {
@@ -295,16 +296,15 @@ absl::StatusOr<ShardedConnection::ListCursor> ShardedConnection::ListCursorOf(
   const std::vector<std::string>& endpoints = cursor.router->endpoints();
   const std::size_t separator = page_token.find(kTokenSeparator);
   if (separator == std::string::npos) {
-    return absl::InvalidArgumentError(
-        "page_token: not a token of this sharded connection");
+    return FieldError("page_token", "not a token of this sharded connection");
   }
   const std::string endpoint = page_token.substr(0, separator);
   cursor.inner_token = page_token.substr(separator + 1);
   const auto it = std::find(endpoints.begin(), endpoints.end(), endpoint);
   if (it == endpoints.end()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("page_token: endpoint ", endpoint,
-                     " is no longer in the endpoint list"));
+    return FieldError("page_token",
+                      absl::StrCat("endpoint ", endpoint,
+                                   " is no longer in the endpoint list"));
   }
   cursor.index = static_cast<std::size_t>(it - endpoints.begin());
   return cursor;
@@ -350,8 +350,8 @@ absl::StatusOr<SceneSnapshot> ShardedConnection::ExportScene(
 absl::StatusOr<SceneInfo> ShardedConnection::ImportScene(
     const SceneSnapshot& snapshot, const CallContext& context) {
   if (snapshot.scene_id.empty()) {
-    return absl::InvalidArgumentError(
-        "snapshot.scene_id: empty (a sharded connection routes by it)");
+    return FieldError("snapshot.scene_id",
+                      "empty (a sharded connection routes by it)");
   }
   absl::StatusOr<Route> route = RouteScene(snapshot.scene_id);
   if (!route.ok()) return route.status();
@@ -671,8 +671,8 @@ void ShardedConnection::AsyncImportScene(
     const SceneSnapshot& snapshot, const CallContext& context,
     Completion<absl::StatusOr<SceneInfo>> done) {
   if (snapshot.scene_id.empty()) {
-    std::move(done)(absl::InvalidArgumentError(
-        "snapshot.scene_id: empty (a sharded connection routes by it)"));
+    std::move(done)(FieldError("snapshot.scene_id",
+                               "empty (a sharded connection routes by it)"));
     return;
   }
   Start(RouteScene(snapshot.scene_id), std::move(done),

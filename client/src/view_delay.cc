@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "sator/client/types.h"
+#include "sator/core/field_status.h"
 #include "sator/core/scene/scene_types.h"
 #include "sator/core/scene/shot_validation.h"
 
@@ -13,16 +14,16 @@ namespace sator {
 absl::StatusOr<Rewind> ViewDelayToRewind(std::int64_t current_tick,
                                          double tick_rate, double delay_ms) {
   if (current_tick < 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("current_tick: must be >= 0, got ", current_tick));
+    return FieldError("current_tick",
+                      absl::StrCat("must be >= 0, got ", current_tick));
   }
   if (!(tick_rate > 0.0) || tick_rate > scene::kMaxTickRate) {
-    return absl::InvalidArgumentError(absl::StrCat("tick_rate: must be in (0, ",
-                                                   scene::kMaxTickRate,
-                                                   "], got ", tick_rate));
+    return FieldError("tick_rate",
+                      absl::StrCat("must be in (0, ", scene::kMaxTickRate,
+                                   "], got ", tick_rate));
   }
   if (!std::isfinite(delay_ms)) {
-    return absl::InvalidArgumentError("delay_ms: not finite");
+    return FieldError("delay_ms", "not finite");
   }
   // The view time in ticks, in double as the core computes it: a tick
   // before 0 is outside every history.
@@ -32,13 +33,13 @@ absl::StatusOr<Rewind> ViewDelayToRewind(std::int64_t current_tick,
   // below exact in int64.
   constexpr double kMaxTicks = 4611686018427387904.0;
   if (ticks > kMaxTicks) {
-    return absl::OutOfRangeError(
-        absl::StrCat("delay_ms: ", delay_ms, " ms names a tick beyond 2^62"));
+    return FieldError(absl::StatusCode::kOutOfRange, "delay_ms",
+                      absl::StrCat(delay_ms, " ms names a tick beyond 2^62"));
   }
   if (ticks < 0.0) {
-    return absl::OutOfRangeError(
-        absl::StrCat("delay_ms: ", delay_ms, " ms at ", tick_rate,
-                     " ticks per second is before tick 0"));
+    return FieldError(absl::StatusCode::kOutOfRange, "delay_ms",
+                      absl::StrCat(delay_ms, " ms at ", tick_rate,
+                                   " ticks per second is before tick 0"));
   }
   const scene::Rewind rewind =
       scene::ViewDelayToRewind(current_tick, tick_rate, delay_ms);

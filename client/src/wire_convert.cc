@@ -9,9 +9,9 @@
 #include <variant>
 
 #include "absl/strings/str_cat.h"
-#include "proto/convert/field_path.h"
 #include "proto/convert/geometry_convert.h"
 #include "proximity_wire.h"
+#include "sator/core/field_status.h"
 #include "status_conversion.h"
 
 namespace sator::client_internal {
@@ -500,22 +500,22 @@ absl::Status ReadShotGeometry(const sator::v1::Shot& shot, Shot* out) {
   if (shot.has_shape()) {
     if constexpr (D == 2) {
       absl::StatusOr<Shape2> shape = convert::ToShape2(shot.shape(), kNoLimits);
-      if (!shape.ok()) return convert::PrefixField("shape", shape.status());
+      if (!shape.ok()) return PrefixField("shape", shape.status());
       out->shape = *std::move(shape);
     } else {
       absl::StatusOr<Shape3> shape = convert::ToShape3(shot.shape(), kNoLimits);
-      if (!shape.ok()) return convert::PrefixField("shape", shape.status());
+      if (!shape.ok()) return PrefixField("shape", shape.status());
       out->shape = *std::move(shape);
     }
   }
   if (shot.has_shape_pose()) {
     if constexpr (D == 2) {
       absl::StatusOr<Pose2> pose = convert::ToPose2(shot.shape_pose());
-      if (!pose.ok()) return convert::PrefixField("shape_pose", pose.status());
+      if (!pose.ok()) return PrefixField("shape_pose", pose.status());
       out->shape_pose = *pose;
     } else {
       absl::StatusOr<Pose3> pose = convert::ToPose3(shot.shape_pose());
-      if (!pose.ok()) return convert::PrefixField("shape_pose", pose.status());
+      if (!pose.ok()) return PrefixField("shape_pose", pose.status());
       out->shape_pose = *pose;
     }
   }
@@ -636,7 +636,7 @@ absl::Status WriteRaycastBatch(absl::Span<const RaycastQuery> rays,
                                const QueryOptions& options,
                                sator::v1::RaycastBatchRequest* out) {
   if (rays.empty()) {
-    return absl::InvalidArgumentError("rays: empty (send at least one ray)");
+    return FieldError("rays", "empty (send at least one ray)");
   }
   const bool three = std::holds_alternative<Vec3>(rays[0].origin);
   const int dimension = three ? 3 : 2;
@@ -655,10 +655,11 @@ absl::Status WriteRaycastBatch(absl::Span<const RaycastQuery> rays,
     const Vec3* origin3 = std::get_if<Vec3>(&ray.origin);
     const Vec3* direction3 = std::get_if<Vec3>(&ray.direction);
     if ((origin3 != nullptr) != three || (direction3 != nullptr) != three) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "rays[", i, "].",
-          (origin3 != nullptr) != three ? "origin" : "direction", ": a ",
-          three ? 2 : 3, "D vector among ", dimension, "D rays"));
+      return FieldError(
+          absl::StrCat("rays[", i, "].",
+                       (origin3 != nullptr) != three ? "origin" : "direction"),
+          absl::StrCat("a ", three ? 2 : 3, "D vector among ", dimension,
+                       "D rays"));
     }
     if (three) {
       origins[3 * i] = origin3->x;

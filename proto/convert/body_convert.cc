@@ -6,13 +6,14 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <utility>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "proto/convert/field_path.h"
+#include "sator/core/field_status.h"
 #include "sator/core/geometry3d/shape3d_validation.h"
 
 namespace sator::convert {
@@ -163,13 +164,13 @@ std::uint64_t IdOf(const scene::GroupPoseUpdate<D>& update) {
   return update.group_id;
 }
 
-// `status` with its leading field `from` renamed `to`.
-absl::Status RenameField(const absl::Status& status, absl::string_view from,
-                         absl::string_view to) {
-  absl::string_view message = status.message();
-  if (from == to || !absl::StartsWith(message, from)) return status;
-  return absl::Status(status.code(),
-                      absl::StrCat(to, message.substr(from.size())));
+// `status` with the leading segment `from` of its field renamed `to`.
+absl::Status RenameLeadingField(const absl::Status& status,
+                                absl::string_view from, absl::string_view to) {
+  const std::optional<std::string> path = FieldPathOf(status);
+  if (!path.has_value() || !absl::StartsWith(*path, from)) return status;
+  return RenameField(
+      status, absl::StrCat(to, absl::string_view(*path).substr(from.size())));
 }
 
 // Packed ids, positions and rotations (the body or the group arrays of a
@@ -217,7 +218,7 @@ absl::StatusOr<std::vector<Update>> ToPackedUpdates(
       const int index = static_cast<int>(i) * D + axis;
       if (absl::Status s = CheckPackedCoordinate(index, positions[index]);
           !s.ok()) {
-        return RenameField(s, "positions", positions_name);
+        return RenameLeadingField(s, "positions", positions_name);
       }
       update.pose.position[axis] = positions[index];
     }
@@ -235,9 +236,9 @@ absl::StatusOr<std::vector<Update>> ToPackedUpdates(
           NormalizeRotation(Quat{rotations[first], rotations[first + 1],
                                  rotations[first + 2], rotations[first + 3]});
       if (!rotation.ok()) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(rotations_name, "[", first, "..", first + 3,
-                         "]: ", rotation.status().message()));
+        return FieldError(
+            absl::StrCat(rotations_name, "[", first, "..", first + 3, "]"),
+            rotation.status().message());
       }
       update.pose.rotation = *rotation;
     }

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "proto/convert/field_path.h"
+#include "sator/core/field_status.h"
 #include "sator/core/geometry3d/convex_hull.h"
 #include "sator/core/geometry3d/shape3d_validation.h"
 
@@ -37,14 +37,6 @@ absl::Status CheckPositive(absl::string_view field, float value) {
     return FieldError(field, absl::StrCat("must be positive, got ", value));
   }
   return absl::OkStatus();
-}
-
-// Wraps a core validation error (whose message names the problem but not
-// the field) with the field it concerns.
-absl::Status CoreError(absl::string_view field, const absl::Status& status) {
-  if (status.ok()) return status;
-  return absl::Status(status.code(),
-                      absl::StrCat(field, ": ", status.message()));
 }
 
 const char* KindName(Shape::KindCase kind) {
@@ -129,7 +121,7 @@ absl::StatusOr<Shape2> ToShape2Unchecked(const Shape& shape) {
       absl::StatusOr<ConvexPolygon> polygon =
           MakeConvexPolygon(absl::MakeConstSpan(
               points.data(), static_cast<size_t>(vertices.size())));
-      if (!polygon.ok()) return CoreError("polygon", polygon.status());
+      if (!polygon.ok()) return PrefixField("polygon", polygon.status());
       return Shape2(*std::move(polygon));
     }
     case Shape::kCapsule2D: {
@@ -214,24 +206,25 @@ absl::StatusOr<Shape3> ToShape3Unchecked(const Shape& shape,
       const auto& messages = shape.hull().points();
       if (static_cast<std::uint32_t>(messages.size()) >
           limits.max_hull_points) {
-        return absl::ResourceExhaustedError(
-            absl::StrCat("hull.points: at most ", limits.max_hull_points,
-                         " points, got ", messages.size()));
+        return FieldError(absl::StatusCode::kResourceExhausted, "hull.points",
+                          absl::StrCat("at most ", limits.max_hull_points,
+                                       " points, got ", messages.size()));
       }
       absl::StatusOr<std::vector<Vec3>> points =
           ToPoints3(messages, "hull.points");
       if (!points.ok()) return points.status();
       absl::StatusOr<std::shared_ptr<const ConvexHull>> hull =
           MakeConvexHull(*points);
-      if (!hull.ok()) return CoreError("hull", hull.status());
+      if (!hull.ok()) return PrefixField("hull", hull.status());
       return Shape3(*std::move(hull));
     }
     case Shape::kMesh: {
       const auto& mesh = shape.mesh();
       if (static_cast<std::uint32_t>(mesh.vertices_size()) >
           limits.max_mesh_vertices) {
-        return absl::ResourceExhaustedError(
-            absl::StrCat("mesh.vertices: at most ", limits.max_mesh_vertices,
+        return FieldError(
+            absl::StatusCode::kResourceExhausted, "mesh.vertices",
+            absl::StrCat("at most ", limits.max_mesh_vertices,
                          " vertices, got ", mesh.vertices_size()));
       }
       if (mesh.indices_size() % 3 != 0) {
@@ -242,9 +235,9 @@ absl::StatusOr<Shape3> ToShape3Unchecked(const Shape& shape,
       const auto triangles =
           static_cast<std::uint32_t>(mesh.indices_size() / 3);
       if (triangles > limits.max_mesh_triangles) {
-        return absl::ResourceExhaustedError(
-            absl::StrCat("mesh.indices: at most ", limits.max_mesh_triangles,
-                         " triangles, got ", triangles));
+        return FieldError(absl::StatusCode::kResourceExhausted, "mesh.indices",
+                          absl::StrCat("at most ", limits.max_mesh_triangles,
+                                       " triangles, got ", triangles));
       }
       absl::StatusOr<std::vector<Vec3>> vertices =
           ToPoints3(mesh.vertices(), "mesh.vertices");
@@ -253,7 +246,7 @@ absl::StatusOr<Shape3> ToShape3Unchecked(const Shape& shape,
                                          mesh.indices().end());
       absl::StatusOr<std::shared_ptr<const TriangleMesh>> made =
           MakeTriangleMesh(*std::move(vertices), std::move(indices));
-      if (!made.ok()) return CoreError("mesh", made.status());
+      if (!made.ok()) return PrefixField("mesh", made.status());
       return Shape3(*std::move(made));
     }
     case Shape::KIND_NOT_SET:
@@ -335,7 +328,7 @@ absl::StatusOr<Pose3> ToPose3(const sator::v1::Pose& pose) {
       }
       absl::StatusOr<Quat> rotation =
           NormalizeRotation(Quat{q.x(), q.y(), q.z(), q.w()});
-      if (!rotation.ok()) return CoreError("orientation", rotation.status());
+      if (!rotation.ok()) return PrefixField("orientation", rotation.status());
       return Pose3{*position, *rotation};
     }
     case sator::v1::Pose::kAngle:
@@ -355,7 +348,7 @@ absl::StatusOr<Shape2> ToShape2(const sator::v1::Shape& shape,
   // The core's own validation backs up the field checks above (minimum
   // sizes, coordinate range).
   if (absl::Status valid = ValidateShape(*converted); !valid.ok()) {
-    return CoreError(KindName(shape.kind_case()), valid);
+    return PrefixField(KindName(shape.kind_case()), valid);
   }
   return converted;
 }
@@ -366,7 +359,7 @@ absl::StatusOr<Shape3> ToShape3(const sator::v1::Shape& shape,
   if (!converted.ok()) return converted;
   if (std::optional<ConvexShape3> convex = AsConvex(*converted)) {
     if (absl::Status valid = ValidateShape(*convex); !valid.ok()) {
-      return CoreError(KindName(shape.kind_case()), valid);
+      return PrefixField(KindName(shape.kind_case()), valid);
     }
   }
   return converted;

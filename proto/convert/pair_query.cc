@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
-#include "proto/convert/field_path.h"
+#include "sator/core/field_status.h"
 #include "sator/core/geometry2d/queries2d.h"
 #include "sator/core/geometry3d/shape3d_queries.h"
 

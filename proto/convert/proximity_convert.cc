@@ -4,8 +4,8 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "proto/convert/field_path.h"
 #include "proto/convert/query_convert.h"
+#include "sator/core/field_status.h"
 
 namespace sator::convert {
 namespace {

@@ -12,7 +12,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "proto/convert/dimension_convert.h"
-#include "proto/convert/field_path.h"
+#include "sator/core/field_status.h"
 
 namespace sator::convert {
 
@@ -97,17 +97,20 @@ absl::Status ToQueryFilter(const sator::v1::QueryFilter& filter,
   // Bounded: the ids are sorted once here, then searched by every
   // candidate body of every query that uses this filter.
   if (filter.exclude_body_ids_size() > kMaxExcludedBodyIds) {
-    return absl::ResourceExhaustedError(absl::StrCat(
-        "exclude_body_ids: at most ", kMaxExcludedBodyIds,
-        " ids (use layers and masks to leave out larger groups), got ",
-        filter.exclude_body_ids_size()));
+    return FieldError(
+        absl::StatusCode::kResourceExhausted, "exclude_body_ids",
+        absl::StrCat(
+            "at most ", kMaxExcludedBodyIds,
+            " ids (use layers and masks to leave out larger groups), got ",
+            filter.exclude_body_ids_size()));
   }
   out.excluded_ids = scene::ExcludedIds(std::vector<std::uint64_t>(
       filter.exclude_body_ids().begin(), filter.exclude_body_ids().end()));
   if (filter.exclude_group_ids_size() > kMaxExcludedBodyIds) {
-    return absl::ResourceExhaustedError(
-        absl::StrCat("exclude_group_ids: at most ", kMaxExcludedBodyIds,
-                     " ids, got ", filter.exclude_group_ids_size()));
+    return FieldError(
+        absl::StatusCode::kResourceExhausted, "exclude_group_ids",
+        absl::StrCat("at most ", kMaxExcludedBodyIds, " ids, got ",
+                     filter.exclude_group_ids_size()));
   }
   out.excluded_groups = scene::ExcludedIds(std::vector<std::uint64_t>(
       filter.exclude_group_ids().begin(), filter.exclude_group_ids().end()));
@@ -156,9 +159,9 @@ absl::StatusOr<scene::QueryOptions> ToQueryOptions(
   if (options.max_hits() == 0) {
     out.max_hits = std::min(kDefaultMaxHits, max_hits_limit);
   } else if (options.max_hits() > static_cast<std::uint32_t>(max_hits_limit)) {
-    return absl::ResourceExhaustedError(
-        absl::StrCat("max_hits: at most ", max_hits_limit,
-                     " (--max_hits), got ", options.max_hits()));
+    return FieldError(absl::StatusCode::kResourceExhausted, "max_hits",
+                      absl::StrCat("at most ", max_hits_limit,
+                                   " (--max_hits), got ", options.max_hits()));
   } else {
     out.max_hits = static_cast<int>(options.max_hits());
   }
@@ -300,9 +303,9 @@ absl::Status SceneQueryError(const absl::Status& status,
                              absl::string_view query_path,
                              absl::string_view options_path) {
   if (status.ok()) return status;
-  const absl::string_view message = status.message();
-  const bool about_options = absl::StartsWith(message, "max_hits") ||
-                             absl::StartsWith(message, "rewind");
+  const std::string field = FieldPathOf(status).value_or("");
+  const bool about_options =
+      absl::StartsWith(field, "max_hits") || absl::StartsWith(field, "rewind");
   return PrefixField(about_options ? options_path : query_path, status);
 }
 

@@ -5,8 +5,8 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "proto/convert/field_path.h"
 #include "proto/convert/geometry_convert.h"
+#include "sator/core/field_status.h"
 
 namespace sator::convert {
 namespace {

@@ -8,7 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "proto/convert/body_convert.h"
-#include "proto/convert/field_path.h"
+#include "sator/core/field_status.h"
 
 namespace sator::convert {
 

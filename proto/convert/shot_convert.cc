@@ -9,10 +9,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "proto/convert/dimension_convert.h"
-#include "proto/convert/field_path.h"
 #include "proto/convert/query_convert.h"
 #include "proto/convert/scene_convert.h"
 #include "sator/core/broadphase/casts.h"
+#include "sator/core/field_status.h"
 
 namespace sator::convert {
 namespace {

@@ -7,7 +7,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
-#include "proto/convert/field_path.h"
+#include "sator/core/field_status.h"
 
 namespace sator::server {
 namespace {
@@ -89,18 +89,18 @@ void ShotAudit::Record(absl::string_view scene_id, const sator::v1::Shot& shot,
 absl::Status ValidateShotVerdictFilter(
     const sator::v1::ShotVerdictFilter& filter) {
   if (!sator::v1::ShotOutcome_IsValid(filter.outcome())) {
-    return convert::FieldError(
-        "outcome", absl::StrCat("unknown value ", filter.outcome()));
+    return FieldError("outcome",
+                      absl::StrCat("unknown value ", filter.outcome()));
   }
   if (!sator::v1::ShotReason_IsValid(filter.reason())) {
-    return convert::FieldError("reason",
-                               absl::StrCat("unknown value ", filter.reason()));
+    return FieldError("reason",
+                      absl::StrCat("unknown value ", filter.reason()));
   }
   if (filter.has_min_tick() && filter.has_max_tick() &&
       filter.min_tick() > filter.max_tick()) {
-    return convert::FieldError(
-        "max_tick", absl::StrCat("below min_tick (", filter.max_tick(), " < ",
-                                 filter.min_tick(), ")"));
+    return FieldError("max_tick",
+                      absl::StrCat("below min_tick (", filter.max_tick(), " < ",
+                                   filter.min_tick(), ")"));
   }
   return absl::OkStatus();
 }
@@ -136,19 +136,19 @@ bool MatchesShotVerdictFilter(const sator::v1::ShotVerdictFilter& filter,
 absl::Status ShotAudit::List(const sator::v1::ListShotVerdictsRequest& request,
                              sator::v1::ListShotVerdictsResponse* response) {
   if (request.page_size() < 0 || request.page_size() > kMaxPageSize) {
-    return convert::FieldError(
-        "page_size", absl::StrCat("must be in [0, ", kMaxPageSize, "], got ",
-                                  request.page_size()));
+    return FieldError("page_size",
+                      absl::StrCat("must be in [0, ", kMaxPageSize, "], got ",
+                                   request.page_size()));
   }
   std::uint64_t from = 1;
   if (!request.page_token().empty() &&
       (!absl::SimpleAtoi(request.page_token(), &from) || from == 0)) {
-    return convert::FieldError(
-        "page_token", "not a token of ListShotVerdicts (a sequence number)");
+    return FieldError("page_token",
+                      "not a token of ListShotVerdicts (a sequence number)");
   }
   if (absl::Status valid = ValidateShotVerdictFilter(request.filter());
       !valid.ok()) {
-    return convert::PrefixField("filter", valid);
+    return PrefixField("filter", valid);
   }
   const std::size_t page_size =
       request.page_size() == 0 ? kDefaultPageSize : request.page_size();
@@ -159,7 +159,7 @@ absl::Status ShotAudit::List(const sator::v1::ListShotVerdictsRequest& request,
   }
   const std::uint64_t next = ring->next_sequence();
   if (from > next) {
-    return convert::FieldError(
+    return FieldError(
         "page_token",
         absl::StrCat("sequence ", from, " was never recorded (the next is ",
                      next, ")"));

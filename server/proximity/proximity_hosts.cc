@@ -5,8 +5,8 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "proto/convert/field_path.h"
 #include "proto/convert/proximity_convert.h"
+#include "sator/core/field_status.h"
 
 namespace sator::server {
 namespace {
@@ -31,13 +31,13 @@ absl::StatusOr<std::int64_t> Register(const HostedScene& scene,
                                       absl::string_view limit_message,
                                       const absl::StatusOr<Desc>& desc,
                                       Add add) {
-  if (!desc.ok()) return convert::PrefixField(field, desc.status());
+  if (!desc.ok()) return PrefixField(field, desc.status());
   const scene::SceneSnapshot<D> snapshot = SnapshotOf<D>(scene);
   if (absl::Status s = add(*desc, snapshot); !s.ok()) {
     if (s.code() == absl::StatusCode::kResourceExhausted) {
       return absl::ResourceExhaustedError(limit_message);
     }
-    return convert::PrefixField(field, s);
+    return PrefixField(field, s);
   }
   return snapshot.tick();
 }
@@ -86,17 +86,17 @@ ProximityHost::ProximityHost(const std::shared_ptr<const HostedScene>& scene,
 
 absl::Status ProximityHost::CheckZone(
     const sator::v1::Zone& zone, const convert::ShapeLimits& limits) const {
-  return convert::PrefixField(
+  return PrefixField(
       "zone", dimension_ == 2 ? convert::ToZoneDesc<2>(zone, limits).status()
                               : convert::ToZoneDesc<3>(zone, limits).status());
 }
 
 absl::Status ProximityHost::CheckObserver(
     const sator::v1::Observer& observer) const {
-  return convert::PrefixField(
-      "observer", dimension_ == 2
-                      ? convert::ToObserverDesc<2>(observer).status()
-                      : convert::ToObserverDesc<3>(observer).status());
+  return PrefixField("observer",
+                     dimension_ == 2
+                         ? convert::ToObserverDesc<2>(observer).status()
+                         : convert::ToObserverDesc<3>(observer).status());
 }
 
 absl::StatusOr<std::int64_t> ProximityHost::AddZone(
@@ -146,7 +146,8 @@ absl::Status ProximityHost::RemoveZone(std::uint64_t id) {
   const absl::Status removed =
       std::visit([id](auto& state) { return state->RemoveZone(id); }, state_);
   if (!removed.ok()) {
-    return absl::NotFoundError(absl::StrCat("zone_id: no zone ", id));
+    return FieldError(absl::StatusCode::kNotFound, "zone_id",
+                      absl::StrCat("no zone ", id));
   }
   zones_.erase(id);
   return absl::OkStatus();
@@ -157,7 +158,8 @@ absl::Status ProximityHost::RemoveObserver(std::uint64_t id) {
   const absl::Status removed = std::visit(
       [id](auto& state) { return state->RemoveObserver(id); }, state_);
   if (!removed.ok()) {
-    return absl::NotFoundError(absl::StrCat("observer_id: no observer ", id));
+    return FieldError(absl::StatusCode::kNotFound, "observer_id",
+                      absl::StrCat("no observer ", id));
   }
   observers_.erase(id);
   return absl::OkStatus();

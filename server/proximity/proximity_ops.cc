@@ -9,7 +9,7 @@
 
 #include "absl/functional/function_ref.h"
 #include "absl/strings/str_cat.h"
-#include "proto/convert/field_path.h"
+#include "sator/core/field_status.h"
 
 namespace sator::server {
 namespace {
@@ -25,8 +25,8 @@ auto UnderWriteLock(const SceneRegistry& scenes, ProximityHosts& hosts,
   if (!scene.ok()) return scene.status();
   std::lock_guard<std::mutex> lock((*scene)->write_mutex());
   if ((*scene)->deleted()) {
-    return absl::NotFoundError(
-        absl::StrCat("scene_id: scene '", scene_id, "' was deleted"));
+    return FieldError(absl::StatusCode::kNotFound, "scene_id",
+                      absl::StrCat("scene '", scene_id, "' was deleted"));
   }
   return change(**scene, hosts.Host(*scene));
 }
@@ -111,8 +111,8 @@ absl::StatusOr<sator::v1::RemoveZoneResponse> RemoveZone(
       [&](HostedScene& scene, const std::shared_ptr<ProximityHost>& host)
           -> absl::StatusOr<sator::v1::RemoveZoneResponse> {
         if (!host->HasZone(request.zone_id())) {
-          return absl::NotFoundError(
-              absl::StrCat("zone_id: no zone ", request.zone_id()));
+          return FieldError(absl::StatusCode::kNotFound, "zone_id",
+                            absl::StrCat("no zone ", request.zone_id()));
         }
         absl::Status removed = Logged(options, scene.id(), request, [&] {
           return host->RemoveZone(request.zone_id());
@@ -131,8 +131,9 @@ absl::StatusOr<sator::v1::RemoveObserverResponse> RemoveObserver(
       [&](HostedScene& scene, const std::shared_ptr<ProximityHost>& host)
           -> absl::StatusOr<sator::v1::RemoveObserverResponse> {
         if (!host->HasObserver(request.observer_id())) {
-          return absl::NotFoundError(
-              absl::StrCat("observer_id: no observer ", request.observer_id()));
+          return FieldError(
+              absl::StatusCode::kNotFound, "observer_id",
+              absl::StrCat("no observer ", request.observer_id()));
         }
         absl::Status removed = Logged(options, scene.id(), request, [&] {
           return host->RemoveObserver(request.observer_id());
@@ -147,15 +148,15 @@ absl::StatusOr<ProximityCursor> StartProximityWatch(
     const std::string& scene_id,
     const sator::v1::WatchProximityRequest& request) {
   if (request.has_from_tick() && request.has_from_sequence()) {
-    return convert::FieldError("from_sequence",
-                               "give from_tick or from_sequence, not both");
+    return FieldError("from_sequence",
+                      "give from_tick or from_sequence, not both");
   }
   if (request.has_from_tick() && request.from_tick() < 0) {
-    return convert::FieldError(
-        "from_tick", absl::StrCat("must be >= 0, got ", request.from_tick()));
+    return FieldError("from_tick",
+                      absl::StrCat("must be >= 0, got ", request.from_tick()));
   }
   if (request.has_from_sequence() && request.from_sequence() == 0) {
-    return convert::FieldError("from_sequence", "must be >= 1");
+    return FieldError("from_sequence", "must be >= 1");
   }
   absl::StatusOr<std::shared_ptr<ProximityHost>> host = UnderWriteLock(
       scenes, hosts, scene_id,
@@ -169,7 +170,7 @@ absl::StatusOr<ProximityCursor> StartProximityWatch(
   } else if (request.has_from_sequence()) {
     from = request.from_sequence();
     if (from > (*host)->ring().next_sequence()) {
-      return convert::FieldError(
+      return FieldError(
           "from_sequence",
           absl::StrCat("must be at most ", (*host)->ring().next_sequence(),
                        " (the next to be given), got ", from));

@@ -9,6 +9,7 @@
 #include <limits>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -20,10 +21,11 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 #include "proto/convert/body_convert.h"
-#include "proto/convert/field_path.h"
 #include "proto/convert/scene_convert.h"
 #include "proto/convert/shot_convert.h"
+#include "sator/core/field_status.h"
 
 namespace sator::server {
 namespace {
@@ -83,27 +85,30 @@ absl::StatusOr<std::shared_ptr<HostedScene>> FindScene(
   return registry.Find(scene_id);
 }
 
-// The core names the fields of its own arguments ("updates[4].id: ...",
-// "ids[2]: ..."); a request names them differently. Rewrites a message that
-// starts with `from` "[i]" `suffix` into `to` "[i]" `to_suffix`, keeping the
-// rest.
+// The core names the fields of its own arguments (`updates[4].id`,
+// `ids[2]`); a request names them differently. Renames a field that starts
+// with `from` "[i]" `suffix` to `to` "[i]" `to_suffix`, keeping the rest.
 absl::Status RenameIndexedField(const absl::Status& status,
                                 absl::string_view from,
                                 absl::string_view suffix, absl::string_view to,
                                 absl::string_view to_suffix = "") {
-  if (status.ok()) return status;
-  absl::string_view message = status.message();
-  const std::string opening = absl::StrCat(from, "[");
-  if (!absl::StartsWith(message, opening)) return status;
-  const std::size_t close = message.find(']');
+  const std::optional<std::string> path = FieldPathOf(status);
+  if (!path.has_value()) return status;
+  absl::string_view rest = *path;
+  if (!absl::ConsumePrefix(&rest, absl::StrCat(from, "["))) return status;
+  const std::size_t close = rest.find(']');
   if (close == absl::string_view::npos) return status;
-  const absl::string_view index =
-      message.substr(opening.size(), close - opening.size());
-  absl::string_view rest = message.substr(close + 1);
-  if (!absl::StartsWith(rest, suffix)) return status;
-  rest.remove_prefix(suffix.size());
-  return absl::Status(status.code(),
-                      absl::StrCat(to, "[", index, "]", to_suffix, rest));
+  const absl::string_view index = rest.substr(0, close);
+  rest.remove_prefix(close + 1);
+  if (!absl::ConsumePrefix(&rest, suffix)) return status;
+  return RenameField(status,
+                     absl::StrCat(to, "[", index, "]", to_suffix, rest));
+}
+
+// Whether the field `status` names starts with `prefix`.
+bool NamesFieldIn(const absl::Status& status, absl::string_view prefix) {
+  const std::optional<std::string> path = FieldPathOf(status);
+  return path.has_value() && absl::StartsWith(*path, prefix);
 }
 
 // Applies one mutation through the hook, if there is one (see MutationHook).
@@ -151,8 +156,8 @@ absl::StatusOr<std::string> DecodePageToken(const std::string& token) {
       !absl::StartsWith(decoded, kPageTokenPrefix) ||
       !SceneRegistry::ValidateSceneId(decoded.substr(kPageTokenPrefix.size()))
            .ok()) {
-    return convert::FieldError(
-        "page_token", "not a next_page_token from a ListScenes response");
+    return FieldError("page_token",
+                      "not a next_page_token from a ListScenes response");
   }
   return decoded.substr(kPageTokenPrefix.size());
 }
@@ -172,15 +177,15 @@ sator::v1::SceneInfo DescribeWithoutStats(const HostedScene& scene) {
 absl::Status CheckStillHosted(const SceneRegistry* registry,
                               const HostedScene& scene) {
   if (scene.deleted()) {
-    return absl::NotFoundError(
-        absl::StrCat("scene_id: scene '", scene.id(), "' was deleted"));
+    return FieldError(absl::StatusCode::kNotFound, "scene_id",
+                      absl::StrCat("scene '", scene.id(), "' was deleted"));
   }
   if (registry == nullptr) return absl::OkStatus();
   absl::StatusOr<std::shared_ptr<HostedScene>> found =
       registry->Find(scene.id());
   if (!found.ok() || found->get() != &scene) {
-    return absl::NotFoundError(
-        absl::StrCat("scene_id: scene '", scene.id(), "' was deleted"));
+    return FieldError(absl::StatusCode::kNotFound, "scene_id",
+                      absl::StrCat("scene '", scene.id(), "' was deleted"));
   }
   return absl::OkStatus();
 }
@@ -233,11 +238,11 @@ absl::StatusOr<sator::v1::UpdatePosesResponse> UpdatePosesOf(
     const sator::v1::UpdatePosesRequest& request) {
   absl::StatusOr<std::vector<scene::PoseUpdate<D>>> updates =
       convert::ToPoseUpdates<D>(request.poses());
-  if (!updates.ok()) return convert::PrefixField("poses", updates.status());
+  if (!updates.ok()) return PrefixField("poses", updates.status());
   absl::StatusOr<std::vector<scene::GroupPoseUpdate<D>>> group_updates =
       convert::ToGroupPoseUpdates<D>(request.poses());
   if (!group_updates.ok()) {
-    return convert::PrefixField("poses", group_updates.status());
+    return PrefixField("poses", group_updates.status());
   }
   std::lock_guard<std::mutex> lock(scene.write_mutex());
   if (absl::Status s = CheckStillHosted(registry, scene); !s.ok()) return s;
@@ -246,7 +251,7 @@ absl::StatusOr<sator::v1::UpdatePosesResponse> UpdatePosesOf(
   });
   scene.RefreshMemoryBytes();
   if (absl::Status s = std::move(updated); !s.ok()) {
-    if (absl::StartsWith(s.message(), "group_updates")) {
+    if (NamesFieldIn(s, "group_updates")) {
       return RenameIndexedField(s, "group_updates", ".group_id",
                                 "poses.group_ids");
     }
@@ -273,7 +278,7 @@ absl::Status Populate(scene::Scene<D>& core,
   // Parts created their groups at the identity pose; the groups' poses
   // amend the same tick.
   absl::Status s = core.UpdatePoses(core.Snapshot().tick(), {}, content.groups);
-  if (!s.ok() && absl::StartsWith(s.message(), "group_updates")) {
+  if (!s.ok() && NamesFieldIn(s, "group_updates")) {
     return RenameIndexedField(s, "group_updates", "", "groups");
   }
   return s;
@@ -287,11 +292,12 @@ absl::StatusOr<sator::v1::SceneInfo> ImportAs(
   const sator::v1::SceneSnapshot& snapshot = request.snapshot();
   absl::StatusOr<convert::SceneContent<D>> content =
       convert::ToSceneContent<D>(snapshot, options.shape_limits);
-  if (!content.ok()) return convert::PrefixField("snapshot", content.status());
+  if (!content.ok()) return PrefixField("snapshot", content.status());
   if (content->bodies.size() > static_cast<std::size_t>(settings.max_bodies)) {
-    return absl::ResourceExhaustedError(absl::StrCat(
-        "snapshot.bodies: ", content->bodies.size(),
-        " bodies, above the scene's limit of ", settings.max_bodies));
+    return FieldError(absl::StatusCode::kResourceExhausted, "snapshot.bodies",
+                      absl::StrCat("", content->bodies.size(),
+                                   " bodies, above the scene's limit of ",
+                                   settings.max_bodies));
   }
   // Filled and logged before anyone else can see or change it (see
   // SceneRegistry::Create); a refusal leaves nothing behind. Published by
@@ -327,9 +333,9 @@ absl::StatusOr<sator::v1::SceneInfo> ImportAs(
   if (!hosted.ok() && populated.ok()) {
     // The scene limit is a sentence about the server, not about a field.
     if (absl::IsResourceExhausted(hosted.status())) return hosted.status();
-    return convert::PrefixField("snapshot", hosted.status());
+    return PrefixField("snapshot", hosted.status());
   }
-  if (!populated.ok()) return convert::PrefixField("snapshot", populated);
+  if (!populated.ok()) return PrefixField("snapshot", populated);
   return DescribeScene(**hosted);
 }
 
@@ -360,8 +366,8 @@ absl::StatusOr<sator::v1::RemoveBodiesResponse> RemoveBodiesIn(
   // 0 names no body: malformed (INVALID_ARGUMENT), not unknown (NOT_FOUND).
   for (std::size_t i = 0; i < ids.size(); ++i) {
     if (ids[i] == 0) {
-      return convert::FieldError(absl::StrCat("body_ids[", i, "]"),
-                                 "must be set (0 is not a body id)");
+      return FieldError(absl::StrCat("body_ids[", i, "]"),
+                        "must be set (0 is not a body id)");
     }
   }
   std::lock_guard<std::mutex> lock(scene.write_mutex());
@@ -410,8 +416,8 @@ absl::StatusOr<HostedSceneSettings> ToHostedSettings(
       hosted.dimension = 3;
       break;
     default:
-      return convert::FieldError("settings.dimension",
-                                 "must be DIMENSION_2D or DIMENSION_3D");
+      return FieldError("settings.dimension",
+                        "must be DIMENSION_2D or DIMENSION_3D");
   }
   // Above INT_MAX is above every limit (the flags are bounded by the core's
   // kMaxHistoryTicks and kMaxBodies), and does not fit the int below.
@@ -433,7 +439,7 @@ absl::StatusOr<HostedSceneSettings> ToHostedSettings(
     if (absl::Status s =
             convert::MergeHitPolicy(settings.hit_policy(), &hosted.hit_policy);
         !s.ok()) {
-      return convert::PrefixField("settings.hit_policy", s);
+      return PrefixField("settings.hit_policy", s);
     }
   }
   return hosted;
@@ -590,12 +596,12 @@ absl::StatusOr<sator::v1::SceneInfo> ImportScene(
     const sator::v1::ImportSceneRequest& request) {
   const sator::v1::SceneSnapshot& snapshot = request.snapshot();
   if (!request.has_snapshot()) {
-    return convert::FieldError("snapshot", "must be set");
+    return FieldError("snapshot", "must be set");
   }
   if (!snapshot.scene_id().empty()) {
     if (absl::Status s = SceneRegistry::ValidateSceneId(snapshot.scene_id());
         !s.ok()) {
-      return convert::PrefixField("snapshot", s);
+      return PrefixField("snapshot", s);
     }
   }
   if (absl::Status s =
@@ -607,7 +613,7 @@ absl::StatusOr<sator::v1::SceneInfo> ImportScene(
   absl::StatusOr<HostedSceneSettings> settings = ResolveRequestedSettings(
       registry, options, snapshot.settings(), &kept_over_limit);
   if (!settings.ok()) {
-    return convert::PrefixField("snapshot", settings.status());
+    return PrefixField("snapshot", settings.status());
   }
   if (absl::Status s = CheckSceneMemory(
           registry, options,

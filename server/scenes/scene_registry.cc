@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "sator/core/field_status.h"
 #include "sator/core/scene/shot_validation.h"
 
 namespace sator::server {
@@ -35,17 +36,18 @@ absl::StatusOr<std::unique_ptr<scene::Scene<D>>> MakeCoreScene(
 // A setting above what the core supports at all (no flag allows it).
 absl::Status SettingAboveCoreBound(absl::string_view field, int value,
                                    int bound) {
-  return absl::ResourceExhaustedError(absl::StrCat(
-      field, ": ", value, " above the largest value satord supports, ", bound));
+  return FieldError(
+      absl::StatusCode::kResourceExhausted, field,
+      absl::StrCat(value, " above the largest value satord supports, ", bound));
 }
 
 }  // namespace
 
 absl::Status SettingAboveLimit(absl::string_view field, std::int64_t value,
                                int limit, absl::string_view flag) {
-  return absl::ResourceExhaustedError(absl::StrCat(field, ": ", value,
-                                                   " above the server limit ",
-                                                   limit, " (--", flag, ")"));
+  return FieldError(absl::StatusCode::kResourceExhausted, field,
+                    absl::StrCat(value, " above the server limit ", limit,
+                                 " (--", flag, ")"));
 }
 
 absl::Status ValidateSceneLimits(const SceneLimits& limits) {
@@ -127,14 +129,15 @@ scene::Scene3* HostedScene::scene3() const {
 
 absl::Status SceneRegistry::ValidateSceneId(const std::string& id) {
   if (id.empty() || id.size() > kMaxSceneIdLength) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("scene_id: must be 1 to ", kMaxSceneIdLength,
-                     " characters, got ", id.size()));
+    return FieldError("scene_id",
+                      absl::StrCat("must be 1 to ", kMaxSceneIdLength,
+                                   " characters, got ", id.size()));
   }
   for (std::size_t i = 0; i < id.size(); ++i) {
     if (!IsSceneIdChar(id[i])) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "scene_id: character ", i, " is not one of [A-Za-z0-9._-]"));
+      return FieldError(
+          "scene_id",
+          absl::StrCat("character ", i, " is not one of [A-Za-z0-9._-]"));
     }
   }
   return absl::OkStatus();
@@ -146,31 +149,30 @@ absl::StatusOr<HostedSceneSettings> SceneRegistry::ResolveSettings(
   HostedSceneSettings settings = requested;
   // Malformed values first: INVALID_ARGUMENT.
   if (settings.dimension != 2 && settings.dimension != 3) {
-    return absl::InvalidArgumentError(
-        "settings.dimension: must be DIMENSION_2D or DIMENSION_3D");
+    return FieldError("settings.dimension",
+                      "must be DIMENSION_2D or DIMENSION_3D");
   }
   if (settings.history_ticks < 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "settings.history_ticks: must be >= 0, got ", settings.history_ticks));
+    return FieldError(
+        "settings.history_ticks",
+        absl::StrCat("must be >= 0, got ", settings.history_ticks));
   }
   if (!std::isfinite(settings.teleport_distance) ||
       settings.teleport_distance < 0.0f) {
-    return absl::InvalidArgumentError(
-        "settings.teleport_distance: must be finite and >= 0");
+    return FieldError("settings.teleport_distance", "must be finite and >= 0");
   }
   if (settings.max_bodies < 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "settings.max_bodies: must be >= 0, got ", settings.max_bodies));
+    return FieldError("settings.max_bodies",
+                      absl::StrCat("must be >= 0, got ", settings.max_bodies));
   }
   if (!std::isfinite(settings.tick_rate) || settings.tick_rate < 0.0f ||
       settings.tick_rate > scene::kMaxTickRate) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("settings.tick_rate: must be in [0, ", scene::kMaxTickRate,
-                     "], got ", settings.tick_rate));
+    return FieldError("settings.tick_rate",
+                      absl::StrCat("must be in [0, ", scene::kMaxTickRate,
+                                   "], got ", settings.tick_rate));
   }
   if (absl::Status s = scene::ValidateHitPolicy(settings.hit_policy); !s.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("settings.hit_policy.", s.message()));
+    return PrefixField("settings.hit_policy", s);
   }
   if (settings.history_ticks == 0) {
     settings.history_ticks = limits_.default_history_ticks;
@@ -213,8 +215,8 @@ absl::StatusOr<std::shared_ptr<HostedScene>> SceneRegistry::Create(
     if (absl::Status status = ValidateSceneId(id); !status.ok()) return status;
   }
   if (settings.dimension != 2 && settings.dimension != 3) {
-    return absl::InvalidArgumentError(
-        "settings.dimension: must be DIMENSION_2D or DIMENSION_3D");
+    return FieldError("settings.dimension",
+                      "must be DIMENSION_2D or DIMENSION_3D");
   }
   // The scene is built before the registry's lock is taken, and its write
   // lock (for `init`) is taken before the registry's too: elsewhere a
@@ -255,8 +257,8 @@ absl::StatusOr<std::shared_ptr<HostedScene>> SceneRegistry::Create(
       // Still unpublished, so its id may be set here.
       hosted->id_ = assigned;
     } else if (scenes_.contains(id)) {
-      return absl::AlreadyExistsError(
-          absl::StrCat("scene_id: scene '", id, "' already exists"));
+      return FieldError(absl::StatusCode::kAlreadyExists, "scene_id",
+                        absl::StrCat("scene '", id, "' already exists"));
     }
     scenes_.emplace(hosted->id(), hosted);
   }
@@ -300,7 +302,8 @@ absl::StatusOr<std::shared_ptr<HostedScene>> SceneRegistry::Find(
     if (!found->ready_.load(std::memory_order_acquire)) found = nullptr;
   }
   if (found == nullptr || found->deleted()) {
-    return absl::NotFoundError(absl::StrCat("scene_id: no scene '", id, "'"));
+    return FieldError(absl::StatusCode::kNotFound, "scene_id",
+                      absl::StrCat("no scene '", id, "'"));
   }
   return found;
 }
@@ -312,7 +315,8 @@ absl::Status SceneRegistry::Delete(const std::string& id) {
   auto it = scenes_.find(id);
   if (it == scenes_.end() ||
       !it->second->ready_.load(std::memory_order_acquire)) {
-    return absl::NotFoundError(absl::StrCat("scene_id: no scene '", id, "'"));
+    return FieldError(absl::StatusCode::kNotFound, "scene_id",
+                      absl::StrCat("no scene '", id, "'"));
   }
   doomed = std::move(it->second);
   scenes_.erase(it);

@@ -109,13 +109,15 @@ TEST(FromWireStatus, KeepsCodeMessageAndDetails) {
   EXPECT_EQ(FromWireStatus(wire).code(), absl::StatusCode::kUnknown);
 }
 
-TEST(FieldViolations, ReadsTheClientsOwnRefusalsFromTheirMessage) {
+TEST(FieldViolations, ReadsTheFieldOfTheClientsOwnRefusals) {
   const std::vector<FieldViolation> violations = FieldViolations(
-      absl::InvalidArgumentError("rays[1].origin: a 3D vector among 2D rays"));
+      FieldError("rays[1].origin", "a 3D vector among 2D rays"));
   ASSERT_EQ(violations.size(), 1u);
   EXPECT_EQ(violations[0].field, "rays[1].origin");
   EXPECT_EQ(violations[0].description, "a 3D vector among 2D rays");
   EXPECT_TRUE(FieldViolations(absl::UnavailableError("x: down")).empty());
+  EXPECT_TRUE(
+      FieldViolations(absl::InvalidArgumentError("x: not a field")).empty());
 }
 
 }  // namespace

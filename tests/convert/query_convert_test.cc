@@ -11,6 +11,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "sator/core/field_status.h"
 #include "support/text_proto.h"
 
 namespace sator::convert {
@@ -299,18 +300,25 @@ TEST(QueryConvert, ContactsCarryTheirMinDepth) {
 }
 
 TEST(QueryConvert, SceneErrorsMoveToTheRequestsPaths) {
-  EXPECT_EQ(SceneQueryError(absl::OutOfRangeError("rewind.tick: 3 is older"),
-                            "query", "options")
-                .message(),
-            "options.rewind.tick: 3 is older");
-  EXPECT_EQ(SceneQueryError(absl::InvalidArgumentError("max_hits: too many"),
-                            "raycast", "options")
-                .message(),
-            "options.max_hits: too many");
-  const absl::Status shape = SceneQueryError(
-      absl::InvalidArgumentError("shape: bad"), "query", "options");
+  const absl::Status tick = SceneQueryError(
+      FieldError(absl::StatusCode::kOutOfRange, "rewind.tick", "3 is older"),
+      "query", "options");
+  EXPECT_EQ(tick.code(), absl::StatusCode::kOutOfRange);
+  EXPECT_EQ(tick.message(), "options.rewind.tick: 3 is older");
+  EXPECT_EQ(FieldPathOf(tick), "options.rewind.tick");
+  EXPECT_EQ(FieldPathOf(SceneQueryError(FieldError("max_hits", "too many"),
+                                        "raycast", "options")),
+            "options.max_hits");
+  const absl::Status shape =
+      SceneQueryError(FieldError("shape", "bad"), "query", "options");
   EXPECT_EQ(shape.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(shape.message(), "query.shape: bad");
+  EXPECT_EQ(FieldPathOf(shape), "query.shape");
+  // The path decides, not the message.
+  EXPECT_EQ(FieldPathOf(SceneQueryError(
+                PrefixField("shape", absl::InvalidArgumentError("max_hits")),
+                "query", "options")),
+            "query.shape");
   EXPECT_TRUE(SceneQueryError(absl::OkStatus(), "query", "options").ok());
 }
 

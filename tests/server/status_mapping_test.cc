@@ -8,6 +8,7 @@
 #include "google/rpc/status.pb.h"
 #include "grpcpp/support/error_details.h"
 #include "gtest/gtest.h"
+#include "sator/core/field_status.h"
 
 namespace sator::server {
 namespace {
@@ -66,8 +67,8 @@ std::vector<std::pair<std::string, std::string>> ViolationsOf(
 }
 
 TEST(ToGrpcStatus, AnInvalidFieldComesAsABadRequestInTheStatusDetails) {
-  const grpc::Status mapped = ToGrpcStatus(absl::InvalidArgumentError(
-      "bodies[3].shape.box3d: half extent y is 1e-07"));
+  const grpc::Status mapped = ToGrpcStatus(
+      FieldError("bodies[3].shape.box3d", "half extent y is 1e-07"));
   EXPECT_EQ(mapped.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_EQ(mapped.error_message(),
             "bodies[3].shape.box3d: half extent y is 1e-07");
@@ -81,17 +82,23 @@ TEST(ToGrpcStatus, AnInvalidFieldComesAsABadRequestInTheStatusDetails) {
 }
 
 TEST(ToGrpcStatus, OtherErrorsCarryNoDetails) {
-  EXPECT_TRUE(ToGrpcStatus(absl::NotFoundError("scene_id: no scene 'x'"))
+  EXPECT_TRUE(ToGrpcStatus(FieldError(absl::StatusCode::kNotFound, "scene_id",
+                                      "no scene 'x'"))
                   .error_details()
                   .empty());
   EXPECT_TRUE(ToGrpcStatus(absl::InvalidArgumentError("no field named here"))
+                  .error_details()
+                  .empty());
+  // The field comes from the status, not from reading its message.
+  EXPECT_TRUE(ToGrpcStatus(absl::InvalidArgumentError("scene_id: too long"))
                   .error_details()
                   .empty());
 }
 
 TEST(ToWireStatus, KeepsTheCodeTheMessageAndTheFieldsBadRequest) {
   sator::v1::Status wire;
-  ToWireStatus(absl::OutOfRangeError("options.rewind.tick: 9 is past it"),
+  ToWireStatus(FieldError(absl::StatusCode::kOutOfRange, "options.rewind.tick",
+                          "9 is past it"),
                &wire);
   EXPECT_EQ(wire.code(), 11);
   EXPECT_EQ(wire.message(), "options.rewind.tick: 9 is past it");

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "sator/core/field_status.h"
 #include "scene/proximity_data.h"
 #include "scene/shape_ops.h"
 #include "scene/snapshot_access.h"
@@ -52,17 +53,17 @@ absl::Status CheckAnchor(const Anchor& anchor, const SceneSnapshot<D>& scene,
   switch (anchor.kind) {
     case AnchorKind::kWorld:
       if (world_allowed) return absl::OkStatus();
-      return absl::InvalidArgumentError(
-          "anchor.kind: an observer follows a body or a group");
+      return FieldError("anchor.kind", "an observer follows a body or a group");
     case AnchorKind::kBody:
     case AnchorKind::kGroup:
       break;
     default:
-      return absl::InvalidArgumentError(absl::StrCat(
-          "anchor.kind: unknown kind ", static_cast<int>(anchor.kind)));
+      return FieldError(
+          "anchor.kind",
+          absl::StrCat("unknown kind ", static_cast<int>(anchor.kind)));
   }
   if (anchor.id == 0) {
-    return absl::InvalidArgumentError("anchor.id: must not be 0");
+    return FieldError("anchor.id", "must not be 0");
   }
   if (presence == AnchorPresence::kMayBeAbsent) return absl::OkStatus();
   const internal::SnapshotData<D>* data =
@@ -72,17 +73,19 @@ absl::Status CheckAnchor(const Anchor& anchor, const SceneSnapshot<D>& scene,
     std::uint32_t slot = internal::kNoSlot;
     if (resolver.Resolve(anchor, &slot).has_value()) return absl::OkStatus();
   }
-  return absl::NotFoundError(absl::StrCat(
-      "anchor.id: the scene has no ",
-      anchor.kind == AnchorKind::kBody ? "body " : "group ", anchor.id));
+  return FieldError(
+      absl::StatusCode::kNotFound, "anchor.id",
+      absl::StrCat("the scene has no ",
+                   anchor.kind == AnchorKind::kBody ? "body " : "group ",
+                   anchor.id));
 }
 
 absl::Status CheckNewId(std::uint64_t id, bool in_use, const char* what,
                         std::size_t count, int limit) {
-  if (id == 0) return absl::InvalidArgumentError("id: must not be 0");
+  if (id == 0) return FieldError("id", "must not be 0");
   if (in_use) {
-    return absl::AlreadyExistsError(
-        absl::StrCat("id: ", what, " ", id, " already exists"));
+    return FieldError(absl::StatusCode::kAlreadyExists, "id",
+                      absl::StrCat(what, " ", id, " already exists"));
   }
   if (count >= static_cast<std::size_t>(limit)) {
     return absl::ResourceExhaustedError(
@@ -100,8 +103,9 @@ absl::StatusOr<std::unique_ptr<ProximityState<D>>> ProximityState<D>::Create(
        {std::pair{"max_zones", options.max_zones},
         std::pair{"max_observers", options.max_observers}}) {
     if (value < 1 || value > kMaxProximityEntries) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          name, ": must be in [1, ", kMaxProximityEntries, "], got ", value));
+      return FieldError(
+          name, absl::StrCat("must be in [1, ", kMaxProximityEntries, "], got ",
+                             value));
     }
   }
   return std::unique_ptr<ProximityState<D>>(new ProximityState<D>(options));
@@ -127,15 +131,14 @@ absl::Status ProximityState<D>::AddZone(const ZoneDesc<D>& zone,
     return s;
   }
   if (zone.shape == nullptr) {
-    return absl::InvalidArgumentError("shape: is null");
+    return FieldError("shape", "is null");
   }
   if (absl::Status s = ShapeOps<D>::ValidateQueryShape(*zone.shape); !s.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat("shape: ", s.message()));
+    return PrefixField("shape", s);
   }
   absl::StatusOr<Pose<D>> pose = ShapeOps<D>::CheckPose(zone.pose);
   if (!pose.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("pose: ", pose.status().message()));
+    return PrefixField("pose", pose.status());
   }
   if (absl::Status s = CheckAnchor<D>(zone.anchor, scene, true, presence,
                                       &data_->body_index);
@@ -159,7 +162,8 @@ absl::Status ProximityState<D>::AddZone(const ZoneDesc<D>& zone,
 template <int D>
 absl::Status ProximityState<D>::RemoveZone(std::uint64_t id) {
   if (data_->zones.erase(id) == 0) {
-    return absl::NotFoundError(absl::StrCat("id: no zone ", id));
+    return FieldError(absl::StatusCode::kNotFound, "id",
+                      absl::StrCat("no zone ", id));
   }
   return absl::OkStatus();
 }
@@ -176,18 +180,19 @@ absl::Status ProximityState<D>::AddObserver(const ObserverDesc<D>& observer,
   }
   // isfinite first: an ordered comparison with a NaN raises FE_INVALID.
   if (!std::isfinite(observer.radius) || observer.radius <= 0.0f) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("radius: must be finite and > 0, got ", observer.radius));
+    return FieldError("radius", absl::StrCat("must be finite and > 0, got ",
+                                             observer.radius));
   }
   if (!std::isfinite(observer.hysteresis) || observer.hysteresis < 0.0f) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "hysteresis: must be finite and >= 0, got ", observer.hysteresis));
+    return FieldError(
+        "hysteresis",
+        absl::StrCat("must be finite and >= 0, got ", observer.hysteresis));
   }
   const float outer = observer.radius + observer.hysteresis;
   ShapePtr<D> outer_shape = RoundShape<D>(outer);
   if (absl::Status s = ShapeOps<D>::ValidateQueryShape(*outer_shape); !s.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("radius: with the hysteresis, ", s.message()));
+    return FieldError("radius",
+                      absl::StrCat("with the hysteresis, ", s.message()));
   }
   if (absl::Status s = CheckAnchor<D>(observer.anchor, scene, false, presence,
                                       &data_->body_index);
@@ -211,7 +216,8 @@ absl::Status ProximityState<D>::AddObserver(const ObserverDesc<D>& observer,
 template <int D>
 absl::Status ProximityState<D>::RemoveObserver(std::uint64_t id) {
   if (data_->observers.erase(id) == 0) {
-    return absl::NotFoundError(absl::StrCat("id: no observer ", id));
+    return FieldError(absl::StatusCode::kNotFound, "id",
+                      absl::StrCat("no observer ", id));
   }
   return absl::OkStatus();
 }
@@ -222,12 +228,14 @@ absl::StatusOr<ProximityTick> ProximityState<D>::Evaluate(
   const internal::SnapshotData<D>* data =
       internal::SnapshotAccess<D>::Find(scene);
   if (data == nullptr) {
-    return absl::FailedPreconditionError("scene: an empty snapshot");
+    return FieldError(absl::StatusCode::kFailedPrecondition, "scene",
+                      "an empty snapshot");
   }
   const std::int64_t tick = data->tick();
   if (tick < data_->last_tick) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("tick: ", tick, " is below the last tick evaluated, ",
+    return FieldError(
+        absl::StatusCode::kFailedPrecondition, "tick",
+        absl::StrCat("", tick, " is below the last tick evaluated, ",
                      data_->last_tick));
   }
   ProximityTick result;

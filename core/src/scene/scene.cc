@@ -23,6 +23,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "sator/core/field_status.h"
 #include "sator/core/scene/shot_validation.h"
 #include "scene/id_index.h"
 #include "scene/shape_ops.h"
@@ -277,36 +278,34 @@ template <int D>
 absl::StatusOr<std::unique_ptr<Scene<D>>> Scene<D>::Create(
     const SceneOptions& options) {
   if (options.history_ticks < 1 || options.history_ticks > kMaxHistoryTicks) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("history_ticks: must be in [1, ", kMaxHistoryTicks,
-                     "], got ", options.history_ticks));
+    return FieldError("history_ticks",
+                      absl::StrCat("must be in [1, ", kMaxHistoryTicks,
+                                   "], got ", options.history_ticks));
   }
   // isnan first: an ordered comparison with a NaN raises FE_INVALID.
   if (std::isnan(options.teleport_distance) ||
       options.teleport_distance <= 0.0f) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("teleport_distance: must be positive (or +infinity), got ",
-                     options.teleport_distance));
+    return FieldError("teleport_distance",
+                      absl::StrCat("must be positive (or +infinity), got ",
+                                   options.teleport_distance));
   }
   if (options.max_bodies < 1 || options.max_bodies > kMaxBodies) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("max_bodies: must be in [1, ", kMaxBodies, "], got ",
-                     options.max_bodies));
+    return FieldError("max_bodies",
+                      absl::StrCat("must be in [1, ", kMaxBodies, "], got ",
+                                   options.max_bodies));
   }
   if (options.max_hits < 1) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("max_hits: must be positive, got ", options.max_hits));
+    return FieldError("max_hits",
+                      absl::StrCat("must be positive, got ", options.max_hits));
   }
   if (!std::isfinite(options.tick_rate) || options.tick_rate <= 0.0 ||
       options.tick_rate > kMaxTickRate) {
-    return absl::InvalidArgumentError(absl::StrCat("tick_rate: must be in (0, ",
-                                                   kMaxTickRate, "], got ",
-                                                   options.tick_rate));
+    return FieldError("tick_rate", absl::StrCat("must be in (0, ", kMaxTickRate,
+                                                "], got ", options.tick_rate));
   }
   if (absl::Status status = ValidateHitPolicy(options.hit_policy);
       !status.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("hit_policy.", status.message()));
+    return PrefixField("hit_policy", status);
   }
   return std::unique_ptr<Scene<D>>(new Scene<D>(options));
 }
@@ -371,42 +370,42 @@ absl::Status Scene<D>::UpsertBodies(absl::Span<const BodyDesc<D>> bodies) {
       if (const std::uint32_t first =
               seen.FindOrInsert(body.id, static_cast<std::uint32_t>(i));
           first != internal::IdIndex::kNone) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            where(), ".id: body ", body.id, " is also bodies[", first, "]"));
+        return PrefixField(
+            where(),
+            FieldError("id", absl::StrCat("body ", body.id, " is also bodies[",
+                                          first, "]")));
       }
     }
     if (body.shape == nullptr) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(where(), ".shape: is null"));
+      return PrefixField(where(), FieldError("shape", "is null"));
     }
     if (absl::Status status = ShapeOps<D>::ValidateBodyShape(
             *body.shape, body.motion == MotionType::kStatic);
         !status.ok()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(where(), ".shape: ", status.message()));
+      return PrefixField(where(), PrefixField("shape", status));
     }
     // The pose is checked here and normalised again (deterministically) when
     // it is applied, which saves a copy of every pose.
     if (!ShapeOps<D>::IsAcceptedAsIs(body.pose)) {
       absl::StatusOr<Pose<D>> pose = ShapeOps<D>::CheckPose(body.pose);
       if (!pose.ok()) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(where(), ".pose: ", pose.status().message()));
+        return PrefixField(where(), PrefixField("pose", pose.status()));
       }
     }
     if (body.motion != MotionType::kStatic &&
         body.motion != MotionType::kDynamic) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(where(), ".motion: unknown motion type"));
+      return PrefixField(where(), FieldError("motion", "unknown motion type"));
     }
     if (body.part < kMinPart || body.part > kMaxPart) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(where(), ".part: must be in [", kMinPart, ", ", kMaxPart,
-                       "], got ", body.part));
+      return PrefixField(
+          where(),
+          FieldError("part", absl::StrCat("must be in [", kMinPart, ", ",
+                                          kMaxPart, "], got ", body.part)));
     }
     if (body.group_id != 0 && body.motion != MotionType::kDynamic) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          where(), ".group_id: a hitbox part must be a dynamic body"));
+      return PrefixField(
+          where(),
+          FieldError("group_id", "a hitbox part must be a dynamic body"));
     }
     if (scene_empty) {
       ++new_count;
@@ -417,9 +416,10 @@ absl::Status Scene<D>::UpsertBodies(absl::Span<const BodyDesc<D>> bodies) {
   }
   if (w.id_to_slot.size() + new_count >
       static_cast<std::size_t>(options_.max_bodies)) {
-    return absl::ResourceExhaustedError(absl::StrCat(
-        "bodies: the scene would hold ", w.id_to_slot.size() + new_count,
-        " bodies, above its limit of ", options_.max_bodies));
+    return FieldError(
+        absl::StatusCode::kResourceExhausted, "bodies",
+        absl::StrCat("the scene would hold ", w.id_to_slot.size() + new_count,
+                     " bodies, above its limit of ", options_.max_bodies));
   }
   if (bodies.empty()) return absl::OkStatus();
   // Exact growth: the slot array is per-body memory that stays.
@@ -588,12 +588,14 @@ absl::Status Scene<D>::RemoveBodies(absl::Span<const std::uint64_t> ids) {
     if (const std::uint32_t first =
             seen.FindOrInsert(ids[i], static_cast<std::uint32_t>(i));
         first != internal::IdIndex::kNone) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "ids[", i, "]: body ", ids[i], " is also ids[", first, "]"));
+      return FieldError(
+          absl::StrCat("ids[", i, "]"),
+          absl::StrCat("body ", ids[i], " is also ids[", first, "]"));
     }
     if (!w.id_to_slot.Contains(ids[i])) {
-      return absl::NotFoundError(
-          absl::StrCat("ids[", i, "]: no body ", ids[i], " in the scene"));
+      return FieldError(absl::StatusCode::kNotFound,
+                        absl::StrCat("ids[", i, "]"),
+                        absl::StrCat("no body ", ids[i], " in the scene"));
     }
   }
   if (ids.empty()) return absl::OkStatus();
@@ -630,8 +632,9 @@ absl::Status Scene<D>::UpdatePoses(
   WriterState<D>& w = *writer_;
   const std::int64_t current_tick = w.frames.back().tick;
   if (tick < current_tick) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "tick: ", tick, " is older than the current tick ", current_tick));
+    return FieldError(
+        absl::StatusCode::kFailedPrecondition, "tick",
+        absl::StrCat(tick, " is older than the current tick ", current_tick));
   }
   // Group poses first (the parts' world poses below compose them).
   std::vector<std::pair<internal::GroupState<D>*, Pose<D>>> new_group_poses;
@@ -639,15 +642,16 @@ absl::Status Scene<D>::UpdatePoses(
   for (std::size_t i = 0; i < group_updates.size(); ++i) {
     auto it = w.groups.find(group_updates[i].group_id);
     if (it == w.groups.end()) {
-      return absl::NotFoundError(
-          absl::StrCat("group_updates[", i, "].group_id: no group ",
-                       group_updates[i].group_id, " in the scene"));
+      return FieldError(absl::StatusCode::kNotFound,
+                        absl::StrCat("group_updates[", i, "].group_id"),
+                        absl::StrCat("no group ", group_updates[i].group_id,
+                                     " in the scene"));
     }
     absl::StatusOr<Pose<D>> pose =
         ShapeOps<D>::CheckPose(group_updates[i].pose);
     if (!pose.ok()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "group_updates[", i, "].pose: ", pose.status().message()));
+      return PrefixIndex("group_updates", static_cast<int>(i),
+                         PrefixField("pose", pose.status()));
     }
     new_group_poses.push_back({&it->second, *pose});
   }
@@ -689,23 +693,25 @@ absl::Status Scene<D>::UpdatePoses(
         newest_table[slot].id != updates[i].id) {
       slot = w.id_to_slot.Find(updates[i].id);
       if (slot == internal::IdIndex::kNone) {
-        return (absl::NotFoundError(absl::StrCat(
-            "updates[", i, "].id: no body ", updates[i].id, " in the scene")));
+        return FieldError(
+            absl::StatusCode::kNotFound, absl::StrCat("updates[", i, "].id"),
+            absl::StrCat("no body ", updates[i].id, " in the scene"));
       }
       w.order_slots[i] = slot;
     }
     if (w.slots[slot].motion != MotionType::kDynamic) {
-      return (absl::FailedPreconditionError(
-          absl::StrCat("updates[", i, "].id: body ", updates[i].id,
-                       " is static (move it with UpsertBodies)")));
+      return FieldError(absl::StatusCode::kFailedPrecondition,
+                        absl::StrCat("updates[", i, "].id"),
+                        absl::StrCat("body ", updates[i].id,
+                                     " is static (move it with UpsertBodies)"));
     }
     any_teleport |= updates[i].teleported;
     Pose<D> pose = updates[i].pose;
     if (!ShapeOps<D>::IsAcceptedAsIs(pose)) {
       absl::StatusOr<Pose<D>> checked = ShapeOps<D>::CheckPose(pose);
       if (!checked.ok()) {
-        return (absl::InvalidArgumentError(absl::StrCat(
-            "updates[", i, "].pose: ", checked.status().message())));
+        return PrefixIndex("updates", static_cast<int>(i),
+                           PrefixField("pose", checked.status()));
       }
       pose = *checked;
     }

@@ -21,6 +21,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "sator/core/field_status.h"
 #include "sator/core/scene/pose_interpolation.h"
 #include "sator/core/scene/scene.h"
 #include "scene/filter_accept.h"
@@ -446,9 +447,8 @@ template <int D>
 absl::StatusOr<TickChoice> ChooseTick(const SnapshotData<D>& data,
                                       const QueryOptions& options) {
   if (options.max_hits < 1 || options.max_hits > data.max_hits) {
-    return absl::InvalidArgumentError(absl::StrCat("max_hits: must be in [1, ",
-                                                   data.max_hits, "], got ",
-                                                   options.max_hits));
+    return FieldError("max_hits", absl::StrCat("must be in [1, ", data.max_hits,
+                                               "], got ", options.max_hits));
   }
   TickChoice choice;
   choice.frame = data.frames.size() - 1;
@@ -457,8 +457,8 @@ absl::StatusOr<TickChoice> ChooseTick(const SnapshotData<D>& data,
   const Rewind& rewind = *options.rewind;
   if (std::isnan(rewind.fraction) || rewind.fraction < 0.0f ||
       rewind.fraction >= 1.0f) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "rewind.fraction: must be in [0, 1), got ", rewind.fraction));
+    return FieldError("rewind.fraction",
+                      absl::StrCat("must be in [0, 1), got ", rewind.fraction));
   }
   if (rewind.tick < data.oldest_tick() &&
       rewind.on_too_old == RewindLimit::kClamp) {
@@ -469,20 +469,23 @@ absl::StatusOr<TickChoice> ChooseTick(const SnapshotData<D>& data,
     return choice;
   }
   if (rewind.tick < data.oldest_tick()) {
-    return absl::OutOfRangeError(
-        absl::StrCat("rewind.tick: ", rewind.tick,
+    return FieldError(
+        absl::StatusCode::kOutOfRange, "rewind.tick",
+        absl::StrCat(rewind.tick,
                      " is older than the history, which starts at tick ",
                      data.oldest_tick()));
   }
   if (rewind.tick > data.tick()) {
-    return absl::OutOfRangeError(
-        absl::StrCat("rewind.tick: ", rewind.tick,
-                     " is newer than the current tick ", data.tick()));
+    return FieldError(
+        absl::StatusCode::kOutOfRange, "rewind.tick",
+        absl::StrCat(rewind.tick, " is newer than the current tick ",
+                     data.tick()));
   }
   if (rewind.tick == data.tick() && rewind.fraction > 0.0f) {
-    return absl::OutOfRangeError(absl::StrCat(
-        "rewind.fraction: ", rewind.fraction, " at tick ", rewind.tick,
-        " needs tick ", rewind.tick + 1, ", which does not exist yet"));
+    return FieldError(
+        absl::StatusCode::kOutOfRange, "rewind.fraction",
+        absl::StrCat(rewind.fraction, " at tick ", rewind.tick, " needs tick ",
+                     rewind.tick + 1, ", which does not exist yet"));
   }
   choice.frame = static_cast<std::size_t>(rewind.tick - data.oldest_tick());
   choice.tick = rewind.tick;
@@ -495,13 +498,11 @@ absl::StatusOr<Pose<D>> CheckQueryShape(const SceneShape<D>& shape,
                                         const Pose<D>& pose) {
   if (absl::Status status = ShapeOps<D>::ValidateQueryShape(shape);
       !status.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("shape: ", status.message()));
+    return PrefixField("shape", status);
   }
   absl::StatusOr<Pose<D>> checked = ShapeOps<D>::CheckPose(pose);
   if (!checked.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("pose: ", checked.status().message()));
+    return PrefixField("pose", checked.status());
   }
   return checked;
 }
@@ -509,8 +510,7 @@ absl::StatusOr<Pose<D>> CheckQueryShape(const SceneShape<D>& shape,
 template <int D>
 absl::Status CheckVector(Vec<D> v, const char* name) {
   if (!IsFinite(v) || MaxAbs(Aabb<D>{v, v}) > broadphase::kMaxCoordinate) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(name, ": must be finite and within 1e15"));
+    return FieldError(name, "must be finite and within 1e15");
   }
   return absl::OkStatus();
 }
@@ -877,11 +877,11 @@ absl::StatusOr<QueryResult<D>> SceneSnapshot<D>::Contacts(
   absl::StatusOr<Pose<D>> checked = CheckQueryShape<D>(shape, pose);
   if (!checked.ok()) return checked.status();
   if (!std::isfinite(min_depth)) {
-    return absl::InvalidArgumentError("min_depth: not finite");
+    return FieldError("min_depth", "not finite");
   }
   if (min_depth < 0.0f) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("min_depth: must be >= 0, got ", min_depth));
+    return FieldError("min_depth",
+                      absl::StrCat("must be >= 0, got ", min_depth));
   }
   absl::StatusOr<TickChoice> tick = ChooseTick(*data_, options);
   if (!tick.ok()) return tick.status();
@@ -981,12 +981,12 @@ absl::StatusOr<QueryResult<D>> SceneSnapshot<D>::RayCast(
   }
   const Vec<D> unit = NormalizeOrZero(direction, 1e-12f);
   if (unit == Vec<D>{}) {
-    return absl::InvalidArgumentError("direction: must not be zero");
+    return FieldError("direction", "must not be zero");
   }
   if (std::isnan(max_distance) || max_distance <= 0.0f ||
       max_distance > broadphase::kMaxCoordinate) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("max_distance: must be in (0, 1e15], got ", max_distance));
+    return FieldError("max_distance",
+                      absl::StrCat("must be in (0, 1e15], got ", max_distance));
   }
   absl::StatusOr<TickChoice> tick = ChooseTick(*data_, options);
   if (!tick.ok()) return tick.status();
@@ -1056,7 +1056,7 @@ template <int D>
 absl::StatusOr<QueryResult<D>> SceneSnapshot<D>::Run(
     const SceneQuery<D>& query) const {
   auto shape_of = [](const ShapePtr<D>& shape) -> absl::Status {
-    if (shape == nullptr) return absl::InvalidArgumentError("shape: is null");
+    if (shape == nullptr) return FieldError("shape", "is null");
     return absl::OkStatus();
   };
   if (const auto* q = std::get_if<OverlapRequest<D>>(&query)) {

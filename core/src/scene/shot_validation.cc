@@ -16,7 +16,9 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "sator/core/broadphase/casts.h"
+#include "sator/core/field_status.h"
 #include "scene/shape_ops.h"
 
 namespace sator::scene {
@@ -97,55 +99,55 @@ template <int D>
 absl::Status CheckShot(const Shot<D>& shot, std::size_t i) {
   // The field names are spelled out only for an error: a batch of valid
   // shots builds no string.
-  const auto prefix = [i] { return absl::StrCat("shots[", i, "]."); };
+  const auto error = [i](absl::string_view field, const absl::Status& s) {
+    return PrefixIndex("shots", static_cast<int>(i), PrefixField(field, s));
+  };
   if (!InRange<D>(shot.origin)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(prefix(), "origin: must be finite and within 1e15"));
+    return error("origin",
+                 absl::InvalidArgumentError("must be finite and within 1e15"));
   }
   if (!InRange<D>(shot.direction)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(prefix(), "direction: must be finite and within 1e15"));
+    return error("direction",
+                 absl::InvalidArgumentError("must be finite and within 1e15"));
   }
   if (NormalizeOrZero(shot.direction, 1e-12f) == Vec<D>{}) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(prefix(), "direction: must not be zero"));
+    return error("direction", absl::InvalidArgumentError("must not be zero"));
   }
   if (std::isnan(shot.range) || shot.range <= 0.0f ||
       shot.range > broadphase::kMaxCoordinate) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        prefix(), "range: must be in (0, 1e15], got ", shot.range));
+    return error("range", absl::InvalidArgumentError(absl::StrCat(
+                              "must be in (0, 1e15], got ", shot.range)));
   }
   if (shot.shape != nullptr) {
     if (!Round<D>::Is(*shot.shape)) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(prefix(), "shape: must be a sphere or a capsule"));
+      return error("shape",
+                   absl::InvalidArgumentError("must be a sphere or a capsule"));
     }
     if (absl::Status s = ShapeOps<D>::ValidateQueryShape(*shot.shape);
         !s.ok()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(prefix(), "shape: ", s.message()));
+      return error("shape", s);
     }
     Pose<D> pose;
     pose.position = shot.origin;
     pose.rotation = shot.shape_rotation;
     absl::StatusOr<Pose<D>> checked = ShapeOps<D>::CheckPose(pose);
     if (!checked.ok()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          prefix(), "shape_rotation: ", checked.status().message()));
+      return error("shape_rotation", checked.status());
     }
   }
   if (const auto* rewind = std::get_if<Rewind>(&shot.view_time)) {
     if (std::isnan(rewind->fraction) || rewind->fraction < 0.0f ||
         rewind->fraction >= 1.0f) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(prefix(), "view_time.fraction: must be in [0, 1), got ",
-                       rewind->fraction));
+      return error("view_time.fraction",
+                   absl::InvalidArgumentError(absl::StrCat(
+                       "must be in [0, 1), got ", rewind->fraction)));
     }
   } else {
     const double ms = std::get<ViewDelay>(shot.view_time).ms;
     if (!std::isfinite(ms) || std::fabs(ms) > 1e12) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          prefix(), "view_time.delay_ms: must be finite, got ", ms));
+      return error(
+          "view_time.delay_ms",
+          absl::InvalidArgumentError(absl::StrCat("must be finite, got ", ms)));
     }
   }
   return absl::OkStatus();
@@ -278,17 +280,19 @@ Rewind ViewDelayToRewind(std::int64_t current_tick, double tick_rate,
 
 absl::Status ValidateHitPolicy(const HitPolicy& policy) {
   if (!std::isfinite(policy.max_rewind_ms) || policy.max_rewind_ms < 0.0f) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "max_rewind_ms: must be finite and >= 0, got ", policy.max_rewind_ms));
+    return FieldError(
+        "max_rewind_ms",
+        absl::StrCat("must be finite and >= 0, got ", policy.max_rewind_ms));
   }
   if (std::isnan(policy.max_origin_distance) ||
       policy.max_origin_distance < 0.0f) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "max_origin_distance: must be >= 0, got ", policy.max_origin_distance));
+    return FieldError(
+        "max_origin_distance",
+        absl::StrCat("must be >= 0, got ", policy.max_origin_distance));
   }
   if (policy.on_too_old != RewindLimit::kClamp &&
       policy.on_too_old != RewindLimit::kReject) {
-    return absl::InvalidArgumentError("on_too_old: unknown value");
+    return FieldError("on_too_old", "unknown value");
   }
   return absl::OkStatus();
 }
@@ -300,7 +304,7 @@ absl::StatusOr<std::vector<ShotVerdict<D>>> ValidateShots(
   const HitPolicy& policy =
       policy_override.has_value() ? *policy_override : snapshot.hit_policy();
   if (absl::Status s = ValidateHitPolicy(policy); !s.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat("policy.", s.message()));
+    return PrefixField("policy", s);
   }
   for (std::size_t i = 0; i < shots.size(); ++i) {
     if (absl::Status s = CheckShot(shots[i], i); !s.ok()) return s;

@@ -11,6 +11,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "sator/core/field_status.h"
 #include "sator/core/geometry3d/convex_hull.h"
 #include "sator/core/geometry3d/triangle_mesh.h"
 #include "sator/core/scene/pose_interpolation.h"
@@ -79,21 +80,22 @@ TEST(SceneBodiesTest, UpsertErrorsNameTheElementAndChangeNothing) {
   batch[2].shape = CircleShape(-1.0f);
   absl::Status status = scene->UpsertBodies(batch);
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(status.message(), HasSubstr("bodies[2].shape"));
+  EXPECT_EQ(FieldPathOf(status), "bodies[2].shape");
+  EXPECT_THAT(status.message(), HasSubstr("bodies[2].shape: "));
   EXPECT_EQ(scene->Snapshot().body_count(), 1u);
 
   batch[2] = CircleBody(4, {12, 0});
   batch[1].shape = nullptr;
-  EXPECT_THAT(scene->UpsertBodies(batch).message(),
-              HasSubstr("bodies[1].shape: is null"));
+  status = scene->UpsertBodies(batch);
+  EXPECT_EQ(status.message(), "bodies[1].shape: is null");
+  EXPECT_EQ(FieldPathOf(status), "bodies[1].shape");
   batch[1] = CircleBody(2, {9, 0});  // Same id as batch[0].
   status = scene->UpsertBodies(batch);
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(status.message(), HasSubstr("bodies[1].id"));
+  EXPECT_EQ(FieldPathOf(status), "bodies[1].id");
   batch[1] = CircleBody(3, {9, 0});
   batch[0].pose.rotation = {2.0f, 0.0f};
-  EXPECT_THAT(scene->UpsertBodies(batch).message(),
-              HasSubstr("bodies[0].pose"));
+  EXPECT_EQ(FieldPathOf(scene->UpsertBodies(batch)), "bodies[0].pose");
   EXPECT_EQ(scene->Snapshot().body_count(), 1u);
 }
 
@@ -241,17 +243,18 @@ TEST(SceneTicksTest, UpdateErrors) {
   absl::Status status = scene->UpdatePoses(2, updates);
   EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(status.message(), HasSubstr("older"));
+  EXPECT_EQ(FieldPathOf(status), "tick");
   updates.push_back({9, {}});
   status = scene->UpdatePoses(4, updates);
   EXPECT_EQ(status.code(), absl::StatusCode::kNotFound);
-  EXPECT_THAT(status.message(), HasSubstr("updates[1]"));
+  EXPECT_EQ(FieldPathOf(status), "updates[1].id");
   EXPECT_EQ(scene->Snapshot().tick(), 3);  // Nothing applied.
   updates[1] = {2, {}};
-  EXPECT_EQ(scene->UpdatePoses(4, updates).code(),
-            absl::StatusCode::kFailedPrecondition);  // Static body.
+  status = scene->UpdatePoses(4, updates);
+  EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(FieldPathOf(status), "updates[1].id");  // A static body.
   updates[1] = {1, {{0, 0}, {0.0f, 0.0f}}};
-  EXPECT_THAT(scene->UpdatePoses(4, updates).message(),
-              HasSubstr("updates[1].pose"));
+  EXPECT_EQ(FieldPathOf(scene->UpdatePoses(4, updates)), "updates[1].pose");
 }
 
 TEST(SceneTicksTest, HistoryWindowAndRewindErrors) {
@@ -271,6 +274,8 @@ TEST(SceneTicksTest, HistoryWindowAndRewindErrors) {
   query.rewind = Rewind{6, 0.0f};
   EXPECT_EQ(snapshot.PointQuery({0, 0}, query).status().code(),
             absl::StatusCode::kOutOfRange);
+  EXPECT_EQ(FieldPathOf(snapshot.PointQuery({0, 0}, query).status()),
+            "rewind.tick");
   query.rewind = Rewind{11, 0.0f};
   EXPECT_EQ(snapshot.PointQuery({0, 0}, query).status().code(),
             absl::StatusCode::kOutOfRange);
@@ -280,6 +285,8 @@ TEST(SceneTicksTest, HistoryWindowAndRewindErrors) {
   query.rewind = Rewind{9, 1.0f};
   EXPECT_EQ(snapshot.PointQuery({0, 0}, query).status().code(),
             absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(FieldPathOf(snapshot.PointQuery({0, 0}, query).status()),
+            "rewind.fraction");
   query.rewind = Rewind{7, 0.25f};
   const auto result = snapshot.PointQuery({0, 0}, query);
   ASSERT_TRUE(result.ok());

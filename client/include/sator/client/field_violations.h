@@ -14,19 +14,12 @@
 #ifndef SATOR_CLIENT_FIELD_VIOLATIONS_H_
 #define SATOR_CLIENT_FIELD_VIOLATIONS_H_
 
-#include <string>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "sator/core/field_status.h"
 
 namespace sator {
-
-struct FieldViolation {
-  // The path in the request, e.g. `queries[2].raycast.direction`.
-  std::string field;
-  // What is wrong with it, e.g. `must not be zero`.
-  std::string description;
-};
 
 // The field violations of `status`'s BadRequest; empty when it has none (an
 // OK status, another code, or an error not about a field). The client's own
