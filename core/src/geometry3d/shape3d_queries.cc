@@ -7,6 +7,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "geometry3d/shape3d_unchecked.h"
 #include "sator/core/geometry3d/aabb3d.h"
 #include "sator/core/geometry3d/contact3d.h"
 #include "sator/core/geometry3d/mesh_queries.h"
@@ -85,16 +86,15 @@ absl::Status CheckRay(const Ray<3>& ray) {
   return absl::OkStatus();
 }
 
-// Checks the pair and says which side (if any) is the mesh: 0 none, 1 A,
-// 2 B.
-absl::StatusOr<int> MeshSide(const Shape3& a, const Shape3& b) {
+// Checks both shapes; a mesh against a mesh is not supported.
+absl::Status CheckPair(const Shape3& a, const Shape3& b) {
   if (absl::Status s = CheckShape(a, "A"); !s.ok()) return s;
   if (absl::Status s = CheckShape(b, "B"); !s.ok()) return s;
   if (IsMesh(a) && IsMesh(b)) {
     return absl::UnimplementedError(
         "mesh against mesh queries are not supported");
   }
-  return IsMesh(a) ? 1 : (IsMesh(b) ? 2 : 0);
+  return absl::OkStatus();
 }
 
 ContactResult<3> FlipContact(ContactResult<3> r) { return Flip(r); }
@@ -120,49 +120,33 @@ std::optional<ConvexShape3> AsConvex(const Shape3& shape) {
       shape);
 }
 
-absl::StatusOr<bool> Overlap(const Shape3& a, const Pose3& pose_a_in,
-                             const Shape3& b, const Pose3& pose_b_in) {
-  const absl::StatusOr<int> side = MeshSide(a, b);
-  if (!side.ok()) return side.status();
-  const absl::StatusOr<Pose3> pa = CheckPose(pose_a_in, "A");
+absl::StatusOr<bool> Overlap(const Shape3& a, const Pose3& pose_a,
+                             const Shape3& b, const Pose3& pose_b) {
+  if (absl::Status s = CheckPair(a, b); !s.ok()) return s;
+  const absl::StatusOr<Pose3> pa = CheckPose(pose_a, "A");
   if (!pa.ok()) return pa.status();
-  const absl::StatusOr<Pose3> pb = CheckPose(pose_b_in, "B");
+  const absl::StatusOr<Pose3> pb = CheckPose(pose_b, "B");
   if (!pb.ok()) return pb.status();
-  const Pose3& pose_a = *pa;
-  const Pose3& pose_b = *pb;
-  if (*side == 1) return Overlap(*AsConvex(b), pose_b, *AsMesh(a), pose_a);
-  if (*side == 2) return Overlap(*AsConvex(a), pose_a, *AsMesh(b), pose_b);
-  return Overlap(*AsConvex(a), pose_a, *AsConvex(b), pose_b);
+  return internal::OverlapUnchecked(a, *pa, b, *pb);
 }
 
-absl::StatusOr<ContactResult<3>> Contact(const Shape3& a,
-                                         const Pose3& pose_a_in,
-                                         const Shape3& b,
-                                         const Pose3& pose_b_in) {
-  const absl::StatusOr<int> side = MeshSide(a, b);
-  if (!side.ok()) return side.status();
-  const absl::StatusOr<Pose3> pa = CheckPose(pose_a_in, "A");
+absl::StatusOr<ContactResult<3>> Contact(const Shape3& a, const Pose3& pose_a,
+                                         const Shape3& b, const Pose3& pose_b) {
+  if (absl::Status s = CheckPair(a, b); !s.ok()) return s;
+  const absl::StatusOr<Pose3> pa = CheckPose(pose_a, "A");
   if (!pa.ok()) return pa.status();
-  const absl::StatusOr<Pose3> pb = CheckPose(pose_b_in, "B");
+  const absl::StatusOr<Pose3> pb = CheckPose(pose_b, "B");
   if (!pb.ok()) return pb.status();
-  const Pose3& pose_a = *pa;
-  const Pose3& pose_b = *pb;
-  if (*side == 1) {
-    return FlipContact(Contact(*AsConvex(b), pose_b, *AsMesh(a), pose_a));
-  }
-  if (*side == 2) return Contact(*AsConvex(a), pose_a, *AsMesh(b), pose_b);
-  return Contact(*AsConvex(a), pose_a, *AsConvex(b), pose_b);
+  return internal::ContactUnchecked(a, *pa, b, *pb);
 }
 
-absl::StatusOr<SweepResult<3>> Sweep(const Shape3& a, const Pose3& pose_a_in,
+absl::StatusOr<SweepResult<3>> Sweep(const Shape3& a, const Pose3& pose_a,
                                      Vec3 displacement_a, const Shape3& b,
-                                     const Pose3& pose_b_in,
-                                     Vec3 displacement_b) {
-  const absl::StatusOr<int> side = MeshSide(a, b);
-  if (!side.ok()) return side.status();
-  const absl::StatusOr<Pose3> pa = CheckPose(pose_a_in, "A");
+                                     const Pose3& pose_b, Vec3 displacement_b) {
+  if (absl::Status s = CheckPair(a, b); !s.ok()) return s;
+  const absl::StatusOr<Pose3> pa = CheckPose(pose_a, "A");
   if (!pa.ok()) return pa.status();
-  const absl::StatusOr<Pose3> pb = CheckPose(pose_b_in, "B");
+  const absl::StatusOr<Pose3> pb = CheckPose(pose_b, "B");
   if (!pb.ok()) return pb.status();
   if (absl::Status s = CheckDisplacement(displacement_a, "A"); !s.ok()) {
     return s;
@@ -170,27 +154,50 @@ absl::StatusOr<SweepResult<3>> Sweep(const Shape3& a, const Pose3& pose_a_in,
   if (absl::Status s = CheckDisplacement(displacement_b, "B"); !s.ok()) {
     return s;
   }
-  const Pose3& pose_a = *pa;
-  const Pose3& pose_b = *pb;
-  if (*side == 1) {
+  return internal::SweepUnchecked(a, *pa, displacement_a, b, *pb,
+                                  displacement_b);
+}
+
+absl::StatusOr<RayResult<3>> RayCast(const Shape3& shape, const Pose3& pose,
+                                     const Ray<3>& ray) {
+  if (absl::Status s = CheckShape(shape, "A"); !s.ok()) return s;
+  const absl::StatusOr<Pose3> p = CheckPose(pose, "A");
+  if (!p.ok()) return p.status();
+  if (absl::Status s = CheckRay(ray); !s.ok()) return s;
+  return internal::RayCastUnchecked(shape, *p, ray);
+}
+
+namespace internal {
+
+bool OverlapUnchecked(const Shape3& a, const Pose3& pose_a, const Shape3& b,
+                      const Pose3& pose_b) {
+  if (IsMesh(a)) return Overlap(*AsConvex(b), pose_b, *AsMesh(a), pose_a);
+  if (IsMesh(b)) return Overlap(*AsConvex(a), pose_a, *AsMesh(b), pose_b);
+  return Overlap(*AsConvex(a), pose_a, *AsConvex(b), pose_b);
+}
+
+ContactResult<3> ContactUnchecked(const Shape3& a, const Pose3& pose_a,
+                                  const Shape3& b, const Pose3& pose_b) {
+  if (IsMesh(a)) {
+    return FlipContact(Contact(*AsConvex(b), pose_b, *AsMesh(a), pose_a));
+  }
+  if (IsMesh(b)) return Contact(*AsConvex(a), pose_a, *AsMesh(b), pose_b);
+  return Contact(*AsConvex(a), pose_a, *AsConvex(b), pose_b);
+}
+
+SweepResult<3> SweepUnchecked(const Shape3& a, const Pose3& pose_a,
+                              Vec3 displacement_a, const Shape3& b,
+                              const Pose3& pose_b, Vec3 displacement_b) {
+  if (IsMesh(a)) {
     return FlipSweep(Sweep(*AsConvex(b), pose_b, displacement_b, *AsMesh(a),
                            pose_a, displacement_a));
   }
-  if (*side == 2) {
+  if (IsMesh(b)) {
     return Sweep(*AsConvex(a), pose_a, displacement_a, *AsMesh(b), pose_b,
                  displacement_b);
   }
   return Sweep(*AsConvex(a), pose_a, displacement_a, *AsConvex(b), pose_b,
                displacement_b);
-}
-
-absl::StatusOr<RayResult<3>> RayCast(const Shape3& shape, const Pose3& pose_in,
-                                     const Ray<3>& ray) {
-  if (absl::Status s = CheckShape(shape, "A"); !s.ok()) return s;
-  const absl::StatusOr<Pose3> p = CheckPose(pose_in, "A");
-  if (!p.ok()) return p.status();
-  if (absl::Status s = CheckRay(ray); !s.ok()) return s;
-  return RayCastUnchecked(shape, *p, ray);
 }
 
 RayResult<3> RayCastUnchecked(const Shape3& shape, const Pose3& pose,
@@ -208,6 +215,8 @@ RayResult<3> RayCastUnchecked(const Shape3& shape, const Pose3& pose,
       },
       shape);
 }
+
+}  // namespace internal
 
 absl::StatusOr<Aabb3> ComputeAabb(const Shape3& shape, const Pose3& pose_in) {
   if (absl::Status s = CheckShape(shape, "A"); !s.ok()) return s;

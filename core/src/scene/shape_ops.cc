@@ -5,6 +5,7 @@
 #include <cmath>
 #include <variant>
 
+#include "geometry3d/shape3d_unchecked.h"
 #include "sator/core/geometry2d/queries2d.h"
 #include "sator/core/geometry3d/shape3d_validation.h"
 
@@ -165,16 +166,21 @@ Aabb3 ShapeOps<3>::Bounds(const Shape3& shape, const Pose3& pose) {
   return SphereBox<3>(pose.position, BoundRadius(shape));
 }
 
+// The pair functions below run unchecked: a stored body's shape was
+// validated when it was stored and a query's shape once per query (and
+// never a mesh), poses are normalized (stored or interpolated), a sweep's
+// displacement was checked once per query and the scene's ray is unit.
+
 absl::StatusOr<bool> ShapeOps<3>::Overlap(const Shape3& a, const Pose3& pa,
                                           const Shape3& b, const Pose3& pb) {
-  return sator::Overlap(a, pa, b, pb);
+  return sator::internal::OverlapUnchecked(a, pa, b, pb);
 }
 
 absl::StatusOr<ContactResult<3>> ShapeOps<3>::Contact(const Shape3& a,
                                                       const Pose3& pa,
                                                       const Shape3& b,
                                                       const Pose3& pb) {
-  return sator::Contact(a, pa, b, pb);
+  return sator::internal::ContactUnchecked(a, pa, b, pb);
 }
 
 absl::StatusOr<SweepResult<3>> ShapeOps<3>::Sweep(const Shape3& a,
@@ -182,15 +188,13 @@ absl::StatusOr<SweepResult<3>> ShapeOps<3>::Sweep(const Shape3& a,
                                                   Vec3 displacement,
                                                   const Shape3& b,
                                                   const Pose3& pb) {
-  return sator::Sweep(a, pa, displacement, b, pb, Vec3{});
+  return sator::internal::SweepUnchecked(a, pa, displacement, b, pb, Vec3{});
 }
 
 absl::StatusOr<RayResult<3>> ShapeOps<3>::RayCast(const Shape3& shape,
                                                   const Pose3& pose,
                                                   const Ray<3>& ray) {
-  // A stored body's shape was validated when it was stored, its pose is
-  // normalized (stored or interpolated) and the scene's ray is unit.
-  return sator::RayCastUnchecked(shape, pose, ray);
+  return sator::internal::RayCastUnchecked(shape, pose, ray);
 }
 
 }  // namespace sator::scene::internal

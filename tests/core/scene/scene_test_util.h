@@ -16,6 +16,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "geometry3d/shape3d_unchecked.h"
 #include "sator/core/geometry2d/queries2d.h"
 #include "sator/core/geometry3d/convex_hull.h"
 #include "sator/core/geometry3d/shape3d_queries.h"
@@ -235,23 +236,23 @@ struct Dim<3> {
   static ShapePtr<3> RandomQueryShape(Rng& rng) {
     return RandomShape(rng, false);
   }
+  // The scene runs the pair queries at its stored bodies without their
+  // checks (each shape validated once), on the poses as it holds them.
   static bool Overlap(const Shape3& a, const Pose3& pa, const Shape3& b,
                       const Pose3& pb) {
-    return sator::Overlap(a, pa, b, pb).value();
+    return sator::internal::OverlapUnchecked(a, pa, b, pb);
   }
   static ContactResult<3> Contact(const Shape3& a, const Pose3& pa,
                                   const Shape3& b, const Pose3& pb) {
-    return sator::Contact(a, pa, b, pb).value();
+    return sator::internal::ContactUnchecked(a, pa, b, pb);
   }
   static SweepResult<3> Sweep(const Shape3& a, const Pose3& pa, Vec3 d,
                               const Shape3& b, const Pose3& pb) {
-    return sator::Sweep(a, pa, d, b, pb, Vec3{}).value();
+    return sator::internal::SweepUnchecked(a, pa, d, b, pb, Vec3{});
   }
-  // The scene casts rays at its stored bodies without the pair query's
-  // checks (validated when stored), on the pose as it holds it.
   static RayResult<3> RayCast(const Shape3& s, const Pose3& p,
                               const Ray<3>& ray) {
-    return sator::RayCastUnchecked(s, p, ray);
+    return sator::internal::RayCastUnchecked(s, p, ray);
   }
 };
 

@@ -49,10 +49,6 @@ absl::StatusOr<SweepResult<3>> Sweep(const Shape3& a, const Pose3& pose_a,
                                      const Pose3& pose_b, Vec3 displacement_b);
 absl::StatusOr<RayResult<3>> RayCast(const Shape3& shape, const Pose3& pose,
                                      const Ray<3>& ray);
-// RayCast without its checks, for a shape that passed them once (a stored
-// body's), a normalized pose and a unit direction.
-RayResult<3> RayCastUnchecked(const Shape3& shape, const Pose3& pose,
-                              const Ray<3>& ray);
 // The world AABB; for a mesh, the AABB of its rotated local box (Arvo's
 // method: not tight under rotation, never too small).
 absl::StatusOr<Aabb3> ComputeAabb(const Shape3& shape, const Pose3& pose);
