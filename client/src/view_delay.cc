@@ -17,10 +17,9 @@ absl::StatusOr<Rewind> ViewDelayToRewind(std::int64_t current_tick,
     return FieldError("current_tick",
                       absl::StrCat("must be >= 0, got ", current_tick));
   }
-  if (!(tick_rate > 0.0) || tick_rate > scene::kMaxTickRate) {
-    return FieldError("tick_rate",
-                      absl::StrCat("must be in (0, ", scene::kMaxTickRate,
-                                   "], got ", tick_rate));
+  if (!(tick_rate > 0.0) || tick_rate > kMaxTickRate) {
+    return FieldError("tick_rate", absl::StrCat("must be in (0, ", kMaxTickRate,
+                                                "], got ", tick_rate));
   }
   if (!std::isfinite(delay_ms)) {
     return FieldError("delay_ms", "not finite");

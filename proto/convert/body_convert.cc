@@ -40,16 +40,16 @@ absl::StatusOr<Pose<D>> ToScenePose(const sator::v1::Pose& pose) {
   }
 }
 
-// A coordinate of a packed position: finite and within kMaxCoordinate (the
-// bound ToVec2 and ToVec3 apply).
+// A coordinate of a packed position: finite and within kMaxRequestCoordinate
+// (the bound ToVec2 and ToVec3 apply).
 absl::Status CheckPackedCoordinate(int index, float value) {
   if (!std::isfinite(value)) {
     return FieldError(absl::StrCat("positions[", index, "]"), "not finite");
   }
-  if (std::fabs(value) > kMaxCoordinate) {
+  if (std::fabs(value) > kMaxRequestCoordinate) {
     return FieldError(
         absl::StrCat("positions[", index, "]"),
-        absl::StrCat("out of range: |", value, "| > ", kMaxCoordinate));
+        absl::StrCat("out of range: |", value, "| > ", kMaxRequestCoordinate));
   }
   return absl::OkStatus();
 }
@@ -94,10 +94,9 @@ absl::StatusOr<scene::BodyDesc<D>> ToBodyDesc(const sator::v1::Body& body,
   desc.mask = body.has_mask() ? body.mask() : kAllBits;
   desc.user_data = body.user_data();
   desc.group_id = body.group_id();
-  if (body.part() < scene::kMinPart || body.part() > scene::kMaxPart) {
-    return FieldError("part",
-                      absl::StrCat("must be in [", scene::kMinPart, ", ",
-                                   scene::kMaxPart, "], got ", body.part()));
+  if (body.part() < kMinPart || body.part() > kMaxPart) {
+    return FieldError("part", absl::StrCat("must be in [", kMinPart, ", ",
+                                           kMaxPart, "], got ", body.part()));
   }
   desc.part = body.part();
   if (desc.group_id != 0 && desc.motion != scene::MotionType::kDynamic) {

@@ -46,8 +46,8 @@ void FromBodyDesc(const scene::BodyDesc<D>& body, sator::v1::Body* out);
 // A packed batch of poses: D floats per body in `positions`, 1 (an angle in
 // radians) in 2D or 4 (quaternion x, y, z, w) in 3D per body in
 // `rotations`. Both sizes must match body_ids exactly; every number must be
-// finite, positions within kMaxCoordinate, quaternions of unit length within
-// kRotationLengthTolerance (the tolerance ToPose3 applies; they are
+// finite, positions within kMaxRequestCoordinate, quaternions of unit length
+// within kRotationLengthTolerance (the tolerance ToPose3 applies; they are
 // normalised); no body id may be 0. Errors name `positions`, `positions[i]`,
 // `rotations`, `rotations[i]`, `body_ids[i]`.
 template <int D>

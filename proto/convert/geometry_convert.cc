@@ -24,9 +24,9 @@ absl::Status CheckFinite(absl::string_view field, float value) {
 // Finite and within the coordinate range.
 absl::Status CheckCoordinate(absl::string_view field, float value) {
   if (!std::isfinite(value)) return FieldError(field, "not finite");
-  if (std::fabs(value) > kMaxCoordinate) {
-    return FieldError(
-        field, absl::StrCat("out of range: |", value, "| > ", kMaxCoordinate));
+  if (std::fabs(value) > kMaxRequestCoordinate) {
+    return FieldError(field, absl::StrCat("out of range: |", value, "| > ",
+                                          kMaxRequestCoordinate));
   }
   return absl::OkStatus();
 }

@@ -13,26 +13,19 @@
 #include "absl/strings/string_view.h"
 #include "sator/core/geometry2d/shapes2d.h"
 #include "sator/core/geometry3d/shape3d_queries.h"
+#include "sator/core/limits.h"
 #include "sator/core/pose.h"
 #include "sator/core/vec.h"
 #include "sator/v1/geometry.pb.h"
 
 namespace sator::convert {
 
-// The largest magnitude of any coordinate or displacement component a request
-// may carry. Beyond it float spacing exceeds 0.06, and products in the
-// queries could overflow; the core's 2D shapes have the same bound
-// (kMaxShapeCoordinate). 3D shapes' radii, half extents and local
-// coordinates are bounded tighter, by the core's kMaxShapeCoordinate3 =
-// 1e5: ToShape3 reports a shape beyond it as INVALID_ARGUMENT from
-// ValidateShape or the hull and mesh factories, prefixed by the shape kind.
-inline constexpr float kMaxCoordinate = 1e6f;
-// The longest ray: enough to cross the whole coordinate range.
-inline constexpr float kMaxRayDistance = 1e7f;
-// The shortest ray direction: the scene normalises directions and refuses
-// any whose Length() is not above this (core/src/scene/scene_snapshot.cc);
-// converters check the same so that what they accept, the scene accepts.
-inline constexpr float kMinRayDirectionLength = 1e-12f;
+// The coordinate and ray limits of a request (kMaxRequestCoordinate,
+// kMaxRayDistance, kMinRayDirectionLength) are in sator/core/limits.h. 3D
+// shapes' radii, half extents and local coordinates are bounded tighter, by
+// kMaxShapeCoordinate3: ToShape3 reports a shape beyond it as
+// INVALID_ARGUMENT from ValidateShape or the hull and mesh factories,
+// prefixed by the shape kind.
 
 // Server limits on shape sizes (flags of satord); exceeding one is
 // RESOURCE_EXHAUSTED.

@@ -141,10 +141,10 @@ absl::Status RunRaycast(const PairQueryRequest& request,
   const float length = Length(*direction);
   const float max_distance = query.max_distance();
   if (!std::isfinite(max_distance) || !(max_distance > 0.0f) ||
-      max_distance > convert::kMaxRayDistance) {
-    return FieldError("raycast.max_distance",
-                      absl::StrCat("must be positive and at most ",
-                                   convert::kMaxRayDistance));
+      max_distance > kMaxRayDistance) {
+    return FieldError(
+        "raycast.max_distance",
+        absl::StrCat("must be positive and at most ", kMaxRayDistance));
   }
   const Ray<D> ray{*origin, *direction * (1.0f / length), max_distance};
   absl::StatusOr<RayResult<D>> hit = Dim<D>::RayCast(shape_a, pose_a, ray);

@@ -33,10 +33,6 @@ absl::string_view ResultModeName(scene::ResultMode mode);
 // The kind of a v1::Query, or INVALID_ARGUMENT "kind: no query kind is set".
 absl::StatusOr<QueryKind> KindOf(const sator::v1::Query& query);
 
-// The most ids one filter may exclude (docs/QUERIES.md). Larger groups are
-// what layers and masks are for.
-inline constexpr int kMaxExcludedBodyIds = 4096;
-
 // A filter: an unset layer or mask is all 64 bits; more than
 // kMaxExcludedBodyIds exclude_body_ids (or exclude_group_ids) is
 // RESOURCE_EXHAUSTED ("exclude_body_ids: ..."), checked before they are

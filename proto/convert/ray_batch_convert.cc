@@ -17,7 +17,7 @@ std::string Element(absl::string_view field, int index) {
 }
 
 // A point of D floats starting at `first`: every coordinate finite and
-// within kMaxCoordinate. NaN is classified before any ordered comparison
+// within kMaxRequestCoordinate. NaN is classified before any ordered comparison
 // (which would raise FE_INVALID); the message is built only on error.
 template <int D>
 absl::Status ReadPoint(const google::protobuf::RepeatedField<float>& values,
@@ -27,10 +27,10 @@ absl::Status ReadPoint(const google::protobuf::RepeatedField<float>& values,
     if (!std::isfinite(value)) {
       return FieldError(Element(field, first + k), "not finite");
     }
-    if (std::fabs(value) > kMaxCoordinate) {
-      return FieldError(
-          Element(field, first + k),
-          absl::StrCat("out of range: |", value, "| > ", kMaxCoordinate));
+    if (std::fabs(value) > kMaxRequestCoordinate) {
+      return FieldError(Element(field, first + k),
+                        absl::StrCat("out of range: |", value, "| > ",
+                                     kMaxRequestCoordinate));
     }
     (*out)[k] = value;
   }
@@ -93,8 +93,8 @@ absl::Status PackedRays<D>::Get(int i, PackedRay<D>* ray) const {
             max_distance <= kMaxRayDistance;
   for (int k = 0; k < D; ++k) {
     ok = ok && std::isfinite(origin[k]) && std::isfinite(direction[k]) &&
-         std::fabs(origin[k]) <= kMaxCoordinate &&
-         std::fabs(direction[k]) <= kMaxCoordinate;
+         std::fabs(origin[k]) <= kMaxRequestCoordinate &&
+         std::fabs(direction[k]) <= kMaxRequestCoordinate;
     ray->origin[k] = origin[k];
     ray->direction[k] = direction[k];
   }

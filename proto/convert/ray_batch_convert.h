@@ -46,8 +46,8 @@ class PackedRays {
   int size() const { return count_; }
 
   // Ray i, validated as a unary RaycastQuery is: every coordinate finite
-  // and within kMaxCoordinate, a direction that is not zero, a distance in
-  // (0, kMaxRayDistance]. INVALID_ARGUMENT naming the element(s):
+  // and within kMaxRequestCoordinate, a direction that is not zero, a distance
+  // in (0, kMaxRayDistance]. INVALID_ARGUMENT naming the element(s):
   // "origins[4]: not finite", "directions[3..5]: zero length",
   // "max_distances[1]: must be in (0, 1e+07], got -1".
   absl::Status Get(int i, PackedRay<D>* ray) const;

@@ -15,11 +15,6 @@
 
 namespace sator::convert {
 
-// The newest tick a request may name. Far beyond any game's lifetime (2^62
-// ticks at 1 kHz is 146 million years) and far enough from the int64 limit
-// that tick arithmetic (tick + 1, tick - history) cannot overflow.
-inline constexpr std::int64_t kMaxTick = std::int64_t{1} << 62;
-
 // INVALID_ARGUMENT "`field`: ..." unless 0 <= tick <= kMaxTick.
 absl::Status CheckTick(absl::string_view field, std::int64_t tick);
 

@@ -125,7 +125,7 @@ absl::StatusOr<scene::Shot<D>> ToShot(const sator::v1::Shot& shot,
   }
   out.direction = *direction;
   if (!std::isfinite(shot.range())) return FieldError("range", "not finite");
-  if (!(shot.range() > 0.0f) || shot.range() > broadphase::kMaxCoordinate) {
+  if (!(shot.range() > 0.0f) || shot.range() > kMaxQueryCoordinate) {
     return FieldError("range",
                       absl::StrCat("must be in (0, 1e15], got ", shot.range()));
   }

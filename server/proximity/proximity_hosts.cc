@@ -45,16 +45,15 @@ absl::StatusOr<std::int64_t> Register(const HostedScene& scene,
 }  // namespace
 
 absl::Status ValidateProximityLimits(const ProximityLimits& limits) {
-  if (limits.max_zones < 1 || limits.max_zones > scene::kMaxProximityEntries) {
+  if (limits.max_zones < 1 || limits.max_zones > kMaxProximityEntries) {
     return absl::InvalidArgumentError(
         absl::StrCat("--max_zones_per_scene: must be in [1, ",
-                     scene::kMaxProximityEntries, "], got ", limits.max_zones));
+                     kMaxProximityEntries, "], got ", limits.max_zones));
   }
-  if (limits.max_observers < 1 ||
-      limits.max_observers > scene::kMaxProximityEntries) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--max_observers_per_scene: must be in [1, ",
-        scene::kMaxProximityEntries, "], got ", limits.max_observers));
+  if (limits.max_observers < 1 || limits.max_observers > kMaxProximityEntries) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--max_observers_per_scene: must be in [1, ",
+                     kMaxProximityEntries, "], got ", limits.max_observers));
   }
   if (limits.history < 1 || limits.history > (1u << 20)) {
     return absl::InvalidArgumentError(absl::StrCat(

@@ -167,7 +167,7 @@ absl::StatusOr<sator::v1::RemoveBodiesResponse> RemoveBodies(
     HostedScene& scene, const SceneOpsOptions& options,
     const sator::v1::RemoveBodiesRequest& request);
 
-// `tick` must be in [current tick, convert::kMaxTick].
+// `tick` must be in [current tick, kMaxTick].
 absl::StatusOr<sator::v1::UpdatePosesResponse> UpdatePoses(
     SceneRegistry& registry, const SceneOpsOptions& options,
     const sator::v1::UpdatePosesRequest& request);

@@ -60,10 +60,8 @@ absl::Status ValidateSceneLimits(const SceneLimits& limits) {
   };
   for (const absl::Status& status :
        {check("max_scenes", limits.max_scenes, 1 << 20),
-        check("max_bodies_per_scene", limits.max_bodies_per_scene,
-              scene::kMaxBodies),
-        check("max_history_ticks", limits.max_history_ticks,
-              scene::kMaxHistoryTicks),
+        check("max_bodies_per_scene", limits.max_bodies_per_scene, kMaxBodies),
+        check("max_history_ticks", limits.max_history_ticks, kMaxHistoryTicks),
         check("default_history_ticks", limits.default_history_ticks,
               limits.max_history_ticks),
         check("max_hits", limits.max_hits, 1 << 20)}) {
@@ -166,10 +164,10 @@ absl::StatusOr<HostedSceneSettings> SceneRegistry::ResolveSettings(
                       absl::StrCat("must be >= 0, got ", settings.max_bodies));
   }
   if (!std::isfinite(settings.tick_rate) || settings.tick_rate < 0.0f ||
-      settings.tick_rate > scene::kMaxTickRate) {
+      settings.tick_rate > kMaxTickRate) {
     return FieldError("settings.tick_rate",
-                      absl::StrCat("must be in [0, ", scene::kMaxTickRate,
-                                   "], got ", settings.tick_rate));
+                      absl::StrCat("must be in [0, ", kMaxTickRate, "], got ",
+                                   settings.tick_rate));
   }
   if (absl::Status s = scene::ValidateHitPolicy(settings.hit_policy); !s.ok()) {
     return PrefixField("settings.hit_policy", s);
@@ -192,10 +190,10 @@ absl::StatusOr<HostedSceneSettings> SceneRegistry::ResolveSettings(
   for (const Bounded& b :
        {Bounded{"settings.history_ticks", settings.history_ticks,
                 limits_.max_history_ticks, "max_history_ticks",
-                scene::kMaxHistoryTicks},
+                kMaxHistoryTicks},
         Bounded{"settings.max_bodies", settings.max_bodies,
                 limits_.max_bodies_per_scene, "max_bodies_per_scene",
-                scene::kMaxBodies}}) {
+                kMaxBodies}}) {
     if (b.value <= b.limit) continue;
     const absl::Status above =
         SettingAboveLimit(b.field, b.value, b.limit, b.flag);

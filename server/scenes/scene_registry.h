@@ -158,7 +158,7 @@ class SceneRegistry {
   // perhaps under higher limit flags), a setting above a limit flag is kept
   // rather than refused and that refusal's message is appended to
   // `*kept_over_limit`; a setting above the core's own bound
-  // (scene::kMaxBodies, scene::kMaxHistoryTicks), which no flag allows, is
+  // (kMaxBodies, kMaxHistoryTicks), which no flag allows, is
   // still refused.
   absl::StatusOr<HostedSceneSettings> ResolveSettings(
       const HostedSceneSettings& requested,

@@ -182,7 +182,7 @@ TEST(QueryConvert, BadQueriesNameTheirField) {
       {"point out of range", 3, "point { point { x: 2e6 } }",
        absl::StatusCode::kInvalidArgument, "point.point.x: out of range"},
       // 3D shapes beyond the core's kMaxShapeCoordinate3 (1e5), below the
-      // wire's kMaxCoordinate (1e6).
+      // wire's kMaxRequestCoordinate (1e6).
       {"sphere radius beyond the 3D limit", 3,
        "contacts { shape { sphere { radius: 2e5 } } }",
        absl::StatusCode::kInvalidArgument,

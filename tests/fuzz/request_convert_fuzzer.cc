@@ -11,8 +11,8 @@
 //                             FromShotVerdict
 // Whatever the bytes, conversion must not crash, and a refusal must carry a
 // message. What conversion accepts must satisfy the core's invariants (every
-// number finite and within kMaxCoordinate, unit rotations, shapes that the
-// core's own validators accept), the core must accept it in turn (a scene
+// number finite and within kMaxRequestCoordinate, unit rotations, shapes that
+// the core's own validators accept), the core must accept it in turn (a scene
 // takes the bodies; a query the converter accepted is not INVALID_ARGUMENT
 // for the scene), and where a reverse conversion exists the round trip
 // From -> To -> From reproduces the same message.
@@ -43,7 +43,9 @@
 
 namespace {
 
-using sator::convert::kMaxCoordinate;
+using sator::kMaxRayDistance;
+using sator::kMaxRequestCoordinate;
+using sator::kMaxTick;
 
 // Aborts (a finding) naming the failed check and its line.
 #define CHECK_PROPERTY(condition)                                           \
@@ -65,7 +67,7 @@ void CheckRefusal(const absl::Status& status) {
 }
 
 bool InRange(float value) {
-  return std::isfinite(value) && std::fabs(value) <= kMaxCoordinate;
+  return std::isfinite(value) && std::fabs(value) <= kMaxRequestCoordinate;
 }
 
 void CheckPose(const sator::Pose2& pose) {
@@ -208,8 +210,7 @@ void FuzzSnapshot(const sator::v1::SceneSnapshot& snapshot) {
     CheckRefusal(content.status());
     return;
   }
-  CHECK_PROPERTY(content->tick >= 0 &&
-                 content->tick <= sator::convert::kMaxTick);
+  CHECK_PROPERTY(content->tick >= 0 && content->tick <= kMaxTick);
   for (const auto& body : content->bodies) CheckBody<D>(body);
   sator::v1::SceneSnapshot once;
   sator::convert::FromSceneContent<D>(content->tick, content->bodies, &once);
@@ -283,7 +284,7 @@ void FuzzQueries(const sator::v1::QueryBatchRequest& request) {
 }
 
 // The packed rays read as D-dimensional: an accepted ray is finite, within
-// kMaxCoordinate, has a non-zero direction and a distance in (0,
+// kMaxRequestCoordinate, has a non-zero direction and a distance in (0,
 // kMaxRayDistance], and the scene takes it (OUT_OF_RANGE only for a rewind);
 // the packed answer's arrays add up.
 template <int D>
@@ -312,14 +313,14 @@ void FuzzRayBatch(const sator::v1::RaycastBatchRequest& request) {
     bool zero = true;
     for (int axis = 0; axis < D; ++axis) {
       CHECK_PROPERTY(std::isfinite(ray.origin[axis]) &&
-                     std::fabs(ray.origin[axis]) <= kMaxCoordinate);
+                     std::fabs(ray.origin[axis]) <= kMaxRequestCoordinate);
       CHECK_PROPERTY(std::isfinite(ray.direction[axis]) &&
-                     std::fabs(ray.direction[axis]) <= kMaxCoordinate);
+                     std::fabs(ray.direction[axis]) <= kMaxRequestCoordinate);
       zero = zero && ray.direction[axis] == 0.0f;
     }
     CHECK_PROPERTY(!zero);
     CHECK_PROPERTY(std::isfinite(ray.max_distance) && ray.max_distance > 0.0f &&
-                   ray.max_distance <= sator::convert::kMaxRayDistance);
+                   ray.max_distance <= kMaxRayDistance);
     auto result =
         snapshot.RayCast(ray.origin, ray.direction, ray.max_distance, *options);
     if (!result.ok()) {

@@ -513,7 +513,7 @@ TEST_F(RayBatchTest, RefusalsNameTheField) {
        [] {
          sator::v1::RaycastBatchRequest r =
              Request("space", 3, {0, 0, 0}, {0, 0, 1}, {1});
-         for (int id = 0; id <= convert::kMaxExcludedBodyIds; ++id) {
+         for (int id = 0; id <= kMaxExcludedBodyIds; ++id) {
            r.mutable_options()->mutable_filter()->add_exclude_body_ids(
                static_cast<std::uint64_t>(id));
          }

@@ -141,13 +141,13 @@ TEST(SceneRegistryTest, ResolveSettingsKeepsSettingsOverTheLimitsWhenAsked) {
 
   // Beyond what the core supports: refused even so.
   HostedSceneSettings impossible = Settings(2);
-  impossible.max_bodies = scene::kMaxBodies + 1;
+  impossible.max_bodies = kMaxBodies + 1;
   absl::Status status = registry.ResolveSettings(impossible, &kept).status();
   EXPECT_EQ(status.code(), absl::StatusCode::kResourceExhausted) << status;
   EXPECT_THAT(status.message(),
               HasSubstr("settings.max_bodies: 16777217 above the largest"));
   impossible = Settings(2);
-  impossible.history_ticks = scene::kMaxHistoryTicks + 1;
+  impossible.history_ticks = kMaxHistoryTicks + 1;
   EXPECT_EQ(registry.ResolveSettings(impossible, &kept).status().code(),
             absl::StatusCode::kResourceExhausted);
   // Malformed ones too.

@@ -66,9 +66,9 @@ bool IsValidBox(const Aabb<D>& box) {
   int ok = 1;
   for (int i = 0; i < D; ++i) {
     ok &= static_cast<int>(
-              std::islessequal(std::fabs(box.min[i]), kMaxCoordinate)) &
+              std::islessequal(std::fabs(box.min[i]), kMaxQueryCoordinate)) &
           static_cast<int>(
-              std::islessequal(std::fabs(box.max[i]), kMaxCoordinate)) &
+              std::islessequal(std::fabs(box.max[i]), kMaxQueryCoordinate)) &
           static_cast<int>(std::islessequal(box.min[i], box.max[i]));
   }
   return ok != 0;

@@ -14,11 +14,11 @@ absl::Status ValidateVector(const Vec<D>& v, const char* what) {
       return absl::InvalidArgumentError(
           absl::StrFormat("%s: component %d is not finite", what, i));
     }
-    if (std::fabs(v[i]) > kMaxCoordinate) {
+    if (std::fabs(v[i]) > kMaxQueryCoordinate) {
       return absl::InvalidArgumentError(
           absl::StrFormat("%s: component %d (%g) exceeds the broad phase's "
                           "limit of %g",
-                          what, i, v[i], kMaxCoordinate));
+                          what, i, v[i], kMaxQueryCoordinate));
     }
   }
   return absl::OkStatus();

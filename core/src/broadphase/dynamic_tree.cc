@@ -35,10 +35,10 @@ template <int D>
 absl::StatusOr<DynamicTree<D>> DynamicTree<D>::Create(
     const DynamicTreeOptions& options) {
   if (!(std::isfinite(options.margin) && options.margin >= 0.0f &&
-        options.margin <= kMaxCoordinate)) {
+        options.margin <= kMaxQueryCoordinate)) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "margin (%g) must be finite, non-negative and at most %g",
-        options.margin, kMaxCoordinate));
+        options.margin, kMaxQueryCoordinate));
   }
   if (!(std::isfinite(options.displacement_multiplier) &&
         options.displacement_multiplier >= 0.0f &&

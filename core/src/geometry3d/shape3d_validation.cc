@@ -48,9 +48,9 @@ absl::Status CheckRadius(const char* kind, float radius) {
     return absl::InvalidArgumentError(
         absl::StrFormat("%s radius is not finite", kind));
   }
-  if (!(radius > kMinShapeExtent)) {
+  if (!(radius > kMinShapeSize)) {
     return absl::InvalidArgumentError(absl::StrFormat(
-        "%s radius %g must be greater than %g", kind, radius, kMinShapeExtent));
+        "%s radius %g must be greater than %g", kind, radius, kMinShapeSize));
   }
   if (BeyondLimit(radius)) {
     return BeyondLimitError(absl::StrFormat("%s radius", kind), radius);
@@ -121,10 +121,10 @@ absl::Status ValidateShape(const ConvexShape3& shape) {
                 "box half extents are not finite");
           }
           for (int i = 0; i < 3; ++i) {
-            if (!(s.half_extents[i] > kMinShapeExtent)) {
+            if (!(s.half_extents[i] > kMinShapeSize)) {
               return absl::InvalidArgumentError(absl::StrFormat(
                   "box half extent %c is %g; it must be greater than %g",
-                  "xyz"[i], s.half_extents[i], kMinShapeExtent));
+                  "xyz"[i], s.half_extents[i], kMinShapeSize));
             }
             if (BeyondLimit(s.half_extents[i])) {
               return BeyondLimitError(

@@ -93,7 +93,7 @@ absl::StatusOr<std::shared_ptr<const TriangleMesh>> MakeTriangleMesh(
     const float twice_area = Length(Cross(b - a, c - a));
     const float longest_sq = std::max(
         {LengthSquared(b - a), LengthSquared(c - b), LengthSquared(a - c)});
-    if (!(twice_area > 2.0f * kMinMeshTriangleAreaRatio * longest_sq) ||
+    if (!(twice_area > 2.0f * kMinTriangleAreaRatio * longest_sq) ||
         !std::isfinite(twice_area)) {
       return absl::InvalidArgumentError(absl::StrFormat(
           "triangle mesh: triangle %d is degenerate (zero or near-zero area)",

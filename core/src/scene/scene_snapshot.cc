@@ -509,7 +509,7 @@ absl::StatusOr<Pose<D>> CheckQueryShape(const SceneShape<D>& shape,
 
 template <int D>
 absl::Status CheckVector(Vec<D> v, const char* name) {
-  if (!IsFinite(v) || MaxAbs(Aabb<D>{v, v}) > broadphase::kMaxCoordinate) {
+  if (!IsFinite(v) || MaxAbs(Aabb<D>{v, v}) > kMaxQueryCoordinate) {
     return FieldError(name, "must be finite and within 1e15");
   }
   return absl::OkStatus();
@@ -984,7 +984,7 @@ absl::StatusOr<QueryResult<D>> SceneSnapshot<D>::RayCast(
     return FieldError("direction", "must not be zero");
   }
   if (std::isnan(max_distance) || max_distance <= 0.0f ||
-      max_distance > broadphase::kMaxCoordinate) {
+      max_distance > kMaxQueryCoordinate) {
     return FieldError("max_distance",
                       absl::StrCat("must be in (0, 1e15], got ", max_distance));
   }

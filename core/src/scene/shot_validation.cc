@@ -88,7 +88,7 @@ Rewind SplitTime(double t) {
 template <int D>
 bool InRange(Vec<D> v) {
   for (int i = 0; i < D; ++i) {
-    if (!std::isfinite(v[i]) || std::fabs(v[i]) > broadphase::kMaxCoordinate) {
+    if (!std::isfinite(v[i]) || std::fabs(v[i]) > kMaxQueryCoordinate) {
       return false;
     }
   }
@@ -114,7 +114,7 @@ absl::Status CheckShot(const Shot<D>& shot, std::size_t i) {
     return error("direction", absl::InvalidArgumentError("must not be zero"));
   }
   if (std::isnan(shot.range) || shot.range <= 0.0f ||
-      shot.range > broadphase::kMaxCoordinate) {
+      shot.range > kMaxQueryCoordinate) {
     return error("range", absl::InvalidArgumentError(absl::StrCat(
                               "must be in (0, 1e15], got ", shot.range)));
   }

@@ -400,7 +400,7 @@ TEST(Aabb, EveryKindAtARotatedPose) {
 
 // Sweeps at the extremes of speed, for every pair kind: 1e-38 units per
 // step (a time of impact over a rate that small overflows float) and 1e15
-// (the largest displacement a scene accepts, broadphase::kMaxCoordinate;
+// (the largest displacement a scene accepts, kMaxQueryCoordinate;
 // its square is still a float). This binary traps FE_OVERFLOW,
 // FE_DIVBYZERO and FE_INVALID, so a sweep that divides carelessly crashes
 // the test. The outcome must not change with the motion's scale where the

@@ -1118,7 +1118,7 @@ TEST(Sweep3d, NearlyParallelPolytopeEdgesContactPointOnBothSurfaces) {
 
 // Sweeps at the extremes of speed, for every pair kind: 1e-38 units per
 // step (a time of impact over a rate that small overflows float) and 1e15
-// (the largest displacement a scene accepts, broadphase::kMaxCoordinate).
+// (the largest displacement a scene accepts, kMaxQueryCoordinate).
 // This binary traps FE_OVERFLOW, FE_DIVBYZERO and FE_INVALID, so a sweep
 // that divides carelessly crashes the test. Too slow to arrive, the tiny
 // motion must give a miss or a start already overlapping.

@@ -22,7 +22,7 @@
 // No division by zero or overflow (the core runs with floating-point traps in
 // its tests): an axis whose translation is below kParallelEpsilon is treated
 // as parallel and tested conservatively with the segment's extent on that
-// axis, and inputs are limited to kMaxCoordinate in magnitude.
+// axis, and inputs are limited to kMaxQueryCoordinate in magnitude.
 #ifndef SATOR_CORE_BROADPHASE_CASTS_H_
 #define SATOR_CORE_BROADPHASE_CASTS_H_
 
@@ -46,14 +46,11 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "sator/core/aabb.h"
+#include "sator/core/limits.h"
 #include "sator/core/vec.h"
 
 namespace sator::broadphase {
 
-// The largest coordinate magnitude the broad phase accepts (boxes, ray
-// origins, translations). Far beyond any game world, and small enough that no
-// intermediate of the slab test can overflow a float.
-inline constexpr float kMaxCoordinate = 1e15f;
 // Translation components smaller than this are treated as zero (parallel).
 inline constexpr float kParallelEpsilon = 1e-18f;
 
@@ -73,10 +70,10 @@ struct BoxCastInput {
   float max_fraction = 1.0f;
 };
 
-// Ok when every component of `v` is finite and within kMaxCoordinate.
+// Ok when every component of `v` is finite and within kMaxQueryCoordinate.
 template <int D>
 absl::Status ValidateVector(const Vec<D>& v, const char* what);
-// Ok when `box` is finite, within kMaxCoordinate and has min <= max.
+// Ok when `box` is finite, within kMaxQueryCoordinate and has min <= max.
 template <int D>
 absl::Status ValidateBox(const Aabb<D>& box, const char* what);
 template <int D>

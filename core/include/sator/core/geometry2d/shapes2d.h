@@ -10,20 +10,14 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "sator/core/limits.h"
 #include "sator/core/pose.h"
 #include "sator/core/vec.h"
 
 namespace sator {
 
-// The most vertices a ConvexPolygon may have.
-inline constexpr int kMaxPolygonVertices = 16;
-
-// Bounds enforced by the validators. Sizes (radii, half extents, segment and
-// edge lengths) below kMinShapeSize make unit normals meaningless in float;
-// coordinates beyond kMaxShapeCoordinate (in the shape's local frame) would
-// overflow squared lengths in the queries.
-inline constexpr float kMinShapeSize = 1e-6f;
-inline constexpr float kMaxShapeCoordinate = 1e6f;
+// The validators' bounds (kMaxPolygonVertices, kMinShapeSize,
+// kMaxShapeCoordinate) are in sator/core/limits.h.
 
 // A disc of `radius` centred on the local origin.
 struct Circle {

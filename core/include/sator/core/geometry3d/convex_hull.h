@@ -21,7 +21,7 @@ namespace sator {
 
 // The hull of `points` (any number of points; duplicates and interior points
 // are fine). Refuses with kInvalidArgument: a non-finite coordinate, one
-// beyond kMaxShapeCoordinate3 (shapes3d.h) in magnitude, fewer
+// beyond kMaxShapeCoordinate3 (limits.h) in magnitude, fewer
 // than 4 points, a degenerate set (all points coincident, collinear or
 // coplanar within a tolerance relative to the set's extent), a hull with
 // more than kMaxHullVertices vertices.

@@ -17,16 +17,10 @@ namespace sator {
 // one within it has round-off and is renormalised).
 inline constexpr float kRotationLengthTolerance = 1e-3f;
 
-// The smallest extent (radius, half extent) accepted, and the smallest
-// triangle area relative to its longest edge squared (a sliver below it has
-// no reliable normal).
-inline constexpr float kMinShapeExtent = 1e-6f;
-inline constexpr float kMinTriangleAreaRatio = 1e-6f;
-
 // kOk for a usable shape; kInvalidArgument naming the problem otherwise:
-// non-finite numbers; a sphere or capsule radius <= kMinShapeExtent; a box
-// half extent <= kMinShapeExtent; a radius, half extent, capsule end point,
-// triangle or hull vertex coordinate beyond kMaxShapeCoordinate3 (shapes3d.h)
+// non-finite numbers; a sphere or capsule radius <= kMinShapeSize; a box
+// half extent <= kMinShapeSize; a radius, half extent, capsule end point,
+// triangle or hull vertex coordinate beyond kMaxShapeCoordinate3 (limits.h)
 // in magnitude; a degenerate triangle (area below
 // kMinTriangleAreaRatio times its longest edge squared); a null hull, or a
 // hull record not made by the factories whose sizes or indices are out of

@@ -11,6 +11,7 @@
 #include <variant>
 #include <vector>
 
+#include "sator/core/limits.h"
 #include "sator/core/vec.h"
 
 namespace sator {
@@ -41,20 +42,8 @@ struct Triangle3 {
   Vec3 c{};
 };
 
-// The most vertices a convex hull may have.
-inline constexpr int kMaxHullVertices = 64;
-
-// The largest local-frame magnitude a 3D shape may have: a sphere's or
-// capsule's radius, a box's half extents, a capsule's end point, triangle,
-// hull and mesh vertex coordinates (ValidateShape, MakeConvexHull,
-// MakeConvexHullFromFaces and MakeTriangleMesh refuse more). The queries
-// multiply lengths of both shapes together in float: measured under
-// FE_OVERFLOW (both shapes at the scale, placed up to 3x the scale apart,
-// motions up to 4x), the first overflow is at 1.5e6 (box, hull and
-// triangle Sweeps against hulls, boxes and triangles), none at 1e6; the
-// limit keeps a factor of at least 10 below it, so 3D's limit is ten times
-// below 2D's kMaxShapeCoordinate. Table and method: docs/core/geometry3d.md.
-inline constexpr float kMaxShapeCoordinate3 = 1e5f;
+// A 3D shape's bounds (kMaxHullVertices, kMinShapeSize,
+// kMaxShapeCoordinate3) are in sator/core/limits.h.
 
 // A closed convex polytope with precomputed features: everything SAT needs.
 // Built only by MakeConvexHull (convex_hull.h), which guarantees: at least 4

@@ -24,18 +24,13 @@
 #include "absl/status/statusor.h"
 #include "sator/core/aabb.h"
 #include "sator/core/geometry3d/shapes3d.h"
+#include "sator/core/limits.h"
 #include "sator/core/vec.h"
 
 namespace sator {
 
-// The most triangles a mesh may have (16.7 million): enough for any static
-// level geometry, and node and triangle indices stay well inside 32 bits.
-inline constexpr std::uint32_t kMaxMeshTriangles = 1u << 24;
 // The most triangles in one BVH leaf.
 inline constexpr std::uint32_t kMaxMeshLeafTriangles = 4;
-// A triangle whose area is below this ratio times its longest edge squared
-// is degenerate (same criterion as ValidateShape for Triangle3).
-inline constexpr float kMinMeshTriangleAreaRatio = 1e-6f;
 
 // One node of the flat BVH: 32 bytes, two per cache line.
 struct MeshBvhNode {
@@ -108,7 +103,7 @@ class TriangleMesh {
 // kMaxShapeCoordinate3 in magnitude (naming the vertex and coordinate), an
 // index count that is not a multiple of 3, zero triangles, an index out of
 // range (naming the triangle), a degenerate triangle (area below
-// kMinMeshTriangleAreaRatio times its longest edge squared, naming the
+// kMinTriangleAreaRatio times its longest edge squared, naming the
 // triangle; degenerate triangles are refused, not dropped, so that triangle
 // ids stay those of the input). Refuses more than kMaxMeshTriangles
 // triangles with kResourceExhausted.

@@ -98,7 +98,6 @@ struct ProximityOptions {
   int max_zones = 4096;
   int max_observers = 65536;
 };
-inline constexpr int kMaxProximityEntries = 1 << 20;
 
 // One member of a set: a body (body_id != 0; group_id its group, 0 when it
 // has none) or, in kPerGroup sets, a group (body_id 0). Ordered by body id,

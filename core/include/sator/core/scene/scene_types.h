@@ -23,6 +23,7 @@
 #include "sator/core/broadphase/tree_stats.h"
 #include "sator/core/geometry2d/shapes2d.h"
 #include "sator/core/geometry3d/shape3d_queries.h"
+#include "sator/core/limits.h"
 #include "sator/core/pose.h"
 #include "sator/core/vec.h"
 
@@ -97,13 +98,6 @@ struct SceneOptions {
   // The scene's default hit policy (ValidateShots).
   HitPolicy hit_policy;
 };
-
-inline constexpr int kMaxHistoryTicks = 4096;
-// The range of BodyDesc::part.
-inline constexpr std::int32_t kMinPart = -32768;
-inline constexpr std::int32_t kMaxPart = 32767;
-inline constexpr double kMaxTickRate = 100000.0;
-inline constexpr int kMaxBodies = 1 << 24;
 
 enum class MotionType : std::uint8_t { kStatic = 0, kDynamic = 1 };
 
