@@ -27,7 +27,7 @@ absl::Status AnswerTooLarge(std::int64_t bytes, std::int64_t limit) {
           " (--max_message_bytes); send fewer queries or a lower max_hits"));
 }
 
-using convert::QueryKind;
+using scene::QueryKind;
 
 std::variant<scene::SceneSnapshot<2>, scene::SceneSnapshot<3>> TakeSnapshot(
     const HostedScene& scene) {
@@ -266,7 +266,7 @@ absl::Status SceneQueries::Run(const SceneView& view,
   absl::StatusOr<scene::QueryOptions> options =
       convert::ToQueryOptions(query.options(), scenes_.limits().max_hits);
   if (!options.ok()) return PrefixField("options", options.status());
-  const absl::string_view path = convert::QueryKindName(*kind);
+  const absl::string_view path = scene::QueryKindName(*kind);
   switch (*kind) {
     case QueryKind::kOverlap:
       return ConvertAndExecute(view, query.overlap(), *std::move(options),

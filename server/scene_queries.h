@@ -40,7 +40,7 @@ namespace sator::server {
 struct QueryRecord {
   absl::string_view scene_id;
   int dimension = 3;
-  convert::QueryKind kind = convert::QueryKind::kOverlap;
+  scene::QueryKind kind = scene::QueryKind::kOverlap;
   scene::ResultMode mode = scene::ResultMode::kClosest;
   // OK, or the scene's error (e.g. OUT_OF_RANGE for a rewind too old).
   absl::StatusCode code = absl::StatusCode::kOk;
@@ -303,7 +303,7 @@ class SceneQueries {
 
   template <typename Request, typename KindMessage>
   absl::Status RunUnary(const Request& request, const KindMessage& query,
-                        convert::QueryKind kind,
+                        scene::QueryKind kind,
                         sator::v1::QueryResult* out) const;
 
   // Converts `query` (with options already converted) for the view's
@@ -312,7 +312,7 @@ class SceneQueries {
   absl::Status ConvertAndExecute(const SceneView& view,
                                  const KindMessage& query,
                                  scene::QueryOptions options,
-                                 convert::QueryKind kind,
+                                 scene::QueryKind kind,
                                  absl::string_view query_path,
                                  absl::string_view options_path,
                                  sator::v1::QueryResult* out) const;
@@ -321,8 +321,8 @@ class SceneQueries {
   template <int D>
   absl::Status Execute(const SceneView& view,
                        const scene::SceneSnapshot<D>& snapshot,
-                       const scene::SceneQuery<D>& query,
-                       convert::QueryKind kind, absl::string_view query_path,
+                       const scene::SceneQuery<D>& query, scene::QueryKind kind,
+                       absl::string_view query_path,
                        absl::string_view options_path,
                        sator::v1::QueryResult* out) const;
 

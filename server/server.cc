@@ -119,23 +119,7 @@ absl::Status CheckRecoveryComplete(const std::string& data_dir,
       ". ", advice, ", or start with --allow_recovery_loss to give them up"));
 }
 
-// The scene queries' kinds and modes as the metrics' labels.
-QueryKind MetricsKind(convert::QueryKind kind) {
-  switch (kind) {
-    case convert::QueryKind::kOverlap:
-      return QueryKind::kOverlap;
-    case convert::QueryKind::kContacts:
-      return QueryKind::kContacts;
-    case convert::QueryKind::kSweep:
-      return QueryKind::kSweep;
-    case convert::QueryKind::kRaycast:
-      return QueryKind::kRaycast;
-    case convert::QueryKind::kPoint:
-      break;
-  }
-  return QueryKind::kPoint;
-}
-
+// The scene queries' modes as the metrics' labels.
 QueryModeLabel MetricsMode(scene::ResultMode mode) {
   switch (mode) {
     case scene::ResultMode::kAny:
@@ -460,7 +444,7 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(
         if (record.code == absl::StatusCode::kOk) {
           metrics->OnQuery(
               {.scene_id = record.scene_id,
-               .kind = MetricsKind(record.kind),
+               .kind = record.kind,
                .mode = MetricsMode(record.mode),
                .duration = record.duration,
                .hits = record.hits,

@@ -18,7 +18,7 @@
 
 namespace {
 
-using sator::server::QueryKind;
+using sator::scene::QueryKind;
 using sator::server::QueryMetrics;
 using sator::server::QueryModeLabel;
 

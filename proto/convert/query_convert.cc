@@ -16,6 +16,9 @@
 
 namespace sator::convert {
 
+using scene::QueryKind;
+using scene::QueryKindName;
+
 template <int D>
 absl::StatusOr<PlacedShape<D>> ToPlacedShape(const sator::v1::Shape& shape,
                                              const sator::v1::Pose& pose,
@@ -37,22 +40,6 @@ template absl::StatusOr<PlacedShape<2>> ToPlacedShape<2>(
     const sator::v1::Shape&, const sator::v1::Pose&, const ShapeLimits&);
 template absl::StatusOr<PlacedShape<3>> ToPlacedShape<3>(
     const sator::v1::Shape&, const sator::v1::Pose&, const ShapeLimits&);
-
-absl::string_view QueryKindName(QueryKind kind) {
-  switch (kind) {
-    case QueryKind::kOverlap:
-      return "overlap";
-    case QueryKind::kContacts:
-      return "contacts";
-    case QueryKind::kSweep:
-      return "sweep";
-    case QueryKind::kRaycast:
-      return "raycast";
-    case QueryKind::kPoint:
-      return "point";
-  }
-  return "unknown";
-}
 
 absl::string_view ResultModeName(scene::ResultMode mode) {
   switch (mode) {

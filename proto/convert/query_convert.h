@@ -12,6 +12,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "proto/convert/geometry_convert.h"
+#include "sator/core/scene/query_kind.h"
 #include "sator/core/scene/scene.h"
 #include "sator/v1/query.pb.h"
 
@@ -20,18 +21,11 @@ namespace sator::convert {
 // The hits a query gets when QueryOptions.max_hits is 0.
 inline constexpr int kDefaultMaxHits = 64;
 
-// The five query kinds, in the order of v1::Query's oneof.
-enum class QueryKind { kOverlap, kContacts, kSweep, kRaycast, kPoint };
-
-// "overlap", "contacts", "sweep", "raycast", "point": the oneof field names,
-// also used as metric labels.
-absl::string_view QueryKindName(QueryKind kind);
-
 // "any", "closest", "all", "closest_per_body".
 absl::string_view ResultModeName(scene::ResultMode mode);
 
 // The kind of a v1::Query, or INVALID_ARGUMENT "kind: no query kind is set".
-absl::StatusOr<QueryKind> KindOf(const sator::v1::Query& query);
+absl::StatusOr<scene::QueryKind> KindOf(const sator::v1::Query& query);
 
 // A filter: an unset layer or mask is all 64 bits; more than
 // kMaxExcludedBodyIds exclude_body_ids (or exclude_group_ids) is
@@ -107,14 +101,14 @@ absl::Status SceneQueryError(const absl::Status& status,
 // One hit, in the schema of v1::Hit: group_id and part only for a part of
 // a hitbox group; distance as FromQueryResult says for `kind`.
 template <int D>
-void FromQueryHit(const scene::QueryHit<D>& hit, QueryKind kind,
+void FromQueryHit(const scene::QueryHit<D>& hit, scene::QueryKind kind,
                   sator::v1::Hit* out);
 
 // One result, in the schema of v1::Hit: contacts give distance = depth; a
 // sweep distance = fraction (the initial depth when it started inside); a
 // ray its distance. Point and normal are set only when the core filled them.
 template <int D>
-void FromQueryResult(const scene::QueryResult<D>& result, QueryKind kind,
+void FromQueryResult(const scene::QueryResult<D>& result, scene::QueryKind kind,
                      sator::v1::QueryResult* out);
 
 }  // namespace sator::convert

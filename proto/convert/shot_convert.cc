@@ -224,7 +224,8 @@ void FromShotVerdict(const scene::ShotVerdict<D>& verdict,
   out->set_outcome(FromShotOutcome(verdict.outcome));
   out->set_reason(FromShotReason(verdict.reason));
   if (verdict.hit.has_value()) {
-    FromQueryHit<D>(*verdict.hit, QueryKind::kRaycast, out->mutable_hit());
+    FromQueryHit<D>(*verdict.hit, scene::QueryKind::kRaycast,
+                    out->mutable_hit());
   }
   out->set_tick(verdict.tick);
   out->set_fraction(verdict.fraction);

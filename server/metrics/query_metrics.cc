@@ -56,17 +56,15 @@ constexpr double kRewindSumScale = 1e-6;
 // Cell offsets within a shard.
 constexpr int kSecondsBase = 0;
 constexpr int kHitsBase =
-    kSecondsBase + kQueryKinds * kQueryModes * kSecondsCells;
-constexpr int kVisitsBase = kHitsBase + kQueryKinds * kHitsCells;
-constexpr int kRewoundBase = kVisitsBase + kQueryKinds * kVisitsCells;
-constexpr int kPoseUpdatesCell = kRewoundBase + kQueryKinds;
+    kSecondsBase + scene::kQueryKinds * kQueryModes * kSecondsCells;
+constexpr int kVisitsBase = kHitsBase + scene::kQueryKinds * kHitsCells;
+constexpr int kRewoundBase = kVisitsBase + scene::kQueryKinds * kVisitsCells;
+constexpr int kPoseUpdatesCell = kRewoundBase + scene::kQueryKinds;
 constexpr int kSessionBase = kPoseUpdatesCell + 1;
 constexpr int kRewindBase = kSessionBase + kSessionMessageKinds * kSessionCells;
 constexpr int kShotsBase = kRewindBase + kRewindCells;
 constexpr int kCellsPerShard = kShotsBase + kShotOutcomes * kShotReasons;
 
-constexpr std::array<absl::string_view, kQueryKinds> kKindNames = {
-    "overlap", "contacts", "sweep", "raycast", "point"};
 constexpr std::array<absl::string_view, kQueryModes> kModeNames = {
     "any", "closest", "all", "closest_per_body"};
 constexpr std::array<absl::string_view, kFailureVias> kViaNames = {
@@ -156,10 +154,6 @@ struct QueryMetrics::Shards {
   }
 };
 
-absl::string_view QueryKindName(QueryKind kind) {
-  return kKindNames[static_cast<size_t>(kind)];
-}
-
 absl::string_view FailureViaName(FailureVia via) {
   return kViaNames[static_cast<size_t>(via)];
 }
@@ -169,10 +163,10 @@ absl::string_view FailureKindName(FailureKind kind) {
 }
 
 static_assert(static_cast<int>(FailureKind::kOverlap) ==
-                  static_cast<int>(QueryKind::kOverlap) &&
+                  static_cast<int>(scene::QueryKind::kOverlap) &&
               static_cast<int>(FailureKind::kPoint) ==
-                  static_cast<int>(QueryKind::kPoint));
-FailureKind FailureKindOf(QueryKind kind) {
+                  static_cast<int>(scene::QueryKind::kPoint));
+FailureKind FailureKindOf(scene::QueryKind kind) {
   // The query kinds open the failure kinds, in the same order.
   return static_cast<FailureKind>(static_cast<std::uint8_t>(kind));
 }
@@ -225,9 +219,9 @@ QueryMetrics::QueryMetrics(const SceneRegistry* scenes,
 
 QueryMetrics::~QueryMetrics() = default;
 
-void QueryMetrics::Record(QueryKind kind, QueryModeLabel mode, double seconds,
-                          std::int64_t hits, std::int64_t node_visits,
-                          bool rewound) {
+void QueryMetrics::Record(scene::QueryKind kind, QueryModeLabel mode,
+                          double seconds, std::int64_t hits,
+                          std::int64_t node_visits, bool rewound) {
   const int shard = ThisThreadShardIndex();
   const int k = static_cast<int>(kind);
   const int m = static_cast<int>(mode);
@@ -331,7 +325,7 @@ void QueryMetrics::OnQuery(const QueryObservation& query) {
   }
   if (seconds >= slow_query_seconds_) {
     Log(LogLevel::kWarning, "slow_query",
-        {{"kind", QueryKindName(query.kind)},
+        {{"kind", scene::QueryKindName(query.kind)},
          {"mode", QueryModeName(query.mode)},
          {"scene", query.scene_id},
          {"tick", query.tick},
@@ -428,8 +422,9 @@ std::vector<prometheus::MetricFamily> QueryMetrics::Collect() const {
       MakeFamily("sator_rewound_queries_total",
                  "Scene queries run against a past tick (rewind).",
                  prometheus::MetricType::Counter);
-  for (int k = 0; k < kQueryKinds; ++k) {
-    const absl::string_view kind = kKindNames[static_cast<size_t>(k)];
+  for (int k = 0; k < scene::kQueryKinds; ++k) {
+    const absl::string_view kind =
+        scene::QueryKindName(static_cast<scene::QueryKind>(k));
     for (int m = 0; m < kQueryModes; ++m) {
       seconds.metric.push_back(MakeHistogram(
           kSecondsBounds, kSecondsBase + (k * kQueryModes + m) * kSecondsCells,

@@ -47,6 +47,7 @@
 #include "absl/types/span.h"
 #include "prometheus/collectable.h"
 #include "prometheus/metric_family.h"
+#include "sator/core/scene/query_kind.h"
 #include "sator/core/scene/scene_types.h"
 #include "sator/core/scene/shot_validation.h"
 #include "server/metrics/failure_labels.h"
@@ -54,16 +55,6 @@
 namespace sator::server {
 
 class SceneRegistry;
-
-// The query kinds, as the `kind` label says them.
-enum class QueryKind : std::uint8_t {
-  kOverlap = 0,
-  kContacts,
-  kSweep,
-  kRaycast,
-  kPoint,
-};
-inline constexpr int kQueryKinds = 5;
 
 // The result modes, as the `mode` label says them (any, closest, all,
 // closest_per_body).
@@ -78,11 +69,10 @@ inline constexpr int kQueryModes = 4;
 // The gRPC status codes, OK (never counted) to UNAUTHENTICATED.
 inline constexpr int kStatusCodes = 17;
 
-absl::string_view QueryKindName(QueryKind kind);
 absl::string_view FailureViaName(FailureVia via);
 absl::string_view FailureKindName(FailureKind kind);
 // The failure kind of a query kind.
-FailureKind FailureKindOf(QueryKind kind);
+FailureKind FailureKindOf(scene::QueryKind kind);
 absl::string_view QueryModeName(QueryModeLabel mode);
 
 // The `mode` label of a core result mode.
@@ -91,7 +81,7 @@ QueryModeLabel ModeLabel(scene::ResultMode mode);
 // One scene query that ran and answered.
 struct QueryObservation {
   absl::string_view scene_id;
-  QueryKind kind = QueryKind::kOverlap;
+  scene::QueryKind kind = scene::QueryKind::kOverlap;
   QueryModeLabel mode = QueryModeLabel::kClosest;
   // The core work (the scene query on its snapshot).
   absl::Duration duration;
@@ -152,7 +142,7 @@ class QueryMetrics final : public prometheus::Collectable {
               std::optional<double> rewind_ticks);
 
   // The metrics part of OnQuery alone (for the benchmark).
-  void Record(QueryKind kind, QueryModeLabel mode, double seconds,
+  void Record(scene::QueryKind kind, QueryModeLabel mode, double seconds,
               std::int64_t hits, std::int64_t node_visits, bool rewound);
 
   // A Session message of `kind` was answered `seconds` after it arrived

@@ -17,6 +17,8 @@
 namespace sator::convert {
 namespace {
 
+using scene::QueryKind;
+using scene::QueryKindName;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
@@ -385,8 +387,19 @@ TEST(QueryConvert, ResultsUseOneHitSchema) {
 }
 
 TEST(QueryConvert, Names) {
+  // The names of v1::Query's oneof fields, in its order.
+  EXPECT_EQ(QueryKindName(QueryKind::kOverlap), "overlap");
+  EXPECT_EQ(QueryKindName(QueryKind::kContacts), "contacts");
+  EXPECT_EQ(QueryKindName(QueryKind::kSweep), "sweep");
   EXPECT_EQ(QueryKindName(QueryKind::kRaycast), "raycast");
   EXPECT_EQ(QueryKindName(QueryKind::kPoint), "point");
+  const auto* oneof = sator::v1::Query::descriptor()->FindOneofByName("kind");
+  ASSERT_NE(oneof, nullptr);
+  ASSERT_EQ(oneof->field_count(), scene::kQueryKinds);
+  for (int k = 0; k < scene::kQueryKinds; ++k) {
+    EXPECT_EQ(oneof->field(k)->name(),
+              QueryKindName(static_cast<QueryKind>(k)));
+  }
   EXPECT_EQ(ResultModeName(scene::ResultMode::kAllUpToN), "all");
   EXPECT_EQ(ResultModeName(scene::ResultMode::kClosestPerBody),
             "closest_per_body");

@@ -33,6 +33,7 @@
 namespace sator::server {
 namespace {
 
+using scene::QueryKind;
 using ::testing::HasSubstr;
 using ::testing::Not;
 

@@ -596,7 +596,7 @@ TEST_F(RayBatchTest, ObserverHearsOfTheBatchOnce) {
   ASSERT_TRUE(queries_.RaycastBatch(request, 10, nullptr, &response).ok());
   ASSERT_EQ(records.size(), 1u);
   EXPECT_EQ(records[0].count, 3);
-  EXPECT_EQ(records[0].kind, convert::QueryKind::kRaycast);
+  EXPECT_EQ(records[0].kind, scene::QueryKind::kRaycast);
   EXPECT_EQ(records[0].mode, scene::ResultMode::kAny);
   EXPECT_EQ(records[0].dimension, 3);
   EXPECT_EQ(records[0].code, absl::StatusCode::kOk);

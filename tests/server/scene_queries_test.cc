@@ -717,7 +717,7 @@ TEST_F(SceneQueriesTest, ObserverSeesEveryQuery) {
   ASSERT_EQ(records.size(), 2u);
   EXPECT_EQ(scene_ids[0], "flat");
   EXPECT_EQ(records[0].dimension, 2);
-  EXPECT_EQ(records[0].kind, convert::QueryKind::kRaycast);
+  EXPECT_EQ(records[0].kind, scene::QueryKind::kRaycast);
   EXPECT_EQ(records[0].mode, scene::ResultMode::kAllUpToN);
   EXPECT_EQ(records[0].code, absl::StatusCode::kOk);
   EXPECT_EQ(records[0].hits, 2);
@@ -726,7 +726,7 @@ TEST_F(SceneQueriesTest, ObserverSeesEveryQuery) {
   EXPECT_GT(records[0].node_visits, 0);
   EXPECT_GE(records[0].duration, absl::ZeroDuration());
   EXPECT_EQ(scene_ids[1], "space");
-  EXPECT_EQ(records[1].kind, convert::QueryKind::kPoint);
+  EXPECT_EQ(records[1].kind, scene::QueryKind::kPoint);
   EXPECT_EQ(records[1].code, absl::StatusCode::kOutOfRange);
   EXPECT_EQ(records[1].hits, 0);
 }
