@@ -231,7 +231,9 @@ void SegmentSolid(Vec3 p, Vec3 q, const PolyRef& s, Best* best) {
 Vec3 ClosestPointOnSegment(Vec3 p, Vec3 a, Vec3 b) {
   const Vec3 ab = b - a;
   const float len_sq = LengthSquared(ab);
-  if (len_sq <= 0.0f) return a;
+  // A segment shorter than 1e-15 is its first end (the quotient below would
+  // lose every digit).
+  if (!(len_sq > 1e-30f)) return a;
   return a + Clamp01(Dot(p - a, ab) / len_sq) * ab;
 }
 

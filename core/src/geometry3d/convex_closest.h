@@ -13,6 +13,8 @@
 
 namespace sator::internal {
 
+// The closest point to p on segment [a, b] (a for a segment shorter than
+// 1e-15).
 Vec3 ClosestPointOnSegment(Vec3 p, Vec3 a, Vec3 b);
 Vec3 ClosestPointOnTriangle(Vec3 p, Vec3 a, Vec3 b, Vec3 c);
 // The same unrounded, and for a point given in double.

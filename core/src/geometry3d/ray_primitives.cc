@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "geometry3d/convex_closest.h"
 #include "geometry3d/double_vec3.h"
 
 namespace sator::internal {
@@ -14,15 +15,6 @@ namespace {
 // dividing by it could overflow.
 constexpr float kParallel = 1e-20f;
 constexpr float kTinySquared = 1e-30f;
-
-// The closest point to `x` on segment pq.
-Vec3 ClosestOnSegment(Vec3 x, Vec3 p, Vec3 q) {
-  const Vec3 u = q - p;
-  const float uu = Dot(u, u);
-  if (!(uu > kTinySquared)) return p;
-  const float s = std::clamp(Dot(x - p, u) / uu, 0.0f, 1.0f);
-  return p + s * u;
-}
 
 }  // namespace
 
@@ -53,7 +45,7 @@ RayStatus RaySphere(Vec3 origin, Vec3 dir, float t_max, Vec3 center,
 
 RayStatus RayCapsule(Vec3 origin, Vec3 dir, float t_max, Vec3 p, Vec3 q,
                      float radius, PrimitiveHit* hit) {
-  const Vec3 closest = ClosestOnSegment(origin, p, q);
+  const Vec3 closest = ClosestPointOnSegment(origin, p, q);
   if (LengthSquared(origin - closest) <= radius * radius) {
     hit->t = 0.0f;
     return RayStatus::kInside;

@@ -135,7 +135,7 @@ RoundHit RoundAgainst(const Vec3* core, int core_count, float r_a, Vec3 d,
             best.t = h.t;
             best.normal = h.normal;
             best.core_a =
-                internal::ClosestOnSegmentPoint(-h.t * d, core[0], core[1]) +
+                internal::ClosestPointOnSegment(-h.t * d, core[0], core[1]) +
                 h.t * d;
           }
           return best;

@@ -70,13 +70,6 @@ bool InsideFace(const RoundPoly& poly, int f, Vec3 q) {
 
 }  // namespace
 
-Vec3 ClosestOnSegmentPoint(Vec3 x, Vec3 p, Vec3 q) {
-  const Vec3 u = q - p;
-  const float uu = Dot(u, u);
-  if (!(uu > kTinySquared)) return p;
-  return p + std::clamp(Dot(x - p, u) / uu, 0.0f, 1.0f) * u;
-}
-
 void ClosestSegmentPoints(Vec3 p1, Vec3 q1, Vec3 p2, Vec3 q2, Vec3* c1,
                           Vec3* c2) {
   // Minimise |p1 + s d1 - (p2 + t d2)|^2 over [0, 1]^2: solve the 2x2
@@ -246,7 +239,7 @@ float SquaredDistanceToPoly(Vec3 x, const RoundPoly& poly) {
   for (int e = 0; e < poly.edge_count; ++e) {
     const Vec3 p = poly.vertices[poly.edges[e].a];
     const Vec3 q = poly.vertices[poly.edges[e].b];
-    best = std::min(best, LengthSquared(x - ClosestOnSegmentPoint(x, p, q)));
+    best = std::min(best, LengthSquared(x - ClosestPointOnSegment(x, p, q)));
   }
   return best;
 }

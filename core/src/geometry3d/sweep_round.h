@@ -98,9 +98,6 @@ void ClosestSegmentPoints(Vec3 p1, Vec3 q1, Vec3 p2, Vec3 q2, Vec3* c1,
 // test before the exact ones.)
 bool RayReachesBox(Vec3 origin, Vec3 dir, float t_max, Vec3 lo, Vec3 hi);
 
-// The closest point to x on segment pq.
-Vec3 ClosestOnSegmentPoint(Vec3 x, Vec3 p, Vec3 q);
-
 }  // namespace sator::internal
 
 #endif  // SATOR_CORE_SRC_GEOMETRY3D_SWEEP_ROUND_H_
