@@ -1,10 +1,11 @@
 // sator.v1 bodies and pose batches to and from the core scene's records
 // (scene::BodyDesc, scene::PoseUpdate), validating every field.
 //
-// Errors name the offending field relative to the message given (see
-// field_path.h): ToBodyDescs reports `bodies[3].shape.polygon.vertices[2].x:
-// not finite`, ToPoseUpdates reports `positions[7]: not finite`; the caller
-// prefixes the request's own path (`poses.`, `snapshot.`).
+// Errors name the offending field relative to the message given
+// (sator/core/field_status.h): ToBodyDescs reports
+// `bodies[3].shape.polygon.vertices[2].x: not finite`, ToPoseUpdates reports
+// `positions[7]: not finite`; the caller prefixes the request's own path
+// (`poses.`, `snapshot.`).
 //
 // Choices the API documents (docs/API.md):
 // - motion_type MOTION_TYPE_UNSPECIFIED is INVALID_ARGUMENT: a body that

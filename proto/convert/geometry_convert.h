@@ -2,7 +2,7 @@
 //
 // Every function that reads a request returns INVALID_ARGUMENT (or
 // RESOURCE_EXHAUSTED for a server limit) with the path of the offending field
-// relative to the message it was given; see field_path.h.
+// relative to the message it was given (sator/core/field_status.h).
 #ifndef SATOR_PROTO_CONVERT_GEOMETRY_CONVERT_H_
 #define SATOR_PROTO_CONVERT_GEOMETRY_CONVERT_H_
 

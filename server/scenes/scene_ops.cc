@@ -70,8 +70,9 @@ absl::Status CheckSceneMemory(const SceneRegistry& registry,
 absl::Status CheckBatchSize(absl::string_view field, int size,
                             const SceneOpsOptions& options) {
   if (static_cast<std::uint64_t>(size) > options.max_batch_bodies) {
-    return absl::ResourceExhaustedError(
-        absl::StrCat(field, ": ", size, " in one batch, above the limit of ",
+    return FieldError(
+        absl::StatusCode::kResourceExhausted, field,
+        absl::StrCat(size, " in one batch, above the limit of ",
                      options.max_batch_bodies, " (--max_batch_bodies)"));
   }
   return absl::OkStatus();
@@ -295,7 +296,7 @@ absl::StatusOr<sator::v1::SceneInfo> ImportAs(
   if (!content.ok()) return PrefixField("snapshot", content.status());
   if (content->bodies.size() > static_cast<std::size_t>(settings.max_bodies)) {
     return FieldError(absl::StatusCode::kResourceExhausted, "snapshot.bodies",
-                      absl::StrCat("", content->bodies.size(),
+                      absl::StrCat(content->bodies.size(),
                                    " bodies, above the scene's limit of ",
                                    settings.max_bodies));
   }

@@ -3,15 +3,18 @@
 // export/import round trips, and the durability hook's calls.
 #include "server/scenes/scene_ops.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "gtest/gtest.h"
+#include "sator/core/field_status.h"
 #include "server/scene_queries.h"
 #include "support/text_proto.h"
 
@@ -20,16 +23,37 @@ namespace {
 
 using ::google::protobuf::util::MessageDifferencer;
 using ::testing::HasSubstr;
+using ::testing::StartsWith;
 
 template <typename Message>
 Message Parse(const std::string& text) {
   return ::sator::testing::ParseTextProto<Message>(text);
 }
 
+// The code, and a message containing `message_part`. For a fault of the
+// request, a part that opens with a field path ("poses.body_ids[1]: ...")
+// must also be the path the status carries, and open its message.
 void ExpectError(const absl::Status& status, absl::StatusCode code,
                  const std::string& message_part) {
   EXPECT_EQ(status.code(), code) << status;
   EXPECT_THAT(std::string(status.message()), HasSubstr(message_part));
+  const bool request_fault = code == absl::StatusCode::kInvalidArgument ||
+                             code == absl::StatusCode::kOutOfRange ||
+                             code == absl::StatusCode::kNotFound ||
+                             code == absl::StatusCode::kResourceExhausted ||
+                             code == absl::StatusCode::kFailedPrecondition;
+  const std::size_t colon = message_part.find(": ");
+  const std::string path = message_part.substr(0, colon);
+  const bool names_a_field = request_fault && colon != std::string::npos &&
+                             std::all_of(path.begin(), path.end(), [](char c) {
+                               return absl::ascii_islower(c) ||
+                                      absl::ascii_isdigit(c) || c == '_' ||
+                                      c == '.' || c == '[' || c == ']';
+                             });
+  if (names_a_field) {
+    EXPECT_EQ(FieldPathOf(status), path) << status;
+    EXPECT_THAT(std::string(status.message()), StartsWith(path + ": "));
+  }
 }
 
 class SceneOpsTest : public ::testing::Test {

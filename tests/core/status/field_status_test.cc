@@ -2,9 +2,10 @@
 #include "sator/core/field_status.h"
 
 #include <optional>
+#include <string>
 
 #include "absl/status/status.h"
-#include "absl/status/statusor.h"
+#include "absl/strings/cord.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -61,9 +62,30 @@ TEST(FieldStatus, AStatusNamingNoFieldComesToNameItsPrefix) {
               Names("bodies[1].shape", "the mesh is null"));
 }
 
-TEST(FieldStatus, TheFieldTravelsThroughStatusOr) {
-  const absl::StatusOr<int> value = PrefixField("a", FieldError("b", "bad"));
-  EXPECT_THAT(FieldViolationOf(value.status()), Names("a.b", "bad"));
+TEST(FieldStatus, AnEmptyPathNamesThePrefix) {
+  const absl::Status status = PrefixField("a", FieldError("", "bad"));
+  EXPECT_EQ(FieldPathOf(status), "a");
+}
+
+TEST(FieldStatus, PrefixingKeepsTheOtherPayloads) {
+  absl::Status status = FieldError("x", "not finite");
+  status.SetPayload("type.example/other", absl::Cord("kept"));
+  const absl::Status prefixed = PrefixField("point", status);
+  EXPECT_EQ(FieldPathOf(prefixed), "point.x");
+  ASSERT_TRUE(prefixed.GetPayload("type.example/other").has_value());
+  EXPECT_EQ(std::string(*prefixed.GetPayload("type.example/other")), "kept");
+}
+
+TEST(FieldStatus, RenameReplacesThePathInThePayloadAndTheMessage) {
+  const absl::Status status = RenameField(
+      FieldError(absl::StatusCode::kNotFound, "updates[4].id", "no body 9"),
+      "poses.body_ids[4]");
+  EXPECT_EQ(status.code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(status.message(), "poses.body_ids[4]: no body 9");
+  EXPECT_EQ(FieldPathOf(status), "poses.body_ids[4]");
+  // A status naming no field is left as it is.
+  const absl::Status plain = absl::InvalidArgumentError("plain");
+  EXPECT_EQ(RenameField(plain, "a"), plain);
 }
 
 TEST(FieldStatus, TheMessageAloneNamesNoField) {

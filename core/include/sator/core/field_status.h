@@ -42,26 +42,46 @@ inline absl::Status FieldError(absl::string_view field,
   return FieldError(absl::StatusCode::kInvalidArgument, field, problem);
 }
 
+namespace field_status_internal {
+
+// `status`'s code and the message `message`, naming `path`, with the other
+// payloads `status` carries.
+inline absl::Status Rebuilt(const absl::Status& status,
+                            absl::string_view message, absl::string_view path) {
+  absl::Status out(status.code(), message);
+  status.ForEachPayload([&out](absl::string_view url, const absl::Cord& value) {
+    out.SetPayload(url, value);
+  });
+  out.SetPayload(kFieldPathPayloadUrl, absl::Cord(path));
+  return out;
+}
+
+}  // namespace field_status_internal
+
 // `status` with `field` in front of the field it names, keeping its code: a
 // status naming `radius` becomes one naming `shape.radius` (and one naming
-// `[2].x` becomes `vertices[2].x`). A status naming no field comes to name
-// `field` itself, its message becoming the problem. OK stays OK.
+// `[2].x` becomes `vertices[2].x`). A status naming no field (or an empty
+// path) comes to name `field` itself, its message becoming the problem. OK
+// stays OK.
 inline absl::Status PrefixField(absl::string_view field,
                                 const absl::Status& status) {
   if (status.ok()) return status;
   const auto inner =  // an absl::optional<absl::Cord>
       status.GetPayload(kFieldPathPayloadUrl);
-  if (!inner.has_value()) {
-    return FieldError(status.code(), field, status.message());
+  const std::string inner_path = inner.has_value() ? std::string(*inner) : "";
+  if (inner_path.empty()) {
+    return field_status_internal::Rebuilt(
+        status, absl::StrCat(field, ": ", status.message()), field);
   }
-  const std::string inner_path(*inner);
-  const absl::string_view separator =
-      !inner_path.empty() && inner_path.front() == '[' ? "" : ".";
-  absl::Status out(status.code(),
-                   absl::StrCat(field, separator, status.message()));
-  out.SetPayload(kFieldPathPayloadUrl,
-                 absl::Cord(absl::StrCat(field, separator, inner_path)));
-  return out;
+  const absl::string_view separator = inner_path.front() == '[' ? "" : ".";
+  const std::string path = absl::StrCat(field, separator, inner_path);
+  absl::string_view rest = status.message();
+  if (!absl::ConsumePrefix(&rest, inner_path)) {
+    // A message that does not start with its path keeps it whole.
+    return field_status_internal::Rebuilt(
+        status, absl::StrCat(path, ": ", status.message()), path);
+  }
+  return field_status_internal::Rebuilt(status, absl::StrCat(path, rest), path);
 }
 
 // PrefixField with "field[index]".
@@ -81,16 +101,19 @@ inline std::optional<std::string> FieldPathOf(const absl::Status& status) {
 }
 
 // `status` naming `path` instead of the field it names, its message's
-// leading path replaced too; as it is when it names no field.
+// leading path replaced too (a message that does not start with the old
+// path keeps it whole, after "path: "); as it is when it names no field.
 inline absl::Status RenameField(const absl::Status& status,
                                 absl::string_view path) {
   const std::optional<std::string> old_path = FieldPathOf(status);
   if (!old_path.has_value()) return status;
   absl::string_view message = status.message();
-  absl::ConsumePrefix(&message, *old_path);
-  absl::Status out(status.code(), absl::StrCat(path, message));
-  out.SetPayload(kFieldPathPayloadUrl, absl::Cord(path));
-  return out;
+  if (!absl::ConsumePrefix(&message, *old_path)) {
+    return field_status_internal::Rebuilt(
+        status, absl::StrCat(path, ": ", status.message()), path);
+  }
+  return field_status_internal::Rebuilt(status, absl::StrCat(path, message),
+                                        path);
 }
 
 // The field an INVALID_ARGUMENT or OUT_OF_RANGE status names, and what is
