@@ -194,6 +194,15 @@ absl::Status ProximityState<D>::AddObserver(const ObserverDesc<D>& observer,
     return FieldError("radius",
                       absl::StrCat("with the hysteresis, ", s.message()));
   }
+  // The inner ball (the enter radius) is a query shape of its own.
+  ShapePtr<D> inner_shape;
+  if (observer.hysteresis > 0.0f) {
+    inner_shape = RoundShape<D>(observer.radius);
+    if (absl::Status s = ShapeOps<D>::ValidateQueryShape(*inner_shape);
+        !s.ok()) {
+      return PrefixField("radius", s);
+    }
+  }
   if (absl::Status s = CheckAnchor<D>(observer.anchor, scene, false, presence,
                                       &data_->body_index);
       !s.ok()) {
@@ -205,7 +214,7 @@ absl::Status ProximityState<D>::AddObserver(const ObserverDesc<D>& observer,
   entry.shape = std::move(outer_shape);
   entry.round_radius = outer;
   entry.inner_radius = observer.radius;
-  if (observer.hysteresis > 0.0f) entry.inner = RoundShape<D>(observer.radius);
+  entry.inner = std::move(inner_shape);
   entry.anchor = observer.anchor;
   entry.filter = observer.filter;
   entry.report = observer.report;
@@ -233,10 +242,9 @@ absl::StatusOr<ProximityTick> ProximityState<D>::Evaluate(
   }
   const std::int64_t tick = data->tick();
   if (tick < data_->last_tick) {
-    return FieldError(
-        absl::StatusCode::kFailedPrecondition, "tick",
-        absl::StrCat("", tick, " is below the last tick evaluated, ",
-                     data_->last_tick));
+    return FieldError(absl::StatusCode::kFailedPrecondition, "tick",
+                      absl::StrCat(tick, " is below the last tick evaluated, ",
+                                   data_->last_tick));
   }
   ProximityTick result;
   result.tick = tick;

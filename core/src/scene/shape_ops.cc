@@ -3,6 +3,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
 #include <variant>
 
 #include "geometry3d/shape3d_unchecked.h"
@@ -15,6 +18,48 @@ namespace {
 // Bound radii grow by this relative amount, so round-off in a rotated
 // vertex never puts it outside the sphere box.
 constexpr float kRadiusSlack = 1e-5f;
+
+// What the pair functions assume of their inputs (every shape validated,
+// every rotation unit to round-off), checked at each call in Debug builds
+// and where SATOR_CHECK_INPUTS is defined (the sanitizer builds). An input
+// that breaks it is a bug in the scene, so it stops the process.
+#if !defined(NDEBUG) || defined(SATOR_CHECK_INPUTS)
+constexpr bool kCheckInputs = true;
+#else
+constexpr bool kCheckInputs = false;
+#endif
+
+[[maybe_unused]] [[noreturn]] void InvalidInput(const absl::Status& status) {
+  std::fprintf(stderr, "sator: a pair query got an invalid input: %s\n",
+               std::string(status.message()).c_str());
+  std::abort();
+}
+
+[[maybe_unused]] void ExpectValid(const Shape2& shape, const Pose2& pose) {
+  if (absl::Status s = ValidateShape(shape); !s.ok()) InvalidInput(s);
+  if (absl::Status s = ValidatePose(pose); !s.ok()) InvalidInput(s);
+}
+
+[[maybe_unused]] void ExpectValid(const Shape3& shape, const Pose3& pose) {
+  if (absl::Status s = ShapeOps<3>::ValidateBodyShape(shape, true); !s.ok()) {
+    InvalidInput(s);
+  }
+  // Unit rotations: stored ones are normalized, a part's is a product of
+  // two of them, an interpolated one is normalized again.
+  if (!IsFinite(pose.position) ||
+      !(std::fabs(Length(pose.rotation) - 1.0f) <= 1e-5f)) {
+    InvalidInput(absl::InvalidArgumentError("a pose that is not normalized"));
+  }
+}
+
+template <typename Shape, typename Pose>
+void ExpectValidPair(const Shape& a, const Pose& pa, const Shape& b,
+                     const Pose& pb) {
+  if constexpr (kCheckInputs) {
+    ExpectValid(a, pa);
+    ExpectValid(b, pb);
+  }
+}
 
 }  // namespace
 
@@ -68,6 +113,7 @@ Aabb2 ShapeOps<2>::Bounds(const Shape2& shape, const Pose2& pose) {
 
 absl::StatusOr<bool> ShapeOps<2>::Overlap(const Shape2& a, const Pose2& pa,
                                           const Shape2& b, const Pose2& pb) {
+  ExpectValidPair(a, pa, b, pb);
   return sator::Overlap(a, pa, b, pb);
 }
 
@@ -75,6 +121,7 @@ absl::StatusOr<ContactResult<2>> ShapeOps<2>::Contact(const Shape2& a,
                                                       const Pose2& pa,
                                                       const Shape2& b,
                                                       const Pose2& pb) {
+  ExpectValidPair(a, pa, b, pb);
   return sator::Contact(a, pa, b, pb);
 }
 
@@ -83,6 +130,7 @@ absl::StatusOr<SweepResult<2>> ShapeOps<2>::Sweep(const Shape2& a,
                                                   Vec2 displacement,
                                                   const Shape2& b,
                                                   const Pose2& pb) {
+  ExpectValidPair(a, pa, b, pb);
   return sator::Sweep(a, pa, displacement, b, pb, Vec2{});
 }
 
@@ -167,12 +215,14 @@ Aabb3 ShapeOps<3>::Bounds(const Shape3& shape, const Pose3& pose) {
 }
 
 // The pair functions below run unchecked: a stored body's shape was
-// validated when it was stored and a query's shape once per query (and
+// validated when it was stored, a query's, zone's or observer's once (and
 // never a mesh), poses are normalized (stored or interpolated), a sweep's
 // displacement was checked once per query and the scene's ray is unit.
+// ExpectValidPair checks it where kCheckInputs.
 
 absl::StatusOr<bool> ShapeOps<3>::Overlap(const Shape3& a, const Pose3& pa,
                                           const Shape3& b, const Pose3& pb) {
+  ExpectValidPair(a, pa, b, pb);
   return sator::internal::OverlapUnchecked(a, pa, b, pb);
 }
 
@@ -180,6 +230,7 @@ absl::StatusOr<ContactResult<3>> ShapeOps<3>::Contact(const Shape3& a,
                                                       const Pose3& pa,
                                                       const Shape3& b,
                                                       const Pose3& pb) {
+  ExpectValidPair(a, pa, b, pb);
   return sator::internal::ContactUnchecked(a, pa, b, pb);
 }
 
@@ -188,6 +239,7 @@ absl::StatusOr<SweepResult<3>> ShapeOps<3>::Sweep(const Shape3& a,
                                                   Vec3 displacement,
                                                   const Shape3& b,
                                                   const Pose3& pb) {
+  ExpectValidPair(a, pa, b, pb);
   return sator::internal::SweepUnchecked(a, pa, displacement, b, pb, Vec3{});
 }
 

@@ -19,6 +19,7 @@
 #include "absl/strings/string_view.h"
 #include "sator/core/broadphase/casts.h"
 #include "sator/core/field_status.h"
+#include "sator/core/limits.h"
 #include "scene/shape_ops.h"
 
 namespace sator::scene {
@@ -26,8 +27,9 @@ namespace {
 
 using internal::ShapeOps;
 
-// The smallest radius the cores take for a round shape.
-constexpr float kMinRadius = 1e-6f;
+// The smallest radius the cores take for a round shape (3D refuses a radius
+// of kMinShapeSize itself).
+constexpr float kMinRadius = 2.0f * kMinShapeSize;
 // Bisection stops when the bracket is below this times (1 + the part's size).
 constexpr float kGapTolerance = 1e-4f;
 constexpr int kMaxBisections = 40;
@@ -37,6 +39,8 @@ struct Round;
 
 template <>
 struct Round<3> {
+  // The largest radius a round shape may have.
+  static constexpr float kMaxRadius = kMaxShapeCoordinate3;
   static bool Is(const Shape3& shape) {
     return std::holds_alternative<Sphere>(shape) ||
            std::holds_alternative<Capsule3>(shape);
@@ -55,6 +59,7 @@ struct Round<3> {
 
 template <>
 struct Round<2> {
+  static constexpr float kMaxRadius = kMaxShapeCoordinate;
   static bool Is(const Shape2& shape) {
     return std::holds_alternative<Circle>(shape) ||
            std::holds_alternative<Capsule2>(shape);
@@ -204,13 +209,17 @@ float GapToParts(const Cast<D>& cast,
         part.pose.position, cast.origin, cast.unit, cast.range);
     const float lower = centre - radius - cast.shape_radius;
     if (lower >= best) continue;
+    // The cast grows at most to the largest round shape: a part farther
+    // than that reports the gap as that far.
+    const float most = Round<D>::kMaxRadius - cast.shape_radius;
     float lo = 0.0f;
-    float hi = centre + radius + kMinRadius;
+    float hi = std::min(centre + radius + kMinRadius, most);
     int grow = 0;
-    while (!Touches(cast, hi, cast.range, *part.shape, part.pose) &&
+    while (hi < most &&
+           !Touches(cast, hi, cast.range, *part.shape, part.pose) &&
            grow++ < 16) {
       lo = hi;
-      hi *= 2.0f;
+      hi = std::min(2.0f * hi, most);
     }
     const float tolerance = kGapTolerance * (1.0f + radius);
     for (int k = 0; k < kMaxBisections && hi - lo > tolerance; ++k) {
@@ -317,11 +326,12 @@ absl::StatusOr<std::vector<ShotVerdict<D>>> ValidateShots(
                static_cast<double>(current) -
                    static_cast<double>(policy.max_rewind_ms) * rate / 1000.0);
   // The ball of max_origin_distance (when finite) the claimed origin must
-  // share with the shooter's rewound hitboxes.
-  const SceneShape<D> ball =
-      Round<D>::Grow(nullptr, std::isfinite(policy.max_origin_distance)
-                                  ? policy.max_origin_distance
-                                  : 0.0f);
+  // share with the shooter's rewound hitboxes; a distance beyond the largest
+  // round shape is that far.
+  const SceneShape<D> ball = Round<D>::Grow(
+      nullptr, std::isfinite(policy.max_origin_distance)
+                   ? std::min(policy.max_origin_distance, Round<D>::kMaxRadius)
+                   : 0.0f);
   std::vector<ShotVerdict<D>> verdicts(shots.size());
   for (std::size_t i = 0; i < shots.size(); ++i) {
     const Shot<D>& shot = shots[i];

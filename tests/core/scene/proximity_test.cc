@@ -10,6 +10,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "sator/core/field_status.h"
 #include "sator/core/scene/scene.h"
 
 namespace sator::scene {
@@ -347,6 +348,14 @@ TEST_F(ProximityTest, BadInputIsRefusedWithTheField) {
     EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
     EXPECT_THAT(status.message(), HasSubstr("hysteresis:"));
   }
+  // An enter radius too small to be a shape, though the leave radius with
+  // the hysteresis is one.
+  ObserverDesc<2> speck = observer;
+  speck.radius = 1e-7f;
+  speck.hysteresis = 1.0f;
+  const absl::Status speck_status = state_->AddObserver(speck, snapshot);
+  EXPECT_EQ(speck_status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(FieldPathOf(speck_status), "radius");
   ObserverDesc<2> unknown = observer;
   unknown.anchor = {AnchorKind::kGroup, 77};
   EXPECT_EQ(state_->AddObserver(unknown, snapshot).code(),

@@ -156,6 +156,14 @@ TEST_F(ShotTest, UnknownShooterOriginTooFarAndUnknownTargetAreRejected) {
   HitPolicy lenient;
   lenient.max_origin_distance = std::numeric_limits<float>::infinity();
   EXPECT_EQ(One(shot, lenient).reason, ShotReason::kHit);
+  // A distance beyond the largest round shape is that far, not a refusal.
+  lenient.max_origin_distance = 1e30f;
+  EXPECT_EQ(One(shot, lenient).reason, ShotReason::kHit);
+  // Zero: the claimed origin must lie on the shooter's hitboxes.
+  HitPolicy strict;
+  strict.max_origin_distance = 0.0f;
+  EXPECT_EQ(One(shot, strict).reason, ShotReason::kOriginTooFar);
+  EXPECT_EQ(One(Aimed(1.0f), strict).reason, ShotReason::kHit);
   shot = Aimed(1.0f);
   shot.target = ClaimedTarget{77, std::nullopt};
   const ShotVerdict<3> v = One(shot);
