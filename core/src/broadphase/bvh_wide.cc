@@ -19,10 +19,12 @@
 // The binary nodes stay too: box queries, box casts and rays parallel to an
 // axis use them.
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <vector>
 
 #include "sator/core/broadphase/bvh.h"
+#include "simd/float4.h"
 
 namespace sator::broadphase {
 
@@ -142,10 +144,165 @@ void Bvh<D>::UpdateWideNodes() {
   wide_.shrink_to_fit();
 }
 
+namespace {
+
+// RaySlabs::Hits on the eight lanes of a wide node, four at a time. Each
+// lane runs the scalar test's operations in the same order (simd::Min and
+// Max are std::min and std::max lane by lane), so its entry is bitwise
+// RaySlabs::Hits' for that box.
+template <int D>
+class WideRay {
+ public:
+  explicit WideRay(const RaySlabs<D>& ray) {
+    for (int i = 0; i < D; ++i) {
+      origin_[i] = simd::Float4::Splat(ray.origin()[i]);
+      inv_[i] = simd::Float4::Splat(ray.inverse()[i]);
+    }
+  }
+
+  // Bit k is set when the segment meets box k for a fraction in
+  // [0, max_fraction]; entries[k] is then its first such fraction.
+  template <int W>
+  unsigned Hits(const float (&min)[D][W], const float (&max)[D][W],
+                float max_fraction, float (&entries)[W]) const {
+    static_assert(W % 4 == 0);
+    using simd::Float4;
+    unsigned mask = 0;
+    for (int g = 0; g < W; g += 4) {
+      Float4 t0 = Float4::Splat(0.0f);
+      Float4 t1 = Float4::Splat(max_fraction);
+      for (int i = 0; i < D; ++i) {
+        const Float4 ta = (Float4::Load(&min[i][g]) - origin_[i]) * inv_[i];
+        const Float4 tb = (Float4::Load(&max[i][g]) - origin_[i]) * inv_[i];
+        t0 = simd::Max(t0, simd::Min(ta, tb));
+        t1 = simd::Min(t1, simd::Max(ta, tb));
+      }
+      t0.Store(&entries[g]);
+      mask |= static_cast<unsigned>(simd::LaneBits(t0 <= t1)) << g;
+    }
+    return mask;
+  }
+
+ private:
+  simd::Float4 origin_[D];
+  simd::Float4 inv_[D];
+};
+
+}  // namespace
+
+// The ray traversal over the wide nodes: the same proxies are tested with
+// the same slab test as in RayCast's binary traversal (WideRay's lanes are
+// bitwise RaySlabs::Hits), and a node is reached whenever a proxy below it
+// is hit (its box contains theirs), so the visitor sees the same proxies
+// (with kAll; with clipping, those that can still win). At each wide node
+// the proxy lanes hit go to the visitor first, in lane order, then the child
+// lanes still within reach are visited nearest entry first (ties in lane
+// order). So a kAny query may stop at another body than the binary
+// traversal would. node_visits counts the lanes tested.
+template <int D>
+TreeStats Bvh<D>::RayCastWide(const RayCastInput<D>& input,
+                              ProxyRayVisitor visitor) const {
+  struct Entry {
+    std::uint32_t ref;
+    float entry;
+  };
+  TreeStats stats;
+  const RaySlabs<D> ray(input.origin, input.translation);
+  const WideRay<D> lanes(ray);
+  float max_fraction = input.max_fraction;
+  float entry = 0.0f;
+  ++stats.node_visits;
+  if (!ray.Hits(nodes_[0].box, max_fraction, &entry)) {
+    return stats;
+  }
+  const WideNode* const wide = wide_.data();
+  TraversalStack<Entry> stack;
+  std::uint32_t ref = wide_root_;
+  for (;;) {
+    {
+      const WideNode& node = wide[ref];
+      alignas(32) float entries[kWideLanes];
+      unsigned mask = lanes.Hits(node.min, node.max, max_fraction, entries);
+      mask &= (1u << node.lanes) - 1u;
+      stats.node_visits += node.lanes;
+      // Proxy lanes first, in lane order (as a leaf's); a lane hit before an
+      // earlier visitor clipped the ray is tested again against the clipped
+      // fraction, and so are the child lanes after them.
+      if (unsigned proxies = mask & node.proxy_lanes; proxies != 0) {
+        mask &= ~proxies;
+        const float before = max_fraction;
+        do {
+          const int lane = std::countr_zero(proxies);
+          proxies &= proxies - 1u;
+          if (entries[lane] > max_fraction) continue;
+          ++stats.leaf_visits;
+          const RayCastInput<D> clipped{input.origin, input.translation,
+                                        max_fraction};
+          const float value = visitor(node.child[lane] & ~kProxyLane, clipped);
+          if (value == 0.0f) {
+            return stats;
+          }
+          if (value > 0.0f) {
+            max_fraction = std::min(max_fraction, value);
+          }
+        } while (proxies != 0);
+        if (max_fraction < before) {
+          for (unsigned m = mask; m != 0; m &= m - 1u) {
+            const int lane = std::countr_zero(m);
+            if (entries[lane] > max_fraction) mask &= ~(1u << lane);
+          }
+        }
+      }
+      if (mask != 0) {
+        const int first = std::countr_zero(mask);
+        mask &= mask - 1u;
+        if (mask == 0) {
+          ref = node.child[first];
+          continue;
+        }
+        // Two or more hits: by entry (insertion sort; ties keep lane
+        // order); the far ones wait on the stack, the nearest is next.
+        Entry hits[kWideLanes];
+        int count = 1;
+        hits[0] = {node.child[first], entries[first]};
+        do {
+          const int lane = std::countr_zero(mask);
+          mask &= mask - 1u;
+          const Entry e{node.child[lane], entries[lane]};
+          int k = count++;
+          while (k > 0 && hits[k - 1].entry > e.entry) {
+            hits[k] = hits[k - 1];
+            --k;
+          }
+          hits[k] = e;
+        } while (mask != 0);
+        for (int k = count - 1; k > 0; --k) stack.Push(hits[k]);
+        ref = hits[0].ref;
+        continue;
+      }
+    }
+    // Next: the nearest waiting node that still starts within reach.
+    for (;;) {
+      if (stack.Empty()) {
+        return stats;
+      }
+      const Entry top = stack.Pop();
+      if (top.entry <= max_fraction) {
+        ref = top.ref;
+        break;
+      }
+    }
+  }
+}
+
 // The rest of Bvh<D> is instantiated in bvh.cc.
 template absl::Status Bvh<2>::Build(std::span<const Aabb<2>>, BuildScratch*);
 template absl::Status Bvh<3>::Build(std::span<const Aabb<3>>, BuildScratch*);
 template void Bvh<2>::UpdateWideNodes();
 template void Bvh<3>::UpdateWideNodes();
+template TreeStats Bvh<2>::RayCastWide(const RayCastInput<2>&,
+                                       ProxyRayVisitor) const;
+template TreeStats Bvh<3>::RayCastWide(const RayCastInput<3>&,
+                                       ProxyRayVisitor) const;
 
 }  // namespace sator::broadphase

@@ -1,6 +1,5 @@
 #include "sator/core/broadphase/casts.h"
 
-#include <atomic>
 #include <cmath>
 
 #include "absl/strings/str_format.h"
@@ -74,25 +73,6 @@ absl::Status ValidateBoxCast(const BoxCastInput<D>& input) {
     return s;
   }
   return ValidateFraction(input.max_fraction);
-}
-
-namespace {
-std::atomic<bool> avx_rays_enabled{true};
-}  // namespace
-
-bool UseAvxRayTraversal() {
-#if SATOR_X86_AVX_DISPATCH
-  // __builtin_cpu_supports("avx") also checks that the OS saves the AVX
-  // registers (XGETBV), so the instructions are usable, not only present.
-  static const bool cpu_has_avx = __builtin_cpu_supports("avx") != 0;
-  return cpu_has_avx && avx_rays_enabled.load(std::memory_order_relaxed);
-#else
-  return false;
-#endif
-}
-
-void SetAvxRayTraversalForTesting(bool enabled) {
-  avx_rays_enabled.store(enabled, std::memory_order_relaxed);
 }
 
 template absl::Status ValidateVector<2>(const Vec<2>&, const char*);

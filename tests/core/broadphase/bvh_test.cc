@@ -195,14 +195,6 @@ TYPED_TEST(BvhTest, RandomSetsMatchBruteForce) {
         CheckQueries<D>(
             bvh, Indexed<D>(boxes), rng,
             {.queries = 3, .world = kWorld, .max_node_visits = max_visits});
-        if (options.wide_ray_nodes) {
-          // The SSE2 lane tests too, where the machine would run AVX.
-          SetAvxRayTraversalForTesting(false);
-          CheckQueries<D>(
-              bvh, Indexed<D>(boxes), rng,
-              {.queries = 3, .world = kWorld, .max_node_visits = max_visits});
-          SetAvxRayTraversalForTesting(true);
-        }
         if (::testing::Test::HasFatalFailure()) return;
         // Move everything a little, one in ten far.
         for (Aabb<D>& box : boxes) {
@@ -332,71 +324,6 @@ TYPED_TEST(BvhTest, QueryGivesLeafPositionsThatMatchLeafIds) {
               [&](std::uint32_t, std::uint32_t) { return ++visits < 3; });
     EXPECT_EQ(visits, 3);
   }
-}
-
-// The wide ray traversal runs with SSE2 lane tests, or with AVX ones where
-// the CPU has AVX. Both must hand the visitor the same proxies in the same
-// order with the same clipped fractions, and count the same visits; each is
-// also checked against brute force by RandomSetsMatchBruteForce (whichever
-// the machine runs). On a machine without AVX this compares SSE2 with
-// itself.
-TYPED_TEST(BvhTest, WideRayTraversalIsTheSameWithSseAndAvx) {
-  constexpr int D = TypeParam::value;
-  if (!UseAvxRayTraversal()) {
-    GTEST_SKIP() << "no AVX here: only the SSE2 traversal runs (and "
-                    "RandomSetsMatchBruteForce checks it)";
-  }
-  constexpr float kWorld = 100.0f;
-  struct Visit {
-    std::uint32_t proxy;
-    float max_fraction;
-    bool operator==(const Visit&) const = default;
-  };
-  std::size_t total_visits = 0;
-  for (std::uint32_t seed = 1; seed <= 6; ++seed) {
-    std::mt19937 rng(seed);
-    std::vector<Aabb<D>> boxes;
-    for (int i = 0; i < 2000; ++i) {
-      boxes.push_back(RandomBox<D>(rng, kWorld, 0.0f, D == 3 ? 6.0f : 2.0f));
-    }
-    auto bvh =
-        *Bvh<D>::Create({.method = seed % 2 == 0 ? BvhBuildMethod::kMorton
-                                                 : BvhBuildMethod::kBinnedSah,
-                         .max_leaf_size = static_cast<int>(seed % 8) + 1,
-                         .wide_ray_nodes = true});
-    ASSERT_TRUE(bvh.Build(boxes).ok());
-    for (int r = 0; r < 200; ++r) {
-      const Vec<D> origin = RandomVec<D>(rng, -10.0f, kWorld + 10.0f);
-      const Vec<D> translation = RandomVec<D>(rng, -60.0f, 60.0f);
-      const RayCastInput<D> input{origin, translation, 1.0f};
-      // Every third ray clips at each proxy's box entry (a closest-hit
-      // cast), the others visit all (clipping changes which lanes survive).
-      auto run = [&](bool avx, std::vector<Visit>* visits) {
-        SetAvxRayTraversalForTesting(avx);
-        return bvh.RayCast(
-            input, [&](std::uint32_t proxy, const RayCastInput<D>& clipped) {
-              visits->push_back({proxy, clipped.max_fraction});
-              if (r % 3 != 0) return -1.0f;
-              float entry = 0.0f;
-              const RaySlabs<D> ray(input.origin, input.translation);
-              return ray.Hits(boxes[proxy], clipped.max_fraction, &entry)
-                         ? std::max(entry, 1e-6f)
-                         : -1.0f;
-            });
-      };
-      std::vector<Visit> sse;
-      std::vector<Visit> avx;
-      const TreeStats sse_stats = run(false, &sse);
-      const TreeStats avx_stats = run(true, &avx);
-      SetAvxRayTraversalForTesting(true);
-      ASSERT_EQ(sse, avx) << "seed " << seed << " ray " << r;
-      total_visits += sse.size();
-      EXPECT_EQ(sse_stats.node_visits, avx_stats.node_visits);
-      EXPECT_EQ(sse_stats.leaf_visits, avx_stats.leaf_visits);
-    }
-  }
-  // Not vacuous: the rays meet many proxies.
-  EXPECT_GT(total_visits, 1000u);
 }
 
 // A binned SAH build of well spread boxes is close to balanced: with leaves

@@ -37,6 +37,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "sator/core/aabb.h"
@@ -185,10 +186,9 @@ class Bvh {
   void RefitNodes();
 
   // The 8-wide tree (BvhOptions::wide_ray_nodes) that rays traverse: each
-  // node holds up to eight boxes by axis and lane, so one SIMD slab test
-  // (RaySlabsWide: one AVX or two SSE instructions per operation) covers
-  // them. Collapsed top down from the binary nodes (bvh_wide.cc): a lane is
-  // a child wide node (a binary subtree) or a proxy (its box and handle),
+  // node holds up to eight boxes by axis and lane, so one vector slab test
+  // covers them. Collapsed top down from the binary nodes (bvh_wide.cc): a lane
+  // is a child wide node (a binary subtree) or a proxy (its box and handle),
   // and one node may hold both kinds.
   static constexpr int kWideLanes = 8;
   struct alignas(32) WideNode {
@@ -209,33 +209,12 @@ class Bvh {
   void UpdateWideNodes();
   // The tree and its build, without UpdateWideNodes.
   absl::Status BuildTree(std::span<const Aabb<D>> boxes, BuildScratch* scratch);
-  // The ray traversal of the wide nodes: RayCastWideLoop with SSE2 lane
-  // tests, or RayCastWideAvx where UseAvxRayTraversal() holds. Both visit
-  // the same proxies in the same order (the lane tests are bitwise equal).
-  template <typename Visitor>
-  TreeStats RayCastWide(const RayCastInput<D>& input, Visitor& visitor) const;
-#if SATOR_X86_AVX_DISPATCH
-  // Compiled for AVX (the loop, its lane tests and the inlined visitor);
-  // called only on CPUs that have it.
-  template <typename Visitor>
-  [[gnu::target("avx")]] TreeStats RayCastWideAvx(const RayCastInput<D>& input,
-                                                  Visitor& visitor) const;
-#endif
-  template <bool kAvx, typename Visitor>
-  [[gnu::always_inline]] inline TreeStats RayCastWideLoop(
-      const RayCastInput<D>& input, Visitor& visitor) const;
-  // One wide node's lane test, with the instructions kAvx names.
-  template <bool kAvx>
-  [[gnu::always_inline]] static unsigned LaneHits(
-      const RaySlabsWide<D>& lanes, const WideNode& node, float max_fraction,
-      float (&entries)[kWideLanes]) {
-#if SATOR_X86_AVX_DISPATCH
-    if constexpr (kAvx) {
-      return lanes.HitsAvx(node.min, node.max, max_fraction, entries);
-    }
-#endif
-    return lanes.Hits(node.min, node.max, max_fraction, entries);
-  }
+  // The ray traversal of the wide nodes (bvh_wide.cc). The visitor is
+  // called with a proxy and the ray clipped to the current max fraction.
+  using ProxyRayVisitor =
+      absl::FunctionRef<float(std::uint32_t, const RayCastInput<D>&)>;
+  TreeStats RayCastWide(const RayCastInput<D>& input,
+                        ProxyRayVisitor visitor) const;
 
   template <typename Leaf>
   TreeStats Cast(Vec<D> origin, Vec<D> translation, Vec<D> grow,
@@ -391,7 +370,7 @@ TreeStats Bvh<D>::RayCast(const RayCastInput<D>& input,
                 ClippedRayVisitor(input, visitor));
   }
   if (!wide_.empty()) {
-    return RayCastWide(input, visitor);
+    return RayCastWide(input, ProxyRayVisitor(visitor));
   }
   struct Entry {
     std::uint32_t index;
@@ -480,131 +459,6 @@ TreeStats Bvh<D>::BoxCast(const BoxCastInput<D>& input,
                           Visitor&& visitor) const {
   return Cast(Center(input.box), input.translation, HalfExtents(input.box),
               input.max_fraction, ClippedBoxVisitor(input, visitor));
-}
-
-// The ray traversal over the wide nodes: the same proxies are tested with
-// the same slab test as in RayCast's binary traversal (RaySlabsWide's lanes
-// are bitwise RaySlabs::Hits), and a node is reached whenever a proxy below
-// it is hit (its box contains theirs), so the visitor sees the same proxies
-// (with kAll; with clipping, those that can still win). At each wide node
-// the proxy lanes hit go to the visitor first, in lane order, then the child
-// lanes still within reach are visited nearest entry first (ties in lane
-// order). So a kAny query may stop at another body than the binary
-// traversal would. node_visits counts the lanes tested.
-template <int D>
-template <typename Visitor>
-TreeStats Bvh<D>::RayCastWide(const RayCastInput<D>& input,
-                              Visitor& visitor) const {
-#if SATOR_X86_AVX_DISPATCH
-  if (UseAvxRayTraversal()) return RayCastWideAvx(input, visitor);
-#endif
-  return RayCastWideLoop<false>(input, visitor);
-}
-
-#if SATOR_X86_AVX_DISPATCH
-template <int D>
-template <typename Visitor>
-TreeStats Bvh<D>::RayCastWideAvx(const RayCastInput<D>& input,
-                                 Visitor& visitor) const {
-  return RayCastWideLoop<true>(input, visitor);
-}
-#endif
-
-template <int D>
-template <bool kAvx, typename Visitor>
-TreeStats Bvh<D>::RayCastWideLoop(const RayCastInput<D>& input,
-                                  Visitor& visitor) const {
-  struct Entry {
-    std::uint32_t ref;
-    float entry;
-  };
-  TreeStats stats;
-  const RaySlabs<D> ray(input.origin, input.translation);
-  const RaySlabsWide<D> lanes(ray);
-  float max_fraction = input.max_fraction;
-  float entry = 0.0f;
-  ++stats.node_visits;
-  if (!ray.Hits(nodes_[0].box, max_fraction, &entry)) {
-    return stats;
-  }
-  const WideNode* const wide = wide_.data();
-  TraversalStack<Entry> stack;
-  std::uint32_t ref = wide_root_;
-  for (;;) {
-    {
-      const WideNode& node = wide[ref];
-      alignas(32) float entries[kWideLanes];
-      unsigned mask = LaneHits<kAvx>(lanes, node, max_fraction, entries);
-      mask &= (1u << node.lanes) - 1u;
-      stats.node_visits += node.lanes;
-      // Proxy lanes first, in lane order (as a leaf's); a lane hit before an
-      // earlier visitor clipped the ray is tested again against the clipped
-      // fraction, and so are the child lanes after them.
-      if (unsigned proxies = mask & node.proxy_lanes; proxies != 0) {
-        mask &= ~proxies;
-        const float before = max_fraction;
-        do {
-          const int lane = std::countr_zero(proxies);
-          proxies &= proxies - 1u;
-          if (entries[lane] > max_fraction) continue;
-          ++stats.leaf_visits;
-          const RayCastInput<D> clipped{input.origin, input.translation,
-                                        max_fraction};
-          const float value = visitor(node.child[lane] & ~kProxyLane, clipped);
-          if (value == 0.0f) {
-            return stats;
-          }
-          if (value > 0.0f) {
-            max_fraction = std::min(max_fraction, value);
-          }
-        } while (proxies != 0);
-        if (max_fraction < before) {
-          for (unsigned m = mask; m != 0; m &= m - 1u) {
-            const int lane = std::countr_zero(m);
-            if (entries[lane] > max_fraction) mask &= ~(1u << lane);
-          }
-        }
-      }
-      if (mask != 0) {
-        const int first = std::countr_zero(mask);
-        mask &= mask - 1u;
-        if (mask == 0) {
-          ref = node.child[first];
-          continue;
-        }
-        // Two or more hits: by entry (insertion sort; ties keep lane
-        // order); the far ones wait on the stack, the nearest is next.
-        Entry hits[kWideLanes];
-        int count = 1;
-        hits[0] = {node.child[first], entries[first]};
-        do {
-          const int lane = std::countr_zero(mask);
-          mask &= mask - 1u;
-          const Entry e{node.child[lane], entries[lane]};
-          int k = count++;
-          while (k > 0 && hits[k - 1].entry > e.entry) {
-            hits[k] = hits[k - 1];
-            --k;
-          }
-          hits[k] = e;
-        } while (mask != 0);
-        for (int k = count - 1; k > 0; --k) stack.Push(hits[k]);
-        ref = hits[0].ref;
-        continue;
-      }
-    }
-    // Next: the nearest waiting node that still starts within reach.
-    for (;;) {
-      if (stack.Empty()) {
-        return stats;
-      }
-      const Entry top = stack.Pop();
-      if (top.entry <= max_fraction) {
-        ref = top.ref;
-        break;
-      }
-    }
-  }
 }
 
 // Nearest-first, as DynamicTree::Cast. Inside a leaf the proxies are visited

@@ -30,19 +30,6 @@
 #include <cmath>
 #include <cstdint>
 
-#if defined(__SSE2__)
-#include <immintrin.h>
-#endif
-
-// The wide ray traversal has an AVX version chosen at run time (x86-64 with
-// GCC or Clang, which compile a function for AVX by attribute).
-#if defined(__x86_64__) && defined(__SSE2__) && \
-    (defined(__GNUC__) || defined(__clang__))
-#define SATOR_X86_AVX_DISPATCH 1
-#else
-#define SATOR_X86_AVX_DISPATCH 0
-#endif
-
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "sator/core/aabb.h"
@@ -205,114 +192,6 @@ class RaySlabs {
   Vec<D> origin_;
   Vec<D> inv_;
 };
-
-// RaySlabs' test on W boxes at once (W a multiple of 4), stored by axis and
-// lane (min[axis][lane], max[axis][lane]; 16-byte aligned rows). The lanes
-// run the scalar test's operations in the same order (SSE's and AVX's
-// min/max return their second operand unless the first is strictly
-// smaller/greater, which is std::min/std::max with the operands swapped), so
-// each lane's fraction is bitwise RaySlabs::Hits', whichever of Hits (SSE2,
-// four lanes per instruction) or HitsAvx (eight) computes it.
-template <int D>
-class RaySlabsWide {
- public:
-  explicit RaySlabsWide(const RaySlabs<D>& ray) {
-    for (int i = 0; i < D; ++i) {
-      origin_[i] = ray.origin()[i];
-      inv_[i] = ray.inverse()[i];
-    }
-  }
-
-  // Bit k is set when the segment meets box k for a fraction in
-  // [0, max_fraction]; entries[k] is then its first such fraction.
-  template <int W>
-  [[gnu::always_inline]] unsigned Hits(const float (&min)[D][W],
-                                       const float (&max)[D][W],
-                                       float max_fraction,
-                                       float (&entries)[W]) const {
-    static_assert(W % 4 == 0);
-    unsigned mask = 0;
-#if defined(__SSE2__)
-    const __m128 limit = _mm_set1_ps(max_fraction);
-    for (int g = 0; g < W; g += 4) {
-      __m128 t0 = _mm_setzero_ps();
-      __m128 t1 = limit;
-      for (int i = 0; i < D; ++i) {
-        const __m128 o = _mm_set1_ps(origin_[i]);
-        const __m128 inv = _mm_set1_ps(inv_[i]);
-        const __m128 ta =
-            _mm_mul_ps(_mm_sub_ps(_mm_load_ps(&min[i][g]), o), inv);
-        const __m128 tb =
-            _mm_mul_ps(_mm_sub_ps(_mm_load_ps(&max[i][g]), o), inv);
-        t0 = _mm_max_ps(_mm_min_ps(tb, ta), t0);
-        t1 = _mm_min_ps(_mm_max_ps(tb, ta), t1);
-      }
-      _mm_storeu_ps(&entries[g], t0);
-      mask |= static_cast<unsigned>(_mm_movemask_ps(_mm_cmple_ps(t0, t1))) << g;
-    }
-#else
-    for (int k = 0; k < W; ++k) {
-      float t0 = 0.0f;
-      float t1 = max_fraction;
-      for (int i = 0; i < D; ++i) {
-        const float ta = (min[i][k] - origin_[i]) * inv_[i];
-        const float tb = (max[i][k] - origin_[i]) * inv_[i];
-        t0 = std::max(t0, std::min(ta, tb));
-        t1 = std::min(t1, std::max(ta, tb));
-      }
-      entries[k] = t0;
-      if (t0 <= t1) mask |= 1u << k;
-    }
-#endif
-    return mask;
-  }
-
-#if SATOR_X86_AVX_DISPATCH
-  // Hits with 256-bit AVX instructions (W a multiple of 8). Compiled for AVX
-  // whatever the build's flags, so it may only run where UseAvxRayTraversal()
-  // holds; it is inlined into callers compiled for AVX too
-  // (Bvh::RayCastWideAvx).
-  template <int W>
-  [[gnu::target("avx")]] unsigned HitsAvx(const float (&min)[D][W],
-                                          const float (&max)[D][W],
-                                          float max_fraction,
-                                          float (&entries)[W]) const {
-    static_assert(W % 8 == 0);
-    unsigned mask = 0;
-    const __m256 limit = _mm256_set1_ps(max_fraction);
-    for (int g = 0; g < W; g += 8) {
-      __m256 t0 = _mm256_setzero_ps();
-      __m256 t1 = limit;
-      for (int i = 0; i < D; ++i) {
-        const __m256 o = _mm256_set1_ps(origin_[i]);
-        const __m256 inv = _mm256_set1_ps(inv_[i]);
-        const __m256 ta =
-            _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(&min[i][g]), o), inv);
-        const __m256 tb =
-            _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(&max[i][g]), o), inv);
-        t0 = _mm256_max_ps(_mm256_min_ps(tb, ta), t0);
-        t1 = _mm256_min_ps(_mm256_max_ps(tb, ta), t1);
-      }
-      _mm256_storeu_ps(&entries[g], t0);
-      mask |= static_cast<unsigned>(
-                  _mm256_movemask_ps(_mm256_cmp_ps(t0, t1, _CMP_LE_OQ)))
-              << g;
-    }
-    return mask;
-  }
-#endif
-
- private:
-  float origin_[D];
-  float inv_[D];
-};
-
-// Whether the wide ray traversal runs its AVX version: the CPU and the OS
-// support AVX (checked once) and tests have not turned it off. Always false
-// where SATOR_X86_AVX_DISPATCH is 0.
-bool UseAvxRayTraversal();
-// For tests: false runs the SSE2 version even on an AVX machine.
-void SetAvxRayTraversalForTesting(bool enabled);
 
 // Both trees implement RayCast and BoxCast on one nearest-first Cast over a
 // leaf callback (proxy, clipped max fraction) -> new max fraction. These turn
