@@ -2,16 +2,13 @@
 // Detection" (2005), 4.3.2 and chapter 5.
 #include "convex_round.h"
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
 #include "convex_closest.h"
 #include "double_vec3.h"
+#include "simd/float4.h"
 
 namespace sator::internal {
 namespace {
@@ -20,46 +17,27 @@ namespace {
 // structure-of-arrays layout (`padded` entries per coordinate, the padding
 // copies of a vertex): a cheap bracket of the double interval that
 // RoundPolySatD measures (see there for its error). The minimum and maximum
-// start from +-infinity, so that every projection counts whatever its size
-// (from +-3e38, projections beyond 3e38 were not seen and the bracket was
-// off by their excess).
+// start from +-infinity, so that every projection counts whatever its size.
 void FloatInterval(const float* soa, int padded, D3 u, float* lo, float* hi) {
   constexpr float kInf = std::numeric_limits<float>::infinity();
   const auto ux = static_cast<float>(u.x);
   const auto uy = static_cast<float>(u.y);
   const auto uz = static_cast<float>(u.z);
-#if defined(__SSE2__)
-  const __m128 vx = _mm_set1_ps(ux);
-  const __m128 vy = _mm_set1_ps(uy);
-  const __m128 vz = _mm_set1_ps(uz);
-  __m128 mn = _mm_set1_ps(kInf);
-  __m128 mx = _mm_set1_ps(-kInf);
+  using simd::Float4;
+  const Float4 vx = Float4::Splat(ux);
+  const Float4 vy = Float4::Splat(uy);
+  const Float4 vz = Float4::Splat(uz);
+  Float4 mn = Float4::Splat(kInf);
+  Float4 mx = Float4::Splat(-kInf);
   for (int k = 0; k < padded; k += 4) {
-    const __m128 d =
-        _mm_add_ps(_mm_add_ps(_mm_mul_ps(vx, _mm_loadu_ps(soa + k)),
-                              _mm_mul_ps(vy, _mm_loadu_ps(soa + padded + k))),
-                   _mm_mul_ps(vz, _mm_loadu_ps(soa + 2 * padded + k)));
-    mn = _mm_min_ps(mn, d);
-    mx = _mm_max_ps(mx, d);
+    const Float4 d =
+        (vx * Float4::Load(soa + k) + vy * Float4::Load(soa + padded + k)) +
+        vz * Float4::Load(soa + 2 * padded + k);
+    mn = simd::Min(mn, d);
+    mx = simd::Max(mx, d);
   }
-  mn = _mm_min_ps(mn, _mm_shuffle_ps(mn, mn, _MM_SHUFFLE(1, 0, 3, 2)));
-  mn = _mm_min_ps(mn, _mm_shuffle_ps(mn, mn, _MM_SHUFFLE(2, 3, 0, 1)));
-  mx = _mm_max_ps(mx, _mm_shuffle_ps(mx, mx, _MM_SHUFFLE(1, 0, 3, 2)));
-  mx = _mm_max_ps(mx, _mm_shuffle_ps(mx, mx, _MM_SHUFFLE(2, 3, 0, 1)));
-  *lo = _mm_cvtss_f32(mn);
-  *hi = _mm_cvtss_f32(mx);
-#else
-  float mn = kInf;
-  float mx = -kInf;
-  for (int k = 0; k < padded; ++k) {
-    const float d =
-        (ux * soa[k] + uy * soa[padded + k]) + uz * soa[2 * padded + k];
-    mn = std::min(mn, d);
-    mx = std::max(mx, d);
-  }
-  *lo = mn;
-  *hi = mx;
-#endif
+  *lo = simd::MinLane(mn);
+  *hi = simd::MaxLane(mx);
 }
 
 // The interval of the core's vertices projected on the unit axis u, in

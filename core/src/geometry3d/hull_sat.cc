@@ -49,11 +49,8 @@
 #include <cstdint>
 #include <cstring>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
 #include "rotation_matrix.h"
+#include "simd/float4.h"
 
 namespace sator::internal {
 
@@ -84,6 +81,64 @@ struct Rotation {
   Vec3 ApplyInverse(Vec3 v) const { return v.x * r0 + v.y * r1 + v.z * r2; }
 };
 
+// Four float lanes (simd/float4.h) and the operations the tests below
+// name.
+constexpr std::int32_t kNoEdges[4] = {0, 0, 0, 0};
+using F4 = simd::Float4;
+inline F4 Load4(const float* p) { return F4::Load(p); }
+inline void Store4(float* p, F4 a) { a.Store(p); }
+inline F4 Splat(float s) { return F4::Splat(s); }
+inline F4 Max4(F4 a, F4 b) { return simd::Max(a, b); }
+inline F4 Min4(F4 a, F4 b) { return simd::Min(a, b); }
+inline F4 Abs4(F4 a) { return simd::Abs(a); }
+inline F4 Negate4(F4 a) { return -a; }
+// Where d < *m: *m = d and *arg = index.
+inline void TakeLess(F4 d, F4 index, F4* m, F4* arg) {
+  const simd::Mask4 less = d < *m;
+  *m = simd::Select(less, d, *m);
+  *arg = simd::Select(less, index, *arg);
+}
+// Where d > *m: *m = d and *arg = index.
+inline void TakeGreater(F4 d, F4 index, F4* m, F4* arg) {
+  const simd::Mask4 greater = d > *m;
+  *m = simd::Select(greater, d, *m);
+  *arg = simd::Select(greater, index, *arg);
+}
+// The least lane of `index` among the lanes where a equals b, else `none`.
+inline float LeastIndexWhereEqual(F4 a, float b, F4 index, float none) {
+  return simd::MinLane(simd::Select(a == Splat(b), index, Splat(none)));
+}
+// Bit i set where lane i of a is above b.
+inline int MaskAbove(F4 a, float b) { return simd::LaneBits(a > Splat(b)); }
+// -1 where lane i of a is at most b, else 0.
+inline void StoreNotAbove(int* p, F4 a, float b) {
+  simd::Store(a <= Splat(b), p);
+}
+inline void StoreInt4(int* p, F4 a) { simd::StoreTruncated(a, p); }
+// Four planes (n, d) from structure-of-arrays into faces[0..3].
+inline void StorePlanes(F4 nx, F4 ny, F4 nz, F4 d, ConvexHull::Face* faces) {
+  static_assert(offsetof(ConvexHull::Face, offset) == 3 * sizeof(float));
+  simd::Transpose(nx, ny, nz, d);
+  nx.Store(&faces[0].normal.x);
+  ny.Store(&faces[1].normal.x);
+  nz.Store(&faces[2].normal.x);
+  d.Store(&faces[3].normal.x);
+}
+// out[i] = lane i of a, in all four lanes.
+inline void SplatLanes(F4 a, F4* out) {
+  out[0] = simd::Broadcast<0>(a);
+  out[1] = simd::Broadcast<1>(a);
+  out[2] = simd::Broadcast<2>(a);
+  out[3] = simd::Broadcast<3>(a);
+}
+// -1 where x < 0, else 1 (x = -0 and NaN included), without a branch
+// (GCC made the ternary a branch, mispredicted about half the time).
+inline float SignOf(float x) {
+  return simd::Select(Splat(x) < Splat(0.0f), Splat(-1.0f), Splat(1.0f))[0];
+}
+inline float HorizontalSum(F4 a) { return simd::SumLanes(a); }
+inline float HorizontalMax(F4 a) { return simd::MaxLane(a); }
+
 // Vertex coordinates as structure-of-arrays, padded to a multiple of 4 with
 // copies of vertex 0 (which leave every minimum and its lowest index as
 // they are).
@@ -99,70 +154,49 @@ struct SoaVertices {
 // it.
 template <bool kArg>
 float MinDot(const SoaVertices& v, Vec3 n, int* arg) {
-#if defined(__SSE2__)
-  const __m128 nx = _mm_set1_ps(n.x);
-  const __m128 ny = _mm_set1_ps(n.y);
-  const __m128 nz = _mm_set1_ps(n.z);
-  __m128 d[kMaxPolyVertices / 4];
-  __m128 m = _mm_set1_ps(3.0e38f);
+  const F4 nx = Splat(n.x);
+  const F4 ny = Splat(n.y);
+  const F4 nz = Splat(n.z);
+  F4 d[kMaxPolyVertices / 4];
+  F4 m = Splat(3.0e38f);
   const int blocks = v.padded / 4;
   for (int k = 0; k < blocks; ++k) {
-    d[k] = _mm_add_ps(_mm_add_ps(_mm_mul_ps(nx, _mm_load_ps(v.x + 4 * k)),
-                                 _mm_mul_ps(ny, _mm_load_ps(v.y + 4 * k))),
-                      _mm_mul_ps(nz, _mm_load_ps(v.z + 4 * k)));
-    m = _mm_min_ps(m, d[k]);
+    d[k] = (nx * Load4(v.x + 4 * k) + ny * Load4(v.y + 4 * k)) +
+           nz * Load4(v.z + 4 * k);
+    m = Min4(m, d[k]);
   }
-  m = _mm_min_ps(m, _mm_shuffle_ps(m, m, _MM_SHUFFLE(2, 3, 0, 1)));
-  m = _mm_min_ps(m, _mm_shuffle_ps(m, m, _MM_SHUFFLE(1, 0, 3, 2)));
+  const float least = simd::MinLane(m);
   if constexpr (kArg) {
     // The lowest index reaching the minimum, without a branch per block (at
     // most 16 blocks: one bit per vertex in 64).
+    const F4 at_least = Splat(least);
     std::uint64_t at = 0;
     for (int k = 0; k < blocks; ++k) {
-      at |= static_cast<std::uint64_t>(_mm_movemask_ps(_mm_cmpeq_ps(d[k], m)))
+      at |= static_cast<std::uint64_t>(simd::LaneBits(d[k] == at_least))
             << (4 * k);
     }
     *arg = at == 0 ? 0 : __builtin_ctzll(at);
   }
-  return _mm_cvtss_f32(m);
-#else
-  float m = n.x * v.x[0] + n.y * v.y[0] + n.z * v.z[0];
-  int a = 0;
-  for (int i = 1; i < v.count; ++i) {
-    const float d = n.x * v.x[i] + n.y * v.y[i] + n.z * v.z[i];
-    if (d < m) {
-      m = d;
-      a = i;
-    }
-  }
-  if constexpr (kArg) *arg = a;
-  return m;
-#endif
+  return least;
 }
 
 // max over the vertices of n . v, from the structure-of-arrays layout
 // (`padded` entries of x, then y, then z; the padding repeats vertex 0),
 // each dot product in Dot's order, so the same float as a scalar loop.
 float MaxDot(const float* soa, int padded, Vec3 n) {
-#if defined(__SSE2__)
-  const __m128 nx = _mm_set1_ps(n.x);
-  const __m128 ny = _mm_set1_ps(n.y);
-  const __m128 nz = _mm_set1_ps(n.z);
-  __m128 m = _mm_set1_ps(-3.0e38f);
+  const F4 nx = Splat(n.x);
+  const F4 ny = Splat(n.y);
+  const F4 nz = Splat(n.z);
+  F4 m = Splat(-3.0e38f);
   for (int k = 0; k < padded; k += 4) {
-    const __m128 d =
-        _mm_add_ps(_mm_add_ps(_mm_mul_ps(nx, _mm_loadu_ps(soa + k)),
-                              _mm_mul_ps(ny, _mm_loadu_ps(soa + padded + k))),
-                   _mm_mul_ps(nz, _mm_loadu_ps(soa + 2 * padded + k)));
-    m = _mm_max_ps(d, m);  // m where d is NaN, as std::max(m, d).
+    const F4 d = (nx * Load4(soa + k) + ny * Load4(soa + padded + k)) +
+                 nz * Load4(soa + 2 * padded + k);
+    m = Max4(m, d);  // m where d is NaN, as std::max(m, d).
   }
-  m = _mm_max_ps(m, _mm_shuffle_ps(m, m, _MM_SHUFFLE(2, 3, 0, 1)));
-  m = _mm_max_ps(m, _mm_shuffle_ps(m, m, _MM_SHUFFLE(1, 0, 3, 2)));
-  const float max = _mm_cvtss_f32(m);
+  const float max = simd::MaxLane(m);
   // A maximum of zero: its sign is the first such vertex's, as the scalar
   // loop keeps it (the lanes' reduction may pick either zero).
   if (max != 0.0f) return max;
-#endif
   float top = -3.0e38f;
   for (int i = 0; i < padded; ++i) {
     top = std::max(top,
@@ -181,171 +215,6 @@ inline std::uint64_t FaceEdgeWord(const float* face_edges, int words, int f,
   std::memcpy(&bits, face_edges + 2 * (words * f + w), sizeof(bits));
   return bits;
 }
-
-// Four float lanes: SSE2, or plain arrays without it.
-#if defined(__SSE2__)
-struct F4 {
-  __m128 v;
-};
-inline F4 Load4(const float* p) { return {_mm_loadu_ps(p)}; }
-inline void Store4(float* p, F4 a) { _mm_storeu_ps(p, a.v); }
-inline F4 Splat(float s) { return {_mm_set1_ps(s)}; }
-inline F4 operator+(F4 a, F4 b) { return {_mm_add_ps(a.v, b.v)}; }
-inline F4 operator-(F4 a, F4 b) { return {_mm_sub_ps(a.v, b.v)}; }
-inline F4 operator*(F4 a, F4 b) { return {_mm_mul_ps(a.v, b.v)}; }
-inline F4 Max4(F4 a, F4 b) { return {_mm_max_ps(a.v, b.v)}; }
-inline F4 Min4(F4 a, F4 b) { return {_mm_min_ps(a.v, b.v)}; }
-inline F4 Abs4(F4 a) { return {_mm_andnot_ps(_mm_set1_ps(-0.0f), a.v)}; }
-inline F4 Negate4(F4 a) { return {_mm_xor_ps(_mm_set1_ps(-0.0f), a.v)}; }
-// Where d < *m: *m = d and *arg = index.
-inline void TakeLess(F4 d, F4 index, F4* m, F4* arg) {
-  const __m128 less = _mm_cmplt_ps(d.v, m->v);
-  m->v = _mm_min_ps(m->v, d.v);
-  arg->v = _mm_or_ps(_mm_and_ps(less, index.v), _mm_andnot_ps(less, arg->v));
-}
-// Where d > *m: *m = d and *arg = index.
-inline void TakeGreater(F4 d, F4 index, F4* m, F4* arg) {
-  const __m128 greater = _mm_cmpgt_ps(d.v, m->v);
-  m->v = _mm_max_ps(m->v, d.v);
-  arg->v =
-      _mm_or_ps(_mm_and_ps(greater, index.v), _mm_andnot_ps(greater, arg->v));
-}
-// The least lane of `index` among the lanes where a equals b, else `none`.
-inline float LeastIndexWhereEqual(F4 a, float b, F4 index, float none) {
-  const __m128 eq = _mm_cmpeq_ps(a.v, _mm_set1_ps(b));
-  __m128 m =
-      _mm_or_ps(_mm_and_ps(eq, index.v), _mm_andnot_ps(eq, _mm_set1_ps(none)));
-  m = _mm_min_ps(m, _mm_shuffle_ps(m, m, _MM_SHUFFLE(2, 3, 0, 1)));
-  m = _mm_min_ps(m, _mm_shuffle_ps(m, m, _MM_SHUFFLE(1, 0, 3, 2)));
-  return _mm_cvtss_f32(m);
-}
-// Bit i set where lane i of a is above b.
-inline int MaskAbove(F4 a, float b) {
-  return _mm_movemask_ps(_mm_cmpgt_ps(a.v, _mm_set1_ps(b)));
-}
-// -1 where lane i of a is at most b, else 0.
-inline void StoreNotAbove(int* p, F4 a, float b) {
-  _mm_storeu_si128(reinterpret_cast<__m128i*>(p),
-                   _mm_castps_si128(_mm_cmple_ps(a.v, _mm_set1_ps(b))));
-}
-inline void StoreInt4(int* p, F4 a) {
-  _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm_cvttps_epi32(a.v));
-}
-// Four planes (n, d) from structure-of-arrays into faces[0..3].
-inline void StorePlanes(F4 nx, F4 ny, F4 nz, F4 d, ConvexHull::Face* faces) {
-  static_assert(offsetof(ConvexHull::Face, offset) == 3 * sizeof(float));
-  _MM_TRANSPOSE4_PS(nx.v, ny.v, nz.v, d.v);
-  _mm_storeu_ps(&faces[0].normal.x, nx.v);
-  _mm_storeu_ps(&faces[1].normal.x, ny.v);
-  _mm_storeu_ps(&faces[2].normal.x, nz.v);
-  _mm_storeu_ps(&faces[3].normal.x, d.v);
-}
-// out[i] = lane i of a, in all four lanes.
-inline void SplatLanes(F4 a, F4* out) {
-  out[0].v = _mm_shuffle_ps(a.v, a.v, _MM_SHUFFLE(0, 0, 0, 0));
-  out[1].v = _mm_shuffle_ps(a.v, a.v, _MM_SHUFFLE(1, 1, 1, 1));
-  out[2].v = _mm_shuffle_ps(a.v, a.v, _MM_SHUFFLE(2, 2, 2, 2));
-  out[3].v = _mm_shuffle_ps(a.v, a.v, _MM_SHUFFLE(3, 3, 3, 3));
-}
-// -1 where x < 0, else 1 (x = -0 and NaN included), without a branch
-// (GCC made the ternary a branch, mispredicted about half the time).
-inline float SignOf(float x) {
-  const __m128 negative = _mm_cmplt_ss(_mm_set_ss(x), _mm_setzero_ps());
-  return _mm_cvtss_f32(
-      _mm_or_ps(_mm_set_ss(1.0f), _mm_and_ps(negative, _mm_set_ss(-0.0f))));
-}
-inline float HorizontalSum(F4 a) {
-  const __m128 s = _mm_add_ps(a.v, _mm_movehl_ps(a.v, a.v));
-  return _mm_cvtss_f32(_mm_add_ss(s, _mm_shuffle_ps(s, s, 1)));
-}
-inline float HorizontalMax(F4 a) {
-  const __m128 s = _mm_max_ps(a.v, _mm_movehl_ps(a.v, a.v));
-  return _mm_cvtss_f32(_mm_max_ss(s, _mm_shuffle_ps(s, s, 1)));
-}
-#else
-struct F4 {
-  float v[4];
-};
-inline F4 Load4(const float* p) { return {{p[0], p[1], p[2], p[3]}}; }
-inline void Store4(float* p, F4 a) {
-  for (int i = 0; i < 4; ++i) p[i] = a.v[i];
-}
-inline F4 Splat(float s) { return {{s, s, s, s}}; }
-#define SATOR_F4_BINARY(op, expr) \
-  inline F4 op(F4 a, F4 b) {      \
-    F4 r;                         \
-    for (int i = 0; i < 4; ++i) { \
-      const float x = a.v[i];     \
-      const float y = b.v[i];     \
-      r.v[i] = (expr);            \
-    }                             \
-    return r;                     \
-  }
-SATOR_F4_BINARY(operator+, x + y)
-SATOR_F4_BINARY(operator-, x - y)
-SATOR_F4_BINARY(operator*, x* y)
-SATOR_F4_BINARY(Max4, std::max(x, y))
-SATOR_F4_BINARY(Min4, x < y ? x : y)
-#undef SATOR_F4_BINARY
-inline F4 Abs4(F4 a) {
-  for (float& x : a.v) x = std::fabs(x);
-  return a;
-}
-inline F4 Negate4(F4 a) {
-  for (float& x : a.v) x = -x;
-  return a;
-}
-inline void TakeLess(F4 d, F4 index, F4* m, F4* arg) {
-  for (int i = 0; i < 4; ++i) {
-    if (d.v[i] < m->v[i]) {
-      m->v[i] = d.v[i];
-      arg->v[i] = index.v[i];
-    }
-  }
-}
-inline void TakeGreater(F4 d, F4 index, F4* m, F4* arg) {
-  for (int i = 0; i < 4; ++i) {
-    if (d.v[i] > m->v[i]) {
-      m->v[i] = d.v[i];
-      arg->v[i] = index.v[i];
-    }
-  }
-}
-inline float LeastIndexWhereEqual(F4 a, float b, F4 index, float none) {
-  float least = none;
-  for (int i = 0; i < 4; ++i) {
-    if (a.v[i] == b) least = std::min(least, index.v[i]);
-  }
-  return least;
-}
-inline int MaskAbove(F4 a, float b) {
-  int mask = 0;
-  for (int i = 0; i < 4; ++i) mask |= (a.v[i] > b ? 1 : 0) << i;
-  return mask;
-}
-inline void StoreNotAbove(int* p, F4 a, float b) {
-  for (int i = 0; i < 4; ++i) p[i] = a.v[i] <= b ? -1 : 0;
-}
-inline void StoreInt4(int* p, F4 a) {
-  for (int i = 0; i < 4; ++i) p[i] = static_cast<int>(a.v[i]);
-}
-inline void StorePlanes(F4 nx, F4 ny, F4 nz, F4 d, ConvexHull::Face* faces) {
-  for (int i = 0; i < 4; ++i) {
-    faces[i].normal = {nx.v[i], ny.v[i], nz.v[i]};
-    faces[i].offset = d.v[i];
-  }
-}
-inline void SplatLanes(F4 a, F4* out) {
-  for (int i = 0; i < 4; ++i) out[i] = Splat(a.v[i]);
-}
-inline float SignOf(float x) { return x < 0.0f ? -1.0f : 1.0f; }
-inline float HorizontalSum(F4 a) {
-  return (a.v[0] + a.v[2]) + (a.v[1] + a.v[3]);
-}
-inline float HorizontalMax(F4 a) {
-  return std::max(std::max(a.v[0], a.v[2]), std::max(a.v[1], a.v[3]));
-}
-#endif
 
 // A hull's vertices moved by a rotation (rows r0, r1, r2) and translation:
 // structure-of-arrays (padded like the hull's), with their mean (of the
@@ -454,31 +323,7 @@ void MoveVertices(const float* soa, int count, const Rotation& rot, Vec3 t,
 // The vertices as Vec3s, padding included (a multiple of 4, at most
 // kMaxPolyVertices).
 void StoreVec3s(const SoaVertices& v, Vec3* out) {
-  static_assert(sizeof(Vec3) == 3 * sizeof(float));
-#if defined(__SSE2__)
-  // Four vertices, x0..3, y0..3, z0..3, to x0 y0 z0 x1 | y1 z1 x2 y2 |
-  // z2 x3 y3 z3.
-  float* p = &out[0].x;
-  for (int k = 0; k < v.padded; k += 4) {
-    const __m128 x = _mm_load_ps(v.x + k);
-    const __m128 y = _mm_load_ps(v.y + k);
-    const __m128 z = _mm_load_ps(v.z + k);
-    const __m128 xy_lo = _mm_unpacklo_ps(x, y);  // x0 y0 x1 y1
-    const __m128 xy_hi = _mm_unpackhi_ps(x, y);  // x2 y2 x3 y3
-    const __m128 yz_lo = _mm_unpacklo_ps(y, z);  // y0 z0 y1 z1
-    const __m128 yz_hi = _mm_unpackhi_ps(y, z);  // y2 z2 y3 z3
-    const __m128 zx_lo = _mm_unpacklo_ps(z, x);  // z0 x0 z1 x1
-    const __m128 zx_hi = _mm_unpackhi_ps(z, x);  // z2 x2 z3 x3
-    _mm_storeu_ps(p + 3 * k,
-                  _mm_shuffle_ps(xy_lo, zx_lo, _MM_SHUFFLE(3, 0, 1, 0)));
-    _mm_storeu_ps(p + 3 * k + 4,
-                  _mm_shuffle_ps(yz_lo, xy_hi, _MM_SHUFFLE(1, 0, 3, 2)));
-    _mm_storeu_ps(p + 3 * k + 8,
-                  _mm_shuffle_ps(zx_hi, yz_hi, _MM_SHUFFLE(3, 2, 3, 0)));
-  }
-#else
   for (int i = 0; i < v.padded; ++i) out[i] = {v.x[i], v.y[i], v.z[i]};
-#endif
 }
 
 // Vertex indices, splatted (a memory operand for the argmin's blend).
@@ -1107,42 +952,31 @@ SatAxis HullHullAxis(const ConvexHull& a, const ConvexHull& b,
     const float bar_deep = std::min(best.separation, 0.0f);
     // A's face bounds at deep_b, from the face blocks' tests.
     auto bound_deep = [&](int k) { return Load4(bound_deep_a + k); };
-#if defined(__SSE2__)
     if (words == 1) {
-      // Four faces per step: each face's flag (a 32-bit lane of 0 or -1)
-      // widened to 64 bits by duplication masks its edge word. The face
-      // edge sets are padded to a multiple of 4 faces with empty sets.
-      __m128i by_ball = _mm_setzero_si128();
-      __m128i by_deep = _mm_setzero_si128();
-      const __m128 bar4 = _mm_set1_ps(bar);
-      const __m128 bar_deep4 = _mm_set1_ps(bar_deep);
+      // Four faces per step: each face's flag (a 32-bit lane of 0 or -1),
+      // duplicated into the two 32-bit halves of its edge word, masks that
+      // word. The face edge sets are padded to a multiple of 4 faces with
+      // empty sets.
+      using simd::Mask4;
+      using simd::Permute;
+      Mask4 by_ball = Mask4::LoadBits(kNoEdges);
+      Mask4 by_deep = by_ball;
       for (int k = 0; k < fa_padded; k += 4) {
-        const __m128i low_ball = _mm_castps_si128(
-            _mm_cmple_ps((Load4(bound_a + k) + margin).v, bar4));
-        const __m128i low_deep = _mm_castps_si128(
-            _mm_cmple_ps((bound_deep(k) + margin).v, bar_deep4));
-        const __m128i e01 = _mm_loadu_si128(
-            reinterpret_cast<const __m128i*>(face_edges_a + 2 * k));
-        const __m128i e23 = _mm_loadu_si128(
-            reinterpret_cast<const __m128i*>(face_edges_a + 2 * k + 4));
-        by_ball = _mm_or_si128(
-            by_ball,
-            _mm_or_si128(
-                _mm_andnot_si128(_mm_unpacklo_epi32(low_ball, low_ball), e01),
-                _mm_andnot_si128(_mm_unpackhi_epi32(low_ball, low_ball), e23)));
-        by_deep = _mm_or_si128(
-            by_deep,
-            _mm_or_si128(
-                _mm_andnot_si128(_mm_unpacklo_epi32(low_deep, low_deep), e01),
-                _mm_andnot_si128(_mm_unpackhi_epi32(low_deep, low_deep), e23)));
+        const Mask4 low_ball = Load4(bound_a + k) + margin <= Splat(bar);
+        const Mask4 low_deep = bound_deep(k) + margin <= Splat(bar_deep);
+        const Mask4 e01 = Mask4::LoadBits(face_edges_a + 2 * k);
+        const Mask4 e23 = Mask4::LoadBits(face_edges_a + 2 * k + 4);
+        by_ball = by_ball | (~Permute<0, 0, 1, 1>(low_ball) & e01) |
+                  (~Permute<2, 2, 3, 3>(low_ball) & e23);
+        by_deep = by_deep | (~Permute<0, 0, 1, 1>(low_deep) & e01) |
+                  (~Permute<2, 2, 3, 3>(low_deep) & e23);
       }
-      by_ball = _mm_or_si128(by_ball, _mm_unpackhi_epi64(by_ball, by_ball));
-      by_deep = _mm_or_si128(by_deep, _mm_unpackhi_epi64(by_deep, by_deep));
-      _mm_storel_epi64(reinterpret_cast<__m128i*>(live),
-                       _mm_and_si128(by_ball, by_deep));
-    } else
-#endif
-    {
+      const Mask4 both = (by_ball | Permute<2, 3, 2, 3>(by_ball)) &
+                         (by_deep | Permute<2, 3, 2, 3>(by_deep));
+      const std::uint32_t halves[2] = {static_cast<std::uint32_t>(both[0]),
+                                       static_cast<std::uint32_t>(both[1])};
+      std::memcpy(live, halves, sizeof(halves));
+    } else {
       alignas(16) int low_ball[kMaxPolyFaces];
       alignas(16) int low_deep[kMaxPolyFaces];
       for (int k = 0; k < fa_padded; k += 4) {

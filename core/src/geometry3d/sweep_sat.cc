@@ -15,10 +15,6 @@
 // Sutherland and Hodgman 1974).
 #include "geometry3d/sweep_sat.h"
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -33,6 +29,7 @@
 #include "geometry3d/rotation_matrix.h"
 #include "geometry3d/sat_polytope.h"
 #include "geometry3d/sweep_round.h"
+#include "simd/float4.h"
 
 namespace sator::internal {
 namespace {
@@ -729,16 +726,17 @@ SatSweepResult BoxSweepHit(const float (&ha)[3], const float (&hb)[3],
 
 }  // namespace
 
-#if defined(__SSE2__)
-
 namespace {
 
-// The box-box sweep with SSE2, three axes per vector (lane 3 unused): A's
-// face axes e_i, B's face axes u_j, then the edge axes e_i x u_j for i = 0,
-// 1, 2, each with the lanes j = 0, 1, 2. Every axis's centre offset c,
-// speed s and radius r come from R = (R[i][j] = e_i . u_j) and |R| as in
-// Gottschalk's OBB test (Ericson 4.4.1); for L = e_i x u_j, with (i1, i2)
-// and (j1, j2) the other two indices in cyclic order,
+using simd::Float4;
+using simd::Mask4;
+
+// The box-box sweep three axes per vector (lane 3 unused): A's face axes
+// e_i, B's face axes u_j, then the edge axes e_i x u_j for i = 0, 1, 2, each
+// with the lanes j = 0, 1, 2. Every axis's centre offset c, speed s and
+// radius r come from R = (R[i][j] = e_i . u_j) and |R| as in Gottschalk's
+// OBB test (Ericson 4.4.1); for L = e_i x u_j, with (i1, i2) and (j1, j2)
+// the other two indices in cyclic order,
 //   r = ha[i1] |R[i2][j]| + ha[i2] |R[i1][j]| + hb[j1] |R[i][j2]|
 //       + hb[j2] |R[i][j1]|
 //   c = t[i2] R[i1][j] - t[i1] R[i2][j],  s likewise with v for t.
@@ -747,22 +745,16 @@ namespace {
 // column j is R[i][j], so each group is a few products of rows, columns and
 // their rotations (lane j taking lane j + 1 or j + 2, mod 3).
 struct BoxSweepLanes {
-  __m128 miss;    // The axis alone rules contact in [0, 1] out.
-  __m128 enters;  // The axis is crossed into after t = 0 ...
-  __m128 t_in;    // ... at this fraction (0 where not).
-  __m128 t_out;   // The axis is left at this fraction (1 if not before).
-  __m128 s;       // The speed along the axis, before turning.
+  Mask4 miss;    // The axis alone rules contact in [0, 1] out.
+  Mask4 enters;  // The axis is crossed into after t = 0 ...
+  Float4 t_in;   // ... at this fraction (0 where not).
+  Float4 t_out;  // The axis is left at this fraction (1 if not before).
+  Float4 s;      // The speed along the axis, before turning.
 };
 
-__m128 AbsPs(__m128 v) { return _mm_andnot_ps(_mm_set1_ps(-0.0f), v); }
-
 // Lane j takes lane (j + 1) % 3, or (j + 2) % 3; lane 3 stays.
-__m128 Rotate1(__m128 v) {
-  return _mm_shuffle_ps(v, v, _MM_SHUFFLE(3, 0, 2, 1));
-}
-__m128 Rotate2(__m128 v) {
-  return _mm_shuffle_ps(v, v, _MM_SHUFFLE(3, 1, 0, 2));
-}
+Float4 Rotate1(Float4 v) { return simd::Permute<1, 2, 0, 3>(v); }
+Float4 Rotate2(Float4 v) { return simd::Permute<2, 0, 1, 3>(v); }
 
 // One group of three axes: B's centre is at c + s t along each (relative to
 // A's), and the projections overlap while |c + s t| <= r. Turned so that s
@@ -770,151 +762,125 @@ __m128 Rotate2(__m128 v) {
 // exit / s] with entry = -r - c and exit = r - c: a miss if exit < 0 (B is
 // past A and moving away) or entry > s (B does not arrive by t = 1).
 // `skip` lanes (lane 3, parallel edge pairs) take no part.
-BoxSweepLanes SweepLanes(__m128 c, __m128 s, __m128 r, __m128 skip) {
-  const __m128 zero = _mm_setzero_ps();
-  const __m128 one = _mm_set1_ps(1.0f);
-  const __m128 sign_bit = _mm_and_ps(s, _mm_set1_ps(-0.0f));
-  const __m128 speed = AbsPs(s);
-  const __m128 offset = _mm_xor_ps(c, sign_bit);
-  const __m128 entry = _mm_sub_ps(_mm_sub_ps(zero, r), offset);
-  const __m128 exit = _mm_sub_ps(r, offset);
+BoxSweepLanes SweepLanes(Float4 c, Float4 s, Float4 r, Mask4 skip) {
+  const Float4 zero = Float4::Splat(0.0f);
+  const Float4 one = Float4::Splat(1.0f);
+  const Float4 speed = simd::Abs(s);
+  const Float4 offset = simd::FlipSign(c, s);
+  const Float4 entry = (zero - r) - offset;
+  const Float4 exit = r - offset;
   BoxSweepLanes out;
   out.s = s;
-  out.miss = _mm_andnot_ps(
-      skip, _mm_or_ps(_mm_cmplt_ps(exit, zero), _mm_cmpgt_ps(entry, speed)));
+  out.miss = ~skip & ((exit < zero) | (entry > speed));
   // Fractions only where the axis does not miss: there 0 < entry <= s and
   // 0 <= exit < s, so no division by zero and no overflow (either would
   // raise a floating-point exception); elsewhere the division is by 1.
-  const __m128 live = _mm_andnot_ps(_mm_or_ps(skip, out.miss),
-                                    _mm_castsi128_ps(_mm_set1_epi32(-1)));
-  out.enters = _mm_and_ps(live, _mm_cmpgt_ps(entry, zero));
-  const __m128 exits = _mm_and_ps(live, _mm_cmplt_ps(exit, speed));
-  const __m128 in_divisor =
-      _mm_or_ps(_mm_and_ps(out.enters, speed), _mm_andnot_ps(out.enters, one));
-  const __m128 out_divisor =
-      _mm_or_ps(_mm_and_ps(exits, speed), _mm_andnot_ps(exits, one));
-  out.t_in = _mm_and_ps(out.enters, _mm_div_ps(entry, in_divisor));
-  out.t_out = _mm_or_ps(_mm_and_ps(exits, _mm_div_ps(exit, out_divisor)),
-                        _mm_andnot_ps(exits, one));
+  const Mask4 live = ~(skip | out.miss);
+  out.enters = live & (entry > zero);
+  const Mask4 exits = live & (exit < speed);
+  out.t_in = simd::Select(out.enters,
+                          entry / simd::Select(out.enters, speed, one), zero);
+  out.t_out = simd::Select(exits, exit / simd::Select(exits, speed, one), one);
   return out;
 }
 
-float HorizontalMax(__m128 v) {
-  v = _mm_max_ps(v, _mm_shuffle_ps(v, v, _MM_SHUFFLE(1, 0, 3, 2)));
-  v = _mm_max_ps(v, _mm_shuffle_ps(v, v, _MM_SHUFFLE(2, 3, 0, 1)));
-  return _mm_cvtss_f32(v);
-}
-float HorizontalMin(__m128 v) {
-  v = _mm_min_ps(v, _mm_shuffle_ps(v, v, _MM_SHUFFLE(1, 0, 3, 2)));
-  v = _mm_min_ps(v, _mm_shuffle_ps(v, v, _MM_SHUFFLE(2, 3, 0, 1)));
-  return _mm_cvtss_f32(v);
-}
+Float4 Row3(float x, float y, float z) { return {x, y, z, 0.0f}; }
 
 }  // namespace
 
 SatSweepResult SweepBoxBox(const Box3& a, const Box3& b, const Pose3& b_in_a,
                            Vec3 v) {
   // All 15 axes at once, branch-free: on random inputs the early exits of
-  // an axis-by-axis loop mispredict about half the time, which cost more
-  // than the arithmetic of every axis (the whole generic Sweep call went
-  // from 112 to 72 ns; docs/core/geometry3d-casts-and-meshes.md).
+  // an axis-by-axis loop mispredict about half the time, which costs more
+  // than the arithmetic of every axis.
   SatSweepResult result;
   const float ha[3] = {a.half_extents.x, a.half_extents.y, a.half_extents.z};
   const float hb[3] = {b.half_extents.x, b.half_extents.y, b.half_extents.z};
   float r[3][3];
   internal::RotationMatrixOf(b_in_a.rotation, r);
-  const __m128 row[3] = {_mm_setr_ps(r[0][0], r[0][1], r[0][2], 0.0f),
-                         _mm_setr_ps(r[1][0], r[1][1], r[1][2], 0.0f),
-                         _mm_setr_ps(r[2][0], r[2][1], r[2][2], 0.0f)};
-  const __m128 col[3] = {_mm_setr_ps(r[0][0], r[1][0], r[2][0], 0.0f),
-                         _mm_setr_ps(r[0][1], r[1][1], r[2][1], 0.0f),
-                         _mm_setr_ps(r[0][2], r[1][2], r[2][2], 0.0f)};
-  const __m128 abs_row[3] = {AbsPs(row[0]), AbsPs(row[1]), AbsPs(row[2])};
+  const Float4 row[3] = {Row3(r[0][0], r[0][1], r[0][2]),
+                         Row3(r[1][0], r[1][1], r[1][2]),
+                         Row3(r[2][0], r[2][1], r[2][2])};
+  const Float4 col[3] = {Row3(r[0][0], r[1][0], r[2][0]),
+                         Row3(r[0][1], r[1][1], r[2][1]),
+                         Row3(r[0][2], r[1][2], r[2][2])};
+  const Float4 abs_row[3] = {simd::Abs(row[0]), simd::Abs(row[1]),
+                             simd::Abs(row[2])};
   // Edges nearly but not quite parallel (a sine in [1e-5, 0.05)) make axes
   // that R's entries describe only to round-off relative to their length
-  // (1e-7 / sine): skipping them reported impacts early by the sine times
-  // the edge length (1.2e-3 for 1.5-unit edges at 8e-4 rad;
-  // SweepInternal.BoxBoxNearlyParallelEdgesMatchGeneric), computing
-  // them from R would err by round-off over the sine. The generic sweep
-  // projects the boxes' corners on those axes instead. Rare on random
-  // rotations; a cheap test on |R| first (box_overlap_axes.h).
-  const __m128 near_one =
-      _mm_cmpgt_ps(_mm_max_ps(_mm_max_ps(abs_row[0], abs_row[1]), abs_row[2]),
-                   _mm_set1_ps(kBoxEdgeNearlyParallelCos));
-  if (_mm_movemask_ps(near_one) != 0 && HasIllConditionedEdgePair(r)) {
+  // (1e-7 / sine): skipping them would report impacts early by the sine
+  // times the edge length, and computing them from R would err by round-off
+  // over the sine. The generic sweep projects the boxes' corners on those
+  // axes instead. Rare on random rotations; a cheap test on |R| first
+  // (box_overlap_axes.h).
+  const Mask4 near_one =
+      simd::Max(simd::Max(abs_row[0], abs_row[1]), abs_row[2]) >
+      Float4::Splat(kBoxEdgeNearlyParallelCos);
+  if (simd::AnyLane(near_one) && HasIllConditionedEdgePair(r)) {
     return SweepPolytopes(ConvexShape3{a}, ConvexShape3{b}, b_in_a, v);
   }
   const Vec3 offset = b_in_a.position;
   const float offsets[3] = {offset.x, offset.y, offset.z};
   const float speeds_in_a[3] = {v.x, v.y, v.z};
-  const __m128 ha_lanes = _mm_setr_ps(ha[0], ha[1], ha[2], 0.0f);
-  const __m128 hb_lanes = _mm_setr_ps(hb[0], hb[1], hb[2], 0.0f);
-  const __m128 lane3 = _mm_castsi128_ps(_mm_setr_epi32(0, 0, 0, -1));
-  auto mul = [](float x, __m128 y) { return _mm_mul_ps(_mm_set1_ps(x), y); };
+  const Float4 ha_lanes = Row3(ha[0], ha[1], ha[2]);
+  const Float4 hb_lanes = Row3(hb[0], hb[1], hb[2]);
+  const Mask4 lane3 = Float4(0.0f, 0.0f, 0.0f, 1.0f) == Float4::Splat(1.0f);
+  auto mul = [](float x, Float4 y) { return Float4::Splat(x) * y; };
   BoxSweepLanes groups[5];
   // A's face axes e_i: r = ha[i] + sum_j hb[j] |R[i][j]|.
-  const __m128 rb_faces = _mm_add_ps(
-      _mm_add_ps(mul(hb[0], AbsPs(col[0])), mul(hb[1], AbsPs(col[1]))),
-      mul(hb[2], AbsPs(col[2])));
-  groups[0] = SweepLanes(_mm_setr_ps(offset.x, offset.y, offset.z, 0.0f),
-                         _mm_setr_ps(v.x, v.y, v.z, 0.0f),
-                         _mm_add_ps(ha_lanes, rb_faces), lane3);
+  const Float4 rb_faces =
+      (mul(hb[0], simd::Abs(col[0])) + mul(hb[1], simd::Abs(col[1]))) +
+      mul(hb[2], simd::Abs(col[2]));
+  groups[0] = SweepLanes(Row3(offset.x, offset.y, offset.z),
+                         Row3(v.x, v.y, v.z), ha_lanes + rb_faces, lane3);
   // B's face axes u_j: c = sum_i t[i] R[i][j], r = hb[j] + sum_i ha[i]
   // |R[i][j]|.
-  const __m128 ra_faces =
-      _mm_add_ps(_mm_add_ps(mul(ha[0], abs_row[0]), mul(ha[1], abs_row[1])),
-                 mul(ha[2], abs_row[2]));
+  const Float4 ra_faces = (mul(ha[0], abs_row[0]) + mul(ha[1], abs_row[1])) +
+                          mul(ha[2], abs_row[2]);
   groups[1] = SweepLanes(
-      _mm_add_ps(_mm_add_ps(mul(offset.x, row[0]), mul(offset.y, row[1])),
-                 mul(offset.z, row[2])),
-      _mm_add_ps(_mm_add_ps(mul(v.x, row[0]), mul(v.y, row[1])),
-                 mul(v.z, row[2])),
-      _mm_add_ps(hb_lanes, ra_faces), lane3);
+      (mul(offset.x, row[0]) + mul(offset.y, row[1])) + mul(offset.z, row[2]),
+      (mul(v.x, row[0]) + mul(v.y, row[1])) + mul(v.z, row[2]),
+      hb_lanes + ra_faces, lane3);
   // Edge axes e_i x u_j. Parallel edges (a sine below 1e-5) make no axis;
   // the face axes bound what such an axis could add to about 1e-5 of the
   // size. Edges nearly but not quite parallel went to the generic sweep
   // above.
-  const __m128 hb_next = Rotate1(hb_lanes);
-  const __m128 hb_after = Rotate2(hb_lanes);
-  const __m128 parallel_limit = _mm_set1_ps(kBoxEdgeParallelSin2);
+  const Float4 hb_next = Rotate1(hb_lanes);
+  const Float4 hb_after = Rotate2(hb_lanes);
+  const Float4 parallel_limit = Float4::Splat(kBoxEdgeParallelSin2);
   for (int i = 0; i < 3; ++i) {
     const int i1 = (i + 1) % 3;
     const int i2 = (i + 2) % 3;
-    const __m128 radius = _mm_add_ps(
-        _mm_add_ps(mul(ha[i1], abs_row[i2]), mul(ha[i2], abs_row[i1])),
-        _mm_add_ps(_mm_mul_ps(hb_next, Rotate2(abs_row[i])),
-                   _mm_mul_ps(hb_after, Rotate1(abs_row[i]))));
-    const __m128 c =
-        _mm_sub_ps(mul(offsets[i2], row[i1]), mul(offsets[i1], row[i2]));
-    const __m128 s = _mm_sub_ps(mul(speeds_in_a[i2], row[i1]),
-                                mul(speeds_in_a[i1], row[i2]));
+    const Float4 radius =
+        (mul(ha[i1], abs_row[i2]) + mul(ha[i2], abs_row[i1])) +
+        (hb_next * Rotate2(abs_row[i]) + hb_after * Rotate1(abs_row[i]));
+    const Float4 c = mul(offsets[i2], row[i1]) - mul(offsets[i1], row[i2]);
+    const Float4 s =
+        mul(speeds_in_a[i2], row[i1]) - mul(speeds_in_a[i1], row[i2]);
     // |e_i x u_j|^2 = R[i1][j]^2 + R[i2][j]^2 (the other rows' lane j).
-    const __m128 parallel = _mm_cmplt_ps(
-        _mm_add_ps(_mm_mul_ps(row[i1], row[i1]), _mm_mul_ps(row[i2], row[i2])),
-        parallel_limit);
-    groups[2 + i] = SweepLanes(c, s, radius, _mm_or_ps(parallel, lane3));
+    const Mask4 parallel =
+        (row[i1] * row[i1] + row[i2] * row[i2]) < parallel_limit;
+    groups[2 + i] = SweepLanes(c, s, radius, parallel | lane3);
   }
-  __m128 miss = groups[0].miss;
-  __m128 t_in = groups[0].t_in;
-  __m128 t_out = groups[0].t_out;
+  Mask4 miss = groups[0].miss;
+  Float4 t_in = groups[0].t_in;
+  Float4 t_out = groups[0].t_out;
   for (int k = 1; k < 5; ++k) {
-    miss = _mm_or_ps(miss, groups[k].miss);
-    t_in = _mm_max_ps(t_in, groups[k].t_in);
-    t_out = _mm_min_ps(t_out, groups[k].t_out);
+    miss = miss | groups[k].miss;
+    t_in = simd::Max(t_in, groups[k].t_in);
+    t_out = simd::Min(t_out, groups[k].t_out);
   }
-  const float enter = HorizontalMax(t_in);
-  const float exit = HorizontalMin(t_out);
+  const float enter = simd::MaxLane(t_in);
+  const float exit = simd::MinLane(t_out);
   // Hit at the latest entry if it is no later than the earliest exit
   // (written so that a NaN, from non-finite input, is a miss).
-  if (_mm_movemask_ps(miss) != 0 || !(enter <= exit)) return result;
+  if (simd::AnyLane(miss) || !(enter <= exit)) return result;
   // The axis of the latest entry, the first in the order above on a tie.
-  const __m128 latest = _mm_set1_ps(enter);
+  const Float4 latest = Float4::Splat(enter);
   unsigned entering = 0;
   for (int k = 0; k < 5; ++k) {
-    const __m128 at_latest =
-        _mm_and_ps(groups[k].enters, _mm_cmpeq_ps(groups[k].t_in, latest));
-    entering |= static_cast<unsigned>(_mm_movemask_ps(at_latest) & 7)
-                << (3 * k);
+    const Mask4 at_latest = groups[k].enters & (groups[k].t_in == latest);
+    entering |= static_cast<unsigned>(simd::LaneBits(at_latest) & 7) << (3 * k);
   }
   // No axis entered after t = 0: every axis overlaps at t = 0.
   if (entering == 0) {
@@ -923,148 +889,9 @@ SatSweepResult SweepBoxBox(const Box3& a, const Box3& b, const Pose3& b_in_a,
     return result;
   }
   const int best = std::countr_zero(entering);
-  alignas(16) float lane_speeds[4];
-  _mm_store_ps(lane_speeds, groups[best / 3].s);
-  const float best_sign = lane_speeds[best % 3] < 0.0f ? -1.0f : 1.0f;
+  const float best_sign = groups[best / 3].s[best % 3] < 0.0f ? -1.0f : 1.0f;
   return BoxSweepHit(ha, hb, r, offset, v, best, best_sign, enter);
 }
-
-#else  // Scalar: the axes in turn, with early exits.
-
-namespace {
-
-// The running answer of the box-box sweep: the latest entry time and the
-// earliest exit time so far, each kept as a fraction num / den with den > 0
-// so that no axis needs a division (one is done at the end, for the hit).
-struct SweepWindow {
-  float enter_num = 0.0f;
-  float enter_den = 1.0f;
-  float exit_num = 1.0f;
-  float exit_den = 1.0f;
-  int best = -1;  // The axis of the latest entry; -1 while none entered.
-  float best_sign = 1.0f;
-};
-
-// One axis: B's centre is at c + s t along it (relative to A's), and the
-// projections overlap while |c + s t| <= r. Turned so that s >= 0, the
-// axis is crossed for t in [entry / s, exit / s] with entry = -r - c and
-// exit = r - c. Returns false when the axis alone, or the window narrowed
-// by it, rules out contact in [0, 1]. Comparisons of fractions are
-// cross-multiplied (both denominators are positive).
-[[gnu::always_inline]] inline bool SweepAxis(float c, float s, float r, int k,
-                                             SweepWindow* w) {
-  const float sign = s < 0.0f ? -1.0f : 1.0f;
-  s *= sign;
-  c *= sign;
-  const float entry = -r - c;
-  const float exit = r - c;
-  // Moving apart or never reaching within t <= 1 (s == 0 included).
-  if (exit < 0.0f || entry > s) return false;
-  if (entry > 0.0f && entry * w->enter_den > w->enter_num * s) {
-    w->enter_num = entry;
-    w->enter_den = s;
-    w->best = k;
-    w->best_sign = sign;
-  }
-  if (exit < s && exit * w->exit_den < w->exit_num * s) {
-    w->exit_num = exit;
-    w->exit_den = s;
-  }
-  return w->enter_num * w->exit_den <= w->exit_num * w->enter_den;
-}
-
-// The edge axis e_I x u_J (Gottschalk's table, see SweepBoxBox), unrolled
-// so that every index is a constant. Parallel edges make no axis.
-template <int I, int J>
-[[gnu::always_inline]] inline bool SweepEdgeAxis(
-    const float (&ha)[3], const float (&hb)[3], const float (&r)[3][3],
-    const float (&abs_r)[3][3], const float (&t)[3], const float (&v)[3],
-    SweepWindow* w) {
-  constexpr int kI1 = (I + 1) % 3;
-  constexpr int kI2 = (I + 2) % 3;
-  constexpr int kJ1 = (J + 1) % 3;
-  constexpr int kJ2 = (J + 2) % 3;
-  // |e_I x u_J|^2 = R[I1][J]^2 + R[I2][J]^2: parallel edges (a sine below
-  // 1e-5) make no axis; nearly parallel ones went to the generic sweep (see
-  // the SSE2 form).
-  if (r[kI1][J] * r[kI1][J] + r[kI2][J] * r[kI2][J] < kBoxEdgeParallelSin2) {
-    return true;
-  }
-  const float ra = ha[kI1] * abs_r[kI2][J] + ha[kI2] * abs_r[kI1][J];
-  const float rb = hb[kJ1] * abs_r[I][kJ2] + hb[kJ2] * abs_r[I][kJ1];
-  const float c = t[kI2] * r[kI1][J] - t[kI1] * r[kI2][J];
-  const float s = v[kI2] * r[kI1][J] - v[kI1] * r[kI2][J];
-  return SweepAxis(c, s, ra + rb, 6 + 3 * I + J, w);
-}
-
-}  // namespace
-
-SatSweepResult SweepBoxBox(const Box3& a, const Box3& b, const Pose3& b_in_a,
-                           Vec3 v) {
-  // The 15 axes in turn (A's faces, B's faces, the 9 edge pairs), each
-  // giving an entry and an exit time, with an early exit as soon as one
-  // axis or the running window rules contact out: about half the pairs of a
-  // typical query miss after a few axes.
-  SatSweepResult result;
-  const float ha[3] = {a.half_extents.x, a.half_extents.y, a.half_extents.z};
-  const float hb[3] = {b.half_extents.x, b.half_extents.y, b.half_extents.z};
-  // R[i][j] = u_j . e_i, the rotation matrix of B in A; each axis's radii,
-  // centre offset and speed from R and |R| as in Gottschalk's OBB test
-  // (Ericson 4.4.1): for L = e_i x u_j,
-  //   ra = ha[i1] |R[i2][j]| + ha[i2] |R[i1][j]|
-  //   rb = hb[j1] |R[i][j2]| + hb[j2] |R[i][j1]|
-  //   L . x = x[i2] R[i1][j] - x[i1] R[i2][j]     (x = t or v)
-  // with (i1, i2) and (j1, j2) the other two indices, in cyclic order.
-  float r[3][3];
-  internal::RotationMatrixOf(b_in_a.rotation, r);
-  const float t[3] = {b_in_a.position.x, b_in_a.position.y, b_in_a.position.z};
-  const float vv[3] = {v.x, v.y, v.z};
-  float abs_r[3][3];
-  for (int i = 0; i < 3; ++i) {
-    for (int j = 0; j < 3; ++j) abs_r[i][j] = std::fabs(r[i][j]);
-  }
-  // Nearly but not quite parallel edges: the generic sweep (see the SSE2
-  // form).
-  if (HasIllConditionedEdgePair(r)) {
-    return SweepPolytopes(ConvexShape3{a}, ConvexShape3{b}, b_in_a, v);
-  }
-  SweepWindow w;
-  // A's face axes e_i.
-  for (int i = 0; i < 3; ++i) {
-    const float rb =
-        hb[0] * abs_r[i][0] + hb[1] * abs_r[i][1] + hb[2] * abs_r[i][2];
-    if (!SweepAxis(t[i], vv[i], ha[i] + rb, i, &w)) return result;
-  }
-  // B's face axes u_j.
-  for (int j = 0; j < 3; ++j) {
-    const float ra =
-        ha[0] * abs_r[0][j] + ha[1] * abs_r[1][j] + ha[2] * abs_r[2][j];
-    const float c = r[0][j] * t[0] + r[1][j] * t[1] + r[2][j] * t[2];
-    const float s = r[0][j] * vv[0] + r[1][j] * vv[1] + r[2][j] * vv[2];
-    if (!SweepAxis(c, s, ra + hb[j], 3 + j, &w)) return result;
-  }
-  // Edge pairs e_i x u_j.
-  if (!SweepEdgeAxis<0, 0>(ha, hb, r, abs_r, t, vv, &w) ||
-      !SweepEdgeAxis<0, 1>(ha, hb, r, abs_r, t, vv, &w) ||
-      !SweepEdgeAxis<0, 2>(ha, hb, r, abs_r, t, vv, &w) ||
-      !SweepEdgeAxis<1, 0>(ha, hb, r, abs_r, t, vv, &w) ||
-      !SweepEdgeAxis<1, 1>(ha, hb, r, abs_r, t, vv, &w) ||
-      !SweepEdgeAxis<1, 2>(ha, hb, r, abs_r, t, vv, &w) ||
-      !SweepEdgeAxis<2, 0>(ha, hb, r, abs_r, t, vv, &w) ||
-      !SweepEdgeAxis<2, 1>(ha, hb, r, abs_r, t, vv, &w) ||
-      !SweepEdgeAxis<2, 2>(ha, hb, r, abs_r, t, vv, &w)) {
-    return result;
-  }
-  if (w.best < 0) {
-    result.status = SatSweepStatus::kStartedOverlapping;
-    result.t = 0.0f;
-    return result;
-  }
-  return BoxSweepHit(ha, hb, r, b_in_a.position, v, w.best, w.best_sign,
-                     w.enter_num / w.enter_den);
-}
-
-#endif  // defined(__SSE2__)
 
 SatSweepResult SweepBoxTriangle(const Box3& a, const Vec3 (&b)[3], Vec3 v,
                                 bool with_point, float t_max) {

@@ -4,10 +4,6 @@
 #ifndef SATOR_CORE_SRC_GEOMETRY3D_SWEPT_BOX_H_
 #define SATOR_CORE_SRC_GEOMETRY3D_SWEPT_BOX_H_
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
@@ -63,9 +59,7 @@ inline float Magnitude(Vec3 p) {
   return std::max({std::fabs(p.x), std::fabs(p.y), std::fabs(p.z)});
 }
 
-// A box grown by both margins: `frame` is kFrameSlack x M. The SSE2 slab
-// test below computes the same floats (the maxima are exact, then one
-// multiplication and one addition).
+// A box grown by both margins: `frame` is kFrameSlack x M.
 inline Aabb3 Grown(const Aabb3& box, float frame) {
   const Vec3 e = box.max - box.min;
   return Inflate(box, kBoxSlack * std::max({e.x, e.y, e.z, 1.0f}) + frame);
@@ -87,65 +81,9 @@ class SweptBox {
       parallel_[i] = std::fabs(d[i]) < 1e-20f;
       inv_[i] = parallel_[i] ? 0.0f : 1.0f / d[i];
     }
-#if defined(__SSE2__)
-    center_lanes_ = _mm_setr_ps(center_.x, center_.y, center_.z, 0.0f);
-    half_lanes_ = _mm_setr_ps(half_.x, half_.y, half_.z, 0.0f);
-    inv_lanes_ = _mm_setr_ps(inv_.x, inv_.y, inv_.z, 0.0f);
-    const auto mask = [](bool on) { return on ? -1 : 0; };
-    parallel_lanes_ = _mm_castsi128_ps(_mm_setr_epi32(
-        mask(parallel_[0]), mask(parallel_[1]), mask(parallel_[2]), -1));
-#endif
   }
 
-#if defined(__SSE2__)
-  // The scalar form below, three axes at once (lane 3 is masked out as a
-  // parallel axis): the same operations on the same values, so the same
-  // times.
   bool Reaches(const Aabb3& box, float t_max, float* t_enter) const {
-    const __m128 lo_box = _mm_sub_ps(
-        _mm_setr_ps(box.min.x, box.min.y, box.min.z, 0.0f), half_lanes_);
-    const __m128 hi_box = _mm_add_ps(
-        _mm_setr_ps(box.max.x, box.max.y, box.max.z, 0.0f), half_lanes_);
-    // Grown: kBoxSlack of the largest extent (at least 1), plus frame_.
-    __m128 e = _mm_sub_ps(hi_box, lo_box);
-    e = _mm_max_ps(e, _mm_setr_ps(0.0f, 0.0f, 0.0f, 1.0f));
-    e = _mm_max_ps(e, _mm_shuffle_ps(e, e, _MM_SHUFFLE(1, 0, 3, 2)));
-    e = _mm_max_ps(e, _mm_shuffle_ps(e, e, _MM_SHUFFLE(2, 3, 0, 1)));
-    const __m128 margin =
-        _mm_add_ps(_mm_mul_ps(_mm_set1_ps(kBoxSlack), e), _mm_set1_ps(frame_));
-    const __m128 g_min = _mm_sub_ps(lo_box, margin);
-    const __m128 g_max = _mm_add_ps(hi_box, margin);
-    // A parallel axis: the centre must lie in the slab.
-    const __m128 outside = _mm_or_ps(_mm_cmplt_ps(center_lanes_, g_min),
-                                     _mm_cmpgt_ps(center_lanes_, g_max));
-    if ((_mm_movemask_ps(_mm_and_ps(outside, parallel_lanes_)) & 7) != 0) {
-      return false;
-    }
-    const __m128 a = _mm_mul_ps(_mm_sub_ps(g_min, center_lanes_), inv_lanes_);
-    const __m128 b = _mm_mul_ps(_mm_sub_ps(g_max, center_lanes_), inv_lanes_);
-    // Parallel lanes take no part: 0 for the entry, t_max for the exit.
-    __m128 lo = _mm_andnot_ps(parallel_lanes_, _mm_min_ps(a, b));
-    __m128 hi = _mm_or_ps(_mm_and_ps(parallel_lanes_, _mm_set1_ps(t_max)),
-                          _mm_andnot_ps(parallel_lanes_, _mm_max_ps(a, b)));
-    lo = _mm_max_ps(lo, _mm_shuffle_ps(lo, lo, _MM_SHUFFLE(1, 0, 3, 2)));
-    lo = _mm_max_ps(lo, _mm_shuffle_ps(lo, lo, _MM_SHUFFLE(2, 3, 0, 1)));
-    hi = _mm_min_ps(hi, _mm_shuffle_ps(hi, hi, _MM_SHUFFLE(1, 0, 3, 2)));
-    hi = _mm_min_ps(hi, _mm_shuffle_ps(hi, hi, _MM_SHUFFLE(2, 3, 0, 1)));
-    const float t0 = std::max(0.0f, _mm_cvtss_f32(lo));
-    const float t1 = std::min(t_max, _mm_cvtss_f32(hi));
-    if (t0 > t1) return false;
-    *t_enter = t0;
-    return true;
-  }
-#else
-  bool Reaches(const Aabb3& box, float t_max, float* t_enter) const {
-    return ReachesScalar(box, t_max, t_enter);
-  }
-#endif
-
-  // The same in scalar code, on every target (the reference the SSE2 form
-  // is tested against).
-  bool ReachesScalar(const Aabb3& box, float t_max, float* t_enter) const {
     const Aabb3 g = Grown(Aabb3{box.min - half_, box.max + half_}, frame_);
     float t0 = 0.0f;
     float t1 = t_max;
@@ -171,12 +109,6 @@ class SweptBox {
   float frame_;
   Vec3 inv_{};
   bool parallel_[3] = {false, false, false};
-#if defined(__SSE2__)
-  __m128 center_lanes_;
-  __m128 half_lanes_;
-  __m128 inv_lanes_;
-  __m128 parallel_lanes_;
-#endif
 };
 
 }  // namespace sator::internal

@@ -1,8 +1,8 @@
 // Private: four floats operated on together, the vector type of the core.
 //
 // Algorithms are written against Float4 and Mask4 (lane-wise arithmetic,
-// compares, selects, min and max, and a few reductions) and name no
-// instruction set; this header is the only place that does. Two
+// compares, selects, min and max, permutations, and a few reductions) and name
+// no instruction set; this header is the only place that does. Two
 // implementations with the same interface and the same results, lane for
 // lane:
 //  - native (the default): GCC/Clang vector extensions, which compile to SSE
@@ -17,6 +17,7 @@
 #define SATOR_CORE_SRC_SIMD_FLOAT4_H_
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 
@@ -31,6 +32,12 @@ namespace sator::simd {
 // The lanes of a compare: all bits set where it holds, else zero.
 struct Mask4 {
   std::int32_t lane[4];
+  // Four 32-bit lanes of any bits from p (any alignment).
+  static Mask4 LoadBits(const void* p) {
+    Mask4 m;
+    std::memcpy(m.lane, p, sizeof(m.lane));
+    return m;
+  }
   std::int32_t operator[](int i) const { return lane[i]; }
 };
 
@@ -89,6 +96,9 @@ inline Mask4 operator|(Mask4 a, Mask4 b) {
   return {{a.lane[0] | b.lane[0], a.lane[1] | b.lane[1], a.lane[2] | b.lane[2],
            a.lane[3] | b.lane[3]}};
 }
+inline Mask4 operator~(Mask4 a) {
+  return {{~a.lane[0], ~a.lane[1], ~a.lane[2], ~a.lane[3]}};
+}
 // Lane by lane: mask ? if_true : if_false.
 inline Float4 Select(Mask4 mask, Float4 if_true, Float4 if_false) {
   Float4 out;
@@ -96,6 +106,46 @@ inline Float4 Select(Mask4 mask, Float4 if_true, Float4 if_false) {
     out.lane[i] = mask.lane[i] != 0 ? if_true.lane[i] : if_false.lane[i];
   }
   return out;
+}
+
+// Lanes of a, or of a and b (indices 4 to 7), chosen at compile time.
+template <int I0, int I1, int I2, int I3>
+inline Float4 Permute(Float4 a) {
+  return {a.lane[I0], a.lane[I1], a.lane[I2], a.lane[I3]};
+}
+template <int I0, int I1, int I2, int I3>
+inline Mask4 Permute(Mask4 a) {
+  return {{a.lane[I0], a.lane[I1], a.lane[I2], a.lane[I3]}};
+}
+template <int I0, int I1, int I2, int I3>
+inline Float4 Shuffle(Float4 a, Float4 b) {
+  const float ab[8] = {a.lane[0], a.lane[1], a.lane[2], a.lane[3],
+                       b.lane[0], b.lane[1], b.lane[2], b.lane[3]};
+  return {ab[I0], ab[I1], ab[I2], ab[I3]};
+}
+inline Float4 operator-(Float4 a) {
+  return {-a.lane[0], -a.lane[1], -a.lane[2], -a.lane[3]};
+}
+// The sign bit cleared.
+inline Float4 Abs(Float4 a) {
+  return {std::fabs(a.lane[0]), std::fabs(a.lane[1]), std::fabs(a.lane[2]),
+          std::fabs(a.lane[3])};
+}
+// a with its sign flipped in the lanes where s has its sign bit set.
+inline Float4 FlipSign(Float4 a, Float4 s) {
+  Float4 out;
+  for (int i = 0; i < 4; ++i) {
+    out.lane[i] = std::signbit(s.lane[i]) ? -a.lane[i] : a.lane[i];
+  }
+  return out;
+}
+// Each lane truncated toward zero (lanes must fit an int32).
+inline void StoreTruncated(Float4 a, std::int32_t* p) {
+  for (int i = 0; i < 4; ++i) p[i] = static_cast<std::int32_t>(a.lane[i]);
+}
+// The lanes as 0 or -1.
+inline void Store(Mask4 m, std::int32_t* p) {
+  std::memcpy(p, m.lane, sizeof(m.lane));
 }
 
 #else
@@ -108,6 +158,12 @@ using NativeInt4 = std::int32_t __attribute__((vector_size(16)));
 // The lanes of a compare: all bits set where it holds, else zero.
 struct Mask4 {
   internal::NativeInt4 native;
+  // Four 32-bit lanes of any bits from p (any alignment).
+  static Mask4 LoadBits(const void* p) {
+    Mask4 m;
+    std::memcpy(&m.native, p, sizeof(m.native));
+    return m;
+  }
   std::int32_t operator[](int i) const { return native[i]; }
 };
 
@@ -145,6 +201,7 @@ inline Mask4 operator<=(Float4 a, Float4 b) { return {a.native <= b.native}; }
 inline Mask4 operator==(Float4 a, Float4 b) { return {a.native == b.native}; }
 inline Mask4 operator&(Mask4 a, Mask4 b) { return {a.native & b.native}; }
 inline Mask4 operator|(Mask4 a, Mask4 b) { return {a.native | b.native}; }
+inline Mask4 operator~(Mask4 a) { return {~a.native}; }
 // Lane by lane: mask ? if_true : if_false (on the bits: exact for any float).
 inline Float4 Select(Mask4 mask, Float4 if_true, Float4 if_false) {
   internal::NativeInt4 t;
@@ -155,6 +212,51 @@ inline Float4 Select(Mask4 mask, Float4 if_true, Float4 if_false) {
   Float4 out;
   std::memcpy(&out.native, &bits, sizeof(bits));
   return out;
+}
+
+// Lanes of a, or of a and b (indices 4 to 7), chosen at compile time.
+template <int I0, int I1, int I2, int I3>
+inline Float4 Permute(Float4 a) {
+  return Float4(__builtin_shufflevector(a.native, a.native, I0, I1, I2, I3));
+}
+template <int I0, int I1, int I2, int I3>
+inline Mask4 Permute(Mask4 a) {
+  return {__builtin_shufflevector(a.native, a.native, I0, I1, I2, I3)};
+}
+template <int I0, int I1, int I2, int I3>
+inline Float4 Shuffle(Float4 a, Float4 b) {
+  return Float4(__builtin_shufflevector(a.native, b.native, I0, I1, I2, I3));
+}
+inline Float4 operator-(Float4 a) { return Float4(-a.native); }
+// The sign bit cleared.
+inline Float4 Abs(Float4 a) {
+  internal::NativeInt4 bits;
+  std::memcpy(&bits, &a.native, sizeof(bits));
+  bits &= 0x7fffffff;
+  Float4 out;
+  std::memcpy(&out.native, &bits, sizeof(bits));
+  return out;
+}
+// a with its sign flipped in the lanes where s has its sign bit set.
+inline Float4 FlipSign(Float4 a, Float4 s) {
+  internal::NativeInt4 a_bits;
+  internal::NativeInt4 s_bits;
+  std::memcpy(&a_bits, &a.native, sizeof(a_bits));
+  std::memcpy(&s_bits, &s.native, sizeof(s_bits));
+  a_bits ^= s_bits & static_cast<std::int32_t>(0x80000000u);
+  Float4 out;
+  std::memcpy(&out.native, &a_bits, sizeof(a_bits));
+  return out;
+}
+// Each lane truncated toward zero (lanes must fit an int32).
+inline void StoreTruncated(Float4 a, std::int32_t* p) {
+  const internal::NativeInt4 v =
+      __builtin_convertvector(a.native, internal::NativeInt4);
+  std::memcpy(p, &v, sizeof(v));
+}
+// The lanes as 0 or -1.
+inline void Store(Mask4 m, std::int32_t* p) {
+  std::memcpy(p, &m.native, sizeof(m.native));
 }
 
 #endif
@@ -196,6 +298,32 @@ inline bool AnyLane(Mask4 mask) { return LaneBits(mask) != 0; }
 // The least lane, as std::min over lanes 0 and 1, 2 and 3, then the two.
 inline float MinLane(Float4 a) {
   return std::min(std::min(a[0], a[1]), std::min(a[2], a[3]));
+}
+
+// The greatest lane, as std::max over lanes 0 and 1, 2 and 3, then the two.
+inline float MaxLane(Float4 a) {
+  return std::max(std::max(a[0], a[1]), std::max(a[2], a[3]));
+}
+
+// The sum of the lanes, as (a0 + a2) + (a1 + a3).
+inline float SumLanes(Float4 a) { return (a[0] + a[2]) + (a[1] + a[3]); }
+
+// Lane L in all four lanes.
+template <int L>
+inline Float4 Broadcast(Float4 a) {
+  return Permute<L, L, L, L>(a);
+}
+
+// The 4 x 4 matrix with rows a, b, c, d transposed in place.
+inline void Transpose(Float4& a, Float4& b, Float4& c, Float4& d) {
+  const Float4 ab_lo = Shuffle<0, 4, 1, 5>(a, b);  // a0 b0 a1 b1
+  const Float4 ab_hi = Shuffle<2, 6, 3, 7>(a, b);  // a2 b2 a3 b3
+  const Float4 cd_lo = Shuffle<0, 4, 1, 5>(c, d);  // c0 d0 c1 d1
+  const Float4 cd_hi = Shuffle<2, 6, 3, 7>(c, d);  // c2 d2 c3 d3
+  a = Shuffle<0, 1, 4, 5>(ab_lo, cd_lo);
+  b = Shuffle<2, 3, 6, 7>(ab_lo, cd_lo);
+  c = Shuffle<0, 1, 4, 5>(ab_hi, cd_hi);
+  d = Shuffle<2, 3, 6, 7>(ab_hi, cd_hi);
 }
 
 }  // namespace sator::simd
