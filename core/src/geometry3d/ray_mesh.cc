@@ -12,65 +12,26 @@
 //               nearer, push the farther with its entry distance
 //     pop nodes whose entry distance is beyond best
 //
-// The slab test uses a clamped reciprocal direction (|d| >= 1e-20), so a ray
-// parallel to a slab never makes 0 * inf, and a far distance scaled up by
-// the rounding bound (Ize 2013), so that with the watertight triangle test
-// (Woop et al. 2013) no ray slips through a shared edge or vertex.
+// The slab test is broadphase::RaySlabs' conservative one (casts.h): a
+// clamped reciprocal direction, so a ray parallel to a slab never makes
+// 0 * inf, and a far distance scaled up by the rounding bound (Ize 2013), so
+// that with the watertight triangle test (Woop et al. 2013) no ray slips
+// through a shared edge or vertex.
 #include <algorithm>
 #include <cmath>
 
 #include "geometry3d/bvh_builder.h"
 #include "geometry3d/ray_primitives.h"
+#include "sator/core/broadphase/casts.h"
 #include "sator/core/geometry3d/raycast3d.h"
 
 namespace sator {
-namespace {
-
-struct SlabRay {
-  Vec3 origin;
-  Vec3 inv_dir;
-};
-
-SlabRay MakeSlabRay(const Ray<3>& ray) {
-  SlabRay out{ray.origin, {}};
-  for (int i = 0; i < 3; ++i) {
-    float d = ray.direction[i];
-    if (std::fabs(d) < 1e-20f) d = std::copysign(1e-20f, d);
-    out.inv_dir[i] = 1.0f / d;
-  }
-  return out;
-}
-
-// Entry distance of the ray into `box`, if it enters within [0, t_max].
-inline bool EnterBox(const Aabb3& box, const SlabRay& ray, float t_max,
-                     float* t_entry) {
-  const float tx1 = (box.min.x - ray.origin.x) * ray.inv_dir.x;
-  const float tx2 = (box.max.x - ray.origin.x) * ray.inv_dir.x;
-  const float ty1 = (box.min.y - ray.origin.y) * ray.inv_dir.y;
-  const float ty2 = (box.max.y - ray.origin.y) * ray.inv_dir.y;
-  const float tz1 = (box.min.z - ray.origin.z) * ray.inv_dir.z;
-  const float tz2 = (box.max.z - ray.origin.z) * ray.inv_dir.z;
-  const float t0 = std::max(
-      {std::min(tx1, tx2), std::min(ty1, ty2), std::min(tz1, tz2), 0.0f});
-  const float t1 = std::min(
-      {std::max(tx1, tx2), std::max(ty1, ty2), std::max(tz1, tz2), t_max});
-  *t_entry = t0;
-  // Ize, "Robust BVH Ray Traversal", JCGT 2(2), 2013: the far distance is
-  // scaled up by 1 + 2 gamma(3) to cover the rounding of the slab products,
-  // so a ray through a box's edge or corner (a mesh vertex on the bounds)
-  // is not culled. Written t0 - t1 <= 2 gamma(3) t1 so that a far distance
-  // near FLT_MAX (t_max is the ray's max_distance) cannot overflow.
-  constexpr float kRobustSlack = 2.0f * 3.0f * 6e-8f / (1.0f - 3.0f * 6e-8f);
-  return t0 - t1 <= t1 * kRobustSlack;
-}
-
-}  // namespace
 
 RayResult<3> RayCastMesh(const TriangleMesh& mesh, const Ray<3>& ray,
                          MeshRayStats* stats) {
   RayResult<3> result;
   if (!(ray.max_distance >= 0.0f)) return result;
-  const SlabRay slab = MakeSlabRay(ray);
+  const auto slab = broadphase::RaySlabs<3>::Clamped(ray.origin, ray.direction);
   const internal::TriangleRay tri_ray =
       internal::MakeTriangleRay(ray.origin, ray.direction);
   const std::vector<MeshBvhNode>& nodes = mesh.nodes();
@@ -87,7 +48,7 @@ RayResult<3> RayCastMesh(const TriangleMesh& mesh, const Ray<3>& ray,
   Entry stack[internal::kMaxBvhDepth];
   int top = 0;
   float t_root = 0.0f;
-  if (EnterBox(nodes[0].bounds, slab, best, &t_root)) {
+  if (slab.HitsConservative(nodes[0].bounds, best, &t_root)) {
     std::uint32_t node = 0;
     while (true) {
       const MeshBvhNode& n = nodes[node];
@@ -107,9 +68,10 @@ RayResult<3> RayCastMesh(const TriangleMesh& mesh, const Ray<3>& ray,
         float t_left = 0.0f;
         float t_right = 0.0f;
         node_visits += 2;
-        const bool hit_left = EnterBox(nodes[left].bounds, slab, best, &t_left);
+        const bool hit_left =
+            slab.HitsConservative(nodes[left].bounds, best, &t_left);
         const bool hit_right =
-            EnterBox(nodes[right].bounds, slab, best, &t_right);
+            slab.HitsConservative(nodes[right].bounds, best, &t_right);
         if (hit_left && hit_right) {
           if (t_left <= t_right) {
             stack[top++] = {right, t_right};

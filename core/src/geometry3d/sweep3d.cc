@@ -27,6 +27,7 @@
 #include "geometry3d/ray_primitives.h"
 #include "geometry3d/sweep_round.h"
 #include "geometry3d/sweep_sat.h"
+#include "sator/core/broadphase/casts.h"
 #include "sator/core/geometry3d/contact3d.h"
 #include "sator/core/geometry3d/overlap3d.h"
 
@@ -182,8 +183,9 @@ RoundHit RoundAgainst(const Vec3* core, int core_count, float r_a, Vec3 d,
                                   Min(c2 - core[1], c1 - core[1]));
               const Vec3 hi = Max(Max(c1 - core[0], c2 - core[0]),
                                   Max(c2 - core[1], c1 - core[1]));
-              if (!internal::RayReachesBox(Vec3{}, d, t_max, lo - grow,
-                                           hi + grow)) {
+              float entry = 0.0f;
+              if (!broadphase::Segment<3>(Vec3{}, d).Hits(Aabb3{lo, hi}, grow,
+                                                          t_max, &entry)) {
                 continue;
               }
               Keep(SegmentSegment(core[0], core[1], c1, c2, d, r_a), &best);

@@ -7,6 +7,7 @@
 
 #include "geometry3d/convex_closest.h"
 #include "geometry3d/double_vec3.h"
+#include "sator/core/broadphase/casts.h"
 
 namespace sator::internal {
 namespace {
@@ -119,24 +120,6 @@ void ClosestSegmentPoints(Vec3 p1, Vec3 q1, Vec3 p2, Vec3 q2, Vec3* c1,
   }
   *c1 = p1 + s * d1;
   *c2 = p2 + t * d2;
-}
-
-bool RayReachesBox(Vec3 origin, Vec3 dir, float t_max, Vec3 lo, Vec3 hi) {
-  float t0 = 0.0f;
-  float t1 = t_max;
-  for (int i = 0; i < 3; ++i) {
-    if (std::fabs(dir[i]) < kParallel) {
-      if (origin[i] < lo[i] || origin[i] > hi[i]) return false;
-      continue;
-    }
-    float a = (lo[i] - origin[i]) / dir[i];
-    float b = (hi[i] - origin[i]) / dir[i];
-    if (a > b) std::swap(a, b);
-    t0 = std::max(t0, a);
-    t1 = std::min(t1, b);
-    if (t0 > t1) return false;
-  }
-  return true;
 }
 
 RoundPoly HullRoundPoly(const ConvexHull& hull) {
@@ -269,12 +252,15 @@ RayStatus RayRoundPoly(Vec3 origin, Vec3 dir, float t_max,
     best.feature = f;
     found = true;
   }
+  // The edges whose capsule's box the ray cannot reach before the best hit
+  // so far are skipped (t runs to at most 1, the segment's end).
+  const broadphase::Segment<3> segment(origin, dir);
   const Vec3 grow{radius, radius, radius};
   for (int e = 0; e < poly.edge_count; ++e) {
     const Vec3 p = poly.vertices[poly.edges[e].a];
     const Vec3 q = poly.vertices[poly.edges[e].b];
-    if (!RayReachesBox(origin, dir, best.t, Min(p, q) - grow,
-                       Max(p, q) + grow)) {
+    float entry = 0.0f;
+    if (!segment.Hits(Aabb3{Min(p, q), Max(p, q)}, grow, best.t, &entry)) {
       continue;
     }
     PrimitiveHit h;

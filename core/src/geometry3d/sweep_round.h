@@ -50,9 +50,10 @@ void MakeTriangleRoundPoly(const Triangle3& tri, SmallRoundPoly* out);
 // The squared distance from x to the polytope (0 inside a solid).
 float SquaredDistanceToPoly(Vec3 x, const RoundPoly& poly);
 
-// Ray against the polytope rounded by `radius` (> 0). kInside when the
-// origin is within `radius` of the polytope. The hit's normal is the outward
-// normal of the rounded surface; `feature` is the face index, or
+// Ray against the polytope rounded by `radius` (> 0), for t in [0, t_max]
+// with t_max at most 1 (a sweep: `dir` is the whole motion). kInside when
+// the origin is within `radius` of the polytope. The hit's normal is the
+// outward normal of the rounded surface; `feature` is the face index, or
 // face_count + edge index for an edge capsule.
 RayStatus RayRoundPoly(Vec3 origin, Vec3 dir, float t_max,
                        const RoundPoly& poly, float radius, PrimitiveHit* hit);
@@ -93,10 +94,6 @@ RayStatus RayRoundSegmentDifference(Vec3 origin, Vec3 dir, float t_max, Vec3 p,
 // of their common stretch.
 void ClosestSegmentPoints(Vec3 p1, Vec3 q1, Vec3 p2, Vec3 q2, Vec3* c1,
                           Vec3* c2);
-
-// Does the ray reach the box [lo, hi] within [0, t_max]? (A cheap rejection
-// test before the exact ones.)
-bool RayReachesBox(Vec3 origin, Vec3 dir, float t_max, Vec3 lo, Vec3 hi);
 
 }  // namespace sator::internal
 

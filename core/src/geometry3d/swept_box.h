@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "sator/core/aabb.h"
+#include "sator/core/broadphase/casts.h"
 #include "sator/core/vec.h"
 
 namespace sator::internal {
@@ -69,46 +70,28 @@ inline Aabb3 Grown(const Aabb3& box, float frame) {
 // given box by t_max, and when? The entry time of the box's centre into the
 // given box grown by the half extents (slabs, Ericson 5.3.3; then by
 // Grown's margins, `frame` the same for every box of the query, so that
-// round-off never culls a touching shape). A component of d below 1e-20 is
-// parallel, so nothing overflows. Monotone: a box containing another is
+// round-off never culls a touching shape): broadphase::Segment's slab test,
+// whose parallel axes (a component of d below kParallelEpsilon) nothing
+// overflows on. Monotone: a box containing another is
 // grown by no less (its extent is no smaller, `frame` is fixed) and so is
 // reached no later, so a BVH node's time bounds its triangles'.
 class SweptBox {
  public:
   SweptBox(const Aabb3& start, Vec3 d, float frame)
-      : center_(Center(start)), half_(HalfExtents(start)), frame_(frame) {
-    for (int i = 0; i < 3; ++i) {
-      parallel_[i] = std::fabs(d[i]) < 1e-20f;
-      inv_[i] = parallel_[i] ? 0.0f : 1.0f / d[i];
-    }
-  }
+      : segment_(Center(start), d), half_(HalfExtents(start)), frame_(frame) {}
 
   bool Reaches(const Aabb3& box, float t_max, float* t_enter) const {
-    const Aabb3 g = Grown(Aabb3{box.min - half_, box.max + half_}, frame_);
-    float t0 = 0.0f;
-    float t1 = t_max;
-    for (int i = 0; i < 3; ++i) {
-      if (parallel_[i]) {
-        if (center_[i] < g.min[i] || center_[i] > g.max[i]) return false;
-        continue;
-      }
-      float lo = (g.min[i] - center_[i]) * inv_[i];
-      float hi = (g.max[i] - center_[i]) * inv_[i];
-      if (lo > hi) std::swap(lo, hi);
-      t0 = std::max(t0, lo);
-      t1 = std::min(t1, hi);
-      if (t0 > t1) return false;
-    }
-    *t_enter = t0;
-    return true;
+    // Grown's margin, for the box grown by the half extents.
+    const Vec3 e = (box.max + half_) - (box.min - half_);
+    const float margin = kBoxSlack * std::max({e.x, e.y, e.z, 1.0f}) + frame_;
+    return segment_.Hits(box, half_ + Vec3{margin, margin, margin}, t_max,
+                         t_enter);
   }
 
  private:
-  Vec3 center_;
+  broadphase::Segment<3> segment_;
   Vec3 half_;
   float frame_;
-  Vec3 inv_{};
-  bool parallel_[3] = {false, false, false};
 };
 
 }  // namespace sator::internal
