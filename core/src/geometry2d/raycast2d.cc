@@ -19,6 +19,7 @@
 #include "geometry2d/distance2d.h"
 #include "geometry2d/pairs2d.h"
 #include "geometry2d/sat2d.h"
+#include "simd/float4.h"
 
 namespace sator::internal2d {
 namespace {
@@ -105,83 +106,74 @@ template <typename VertexFn, typename NormalFn>
   return true;
 }
 
-// Cyrus-Beck over any convex polygon given by accessors (a core in SoA
-// form, or a ConvexPolygon read in place without copying); xs and ys are
-// its vertex coordinates (for the exact distance of an origin in the band).
-template <typename VertexFn, typename NormalFn>
-RayResult<2> RayConvex(int count, VertexFn vertex, NormalFn normal,
-                       const float* xs, const float* ys, const Ray<2>& ray,
-                       float tolerance) {
+// Cyrus-Beck over a convex polygon in SoA form (a Core, or a ConvexPolygon
+// read in place as a PolygonRef: vx, vy, nx, ny padded to a multiple of 4
+// lanes with copies of edge 0).
+template <typename Poly>
+RayResult<2> RayConvex(const Poly& poly, const Ray<2>& ray, float tolerance) {
+  const int count = poly.count;
+  const auto vertex = [&](int i) { return Vec2{poly.vx[i], poly.vy[i]}; };
+  const auto normal = [&](int i) { return Vec2{poly.nx[i], poly.ny[i]}; };
   const Vec2 o = ray.origin;
   const Vec2 d = ray.direction;
+  // n_i.(o + t d - v_i) <= 0  <=>  t * den_i <= num_i, with num_i =
+  // n_i.(v_i - o) and den_i = n_i.d, four edges at a time (the operations
+  // of Dot, in its order).
+  using simd::Float4;
+  float nums[kMaxPolygonVertices];
+  float dens[kMaxPolygonVertices];
+  Float4 lowest4 = Float4::Splat(kInfinity);
+  for (int k = 0; k < count; k += 4) {
+    const Float4 nx = Float4::Load(poly.nx + k);
+    const Float4 ny = Float4::Load(poly.ny + k);
+    const Float4 num = nx * (Float4::Load(poly.vx + k) - Float4::Splat(o.x)) +
+                       ny * (Float4::Load(poly.vy + k) - Float4::Splat(o.y));
+    num.Store(nums + k);
+    (nx * Float4::Splat(d.x) + ny * Float4::Splat(d.y)).Store(dens + k);
+    lowest4 = simd::Min(lowest4, num);
+  }
   // The origin is inside (within the tolerance) when it lies within the
   // tolerance of the polygon: every num >= -tol is necessary, and enough
   // when every num >= 0 (truly inside); in between (outside some edge line
   // by at most the tolerance) the exact distance decides, as for pairs (a
-  // sharp corner's half-planes reach tol / cos(phi / 2) past its tip). The
-  // clipping loop sees every num unless it exits early on a miss, and then
-  // the inside test is completed separately.
-  const auto inside = [&] {
-    bool apart = false;
-    for (int i = 0; i < count; ++i) {
-      const float s = Dot(normal(i), o - vertex(i));
-      if (s > tolerance) return false;
-      apart |= s > 0.0f;
-    }
-    return !apart || PointTouchesPolygon(xs, ys, count, o, tolerance);
-  };
+  // sharp corner's half-planes reach tol / cos(phi / 2) past its tip).
+  const float lowest = simd::MinLane(lowest4);
+  if (!(lowest < -tolerance) &&
+      (!(lowest < 0.0f) ||
+       PointTouchesPolygon(poly.vx, poly.vy, count, o, tolerance))) {
+    return Inside(ray);
+  }
   // The interval [lower, upper] of t, upper capped at kMaxClipDistance so
   // that no product t * den overflows (|den| <= 1 but for round-off, and
   // max_distance may be FLT_MAX): a hit farther than 1e37 is not reported,
   // where a float point along the ray is off by more than 1e30 anyway.
-  // Products and compares stay in float (the loop is the hot path of the
-  // polygon ray; doubles cost 10% there).
   constexpr float kMaxClipDistance = 1e37f;
   float lower = 0.0f;
   float lower_den = -1.0f;  // The den of the edge that raised `lower`.
   float upper = std::min(ray.max_distance, kMaxClipDistance);
   int index = -1;
-  // The least num so far: below -tol, the origin is outside (by more than
-  // the tolerance); below 0, outside some edge line. (A running min costs
-  // the loop no more than a flag.)
-  float lowest = kInfinity;
   RayResult<2> r;
   for (int i = 0; i < count; ++i) {
-    // n.(o + t d - v) <= 0  <=>  t * den <= num. Each quotient num / den is
-    // compared with the interval before it is formed (a direction with a
-    // subnormal component makes den tiny and the quotient overflow), so
-    // every one formed lies in [0, upper].
-    const Vec2 n = normal(i);
-    const float num = Dot(n, vertex(i) - o);
-    const float den = Dot(n, d);
-    lowest = std::min(lowest, num);
+    // Each quotient num / den is compared with the interval before it is
+    // formed (a direction with a subnormal component makes den tiny and the
+    // quotient overflow), so every one formed lies in [0, upper].
+    const float num = nums[i];
+    const float den = dens[i];
     if (den == 0.0f) {
-      if (num < 0.0f) {
-        return !(lowest < -tolerance) && inside() ? Inside(ray) : r;
-      }
+      if (num < 0.0f) return r;
     } else if (den < 0.0f && num < lower * den) {
       // Entering this half-plane after lower; after upper too: empty.
-      if (num < upper * den) {
-        return !(lowest < -tolerance) && inside() ? Inside(ray) : r;
-      }
+      if (num < upper * den) return r;
       lower = num / den;
       lower_den = den;
       index = i;
     } else if (den > 0.0f && num < upper * den) {
       upper = num / den;  // Leaving it, before upper.
     }
-    if (upper < lower) {
-      return !(lowest < -tolerance) && inside() ? Inside(ray) : r;
-    }
+    if (upper < lower) return r;
   }
-  // Every num >= -tol: within the tolerance of every edge line, so inside
-  // unless the exact distance says otherwise; then the origin is outside
-  // some edge line and the loop has either entered it (index >= 0, a hit
-  // at lower > 0) or ended early above.
-  if (!(lowest < -tolerance) &&
-      (!(lowest < 0.0f) || PointTouchesPolygon(xs, ys, count, o, tolerance))) {
-    return Inside(ray);
-  }
+  // The origin is outside some edge line, so the loop has entered it
+  // (index >= 0, a hit at lower > 0) or ended early above.
   if (index < 0) return r;
   // An interval thinner than float can resolve (its ends carry a few ulps
   // of the problem's scale, more over a small |den|; the scale is tol /
@@ -214,9 +206,7 @@ RayResult<2> RayConvex(int count, VertexFn vertex, NormalFn normal,
 }
 
 RayResult<2> RayPolygon(const Core& core, const Ray<2>& ray, float tolerance) {
-  return RayConvex(
-      core.count, [&](int i) { return core.v(i); },
-      [&](int i) { return core.n(i); }, core.vx, core.vy, ray, tolerance);
+  return RayConvex(core, ray, tolerance);
 }
 
 RayResult<2> RaySegment(Vec2 a, Vec2 b, const Ray<2>& ray, float tolerance) {
@@ -310,10 +300,7 @@ RayResult<2> RayCastPolygon(const Shape2& shape, const Ray<2>& ray) {
   const float cf = polygon.corner_factor();
   const float reach = polygon.bounding_radius() * cf + 1.1f * tolerance;
   if (LengthSquared(off) * (cf * cf) > reach * reach) return RayResult<2>{};
-  return RayConvex(
-      polygon.count(), [&](int i) { return polygon.vertex(i); },
-      [&](int i) { return polygon.normal(i); }, polygon.xs(), polygon.ys(), ray,
-      tolerance);
+  return RayConvex(PolygonRef(polygon), ray, tolerance);
 }
 
 }  // namespace sator::internal2d
