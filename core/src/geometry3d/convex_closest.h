@@ -20,7 +20,11 @@ Vec3 ClosestPointOnTriangle(Vec3 p, Vec3 a, Vec3 b, Vec3 c);
 // The same unrounded, and for a point given in double.
 D3 ClosestPointOnTriangleD3(Vec3 p, Vec3 a, Vec3 b, Vec3 c);
 D3 ClosestPointOnTriangleD3(D3 p, Vec3 a, Vec3 b, Vec3 c);
-// The closest points c1 on [p1, q1] and c2 on [p2, q2].
+// The closest points c1 on [p1, q1] and c2 on [p2, q2] (Ericson 5.1.9, with
+// the degenerate cases clamped). In float while the segments' sine exceeds
+// 0.1; nearly parallel ones (whose float determinant cancels, putting s
+// anywhere along the segment) are solved in double on a cold path, and
+// exactly parallel ones get the middle of their common stretch.
 void ClosestPointsSegmentSegment(Vec3 p1, Vec3 q1, Vec3 p2, Vec3 q2, Vec3* c1,
                                  Vec3* c2);
 // The same in double, unrounded: the difference c2 - c1 keeps the direction

@@ -86,15 +86,6 @@ RayStatus RayRoundSegmentDifference(Vec3 origin, Vec3 dir, float t_max, Vec3 p,
                                     Vec3 q, Vec3 c1, Vec3 c2, float radius,
                                     PrimitiveHit* hit);
 
-// Closest points of segments p1q1 and p2q2 (Ericson 5.1.9, with the
-// degenerate cases clamped): the polytope sweeps' edge-edge contact points.
-// In float while the segments' sine exceeds 0.1; nearly parallel ones (whose
-// float determinant cancels, putting s anywhere along the segment) are
-// solved in double on a cold path, and exactly parallel ones get the middle
-// of their common stretch.
-void ClosestSegmentPoints(Vec3 p1, Vec3 q1, Vec3 p2, Vec3 q2, Vec3* c1,
-                          Vec3* c2);
-
 }  // namespace sator::internal
 
 #endif  // SATOR_CORE_SRC_GEOMETRY3D_SWEEP_ROUND_H_

@@ -25,6 +25,7 @@
 #include <utility>
 
 #include "geometry3d/box_overlap_axes.h"
+#include "geometry3d/convex_closest.h"
 #include "geometry3d/double_vec3.h"
 #include "geometry3d/rotation_matrix.h"
 #include "geometry3d/sat_polytope.h"
@@ -503,7 +504,7 @@ Vec3 ContactPoint(const SatPoly& a, const SatPoly& b, Vec3 offset_b, Vec3 n) {
   if (nb == 1) return sb(0);
   if (na == 2 && nb == 2) {
     Vec3 ca, cb;
-    ClosestSegmentPoints(sa(0), sa(1), sb(0), sb(1), &ca, &cb);
+    ClosestPointsSegmentSegment(sa(0), sa(1), sb(0), sb(1), &ca, &cb);
     return 0.5f * (ca + cb);
   }
   // Both features are edges or faces: clip in the contact plane.
@@ -667,7 +668,7 @@ Vec3 BoxBoxContactPoint(const float ha[3], const float hb[3], const Vec3 u[3],
     ea[axis_a] = ha[axis_a];
     const Vec3 eb = hb[axis_b] * u[axis_b];
     Vec3 ca, cbp;
-    ClosestSegmentPoints(vertex_a - ea, vertex_a + ea, vertex_b - eb,
+    ClosestPointsSegmentSegment(vertex_a - ea, vertex_a + ea, vertex_b - eb,
                          vertex_b + eb, &ca, &cbp);
     return 0.5f * (ca + cbp);
   }

@@ -1036,7 +1036,7 @@ EdgeFamilyShape Shifted(EdgeFamilyShape s, Dv shift) {
 // At the time of impact the contact point must lie on both surfaces within
 // 4e-6 of the coordinates' magnitude M (the rounding of the poses and the
 // vertices to float is about 1e-7 of it). The float solve of the edges'
-// closest points (ClosestSegmentPoints) has a determinant of
+// closest points (ClosestPointsSegmentSegment) has a determinant of
 // |d1|^2 |d2|^2 sin^2 carrying round-off of about FLT_EPSILON |d1|^2 |d2|^2,
 // so its s is off by about FLT_EPSILON / sin^2 and the point by that times
 // the length times sin, off the other edge; below a sine of 0.1 the points

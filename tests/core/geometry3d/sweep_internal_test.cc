@@ -151,22 +151,25 @@ TEST(SweepInternal, BoxBoxNearlyParallelEdgesTouchAtImpact) {
   EXPECT_GT(hits, 8000);
 }
 
-// ClosestSegmentPoints on parallel and nearly parallel segments (sines 1e-8
-// to 1e-1), against the double solve of convex_closest.cc: the middle of
+// ClosestPointsSegmentSegment on parallel and nearly parallel segments
+// (sines 1e-8 to 1e-1), against the double solve
+// (ClosestPointsSegmentSegmentD3): the middle of
 // the common stretch for exactly parallel overlapping segments (not s = 0,
 // an end of it), and the double answer within 1e-6 of the lengths for
 // nearly parallel ones (a float solve's s is off by about FLT_EPSILON /
 // sin^2).
-TEST(SweepInternal, ClosestSegmentPointsOfNearlyParallelSegments) {
+TEST(SweepInternal, ClosestSegmentPointsOfNearlyParallelSegmentsMatchDouble) {
   // Parallel along x, overlapping over [1, 3]: the middle is x = 2.
   Vec3 c1;
   Vec3 c2;
-  ClosestSegmentPoints({0, 0, 0}, {3, 0, 0}, {1, 1, 0}, {5, 1, 0}, &c1, &c2);
+  ClosestPointsSegmentSegment({0, 0, 0}, {3, 0, 0}, {1, 1, 0}, {5, 1, 0}, &c1,
+                              &c2);
   EXPECT_NEAR(c1.x, 2.0f, 1e-6f);
   EXPECT_NEAR(c2.x, 2.0f, 1e-6f);
   EXPECT_NEAR(c2.y, 1.0f, 1e-6f);
   // Reversed direction, B inside A: B's middle.
-  ClosestSegmentPoints({0, 0, 0}, {4, 0, 0}, {3, 0, 1}, {2, 0, 1}, &c1, &c2);
+  ClosestPointsSegmentSegment({0, 0, 0}, {4, 0, 0}, {3, 0, 1}, {2, 0, 1}, &c1,
+                              &c2);
   EXPECT_NEAR(c1.x, 2.5f, 1e-6f);
   EXPECT_NEAR(c2.x, 2.5f, 1e-6f);
   Rng rng(35);
@@ -182,10 +185,12 @@ TEST(SweepInternal, ClosestSegmentPointsOfNearlyParallelSegments) {
     const float along = rng.Uniform(-0.5f, 0.5f);
     const Vec3 p2 = p1 + along * len * u + rng.InBox(1e-2f * len);
     const Vec3 q2 = p2 + len * rng.Uniform(0.5f, 1.5f) * dir;
-    ClosestSegmentPoints(p1, q1, p2, q2, &c1, &c2);
-    Vec3 r1;
-    Vec3 r2;
-    ClosestPointsSegmentSegment(p1, q1, p2, q2, &r1, &r2);
+    ClosestPointsSegmentSegment(p1, q1, p2, q2, &c1, &c2);
+    D3 d1;
+    D3 d2;
+    ClosestPointsSegmentSegmentD3(p1, q1, p2, q2, &d1, &d2);
+    const Vec3 r1 = ToVec3(d1);
+    const Vec3 r2 = ToVec3(d2);
     // Near parallel the closest pair is ill-posed only where the double
     // solve also treats the segments as parallel: compare distances there.
     const float tol = 1e-6f * 3.0f * len;
