@@ -7,6 +7,7 @@
 
 #include "convex_polytope.h"
 #include "convex_round.h"
+#include "geometry3d/pairs3d.h"
 #include "hull_sat.h"
 #include "round_typed.h"
 #include "sat_polytope.h"
@@ -191,70 +192,84 @@ ContactResult<3> ToWorld(const ContactResult<3>& result, const Pose3& pose_a) {
   return out;
 }
 
-ContactResult<3> Contact(const ConvexShape3& a, const Pose3& pose_a,
-                         const ConvexShape3& b, const Pose3& pose_b) {
-  const Pose3 b_in_a = MulT(pose_a, pose_b);
-  if (const auto* box_a = std::get_if<Box3>(&a)) {
-    if (const auto* box_b = std::get_if<Box3>(&b)) {
-      return ToWorld(ContactBoxBox(*box_a, *box_b, b_in_a), pose_a);
-    }
-  }
-  if (const auto* hull_a = std::get_if<std::shared_ptr<const ConvexHull>>(&a)) {
-    if (const auto* hull_b =
-            std::get_if<std::shared_ptr<const ConvexHull>>(&b)) {
-      return ToWorld(ContactHullHull(**hull_a, **hull_b, b_in_a), pose_a);
-    }
-  }
-  // Round pairs: sphere and capsule pairs, and a sphere or capsule with a
-  // triangle, in A's frame (as the generic path); a sphere or capsule and a
-  // box in the box's frame, flipped when the box is B.
-  const ShapeKind3 ka = KindOf(a);
-  const ShapeKind3 kb = KindOf(b);
-  const bool round_a = ka == ShapeKind3::kSphere || ka == ShapeKind3::kCapsule;
-  const bool round_b = kb == ShapeKind3::kSphere || kb == ShapeKind3::kCapsule;
-  if (round_a && round_b) {
-    const auto with_a = [&](const auto& round_a_shape) {
-      return VisitRound(b, [&](const auto& round_b_shape) {
-        return ContactFlat(round_a_shape, round_b_shape, b_in_a);
-      });
-    };
-    return ToWorld(VisitRound(a, with_a), pose_a);
-  }
-  if (round_a && kb == ShapeKind3::kBox) {
-    const Box3& box = std::get<Box3>(b);
-    const Pose3 a_in_b = MulT(pose_b, pose_a);
-    const auto against_box = [&](const auto& round) {
-      return BoxRound(box, round, a_in_b);
-    };
-    return ToWorld(Flip(VisitRound(a, against_box)), pose_b);
-  }
-  if (ka == ShapeKind3::kBox && round_b) {
-    const Box3& box = std::get<Box3>(a);
-    const auto against_box = [&](const auto& round) {
-      return BoxRound(box, round, b_in_a);
-    };
-    return ToWorld(VisitRound(b, against_box), pose_a);
-  }
-  // A sphere or capsule and a triangle, in A's frame.
-  if (round_a && kb == ShapeKind3::kTriangle) {
-    const auto& t = std::get<Triangle3>(b);
-    const auto against_triangle = [&](const auto& round) {
-      return RoundTriangle(round, t, b_in_a);
-    };
-    return ToWorld(VisitRound(a, against_triangle), pose_a);
-  }
-  if (ka == ShapeKind3::kTriangle && round_b) {
-    const auto& t = std::get<Triangle3>(a);
-    const auto against_round = [&](const auto& round) {
-      return TriangleRound(t, round, b_in_a);
-    };
-    return ToWorld(VisitRound(b, against_round), pose_a);
-  }
-  if ((round_a && kb == ShapeKind3::kHull) ||
-      (ka == ShapeKind3::kHull && round_b)) {
-    return HullRound(a, pose_a, b, pose_b, b_in_a);
-  }
-  return ToWorld(internal::ContactGeneric(a, b, b_in_a), pose_a);
+namespace internal::contact3d {
+
+using HullPtr = std::shared_ptr<const ConvexHull>;
+
+// The cells of the contact table (dispatch3d.cc), each for the kinds its
+// name gives (A first): world poses in, the world contact out.
+
+ContactResult<3> BoxBox(const ConvexShape3& a, const Pose3& pose_a,
+                        const ConvexShape3& b, const Pose3& pose_b) {
+  return ToWorld(
+      ContactBoxBox(std::get<Box3>(a), std::get<Box3>(b), MulT(pose_a, pose_b)),
+      pose_a);
 }
+ContactResult<3> HullHull(const ConvexShape3& a, const Pose3& pose_a,
+                          const ConvexShape3& b, const Pose3& pose_b) {
+  return ToWorld(ContactHullHull(*std::get<HullPtr>(a), *std::get<HullPtr>(b),
+                                 MulT(pose_a, pose_b)),
+                 pose_a);
+}
+// Spheres and capsules, in A's frame.
+ContactResult<3> RoundRound(const ConvexShape3& a, const Pose3& pose_a,
+                            const ConvexShape3& b, const Pose3& pose_b) {
+  const Pose3 b_in_a = MulT(pose_a, pose_b);
+  const auto with_a = [&](const auto& round_a) {
+    return VisitRound(b, [&](const auto& round_b) {
+      return ContactFlat(round_a, round_b, b_in_a);
+    });
+  };
+  return ToWorld(VisitRound(a, with_a), pose_a);
+}
+// A sphere or capsule against a box, in the box's frame.
+ContactResult<3> RoundBox(const ConvexShape3& a, const Pose3& pose_a,
+                          const ConvexShape3& b, const Pose3& pose_b) {
+  const Box3& box = std::get<Box3>(b);
+  const Pose3 a_in_b = MulT(pose_b, pose_a);
+  const auto against_box = [&](const auto& round) {
+    return sator::BoxRound(box, round, a_in_b);
+  };
+  return ToWorld(Flip(VisitRound(a, against_box)), pose_b);
+}
+ContactResult<3> BoxRound(const ConvexShape3& a, const Pose3& pose_a,
+                          const ConvexShape3& b, const Pose3& pose_b) {
+  const Box3& box = std::get<Box3>(a);
+  const Pose3 b_in_a = MulT(pose_a, pose_b);
+  const auto against_box = [&](const auto& round) {
+    return sator::BoxRound(box, round, b_in_a);
+  };
+  return ToWorld(VisitRound(b, against_box), pose_a);
+}
+// A sphere or capsule and a triangle, in A's frame.
+ContactResult<3> RoundTriangle(const ConvexShape3& a, const Pose3& pose_a,
+                               const ConvexShape3& b, const Pose3& pose_b) {
+  const Triangle3& t = std::get<Triangle3>(b);
+  const Pose3 b_in_a = MulT(pose_a, pose_b);
+  const auto against_triangle = [&](const auto& round) {
+    return sator::RoundTriangle(round, t, b_in_a);
+  };
+  return ToWorld(VisitRound(a, against_triangle), pose_a);
+}
+ContactResult<3> TriangleRound(const ConvexShape3& a, const Pose3& pose_a,
+                               const ConvexShape3& b, const Pose3& pose_b) {
+  const Triangle3& t = std::get<Triangle3>(a);
+  const Pose3 b_in_a = MulT(pose_a, pose_b);
+  const auto against_round = [&](const auto& round) {
+    return sator::TriangleRound(t, round, b_in_a);
+  };
+  return ToWorld(VisitRound(b, against_round), pose_a);
+}
+// A sphere or capsule and a hull, either order, in the hull's frame.
+ContactResult<3> HullAndRound(const ConvexShape3& a, const Pose3& pose_a,
+                              const ConvexShape3& b, const Pose3& pose_b) {
+  return HullRound(a, pose_a, b, pose_b, MulT(pose_a, pose_b));
+}
+ContactResult<3> Generic(const ConvexShape3& a, const Pose3& pose_a,
+                         const ConvexShape3& b, const Pose3& pose_b) {
+  return ToWorld(ContactGeneric(a, b, MulT(pose_a, pose_b)), pose_a);
+}
+
+}  // namespace internal::contact3d
 
 }  // namespace sator

@@ -9,6 +9,7 @@
 #include "convex_closest.h"
 #include "convex_polytope.h"
 #include "convex_round.h"
+#include "geometry3d/pairs3d.h"
 #include "hull_sat.h"
 #include "round_typed.h"
 #include "sat_polytope.h"
@@ -122,92 +123,112 @@ bool OverlapHullHull(const ConvexHull& a, const ConvexHull& b,
              .separation <= 0.0f;
 }
 
-bool Overlap(const ConvexShape3& a, const Pose3& pose_a, const ConvexShape3& b,
-             const Pose3& pose_b) {
-  const Pose3 b_in_a = MulT(pose_a, pose_b);
-  const ShapeKind3 ka = KindOf(a);
-  const ShapeKind3 kb = KindOf(b);
-  if (ka == ShapeKind3::kBox && kb == ShapeKind3::kBox) {
-    return OverlapBoxBox(std::get<Box3>(a), std::get<Box3>(b), b_in_a);
-  }
-  if (ka == ShapeKind3::kBox && kb == ShapeKind3::kTriangle) {
-    return OverlapBoxTriangle(std::get<Box3>(a), std::get<Triangle3>(b),
-                              b_in_a);
-  }
-  if (ka == ShapeKind3::kTriangle && kb == ShapeKind3::kBox) {
-    return OverlapTriangleBox(std::get<Triangle3>(a), std::get<Box3>(b),
-                              b_in_a);
-  }
-  if (ka == ShapeKind3::kSphere && kb == ShapeKind3::kSphere) {
-    return OverlapSphereSphere(std::get<Sphere>(a), std::get<Sphere>(b),
-                               b_in_a);
-  }
-  if (ka == ShapeKind3::kSphere && kb == ShapeKind3::kBox) {
-    // The centre in the box's frame as Contact's typed path places it.
-    return PointInSphereOfBox(MulT(pose_b, pose_a).position,
-                              std::get<Box3>(b).half_extents,
-                              std::get<Sphere>(a).radius);
-  }
-  if (ka == ShapeKind3::kBox && kb == ShapeKind3::kSphere) {
-    return PointInSphereOfBox(b_in_a.position, std::get<Box3>(a).half_extents,
-                              std::get<Sphere>(b).radius);
-  }
-  if (ka == ShapeKind3::kCapsule && kb == ShapeKind3::kCapsule) {
-    return OverlapCapsuleCapsule(std::get<Capsule3>(a), std::get<Capsule3>(b),
-                                 b_in_a);
-  }
-  if (ka == ShapeKind3::kCapsule && kb == ShapeKind3::kBox) {
-    return BoxCapsule(std::get<Box3>(b), std::get<Capsule3>(a),
-                      MulT(pose_b, pose_a));
-  }
-  if (ka == ShapeKind3::kBox && kb == ShapeKind3::kCapsule) {
-    return BoxCapsule(std::get<Box3>(a), std::get<Capsule3>(b), b_in_a);
-  }
-  if (ka == ShapeKind3::kSphere && kb == ShapeKind3::kCapsule) {
-    return OverlapFlat(std::get<Sphere>(a), std::get<Capsule3>(b), b_in_a);
-  }
-  if (ka == ShapeKind3::kCapsule && kb == ShapeKind3::kSphere) {
-    return OverlapFlat(std::get<Capsule3>(a), std::get<Sphere>(b), b_in_a);
-  }
-  if (kb == ShapeKind3::kTriangle) {
-    const auto& t = std::get<Triangle3>(b);
-    if (ka == ShapeKind3::kSphere) {
-      return OverlapRoundTriangle(std::get<Sphere>(a), t, b_in_a);
-    }
-    if (ka == ShapeKind3::kCapsule) {
-      return OverlapRoundTriangle(std::get<Capsule3>(a), t, b_in_a);
-    }
-  }
-  if (ka == ShapeKind3::kTriangle) {
-    const auto& t = std::get<Triangle3>(a);
-    if (kb == ShapeKind3::kSphere) {
-      return OverlapTriangleRound(t, std::get<Sphere>(b), b_in_a);
-    }
-    if (kb == ShapeKind3::kCapsule) {
-      return OverlapTriangleRound(t, std::get<Capsule3>(b), b_in_a);
-    }
-  }
-  if (ka == ShapeKind3::kHull && kb == ShapeKind3::kHull) {
-    return OverlapHullHull(*std::get<std::shared_ptr<const ConvexHull>>(a),
-                           *std::get<std::shared_ptr<const ConvexHull>>(b),
-                           b_in_a);
-  }
-  if ((ka == ShapeKind3::kSphere || ka == ShapeKind3::kCapsule) &&
-      kb == ShapeKind3::kHull) {
-    // In the hull's frame, as Contact's typed path (round_hull.cc).
-    internal::FlatCore core;
-    internal::MakeFlatCore(a, MulT(pose_b, pose_a), &core);
-    return internal::OverlapHullRoundLocal(
-        *std::get<std::shared_ptr<const ConvexHull>>(b), core.ref);
-  }
-  if (ka == ShapeKind3::kHull &&
-      (kb == ShapeKind3::kSphere || kb == ShapeKind3::kCapsule)) {
-    internal::FlatCore core;
-    internal::MakeFlatCore(b, b_in_a, &core);
-    return internal::OverlapHullRoundLocal(
-        *std::get<std::shared_ptr<const ConvexHull>>(a), core.ref);
-  }
-  return internal::OverlapGeneric(a, b, b_in_a);
+namespace internal::overlap3d {
+
+using HullPtr = std::shared_ptr<const ConvexHull>;
+
+// The cells of the overlap table (dispatch3d.cc), each for the kinds its
+// name gives (A first): world poses in.
+
+bool SphereSphere(const ConvexShape3& a, const Pose3& pose_a,
+                  const ConvexShape3& b, const Pose3& pose_b) {
+  return OverlapSphereSphere(std::get<Sphere>(a), std::get<Sphere>(b),
+                             MulT(pose_a, pose_b));
 }
+bool SphereBox(const ConvexShape3& a, const Pose3& pose_a,
+               const ConvexShape3& b, const Pose3& pose_b) {
+  // The sphere's centre in the box's frame.
+  return PointInSphereOfBox(MulT(pose_b, pose_a).position,
+                            std::get<Box3>(b).half_extents,
+                            std::get<Sphere>(a).radius);
+}
+bool BoxSphere(const ConvexShape3& a, const Pose3& pose_a,
+               const ConvexShape3& b, const Pose3& pose_b) {
+  return PointInSphereOfBox(MulT(pose_a, pose_b).position,
+                            std::get<Box3>(a).half_extents,
+                            std::get<Sphere>(b).radius);
+}
+bool BoxBox(const ConvexShape3& a, const Pose3& pose_a, const ConvexShape3& b,
+            const Pose3& pose_b) {
+  return OverlapBoxBox(std::get<Box3>(a), std::get<Box3>(b),
+                       MulT(pose_a, pose_b));
+}
+bool BoxTriangle(const ConvexShape3& a, const Pose3& pose_a,
+                 const ConvexShape3& b, const Pose3& pose_b) {
+  return OverlapBoxTriangle(std::get<Box3>(a), std::get<Triangle3>(b),
+                            MulT(pose_a, pose_b));
+}
+bool TriangleBox(const ConvexShape3& a, const Pose3& pose_a,
+                 const ConvexShape3& b, const Pose3& pose_b) {
+  return OverlapTriangleBox(std::get<Triangle3>(a), std::get<Box3>(b),
+                            MulT(pose_a, pose_b));
+}
+bool CapsuleCapsule(const ConvexShape3& a, const Pose3& pose_a,
+                    const ConvexShape3& b, const Pose3& pose_b) {
+  return OverlapCapsuleCapsule(std::get<Capsule3>(a), std::get<Capsule3>(b),
+                               MulT(pose_a, pose_b));
+}
+bool CapsuleBox(const ConvexShape3& a, const Pose3& pose_a,
+                const ConvexShape3& b, const Pose3& pose_b) {
+  return sator::BoxCapsule(std::get<Box3>(b), std::get<Capsule3>(a),
+                           MulT(pose_b, pose_a));
+}
+bool BoxCapsule(const ConvexShape3& a, const Pose3& pose_a,
+                const ConvexShape3& b, const Pose3& pose_b) {
+  return sator::BoxCapsule(std::get<Box3>(a), std::get<Capsule3>(b),
+                           MulT(pose_a, pose_b));
+}
+bool SphereCapsule(const ConvexShape3& a, const Pose3& pose_a,
+                   const ConvexShape3& b, const Pose3& pose_b) {
+  return OverlapFlat(std::get<Sphere>(a), std::get<Capsule3>(b),
+                     MulT(pose_a, pose_b));
+}
+bool CapsuleSphere(const ConvexShape3& a, const Pose3& pose_a,
+                   const ConvexShape3& b, const Pose3& pose_b) {
+  return OverlapFlat(std::get<Capsule3>(a), std::get<Sphere>(b),
+                     MulT(pose_a, pose_b));
+}
+bool RoundTriangle(const ConvexShape3& a, const Pose3& pose_a,
+                   const ConvexShape3& b, const Pose3& pose_b) {
+  const Triangle3& t = std::get<Triangle3>(b);
+  const Pose3 b_in_a = MulT(pose_a, pose_b);
+  if (const auto* sphere = std::get_if<Sphere>(&a)) {
+    return OverlapRoundTriangle(*sphere, t, b_in_a);
+  }
+  return OverlapRoundTriangle(std::get<Capsule3>(a), t, b_in_a);
+}
+bool TriangleRound(const ConvexShape3& a, const Pose3& pose_a,
+                   const ConvexShape3& b, const Pose3& pose_b) {
+  const Triangle3& t = std::get<Triangle3>(a);
+  const Pose3 b_in_a = MulT(pose_a, pose_b);
+  if (const auto* sphere = std::get_if<Sphere>(&b)) {
+    return OverlapTriangleRound(t, *sphere, b_in_a);
+  }
+  return OverlapTriangleRound(t, std::get<Capsule3>(b), b_in_a);
+}
+bool HullHull(const ConvexShape3& a, const Pose3& pose_a, const ConvexShape3& b,
+              const Pose3& pose_b) {
+  return OverlapHullHull(*std::get<HullPtr>(a), *std::get<HullPtr>(b),
+                         MulT(pose_a, pose_b));
+}
+bool RoundHull(const ConvexShape3& a, const Pose3& pose_a,
+               const ConvexShape3& b, const Pose3& pose_b) {
+  // In the hull's frame, as the contact's cell (round_hull.cc).
+  FlatCore core;
+  MakeFlatCore(a, MulT(pose_b, pose_a), &core);
+  return OverlapHullRoundLocal(*std::get<HullPtr>(b), core.ref);
+}
+bool HullRound(const ConvexShape3& a, const Pose3& pose_a,
+               const ConvexShape3& b, const Pose3& pose_b) {
+  FlatCore core;
+  MakeFlatCore(b, MulT(pose_a, pose_b), &core);
+  return OverlapHullRoundLocal(*std::get<HullPtr>(a), core.ref);
+}
+bool Generic(const ConvexShape3& a, const Pose3& pose_a, const ConvexShape3& b,
+             const Pose3& pose_b) {
+  return OverlapGeneric(a, b, MulT(pose_a, pose_b));
+}
+
+}  // namespace internal::overlap3d
 
 }  // namespace sator

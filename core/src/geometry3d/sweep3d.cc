@@ -24,6 +24,7 @@
 #include <utility>
 
 #include "geometry3d/convex_closest.h"
+#include "geometry3d/pairs3d.h"
 #include "geometry3d/ray_primitives.h"
 #include "geometry3d/sweep_round.h"
 #include "geometry3d/sweep_sat.h"
@@ -36,11 +37,6 @@ namespace {
 
 using internal::PrimitiveHit;
 using internal::RayStatus;
-
-bool IsRound(const ConvexShape3& s) {
-  return std::holds_alternative<Sphere>(s) ||
-         std::holds_alternative<Capsule3>(s);
-}
 
 SweepResult<3> StartedOverlapping(const ConvexShape3& a, const Pose3& pose_a,
                                   const ConvexShape3& b, const Pose3& pose_b) {
@@ -238,34 +234,14 @@ SweepResult<3> SweepRound(const ConvexShape3& a, const Pose3& pose_a,
 
 }  // namespace
 
-SweepResult<3> Sweep(const ConvexShape3& a, const Pose3& pose_a,
-                     Vec3 displacement_a, const ConvexShape3& b,
-                     const Pose3& pose_b, Vec3 displacement_b) {
-  if (IsRound(a)) {
-    return SweepRound(a, pose_a, displacement_a, b, pose_b, displacement_b);
-  }
-  if (IsRound(b)) {
-    return FlipSweep(
-        SweepRound(b, pose_b, displacement_b, a, pose_a, displacement_a));
-  }
-  const Pose3 b_in_a = MulT(pose_a, pose_b);
-  const Vec3 v = InvRotate(pose_a.rotation, displacement_b - displacement_a);
-  const Box3* box_a = std::get_if<Box3>(&a);
-  const Box3* box_b = std::get_if<Box3>(&b);
-  const Triangle3* tri_b = std::get_if<Triangle3>(&b);
-  internal::SatSweepResult s;
-  if (box_a != nullptr && box_b != nullptr) {
-    s = internal::SweepBoxBox(*box_a, *box_b, b_in_a, v);
-  } else if (box_a != nullptr && tri_b != nullptr) {
-    // The typed form of SweepPolytopes for this pair (the same answers to
-    // the bit), given the vertices placed as SweepPolytopes places them.
-    const Vec3 placed[3] = {Transform(b_in_a, tri_b->a),
-                            Transform(b_in_a, tri_b->b),
-                            Transform(b_in_a, tri_b->c)};
-    s = internal::SweepBoxTriangle(*box_a, placed, v, true, 1.0f);
-  } else {
-    s = internal::SweepPolytopes(a, b, b_in_a, v);
-  }
+namespace {
+
+// A SAT sweep's answer in world terms (A's frame to the world, a start in
+// contact measured as such).
+SweepResult<3> FinishSat(const internal::SatSweepResult& s,
+                         const ConvexShape3& a, const Pose3& pose_a,
+                         Vec3 displacement_a, const ConvexShape3& b,
+                         const Pose3& pose_b) {
   SweepResult<3> r;
   switch (s.status) {
     case internal::SatSweepStatus::kMiss:
@@ -281,5 +257,63 @@ SweepResult<3> Sweep(const ConvexShape3& a, const Pose3& pose_a,
   r.point = Transform(pose_a, s.point) + s.t * displacement_a;
   return r;
 }
+
+// B's motion relative to A's, in A's frame.
+Vec3 RelativeMotion(const Pose3& pose_a, Vec3 displacement_a,
+                    Vec3 displacement_b) {
+  return InvRotate(pose_a.rotation, displacement_b - displacement_a);
+}
+
+}  // namespace
+
+namespace internal::sweep3d {
+
+// The cells of the sweep table (dispatch3d.cc), each for the kinds its
+// name gives (A first): world poses and displacements in.
+
+// A sphere or capsule against anything, in the other shape's frame.
+SweepResult<3> RoundAny(const ConvexShape3& a, const Pose3& pose_a,
+                        Vec3 displacement_a, const ConvexShape3& b,
+                        const Pose3& pose_b, Vec3 displacement_b) {
+  return SweepRound(a, pose_a, displacement_a, b, pose_b, displacement_b);
+}
+SweepResult<3> AnyRound(const ConvexShape3& a, const Pose3& pose_a,
+                        Vec3 displacement_a, const ConvexShape3& b,
+                        const Pose3& pose_b, Vec3 displacement_b) {
+  return FlipSweep(
+      SweepRound(b, pose_b, displacement_b, a, pose_a, displacement_a));
+}
+SweepResult<3> BoxBox(const ConvexShape3& a, const Pose3& pose_a,
+                      Vec3 displacement_a, const ConvexShape3& b,
+                      const Pose3& pose_b, Vec3 displacement_b) {
+  return FinishSat(
+      SweepBoxBox(std::get<Box3>(a), std::get<Box3>(b), MulT(pose_a, pose_b),
+                  RelativeMotion(pose_a, displacement_a, displacement_b)),
+      a, pose_a, displacement_a, b, pose_b);
+}
+SweepResult<3> BoxTriangle(const ConvexShape3& a, const Pose3& pose_a,
+                           Vec3 displacement_a, const ConvexShape3& b,
+                           const Pose3& pose_b, Vec3 displacement_b) {
+  // The triangle in the box's frame.
+  const Pose3 b_in_a = MulT(pose_a, pose_b);
+  const Triangle3& t = std::get<Triangle3>(b);
+  const Vec3 placed[3] = {Transform(b_in_a, t.a), Transform(b_in_a, t.b),
+                          Transform(b_in_a, t.c)};
+  return FinishSat(
+      SweepBoxTriangle(std::get<Box3>(a), placed,
+                       RelativeMotion(pose_a, displacement_a, displacement_b),
+                       true, 1.0f),
+      a, pose_a, displacement_a, b, pose_b);
+}
+SweepResult<3> Polytopes(const ConvexShape3& a, const Pose3& pose_a,
+                         Vec3 displacement_a, const ConvexShape3& b,
+                         const Pose3& pose_b, Vec3 displacement_b) {
+  return FinishSat(
+      SweepPolytopes(a, b, MulT(pose_a, pose_b),
+                     RelativeMotion(pose_a, displacement_a, displacement_b)),
+      a, pose_a, displacement_a, b, pose_b);
+}
+
+}  // namespace internal::sweep3d
 
 }  // namespace sator
