@@ -69,6 +69,7 @@
 #include "fcl/math/bv/OBB.h"
 #include "fcl/narrowphase/collision.h"
 #include "fcl/narrowphase/collision_object.h"
+#include "geometry3d/typed3d.h"
 #include "sator/core/geometry3d/contact3d.h"
 #include "sator/core/geometry3d/convex_hull.h"
 #include "sator/core/geometry3d/overlap3d.h"

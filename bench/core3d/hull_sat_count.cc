@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "count_generator.h"
+#include "geometry3d/typed3d.h"
 #include "sator/core/geometry3d/contact3d.h"
 #include "sator/core/geometry3d/convex_hull.h"
 #include "sator/core/geometry3d/overlap3d.h"

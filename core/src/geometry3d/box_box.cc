@@ -33,6 +33,7 @@
 
 #include "box_overlap_axes.h"
 #include "convex_closest.h"
+#include "geometry3d/typed3d.h"
 #include "rotation_matrix.h"
 #include "sator/core/geometry3d/contact3d.h"
 #include "sator/core/geometry3d/overlap3d.h"

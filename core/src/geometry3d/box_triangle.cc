@@ -11,6 +11,7 @@
 #include <cmath>
 
 #include "double_vec3.h"
+#include "geometry3d/typed3d.h"
 #include "sator/core/geometry3d/overlap3d.h"
 
 namespace sator {

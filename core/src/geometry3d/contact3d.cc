@@ -8,6 +8,7 @@
 #include "convex_polytope.h"
 #include "convex_round.h"
 #include "geometry3d/pairs3d.h"
+#include "geometry3d/typed3d.h"
 #include "hull_sat.h"
 #include "round_typed.h"
 #include "sat_polytope.h"
@@ -100,9 +101,6 @@ ContactResult<3> VisitRound(const ConvexShape3& shape, F&& f) {
   return f(std::get<Capsule3>(shape));
 }
 
-// The pose of A in B's frame from B's in A's.
-Pose3 Inverse(const Pose3& b_in_a) { return MulT(b_in_a, Pose3{}); }
-
 // A sphere or capsule and a hull (either order) in the hull's frame
 // (round_hull.cc), flipped when the hull is B.
 ContactResult<3> HullRound(const ConvexShape3& a, const Pose3& pose_a,
@@ -122,31 +120,6 @@ ContactResult<3> HullRound(const ConvexShape3& a, const Pose3& pose_a,
 
 }  // namespace
 
-ContactResult<3> ContactSphereCapsule(const Sphere& a, const Capsule3& b,
-                                      const Pose3& b_in_a) {
-  return ContactFlat(a, b, b_in_a);
-}
-
-ContactResult<3> ContactSphereBox(const Sphere& a, const Box3& b,
-                                  const Pose3& b_in_a) {
-  return ToWorld(Flip(BoxRound(b, a, Inverse(b_in_a))), b_in_a);
-}
-
-ContactResult<3> ContactCapsuleBox(const Capsule3& a, const Box3& b,
-                                   const Pose3& b_in_a) {
-  return ToWorld(Flip(BoxRound(b, a, Inverse(b_in_a))), b_in_a);
-}
-
-ContactResult<3> ContactBoxSphere(const Box3& a, const Sphere& b,
-                                  const Pose3& b_in_a) {
-  return BoxRound(a, b, b_in_a);
-}
-
-ContactResult<3> ContactBoxCapsule(const Box3& a, const Capsule3& b,
-                                   const Pose3& b_in_a) {
-  return BoxRound(a, b, b_in_a);
-}
-
 ContactResult<3> ContactHullHull(const ConvexHull& a, const ConvexHull& b,
                                  const Pose3& b_in_a) {
   // Per-thread scratch for B's features in A's frame (about 3 KB): a local
@@ -165,16 +138,6 @@ ContactResult<3> ContactHullHull(const ConvexHull& a, const ConvexHull& b,
   internal::FillContactMinkowskiEdges(internal::HullRef(a), b_data.Ref(b), axis,
                                       &result);
   return result;
-}
-
-ContactResult<3> ContactSphereSphere(const Sphere& a, const Sphere& b,
-                                     const Pose3& b_in_a) {
-  return ContactFlat(a, b, b_in_a);
-}
-
-ContactResult<3> ContactCapsuleCapsule(const Capsule3& a, const Capsule3& b,
-                                       const Pose3& b_in_a) {
-  return ContactFlat(a, b, b_in_a);
 }
 
 ContactResult<3> Flip(const ContactResult<3>& result) {

@@ -10,6 +10,7 @@
 #include "convex_polytope.h"
 #include "convex_round.h"
 #include "geometry3d/pairs3d.h"
+#include "geometry3d/typed3d.h"
 #include "hull_sat.h"
 #include "round_typed.h"
 #include "sat_polytope.h"
@@ -94,15 +95,10 @@ bool OverlapSphereSphere(const Sphere& a, const Sphere& b,
   return LengthSquared(b_in_a.position) <= r * r;
 }
 
-bool OverlapSphereBox(const Sphere& a, const Box3& b, const Pose3& b_in_a) {
-  return PointInSphereOfBox(InvTransform(b_in_a, Vec3{}), b.half_extents,
-                            a.radius);
-}
-
 bool OverlapCapsuleCapsule(const Capsule3& a, const Capsule3& b,
                            const Pose3& b_in_a) {
   // The distance from the closest points' difference in double, as
-  // ContactCapsuleCapsule measures it (see ClosestCorePoints).
+  // the capsule-capsule contact measures it (see ClosestCorePoints).
   internal::D3 ca;
   internal::D3 cb;
   internal::ClosestPointsSegmentSegmentD3(a.a, a.b, Transform(b_in_a, b.a),
@@ -110,10 +106,6 @@ bool OverlapCapsuleCapsule(const Capsule3& a, const Capsule3& b,
   const double r = static_cast<double>(a.radius) + b.radius;
   const internal::D3 diff = cb - ca;
   return internal::Dot(diff, diff) <= r * r;
-}
-
-bool OverlapCapsuleBox(const Capsule3& a, const Box3& b, const Pose3& b_in_a) {
-  return BoxCapsule(b, a, MulT(b_in_a, Pose3{}));
 }
 
 bool OverlapHullHull(const ConvexHull& a, const ConvexHull& b,

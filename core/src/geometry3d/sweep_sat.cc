@@ -669,7 +669,7 @@ Vec3 BoxBoxContactPoint(const float ha[3], const float hb[3], const Vec3 u[3],
     const Vec3 eb = hb[axis_b] * u[axis_b];
     Vec3 ca, cbp;
     ClosestPointsSegmentSegment(vertex_a - ea, vertex_a + ea, vertex_b - eb,
-                         vertex_b + eb, &ca, &cbp);
+                                vertex_b + eb, &ca, &cbp);
     return 0.5f * (ca + cbp);
   }
   Vec3 corners_a[8];

@@ -12,6 +12,7 @@
 #include "geometry3d/box_box.h"
 #include "geometry3d/convex_polytope.h"
 #include "geometry3d/sat_polytope.h"
+#include "geometry3d/typed3d.h"
 #include "gtest/gtest.h"
 #include "sator/core/geometry3d/contact3d.h"
 #include "sator/core/geometry3d/overlap3d.h"

@@ -6,6 +6,7 @@
 #include <numbers>
 #include <vector>
 
+#include "geometry3d/typed3d.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "sator/core/geometry3d/convex_hull.h"

@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "core/geometry3d/double_reference3d.h"
+#include "geometry3d/typed3d.h"
 #include "gtest/gtest.h"
 #include "sator/core/geometry3d/contact3d.h"
 #include "sator/core/geometry3d/convex_hull.h"

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <numbers>
 
+#include "geometry3d/typed3d.h"
 #include "gtest/gtest.h"
 #include "sator/core/geometry3d/contact3d.h"
 #include "sator/core/geometry3d/overlap3d.h"

@@ -10,6 +10,7 @@
 #include "geometry3d/sweep_round.h"
 #include "geometry3d/sweep_sat.h"
 #include "geometry3d/swept_box.h"
+#include "geometry3d/typed3d.h"
 #include "gtest/gtest.h"
 #include "sator/core/geometry3d/contact3d.h"
 #include "sator/core/geometry3d/sweep3d.h"

@@ -25,27 +25,6 @@ namespace sator {
 ContactResult<3> Contact(const ConvexShape3& a, const Pose3& pose_a,
                          const ConvexShape3& b, const Pose3& pose_b);
 
-// Typed fast paths: B's pose in A's frame; the result is in A's frame.
-ContactResult<3> ContactBoxBox(const Box3& a, const Box3& b,
-                               const Pose3& b_in_a);
-ContactResult<3> ContactHullHull(const ConvexHull& a, const ConvexHull& b,
-                                 const Pose3& b_in_a);
-ContactResult<3> ContactSphereSphere(const Sphere& a, const Sphere& b,
-                                     const Pose3& b_in_a);
-ContactResult<3> ContactCapsuleCapsule(const Capsule3& a, const Capsule3& b,
-                                       const Pose3& b_in_a);
-ContactResult<3> ContactSphereCapsule(const Sphere& a, const Capsule3& b,
-                                      const Pose3& b_in_a);
-// A sphere or capsule against a box: computed in the box's frame.
-ContactResult<3> ContactSphereBox(const Sphere& a, const Box3& b,
-                                  const Pose3& b_in_a);
-ContactResult<3> ContactCapsuleBox(const Capsule3& a, const Box3& b,
-                                   const Pose3& b_in_a);
-ContactResult<3> ContactBoxSphere(const Box3& a, const Sphere& b,
-                                  const Pose3& b_in_a);
-ContactResult<3> ContactBoxCapsule(const Box3& a, const Capsule3& b,
-                                   const Pose3& b_in_a);
-
 // Flips a result so that it answers the pair (B, A): the normal is negated;
 // depth and points are unchanged.
 ContactResult<3> Flip(const ContactResult<3>& result);
