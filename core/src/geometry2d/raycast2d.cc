@@ -281,7 +281,7 @@ RayResult<2> RayCastGeneral(const Shape2& shape, const Ray<2>& ray) {
 }
 
 RayResult<2> RayCastPolygon(const Shape2& shape, const Ray<2>& ray) {
-  const ConvexPolygon& polygon = As<ConvexPolygon>(shape);
+  const auto& polygon = As<ConvexPolygon>(shape);
   const float tolerance = TouchingTolerance(polygon.extent() + L1(ray.origin));
   // Early reject by the bounding disc (centroid c, radius R, shapes2d.h).
   // Every point the clipping could report (a boundary point, or an origin

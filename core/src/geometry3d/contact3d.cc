@@ -207,7 +207,7 @@ ContactResult<3> BoxRound(const ConvexShape3& a, const Pose3& pose_a,
 // A sphere or capsule and a triangle, in A's frame.
 ContactResult<3> RoundTriangle(const ConvexShape3& a, const Pose3& pose_a,
                                const ConvexShape3& b, const Pose3& pose_b) {
-  const Triangle3& t = std::get<Triangle3>(b);
+  const auto& t = std::get<Triangle3>(b);
   const Pose3 b_in_a = MulT(pose_a, pose_b);
   const auto against_triangle = [&](const auto& round) {
     return sator::RoundTriangle(round, t, b_in_a);
@@ -216,7 +216,7 @@ ContactResult<3> RoundTriangle(const ConvexShape3& a, const Pose3& pose_a,
 }
 ContactResult<3> TriangleRound(const ConvexShape3& a, const Pose3& pose_a,
                                const ConvexShape3& b, const Pose3& pose_b) {
-  const Triangle3& t = std::get<Triangle3>(a);
+  const auto& t = std::get<Triangle3>(a);
   const Pose3 b_in_a = MulT(pose_a, pose_b);
   const auto against_round = [&](const auto& round) {
     return sator::TriangleRound(t, round, b_in_a);

@@ -182,7 +182,7 @@ bool CapsuleSphere(const ConvexShape3& a, const Pose3& pose_a,
 }
 bool RoundTriangle(const ConvexShape3& a, const Pose3& pose_a,
                    const ConvexShape3& b, const Pose3& pose_b) {
-  const Triangle3& t = std::get<Triangle3>(b);
+  const auto& t = std::get<Triangle3>(b);
   const Pose3 b_in_a = MulT(pose_a, pose_b);
   if (const auto* sphere = std::get_if<Sphere>(&a)) {
     return OverlapRoundTriangle(*sphere, t, b_in_a);
@@ -191,7 +191,7 @@ bool RoundTriangle(const ConvexShape3& a, const Pose3& pose_a,
 }
 bool TriangleRound(const ConvexShape3& a, const Pose3& pose_a,
                    const ConvexShape3& b, const Pose3& pose_b) {
-  const Triangle3& t = std::get<Triangle3>(a);
+  const auto& t = std::get<Triangle3>(a);
   const Pose3 b_in_a = MulT(pose_a, pose_b);
   if (const auto* sphere = std::get_if<Sphere>(&b)) {
     return OverlapTriangleRound(t, *sphere, b_in_a);

@@ -296,7 +296,7 @@ SweepResult<3> BoxTriangle(const ConvexShape3& a, const Pose3& pose_a,
                            const Pose3& pose_b, Vec3 displacement_b) {
   // The triangle in the box's frame.
   const Pose3 b_in_a = MulT(pose_a, pose_b);
-  const Triangle3& t = std::get<Triangle3>(b);
+  const auto& t = std::get<Triangle3>(b);
   const Vec3 placed[3] = {Transform(b_in_a, t.a), Transform(b_in_a, t.b),
                           Transform(b_in_a, t.c)};
   return FinishSat(
