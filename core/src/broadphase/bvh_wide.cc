@@ -9,7 +9,7 @@
 // still fits, until no child fits: an internal child is replaced by its two
 // children (one more lane), a binary leaf by its proxies (one lane each), so
 // most proxies end up as lanes of the lowest internal wide nodes, tested in
-// the same SIMD instruction as their siblings and handed to the visitor
+// the same vector operations as their siblings and handed to the visitor
 // without another node load. A binary leaf that does not fit becomes leaf
 // wide nodes of its proxies' boxes and handles. Every binary internal node
 // is thus either a wide node or folded into its wide parent.

@@ -1,8 +1,9 @@
-// The MTV of every pair of convex shapes: the typed fast paths and the
-// variant dispatch. The algorithms live in sat_polytope.cc (polytopes),
-// convex_round.cc (spheres and capsules), round_box.cc (a sphere or capsule
-// against a box), round_triangle.cc (a sphere or capsule against a
-// triangle), round_hull.cc (against a hull) and box_box.cc (OBB-OBB).
+// The MTV of every pair of convex shapes: the contact table's cells
+// (pairs3d.h) and the typed routines they call. The algorithms live in
+// sat_polytope.cc (polytopes), convex_round.cc (spheres and capsules),
+// round_box.cc (a sphere or capsule against a box), round_triangle.cc (a sphere
+// or capsule against a triangle), round_hull.cc (against a hull) and box_box.cc
+// (OBB-OBB).
 #include "sator/core/geometry3d/contact3d.h"
 
 #include "convex_polytope.h"

@@ -27,7 +27,9 @@ D3 ClosestPointOnTriangleD3(D3 p, Vec3 a, Vec3 b, Vec3 c);
 // exactly parallel ones get the middle of their common stretch.
 void ClosestPointsSegmentSegment(Vec3 p1, Vec3 q1, Vec3 p2, Vec3 q2, Vec3* c1,
                                  Vec3* c2);
-// The same in double, unrounded: the difference c2 - c1 keeps the direction
+// The closest points solved in double throughout, unrounded (parallel
+// segments get the clamped ends, not the middle): the difference c2 - c1
+// keeps the direction
 // between the points, which rounding each point to float loses (see
 // ClosestCorePoints).
 void ClosestPointsSegmentSegmentD3(Vec3 p1, Vec3 q1, Vec3 p2, Vec3 q2, D3* c1,

@@ -83,7 +83,6 @@ struct Rotation {
 
 // Four float lanes (simd/float4.h) and the operations the tests below
 // name.
-constexpr std::int32_t kNoEdges[4] = {0, 0, 0, 0};
 using F4 = simd::Float4;
 inline F4 Load4(const float* p) { return F4::Load(p); }
 inline void Store4(float* p, F4 a) { a.Store(p); }
@@ -117,12 +116,14 @@ inline void StoreNotAbove(int* p, F4 a, float b) {
 inline void StoreInt4(int* p, F4 a) { simd::StoreTruncated(a, p); }
 // Four planes (n, d) from structure-of-arrays into faces[0..3].
 inline void StorePlanes(F4 nx, F4 ny, F4 nz, F4 d, ConvexHull::Face* faces) {
-  static_assert(offsetof(ConvexHull::Face, offset) == 3 * sizeof(float));
   simd::Transpose(nx, ny, nz, d);
-  nx.Store(&faces[0].normal.x);
-  ny.Store(&faces[1].normal.x);
-  nz.Store(&faces[2].normal.x);
-  d.Store(&faces[3].normal.x);
+  const F4 rows[4] = {nx, ny, nz, d};
+  for (int i = 0; i < 4; ++i) {
+    float plane[4];
+    rows[i].Store(plane);
+    faces[i].normal = {plane[0], plane[1], plane[2]};
+    faces[i].offset = plane[3];
+  }
 }
 // out[i] = lane i of a, in all four lanes.
 inline void SplatLanes(F4 a, F4* out) {
@@ -413,7 +414,7 @@ int FaceBounds(const float* planes, int count, int padded, Vec3 point,
     TakeGreater(u, Load4(kFaceIndexTable.index + k), &top, &at);
   }
   *top_bound = HorizontalMax(top);
-  // The lowest index over the lanes holding the top (none: a NaN bound).
+  // The lowest index over the lanes holding the top.
   const float least = LeastIndexWhereEqual(top, *top_bound, at, 1e9f);
   for (int f = count; f < padded; ++f) bound[f] = -FLT_MAX;
   return least < static_cast<float>(count) ? static_cast<int>(least) : 0;
@@ -959,7 +960,7 @@ SatAxis HullHullAxis(const ConvexHull& a, const ConvexHull& b,
       // empty sets.
       using simd::Mask4;
       using simd::Permute;
-      Mask4 by_ball = Mask4::LoadBits(kNoEdges);
+      Mask4 by_ball = Mask4::Zero();
       Mask4 by_deep = by_ball;
       for (int k = 0; k < fa_padded; k += 4) {
         const Mask4 low_ball = Load4(bound_a + k) + margin <= Splat(bar);

@@ -1,7 +1,8 @@
-// Boolean overlap of every pair of convex shapes: typed fast paths (OBB-OBB
-// in box_box.cc, triangle-box in box_triangle.cc, capsule-box in
-// round_box.cc, sphere and capsule against a triangle in round_triangle.cc,
-// sphere- and capsule-hull in round_hull.cc) and the variant dispatch.
+// Boolean overlap of every pair of convex shapes: the overlap table's cells
+// (pairs3d.h) over the typed routines (OBB-OBB in box_box.cc, triangle-box
+// in box_triangle.cc, capsule-box in round_box.cc, sphere and capsule
+// against a triangle in round_triangle.cc, sphere- and capsule-hull in
+// round_hull.cc) and the generic SAT.
 #include "sator/core/geometry3d/overlap3d.h"
 
 #include <algorithm>

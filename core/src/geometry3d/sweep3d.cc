@@ -1,4 +1,5 @@
-// Sweep dispatch and the sweeps with a round shape (sphere or capsule).
+// The sweep table's cells (pairs3d.h) and the sweeps with a round shape
+// (sphere or capsule).
 //
 // Round sweeps use the Minkowski difference (van den Bergen, "Collision
 // Detection in Interactive 3D Environments", 2003, ch. 5 on ray casting
@@ -97,10 +98,9 @@ RoundHit SegmentSegment(Vec3 p, Vec3 q, Vec3 c1, Vec3 c2, Vec3 d,
   if (out.status != RayStatus::kHit) return out;
   out.t = h.t;
   out.normal = -h.normal;
-  // A's segment at the time of impact against B's segment, solved in double:
-  // in float the determinant a e - b^2 of nearly parallel segments cancels,
-  // s came out anywhere along the segment, and the contact point lay off
-  // B's surface by that distance times sin(angle).
+  // A's segment at the time of impact against B's segment: nearly parallel
+  // segments, whose float determinant a e - b^2 cancels, are solved in
+  // double there (convex_closest.h).
   Vec3 ca, cb;
   internal::ClosestPointsSegmentSegment(p + h.t * d, q + h.t * d, c1, c2, &ca,
                                         &cb);
@@ -168,6 +168,7 @@ RoundHit RoundAgainst(const Vec3* core, int core_count, float r_a, Vec3 d,
           if (core_count == 2 && best.status != RayStatus::kInside) {
             // The segment's interior against each edge of B.
             const Vec3 grow{r_a, r_a, r_a};
+            const broadphase::Segment<3> segment(Vec3{}, d);
             for (int e = 0; e < poly.edge_count; ++e) {
               const Vec3 c1 = poly.vertices[poly.edges[e].a];
               const Vec3 c2 = poly.vertices[poly.edges[e].b];
@@ -180,8 +181,7 @@ RoundHit RoundAgainst(const Vec3* core, int core_count, float r_a, Vec3 d,
               const Vec3 hi = Max(Max(c1 - core[0], c2 - core[0]),
                                   Max(c2 - core[1], c1 - core[1]));
               float entry = 0.0f;
-              if (!broadphase::Segment<3>(Vec3{}, d).Hits(Aabb3{lo, hi}, grow,
-                                                          t_max, &entry)) {
+              if (!segment.Hits(Aabb3{lo, hi}, grow, t_max, &entry)) {
                 continue;
               }
               Keep(SegmentSegment(core[0], core[1], c1, c2, d, r_a), &best);

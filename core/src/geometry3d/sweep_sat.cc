@@ -29,7 +29,6 @@
 #include "geometry3d/double_vec3.h"
 #include "geometry3d/rotation_matrix.h"
 #include "geometry3d/sat_polytope.h"
-#include "geometry3d/sweep_round.h"
 #include "simd/float4.h"
 
 namespace sator::internal {
@@ -874,7 +873,7 @@ SatSweepResult SweepBoxBox(const Box3& a, const Box3& b, const Pose3& b_in_a,
   const float enter = simd::MaxLane(t_in);
   const float exit = simd::MinLane(t_out);
   // Hit at the latest entry if it is no later than the earliest exit
-  // (written so that a NaN, from non-finite input, is a miss).
+  // (written so that a NaN entry or exit is a miss).
   if (simd::AnyLane(miss) || !(enter <= exit)) return result;
   // The axis of the latest entry, the first in the order above on a tie.
   const Float4 latest = Float4::Splat(enter);

@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
-#include <utility>
 
 #include "sator/core/aabb.h"
 #include "sator/core/broadphase/casts.h"

@@ -27,11 +27,21 @@
 
 namespace sator::simd {
 
+namespace internal {
+// Each index in [0, kCount).
+template <int kCount, int... kIndices>
+constexpr bool LaneIndices() {
+  return ((kIndices >= 0 && kIndices < kCount) && ...);
+}
+}  // namespace internal
+
 #if defined(SATOR_PORTABLE_SIMD)
 
 // The lanes of a compare: all bits set where it holds, else zero.
 struct Mask4 {
   std::int32_t lane[4];
+  // No lane set.
+  static Mask4 Zero() { return {{0, 0, 0, 0}}; }
   // Four 32-bit lanes of any bits from p (any alignment).
   static Mask4 LoadBits(const void* p) {
     Mask4 m;
@@ -108,17 +118,21 @@ inline Float4 Select(Mask4 mask, Float4 if_true, Float4 if_false) {
   return out;
 }
 
-// Lanes of a, or of a and b (indices 4 to 7), chosen at compile time.
+// Lanes of a (indices 0 to 3), chosen at compile time.
 template <int I0, int I1, int I2, int I3>
 inline Float4 Permute(Float4 a) {
+  static_assert(internal::LaneIndices<4, I0, I1, I2, I3>());
   return {a.lane[I0], a.lane[I1], a.lane[I2], a.lane[I3]};
 }
 template <int I0, int I1, int I2, int I3>
 inline Mask4 Permute(Mask4 a) {
+  static_assert(internal::LaneIndices<4, I0, I1, I2, I3>());
   return {{a.lane[I0], a.lane[I1], a.lane[I2], a.lane[I3]}};
 }
+// Lanes of a (indices 0 to 3) and b (4 to 7), chosen at compile time.
 template <int I0, int I1, int I2, int I3>
 inline Float4 Shuffle(Float4 a, Float4 b) {
+  static_assert(internal::LaneIndices<8, I0, I1, I2, I3>());
   const float ab[8] = {a.lane[0], a.lane[1], a.lane[2], a.lane[3],
                        b.lane[0], b.lane[1], b.lane[2], b.lane[3]};
   return {ab[I0], ab[I1], ab[I2], ab[I3]};
@@ -158,6 +172,8 @@ using NativeInt4 = std::int32_t __attribute__((vector_size(16)));
 // The lanes of a compare: all bits set where it holds, else zero.
 struct Mask4 {
   internal::NativeInt4 native;
+  // No lane set.
+  static Mask4 Zero() { return {internal::NativeInt4{0, 0, 0, 0}}; }
   // Four 32-bit lanes of any bits from p (any alignment).
   static Mask4 LoadBits(const void* p) {
     Mask4 m;
@@ -214,17 +230,21 @@ inline Float4 Select(Mask4 mask, Float4 if_true, Float4 if_false) {
   return out;
 }
 
-// Lanes of a, or of a and b (indices 4 to 7), chosen at compile time.
+// Lanes of a (indices 0 to 3), chosen at compile time.
 template <int I0, int I1, int I2, int I3>
 inline Float4 Permute(Float4 a) {
+  static_assert(internal::LaneIndices<4, I0, I1, I2, I3>());
   return Float4(__builtin_shufflevector(a.native, a.native, I0, I1, I2, I3));
 }
 template <int I0, int I1, int I2, int I3>
 inline Mask4 Permute(Mask4 a) {
+  static_assert(internal::LaneIndices<4, I0, I1, I2, I3>());
   return {__builtin_shufflevector(a.native, a.native, I0, I1, I2, I3)};
 }
+// Lanes of a (indices 0 to 3) and b (4 to 7), chosen at compile time.
 template <int I0, int I1, int I2, int I3>
 inline Float4 Shuffle(Float4 a, Float4 b) {
+  static_assert(internal::LaneIndices<8, I0, I1, I2, I3>());
   return Float4(__builtin_shufflevector(a.native, b.native, I0, I1, I2, I3));
 }
 inline Float4 operator-(Float4 a) { return Float4(-a.native); }

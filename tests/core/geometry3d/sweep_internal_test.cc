@@ -159,7 +159,7 @@ TEST(SweepInternal, BoxBoxNearlyParallelEdgesTouchAtImpact) {
 // an end of it), and the double answer within 1e-6 of the lengths for
 // nearly parallel ones (a float solve's s is off by about FLT_EPSILON /
 // sin^2).
-TEST(SweepInternal, ClosestSegmentPointsOfNearlyParallelSegmentsMatchDouble) {
+TEST(SweepInternal, ClosestPointsOfNearlyParallelSegmentsMatchDouble) {
   // Parallel along x, overlapping over [1, 3]: the middle is x = 2.
   Vec3 c1;
   Vec3 c2;
@@ -209,8 +209,8 @@ TEST(SweepInternal, ClosestSegmentPointsOfNearlyParallelSegmentsMatchDouble) {
 // The mesh sweep's slab test (swept_box.h) is monotone: a box containing
 // another is reached whenever that one is, and no later, with both margins
 // (kBoxSlack of the size, the per-query frame slack), on boxes near the
-// origin and near 1e4, motions with parallel (|d_i| < 1e-20), tiny and large
-// components, and limits t_max down to subnormal.
+// origin and near 1e4, motions with parallel (|d_i| below kParallelEpsilon),
+// tiny and large components, and limits t_max down to subnormal.
 TEST(SweepInternal, SweptBoxIsMonotone) {
   Rng rng(33);
   int reached = 0;

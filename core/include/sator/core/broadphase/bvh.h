@@ -30,7 +30,6 @@
 #define SATOR_CORE_BROADPHASE_BVH_H_
 
 #include <algorithm>
-#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <span>

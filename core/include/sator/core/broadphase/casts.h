@@ -164,7 +164,8 @@ class RaySlabs {
     return true;
   }
 
-  // `translation` must satisfy Applies.
+  // No component of `translation` below kClampedComponent in magnitude
+  // (Applies, the stricter test, makes Hits bitwise Segment::Hits).
   RaySlabs(Vec<D> origin, Vec<D> translation) : origin_(origin) {
     for (int i = 0; i < D; ++i) inv_[i] = 1.0f / translation[i];
   }
