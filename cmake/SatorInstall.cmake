@@ -16,7 +16,7 @@ set(SATOR_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/sator CACHE STRING
 
 set(_sator_exported_targets
     sator_client sator_proto sator_convert sator_core sator_core_math
-    sator_core_geometry2d sator_core_geometry3d sator_core_broadphase
+    sator_core_collide2d sator_core_collide3d sator_core_broadphase
     sator_core_scene)
 foreach(_target IN LISTS _sator_exported_targets)
   # sator_client -> sator::client, sator_core_math -> sator::core_math...

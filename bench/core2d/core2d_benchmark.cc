@@ -20,8 +20,8 @@
 
 #include "bench_random2d.h"
 #include "benchmark/benchmark.h"
-#include "sator/core/geometry2d/queries2d.h"
-#include "sator/core/geometry2d/shapes2d.h"
+#include "sator/core/collide2d/queries2d.h"
+#include "sator/core/collide2d/shapes2d.h"
 
 namespace sator {
 namespace {

@@ -66,13 +66,13 @@
 #include "BulletCollision/NarrowPhaseCollision/btVoronoiSimplexSolver.h"
 #include "benchmark/benchmark.h"
 #include "btBulletCollisionCommon.h"
+#include "collide3d/typed3d.h"
 #include "fcl/math/bv/OBB.h"
 #include "fcl/narrowphase/collision.h"
 #include "fcl/narrowphase/collision_object.h"
-#include "geometry3d/typed3d.h"
-#include "sator/core/geometry3d/contact3d.h"
-#include "sator/core/geometry3d/convex_hull.h"
-#include "sator/core/geometry3d/overlap3d.h"
+#include "sator/core/collide3d/contact3d.h"
+#include "sator/core/collide3d/convex_hull.h"
+#include "sator/core/collide3d/overlap3d.h"
 
 namespace sator {
 namespace {

@@ -14,11 +14,11 @@
 #include <memory>
 #include <vector>
 
+#include "collide3d/typed3d.h"
 #include "count_generator.h"
-#include "geometry3d/typed3d.h"
-#include "sator/core/geometry3d/contact3d.h"
-#include "sator/core/geometry3d/convex_hull.h"
-#include "sator/core/geometry3d/overlap3d.h"
+#include "sator/core/collide3d/contact3d.h"
+#include "sator/core/collide3d/convex_hull.h"
+#include "sator/core/collide3d/overlap3d.h"
 
 namespace {
 

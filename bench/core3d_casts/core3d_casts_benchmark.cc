@@ -30,11 +30,11 @@
 #include "fcl/geometry/bvh/BVH_model.h"
 #include "fcl/narrowphase/collision.h"
 #include "fcl/narrowphase/continuous_collision.h"
-#include "sator/core/geometry3d/contact3d.h"
-#include "sator/core/geometry3d/mesh_queries.h"
-#include "sator/core/geometry3d/raycast3d.h"
-#include "sator/core/geometry3d/sweep3d.h"
-#include "sator/core/geometry3d/triangle_mesh.h"
+#include "sator/core/collide3d/contact3d.h"
+#include "sator/core/collide3d/mesh_queries.h"
+#include "sator/core/collide3d/raycast3d.h"
+#include "sator/core/collide3d/sweep3d.h"
+#include "sator/core/collide3d/triangle_mesh.h"
 
 namespace sator {
 namespace {

@@ -36,7 +36,7 @@
 #include <vector>
 
 #include "benchmark/benchmark.h"
-#include "sator/core/geometry3d/triangle_mesh.h"
+#include "sator/core/collide3d/triangle_mesh.h"
 #include "sator/core/scene/query_batch.h"
 #include "sator/core/scene/scene.h"
 #include "sator/core/scene/shot_validation.h"

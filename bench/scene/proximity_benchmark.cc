@@ -28,7 +28,7 @@
 #include <vector>
 
 #include "benchmark/benchmark.h"
-#include "sator/core/geometry2d/queries2d.h"
+#include "sator/core/collide2d/queries2d.h"
 #include "sator/core/scene/proximity.h"
 #include "sator/core/scene/scene.h"
 

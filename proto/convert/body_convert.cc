@@ -13,8 +13,8 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "sator/core/collide3d/shape3d_validation.h"
 #include "sator/core/field_status.h"
-#include "sator/core/geometry3d/shape3d_validation.h"
 
 namespace sator::convert {
 namespace {

@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "sator/core/collide3d/convex_hull.h"
+#include "sator/core/collide3d/shape3d_validation.h"
 #include "sator/core/field_status.h"
-#include "sator/core/geometry3d/convex_hull.h"
-#include "sator/core/geometry3d/shape3d_validation.h"
 
 namespace sator::convert {
 namespace {

@@ -4,9 +4,9 @@
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
+#include "sator/core/collide2d/queries2d.h"
+#include "sator/core/collide3d/shape3d_queries.h"
 #include "sator/core/field_status.h"
-#include "sator/core/geometry2d/queries2d.h"
-#include "sator/core/geometry3d/shape3d_queries.h"
 
 namespace sator::convert {
 namespace {

@@ -19,9 +19,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "sator/core/geometry2d/queries2d.h"
-#include "sator/core/geometry3d/shape3d_queries.h"
-#include "sator/core/geometry3d/triangle_mesh.h"
+#include "sator/core/collide2d/queries2d.h"
+#include "sator/core/collide3d/shape3d_queries.h"
+#include "sator/core/collide3d/triangle_mesh.h"
 #include "sator/core/scene/scene.h"
 
 namespace sator::server {

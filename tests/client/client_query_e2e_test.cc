@@ -16,7 +16,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "sator/client/client.h"
-#include "sator/core/geometry3d/triangle_mesh.h"
+#include "sator/core/collide3d/triangle_mesh.h"
 #include "support/satord_process.h"
 
 namespace sator {

@@ -12,8 +12,8 @@
 #include "gtest/gtest.h"
 #include "sator/client/client.h"
 #include "sator/client/retry.h"
-#include "sator/core/geometry3d/convex_hull.h"
-#include "sator/core/geometry3d/triangle_mesh.h"
+#include "sator/core/collide3d/convex_hull.h"
+#include "sator/core/collide3d/triangle_mesh.h"
 #include "support/satord_process.h"
 
 namespace sator {

@@ -10,10 +10,10 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "sator/client/client.h"
-#include "sator/core/geometry2d/queries2d.h"
-#include "sator/core/geometry3d/convex_hull.h"
-#include "sator/core/geometry3d/shape3d_queries.h"
-#include "sator/core/geometry3d/shape3d_validation.h"
+#include "sator/core/collide2d/queries2d.h"
+#include "sator/core/collide3d/convex_hull.h"
+#include "sator/core/collide3d/shape3d_queries.h"
+#include "sator/core/collide3d/shape3d_validation.h"
 #include "support/satord_process.h"
 
 namespace sator {

@@ -10,7 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "sator/core/geometry3d/triangle_mesh.h"
+#include "sator/core/collide3d/triangle_mesh.h"
 #include "sator/v1/shot.pb.h"
 #include "server/audit/shot_audit.h"
 #include "server/debug/recent_queries.h"

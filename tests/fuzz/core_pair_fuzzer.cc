@@ -48,12 +48,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "sator/core/geometry2d/queries2d.h"
-#include "sator/core/geometry2d/shapes2d.h"
-#include "sator/core/geometry3d/convex_hull.h"
-#include "sator/core/geometry3d/shape3d_queries.h"
-#include "sator/core/geometry3d/shape3d_validation.h"
-#include "sator/core/geometry3d/triangle_mesh.h"
+#include "sator/core/collide2d/queries2d.h"
+#include "sator/core/collide2d/shapes2d.h"
+#include "sator/core/collide3d/convex_hull.h"
+#include "sator/core/collide3d/shape3d_queries.h"
+#include "sator/core/collide3d/shape3d_validation.h"
+#include "sator/core/collide3d/triangle_mesh.h"
 
 namespace {
 

@@ -38,7 +38,7 @@ for file in \
   include/sator/client/sharding_connection.h \
   include/sator/client/mocks/mock_connection.h \
   include/sator/core/pose.h include/sator/core/vec.h \
-  include/sator/core/geometry2d/shapes2d.h \
+  include/sator/core/collide2d/shapes2d.h \
   lib/libsator_client.a lib/libsator_proto.a lib/libsator_convert.a \
   lib/cmake/sator/satorConfig.cmake lib/cmake/sator/satorConfigVersion.cmake \
   lib/cmake/sator/satorTargets.cmake bin/satord bin/satorctl; do

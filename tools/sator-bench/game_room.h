@@ -34,8 +34,8 @@
 #include <random>
 #include <vector>
 
-#include "sator/core/geometry3d/shape3d_queries.h"
-#include "sator/core/geometry3d/triangle_mesh.h"
+#include "sator/core/collide3d/shape3d_queries.h"
+#include "sator/core/collide3d/triangle_mesh.h"
 #include "sator/core/pose.h"
 #include "sator/core/vec.h"
 

@@ -8,9 +8,9 @@
 #include <string>
 #include <variant>
 
-#include "geometry3d/shape3d_unchecked.h"
-#include "sator/core/geometry2d/queries2d.h"
-#include "sator/core/geometry3d/shape3d_validation.h"
+#include "collide3d/shape3d_unchecked.h"
+#include "sator/core/collide2d/queries2d.h"
+#include "sator/core/collide3d/shape3d_validation.h"
 
 namespace sator::scene::internal {
 namespace {

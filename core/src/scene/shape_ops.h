@@ -5,7 +5,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "geometry2d/pose_check2d.h"
+#include "collide2d/pose_check2d.h"
 #include "sator/core/aabb.h"
 #include "sator/core/pose.h"
 #include "sator/core/query_types.h"

@@ -4,7 +4,7 @@
 #include <memory>
 #include <variant>
 
-#include "sator/core/geometry3d/triangle_mesh.h"
+#include "sator/core/collide3d/triangle_mesh.h"
 
 namespace sator::scene::internal {
 namespace {

@@ -11,9 +11,9 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "sator/core/collide3d/convex_hull.h"
+#include "sator/core/collide3d/triangle_mesh.h"
 #include "sator/core/field_status.h"
-#include "sator/core/geometry3d/convex_hull.h"
-#include "sator/core/geometry3d/triangle_mesh.h"
 #include "sator/core/scene/pose_interpolation.h"
 #include "sator/core/scene/scene.h"
 

@@ -66,8 +66,8 @@
 #include "sator/client/retry.h"
 #include "sator/client/session.h"
 #include "sator/client/types.h"
-#include "sator/core/geometry2d/shapes2d.h"
-#include "sator/core/geometry3d/shape3d_queries.h"
+#include "sator/core/collide2d/shapes2d.h"
+#include "sator/core/collide3d/shape3d_queries.h"
 #include "sator/core/pose.h"
 #include "sator/core/query_types.h"
 

@@ -21,8 +21,8 @@
 
 #include "absl/types/span.h"
 #include "sator/core/broadphase/tree_stats.h"
-#include "sator/core/geometry2d/shapes2d.h"
-#include "sator/core/geometry3d/shape3d_queries.h"
+#include "sator/core/collide2d/shapes2d.h"
+#include "sator/core/collide3d/shape3d_queries.h"
 #include "sator/core/limits.h"
 #include "sator/core/pose.h"
 #include "sator/core/vec.h"
