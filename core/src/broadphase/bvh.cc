@@ -258,9 +258,10 @@ void Bvh<D>::BuildBinnedSah(const Aabb<D>& root_bounds,
       const float node_measure = SurfaceMeasure(task.bounds);
       // With wide ray nodes, a leaf's proxies are tested together in one
       // SIMD lane test, so any node of at most max_leaf_size proxies becomes
-      // a leaf (fewer binary nodes: about a third as many at 4 per leaf).
+      // a leaf (fewer binary nodes: about a third as many at 4 per leaf);
+      // full_leaves asks for the same.
       if (count <= max_leaf &&
-          (options_.wide_ray_nodes || best_bin < 0 ||
+          (options_.wide_ray_nodes || options_.full_leaves || best_bin < 0 ||
            node_measure * static_cast<float>(count) <=
                kTraversalCost * node_measure + best_cost)) {
         nodes_[node_index].count = count;

@@ -7,8 +7,6 @@
 #include <utility>
 #include <variant>
 
-#include "collide3d/bvh_builder.h"
-#include "collide3d/mesh_bvh_query.h"
 #include "collide3d/ray_primitives.h"
 #include "collide3d/round_typed.h"
 #include "collide3d/sweep_round.h"
@@ -31,7 +29,7 @@ using internal::SweptBox;
 // the mesh's frame, against `mesh`.
 float QueryMagnitude(const Aabb3& box, Vec3 p, const TriangleMesh& mesh) {
   return std::max(
-      {Magnitude(box), Magnitude(p), Magnitude(mesh.nodes()[0].bounds)});
+      {Magnitude(box), Magnitude(p), Magnitude(mesh.local_bounds())});
 }
 
 // Sweep(a, pose, d, triangle, Pose3{}, Vec3{}) for many triangles in the
@@ -184,8 +182,7 @@ bool ForEachTriangleContact(const ConvexShape3& a, const Pose3& a_in_mesh,
     MakeCoreInItsFrame(a, kind, &core);
     // The triangles' pose in A's frame, as Contact computes it.
     const Pose3 mesh_in_a = MulT(a_in_mesh, Pose3{});
-    internal::QueryMeshBox(mesh, box, [&](std::uint32_t k) {
-      const std::uint32_t id = mesh.leaf_triangle_ids()[k];
+    mesh.bvh().Query(box, [&](std::uint32_t id) {
       ContactResult<3> c;
       if (internal::ContactFlatTriangleIfNear(core.ref, mesh.triangle(id),
                                               mesh_in_a, &c)) {
@@ -195,8 +192,7 @@ bool ForEachTriangleContact(const ConvexShape3& a, const Pose3& a_in_mesh,
     });
     return true;
   }
-  internal::QueryMeshBox(mesh, box, [&](std::uint32_t k) {
-    const std::uint32_t id = mesh.leaf_triangle_ids()[k];
+  mesh.bvh().Query(box, [&](std::uint32_t id) {
     const ConvexShape3 tri = mesh.triangle(id);
     f(id, Contact(a, a_in_mesh, tri, Pose3{}));
     return true;
@@ -218,8 +214,8 @@ ContactResult<3> MeshContactToWorld(const ContactResult<3>& c, bool in_a_frame,
 std::vector<std::uint32_t> TrianglesOverlappingBox(const TriangleMesh& mesh,
                                                    const Aabb3& box) {
   std::vector<std::uint32_t> ids;
-  internal::QueryMeshBox(mesh, box, [&](std::uint32_t k) {
-    ids.push_back(mesh.leaf_triangle_ids()[k]);
+  mesh.bvh().Query(box, [&](std::uint32_t id) {
+    ids.push_back(id);
     return true;
   });
   return ids;
@@ -236,18 +232,17 @@ bool Overlap(const ConvexShape3& a, const Pose3& pose_a,
     internal::FlatCore core;
     MakeCoreInItsFrame(a, kind, &core);
     const Pose3 mesh_in_a = MulT(a_in_mesh, Pose3{});
-    internal::QueryMeshBox(mesh, box, [&](std::uint32_t k) {
+    mesh.bvh().Query(box, [&](std::uint32_t id) {
       bool overlap = false;
-      found = internal::OverlapFlatTriangleIfNear(
-                  core.ref, mesh.triangle(mesh.leaf_triangle_ids()[k]),
-                  mesh_in_a, &overlap) &&
+      found = internal::OverlapFlatTriangleIfNear(core.ref, mesh.triangle(id),
+                                                  mesh_in_a, &overlap) &&
               overlap;
       return !found;
     });
     return found;
   }
-  internal::QueryMeshBox(mesh, box, [&](std::uint32_t k) {
-    const ConvexShape3 tri = mesh.triangle(mesh.leaf_triangle_ids()[k]);
+  mesh.bvh().Query(box, [&](std::uint32_t id) {
+    const ConvexShape3 tri = mesh.triangle(id);
     found = Overlap(a, a_in_mesh, tri, Pose3{});
     return !found;
   });
@@ -304,82 +299,39 @@ SweepResult<3> Sweep(const ConvexShape3& a, const Pose3& pose_a,
   const SweptBox swept(start, d, frame);
   // The pair sweep of A against each triangle reached (see TriangleSweeper).
   const TriangleSweeper sweeper(a, a_in_mesh, d);
-  // The BVH depth first, the child the shape's box reaches sooner first,
-  // skipping every box (node or triangle) it reaches only after the best hit
-  // so far: a triangle is hit no sooner than its box is reached, so every
-  // triangle that could hit before or at the best is tested. The answer is
-  // the least fraction, and of hits at that fraction the triangle with the
-  // least id, whatever the order of the visits; a triangle the shape starts
-  // overlapping (reached at 0, never skipped) ends the search.
-  const std::vector<MeshBvhNode>& nodes = mesh.nodes();
+  // The BVH nearest first (Bvh::CastInOrder), skipping every box (node or
+  // triangle) it reaches only after the best hit so far: a triangle is hit no
+  // sooner than its box is reached, so every triangle that could hit before or
+  // at the best is tested. The answer is the least fraction, and of hits at
+  // that fraction the triangle with the least id, whatever the order of the
+  // visits; a triangle the shape starts overlapping (reached at 0, never
+  // skipped) ends the search.
   const std::vector<MeshTriangle>& leaf = mesh.leaf_triangles();
-  struct Pending {
-    std::uint32_t node;
-    float t;
-  };
-  Pending stack[internal::kMaxBvhDepth + 1];
-  int top = 0;
-  float limit = 1.0f;  // The best hit's fraction, 1 while none.
   SweepResult<3> best;
   std::uint32_t best_id = 0;
   std::uint32_t best_k = 0;
   bool started = false;
-  float t_root = 0.0f;
-  if (swept.Reaches(nodes[0].bounds, limit, &t_root)) {
-    stack[top++] = {0, t_root};
-  }
-  while (top > 0 && !started) {
-    const Pending p = stack[--top];
-    if (p.t > limit) continue;
-    const MeshBvhNode& n = nodes[p.node];
-    if (n.count == 0) {
-      const std::uint32_t left = p.node + 1;
-      const std::uint32_t right = n.index;
-      float t_left = 0.0f;
-      float t_right = 0.0f;
-      const bool reach_left = swept.Reaches(nodes[left].bounds, limit, &t_left);
-      const bool reach_right =
-          swept.Reaches(nodes[right].bounds, limit, &t_right);
-      if (reach_left && reach_right) {
-        // The nearer on top.
-        if (t_left <= t_right) {
-          stack[top++] = {right, t_right};
-          stack[top++] = {left, t_left};
-        } else {
-          stack[top++] = {left, t_left};
-          stack[top++] = {right, t_right};
+  mesh.bvh().CastInOrder(
+      1.0f,
+      [&swept](const Aabb3& box, float limit, float* t_enter) {
+        return swept.Reaches(box, limit, t_enter);
+      },
+      [&](std::uint32_t id, std::uint32_t k, float limit) {
+        const SweepResult<3> r = sweeper.Sweep(leaf[k], false, limit);
+        if (r.outcome == SweepOutcome::kStartedOverlapping) {
+          started = true;
+          return -1.0f;
         }
-      } else if (reach_left) {
-        stack[top++] = {left, t_left};
-      } else if (reach_right) {
-        stack[top++] = {right, t_right};
-      }
-      continue;
-    }
-    for (std::uint32_t k = n.index; k < n.index + n.count; ++k) {
-      const MeshTriangle& t = leaf[k];
-      float t_enter = 0.0f;
-      if (!swept.Reaches(
-              Aabb3{Min(t.a, Min(t.b, t.c)), Max(t.a, Max(t.b, t.c))}, limit,
-              &t_enter)) {
-        continue;
-      }
-      const SweepResult<3> r = sweeper.Sweep(t, false, limit);
-      if (r.outcome == SweepOutcome::kStartedOverlapping) {
-        started = true;
-        break;
-      }
-      if (r.outcome != SweepOutcome::kHit) continue;
-      const std::uint32_t id = mesh.leaf_triangle_ids()[k];
-      if (best.outcome != SweepOutcome::kHit || r.fraction < best.fraction ||
-          (r.fraction == best.fraction && id < best_id)) {
-        best = r;
-        best_id = id;
-        best_k = k;
-        limit = r.fraction;
-      }
-    }
-  }
+        if (r.outcome == SweepOutcome::kHit &&
+            (best.outcome != SweepOutcome::kHit || r.fraction < best.fraction ||
+             (r.fraction == best.fraction && id < best_id))) {
+          best = r;
+          best_id = id;
+          best_k = k;
+        }
+        // The best hit's fraction, 1 while none.
+        return best.outcome == SweepOutcome::kHit ? best.fraction : 1.0f;
+      });
   if (started) {
     SweepResult<3> r;
     r.outcome = SweepOutcome::kStartedOverlapping;

@@ -1,5 +1,4 @@
-// TriangleMesh: validation and construction (the BVH is built by
-// bvh_builder.cc).
+// TriangleMesh: validation and construction.
 #include "sator/core/collide3d/triangle_mesh.h"
 
 #include <algorithm>
@@ -8,40 +7,22 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_format.h"
-#include "collide3d/bvh_builder.h"
 
 namespace sator {
 
 TriangleMesh::TriangleMesh(std::vector<Vec3> vertices,
                            std::vector<std::uint32_t> indices,
-                           std::vector<MeshBvhNode> nodes,
-                           std::vector<MeshTriangle> leaf_triangles,
-                           std::vector<std::uint32_t> leaf_triangle_ids)
+                           broadphase::Bvh3 bvh,
+                           std::vector<MeshTriangle> leaf_triangles)
     : vertices_(std::move(vertices)),
       indices_(std::move(indices)),
-      nodes_(std::move(nodes)),
-      leaf_triangles_(std::move(leaf_triangles)),
-      leaf_triangle_ids_(std::move(leaf_triangle_ids)) {
-  // Depth of the flat tree, by an explicit walk (the builder knows it too,
-  // but the class does not trust its caller).
-  std::vector<std::pair<std::uint32_t, int>> stack = {{0u, 1}};
-  while (!stack.empty()) {
-    const auto [node, d] = stack.back();
-    stack.pop_back();
-    depth_ = std::max(depth_, d);
-    if (nodes_[node].count == 0) {
-      stack.emplace_back(node + 1, d + 1);
-      stack.emplace_back(nodes_[node].index, d + 1);
-    }
-  }
-}
+      bvh_(std::move(bvh)),
+      leaf_triangles_(std::move(leaf_triangles)) {}
 
 std::size_t TriangleMesh::MemoryBytes() const {
   return vertices_.capacity() * sizeof(Vec3) +
-         indices_.capacity() * sizeof(std::uint32_t) +
-         nodes_.capacity() * sizeof(MeshBvhNode) +
-         leaf_triangles_.capacity() * sizeof(MeshTriangle) +
-         leaf_triangle_ids_.capacity() * sizeof(std::uint32_t);
+         indices_.capacity() * sizeof(std::uint32_t) + bvh_.MemoryBytes() +
+         leaf_triangles_.capacity() * sizeof(MeshTriangle);
 }
 
 absl::StatusOr<std::shared_ptr<const TriangleMesh>> MakeTriangleMesh(
@@ -101,19 +82,24 @@ absl::StatusOr<std::shared_ptr<const TriangleMesh>> MakeTriangleMesh(
     }
     bounds[t] = {Min(a, Min(b, c)), Max(a, Max(b, c))};
   }
-  internal::BvhBuildOutput bvh =
-      internal::BuildBvh(bounds, kMaxMeshLeafTriangles);
+  absl::StatusOr<broadphase::Bvh3> bvh = broadphase::Bvh3::Create(
+      {.method = broadphase::BvhBuildMethod::kBinnedSah,
+       .max_leaf_size = kMaxMeshLeafTriangles,
+       .full_leaves = true});
+  if (!bvh.ok()) return bvh.status();
+  // A scratch of its own, freed here: the mesh keeps only its tree.
+  broadphase::Bvh3::BuildScratch scratch;
+  if (absl::Status s = bvh->Build(bounds, &scratch); !s.ok()) return s;
   std::vector<MeshTriangle> leaf_triangles;
   leaf_triangles.reserve(triangle_count);
-  for (const std::uint32_t t : bvh.order) {
+  for (const std::uint32_t t : bvh->LeafIds()) {
     leaf_triangles.push_back({vertices[indices[3 * t]],
                               vertices[indices[3 * t + 1]],
                               vertices[indices[3 * t + 2]]});
   }
-  bvh.nodes.shrink_to_fit();
   return std::make_shared<const TriangleMesh>(
-      std::move(vertices), std::move(indices), std::move(bvh.nodes),
-      std::move(leaf_triangles), std::move(bvh.order));
+      std::move(vertices), std::move(indices), *std::move(bvh),
+      std::move(leaf_triangles));
 }
 
 }  // namespace sator

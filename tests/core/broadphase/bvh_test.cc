@@ -149,6 +149,26 @@ TYPED_TEST(BvhTest, StatsCountByHand) {
   }
 }
 
+// full_leaves stops splitting at max_leaf_size proxies: fewer nodes than
+// the SAH's own leaf choice, over the same proxies.
+TYPED_TEST(BvhTest, FullLeavesHoldFewerNodes) {
+  constexpr int D = TypeParam::value;
+  std::mt19937 rng(7);
+  std::vector<Aabb<D>> boxes;
+  for (int i = 0; i < 2000; ++i) {
+    boxes.push_back(RandomBox<D>(rng, 100.0f, 0.0f, 2.0f));
+  }
+  auto sah = *Bvh<D>::Create({.max_leaf_size = 4});
+  auto full = *Bvh<D>::Create({.max_leaf_size = 4, .full_leaves = true});
+  ASSERT_TRUE(sah.Build(boxes).ok());
+  ASSERT_TRUE(full.Build(boxes).ok());
+  ASSERT_TRUE(full.Validate().ok());
+  EXPECT_EQ(full.ProxyCount(), 2000);
+  EXPECT_LT(full.NodeCount(), sah.NodeCount());
+  // Leaves of at most 4: at least 2 * 2000 / 4 - 1 nodes.
+  EXPECT_GE(full.NodeCount(), 999);
+}
+
 // Random sets of many sizes and shapes (spread out, clustered, all on one
 // point, all on a line); each is built, queried, then moved over several
 // ticks and refitted or rebuilt, with every query against brute force.
@@ -165,7 +185,8 @@ TYPED_TEST(BvhTest, RandomSetsMatchBruteForce) {
           .bin_count = seed % 3 == 0 ? 2 : 16,
           .max_leaf_size = static_cast<int>((seed / 2) % 8) + 1,
           // Rays over the 8-wide nodes in odd seeds.
-          .wide_ray_nodes = seed % 2 == 1};
+          .wide_ray_nodes = seed % 2 == 1,
+          .full_leaves = seed % 3 == 1};
       auto bvh = *Bvh<D>::Create(options);
       std::vector<Aabb<D>> boxes;
       const int layout = static_cast<int>(seed % 4);

@@ -425,7 +425,7 @@ TEST(MeshQueries, RestingFarFromOriginMatchesBruteForce) {
         // M as mesh_queries.cc takes it (the frame margin is 64).
         const Pose3 a_in_mesh = MulT(pose_mesh, pose_a);
         const Aabb3 box = ComputeAabb(a, a_in_mesh);
-        const Aabb3 root = mesh.nodes()[0].bounds;
+        const Aabb3 root = mesh.local_bounds();
         float m = 0.0f;
         for (const Vec3& p :
              {box.min, box.max, a_in_mesh.position, root.min, root.max}) {

@@ -76,46 +76,39 @@ TEST(MakeTriangleMesh, KeepsTheInputAndBounds) {
   ASSERT_TRUE(mesh.ok()) << mesh.status();
   const TriangleMesh& m = **mesh;
   EXPECT_EQ(m.triangle_count(), 1u);
-  EXPECT_EQ(m.nodes().size(), 1u);
+  EXPECT_EQ(m.bvh().NodeCount(), 1);
   EXPECT_EQ(m.local_bounds().min.z, -1.0f);
   EXPECT_EQ(m.local_bounds().max.x, 2.0f);
   EXPECT_EQ(m.local_bounds().max.y, 3.0f);
   EXPECT_EQ(m.triangle(0).c.y, 3.0f);
-  EXPECT_GE(m.MemoryBytes(),
-            3 * sizeof(Vec3) + 3 * sizeof(std::uint32_t) + sizeof(MeshBvhNode));
+  EXPECT_GE(m.MemoryBytes(), 3 * sizeof(Vec3) + 3 * sizeof(std::uint32_t) +
+                                 sizeof(MeshTriangle) + m.bvh().MemoryBytes());
 }
 
-// Every node's box contains its children's boxes (interior) or its
-// triangles (leaf); every triangle is in exactly one leaf; leaves are small.
+// The tree is valid (every node contains its children and proxies, each
+// proxy is in exactly one leaf), has one proxy per triangle, and each leaf
+// position holds its triangle's copy, found by a query on its own box.
 void CheckBvh(const TriangleMesh& m) {
-  const auto& nodes = m.nodes();
+  ASSERT_TRUE(m.bvh().Validate().ok()) << m.bvh().Validate();
+  ASSERT_EQ(m.bvh().ProxyCount(), static_cast<int>(m.triangle_count()));
+  ASSERT_EQ(m.leaf_triangles().size(), m.triangle_count());
   std::vector<int> seen(m.triangle_count(), 0);
-  for (std::size_t i = 0; i < nodes.size(); ++i) {
-    const MeshBvhNode& n = nodes[i];
-    ASSERT_TRUE(IsValid(n.bounds));
-    if (n.count == 0) {
-      ASSERT_LT(i + 1, nodes.size());
-      ASSERT_GT(n.index, i + 1);
-      ASSERT_LT(n.index, nodes.size());
-      ASSERT_TRUE(Contains(n.bounds, nodes[i + 1].bounds));
-      ASSERT_TRUE(Contains(n.bounds, nodes[n.index].bounds));
-    } else {
-      ASSERT_LE(n.count, kMaxMeshLeafTriangles);
-      for (std::uint32_t k = n.index; k < n.index + n.count; ++k) {
-        const std::uint32_t id = m.leaf_triangle_ids()[k];
-        ++seen[id];
-        const Triangle3 t = m.triangle(id);
-        ASSERT_TRUE(Contains(n.bounds, t.a));
-        ASSERT_TRUE(Contains(n.bounds, t.b));
-        ASSERT_TRUE(Contains(n.bounds, t.c));
-        // The leaf-order copy is the same triangle.
-        const MeshTriangle& lt = m.leaf_triangles()[k];
-        ASSERT_EQ(lt.a, t.a);
-        ASSERT_EQ(lt.a, t.a);
-        ASSERT_EQ(lt.b, t.b);
-        ASSERT_EQ(lt.c, t.c);
-      }
-    }
+  for (std::size_t k = 0; k < m.leaf_triangle_ids().size(); ++k) {
+    const std::uint32_t id = m.leaf_triangle_ids()[k];
+    ASSERT_LT(id, m.triangle_count());
+    ++seen[id];
+    const Triangle3 t = m.triangle(id);
+    const MeshTriangle& lt = m.leaf_triangles()[k];
+    ASSERT_EQ(lt.a, t.a);
+    ASSERT_EQ(lt.b, t.b);
+    ASSERT_EQ(lt.c, t.c);
+    bool found = false;
+    m.bvh().Query(Aabb3{Min(t.a, Min(t.b, t.c)), Max(t.a, Max(t.b, t.c))},
+                  [&](std::uint32_t proxy, std::uint32_t slot) {
+                    found = found || (proxy == id && slot == k);
+                    return true;
+                  });
+    ASSERT_TRUE(found) << id;
   }
   for (int s : seen) ASSERT_EQ(s, 1);
 }

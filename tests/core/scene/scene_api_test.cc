@@ -776,7 +776,7 @@ TEST(SceneMemoryTest, CountsMeshesAndHullsOncePerShape) {
   const SceneMemory with_mesh = scene->Memory();
   // The input, the BVH and the leaf-order triangles: once, not per body.
   EXPECT_GE(with_mesh.shape_bytes - empty.shape_bytes,
-            input_bytes + mesh->nodes().size() * sizeof(MeshBvhNode));
+            input_bytes + mesh->bvh().MemoryBytes());
   EXPECT_LT(with_mesh.shape_bytes - empty.shape_bytes,
             2 * (mesh->MemoryBytes() + sizeof(TriangleMesh)));
   EXPECT_GE(with_mesh.total_bytes() - empty.total_bytes(), input_bytes);

@@ -63,6 +63,12 @@ struct BvhOptions {
   // Refit or RefitFrom; worth it for trees that are cast against much more
   // often than they are rebuilt.
   bool wide_ray_nodes = false;
+  // kBinnedSah only: make every node of at most max_leaf_size proxies a
+  // leaf (as wide_ray_nodes does), instead of splitting it where the SAH
+  // prices the split lower. About 40% fewer nodes; for trees whose leaf
+  // proxies are tested one by one against their own boxes anyway, such as
+  // a triangle mesh's.
+  bool full_leaves = false;
 };
 
 template <int D>
@@ -158,6 +164,19 @@ class Bvh {
   template <typename Visitor>
   TreeStats QueryPairs(const Bvh& other, Visitor&& visitor) const;
 
+  // The traversal every cast above runs on, for casts of other kinds (a
+  // conservative slab test, a swept shape's box): nearest first by the entry
+  // `reach` reports. reach(box, max_fraction, &entry) says whether a node's
+  // or proxy's box is reached at a parameter no greater than max_fraction,
+  // and sets the first such parameter. For each proxy it accepts,
+  // leaf(proxy, leaf position, max_fraction) returns the new max fraction
+  // (the traversal keeps the least it has seen), or a negative value to
+  // stop. The parameter is the caller's: a ray's fraction or distance.
+  template <typename Reach, typename Leaf>
+  TreeStats CastInOrder(float max_fraction, Reach&& reach, Leaf&& leaf) const;
+  // The box of the whole hierarchy; only when it holds a proxy.
+  [[nodiscard]] const Aabb<D>& Bounds() const { return nodes_.front().box; }
+
  private:
   struct Node {
     Aabb<D> box;
@@ -215,9 +234,19 @@ class Bvh {
   TreeStats RayCastWide(const RayCastInput<D>& input,
                         ProxyRayVisitor visitor) const;
 
+  // Casts the segment grown by `grow` through CastInOrder; leaf(proxy,
+  // max_fraction) answers as the public visitors do.
   template <typename Leaf>
   TreeStats Cast(Vec<D> origin, Vec<D> translation, Vec<D> grow,
                  float max_fraction, Leaf&& leaf) const;
+  // A public visitor's answer (0 stops, a positive value clips, a negative
+  // one ignores the proxy) as CastInOrder's.
+  static float NextMaxFraction(float value, float max_fraction) {
+    if (value == 0.0f) {
+      return -1.0f;
+    }
+    return value > 0.0f ? value : max_fraction;
+  }
 
   BvhOptions options_;
   std::vector<Node> nodes_;
@@ -356,10 +385,9 @@ TreeStats Bvh<D>::QueryPairs(const Bvh& other, Visitor&& visitor) const {
   }
 }
 
-// Rays with no parallel axis take a traversal of their own (RaySlabs: no
-// grow, no parallel branch); it visits the same proxies in the same order
-// with the same clipped fractions as Cast, and counts visits the same way.
-// Cast handles the rest.
+// Rays with no parallel axis take the plain slab test (RaySlabs: no grow,
+// no parallel branch); the rest take Segment's. Both go through CastInOrder,
+// so they visit the same proxies in the same order.
 template <int D>
 template <typename Visitor>
 TreeStats Bvh<D>::RayCast(const RayCastInput<D>& input,
@@ -371,6 +399,53 @@ TreeStats Bvh<D>::RayCast(const RayCastInput<D>& input,
   if (!wide_.empty()) {
     return RayCastWide(input, ProxyRayVisitor(visitor));
   }
+  const RaySlabs<D> ray(input.origin, input.translation);
+  return CastInOrder(
+      input.max_fraction,
+      [&ray](const Aabb<D>& box, float max_fraction, float* entry) {
+        return ray.Hits(box, max_fraction, entry);
+      },
+      [&input, &visitor](std::uint32_t proxy, std::uint32_t /*slot*/,
+                         float max_fraction) {
+        const RayCastInput<D> clipped{input.origin, input.translation,
+                                      max_fraction};
+        return NextMaxFraction(visitor(proxy, clipped), max_fraction);
+      });
+}
+
+template <int D>
+template <typename Visitor>
+TreeStats Bvh<D>::BoxCast(const BoxCastInput<D>& input,
+                          Visitor&& visitor) const {
+  return Cast(Center(input.box), input.translation, HalfExtents(input.box),
+              input.max_fraction, ClippedBoxVisitor(input, visitor));
+}
+
+template <int D>
+template <typename Leaf>
+TreeStats Bvh<D>::Cast(Vec<D> origin, Vec<D> translation, Vec<D> grow,
+                       float max_fraction, Leaf&& leaf) const {
+  const Segment<D> segment(origin, translation);
+  return CastInOrder(
+      max_fraction,
+      [&segment, &grow](const Aabb<D>& box, float max, float* entry) {
+        return segment.Hits(box, grow, max, entry);
+      },
+      [&leaf](std::uint32_t proxy, std::uint32_t /*slot*/, float max) {
+        return NextMaxFraction(leaf(proxy, max), max);
+      });
+}
+
+// Front to back (Ericson, "Real-Time Collision Detection", 2005, 6.2.2,
+// with the ray tracers' early out): of an internal node's children that
+// `reach` accepts, the one entered first is expanded next and the other
+// waits on the stack with its entry; a waiting node is dropped when its
+// entry is beyond the max fraction by the time it is popped. Inside a leaf
+// the proxies are tested in storage order.
+template <int D>
+template <typename Reach, typename Leaf>
+TreeStats Bvh<D>::CastInOrder(float max_fraction, Reach&& reach,
+                              Leaf&& leaf) const {
   struct Entry {
     std::uint32_t index;
     float entry;
@@ -379,16 +454,12 @@ TreeStats Bvh<D>::RayCast(const RayCastInput<D>& input,
   if (nodes_.empty()) {
     return stats;
   }
-  const RaySlabs<D> ray(input.origin, input.translation);
-  float max_fraction = input.max_fraction;
   float entry = 0.0f;
   ++stats.node_visits;
-  if (!ray.Hits(nodes_[0].box, max_fraction, &entry)) {
+  if (!reach(nodes_[0].box, max_fraction, &entry)) {
     return stats;
   }
   TraversalStack<Entry> stack;
-  // The node to expand next and its entry fraction; the far child of each
-  // expanded pair waits on the stack.
   std::uint32_t index = 0;
   for (;;) {
     const Node& node = nodes_[index];
@@ -397,19 +468,15 @@ TreeStats Bvh<D>::RayCast(const RayCastInput<D>& input,
       for (std::uint32_t slot = node.index; slot < end; ++slot) {
         ++stats.node_visits;
         float slot_entry = 0.0f;
-        if (!ray.Hits(leaf_boxes_[slot], max_fraction, &slot_entry)) {
+        if (!reach(leaf_boxes_[slot], max_fraction, &slot_entry)) {
           continue;
         }
         ++stats.leaf_visits;
-        const RayCastInput<D> clipped{input.origin, input.translation,
-                                      max_fraction};
-        const float value = visitor(leaf_ids_[slot], clipped);
-        if (value == 0.0f) {
+        const float next = leaf(leaf_ids_[slot], slot, max_fraction);
+        if (next < 0.0f) {
           return stats;
         }
-        if (value > 0.0f) {
-          max_fraction = std::min(max_fraction, value);
-        }
+        max_fraction = std::min(max_fraction, next);
       }
     } else {
       const std::uint32_t child1 = index + 1;
@@ -417,8 +484,8 @@ TreeStats Bvh<D>::RayCast(const RayCastInput<D>& input,
       float entry1 = 0.0f;
       float entry2 = 0.0f;
       stats.node_visits += 2;
-      const bool hit1 = ray.Hits(nodes_[child1].box, max_fraction, &entry1);
-      const bool hit2 = ray.Hits(nodes_[child2].box, max_fraction, &entry2);
+      const bool hit1 = reach(nodes_[child1].box, max_fraction, &entry1);
+      const bool hit2 = reach(nodes_[child2].box, max_fraction, &entry2);
       if (hit1 && hit2) {
         if (entry1 <= entry2) {
           stack.Push({child2, entry2});
@@ -450,87 +517,6 @@ TreeStats Bvh<D>::RayCast(const RayCastInput<D>& input,
       }
     }
   }
-}
-
-template <int D>
-template <typename Visitor>
-TreeStats Bvh<D>::BoxCast(const BoxCastInput<D>& input,
-                          Visitor&& visitor) const {
-  return Cast(Center(input.box), input.translation, HalfExtents(input.box),
-              input.max_fraction, ClippedBoxVisitor(input, visitor));
-}
-
-// Nearest-first, as DynamicTree::Cast. Inside a leaf the proxies are visited
-// in storage order (a leaf holds at most max_leaf_size of them).
-template <int D>
-template <typename Leaf>
-TreeStats Bvh<D>::Cast(Vec<D> origin, Vec<D> translation, Vec<D> grow,
-                       float max_fraction, Leaf&& leaf) const {
-  struct Entry {
-    std::uint32_t index;
-    float entry;
-  };
-  TreeStats stats;
-  if (nodes_.empty()) {
-    return stats;
-  }
-  const Segment<D> segment(origin, translation);
-  float entry = 0.0f;
-  ++stats.node_visits;
-  if (!segment.Hits(nodes_[0].box, grow, max_fraction, &entry)) {
-    return stats;
-  }
-  TraversalStack<Entry> stack;
-  stack.Push({0, entry});
-  while (!stack.Empty()) {
-    const Entry top = stack.Pop();
-    if (top.entry > max_fraction) {
-      continue;
-    }
-    const Node& node = nodes_[top.index];
-    if (node.IsLeaf()) {
-      const std::uint32_t end = node.index + node.count;
-      for (std::uint32_t slot = node.index; slot < end; ++slot) {
-        ++stats.node_visits;
-        float slot_entry = 0.0f;
-        if (!segment.Hits(leaf_boxes_[slot], grow, max_fraction, &slot_entry)) {
-          continue;
-        }
-        ++stats.leaf_visits;
-        const float value = leaf(leaf_ids_[slot], max_fraction);
-        if (value == 0.0f) {
-          return stats;
-        }
-        if (value > 0.0f) {
-          max_fraction = std::min(max_fraction, value);
-        }
-      }
-      continue;
-    }
-    const std::uint32_t child1 = top.index + 1;
-    const std::uint32_t child2 = node.index;
-    float entry1 = 0.0f;
-    float entry2 = 0.0f;
-    stats.node_visits += 2;
-    const bool hit1 =
-        segment.Hits(nodes_[child1].box, grow, max_fraction, &entry1);
-    const bool hit2 =
-        segment.Hits(nodes_[child2].box, grow, max_fraction, &entry2);
-    if (hit1 && hit2) {
-      if (entry1 <= entry2) {
-        stack.Push({child2, entry2});
-        stack.Push({child1, entry1});
-      } else {
-        stack.Push({child1, entry1});
-        stack.Push({child2, entry2});
-      }
-    } else if (hit1) {
-      stack.Push({child1, entry1});
-    } else if (hit2) {
-      stack.Push({child2, entry2});
-    }
-  }
-  return stats;
 }
 
 }  // namespace sator::broadphase

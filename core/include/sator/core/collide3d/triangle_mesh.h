@@ -1,13 +1,10 @@
 // A static triangle mesh with its own bounding volume hierarchy.
 //
-// The mesh is immutable once built: MakeTriangleMesh validates the input,
-// builds a binary BVH over the triangles once with the surface-area heuristic
-// evaluated on centroid bins (Wald, "On fast Construction of SAH-based
-// Bounding Volume Hierarchies", IEEE RT 2007; cost model of MacDonald and
-// Booth 1990), and stores it as one flat, depth-first array of 32-byte nodes
-// (the left child of an interior node is the next node; Ericson, "Real-Time
-// Collision Detection", 6.6.2). Triangles are stored again in leaf order,
-// so a leaf visit reads contiguous memory.
+// The mesh is immutable once built: MakeTriangleMesh validates the input and
+// builds a broadphase::Bvh3 over the triangles' boxes once, with the binned
+// surface-area heuristic and up to kMaxMeshLeafTriangles triangles a leaf
+// (bvh.h). Triangles are stored again in the tree's leaf order, so a leaf
+// visit reads contiguous memory.
 //
 // A mesh is a surface, not a solid: a ray or shape inside a closed mesh does
 // not "start inside" it. Triangles are two-sided. Mesh queries live in
@@ -19,10 +16,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "sator/core/aabb.h"
+#include "sator/core/broadphase/bvh.h"
 #include "sator/core/collide3d/shapes3d.h"
 #include "sator/core/limits.h"
 #include "sator/core/vec.h"
@@ -30,17 +29,7 @@
 namespace sator {
 
 // The most triangles in one BVH leaf.
-inline constexpr std::uint32_t kMaxMeshLeafTriangles = 4;
-
-// One node of the flat BVH: 32 bytes, two per cache line.
-struct MeshBvhNode {
-  Aabb3 bounds;
-  // Interior node: the index of the right child (the left child is the next
-  // node). Leaf: the first triangle in leaf order.
-  std::uint32_t index = 0;
-  // 0 for an interior node; the number of triangles for a leaf.
-  std::uint32_t count = 0;
-};
+inline constexpr int kMaxMeshLeafTriangles = 4;
 
 // A triangle in leaf order: the input's vertices, copied unchanged (the
 // watertight ray test needs a shared edge's two triangles to see exactly the
@@ -55,9 +44,7 @@ class TriangleMesh {
  public:
   // Use MakeTriangleMesh.
   TriangleMesh(std::vector<Vec3> vertices, std::vector<std::uint32_t> indices,
-               std::vector<MeshBvhNode> nodes,
-               std::vector<MeshTriangle> leaf_triangles,
-               std::vector<std::uint32_t> leaf_triangle_ids);
+               broadphase::Bvh3 bvh, std::vector<MeshTriangle> leaf_triangles);
 
   // The input, as given.
   const std::vector<Vec3>& vertices() const { return vertices_; }
@@ -72,19 +59,20 @@ class TriangleMesh {
             vertices_[indices_[first + 2]]};
   }
   // The mesh's AABB in its local frame (the BVH root's box).
-  const Aabb3& local_bounds() const { return nodes_.front().bounds; }
+  const Aabb3& local_bounds() const { return bvh_.Bounds(); }
 
-  // The BVH: nodes_[0] is the root.
-  const std::vector<MeshBvhNode>& nodes() const { return nodes_; }
+  // The BVH over the triangles: proxy i is triangle i, and a query's leaf
+  // position indexes leaf_triangles().
+  const broadphase::Bvh3& bvh() const { return bvh_; }
   // Triangles in leaf order, and their ids (indices into indices() / 3).
   const std::vector<MeshTriangle>& leaf_triangles() const {
     return leaf_triangles_;
   }
-  const std::vector<std::uint32_t>& leaf_triangle_ids() const {
-    return leaf_triangle_ids_;
+  std::span<const std::uint32_t> leaf_triangle_ids() const {
+    return bvh_.LeafIds();
   }
   // The depth of the deepest leaf (the root alone has depth 1).
-  int depth() const { return depth_; }
+  int depth() const { return bvh_.Height(); }
 
   // Heap bytes held by the mesh (input copies, BVH, leaf-order triangles).
   std::size_t MemoryBytes() const;
@@ -92,10 +80,8 @@ class TriangleMesh {
  private:
   std::vector<Vec3> vertices_;
   std::vector<std::uint32_t> indices_;
-  std::vector<MeshBvhNode> nodes_;
+  broadphase::Bvh3 bvh_;
   std::vector<MeshTriangle> leaf_triangles_;
-  std::vector<std::uint32_t> leaf_triangle_ids_;
-  int depth_ = 0;
 };
 
 // Validates the input and builds the mesh and its BVH. Refuses with
