@@ -127,8 +127,8 @@ float PolygonsTolerance(const ConvexPolygon& a, const ConvexPolygon& b,
 }  // namespace
 
 bool OverlapPolygons(const Shape2& a, const Shape2& b, const Pose2& b_in_a) {
-  const ConvexPolygon& pa = As<ConvexPolygon>(a);
-  const ConvexPolygon& pb = As<ConvexPolygon>(b);
+  const auto& pa = As<ConvexPolygon>(a);
+  const auto& pb = As<ConvexPolygon>(b);
   Core cb;
   MakeTransformedPolygonCore(pb, b_in_a, cb);
   return PolygonsOverlap(PolygonRef(pa), cb, PolygonsTolerance(pa, pb, b_in_a));
@@ -136,8 +136,8 @@ bool OverlapPolygons(const Shape2& a, const Shape2& b, const Pose2& b_in_a) {
 
 ContactResult<2> ContactPolygons(const Shape2& a, const Shape2& b,
                                  const Pose2& b_in_a) {
-  const ConvexPolygon& pa = As<ConvexPolygon>(a);
-  const ConvexPolygon& pb = As<ConvexPolygon>(b);
+  const auto& pa = As<ConvexPolygon>(a);
+  const auto& pb = As<ConvexPolygon>(b);
   Core cb;
   MakeTransformedPolygonCore(pb, b_in_a, cb);
   return ContactSat(PolygonRef(pa), cb, PolygonsTolerance(pa, pb, b_in_a));

@@ -49,8 +49,8 @@ RayResult<3> RayCastMesh(const TriangleMesh& mesh, const Ray<3>& ray,
         return best;
       });
   if (stats != nullptr) {
-    stats->node_visits = visits.node_visits;
-    stats->triangle_tests = visits.leaf_visits;
+    stats->node_visits = static_cast<int>(visits.node_visits);
+    stats->triangle_tests = static_cast<int>(visits.leaf_visits);
   }
   if (best_index < 0) return result;
   result.hit = true;
