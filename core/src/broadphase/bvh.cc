@@ -594,6 +594,11 @@ absl::Status Bvh<D>::Validate() const {
         return absl::InternalError(
             absl::StrFormat("leaf %d's range is out of bounds", index));
       }
+      if (node.count > static_cast<std::uint32_t>(options_.max_leaf_size)) {
+        return absl::InternalError(
+            absl::StrFormat("leaf %d holds %d proxies, over max_leaf_size %d",
+                            index, node.count, options_.max_leaf_size));
+      }
       for (std::uint32_t slot = node.index; slot < node.index + node.count;
            ++slot) {
         if (slot_seen[slot] || leaf_ids_[slot] >= n ||

@@ -3,15 +3,18 @@
 // Closest hit, front to back (Bvh::CastInOrder: Ericson, "Real-Time
 // Collision Detection", 6.2.2, with the early out of ray tracers, Wald et
 // al., "Interactive Rendering with Coherent Ray Tracing", 2001): each
-// triangle reached is tested with t_max = the best hit so far, and a subtree
-// entered beyond it is skipped. Of hits at the same distance the triangle
-// with the least id wins, so the answer does not depend on the tree.
+// triangle reached is tested with t_max one ulp past the best hit so far,
+// and a subtree entered beyond it is skipped. Of hits at the same distance
+// the triangle with the least id wins, so the answer does not depend on the
+// tree.
 //
 // The slab test is broadphase::RaySlabs' conservative one (casts.h): a
 // clamped reciprocal direction, so a ray parallel to a slab never makes
 // 0 * inf, and a far distance scaled up by the rounding bound (Ize 2013), so
 // that with the watertight triangle test (Woop et al. 2013) no ray slips
 // through a shared edge or vertex.
+#include <cfloat>
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -46,7 +49,10 @@ RayResult<3> RayCastMesh(const TriangleMesh& mesh, const Ray<3>& ray,
           best_id = id;
           best_index = k;
         }
-        return best;
+        // One ulp past the best: a triangle whose exact distance rounds to
+        // it is still accepted (the triangle test compares the exact
+        // quotient), so a tie is decided by id whatever the visiting order.
+        return best_index < 0 ? best : std::nextafter(best, FLT_MAX);
       });
   if (stats != nullptr) {
     stats->node_visits = static_cast<int>(visits.node_visits);

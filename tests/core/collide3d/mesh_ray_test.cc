@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <vector>
 
 #include "core/collide3d/mesh_test_util.h"
 #include "gtest/gtest.h"
@@ -17,9 +18,7 @@ using testing_util::Rng;
 RayResult<3> BruteForce(const TriangleMesh& mesh, const Ray<3>& ray) {
   RayResult<3> best;
   for (std::uint32_t id = 0; id < mesh.triangle_count(); ++id) {
-    Ray<3> r = ray;
-    if (best.hit) r.max_distance = best.distance;
-    const RayResult<3> h = RayCastTriangle(mesh.triangle(id), r);
+    const RayResult<3> h = RayCastTriangle(mesh.triangle(id), ray);
     if (h.hit && (!best.hit || h.distance < best.distance)) {
       best = h;
       best.feature = static_cast<std::int32_t>(id);
@@ -49,15 +48,9 @@ void CompareOnRandomRays(const TriangleMesh& mesh, float half, int count,
     ++hits;
     EXPECT_FALSE(fast.started_inside);
     // Both run the same triangle test on the same numbers: the same distance
-    // exactly. A tie between two triangles may name either.
+    // exactly, and of triangles tied at it the least id.
     ASSERT_EQ(fast.distance, slow.distance) << i;
-    if (fast.feature != slow.feature) {
-      Ray<3> r = ray;
-      r.max_distance = fast.distance;
-      const RayResult<3> h = RayCastTriangle(
-          mesh.triangle(static_cast<std::uint32_t>(fast.feature)), r);
-      ASSERT_TRUE(h.hit && h.distance == fast.distance) << i;
-    }
+    ASSERT_EQ(fast.feature, slow.feature) << i;
   }
   *hits_out = hits;
 }
@@ -78,6 +71,47 @@ TEST(MeshRay, MatchesBruteForceOnSoup) {
   int hits = 0;
   CompareOnRandomRays(**mesh, 12.0f, 4000, 24, &hits);
   EXPECT_GT(hits, 1000);
+}
+
+// Rays along the axes (direction components +0 or -0) whose origins lie
+// exactly on the tile edges of a flat floor of unit squares, the floor's
+// outer border included: the ray runs in a plane that bounds the boxes of
+// the triangles beside it, and where no neighbour lies beyond (the border)
+// only those boxes hold a triangle to hit.
+TEST(MeshRay, AxisAlignedRaysOnTileEdgesHitTheFloor) {
+  constexpr int kTiles = 4;
+  std::vector<Vec3> vertices;
+  std::vector<std::uint32_t> indices;
+  for (int z = 0; z <= kTiles; ++z) {
+    for (int x = 0; x <= kTiles; ++x) {
+      vertices.push_back({static_cast<float>(x), 0.0f, static_cast<float>(z)});
+    }
+  }
+  for (int z = 0; z < kTiles; ++z) {
+    for (int x = 0; x < kTiles; ++x) {
+      const std::uint32_t v = z * (kTiles + 1) + x;
+      indices.insert(indices.end(), {v, v + kTiles + 1, v + 1, v + 1,
+                                     v + kTiles + 1, v + kTiles + 2});
+    }
+  }
+  const auto mesh = MakeTriangleMesh(vertices, indices);
+  ASSERT_TRUE(mesh.ok());
+  int rays = 0;
+  for (int i = 0; i <= 2 * kTiles; ++i) {
+    for (int k = 0; k <= 2 * kTiles; ++k) {
+      for (const float zero : {0.0f, -0.0f}) {
+        const Ray<3> ray{{0.5f * i, 3.0f, 0.5f * k}, {zero, -1.0f, zero}, 10};
+        const RayResult<3> fast = RayCastMesh(**mesh, ray);
+        const RayResult<3> slow = BruteForce(**mesh, ray);
+        ASSERT_TRUE(slow.hit) << i << " " << k;
+        ASSERT_TRUE(fast.hit) << i << " " << k << " " << zero;
+        EXPECT_EQ(fast.distance, 3.0f);
+        EXPECT_EQ(fast.feature, slow.feature) << i << " " << k;
+        ++rays;
+      }
+    }
+  }
+  EXPECT_EQ(rays, 2 * (2 * kTiles + 1) * (2 * kTiles + 1));
 }
 
 TEST(MeshRay, AnalyticFloorThroughPose) {

@@ -30,6 +30,7 @@
 #define SATOR_CORE_BROADPHASE_BVH_H_
 
 #include <algorithm>
+#include <cassert>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -164,18 +165,23 @@ class Bvh {
   template <typename Visitor>
   TreeStats QueryPairs(const Bvh& other, Visitor&& visitor) const;
 
-  // The traversal every cast above runs on, for casts of other kinds (a
-  // conservative slab test, a swept shape's box): nearest first by the entry
-  // `reach` reports. reach(box, max_fraction, &entry) says whether a node's
-  // or proxy's box is reached at a parameter no greater than max_fraction,
-  // and sets the first such parameter. For each proxy it accepts,
+  // The nearest-first traversal that RayCast (without wide nodes) and
+  // BoxCast run on, for casts of other kinds too (a conservative slab test,
+  // a swept shape's box): ordered by the entry `reach` reports.
+  // reach(box, max_fraction, &entry) says whether a node's or proxy's box is
+  // reached at a parameter no greater than max_fraction (a conservative
+  // reach may accept one a rounding beyond), and sets the first such
+  // parameter. For each proxy it accepts,
   // leaf(proxy, leaf position, max_fraction) returns the new max fraction
   // (the traversal keeps the least it has seen), or a negative value to
   // stop. The parameter is the caller's: a ray's fraction or distance.
   template <typename Reach, typename Leaf>
   TreeStats CastInOrder(float max_fraction, Reach&& reach, Leaf&& leaf) const;
   // The box of the whole hierarchy; only when it holds a proxy.
-  [[nodiscard]] const Aabb<D>& Bounds() const { return nodes_.front().box; }
+  [[nodiscard]] const Aabb<D>& Bounds() const {
+    assert(!nodes_.empty());
+    return nodes_.front().box;
+  }
 
  private:
   struct Node {
@@ -439,9 +445,10 @@ TreeStats Bvh<D>::Cast(Vec<D> origin, Vec<D> translation, Vec<D> grow,
 // Front to back (Ericson, "Real-Time Collision Detection", 2005, 6.2.2,
 // with the ray tracers' early out): of an internal node's children that
 // `reach` accepts, the one entered first is expanded next and the other
-// waits on the stack with its entry; a waiting node is dropped when its
-// entry is beyond the max fraction by the time it is popped. Inside a leaf
-// the proxies are tested in storage order.
+// waits on the stack with its entry; a waiting node whose entry is beyond
+// the max fraction by the time it is popped is dropped unless `reach` still
+// accepts it (a conservative reach accepts an entry a rounding beyond). Inside
+// a leaf the proxies are tested in storage order.
 template <int D>
 template <typename Reach, typename Leaf>
 TreeStats Bvh<D>::CastInOrder(float max_fraction, Reach&& reach,
@@ -511,7 +518,9 @@ TreeStats Bvh<D>::CastInOrder(float max_fraction, Reach&& reach,
         return stats;
       }
       const Entry top = stack.Pop();
-      if (top.entry <= max_fraction) {
+      float entry_now = 0.0f;
+      if (top.entry <= max_fraction ||
+          reach(nodes_[top.index].box, max_fraction, &entry_now)) {
         index = top.index;
         break;
       }

@@ -207,14 +207,22 @@ class RaySlabs {
   // ray through a box's edge or corner is never culled: a tree over a
   // triangle mesh then loses no triangle the watertight triangle test hits.
   // Written t0 - t1 <= 2 gamma(3) t1, so that a max_fraction near FLT_MAX
-  // cannot overflow.
+  // cannot overflow. An axis that Clamped clamped is parallel within
+  // rounding (its drift is below it): its slab holds the whole segment when
+  // the origin lies in it, boundary included, and none of it otherwise.
   [[gnu::always_inline]] bool HitsConservative(const Aabb<D>& box,
                                                float max_fraction,
                                                float* entry) const {
     constexpr float kGamma3 = 3.0f * 6e-8f / (1.0f - 3.0f * 6e-8f);
+    constexpr float kClampedInverse = 1.0f / kClampedComponent;
     float t0 = 0.0f;
     float t1 = max_fraction;
+    *entry = 0.0f;
     for (int i = 0; i < D; ++i) {
+      if (std::fabs(inv_[i]) >= kClampedInverse) {
+        if (origin_[i] < box.min[i] || origin_[i] > box.max[i]) return false;
+        continue;
+      }
       const float ta = (box.min[i] - origin_[i]) * inv_[i];
       const float tb = (box.max[i] - origin_[i]) * inv_[i];
       t0 = std::max(t0, std::min(ta, tb));

@@ -57,8 +57,8 @@ SweepResult<3> Sweep(const ConvexShape3& a, const Pose3& pose_a,
                      Vec3 displacement_a, const TriangleMesh& mesh,
                      const Pose3& pose_mesh, Vec3 displacement_mesh);
 
-// The ids of the triangles whose BVH leaf boxes overlap `box` (mesh frame):
-// the candidates a query with that box tests.
+// The ids of the triangles whose own boxes overlap `box` (mesh frame): the
+// candidates a query with that box tests.
 std::vector<std::uint32_t> TrianglesOverlappingBox(const TriangleMesh& mesh,
                                                    const Aabb3& box);
 

@@ -79,7 +79,8 @@ RayResult<3> CastPosed(const Pose3& pose, const Ray<3>& ray, Cast&& cast) {
 }
 
 // Statistics of a mesh ray cast (for tests and tuning, as Box2D's
-// b2TreeStats): nodes whose box was tested and triangles tested.
+// b2TreeStats): boxes tested (the tree's nodes and each triangle's own box)
+// and triangles tested (those whose box the ray reached).
 struct MeshRayStats {
   int node_visits = 0;
   int triangle_tests = 0;
