@@ -12,10 +12,11 @@
 // and a hull in the hull's frame since round_hull.cc: the same ContactRound
 // with the hull as A; with both poses the identity, on the same floats.)
 //
-// The documented tolerance (docs/core/collide3d.md): the depth within 4
+// The documented tolerance (docs/core/collide3d.md) is 5 FLT_EPSILON x M,
+// M the largest coordinate magnitude of the shapes' defining points and
+// radii in A's frame; these families are held to 4: the depth within 4
 // FLT_EPSILON x M of the exact value and the overlap along the reported
-// normal at most the depth plus 4 FLT_EPSILON x M, M the largest coordinate
-// magnitude of the shapes' defining points and radii in A's frame.
+// normal at most the depth plus 4 FLT_EPSILON x M.
 //
 // The reference (test3d::Reference, round_reference3d.h), from the floats
 // the path reads in A's frame: cores crossing, r plus their penetration

@@ -1,26 +1,13 @@
 // White box: the typed Contact and Overlap paths of a sphere or capsule and
-// a convex hull (round_hull.cc, in the hull's frame) against the generic
-// path they replace (internal::ContactGeneric / OverlapGeneric), on seeded
-// random pairs in both orders.
+// a convex hull (round_hull.cc: the hull read in place in its own frame,
+// the round core placed there by MulT(hull pose, round pose)).
 //
-// The typed path reads the hull in place and places the round core in the
-// hull's frame by MulT(hull pose, round pose): given those floats (the
-// generic path with the hull as A and the round shape placed by that pose),
-// every field must be equal bit for bit, flipped when the hull is B, and
-// Overlap's verdict too. The generic path runs on a copy of the hull
-// without its structure-of-arrays vertices, so that the cores' SAT there
-// measures every axis (RoundPolySatD skips, for a hull that has them, the
-// axes that a float bracket shows cannot win). With the round shape as A the
-// generic path works in the round shape's frame, whose floats differ from the
-// hull frame's by the frame change's rounding: there the depth must agree
-// within 12 FLT_EPSILON x M (M the largest coordinate of the shapes' defining
-// points and radii in the world or either frame): each path is within 4 of the
-// exact depth for the floats it reads (round_generic_reference_test), and
-// the frame change itself (MulT of the poses, then a quaternion rotation
-// of offsets up to sqrt(3) M long) moves those floats by a few ulps more;
-// the worst seen is 7.97, a sphere 7000 from a tiny hull, whose offset
-// the generic path rotates into the sphere's frame. The Overlap verdicts
-// agree away from touching.
+// On seeded random pairs in both orders, through the public Contact and
+// Overlap: the exact depth in long double for the floats the typed path
+// reads in the hull's frame (round_reference3d.h), within the documented
+// round-shape tolerance; the normal, rotated back into the hull's frame,
+// along which the cores overlap by no more than the depth; the verdicts
+// away from touching.
 //
 // Families (i % 8): random capsules and spheres near random hulls of 4 to
 // 64 points; a segment piercing a face (along its normal or tilted); a
@@ -30,10 +17,12 @@
 // capsule 1e4 long against a hull 1e-3 across or a sliver (1e-3 by 1 to
 // 10); a 64-point hull with coordinates near 1e4; zero-length capsules.
 //
-// Then, in the hull's frame only: near-touching cores (r +- k ulp from a
-// face, an edge or a vertex) across scales and on hull records scaled to
-// the ends of the float range; HullInA::Ref without B's structure-of-arrays
-// vertices; and SegmentSolid's edge skipping against the full loop.
+// Then, in the hull's frame only, the prunings on a hull read in place
+// (float brackets, the face prefilter, SegmentSolid's edge skips) against
+// the same functions with every axis, face and edge measured, bit for bit:
+// near-touching cores (r +- k ulp from a face, an edge or a vertex) across
+// scales and on hull records scaled to the ends of the float range; and
+// HullInA::Ref without B's structure-of-arrays vertices.
 #include <algorithm>
 #include <bit>
 #include <cfenv>
@@ -51,6 +40,7 @@
 #include "collide3d/hull_sat.h"
 #include "collide3d/round_typed.h"
 #include "core/collide3d/double_reference3d.h"
+#include "core/collide3d/round_reference3d.h"
 #include "core/collide3d/same_bits3d.h"
 #include "core/collide3d/seeded_family3d.h"
 #include "gtest/gtest.h"
@@ -73,65 +63,134 @@ using test3d::Dv;
 using test3d::Family;
 using test3d::ToDv;
 
-// v rotated by the float quaternion q, in double (Rotate's formula).
-Dv RotateD(Quat q, Dv v) {
-  const Dv u{q.x, q.y, q.z};
+struct Tally {
+  int cases = 0;
+  int overlapping = 0;
+  int failures = 0;    // Beyond the tolerance of the exact answer.
+  double worst = 0.0;  // The worst depth or along-normal excess, in units.
+};
+
+// The round-shape depth tolerance, in FLT_EPSILON x M (docs/core/numerics.md,
+// "Round-shape depth").
+constexpr double kDepthUnits = 5.0;
+
+// The exact answer for the floats the typed path reads in the hull's frame:
+// the hull's vertices as stored and the core p q of radius r; the unit is
+// FLT_EPSILON x M, M the largest coordinate of those floats and r.
+struct HullFrameReference {
+  test3d::Pair pair;
+  double unit = 0.0;
+  test3d::Ld exact = 0.0L;
+};
+HullFrameReference MakeHullFrameReference(const ConvexHull& hull, Vec3 p,
+                                          Vec3 q, float r) {
+  HullFrameReference ref;
+  test3d::Pair& pair = ref.pair;
+  pair.p = test3d::ToL3(p);
+  pair.q = test3d::ToL3(q);
+  pair.r = r;
+  double m = r;
+  for (const Vec3& x : {p, q}) {
+    m = std::max({m, std::fabs(static_cast<double>(x.x)),
+                  std::fabs(static_cast<double>(x.y)),
+                  std::fabs(static_cast<double>(x.z))});
+  }
+  for (const Vec3& x : hull.vertices) {
+    pair.v.push_back(test3d::ToL3(x));
+    m = std::max({m, std::fabs(static_cast<double>(x.x)),
+                  std::fabs(static_cast<double>(x.y)),
+                  std::fabs(static_cast<double>(x.z))});
+  }
+  ref.unit = std::max(FLT_EPSILON * m, static_cast<double>(FLT_TRUE_MIN));
+  ref.exact = test3d::Reference(pair);
+  return ref;
+}
+
+// A typed answer in the hull's frame (the hull as A, the normal from the
+// hull to the round core) against the exact one: the depth within
+// kDepthUnits of it, the overlap of the cores along the normal at most the
+// depth plus kDepthUnits + `along_units`, and the Contact and Overlap
+// verdicts that of the exact depth's sign beyond kDepthUnits. Counts a
+// failure in *tally (and reports the first few) when one does not hold.
+void CheckInHullFrame(const HullFrameReference& ref,
+                      const ContactResult<3>& typed, bool overlap,
+                      test3d::Dv normal_in_hull, double along_units,
+                      const char* what, Tally* tally) {
+  using test3d::L3;
+  using test3d::Ld;
+  const test3d::Pair& pair = ref.pair;
+  const double unit = ref.unit;
+  const Ld exact = ref.exact;
+  const Ld len =
+      std::sqrt(static_cast<Ld>(normal_in_hull.x) * normal_in_hull.x +
+                static_cast<Ld>(normal_in_hull.y) * normal_in_hull.y +
+                static_cast<Ld>(normal_in_hull.z) * normal_in_hull.z);
+  const L3 u{normal_in_hull.x / len, normal_in_hull.y / len,
+             normal_in_hull.z / len};
+  Ld hull_hi = test3d::Dot(u, pair.v[0]);
+  for (const L3& x : pair.v) hull_hi = std::max(hull_hi, test3d::Dot(u, x));
+  const Ld core_lo =
+      std::min(test3d::Dot(u, pair.p), test3d::Dot(u, pair.q)) - pair.r;
+  const auto depth_off = static_cast<double>(
+      std::fabs(static_cast<Ld>(typed.depth) - exact) / unit);
+  const auto along_off =
+      static_cast<double>((hull_hi - core_lo - typed.depth) / unit);
+  const bool verdict_off =
+      std::fabs(static_cast<double>(exact)) > kDepthUnits * unit &&
+      (overlap != (exact > 0.0L) || typed.overlapping != (exact > 0.0L));
+  ++tally->cases;
+  tally->overlapping += exact > 0.0L;
+  tally->worst = std::max({tally->worst, depth_off, along_off - along_units});
+  if (depth_off <= kDepthUnits && along_off <= kDepthUnits + along_units &&
+      !verdict_off) {
+    return;
+  }
+  if (++tally->failures <= 5) {
+    ADD_FAILURE() << what << ": depth " << typed.depth << " against exact "
+                  << static_cast<double>(exact) << " (" << depth_off
+                  << " units), along the normal " << along_off
+                  << " units over it, overlap " << overlap << "; p ("
+                  << static_cast<double>(pair.p.x) << ", "
+                  << static_cast<double>(pair.p.y) << ", "
+                  << static_cast<double>(pair.p.z) << "), q ("
+                  << static_cast<double>(pair.q.x) << ", "
+                  << static_cast<double>(pair.q.y) << ", "
+                  << static_cast<double>(pair.q.z) << "), r "
+                  << static_cast<double>(pair.r) << ", unit " << unit;
+  }
+}
+
+// v rotated by the conjugate of the float quaternion q, in double
+// (Rotate's formula): a world direction taken into q's frame.
+Dv InvRotateD(Quat q, Dv v) {
+  const Dv u{-q.x, -q.y, -q.z};
   const Dv t = 2.0 * test3d::CrossD(u, v);
   return v + static_cast<double>(q.w) * t + test3d::CrossD(u, t);
 }
 
-// The largest coordinate of `local` placed by `pose`, in double.
-double MagnitudeAt(const Pose3& pose, Vec3 local) {
-  const Dv p = RotateD(pose.rotation, ToDv(local)) + ToDv(pose.position);
-  return std::max({std::fabs(p.x), std::fabs(p.y), std::fabs(p.z)});
-}
-
-// M for the pair: the shapes' defining points and radii, in the world and
-// in either shape's frame.
-double Magnitude(const HullPtr& hull, const Pose3& hull_pose,
-                 const ConvexShape3& round, const Pose3& round_pose) {
-  const Pose3 frames[3] = {Pose3{}, MulT(hull_pose, Pose3{}),
-                           MulT(round_pose, Pose3{})};
-  double m = 0.0;
-  for (const Pose3& frame : frames) {
-    const Pose3 h = Mul(frame, hull_pose);
-    const Pose3 r = Mul(frame, round_pose);
-    for (const Vec3& v : hull->vertices) m = std::max(m, MagnitudeAt(h, v));
-    if (const auto* c = std::get_if<Capsule3>(&round)) {
-      m = std::max({m, MagnitudeAt(r, c->a), MagnitudeAt(r, c->b),
-                    static_cast<double>(c->radius)});
-    } else {
-      m = std::max({m, MagnitudeAt(r, Vec3{}),
-                    static_cast<double>(std::get<Sphere>(round).radius)});
-    }
-  }
-  return m;
-}
-
-struct Tally {
-  int cases = 0;
-  int overlapping = 0;
-  int failures = 0;        // Not the generic answer bit for bit.
-  int cross_failures = 0;  // Round as A: beyond 12 FLT_EPSILON x M.
-  double worst_cross = 0.0;
-};
-
+// The public Contact and Overlap of the pair in both orders, against the
+// exact answer in the hull's frame, where both orders run. The normal,
+// reported in the world, is rotated back in double: that rotation's own
+// rounding (a few FLT_EPSILON of a direction, over offsets up to M) is the
+// 4 units added to the along-normal bound.
 void Check(const ConvexShape3& round, const Pose3& round_pose,
            const HullPtr& hull, const Pose3& hull_pose, Tally* tally, int i) {
   const ConvexShape3 hull_shape{hull};
   const Pose3 r_in_hull = MulT(hull_pose, round_pose);
-  // The generic path on the typed path's floats: the hull as A, without its
-  // structure-of-arrays vertices (which prune the cores' SAT).
-  auto copy = std::make_shared<ConvexHull>(*hull);
-  copy->soa.clear();
-  const ConvexShape3 plain{HullPtr(copy)};
-  const ContactResult<3> local =
-      internal::ContactGeneric(plain, round, r_in_hull);
-  const bool local_overlap = internal::OverlapGeneric(plain, round, r_in_hull);
-  const double m = Magnitude(hull, hull_pose, round, round_pose);
+  Vec3 p;
+  Vec3 q;
+  float r = 0.0f;
+  if (const auto* c = std::get_if<Capsule3>(&round)) {
+    p = Transform(r_in_hull, c->a);
+    q = Transform(r_in_hull, c->b);
+    r = c->radius;
+  } else {
+    p = r_in_hull.position;
+    q = p;
+    r = std::get<Sphere>(round).radius;
+  }
+  const HullFrameReference ref = MakeHullFrameReference(*hull, p, q, r);
   for (int order = 0; order < 2; ++order) {
-    ++tally->cases;
-    tally->overlapping += local.overlapping;
     const bool hull_first = order == 0;
     const ContactResult<3> typed =
         hull_first ? Contact(hull_shape, hull_pose, round, round_pose)
@@ -139,42 +198,11 @@ void Check(const ConvexShape3& round, const Pose3& round_pose,
     const bool overlap =
         hull_first ? Overlap(hull_shape, hull_pose, round, round_pose)
                    : Overlap(round, round_pose, hull_shape, hull_pose);
-    const ContactResult<3> expected =
-        ToWorld(hull_first ? local : Flip(local), hull_pose);
-    if (!SameBits(typed, expected) || overlap != local_overlap) {
-      if (++tally->failures <= 5) {
-        ADD_FAILURE() << "case " << i << " order " << order
-                      << ": not the generic answer: depth " << typed.depth
-                      << " against " << expected.depth << ", normal ("
-                      << typed.normal.x << ", " << typed.normal.y << ", "
-                      << typed.normal.z << ") against (" << expected.normal.x
-                      << ", " << expected.normal.y << ", " << expected.normal.z
-                      << "), overlap " << overlap << " against "
-                      << local_overlap;
-      }
-    }
-    if (hull_first) continue;
-    // The generic path as Contact ran it with the round shape as A.
-    const Pose3 h_in_r = MulT(round_pose, hull_pose);
-    const ContactResult<3> generic = ToWorld(
-        internal::ContactGeneric(round, hull_shape, h_in_r), round_pose);
-    const bool generic_overlap =
-        internal::OverlapGeneric(round, hull_shape, h_in_r);
-    const double tol = 12.0 * FLT_EPSILON * m;
-    const double off = std::fabs(static_cast<double>(typed.depth) -
-                                 static_cast<double>(generic.depth));
-    tally->worst_cross = std::max(tally->worst_cross, off / (FLT_EPSILON * m));
-    const bool verdict_off =
-        overlap != generic_overlap &&
-        std::fabs(static_cast<double>(generic.depth)) > tol;
-    if (off > tol || verdict_off) {
-      if (++tally->cross_failures <= 5) {
-        ADD_FAILURE() << "case " << i << ": round as A, depth " << typed.depth
-                      << " against the generic " << generic.depth
-                      << " (M = " << m << "), overlap " << overlap
-                      << " against " << generic_overlap;
-      }
-    }
+    Dv n = InvRotateD(hull_pose.rotation, ToDv(typed.normal));
+    if (!hull_first) n = -1.0 * n;
+    char what[64];
+    std::snprintf(what, sizeof(what), "case %d order %d", i, order);
+    CheckInHullFrame(ref, typed, overlap, n, /*along_units=*/4.0, what, tally);
   }
 }
 
@@ -404,33 +432,31 @@ void MakePair(Family& f, int i, bool capsule, Tally* tally) {
 
 void Report(const char* name, const Tally& t) {
   std::printf(
-      "%s: %d cases, %d overlapping; not bit for bit %d; round as A beyond 12 "
-      "FLT_EPSILON x M of the generic depth %d (worst %.2f)\n",
-      name, t.cases, t.overlapping, t.failures, t.cross_failures,
-      t.worst_cross);
+      "%s: %d cases, %d overlapping; beyond the exact answer's tolerance %d "
+      "(worst %.2f units)\n",
+      name, t.cases, t.overlapping, t.failures, t.worst);
 }
 
-constexpr int kPairs = sator::testing::ScaledCount(50000);
+// Each pair's reference enumerates the hull's vertex triples in long double.
+constexpr int kPairs = sator::testing::ScaledCount(15000);
 
-TEST(RoundHullInternalTest, CapsuleHullMatchesGeneric) {
+TEST(RoundHullInternalTest, CapsuleHullMatchesExactDepth) {
   Family f(6801);
   Tally tally;
   for (int i = 0; i < kPairs; ++i) MakePair(f, i, /*capsule=*/true, &tally);
   Report("capsule-hull", tally);
   EXPECT_EQ(tally.cases, 2 * kPairs);
   EXPECT_EQ(tally.failures, 0);
-  EXPECT_EQ(tally.cross_failures, 0);
   EXPECT_GT(tally.overlapping, tally.cases / 4);
 }
 
-TEST(RoundHullInternalTest, SphereHullMatchesGeneric) {
+TEST(RoundHullInternalTest, SphereHullMatchesExactDepth) {
   Family f(6802);
   Tally tally;
   for (int i = 0; i < kPairs; ++i) MakePair(f, i, /*capsule=*/false, &tally);
   Report("sphere-hull", tally);
   EXPECT_EQ(tally.cases, 2 * kPairs);
   EXPECT_EQ(tally.failures, 0);
-  EXPECT_EQ(tally.cross_failures, 0);
   EXPECT_GT(tally.overlapping, tally.cases / 4);
 }
 
@@ -479,13 +505,14 @@ HullPtr ScaledRecord(const ConvexHull& h, int e) {
   return out;
 }
 
-// The typed path in the hull's frame (ContactHullRoundLocal,
-// OverlapHullRoundLocal) against the generic ContactRound / OverlapRound on
-// the same core and a copy of the hull without its structure-of-arrays
-// vertices, bit for bit. Returns false (and reports the first few) on a
-// difference.
-bool LocalMatches(const ConvexHull& hull, Vec3 p, Vec3 q, float r, bool capsule,
-                  const char* what, int* reported) {
+// ContactHullRoundLocal and OverlapHullRoundLocal on the hull read in place
+// (with its structure-of-arrays vertices, which switch the float brackets
+// and the face prefilter on) against ContactRound / OverlapRound on a copy
+// without them (every axis and face measured), bit for bit: the prunings
+// skip only work that cannot change the answer. Returns false (and reports
+// the first few) on a difference.
+bool PruningChangesNothing(const ConvexHull& hull, Vec3 p, Vec3 q, float r,
+                           bool capsule, const char* what, int* reported) {
   internal::FlatCore core;
   if (capsule) {
     internal::MakeFlatCore(Capsule3{p, q, r}, Pose3{}, &core);
@@ -496,25 +523,23 @@ bool LocalMatches(const ConvexHull& hull, Vec3 p, Vec3 q, float r, bool capsule,
   }
   ConvexHull plain = hull;
   plain.soa.clear();
-  const internal::PolyRef generic_ref = internal::HullRef(plain);
-  const ContactResult<3> typed =
+  const internal::PolyRef full_ref = internal::HullRef(plain);
+  const ContactResult<3> pruned =
       internal::ContactHullRoundLocal(hull, core.ref);
-  const ContactResult<3> generic =
-      internal::ContactRound(generic_ref, core.ref);
-  const bool typed_overlap = internal::OverlapHullRoundLocal(hull, core.ref);
-  const bool generic_overlap = internal::OverlapRound(generic_ref, core.ref);
-  if (SameBits(typed, generic) && typed_overlap == generic_overlap) {
+  const ContactResult<3> full = internal::ContactRound(full_ref, core.ref);
+  const bool pruned_overlap = internal::OverlapHullRoundLocal(hull, core.ref);
+  const bool full_overlap = internal::OverlapRound(full_ref, core.ref);
+  if (SameBits(pruned, full) && pruned_overlap == full_overlap) {
     return true;
   }
   if (++*reported <= 5) {
-    ADD_FAILURE() << what << ": not the generic answer: depth " << typed.depth
-                  << " against " << generic.depth << ", normal ("
-                  << typed.normal.x << ", " << typed.normal.y << ", "
-                  << typed.normal.z << ") against (" << generic.normal.x << ", "
-                  << generic.normal.y << ", " << generic.normal.z
-                  << "), overlap " << typed_overlap << " against "
-                  << generic_overlap << "; p (" << p.x << ", " << p.y << ", "
-                  << p.z << "), r " << r;
+    ADD_FAILURE() << what << ": the pruned answer differs: depth "
+                  << pruned.depth << " against " << full.depth << ", normal ("
+                  << pruned.normal.x << ", " << pruned.normal.y << ", "
+                  << pruned.normal.z << ") against (" << full.normal.x << ", "
+                  << full.normal.y << ", " << full.normal.z << "), overlap "
+                  << pruned_overlap << " against " << full_overlap << "; p ("
+                  << p.x << ", " << p.y << ", " << p.z << "), r " << r;
   }
   return false;
 }
@@ -587,12 +612,10 @@ int AdversarialFamilies(unsigned seed, float scale, int record_exp2, int pairs,
     char what[96];
     std::snprintf(what, sizeof(what), "scale %g pair %d (kind %d, k %d)",
                   static_cast<double>(scale), i, i % 3, k);
-    if (!LocalMatches(h, p, p, r, /*capsule=*/false, what, &reported)) {
-      ++failures;
-    }
-    if (!LocalMatches(h, a, b, r, /*capsule=*/true, what, &reported)) {
-      ++failures;
-    }
+    failures +=
+        !PruningChangesNothing(h, p, p, r, /*capsule=*/false, what, &reported);
+    failures +=
+        !PruningChangesNothing(h, a, b, r, /*capsule=*/true, what, &reported);
     *compared += 2;
   }
   return failures;
@@ -600,14 +623,14 @@ int AdversarialFamilies(unsigned seed, float scale, int record_exp2, int pairs,
 
 constexpr int kAdversarialPairs = sator::testing::ScaledCount(5000);
 
-TEST(RoundHullInternalTest, NearTouchingAcrossScalesMatchesGeneric) {
+TEST(RoundHullInternalTest, PruningChangesNothingNearTouchingAcrossScales) {
   const float scales[] = {1e-30f, 1e-3f, 1.0f, 1e3f, 1e4f};
   unsigned seed = 7201;
   for (float scale : scales) {
     int compared = 0;
     const int failures =
         AdversarialFamilies(seed++, scale, 0, kAdversarialPairs, &compared);
-    std::printf("scale %g: %d of %d pairs not bit for bit\n",
+    std::printf("scale %g: %d of %d pairs changed by the pruning\n",
                 static_cast<double>(scale), failures, compared);
     EXPECT_EQ(failures, 0) << "scale " << scale;
     // Nearly every hull is made at every scale: the scale is really tested.
@@ -619,7 +642,7 @@ TEST(RoundHullInternalTest, NearTouchingAcrossScalesMatchesGeneric) {
 // from size 1) and with coordinates near the top of the float range
 // (2^123 and 2^127: about 1e37 and 3e38), where the float brackets' slack
 // must not vanish and their starting values must not bind.
-TEST(RoundHullInternalTest, NearTouchingAtRangeEndsMatchesGeneric) {
+TEST(RoundHullInternalTest, PruningChangesNothingAtRangeEnds) {
   FpeOff fpe_off;
   const int exps[] = {-140, 123, 127};
   unsigned seed = 7211;
@@ -627,7 +650,7 @@ TEST(RoundHullInternalTest, NearTouchingAtRangeEndsMatchesGeneric) {
     const float scale = std::ldexp(1.0f, e);
     int compared = 0;
     const int failures = AdversarialFamilies(seed++, scale, e, 5000, &compared);
-    std::printf("2^%d: %d of %d pairs not bit for bit\n", e, failures,
+    std::printf("2^%d: %d of %d pairs changed by the pruning\n", e, failures,
                 compared);
     EXPECT_EQ(failures, 0) << "2^" << e;
     EXPECT_EQ(compared, 10000) << "2^" << e;
