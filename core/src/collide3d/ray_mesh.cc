@@ -3,8 +3,8 @@
 // Closest hit, front to back (Bvh::CastInOrder: Ericson, "Real-Time
 // Collision Detection", 6.2.2, with the early out of ray tracers, Wald et
 // al., "Interactive Rendering with Coherent Ray Tracing", 2001): each
-// triangle reached is tested with t_max one ulp past the best hit so far,
-// and a subtree entered beyond it is skipped. Of hits at the same distance
+// triangle reached is tested with t_max a rounding past the best hit so
+// far, and a subtree entered beyond it is skipped. Of hits at the same distance
 // the triangle with the least id wins, so the answer does not depend on the
 // tree.
 //
@@ -13,8 +13,6 @@
 // 0 * inf, and a far distance scaled up by the rounding bound (Ize 2013), so
 // that with the watertight triangle test (Woop et al. 2013) no ray slips
 // through a shared edge or vertex.
-#include <cfloat>
-#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -23,6 +21,11 @@
 #include "sator/core/collide3d/raycast3d.h"
 
 namespace sator {
+
+namespace {
+constexpr float kPastBest =
+    1.0f + 2.0f * broadphase::RaySlabs<3>::kConservativeSlack;
+}  // namespace
 
 RayResult<3> RayCastMesh(const TriangleMesh& mesh, const Ray<3>& ray,
                          MeshRayStats* stats) {
@@ -49,10 +52,12 @@ RayResult<3> RayCastMesh(const TriangleMesh& mesh, const Ray<3>& ray,
           best_id = id;
           best_index = k;
         }
-        // One ulp past the best: a triangle whose exact distance rounds to
-        // it is still accepted (the triangle test compares the exact
-        // quotient), so a tie is decided by id whatever the visiting order.
-        return best_index < 0 ? best : std::nextafter(best, FLT_MAX);
+        // Past the best by twice the slab test's slack: a box the
+        // conservative test accepts at the best still starts within it, so
+        // it is entered, and a triangle whose exact distance rounds to the
+        // best is accepted; a tie is then decided by id whatever the
+        // visiting order.
+        return best_index < 0 ? best : best * kPastBest;
       });
   if (stats != nullptr) {
     stats->node_visits = static_cast<int>(visits.node_visits);

@@ -171,7 +171,8 @@ class Bvh {
   // reach(box, max_fraction, &entry) says whether a node's or proxy's box is
   // reached at a parameter no greater than max_fraction (a conservative
   // reach may accept one a rounding beyond), and sets the first such
-  // parameter. For each proxy it accepts,
+  // parameter; a waiting node whose entry is beyond the max fraction when
+  // it is popped is dropped. For each proxy it accepts,
   // leaf(proxy, leaf position, max_fraction) returns the new max fraction
   // (the traversal keeps the least it has seen), or a negative value to
   // stop. The parameter is the caller's: a ray's fraction or distance.
@@ -445,10 +446,9 @@ TreeStats Bvh<D>::Cast(Vec<D> origin, Vec<D> translation, Vec<D> grow,
 // Front to back (Ericson, "Real-Time Collision Detection", 2005, 6.2.2,
 // with the ray tracers' early out): of an internal node's children that
 // `reach` accepts, the one entered first is expanded next and the other
-// waits on the stack with its entry; a waiting node whose entry is beyond
-// the max fraction by the time it is popped is dropped unless `reach` still
-// accepts it (a conservative reach accepts an entry a rounding beyond). Inside
-// a leaf the proxies are tested in storage order.
+// waits on the stack with its entry; a waiting node is dropped when its
+// entry is beyond the max fraction by the time it is popped. Inside a leaf
+// the proxies are tested in storage order.
 template <int D>
 template <typename Reach, typename Leaf>
 TreeStats Bvh<D>::CastInOrder(float max_fraction, Reach&& reach,
@@ -518,9 +518,7 @@ TreeStats Bvh<D>::CastInOrder(float max_fraction, Reach&& reach,
         return stats;
       }
       const Entry top = stack.Pop();
-      float entry_now = 0.0f;
-      if (top.entry <= max_fraction ||
-          reach(nodes_[top.index].box, max_fraction, &entry_now)) {
+      if (top.entry <= max_fraction) {
         index = top.index;
         break;
       }

@@ -177,12 +177,16 @@ class RaySlabs {
   // coordinates the core accepts (kMaxQueryCoordinate).
   static constexpr float kClampedComponent = 1e-20f;
   static RaySlabs Clamped(Vec<D> origin, Vec<D> translation) {
+    std::uint32_t clamped = 0;
     for (int i = 0; i < D; ++i) {
       if (std::fabs(translation[i]) < kClampedComponent) {
         translation[i] = std::copysign(kClampedComponent, translation[i]);
+        clamped |= 1u << i;
       }
     }
-    return RaySlabs(origin, translation);
+    RaySlabs slabs(origin, translation);
+    slabs.clamped_axes_ = clamped;
+    return slabs;
   }
 
   // True when the segment meets `box` for a fraction in [0, max_fraction];
@@ -201,6 +205,12 @@ class RaySlabs {
     return t0 <= t1;
   }
 
+  // The relative slack of HitsConservative's exit: 2 gamma(3), gamma(n) =
+  // n u / (1 - n u) with u = 2^-24 rounded up (Ize 2013; numerics.md,
+  // "kConservativeSlack").
+  static constexpr float kGamma3 = 3.0f * 6e-8f / (1.0f - 3.0f * 6e-8f);
+  static constexpr float kConservativeSlack = 2.0f * kGamma3;
+
   // Hits, accepting also a box the segment misses by no more than the
   // rounding of the slab products (Ize, "Robust BVH Ray Traversal", JCGT
   // 2(2), 2013: the exit fraction scaled up by 1 + 2 gamma(3)), so that a
@@ -213,13 +223,32 @@ class RaySlabs {
   [[gnu::always_inline]] bool HitsConservative(const Aabb<D>& box,
                                                float max_fraction,
                                                float* entry) const {
-    constexpr float kGamma3 = 3.0f * 6e-8f / (1.0f - 3.0f * 6e-8f);
-    constexpr float kClampedInverse = 1.0f / kClampedComponent;
+    if (clamped_axes_ != 0) [[unlikely]] {
+      return HitsConservativeWithParallelAxes(box, max_fraction, entry);
+    }
+    float t0 = 0.0f;
+    float t1 = max_fraction;
+    for (int i = 0; i < D; ++i) {
+      const float ta = (box.min[i] - origin_[i]) * inv_[i];
+      const float tb = (box.max[i] - origin_[i]) * inv_[i];
+      t0 = std::max(t0, std::min(ta, tb));
+      t1 = std::min(t1, std::max(ta, tb));
+    }
+    *entry = t0;
+    return t0 - t1 <= t1 * kConservativeSlack;
+  }
+
+  [[nodiscard]] const Vec<D>& origin() const { return origin_; }
+  [[nodiscard]] const Vec<D>& inverse() const { return inv_; }
+
+ private:
+  bool HitsConservativeWithParallelAxes(const Aabb<D>& box, float max_fraction,
+                                        float* entry) const {
     float t0 = 0.0f;
     float t1 = max_fraction;
     *entry = 0.0f;
     for (int i = 0; i < D; ++i) {
-      if (std::fabs(inv_[i]) >= kClampedInverse) {
+      if ((clamped_axes_ >> i) & 1u) {
         if (origin_[i] < box.min[i] || origin_[i] > box.max[i]) return false;
         continue;
       }
@@ -229,15 +258,12 @@ class RaySlabs {
       t1 = std::min(t1, std::max(ta, tb));
     }
     *entry = t0;
-    return t0 - t1 <= t1 * (2.0f * kGamma3);
+    return t0 - t1 <= t1 * kConservativeSlack;
   }
 
-  [[nodiscard]] const Vec<D>& origin() const { return origin_; }
-  [[nodiscard]] const Vec<D>& inverse() const { return inv_; }
-
- private:
   Vec<D> origin_;
   Vec<D> inv_;
+  std::uint32_t clamped_axes_ = 0;  // Bit i: Clamped clamped axis i.
 };
 
 // Both trees implement RayCast and BoxCast on one nearest-first Cast over a
