@@ -25,6 +25,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "benchmark/benchmark.h"
@@ -430,25 +431,32 @@ void Raycast3DSator(benchmark::State& state) {
       static_cast<double>(hits), benchmark::Counter::kAvgIterations);
 }
 
-// Every contact of a sphere of radius 3 (about 3 a query) in the same
-// scene: the narrow phase on each candidate, as a character's depenetration
-// asks it.
-void Contacts3DSator(benchmark::State& state) {
+// Every contact (or, with `overlap`, every overlapping body) of `shape` at
+// random points (and, for a box, random rotations) in the same scene: the
+// narrow phase on each candidate, as a character's depenetration or a
+// trigger check asks it. A sphere's queries run the round-box pair, a box's
+// the box-box pair.
+void Query3DSator(benchmark::State& state, const Shape3& shape, bool overlap) {
   const SceneSnapshot<3> snapshot = RotatedBoxScene3D().Snapshot();
   std::mt19937 rng(7);
   std::uniform_real_distribution<float> coord(0.0f, 200.0f);
-  std::vector<Vec3> centres;
+  std::vector<Pose3> poses;
   for (int i = 0; i < kQueryCount; ++i) {
-    centres.push_back({coord(rng), coord(rng), coord(rng)});
+    Pose3 pose{{coord(rng), coord(rng), coord(rng)}, {}};
+    if (std::holds_alternative<Box3>(shape)) {
+      pose.rotation =
+          Quat::FromAxisAngle({coord(rng), coord(rng), 1.0f}, coord(rng));
+    }
+    poses.push_back(pose);
   }
-  const Shape3 sphere = Sphere{3.0f};
   QueryOptions options;
   options.mode = ResultMode::kAllUpToN;
   std::size_t q = 0;
   std::int64_t hits = 0;
   for (auto _ : state) {
-    const auto result = snapshot.Contacts(
-        sphere, Pose3{centres[q++ % kQueryCount], {}}, options);
+    const Pose3& pose = poses[q++ % kQueryCount];
+    const auto result = overlap ? snapshot.Overlap(shape, pose, options)
+                                : snapshot.Contacts(shape, pose, options);
     if (!result.ok()) {
       state.SkipWithError(std::string(result.status().message()).c_str());
       break;
@@ -459,6 +467,20 @@ void Contacts3DSator(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
   state.counters["hits"] = benchmark::Counter(
       static_cast<double>(hits), benchmark::Counter::kAvgIterations);
+}
+
+// A sphere of radius 3 (about 3 contacts a query) and a box of half size 2.
+void SphereContacts3DSator(benchmark::State& state) {
+  Query3DSator(state, Sphere{3.0f}, /*overlap=*/false);
+}
+void BoxContacts3DSator(benchmark::State& state) {
+  Query3DSator(state, Box3{{2.0f, 2.0f, 2.0f}}, /*overlap=*/false);
+}
+void SphereOverlaps3DSator(benchmark::State& state) {
+  Query3DSator(state, Sphere{3.0f}, /*overlap=*/true);
+}
+void BoxOverlaps3DSator(benchmark::State& state) {
+  Query3DSator(state, Box3{{2.0f, 2.0f, 2.0f}}, /*overlap=*/true);
 }
 
 // The scene of tools/sator-bench ("Service end to end" in
@@ -575,7 +597,16 @@ int main(int argc, char** argv) {
                                sator::scene::Raycast3DSator)
       ->Unit(benchmark::kMicrosecond);
   benchmark::RegisterBenchmark("Contacts3D100k/sator",
-                               sator::scene::Contacts3DSator)
+                               sator::scene::SphereContacts3DSator)
+      ->Unit(benchmark::kMicrosecond);
+  benchmark::RegisterBenchmark("BoxContacts3D100k/sator",
+                               sator::scene::BoxContacts3DSator)
+      ->Unit(benchmark::kMicrosecond);
+  benchmark::RegisterBenchmark("Overlaps3D100k/sator",
+                               sator::scene::SphereOverlaps3DSator)
+      ->Unit(benchmark::kMicrosecond);
+  benchmark::RegisterBenchmark("BoxOverlaps3D100k/sator",
+                               sator::scene::BoxOverlaps3DSator)
       ->Unit(benchmark::kMicrosecond);
   benchmark::RegisterBenchmark("RaycastService3D100k/sator",
                                sator::scene::RaycastService3DSator)
