@@ -18,6 +18,8 @@
 //   Batch<N>_Threads<T>   1024 rays through RunQueryBatch on T threads
 //   Raycast3D100k/sator   closest-hit rays in a 100k-box 3D scene
 //   Contacts3D100k/sator  every contact of a sphere of radius 3 there
+//   BoxContacts3D100k/sator  every contact of a rotated box of half size 2
+//   Overlaps3D100k/sator, BoxOverlaps3D100k/sator  every body they overlap
 //   RaycastService3D100k/sator  the same on sator-bench's scene and rays
 // 1M-body cases are registered only when --benchmark_filter names "1M".
 #include <cstdint>
@@ -442,10 +444,16 @@ void Query3DSator(benchmark::State& state, const Shape3& shape, bool overlap) {
   std::uniform_real_distribution<float> coord(0.0f, 200.0f);
   std::vector<Pose3> poses;
   for (int i = 0; i < kQueryCount; ++i) {
-    Pose3 pose{{coord(rng), coord(rng), coord(rng)}, {}};
+    // One draw a statement: the order of a call's arguments is unspecified.
+    Pose3 pose;
+    pose.position.x = coord(rng);
+    pose.position.y = coord(rng);
+    pose.position.z = coord(rng);
     if (std::holds_alternative<Box3>(shape)) {
-      pose.rotation =
-          Quat::FromAxisAngle({coord(rng), coord(rng), 1.0f}, coord(rng));
+      const float axis_x = coord(rng);
+      const float axis_y = coord(rng);
+      const float angle = coord(rng);
+      pose.rotation = Quat::FromAxisAngle({axis_x, axis_y, 1.0f}, angle);
     }
     poses.push_back(pose);
   }

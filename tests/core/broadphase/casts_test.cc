@@ -75,6 +75,30 @@ TEST(SegmentTest, TinyComponentsAreParallelAndConservative) {
       zero.Hits({{1.0f, 1.0f, 1.0f}, {2.0f, 2.0f, 2.0f}}, {}, 1.0f, &entry));
 }
 
+// A zero component (either sign) is parallel in the conservative test: the
+// segment lies in that slab exactly when its origin does, the box's faces
+// included. A box's max face under +0 and its min face under -0 are the
+// cases a clamped reciprocal alone gets wrong (its slab ends at t = 0).
+TEST(RaySlabsTest, ConservativeTestTakesAZeroComponentAsParallel) {
+  const Aabb<3> box{{0.0f, 0.0f, 0.0f}, {1.0f, 1.0f, 1.0f}};
+  for (const float zero : {0.0f, -0.0f}) {
+    for (const float x : {0.0f, 0.5f, 1.0f}) {
+      const auto slabs =
+          RaySlabs<3>::Clamped({x, 3.0f, 0.5f}, {zero, -1.0f, zero});
+      float entry = -1.0f;
+      EXPECT_TRUE(slabs.HitsConservative(box, 10.0f, &entry)) << x;
+      EXPECT_EQ(entry, 2.0f) << x;
+      EXPECT_FALSE(slabs.HitsConservative(box, 1.5f, &entry)) << x;
+    }
+    for (const float x : {-1e-7f, 1.0000001f}) {
+      const auto slabs =
+          RaySlabs<3>::Clamped({x, 3.0f, 0.5f}, {zero, -1.0f, zero});
+      float entry = -1.0f;
+      EXPECT_FALSE(slabs.HitsConservative(box, 10.0f, &entry)) << x;
+    }
+  }
+}
+
 TEST(CastInputTest, FactoriesRefuseBadInput) {
   const auto nan_origin =
       MakeRayCastInput<2>({std::nanf(""), 0.0f}, {1.0f, 0.0f});

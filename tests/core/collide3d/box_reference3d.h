@@ -141,6 +141,7 @@ inline BoxSweepD BoxSweepReference(const BoxPairD& p, Dv v, double grow) {
   double exit = 3e300;
   for (const AxisD& a : BoxAxesD(p)) {
     const double reach = RadiiAlong(p, a.u) + grow;
+    if (reach < 0.0) return {};  // Shrunk past nothing along this axis.
     const double c = DotD(p.center_b, a.u);
     const double s = DotD(v, a.u);
     // Overlapping while -reach <= c + t s <= reach.

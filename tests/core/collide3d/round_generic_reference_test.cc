@@ -9,8 +9,8 @@
 // 1e4; spheres of radius 1e-4 to 1e4 against the same hulls, their centre
 // r +- 1e-9 .. 1e-4 from a feature. Both orders (the round shape as A and
 // as B), 50,000 seeded pairs per family. (Contact runs a sphere or capsule
-// and a hull in the hull's frame since round_hull.cc: the same ContactRound
-// with the hull as A; with both poses the identity, on the same floats.)
+// and a hull in the hull's frame, round_hull.cc: the same ContactRound with
+// the hull as A; with both poses the identity, on the same floats.)
 //
 // The documented tolerance (docs/core/collide3d.md) is 5 FLT_EPSILON x M,
 // M the largest coordinate magnitude of the shapes' defining points and

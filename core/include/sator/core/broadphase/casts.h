@@ -179,9 +179,9 @@ class RaySlabs {
   static RaySlabs Clamped(Vec<D> origin, Vec<D> translation) {
     std::uint32_t clamped = 0;
     for (int i = 0; i < D; ++i) {
+      if (translation[i] == 0.0f) clamped |= 1u << i;
       if (std::fabs(translation[i]) < kClampedComponent) {
         translation[i] = std::copysign(kClampedComponent, translation[i]);
-        clamped |= 1u << i;
       }
     }
     RaySlabs slabs(origin, translation);
@@ -217,9 +217,9 @@ class RaySlabs {
   // ray through a box's edge or corner is never culled: a tree over a
   // triangle mesh then loses no triangle the watertight triangle test hits.
   // Written t0 - t1 <= 2 gamma(3) t1, so that a max_fraction near FLT_MAX
-  // cannot overflow. An axis that Clamped clamped is parallel within
-  // rounding (its drift is below it): its slab holds the whole segment when
-  // the origin lies in it, boundary included, and none of it otherwise.
+  // cannot overflow. An axis whose component Clamped found exactly zero is
+  // parallel: its slab holds the whole segment when the origin lies in it,
+  // boundary included, and none of it otherwise.
   [[gnu::always_inline]] bool HitsConservative(const Aabb<D>& box,
                                                float max_fraction,
                                                float* entry) const {
@@ -263,7 +263,7 @@ class RaySlabs {
 
   Vec<D> origin_;
   Vec<D> inv_;
-  std::uint32_t clamped_axes_ = 0;  // Bit i: Clamped clamped axis i.
+  std::uint32_t clamped_axes_ = 0;  // Bit i: Clamped found axis i zero.
 };
 
 // Both trees implement RayCast and BoxCast on one nearest-first Cast over a
