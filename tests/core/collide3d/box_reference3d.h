@@ -39,25 +39,11 @@ inline double Component(Dv v, int i) {
 
 inline BoxPairD MakeBoxPairD(const Box3& a, const Box3& b,
                              const Pose3& b_in_a) {
-  double w = b_in_a.rotation.w;
-  double x = b_in_a.rotation.x;
-  double y = b_in_a.rotation.y;
-  double z = b_in_a.rotation.z;
-  const double norm = std::sqrt(w * w + x * x + y * y + z * z);
-  w /= norm;
-  x /= norm;
-  y /= norm;
-  z /= norm;
   BoxPairD p;
   p.half_a = ToDv(a.half_extents);
   p.half_b = ToDv(b.half_extents);
   p.center_b = ToDv(b_in_a.position);
-  p.axes_b[0] = {1 - 2 * (y * y + z * z), 2 * (x * y + w * z),
-                 2 * (x * z - w * y)};
-  p.axes_b[1] = {2 * (x * y - w * z), 1 - 2 * (x * x + z * z),
-                 2 * (y * z + w * x)};
-  p.axes_b[2] = {2 * (x * z + w * y), 2 * (y * z - w * x),
-                 1 - 2 * (x * x + y * y)};
+  RotationAxesD(b_in_a.rotation, p.axes_b);
   return p;
 }
 

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "sator/core/pose.h"
 #include "sator/core/vec.h"
 
 namespace sator::test3d {
@@ -24,6 +25,21 @@ inline Dv CrossD(Dv a, Dv b) {
   return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
 }
 inline double LenD(Dv a) { return std::sqrt(DotD(a, a)); }
+
+// The rotation of a float quaternion (not exactly unit), normalised in
+// double, as its three columns: the frame's unit axes in the parent frame.
+inline void RotationAxesD(Quat q, Dv axes[3]) {
+  const double n = std::sqrt(
+      static_cast<double>(q.x) * q.x + static_cast<double>(q.y) * q.y +
+      static_cast<double>(q.z) * q.z + static_cast<double>(q.w) * q.w);
+  const double x = q.x / n;
+  const double y = q.y / n;
+  const double z = q.z / n;
+  const double w = q.w / n;
+  axes[0] = {1 - 2 * (y * y + z * z), 2 * (x * y + w * z), 2 * (x * z - w * y)};
+  axes[1] = {2 * (x * y - w * z), 1 - 2 * (x * x + z * z), 2 * (y * z + w * x)};
+  axes[2] = {2 * (x * z + w * y), 2 * (y * z - w * x), 1 - 2 * (x * x + y * y)};
+}
 
 // The distance from p to segment ab (a point when a == b).
 inline double DistanceToSegment(Dv p, Dv a, Dv b) {

@@ -939,21 +939,10 @@ struct DoubleBox {
 };
 
 DoubleBox ToDoubleBox(const Vec3& h, const Pose3& pose) {
-  // The rotation of the (not exactly unit) float quaternion, normalised in
-  // double: the float geometry rounds to within about 1e-7 of it.
-  const Quat q = pose.rotation;
-  const double n = std::sqrt(
-      static_cast<double>(q.x) * q.x + static_cast<double>(q.y) * q.y +
-      static_cast<double>(q.z) * q.z + static_cast<double>(q.w) * q.w);
-  const double x = q.x / n, y = q.y / n, z = q.z / n, w = q.w / n;
+  // The float geometry rounds to within about 1e-7 of the double rotation.
   DoubleBox b;
   b.centre = ToDv(pose.position);
-  b.axis[0] = {1 - 2 * (y * y + z * z), 2 * (x * y + w * z),
-               2 * (x * z - w * y)};
-  b.axis[1] = {2 * (x * y - w * z), 1 - 2 * (x * x + z * z),
-               2 * (y * z + w * x)};
-  b.axis[2] = {2 * (x * z + w * y), 2 * (y * z - w * x),
-               1 - 2 * (x * x + y * y)};
+  test3d::RotationAxesD(pose.rotation, b.axis);
   b.half[0] = h.x;
   b.half[1] = h.y;
   b.half[2] = h.z;
