@@ -528,12 +528,18 @@ struct ServiceRay {
   Vec3 direction;
 };
 
+// As many distinct rays as sator-bench sends satord in about a second: a
+// stream that repeats a thousand rays keeps the tree nodes they visit in
+// cache and runs about 1.4x faster than the service's stream can.
+constexpr int kServiceRayCount = 1 << 20;
+
 std::vector<ServiceRay> ServiceRays() {
   std::mt19937_64 random(1 * 7919 + 0);  // sator-bench's worker 0.
   std::uniform_real_distribution<float> coord(0.0f, 1000.0f);
   std::uniform_real_distribution<float> unit(-1.0f, 1.0f);
   std::vector<ServiceRay> rays;
-  for (int i = 0; i < kQueryCount; ++i) {
+  rays.reserve(kServiceRayCount);
+  for (int i = 0; i < kServiceRayCount; ++i) {
     ServiceRay ray;
     ray.origin = Vec3{coord(random), coord(random), coord(random)};
     ray.direction = Vec3{unit(random), unit(random), unit(random) + 0.01f};
@@ -551,7 +557,7 @@ void RaycastService3DSator(benchmark::State& state) {
   std::int64_t hits = 0;
   std::int64_t nodes = 0;
   for (auto _ : state) {
-    const ServiceRay& ray = rays[q++ % kQueryCount];
+    const ServiceRay& ray = rays[q++ % kServiceRayCount];
     const auto result =
         snapshot.RayCast(ray.origin, ray.direction, 100.0f, options);
     hits += static_cast<std::int64_t>(result->hits.size());

@@ -1,6 +1,9 @@
 // LatencyHistogram: bucket bounds, quantiles against exact order statistics,
-// merging; RunLoad: counting, errors, bounds.
+// merging; RunLoad: counting, errors, bounds, the observed process's CPU;
+// ProcessCpuSeconds.
 #include "tools/sator-bench/latency_histogram.h"
+
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -11,6 +14,7 @@
 
 #include "gtest/gtest.h"
 #include "tools/sator-bench/load_loop.h"
+#include "tools/sator-bench/process_cpu.h"
 
 namespace sator::bench {
 namespace {
@@ -114,6 +118,46 @@ TEST(RunLoadTest, OpenLoopRunsOperationsOnlyUntilTheWindowCloses) {
   EXPECT_LE(calls.load(), 200);
   EXPECT_EQ(result.latency.count(), calls.load());
   EXPECT_EQ(result.errors, 0);
+}
+
+// This process's CPU time reads, and grows with work done (bounded: the
+// clock-tick resolution is 10 ms, the loop gives up after 20 s of work).
+TEST(ProcessCpuSecondsTest, ReadsThisProcessAndGrowsWithWork) {
+  const std::optional<double> before = ProcessCpuSeconds(getpid());
+  ASSERT_TRUE(before.has_value());
+  EXPECT_GE(*before, 0.0);
+  std::optional<double> after = before;
+  volatile std::uint64_t sink = 0;
+  const std::int64_t started = ThreadCpuNanoseconds();
+  while (after.has_value() && *after <= *before &&
+         ThreadCpuNanoseconds() - started < 20'000'000'000) {
+    for (int i = 0; i < 1'000'000; ++i) sink = sink + static_cast<unsigned>(i);
+    after = ProcessCpuSeconds(getpid());
+  }
+  ASSERT_TRUE(after.has_value());
+  EXPECT_GT(*after, *before);
+}
+
+TEST(ProcessCpuSecondsTest, UnsetForNoProcess) {
+  EXPECT_FALSE(ProcessCpuSeconds(0).has_value());
+  EXPECT_FALSE(ProcessCpuSeconds(-1).has_value());
+  // Above any pid_max (4194304 at most on Linux).
+  EXPECT_FALSE(ProcessCpuSeconds(1 << 30).has_value());
+}
+
+TEST(RunLoadTest, ReportsTheObservedProcessCpuOnlyWhenAsked) {
+  LoadOptions options;
+  options.warmup = absl::ZeroDuration();
+  options.duration = absl::Seconds(30);
+  options.max_operations = 50;
+  const auto operation = [](int) { return absl::OkStatus(); };
+  EXPECT_FALSE(RunLoad(options, operation).cpu_seconds.has_value());
+  options.cpu_pid = getpid();
+  const LoadResult observed = RunLoad(options, operation);
+  ASSERT_TRUE(observed.cpu_seconds.has_value());
+  EXPECT_GE(*observed.cpu_seconds, 0.0);
+  options.cpu_pid = 1 << 30;
+  EXPECT_FALSE(RunLoad(options, operation).cpu_seconds.has_value());
 }
 
 }  // namespace

@@ -94,13 +94,52 @@ TEST_F(SatorBenchTest, UnaryMixClosedLoop) {
 TEST_F(SatorBenchTest, BatchOpenLoop) {
   ExpectGoodRun(
       "--mode=batch --batch_size=50 --bodies=2000 --loop=open "
-      "--rate=50 --concurrency=2",
+      "--rate=50 --concurrency=2 --core_rays=0",
       "batch", 50.0);
 }
 
 TEST_F(SatorBenchTest, RayBatchClosedLoop) {
-  ExpectGoodRun("--mode=raybatch --batch_size=64 --bodies=2000 --concurrency=2",
-                "raybatch", 64.0);
+  ExpectGoodRun(
+      "--mode=raybatch --batch_size=64 --bodies=2000 --concurrency=2 "
+      "--core_rays=0",
+      "raybatch", 64.0);
+}
+
+// With --satord_pid and --core_rays, the run also reports satord's CPU over
+// the window and the same rays answered in process, and their ratio.
+TEST_F(SatorBenchTest, RayBatchReportsServerCpuAndTheInProcessRays) {
+  const Output output = RunBench(
+      satord_.grpc_target(),
+      "--mode=raybatch --batch_size=64 --bodies=2000 --concurrency=2 "
+      "--ping=false --core_rays=5000 --satord_pid=" +
+          std::to_string(satord_.pid()));
+  ASSERT_EQ(output.exit_code, 0) << output.text;
+  std::map<std::string, double> n = Numbers(output.text);
+  for (const char* key : {"satord_cpu_cores", "core_rays",
+                          "core_rays_per_cpu_second"}) {
+    ASSERT_TRUE(n.contains(key)) << key << " in " << output.text;
+  }
+  EXPECT_GE(n["satord_cpu_cores"], 0.0);
+  EXPECT_LE(n["satord_cpu_cores"], 64.0);
+  EXPECT_EQ(n["core_rays"], 5000.0);
+  EXPECT_GT(n["core_rays_per_cpu_second"], 0.0);
+  if (n["satord_cpu_cores"] > 0.0) {
+    ASSERT_TRUE(n.contains("share_of_core")) << output.text;
+    EXPECT_NEAR(n["share_of_core"],
+                n["items_per_satord_cpu_second"] / n["core_rays_per_cpu_second"],
+                1e-4 * n["share_of_core"]);
+  }
+}
+
+// Without --satord_pid nothing about satord's CPU is printed.
+TEST_F(SatorBenchTest, RayBatchWithoutThePidReportsNoServerCpu) {
+  const Output output =
+      RunBench(satord_.grpc_target(),
+               "--mode=raybatch --batch_size=16 --bodies=500 --ping=false "
+               "--core_rays=0");
+  ASSERT_EQ(output.exit_code, 0) << output.text;
+  EXPECT_EQ(output.text.find("satord_cpu_cores"), std::string::npos);
+  EXPECT_EQ(output.text.find("core_rays"), std::string::npos);
 }
 
 TEST_F(SatorBenchTest, SessionPoseIngest) {

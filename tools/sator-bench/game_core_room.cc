@@ -2,21 +2,12 @@
 
 #include <algorithm>
 #include <chrono>
-#include <ctime>
 #include <thread>
 #include <utility>
 
+#include "tools/sator-bench/process_cpu.h"
+
 namespace sator::bench {
-namespace {
-
-std::int64_t ThreadCpuNanoseconds() {
-  timespec now{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
-  return static_cast<std::int64_t>(now.tv_sec) * 1'000'000'000 + now.tv_nsec;
-}
-
-}  // namespace
-
 absl::StatusOr<std::unique_ptr<CoreRoom>> CoreRoom::Create(std::uint64_t seed) {
   std::unique_ptr<CoreRoom> room(new CoreRoom(seed));
   scene::SceneOptions options;

@@ -5,8 +5,6 @@
 
 #include <atomic>
 #include <chrono>
-#include <fstream>
-#include <sstream>
 #include <thread>
 
 namespace sator::bench {
@@ -37,26 +35,6 @@ double SelfCpuSeconds() {
 
 }  // namespace
 
-std::optional<double> ProcessCpuSeconds(int pid) {
-  if (pid <= 0) return std::nullopt;
-  std::ifstream file("/proc/" + std::to_string(pid) + "/stat");
-  std::string line;
-  if (!std::getline(file, line)) return std::nullopt;
-  // The command name, in parentheses, may hold spaces: fields are counted
-  // from the last ')'. After it come state (field 3) ... utime (14), stime
-  // (15), in clock ticks.
-  const std::size_t close = line.rfind(')');
-  if (close == std::string::npos) return std::nullopt;
-  std::istringstream fields(line.substr(close + 1));
-  std::string field;
-  double ticks = 0.0;
-  for (int index = 3; index <= 15 && fields >> field; ++index) {
-    if (index >= 14) ticks += std::stod(field);
-  }
-  const std::int64_t per_second = sysconf(_SC_CLK_TCK);
-  if (per_second <= 0) return std::nullopt;
-  return ticks / static_cast<double>(per_second);
-}
 
 GameStepResult RunGameStep(
     const std::vector<std::unique_ptr<ServedRoom>>& rooms, int count,

@@ -13,6 +13,7 @@
 #include "absl/time/time.h"
 #include "tools/sator-bench/game_served_room.h"
 #include "tools/sator-bench/latency_histogram.h"
+#include "tools/sator-bench/process_cpu.h"
 
 namespace sator::bench {
 
@@ -43,10 +44,6 @@ struct GameStepResult {
 GameStepResult RunGameStep(
     const std::vector<std::unique_ptr<ServedRoom>>& rooms, int count,
     absl::Duration warmup, absl::Duration duration, int satord_pid);
-
-// The CPU time (user + system) of process `pid` from /proc/<pid>/stat, in
-// seconds; unset if it cannot be read.
-std::optional<double> ProcessCpuSeconds(int pid);
 
 }  // namespace sator::bench
 

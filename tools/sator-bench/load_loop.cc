@@ -7,6 +7,8 @@
 #include <thread>
 #include <vector>
 
+#include "tools/sator-bench/process_cpu.h"
+
 namespace sator::bench {
 namespace {
 
@@ -67,6 +69,17 @@ LoadResult RunLoad(const LoadOptions& options, const Operation& operation) {
     }
   };
 
+  // The observed process's CPU time is read when the warm-up ends (a
+  // thread waiting for that moment: scheduling, not a timing assertion) and
+  // after the last worker returns.
+  std::optional<double> cpu_at_window_start;
+  std::thread window_start_reader;
+  if (options.cpu_pid > 0) {
+    window_start_reader = std::thread([&] {
+      std::this_thread::sleep_until(measure_from);
+      cpu_at_window_start = ProcessCpuSeconds(options.cpu_pid);
+    });
+  }
   std::vector<std::thread> threads;
   threads.reserve(static_cast<std::size_t>(workers));
   for (int worker = 0; worker < workers; ++worker) {
@@ -74,8 +87,16 @@ LoadResult RunLoad(const LoadOptions& options, const Operation& operation) {
   }
   for (std::thread& thread : threads) thread.join();
   const Clock::time_point finished = Clock::now();
-
   LoadResult result;
+  if (window_start_reader.joinable()) {
+    const std::optional<double> cpu_at_end =
+        ProcessCpuSeconds(options.cpu_pid);
+    window_start_reader.join();
+    if (cpu_at_window_start.has_value() && cpu_at_end.has_value()) {
+      result.cpu_seconds = *cpu_at_end - *cpu_at_window_start;
+    }
+  }
+
   for (const WorkerTally& tally : tallies) {
     result.latency.Merge(tally.latency);
     result.errors += tally.errors;

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "absl/status/status.h"
@@ -33,6 +34,9 @@ struct LoadOptions {
   // A bound on the operations recorded (0: no bound), so a run ends early
   // when it has enough.
   std::int64_t max_operations = 0;
+  // A process (satord) whose CPU time over the measured window is reported
+  // (0: none).
+  int cpu_pid = 0;
 };
 
 struct LoadResult {
@@ -43,6 +47,9 @@ struct LoadResult {
   // Recorded operations per second of the measured window.
   double ops_per_second = 0.0;
   double seconds = 0.0;
+  // The CPU seconds of LoadOptions::cpu_pid from the end of the warm-up to
+  // the last operation's return, when it was asked for and could be read.
+  std::optional<double> cpu_seconds;
 };
 
 // One operation, run on worker `worker` (0 to concurrency - 1). It returns

@@ -46,6 +46,7 @@
 #include "sator/client/client.h"
 #include "sator/client/session.h"
 #include "sator/v1/query_service.pb.h"
+#include "tools/sator-bench/core_rays.h"
 #include "tools/sator-bench/game_mode.h"
 #include "tools/sator-bench/load_loop.h"
 
@@ -70,7 +71,8 @@ ABSL_FLAG(int, poses_per_update, 1000,
           "session: dynamic bodies per pose update.");
 ABSL_FLAG(int, pipeline, 8, "session: updates in flight per worker.");
 ABSL_FLAG(std::string, scene, "sator-bench", "Scene id (prefix).");
-ABSL_FLAG(bool, keep_scene, false, "Reuse an existing scene; never delete.");
+ABSL_FLAG(bool, keep_scene, false,
+          "Reuse the scene if it exists, else build it; never delete it.");
 ABSL_FLAG(bool, ping, true, "Also run the same load with Ping.");
 ABSL_FLAG(int, rounds, 1,
           "Split the measured time into this many rounds, each running the "
@@ -92,9 +94,13 @@ ABSL_FLAG(absl::Duration, step_warmup, absl::Seconds(1),
 ABSL_FLAG(std::string, game_transport, "session",
           "game: session (every message on the room's Session) or batch "
           "(poses and shots on the Session, the queries as a QueryBatch).");
+ABSL_FLAG(int, core_rays, 1000000,
+          "raybatch, batch: distinct rays of the run's streams answered in "
+          "process afterwards, for the service's share of the core's rays "
+          "per CPU second (0: none).");
 ABSL_FLAG(int, satord_pid, 0,
-          "game: satord's process id, for its CPU time per tick "
-          "(/proc/<pid>/stat); 0: not reported.");
+          "satord's process id, for its CPU time over the measured window "
+          "(game: per tick) from /proc/<pid>/stat; 0: not reported.");
 ABSL_FLAG(std::int64_t, core_ticks, 600,
           "game: ticks run on the core in process, for its CPU per tick "
           "(twice: back to back, then paced as the served rooms are).");
@@ -112,10 +118,15 @@ struct Run {
   LoadResult result;
   // Work items per RPC (queries per batch, poses per update), for rates.
   double items_per_op = 1.0;
+  // The same rays answered in process (raybatch and batch, --core_rays).
+  std::optional<sator::bench::CoreRayRate> core;
 };
 
 // Adds one round's result to the run's.
 void Accumulate(const LoadResult& part, LoadResult* total) {
+  if (part.cpu_seconds.has_value()) {
+    total->cpu_seconds = total->cpu_seconds.value_or(0.0) + *part.cpu_seconds;
+  }
   total->latency.Merge(part.latency);
   total->errors += part.errors;
   if (total->first_error.empty()) total->first_error = part.first_error;
@@ -157,26 +168,43 @@ class QueryMaker {
   float world_;
 };
 
-absl::Status BuildScene(Client& client, const std::string& scene_id, int bodies,
-                        double world, std::uint64_t seed) {
+// The scene's static boxes, drawn from `seed` (the same for satord's scene
+// and the in-process reference).
+std::vector<sator::bench::SceneBox> MakeSceneBoxes(int bodies, double world,
+                                                   std::uint64_t seed) {
+  std::mt19937_64 random(seed);
+  std::uniform_real_distribution<float> coord(0.0f, static_cast<float>(world));
+  std::uniform_real_distribution<float> half(0.25f, 2.0f);
+  std::vector<sator::bench::SceneBox> boxes;
+  boxes.reserve(static_cast<std::size_t>(std::max(bodies, 0)));
+  for (int id = 0; id < bodies; ++id) {
+    sator::bench::SceneBox box;
+    // Braced lists evaluate left to right.
+    box.half_extents = sator::Vec3{half(random), half(random), half(random)};
+    box.position = sator::Vec3{coord(random), coord(random), coord(random)};
+    boxes.push_back(box);
+  }
+  return boxes;
+}
+
+constexpr int kUploadChunk = 10000;
+
+absl::Status BuildScene(Client& client, const std::string& scene_id,
+                        const std::vector<sator::bench::SceneBox>& boxes) {
   sc::SceneSettings settings;
   settings.dimension = sc::Dimension::k3D;
   absl::StatusOr<sc::SceneInfo> created =
       client.CreateScene(scene_id, settings);
   if (!created.ok()) return created.status();
-  std::mt19937_64 random(seed);
-  std::uniform_real_distribution<float> coord(0.0f, static_cast<float>(world));
-  std::uniform_real_distribution<float> half(0.25f, 2.0f);
-  constexpr int kChunk = 10000;
-  for (int first = 0; first < bodies; first += kChunk) {
+  const int bodies = static_cast<int>(boxes.size());
+  for (int first = 0; first < bodies; first += kUploadChunk) {
     std::vector<sc::Body> chunk;
-    for (int id = first; id < std::min(bodies, first + kChunk); ++id) {
+    for (int id = first; id < std::min(bodies, first + kUploadChunk); ++id) {
+      const sator::bench::SceneBox& box = boxes[static_cast<std::size_t>(id)];
       sc::Body body;
       body.id = static_cast<std::uint64_t>(id) + 1;
-      body.shape = sator::Shape3{
-          sator::Box3{{half(random), half(random), half(random)}}};
-      body.pose =
-          sator::Pose3{{coord(random), coord(random), coord(random)}, {}};
+      body.shape = sator::Shape3{sator::Box3{box.half_extents}};
+      body.pose = sator::Pose3{box.position, {}};
       body.motion = sc::MotionType::kStatic;
       chunk.push_back(std::move(body));
     }
@@ -239,6 +267,32 @@ std::size_t RequestBytes(const std::string& mode, int batch_size,
   return request.ByteSizeLong();
 }
 
+// What the run cost satord and how that compares with the core in process:
+// satord's cores busy, work items per second of satord's CPU, the in-process
+// rays per CPU second and the share of it satord reaches per core.
+std::vector<std::pair<std::string, double>> ServerFigures(const Run& run) {
+  std::vector<std::pair<std::string, double>> figures;
+  const double items = static_cast<double>(run.result.latency.count()) *
+                       run.items_per_op;
+  const std::optional<double>& cpu = run.result.cpu_seconds;
+  double per_server_core = 0.0;
+  if (cpu.has_value() && *cpu > 0.0 && run.result.seconds > 0.0) {
+    per_server_core = items / *cpu;
+    figures.emplace_back("satord_cpu_cores", *cpu / run.result.seconds);
+    figures.emplace_back("items_per_satord_cpu_second", per_server_core);
+  }
+  if (run.core.has_value()) {
+    figures.emplace_back("core_rays", static_cast<double>(run.core->rays));
+    figures.emplace_back("core_rays_per_cpu_second",
+                         run.core->rays_per_cpu_second);
+    if (per_server_core > 0.0 && run.core->rays_per_cpu_second > 0.0) {
+      figures.emplace_back("share_of_core",
+                           per_server_core / run.core->rays_per_cpu_second);
+    }
+  }
+  return figures;
+}
+
 void Print(const Run& run, const Run* ping, const LoadOptions& load) {
   const sator::bench::LatencyHistogram& h = run.result.latency;
   if (absl::GetFlag(FLAGS_json)) {
@@ -256,6 +310,9 @@ void Print(const Run& run, const Run* ping, const LoadOptions& load) {
         ",\"p99_us\":", Us(h.ValueAtQuantile(0.99)),
         ",\"p999_us\":", Us(h.ValueAtQuantile(0.999)),
         ",\"max_us\":", Us(h.max()));
+    for (const auto& [name, value] : ServerFigures(run)) {
+      absl::StrAppend(&line, ",\"", name, "\":", value);
+    }
     if (ping != nullptr) {
       const auto& p = ping->result.latency;
       absl::StrAppend(&line, ",\"ping_qps\":", ping->result.ops_per_second,
@@ -286,6 +343,9 @@ void Print(const Run& run, const Run* ping, const LoadOptions& load) {
     }
   };
   row(run);
+  for (const auto& [name, value] : ServerFigures(run)) {
+    std::printf("           %s %.4g\n", name.c_str(), value);
+  }
   if (ping != nullptr) {
     row(*ping);
     const double ratio = static_cast<double>(h.ValueAtQuantile(0.5)) /
@@ -358,6 +418,7 @@ int RunTool(int argc, char** argv) {
   LoadOptions load;
   load.open_loop = loop == "open";
   load.concurrency = std::max(1, absl::GetFlag(FLAGS_concurrency));
+  load.cpu_pid = absl::GetFlag(FLAGS_satord_pid);
   load.rate = absl::GetFlag(FLAGS_rate);
   load.duration = absl::GetFlag(FLAGS_duration);
   load.warmup = absl::GetFlag(FLAGS_warmup);
@@ -378,11 +439,14 @@ int RunTool(int argc, char** argv) {
   const std::uint64_t seed = absl::GetFlag(FLAGS_seed);
   const double world = absl::GetFlag(FLAGS_world_size);
 
-  if (mode != "session" && !absl::GetFlag(FLAGS_keep_scene)) {
-    (void)client.DeleteScene(scene);
+  const bool keep_scene = absl::GetFlag(FLAGS_keep_scene);
+  if (mode != "session" &&
+      (!keep_scene || absl::IsNotFound(client.GetScene(scene).status()))) {
+    if (!keep_scene) (void)client.DeleteScene(scene);
     const absl::Time started = absl::Now();
     if (absl::Status built =
-            BuildScene(client, scene, absl::GetFlag(FLAGS_bodies), world, seed);
+            BuildScene(client, scene,
+                       MakeSceneBoxes(absl::GetFlag(FLAGS_bodies), world, seed));
         !built.ok()) {
       std::fprintf(stderr, "sator-bench: building the scene: %s\n",
                    built.ToString().c_str());
@@ -561,6 +625,33 @@ int RunTool(int argc, char** argv) {
     }
   }
   if (cleanup) cleanup();
+  const int core_rays = absl::GetFlag(FLAGS_core_rays);
+  if ((mode == "raybatch" || mode == "batch") && core_rays > 0) {
+    // The workers' ray streams again, batch by batch in turn.
+    std::vector<QueryMaker> streams;
+    for (int w = 0; w < load.concurrency; ++w) {
+      streams.emplace_back(seed * 7919 + static_cast<std::uint64_t>(w), world);
+    }
+    const int batch_size = std::max(1, absl::GetFlag(FLAGS_batch_size));
+    std::vector<sator::bench::CoreRay> rays;
+    rays.reserve(static_cast<std::size_t>(core_rays));
+    for (int i = 0; i < core_rays; ++i) {
+      QueryMaker& stream = streams[static_cast<std::size_t>(
+          (i / batch_size) % load.concurrency)];
+      const sc::RaycastQuery ray = stream.Ray();
+      rays.push_back({std::get<sator::Vec3>(ray.origin),
+                      std::get<sator::Vec3>(ray.direction), ray.max_distance});
+    }
+    absl::StatusOr<sator::bench::CoreRayRate> core = sator::bench::RunCoreRays(
+        MakeSceneBoxes(absl::GetFlag(FLAGS_bodies), world, seed), kUploadChunk,
+        rays);
+    if (!core.ok()) {
+      std::fprintf(stderr, "sator-bench: the in-process rays: %s\n",
+                   core.status().ToString().c_str());
+      return 1;
+    }
+    run.core = *core;
+  }
   Print(run, ping.get(), load);
   if (mode != "session" && !absl::GetFlag(FLAGS_keep_scene)) {
     (void)client.DeleteScene(scene);
