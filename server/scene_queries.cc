@@ -124,6 +124,7 @@ absl::Status SceneQueries::Execute(const SceneView& view,
                                    const scene::SceneQuery<D>& query,
                                    QueryKind kind, absl::string_view query_path,
                                    absl::string_view options_path,
+                                   std::vector<QueryRecord>* records,
                                    sator::v1::QueryResult* out) const {
   const scene::QueryOptions& options = std::visit(
       [](const auto& request) -> const scene::QueryOptions& {
@@ -153,7 +154,11 @@ absl::Status SceneQueries::Execute(const SceneView& view,
       record.leaf_visits = result->stats.leaf_visits;
       record.tick = result->tick;
     }
-    observer_(record);
+    if (records != nullptr) {
+      records->push_back(record);
+    } else {
+      observer_(absl::MakeConstSpan(&record, 1));
+    }
   }
 
   if (!result.ok()) {
@@ -168,7 +173,8 @@ template <typename KindMessage>
 absl::Status SceneQueries::ConvertAndExecute(
     const SceneView& view, const KindMessage& query,
     scene::QueryOptions options, QueryKind kind, absl::string_view query_path,
-    absl::string_view options_path, sator::v1::QueryResult* out) const {
+    absl::string_view options_path, std::vector<QueryRecord>* records,
+    sator::v1::QueryResult* out) const {
   if (view.dimension() == 2) {
     absl::StatusOr<scene::SceneQuery<2>> converted =
         convert::ToSceneQuery<2>(query, std::move(options), shape_limits_);
@@ -176,7 +182,7 @@ absl::Status SceneQueries::ConvertAndExecute(
       return PrefixField(query_path, converted.status());
     }
     return Execute<2>(view, view.snapshot2(), *converted, kind, query_path,
-                      options_path, out);
+                      options_path, records, out);
   }
   absl::StatusOr<scene::SceneQuery<3>> converted =
       convert::ToSceneQuery<3>(query, std::move(options), shape_limits_);
@@ -184,7 +190,7 @@ absl::Status SceneQueries::ConvertAndExecute(
     return PrefixField(query_path, converted.status());
   }
   return Execute<3>(view, view.snapshot3(), *converted, kind, query_path,
-                    options_path, out);
+                    options_path, records, out);
 }
 
 template <typename Request, typename KindMessage>
@@ -199,7 +205,7 @@ absl::Status SceneQueries::RunUnary(const Request& request,
   if (!options.ok()) return PrefixField("options", options.status());
   const SceneView view(*std::move(scene));
   return ConvertAndExecute(view, query, *std::move(options), kind, "query",
-                           "options", out);
+                           "options", nullptr, out);
 }
 
 absl::Status SceneQueries::Overlap(const sator::v1::OverlapRequest& request,
@@ -261,6 +267,13 @@ absl::StatusOr<sator::v1::QueryResult> SceneQueries::Run(
 absl::Status SceneQueries::Run(const SceneView& view,
                                const sator::v1::Query& query,
                                sator::v1::QueryResult* out) const {
+  return Run(view, query, nullptr, out);
+}
+
+absl::Status SceneQueries::Run(const SceneView& view,
+                               const sator::v1::Query& query,
+                               std::vector<QueryRecord>* records,
+                               sator::v1::QueryResult* out) const {
   absl::StatusOr<QueryKind> kind = convert::KindOf(query);
   if (!kind.ok()) return kind.status();
   absl::StatusOr<scene::QueryOptions> options =
@@ -270,29 +283,31 @@ absl::Status SceneQueries::Run(const SceneView& view,
   switch (*kind) {
     case QueryKind::kOverlap:
       return ConvertAndExecute(view, query.overlap(), *std::move(options),
-                               *kind, path, "options", out);
+                               *kind, path, "options", records, out);
     case QueryKind::kContacts:
       return ConvertAndExecute(view, query.contacts(), *std::move(options),
-                               *kind, path, "options", out);
+                               *kind, path, "options", records, out);
     case QueryKind::kSweep:
       return ConvertAndExecute(view, query.sweep(), *std::move(options), *kind,
-                               path, "options", out);
+                               path, "options", records, out);
     case QueryKind::kRaycast:
       return ConvertAndExecute(view, query.raycast(), *std::move(options),
-                               *kind, path, "options", out);
+                               *kind, path, "options", records, out);
     case QueryKind::kPoint:
       return ConvertAndExecute(view, query.point(), *std::move(options), *kind,
-                               path, "options", out);
+                               path, "options", records, out);
   }
   return absl::InternalError("unreachable query kind");
 }
 
 void SceneQueries::FillEntry(
     const SceneView& view, const sator::v1::Query& query, int index,
+    std::vector<QueryRecord>* records,
     sator::v1::QueryBatchResponse::Entry* entry) const {
   // Straight into the entry: on the call's arena, a result built apart
   // would be copied in.
-  const absl::Status status = Run(view, query, entry->mutable_result());
+  const absl::Status status =
+      Run(view, query, records, entry->mutable_result());
   if (status.ok()) {
     entry->mutable_status()->set_code(0);
   } else {
@@ -300,6 +315,12 @@ void SceneQueries::FillEntry(
     ToWireStatus(PrefixIndex("queries", index, status),
                  entry->mutable_status());
   }
+}
+
+void SceneQueries::Report(std::vector<QueryRecord>& records) const {
+  if (records.empty()) return;
+  observer_(records);
+  records.clear();
 }
 
 absl::Status SceneQueries::QueryBatch(
@@ -349,8 +370,16 @@ absl::Status SceneQueries::AnswerBatch(
   response->mutable_entries()->Reserve(count);
   const int helpers = BatchHelpers(count);
 
+  // Each chunk's query records go to the observer together.
+  const auto make_records = [&] {
+    std::vector<QueryRecord> records;
+    if (observer_) records.reserve(kBatchChunk);
+    return records;
+  };
   if (helpers == 0) {
     std::int64_t bytes = 0;
+    std::vector<QueryRecord> records = make_records();
+    std::vector<QueryRecord>* sink = observer_ ? &records : nullptr;
     for (int begin = 0; begin < count; begin += kBatchChunk) {
       if (interrupt) {
         if (absl::Status stop = interrupt(); !stop.ok()) return stop;
@@ -358,9 +387,10 @@ absl::Status SceneQueries::AnswerBatch(
       const int end = std::min(count, begin + kBatchChunk);
       for (int i = begin; i < end; ++i) {
         sator::v1::QueryBatchResponse::Entry* entry = response->add_entries();
-        FillEntry(view, request.queries(i), i, entry);
+        FillEntry(view, request.queries(i), i, sink, entry);
         bytes += static_cast<std::int64_t>(entry->ByteSizeLong());
       }
+      if (sink != nullptr) Report(records);
       if (bytes > max_response_bytes_) {
         return AnswerTooLarge(bytes, max_response_bytes_);
       }
@@ -384,6 +414,8 @@ absl::Status SceneQueries::AnswerBatch(
     stopped.store(true, std::memory_order_relaxed);
   };
   const auto work = [&] {
+    std::vector<QueryRecord> records = make_records();
+    std::vector<QueryRecord>* sink = observer_ ? &records : nullptr;
     while (!stopped.load(std::memory_order_relaxed)) {
       const int begin = next.fetch_add(kBatchChunk, std::memory_order_relaxed);
       if (begin >= count) return;
@@ -398,9 +430,10 @@ absl::Status SceneQueries::AnswerBatch(
       for (int i = begin; i < end; ++i) {
         sator::v1::QueryBatchResponse::Entry* entry =
             response->mutable_entries(i);
-        FillEntry(view, request.queries(i), i, entry);
+        FillEntry(view, request.queries(i), i, sink, entry);
         chunk_bytes += static_cast<std::int64_t>(entry->ByteSizeLong());
       }
+      if (sink != nullptr) Report(records);
       const std::int64_t total =
           bytes.fetch_add(chunk_bytes, std::memory_order_relaxed) + chunk_bytes;
       if (total > max_response_bytes_) {
@@ -608,7 +641,7 @@ absl::Status SceneQueries::RunRays(
         response->hit_counts().data(),
         static_cast<std::size_t>(response->hit_counts_size()));
     record.node_visits_per_query = visits;
-    observer_(record);
+    observer_(absl::MakeConstSpan(&record, 1));
   }
   return absl::OkStatus();
 }

@@ -5,8 +5,9 @@
 //
 // Every query passes through one place (SceneQueries::Execute) where its
 // kind, mode, duration, hit count, broad-phase visits, tick and whether it
-// rewound are known; an optional QueryObserver receives them there as a
-// QueryRecord (for metrics and the slow-query log).
+// rewound are known; an optional QueryObserver receives them as QueryRecords
+// (for metrics and the slow-query log): each query's at once, or a batch's
+// a chunk of queries at a time.
 #ifndef SATOR_SERVER_SCENE_QUERIES_H_
 #define SATOR_SERVER_SCENE_QUERIES_H_
 
@@ -17,6 +18,7 @@
 #include <optional>
 #include <string>
 #include <variant>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -64,8 +66,10 @@ struct QueryRecord {
   absl::Span<const std::uint32_t> node_visits_per_query{};
 };
 
-// Called on the thread that ran the query; must be thread-safe and fast.
-using QueryObserver = std::function<void(const QueryRecord&)>;
+// Called on the thread that ran the queries, with one query's record or the
+// records of up to SceneQueries::kBatchChunk queries of a QueryBatch; must be
+// thread-safe and fast.
+using QueryObserver = std::function<void(absl::Span<const QueryRecord>)>;
 
 // One verdict of a ValidateShots call (unary or Session).
 struct ShotRecord {
@@ -283,9 +287,17 @@ class SceneQueries {
                            const sator::v1::QueryBatchRequest& request,
                            const Interrupt& interrupt,
                            sator::v1::QueryBatchResponse* response) const;
-  // Runs queries[index] of a batch into `entry`.
+  // Runs queries[index] of a batch into `entry`, its record appended to
+  // `records` (when observed).
   void FillEntry(const SceneView& view, const sator::v1::Query& query,
-                 int index, sator::v1::QueryBatchResponse::Entry* entry) const;
+                 int index, std::vector<QueryRecord>* records,
+                 sator::v1::QueryBatchResponse::Entry* entry) const;
+  // Run, the record appended to `records`, or reported at once when null.
+  absl::Status Run(const SceneView& view, const sator::v1::Query& query,
+                   std::vector<QueryRecord>* records,
+                   sator::v1::QueryResult* out) const;
+  // The records of a chunk of a batch to the observer, then cleared.
+  void Report(std::vector<QueryRecord>& records) const;
 
   template <int D>
   absl::Status RunRays(const SceneView& view,
@@ -309,21 +321,21 @@ class SceneQueries {
   // Converts `query` (with options already converted) for the view's
   // dimension and executes it. Errors relative to the kind message.
   template <typename KindMessage>
-  absl::Status ConvertAndExecute(const SceneView& view,
-                                 const KindMessage& query,
-                                 scene::QueryOptions options,
-                                 scene::QueryKind kind,
-                                 absl::string_view query_path,
-                                 absl::string_view options_path,
-                                 sator::v1::QueryResult* out) const;
+  absl::Status ConvertAndExecute(
+      const SceneView& view, const KindMessage& query,
+      scene::QueryOptions options, scene::QueryKind kind,
+      absl::string_view query_path, absl::string_view options_path,
+      std::vector<QueryRecord>* records, sator::v1::QueryResult* out) const;
 
-  // The one place every scene query runs: times it and reports it.
+  // The one place every scene query runs: times it and reports it (into
+  // `records` when not null, else to the observer at once).
   template <int D>
   absl::Status Execute(const SceneView& view,
                        const scene::SceneSnapshot<D>& snapshot,
                        const scene::SceneQuery<D>& query, scene::QueryKind kind,
                        absl::string_view query_path,
                        absl::string_view options_path,
+                       std::vector<QueryRecord>* records,
                        sator::v1::QueryResult* out) const;
 
   const SceneRegistry& scenes_;

@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "grpc/grpc.h"
@@ -440,9 +441,14 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(
   builder.RegisterService(&impl->query_service);
   // Every scene query and session reports to the sator_* series.
   impl->query_service.scene_queries().set_observer(
-      [metrics = impl->query_metrics.get()](const QueryRecord& record) {
-        if (record.code == absl::StatusCode::kOk) {
-          metrics->OnQuery(
+      [metrics =
+           impl->query_metrics.get()](absl::Span<const QueryRecord> records) {
+        // A chunk of a batch is at most SceneQueries::kBatchChunk records.
+        absl::InlinedVector<QueryObservation, SceneQueries::kBatchChunk>
+            answered;
+        for (const QueryRecord& record : records) {
+          if (record.code != absl::StatusCode::kOk) continue;
+          answered.push_back(
               {.scene_id = record.scene_id,
                .kind = record.kind,
                .mode = MetricsMode(record.mode),
@@ -456,6 +462,7 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(
                .hits_per_query = record.hits_per_query,
                .node_visits_per_query = record.node_visits_per_query});
         }
+        metrics->OnQueries(answered);
       });
   impl->query_service.scene_queries().set_shot_observer(
       [metrics = impl->query_metrics.get(),

@@ -154,6 +154,44 @@ struct QueryMetrics::Shards {
   }
 };
 
+// The cell additions of many queries, summed in place and then added to a
+// shard with one atomic add per cell touched (instead of several atomic adds
+// per query).
+class QueryMetrics::CellTally {
+ public:
+  void Add(int cell, std::uint64_t amount) {
+    if (amount == 0) return;
+    const auto index = static_cast<size_t>(cell);
+    std::uint64_t& word = touched_bits_[index / 64];
+    const std::uint64_t bit = std::uint64_t{1} << (index % 64);
+    if ((word & bit) == 0) {
+      // The first addition to this cell: its sum starts here (the sums are
+      // not cleared beforehand, only the bits).
+      word |= bit;
+      touched_[static_cast<size_t>(touched_count_++)] = cell;
+      sums_[index] = amount;
+    } else {
+      sums_[index] += amount;
+    }
+  }
+  void AddTo(Shards& shards, int shard) const {
+    for (int i = 0; i < touched_count_; ++i) {
+      const int cell = touched_[static_cast<size_t>(i)];
+      shards.Cell(shard, cell)
+          .fetch_add(sums_[static_cast<size_t>(cell)],
+                     std::memory_order_relaxed);
+    }
+  }
+
+ private:
+  std::array<std::uint64_t, (kCellsPerShard + 63) / 64> touched_bits_{};
+  int touched_count_ = 0;
+  // Read only where touched_bits_ is set (left uninitialised: a tally is
+  // made per query on the unary path).
+  std::array<int, kCellsPerShard> touched_;
+  std::array<std::uint64_t, kCellsPerShard> sums_;
+};
+
 absl::string_view FailureViaName(FailureVia via) {
   return kViaNames[static_cast<size_t>(via)];
 }
@@ -222,27 +260,32 @@ QueryMetrics::~QueryMetrics() = default;
 void QueryMetrics::Record(scene::QueryKind kind, QueryModeLabel mode,
                           double seconds, std::int64_t hits,
                           std::int64_t node_visits, bool rewound) {
-  const int shard = ThisThreadShardIndex();
+  CellTally tally;
+  TallyQuery(kind, mode, seconds, hits, node_visits, rewound, tally);
+  tally.AddTo(*shards_, ThisThreadShardIndex());
+}
+
+void QueryMetrics::TallyQuery(scene::QueryKind kind, QueryModeLabel mode,
+                              double seconds, std::int64_t hits,
+                              std::int64_t node_visits, bool rewound,
+                              CellTally& tally) {
   const int k = static_cast<int>(kind);
   const int m = static_cast<int>(mode);
-  const auto add = [&](int cell, std::uint64_t amount) {
-    shards_->Cell(shard, cell).fetch_add(amount, std::memory_order_relaxed);
-  };
   seconds = std::max(seconds, 0.0);
   const int seconds_base = kSecondsBase + (k * kQueryModes + m) * kSecondsCells;
-  add(seconds_base + BucketOf(kSecondsBounds, seconds), 1);
-  add(seconds_base + kSecondsCells - 1,
-      static_cast<std::uint64_t>(std::llround(seconds * 1e9)));
+  tally.Add(seconds_base + BucketOf(kSecondsBounds, seconds), 1);
+  tally.Add(seconds_base + kSecondsCells - 1,
+            static_cast<std::uint64_t>(std::llround(seconds * 1e9)));
   const double hit_count = static_cast<double>(std::max<std::int64_t>(hits, 0));
   const int hits_base = kHitsBase + k * kHitsCells;
-  add(hits_base + BucketOf(kHitsBounds, hit_count), 1);
-  add(hits_base + kHitsCells - 1, static_cast<std::uint64_t>(hit_count));
+  tally.Add(hits_base + BucketOf(kHitsBounds, hit_count), 1);
+  tally.Add(hits_base + kHitsCells - 1, static_cast<std::uint64_t>(hit_count));
   const double visits =
       static_cast<double>(std::max<std::int64_t>(node_visits, 0));
   const int visits_base = kVisitsBase + k * kVisitsCells;
-  add(visits_base + BucketOf(kVisitsBounds, visits), 1);
-  add(visits_base + kVisitsCells - 1, static_cast<std::uint64_t>(visits));
-  if (rewound) add(kRewoundBase + k, 1);
+  tally.Add(visits_base + BucketOf(kVisitsBounds, visits), 1);
+  tally.Add(visits_base + kVisitsCells - 1, static_cast<std::uint64_t>(visits));
+  if (rewound) tally.Add(kRewoundBase + k, 1);
 }
 
 void QueryMetrics::RecordBatch(const QueryObservation& batch, double seconds) {
@@ -287,15 +330,19 @@ void QueryMetrics::RecordBatch(const QueryObservation& batch, double seconds) {
 }
 
 void QueryMetrics::RecordRewindDepth(double ticks, std::uint64_t count) {
+  CellTally tally;
+  TallyRewindDepth(ticks, count, tally);
+  tally.AddTo(*shards_, ThisThreadShardIndex());
+}
+
+void QueryMetrics::TallyRewindDepth(double ticks, std::uint64_t count,
+                                    CellTally& tally) {
   if (count == 0) return;
   ticks = std::isfinite(ticks) ? std::max(ticks, 0.0) : 0.0;
-  const int shard = ThisThreadShardIndex();
-  shards_->Cell(shard, kRewindBase + BucketOf(kRewindBounds, ticks))
-      .fetch_add(count, std::memory_order_relaxed);
-  shards_->Cell(shard, kRewindBase + kRewindCells - 1)
-      .fetch_add(count * static_cast<std::uint64_t>(
-                             std::llround(ticks / kRewindSumScale)),
-                 std::memory_order_relaxed);
+  tally.Add(kRewindBase + BucketOf(kRewindBounds, ticks), count);
+  tally.Add(kRewindBase + kRewindCells - 1,
+            count * static_cast<std::uint64_t>(
+                        std::llround(ticks / kRewindSumScale)));
 }
 
 void QueryMetrics::OnShot(scene::ShotOutcome outcome, scene::ShotReason reason,
@@ -310,31 +357,40 @@ void QueryMetrics::OnShot(scene::ShotOutcome outcome, scene::ShotReason reason,
 }
 
 void QueryMetrics::OnQuery(const QueryObservation& query) {
-  if (query.rewound) {
-    RecordRewindDepth(query.rewind_ticks,
-                      static_cast<std::uint64_t>(std::max(query.count, 1)));
+  OnQueries(absl::MakeConstSpan(&query, 1));
+}
+
+void QueryMetrics::OnQueries(absl::Span<const QueryObservation> queries) {
+  CellTally tally;
+  for (const QueryObservation& query : queries) {
+    if (query.rewound) {
+      TallyRewindDepth(query.rewind_ticks,
+                       static_cast<std::uint64_t>(std::max(query.count, 1)),
+                       tally);
+    }
+    double seconds = std::max(absl::ToDoubleSeconds(query.duration), 0.0);
+    if (query.count > 1) {
+      RecordBatch(query, seconds);
+      // The slow-query test below is per query: the batch's mean.
+      seconds /= static_cast<double>(query.count);
+    } else {
+      TallyQuery(query.kind, query.mode, seconds, query.hits, query.node_visits,
+                 query.rewound, tally);
+    }
+    if (seconds >= slow_query_seconds_) {
+      Log(LogLevel::kWarning, "slow_query",
+          {{"kind", scene::QueryKindName(query.kind)},
+           {"mode", QueryModeName(query.mode)},
+           {"scene", query.scene_id},
+           {"tick", query.tick},
+           {"rewound", query.rewound},
+           {"duration_ms", seconds * 1e3},
+           {"hits", query.hits},
+           {"node_visits", query.node_visits},
+           {"queries", static_cast<std::int64_t>(query.count)}});
+    }
   }
-  double seconds = std::max(absl::ToDoubleSeconds(query.duration), 0.0);
-  if (query.count > 1) {
-    RecordBatch(query, seconds);
-    // The slow-query test below is per query: the batch's mean.
-    seconds /= static_cast<double>(query.count);
-  } else {
-    Record(query.kind, query.mode, seconds, query.hits, query.node_visits,
-           query.rewound);
-  }
-  if (seconds >= slow_query_seconds_) {
-    Log(LogLevel::kWarning, "slow_query",
-        {{"kind", scene::QueryKindName(query.kind)},
-         {"mode", QueryModeName(query.mode)},
-         {"scene", query.scene_id},
-         {"tick", query.tick},
-         {"rewound", query.rewound},
-         {"duration_ms", seconds * 1e3},
-         {"hits", query.hits},
-         {"node_visits", query.node_visits},
-         {"queries", static_cast<std::int64_t>(query.count)}});
-  }
+  tally.AddTo(*shards_, ThisThreadShardIndex());
 }
 
 void QueryMetrics::RecordSessionMessage(SessionMessageKind kind,

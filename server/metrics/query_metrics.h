@@ -134,6 +134,9 @@ class QueryMetrics final : public prometheus::Collectable {
   // in _sum (docs/METRICS.md). A batch is logged as slow when its mean time
   // per query reaches the threshold.
   void OnQuery(const QueryObservation& query);
+  // Many answered queries at once (a QueryBatch's entries), as OnQuery each,
+  // with one atomic add per cell touched for all of them.
+  void OnQueries(absl::Span<const QueryObservation> queries);
 
   // One shot's verdict (sator_shot_verdicts_total), and for a shot judged
   // at a view time (every verdict but in_future and too_old) its rewind
@@ -168,12 +171,21 @@ class QueryMetrics final : public prometheus::Collectable {
   static constexpr int kShards = 16;
 
  private:
-  // The cells of every shard (query_metrics.cc).
+  // The cells of every shard, and the additions of many queries summed
+  // before they are added to a shard (query_metrics.cc).
   struct Shards;
+  class CellTally;
 
   void RecordBatch(const QueryObservation& batch, double seconds);
+  // One query's cells (sator_query_seconds, _hits, node visits, rewound).
+  static void TallyQuery(scene::QueryKind kind, QueryModeLabel mode,
+                         double seconds, std::int64_t hits,
+                         std::int64_t node_visits, bool rewound,
+                         CellTally& tally);
   // `count` observations of `ticks` in sator_rewind_depth_ticks.
   void RecordRewindDepth(double ticks, std::uint64_t count);
+  static void TallyRewindDepth(double ticks, std::uint64_t count,
+                               CellTally& tally);
 
   const SceneRegistry* scenes_;
   const absl::Duration slow_query_threshold_;

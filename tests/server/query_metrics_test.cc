@@ -306,6 +306,54 @@ TEST_F(QueryMetricsTest, OnQueryRecordsKindModeRewindHitsAndVisits) {
   EXPECT_EQ(ModeLabel(scene::ResultMode::kClosest), QueryModeLabel::kClosest);
 }
 
+// Many queries at once count as each would alone: their kinds, modes,
+// buckets, sums, rewinds and rewind depths.
+TEST_F(QueryMetricsTest, OnQueriesCountsEachQueryAsOnQueryWould) {
+  std::shared_ptr<QueryMetrics> query_metrics =
+      Add(nullptr, absl::ZeroDuration());
+  std::vector<QueryObservation> queries;
+  for (int i = 0; i < 40; ++i) {
+    queries.push_back(
+        {.scene_id = "arena",
+         .kind = i % 4 == 0 ? QueryKind::kOverlap : QueryKind::kRaycast,
+         .mode = QueryModeLabel::kClosest,
+         .duration = absl::Nanoseconds(i % 2 == 0 ? 200 : 700),
+         .hits = i % 3,
+         .node_visits = 4,
+         .rewound = i == 7,
+         .rewind_ticks = 3.0,
+         .tick = 9});
+  }
+  query_metrics->OnQueries(queries);
+  const auto s = Scrape().samples;
+  EXPECT_EQ(
+      s.at("sator_query_seconds_count{kind=\"overlap\",mode=\"closest\"}"), 10);
+  EXPECT_EQ(
+      s.at("sator_query_seconds_count{kind=\"raycast\",mode=\"closest\"}"), 30);
+  // Overlaps are the even queries (200 ns each); raycasts 10 of 200 ns and
+  // 20 of 700 ns.
+  EXPECT_EQ(s.at("sator_query_seconds_bucket{kind=\"raycast\",mode=\"closest\","
+                 "le=\"2.5e-07\"}"),
+            10);
+  EXPECT_EQ(s.at("sator_query_seconds_bucket{kind=\"raycast\",mode=\"closest\","
+                 "le=\"1e-06\"}"),
+            30);
+  EXPECT_NEAR(
+      s.at("sator_query_seconds_sum{kind=\"raycast\",mode=\"closest\"}"),
+      10 * 200e-9 + 20 * 700e-9, 1e-12);
+  EXPECT_NEAR(
+      s.at("sator_query_seconds_sum{kind=\"overlap\",mode=\"closest\"}"),
+      10 * 200e-9, 1e-12);
+  int raycast_hits = 0;
+  for (int i = 0; i < 40; ++i) raycast_hits += i % 4 == 0 ? 0 : i % 3;
+  EXPECT_EQ(s.at("sator_query_hits_sum{kind=\"raycast\"}"), raycast_hits);
+  EXPECT_EQ(s.at("sator_broadphase_node_visits_sum{kind=\"raycast\"}"), 120);
+  EXPECT_EQ(s.at("sator_rewound_queries_total{kind=\"raycast\"}"), 1);
+  EXPECT_EQ(s.at("sator_rewound_queries_total{kind=\"overlap\"}"), 0);
+  EXPECT_EQ(s.at("sator_rewind_depth_ticks_count"), 1);
+  EXPECT_NEAR(s.at("sator_rewind_depth_ticks_sum"), 3.0, 1e-9);
+}
+
 TEST_F(QueryMetricsTest, EveryFamilyIsWellFormed) {
   SceneRegistry scenes{SceneLimits{}};
   std::shared_ptr<QueryMetrics> query_metrics =

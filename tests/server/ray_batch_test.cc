@@ -581,12 +581,14 @@ TEST_F(RayBatchTest, ObserverHearsOfTheBatchOnce) {
   std::vector<QueryRecord> records;
   std::vector<std::vector<std::uint32_t>> hits;
   std::vector<std::vector<std::uint32_t>> visits;
-  queries_.set_observer([&](const QueryRecord& record) {
-    records.push_back(record);
-    hits.emplace_back(record.hits_per_query.begin(),
-                      record.hits_per_query.end());
-    visits.emplace_back(record.node_visits_per_query.begin(),
-                        record.node_visits_per_query.end());
+  queries_.set_observer([&](absl::Span<const QueryRecord> reported) {
+    for (const QueryRecord& record : reported) {
+      records.push_back(record);
+      hits.emplace_back(record.hits_per_query.begin(),
+                        record.hits_per_query.end());
+      visits.emplace_back(record.node_visits_per_query.begin(),
+                          record.node_visits_per_query.end());
+    }
   });
   sator::v1::RaycastBatchRequest request =
       Request("space", 3, {0, 0, 0, 3, 0, 0, 0.5f, 0, 0},

@@ -684,9 +684,10 @@ TEST_F(SceneQueriesTest, ParallelBatchAnswersLikeTheSequentialOne) {
 TEST_F(SceneQueriesTest, ObserverSeesEveryQuery) {
   std::vector<QueryRecord> records;
   std::vector<std::string> scene_ids;
-  queries_.set_observer([&](const QueryRecord& record) {
-    records.push_back(record);
-    scene_ids.emplace_back(record.scene_id);
+  queries_.set_observer([&](absl::Span<const QueryRecord> reported) {
+    ASSERT_EQ(reported.size(), 1u);
+    records.push_back(reported[0]);
+    scene_ids.emplace_back(reported[0].scene_id);
   });
   MoveCircle(1, 20.0f);
   ASSERT_TRUE(queries_
@@ -729,6 +730,48 @@ TEST_F(SceneQueriesTest, ObserverSeesEveryQuery) {
   EXPECT_EQ(records[1].kind, scene::QueryKind::kPoint);
   EXPECT_EQ(records[1].code, absl::StatusCode::kOutOfRange);
   EXPECT_EQ(records[1].hits, 0);
+}
+
+// A batch reports every query that reached the scene once, in request
+// order, a chunk of at most kBatchChunk records at a time.
+TEST_F(SceneQueriesTest, ObserverHearsOfABatchInChunks) {
+  std::vector<QueryRecord> records;
+  std::vector<std::size_t> chunk_sizes;
+  queries_.set_observer([&](absl::Span<const QueryRecord> reported) {
+    chunk_sizes.push_back(reported.size());
+    records.insert(records.end(), reported.begin(), reported.end());
+  });
+  constexpr int kQueries = 2 * SceneQueries::kBatchChunk + 3;
+  sator::v1::QueryBatchRequest request;
+  request.set_scene_id("flat");
+  for (int i = 0; i < kQueries; ++i) {
+    sator::v1::Query* query = request.add_queries();
+    if (i == 5) continue;  // No kind: refused before the scene.
+    if (i % 2 == 0) {
+      query->mutable_point()->mutable_point()->set_x(static_cast<float>(i));
+    } else {
+      query->mutable_raycast()->mutable_direction()->set_x(1.0f);
+      query->mutable_raycast()->set_max_distance(100.0f);
+    }
+  }
+  sator::v1::QueryBatchResponse response;
+  ASSERT_TRUE(queries_.QueryBatch(request, kQueries, nullptr, &response).ok());
+  ASSERT_EQ(records.size(), static_cast<std::size_t>(kQueries - 1));
+  for (const std::size_t size : chunk_sizes) {
+    EXPECT_GE(size, 1u);
+    EXPECT_LE(size, static_cast<std::size_t>(SceneQueries::kBatchChunk));
+  }
+  std::size_t next = 0;
+  for (int i = 0; i < kQueries; ++i) {
+    if (i == 5) continue;
+    const QueryRecord& record = records[next++];
+    EXPECT_EQ(record.kind, i % 2 == 0 ? scene::QueryKind::kPoint
+                                      : scene::QueryKind::kRaycast)
+        << i;
+    EXPECT_EQ(record.code, absl::StatusCode::kOk) << i;
+    EXPECT_EQ(record.count, 1) << i;
+    EXPECT_EQ(record.hits, response.entries(i).result().hits_size()) << i;
+  }
 }
 
 }  // namespace

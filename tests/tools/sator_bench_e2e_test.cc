@@ -108,15 +108,15 @@ TEST_F(SatorBenchTest, RayBatchClosedLoop) {
 // With --satord_pid and --core_rays, the run also reports satord's CPU over
 // the window and the same rays answered in process, and their ratio.
 TEST_F(SatorBenchTest, RayBatchReportsServerCpuAndTheInProcessRays) {
-  const Output output = RunBench(
-      satord_.grpc_target(),
-      "--mode=raybatch --batch_size=64 --bodies=2000 --concurrency=2 "
-      "--ping=false --core_rays=5000 --satord_pid=" +
-          std::to_string(satord_.pid()));
+  const Output output =
+      RunBench(satord_.grpc_target(),
+               "--mode=raybatch --batch_size=64 --bodies=2000 --concurrency=2 "
+               "--ping=false --core_rays=5000 --satord_pid=" +
+                   std::to_string(satord_.pid()));
   ASSERT_EQ(output.exit_code, 0) << output.text;
   std::map<std::string, double> n = Numbers(output.text);
-  for (const char* key : {"satord_cpu_cores", "core_rays",
-                          "core_rays_per_cpu_second"}) {
+  for (const char* key :
+       {"satord_cpu_cores", "core_rays", "core_rays_per_cpu_second"}) {
     ASSERT_TRUE(n.contains(key)) << key << " in " << output.text;
   }
   EXPECT_GE(n["satord_cpu_cores"], 0.0);
@@ -125,9 +125,10 @@ TEST_F(SatorBenchTest, RayBatchReportsServerCpuAndTheInProcessRays) {
   EXPECT_GT(n["core_rays_per_cpu_second"], 0.0);
   if (n["satord_cpu_cores"] > 0.0) {
     ASSERT_TRUE(n.contains("share_of_core")) << output.text;
-    EXPECT_NEAR(n["share_of_core"],
-                n["items_per_satord_cpu_second"] / n["core_rays_per_cpu_second"],
-                1e-4 * n["share_of_core"]);
+    EXPECT_NEAR(
+        n["share_of_core"],
+        n["items_per_satord_cpu_second"] / n["core_rays_per_cpu_second"],
+        1e-4 * n["share_of_core"]);
   }
 }
 

@@ -48,8 +48,8 @@ absl::StatusOr<CoreRayRate> RunCoreRays(const std::vector<SceneBox>& boxes,
   const std::int64_t spent = ThreadCpuNanoseconds() - started;
   rate.rays = static_cast<std::int64_t>(rays.size());
   if (spent > 0) {
-    rate.rays_per_cpu_second = static_cast<double>(rate.rays) * 1e9 /
-                               static_cast<double>(spent);
+    rate.rays_per_cpu_second =
+        static_cast<double>(rate.rays) * 1e9 / static_cast<double>(spent);
   }
   return rate;
 }

@@ -35,7 +35,6 @@ double SelfCpuSeconds() {
 
 }  // namespace
 
-
 GameStepResult RunGameStep(
     const std::vector<std::unique_ptr<ServedRoom>>& rooms, int count,
     absl::Duration warmup, absl::Duration duration, int satord_pid) {

@@ -89,8 +89,7 @@ LoadResult RunLoad(const LoadOptions& options, const Operation& operation) {
   const Clock::time_point finished = Clock::now();
   LoadResult result;
   if (window_start_reader.joinable()) {
-    const std::optional<double> cpu_at_end =
-        ProcessCpuSeconds(options.cpu_pid);
+    const std::optional<double> cpu_at_end = ProcessCpuSeconds(options.cpu_pid);
     window_start_reader.join();
     if (cpu_at_window_start.has_value() && cpu_at_end.has_value()) {
       result.cpu_seconds = *cpu_at_end - *cpu_at_window_start;

@@ -272,8 +272,8 @@ std::size_t RequestBytes(const std::string& mode, int batch_size,
 // rays per CPU second and the share of it satord reaches per core.
 std::vector<std::pair<std::string, double>> ServerFigures(const Run& run) {
   std::vector<std::pair<std::string, double>> figures;
-  const double items = static_cast<double>(run.result.latency.count()) *
-                       run.items_per_op;
+  const double items =
+      static_cast<double>(run.result.latency.count()) * run.items_per_op;
   const std::optional<double>& cpu = run.result.cpu_seconds;
   double per_server_core = 0.0;
   if (cpu.has_value() && *cpu > 0.0 && run.result.seconds > 0.0) {
@@ -444,9 +444,9 @@ int RunTool(int argc, char** argv) {
       (!keep_scene || absl::IsNotFound(client.GetScene(scene).status()))) {
     if (!keep_scene) (void)client.DeleteScene(scene);
     const absl::Time started = absl::Now();
-    if (absl::Status built =
-            BuildScene(client, scene,
-                       MakeSceneBoxes(absl::GetFlag(FLAGS_bodies), world, seed));
+    if (absl::Status built = BuildScene(
+            client, scene,
+            MakeSceneBoxes(absl::GetFlag(FLAGS_bodies), world, seed));
         !built.ok()) {
       std::fprintf(stderr, "sator-bench: building the scene: %s\n",
                    built.ToString().c_str());
@@ -636,8 +636,8 @@ int RunTool(int argc, char** argv) {
     std::vector<sator::bench::CoreRay> rays;
     rays.reserve(static_cast<std::size_t>(core_rays));
     for (int i = 0; i < core_rays; ++i) {
-      QueryMaker& stream = streams[static_cast<std::size_t>(
-          (i / batch_size) % load.concurrency)];
+      QueryMaker& stream = streams[static_cast<std::size_t>((i / batch_size) %
+                                                            load.concurrency)];
       const sc::RaycastQuery ray = stream.Ray();
       rays.push_back({std::get<sator::Vec3>(ray.origin),
                       std::get<sator::Vec3>(ray.direction), ray.max_distance});
