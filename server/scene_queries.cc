@@ -277,7 +277,9 @@ absl::Status SceneQueries::Run(const SceneView& view,
   absl::StatusOr<QueryKind> kind = convert::KindOf(query);
   if (!kind.ok()) return kind.status();
   absl::StatusOr<scene::QueryOptions> options =
-      convert::ToQueryOptions(query.options(), scenes_.limits().max_hits);
+      query.has_options()
+          ? convert::ToQueryOptions(query.options(), scenes_.limits().max_hits)
+          : default_options_;
   if (!options.ok()) return PrefixField("options", options.status());
   const absl::string_view path = scene::QueryKindName(*kind);
   switch (*kind) {

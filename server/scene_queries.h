@@ -128,7 +128,11 @@ class SceneQueries {
   // `scenes` must outlive this object.
   SceneQueries(const SceneRegistry& scenes,
                const convert::ShapeLimits& shape_limits)
-      : scenes_(scenes), shape_limits_(shape_limits) {}
+      : scenes_(scenes),
+        shape_limits_(shape_limits),
+        default_options_(
+            convert::ToQueryOptions(sator::v1::QueryOptions::default_instance(),
+                                    scenes.limits().max_hits)) {}
 
   const SceneRegistry& scenes() const { return scenes_; }
 
@@ -340,6 +344,8 @@ class SceneQueries {
 
   const SceneRegistry& scenes_;
   const convert::ShapeLimits shape_limits_;
+  // The options of a query that sends none, converted once.
+  const absl::StatusOr<scene::QueryOptions> default_options_;
   QueryObserver observer_;
   ShotObserver shot_observer_;
   FailureObserver failure_observer_;

@@ -244,9 +244,25 @@ void WriteQueryFilter(const QueryFilter& filter, sator::v1::QueryFilter* out) {
   out->set_motion(static_cast<sator::v1::MotionFilter>(filter.motion));
 }
 
+// Options and filters left at their defaults are not sent: the server reads
+// an absent message as its defaults, and a batch of a thousand queries then
+// carries no empty options for it to parse.
+bool IsDefault(const QueryFilter& filter) {
+  return !filter.layer.has_value() && !filter.mask.has_value() &&
+         filter.exclude_body_ids.empty() && filter.motion == MotionFilter::kAll;
+}
+
+bool IsDefault(const QueryOptions& options) {
+  return IsDefault(options.filter) &&
+         options.mode == ResultMode::kUnspecified && options.max_hits == 0 &&
+         !options.rewind.has_value();
+}
+
 void WriteQueryOptions(const QueryOptions& options,
                        sator::v1::QueryOptions* out) {
-  WriteQueryFilter(options.filter, out->mutable_filter());
+  if (!IsDefault(options.filter)) {
+    WriteQueryFilter(options.filter, out->mutable_filter());
+  }
   out->set_mode(static_cast<sator::v1::ResultMode>(options.mode));
   out->set_max_hits(options.max_hits);
   if (options.rewind.has_value()) {
@@ -282,7 +298,9 @@ void WritePoint(const ::sator::PointQuery& query, sator::v1::PointQuery* out) {
 }
 
 void WriteQuery(const Query& query, sator::v1::Query* out) {
-  WriteQueryOptions(query.options, out->mutable_options());
+  if (!IsDefault(query.options)) {
+    WriteQueryOptions(query.options, out->mutable_options());
+  }
   std::visit(Overloaded{[&](const OverlapQuery& q) {
                           WriteOverlap(q, out->mutable_overlap());
                         },
@@ -684,7 +702,7 @@ absl::Status WriteRaycastBatch(absl::Span<const RaycastQuery> rays,
                   [&](float d) { return d == distances[0]; })) {
     out->mutable_max_distances()->Truncate(1);
   }
-  WriteQueryOptions(options, out->mutable_options());
+  if (!IsDefault(options)) WriteQueryOptions(options, out->mutable_options());
   return absl::OkStatus();
 }
 

@@ -134,8 +134,14 @@ class FakeQueryService final : public sator::v1::QueryService::Service {
     for (int i = 0; i < request->queries_size(); ++i) {
       sator::v1::QueryBatchResponse::Entry* entry = response->add_entries();
       if (request->queries(i).has_point()) {
-        entry->mutable_result()->set_tick(
-            request->queries(i).options().rewind().tick());
+        // The tick echoes the rewind; the stats say which option messages
+        // arrived (node_visits: options, leaf_visits: options.filter).
+        const sator::v1::Query& query = request->queries(i);
+        entry->mutable_result()->set_tick(query.options().rewind().tick());
+        entry->mutable_result()->mutable_stats()->set_node_visits(
+            query.has_options() ? 1 : 0);
+        entry->mutable_result()->mutable_stats()->set_leaf_visits(
+            query.options().has_filter() ? 1 : 0);
       } else {
         entry->mutable_status()->set_code(3);
         entry->mutable_status()->set_message(
@@ -437,6 +443,40 @@ TEST_F(GrpcConnectionTest, BatchEntriesKeepTheirOwnStatus) {
   EXPECT_EQ((*entries)[0]->tick, 5);
   EXPECT_EQ((*entries)[1].status(),
             absl::InvalidArgumentError("queries[1]: only point queries here"));
+}
+
+// Options and filters left at their defaults are not sent (the server reads
+// an absent message as its defaults); any option set sends them.
+TEST_F(GrpcConnectionTest, DefaultQueryOptionsAreNotSent) {
+  const client::PointQuery point{.point = Vec2{1, 1}};
+  absl::StatusOr<std::vector<client::BatchEntry>> entries = client_->QueryBatch(
+      "s", {{.kind = point},
+            {.kind = point, .options = {.rewind = client::Rewind{.tick = 2}}},
+            {.kind = point, .options = {.filter = {.layer = 4}}},
+            {.kind = point, .options = {.filter = {.exclude_body_ids = {9}}}},
+            {.kind = point, .options = {.max_hits = 3}}});
+  ASSERT_TRUE(entries.ok()) << entries.status();
+  ASSERT_EQ(entries->size(), 5u);
+  for (const client::BatchEntry& entry : *entries) {
+    ASSERT_TRUE(entry.ok()) << entry.status();
+  }
+  const auto options_sent = [&](int i) {
+    return (*entries)[static_cast<size_t>(i)]->stats.node_visits;
+  };
+  const auto filter_sent = [&](int i) {
+    return (*entries)[static_cast<size_t>(i)]->stats.leaf_visits;
+  };
+  EXPECT_EQ(options_sent(0), 0u);
+  EXPECT_EQ(filter_sent(0), 0u);
+  EXPECT_EQ(options_sent(1), 1u);
+  EXPECT_EQ(filter_sent(1), 0u);
+  EXPECT_EQ((*entries)[1]->tick, 2);
+  EXPECT_EQ(options_sent(2), 1u);
+  EXPECT_EQ(filter_sent(2), 1u);
+  EXPECT_EQ(options_sent(3), 1u);
+  EXPECT_EQ(filter_sent(3), 1u);
+  EXPECT_EQ(options_sent(4), 1u);
+  EXPECT_EQ(filter_sent(4), 0u);
 }
 
 TEST_F(GrpcConnectionTest, BodiesAndPosesArriveAsSent) {
