@@ -310,9 +310,9 @@ void SceneQueries::FillEntry(
   // would be copied in.
   const absl::Status status =
       Run(view, query, records, entry->mutable_result());
-  if (status.ok()) {
-    entry->mutable_status()->set_code(0);
-  } else {
+  // An answered entry leaves its status unset, which reads as code 0 (a
+  // Status message per entry would be built, sized and sent for nothing).
+  if (!status.ok()) {
     entry->clear_result();
     ToWireStatus(PrefixIndex("queries", index, status),
                  entry->mutable_status());

@@ -60,7 +60,7 @@ cat > "${work}/batch.json" <<'JSON'
 ]}
 JSON
 out=$(ctl query batch --scene=arena -f "${work}/batch.json")
-[[ ${out} == *'"entries":[{"status":{},"result":{"hits":[{"body_id":"1"'* &&
+[[ ${out} == *'"entries":[{"result":{"hits":[{"body_id":"1"'* &&
    ${out} == *'{"status":{"code":3,"message":"queries[1].raycast.direction: zero length","details":[{"@type":"type.googleapis.com/google.rpc.BadRequest","field_violations":[{"field":"queries[1].raycast.direction","description":"zero length"}]}]}}'* ]] ||
   fail "batch: ${out}"
 
