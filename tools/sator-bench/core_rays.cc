@@ -3,14 +3,12 @@
 #include <algorithm>
 #include <memory>
 
-#include "sator/core/scene/scene.h"
 #include "tools/sator-bench/process_cpu.h"
 
 namespace sator::bench {
 
-absl::StatusOr<CoreRayRate> RunCoreRays(const std::vector<SceneBox>& boxes,
-                                        int chunk,
-                                        const std::vector<CoreRay>& rays) {
+absl::StatusOr<std::unique_ptr<scene::Scene3>> BuildCoreScene(
+    const std::vector<SceneBox>& boxes, int chunk) {
   scene::SceneOptions options;
   options.max_bodies = std::max<int>(1, static_cast<int>(boxes.size()));
   absl::StatusOr<std::unique_ptr<scene::Scene3>> made =
@@ -33,6 +31,11 @@ absl::StatusOr<CoreRayRate> RunCoreRays(const std::vector<SceneBox>& boxes,
       return upserted;
     }
   }
+  return made;
+}
+
+absl::StatusOr<CoreRayRate> RunCoreRays(const scene::Scene3& scene,
+                                        const std::vector<CoreRay>& rays) {
   const scene::SceneSnapshot<3> snapshot = scene.Snapshot();
   scene::QueryOptions query;
   query.mode = scene::ResultMode::kClosest;

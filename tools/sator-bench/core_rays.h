@@ -12,9 +12,11 @@
 #define SATOR_TOOLS_SATOR_BENCH_CORE_RAYS_H_
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "sator/core/scene/scene.h"
 #include "sator/core/vec.h"
 
 namespace sator::bench {
@@ -38,10 +40,12 @@ struct CoreRayRate {
   double rays_per_cpu_second = 0.0;
 };
 
-// Builds the scene of `boxes` (ids 1, 2, ... in chunks of `chunk`) and
-// answers every ray on one thread.
-absl::StatusOr<CoreRayRate> RunCoreRays(const std::vector<SceneBox>& boxes,
-                                        int chunk,
+// The scene of `boxes` (ids 1, 2, ... upserted in chunks of `chunk`).
+absl::StatusOr<std::unique_ptr<scene::Scene3>> BuildCoreScene(
+    const std::vector<SceneBox>& boxes, int chunk);
+
+// Answers every ray on the scene's snapshot, on this thread.
+absl::StatusOr<CoreRayRate> RunCoreRays(const scene::Scene3& scene,
                                         const std::vector<CoreRay>& rays);
 
 }  // namespace sator::bench

@@ -21,8 +21,11 @@
 //            --satord_pid). It has no Ping run: the core is its floor.
 // In the same run it repeats the load shape with the Ping RPC carrying a
 // payload as large as the mode's request, so the service's cost can be read
-// as a ratio to the transport's floor. Prints a table, or with --json one
-// JSON object per run.
+// as a ratio to the transport's floor. With --satord_pid it also reports
+// satord's CPU over the measured window, and raybatch and batch answer the
+// same rays on a core scene in process (--core_rays), for the service's rays
+// per server CPU second as a share of the core's (scripts/bench-service).
+// Prints a table, or with --json one JSON object per run.
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -95,9 +98,9 @@ ABSL_FLAG(std::string, game_transport, "session",
           "game: session (every message on the room's Session) or batch "
           "(poses and shots on the Session, the queries as a QueryBatch).");
 ABSL_FLAG(int, core_rays, 1000000,
-          "raybatch, batch: distinct rays of the run's streams answered in "
-          "process afterwards, for the service's share of the core's rays "
-          "per CPU second (0: none).");
+          "raybatch, batch: distinct rays of the run's streams also answered "
+          "in process, before and after the load, for the service's share of "
+          "the core's rays per CPU second (0: none).");
 ABSL_FLAG(int, satord_pid, 0,
           "satord's process id, for its CPU time over the measured window "
           "(game: per tick) from /proc/<pid>/stat; 0: not reported.");
@@ -118,8 +121,11 @@ struct Run {
   LoadResult result;
   // Work items per RPC (queries per batch, poses per update), for rates.
   double items_per_op = 1.0;
-  // The same rays answered in process (raybatch and batch, --core_rays).
+  // The same rays answered in process (raybatch and batch, --core_rays):
+  // the mean rate of a run before the load and one after, and how far the
+  // two differ over that mean.
   std::optional<sator::bench::CoreRayRate> core;
+  double core_spread = 0.0;
 };
 
 // Adds one round's result to the run's.
@@ -285,6 +291,7 @@ std::vector<std::pair<std::string, double>> ServerFigures(const Run& run) {
     figures.emplace_back("core_rays", static_cast<double>(run.core->rays));
     figures.emplace_back("core_rays_per_cpu_second",
                          run.core->rays_per_cpu_second);
+    figures.emplace_back("core_spread", run.core_spread);
     if (per_server_core > 0.0 && run.core->rays_per_cpu_second > 0.0) {
       figures.emplace_back("share_of_core",
                            per_server_core / run.core->rays_per_cpu_second);
@@ -315,6 +322,11 @@ void Print(const Run& run, const Run* ping, const LoadOptions& load) {
     }
     if (ping != nullptr) {
       const auto& p = ping->result.latency;
+      const std::optional<double>& ping_cpu = ping->result.cpu_seconds;
+      if (ping_cpu.has_value() && *ping_cpu > 0.0) {
+        absl::StrAppend(&line, ",\"ping_per_satord_cpu_second\":",
+                        static_cast<double>(p.count()) / *ping_cpu);
+      }
       absl::StrAppend(&line, ",\"ping_qps\":", ping->result.ops_per_second,
                       ",\"ping_p50_us\":", Us(p.ValueAtQuantile(0.5)),
                       ",\"ping_p99_us\":", Us(p.ValueAtQuantile(0.99)),
@@ -612,6 +624,43 @@ int RunTool(int argc, char** argv) {
     ping = std::make_unique<Run>();
     ping->mode = "ping";
   }
+  // The in-process reference (raybatch, batch): the workers' ray streams
+  // again, batch by batch in turn, on a core scene built as satord's was;
+  // run once before the load and once after it.
+  std::unique_ptr<sator::scene::Scene3> core_scene;
+  std::vector<sator::bench::CoreRay> core_ray_list;
+  sator::bench::CoreRayRate core_before;
+  const int core_rays = absl::GetFlag(FLAGS_core_rays);
+  if ((mode == "raybatch" || mode == "batch") && core_rays > 0) {
+    std::vector<QueryMaker> streams;
+    for (int w = 0; w < load.concurrency; ++w) {
+      streams.emplace_back(seed * 7919 + static_cast<std::uint64_t>(w), world);
+    }
+    const int batch_size = std::max(1, absl::GetFlag(FLAGS_batch_size));
+    core_ray_list.reserve(static_cast<std::size_t>(core_rays));
+    for (int i = 0; i < core_rays; ++i) {
+      QueryMaker& stream = streams[static_cast<std::size_t>((i / batch_size) %
+                                                            load.concurrency)];
+      const sc::RaycastQuery ray = stream.Ray();
+      core_ray_list.push_back({std::get<sator::Vec3>(ray.origin),
+                               std::get<sator::Vec3>(ray.direction),
+                               ray.max_distance});
+    }
+    absl::StatusOr<std::unique_ptr<sator::scene::Scene3>> built =
+        sator::bench::BuildCoreScene(
+            MakeSceneBoxes(absl::GetFlag(FLAGS_bodies), world, seed),
+            kUploadChunk);
+    absl::StatusOr<sator::bench::CoreRayRate> before =
+        built.ok() ? sator::bench::RunCoreRays(**built, core_ray_list)
+                   : absl::StatusOr<sator::bench::CoreRayRate>(built.status());
+    if (!before.ok()) {
+      std::fprintf(stderr, "sator-bench: the in-process rays: %s\n",
+                   before.status().ToString().c_str());
+      return 1;
+    }
+    core_scene = *std::move(built);
+    core_before = *before;
+  }
   // Rounds alternate the mode and Ping, so that a change in the machine's
   // load during the run hits both alike.
   const int rounds = std::max(1, absl::GetFlag(FLAGS_rounds));
@@ -625,32 +674,21 @@ int RunTool(int argc, char** argv) {
     }
   }
   if (cleanup) cleanup();
-  const int core_rays = absl::GetFlag(FLAGS_core_rays);
-  if ((mode == "raybatch" || mode == "batch") && core_rays > 0) {
-    // The workers' ray streams again, batch by batch in turn.
-    std::vector<QueryMaker> streams;
-    for (int w = 0; w < load.concurrency; ++w) {
-      streams.emplace_back(seed * 7919 + static_cast<std::uint64_t>(w), world);
-    }
-    const int batch_size = std::max(1, absl::GetFlag(FLAGS_batch_size));
-    std::vector<sator::bench::CoreRay> rays;
-    rays.reserve(static_cast<std::size_t>(core_rays));
-    for (int i = 0; i < core_rays; ++i) {
-      QueryMaker& stream = streams[static_cast<std::size_t>((i / batch_size) %
-                                                            load.concurrency)];
-      const sc::RaycastQuery ray = stream.Ray();
-      rays.push_back({std::get<sator::Vec3>(ray.origin),
-                      std::get<sator::Vec3>(ray.direction), ray.max_distance});
-    }
-    absl::StatusOr<sator::bench::CoreRayRate> core = sator::bench::RunCoreRays(
-        MakeSceneBoxes(absl::GetFlag(FLAGS_bodies), world, seed), kUploadChunk,
-        rays);
-    if (!core.ok()) {
+  if (core_scene != nullptr) {
+    absl::StatusOr<sator::bench::CoreRayRate> after =
+        sator::bench::RunCoreRays(*core_scene, core_ray_list);
+    if (!after.ok()) {
       std::fprintf(stderr, "sator-bench: the in-process rays: %s\n",
-                   core.status().ToString().c_str());
+                   after.status().ToString().c_str());
       return 1;
     }
-    run.core = *core;
+    // The mean of the runs before and after the load.
+    run.core = *after;
+    run.core->rays_per_cpu_second =
+        0.5 * (core_before.rays_per_cpu_second + after->rays_per_cpu_second);
+    run.core_spread = std::fabs(core_before.rays_per_cpu_second -
+                                after->rays_per_cpu_second) /
+                      run.core->rays_per_cpu_second;
   }
   Print(run, ping.get(), load);
   if (mode != "session" && !absl::GetFlag(FLAGS_keep_scene)) {
