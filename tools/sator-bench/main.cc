@@ -633,6 +633,7 @@ int RunTool(int argc, char** argv) {
   const int core_rays = absl::GetFlag(FLAGS_core_rays);
   if ((mode == "raybatch" || mode == "batch") && core_rays > 0) {
     std::vector<QueryMaker> streams;
+    streams.reserve(static_cast<std::size_t>(load.concurrency));
     for (int w = 0; w < load.concurrency; ++w) {
       streams.emplace_back(seed * 7919 + static_cast<std::uint64_t>(w), world);
     }
