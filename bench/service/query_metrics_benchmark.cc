@@ -5,6 +5,8 @@
 // takes a mutex per series). With ->Threads(2) every thread records into the
 // same (kind, mode) series: the sharded cells do not contend, the mutexes do.
 // Compare the per-call time with BM_PingUnary's p50 for the share of an RPC.
+// QueryMetrics16: a QueryBatch chunk of 16 queries reported one at a time
+// against all at once (OnQueries: one atomic add per cell touched).
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -35,6 +37,41 @@ void BM_QueryMetricsRecord(benchmark::State& state) {
 }
 BENCHMARK(BM_QueryMetricsRecord)->Name("QueryMetricsRecord/sator")->Threads(1);
 BENCHMARK(BM_QueryMetricsRecord)->Name("QueryMetricsRecord/sator")->Threads(2);
+
+// A chunk of 16 answered raycasts, as a QueryBatch reports them: each
+// through OnQuery, against all of them through one OnQueries.
+std::vector<sator::server::QueryObservation> SixteenQueries() {
+  std::vector<sator::server::QueryObservation> queries;
+  for (int i = 0; i < 16; ++i) {
+    queries.push_back({.scene_id = "bench",
+                       .kind = QueryKind::kRaycast,
+                       .mode = QueryModeLabel::kClosest,
+                       .duration = absl::Nanoseconds(600 + 37 * i),
+                       .hits = i % 2,
+                       .node_visits = 60 + i});
+  }
+  return queries;
+}
+
+void BM_QueryMetricsOnQueryEach(benchmark::State& state) {
+  static QueryMetrics* metrics =
+      new QueryMetrics(nullptr, absl::ZeroDuration());
+  const std::vector<sator::server::QueryObservation> queries = SixteenQueries();
+  for (auto _ : state) {
+    for (const auto& query : queries) metrics->OnQuery(query);
+  }
+  state.SetItemsProcessed(state.iterations() * 16);
+}
+BENCHMARK(BM_QueryMetricsOnQueryEach)->Name("QueryMetrics16/each");
+
+void BM_QueryMetricsOnQueries(benchmark::State& state) {
+  static QueryMetrics* metrics =
+      new QueryMetrics(nullptr, absl::ZeroDuration());
+  const std::vector<sator::server::QueryObservation> queries = SixteenQueries();
+  for (auto _ : state) metrics->OnQueries(queries);
+  state.SetItemsProcessed(state.iterations() * 16);
+}
+BENCHMARK(BM_QueryMetricsOnQueries)->Name("QueryMetrics16/chunk");
 
 struct PrometheusHistograms {
   prometheus::Registry registry;

@@ -450,13 +450,18 @@ TEST_F(GrpcConnectionTest, BatchEntriesKeepTheirOwnStatus) {
 TEST_F(GrpcConnectionTest, DefaultQueryOptionsAreNotSent) {
   const client::PointQuery point{.point = Vec2{1, 1}};
   absl::StatusOr<std::vector<client::BatchEntry>> entries = client_->QueryBatch(
-      "s", {{.kind = point},
-            {.kind = point, .options = {.rewind = client::Rewind{.tick = 2}}},
-            {.kind = point, .options = {.filter = {.layer = 4}}},
-            {.kind = point, .options = {.filter = {.exclude_body_ids = {9}}}},
-            {.kind = point, .options = {.max_hits = 3}}});
+      "s",
+      {{.kind = point},
+       {.kind = point, .options = {.rewind = client::Rewind{.tick = 2}}},
+       {.kind = point, .options = {.filter = {.layer = 4}}},
+       {.kind = point, .options = {.filter = {.exclude_body_ids = {9}}}},
+       {.kind = point, .options = {.max_hits = 3}},
+       {.kind = point, .options = {.filter = {.mask = 0}}},
+       {.kind = point,
+        .options = {.filter = {.motion = client::MotionFilter::kStaticOnly}}},
+       {.kind = point, .options = {.mode = client::ResultMode::kClosest}}});
   ASSERT_TRUE(entries.ok()) << entries.status();
-  ASSERT_EQ(entries->size(), 5u);
+  ASSERT_EQ(entries->size(), 8u);
   for (const client::BatchEntry& entry : *entries) {
     ASSERT_TRUE(entry.ok()) << entry.status();
   }
@@ -477,6 +482,12 @@ TEST_F(GrpcConnectionTest, DefaultQueryOptionsAreNotSent) {
   EXPECT_EQ(filter_sent(3), 1u);
   EXPECT_EQ(options_sent(4), 1u);
   EXPECT_EQ(filter_sent(4), 0u);
+  EXPECT_EQ(options_sent(5), 1u);
+  EXPECT_EQ(filter_sent(5), 1u);
+  EXPECT_EQ(options_sent(6), 1u);
+  EXPECT_EQ(filter_sent(6), 1u);
+  EXPECT_EQ(options_sent(7), 1u);
+  EXPECT_EQ(filter_sent(7), 0u);
 }
 
 TEST_F(GrpcConnectionTest, BodiesAndPosesArriveAsSent) {

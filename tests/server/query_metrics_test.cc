@@ -306,9 +306,9 @@ TEST_F(QueryMetricsTest, OnQueryRecordsKindModeRewindHitsAndVisits) {
   EXPECT_EQ(ModeLabel(scene::ResultMode::kClosest), QueryModeLabel::kClosest);
 }
 
-// Many queries at once count as each would alone: their kinds, modes,
-// buckets, sums, rewinds and rewind depths.
-TEST_F(QueryMetricsTest, OnQueriesCountsEachQueryAsOnQueryWould) {
+// Many queries at once count each query: its kind, mode, bucket, sums,
+// rewind and rewind depth.
+TEST_F(QueryMetricsTest, OnQueriesCountsEveryQueryByKindModeAndRewind) {
   std::shared_ptr<QueryMetrics> query_metrics =
       Add(nullptr, absl::ZeroDuration());
   std::vector<QueryObservation> queries;

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <map>
 #include <string>
+#include <thread>
 
 #include "gtest/gtest.h"
 #include "support/satord_process.h"
@@ -119,17 +120,26 @@ TEST_F(SatorBenchTest, RayBatchReportsServerCpuAndTheInProcessRays) {
        {"satord_cpu_cores", "core_rays", "core_rays_per_cpu_second"}) {
     ASSERT_TRUE(n.contains(key)) << key << " in " << output.text;
   }
-  EXPECT_GE(n["satord_cpu_cores"], 0.0);
-  EXPECT_LE(n["satord_cpu_cores"], 64.0);
+  // satord's process has at most this machine's cores busy, and the
+  // service's rays per server core lie below twice the core's own.
+  EXPECT_GT(n["satord_cpu_cores"], 0.0);
+  EXPECT_LE(n["satord_cpu_cores"],
+            static_cast<double>(std::thread::hardware_concurrency()) + 0.5);
   EXPECT_EQ(n["core_rays"], 5000.0);
   EXPECT_GT(n["core_rays_per_cpu_second"], 0.0);
-  if (n["satord_cpu_cores"] > 0.0) {
-    ASSERT_TRUE(n.contains("share_of_core")) << output.text;
-    EXPECT_NEAR(
-        n["share_of_core"],
-        n["items_per_satord_cpu_second"] / n["core_rays_per_cpu_second"],
-        1e-4 * n["share_of_core"]);
-  }
+  ASSERT_TRUE(n.contains("share_of_core")) << output.text;
+  EXPECT_GT(n["share_of_core"], 0.0);
+  EXPECT_LT(n["share_of_core"], 2.0);
+  EXPECT_GE(n["core_spread"], 0.0);
+}
+
+// A --satord_pid that names no process is refused before any load.
+TEST_F(SatorBenchTest, RefusesAPidWithNoProcess) {
+  const Output output = RunBench(
+      satord_.grpc_target(),
+      "--mode=raybatch --batch_size=16 --bodies=500 --satord_pid=1073741824");
+  EXPECT_EQ(output.exit_code, 2) << output.text;
+  EXPECT_NE(output.text.find("--satord_pid"), std::string::npos) << output.text;
 }
 
 // Without --satord_pid nothing about satord's CPU is printed.

@@ -1,11 +1,12 @@
 #include "tools/sator-bench/game_step.h"
 
 #include <sys/resource.h>
-#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
 #include <thread>
+
+#include "tools/sator-bench/process_cpu.h"
 
 namespace sator::bench {
 namespace {

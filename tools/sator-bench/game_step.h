@@ -13,7 +13,6 @@
 #include "absl/time/time.h"
 #include "tools/sator-bench/game_served_room.h"
 #include "tools/sator-bench/latency_histogram.h"
-#include "tools/sator-bench/process_cpu.h"
 
 namespace sator::bench {
 

@@ -69,30 +69,26 @@ LoadResult RunLoad(const LoadOptions& options, const Operation& operation) {
     }
   };
 
-  // The observed process's CPU time is read when the warm-up ends (a
-  // thread waiting for that moment: scheduling, not a timing assertion) and
-  // after the last worker returns.
-  std::optional<double> cpu_at_window_start;
-  std::thread window_start_reader;
-  if (options.cpu_pid > 0) {
-    window_start_reader = std::thread([&] {
-      std::this_thread::sleep_until(measure_from);
-      cpu_at_window_start = ProcessCpuSeconds(options.cpu_pid);
-    });
-  }
   std::vector<std::thread> threads;
   threads.reserve(static_cast<std::size_t>(workers));
   for (int worker = 0; worker < workers; ++worker) {
     threads.emplace_back(work, worker);
   }
+  // The observed process's CPU time is read when the warm-up ends (this
+  // thread waits for that moment while the workers run: scheduling, not a
+  // timing assertion) and when the last worker has returned.
+  std::optional<double> cpu_at_window_start;
+  if (options.cpu_pid > 0) {
+    std::this_thread::sleep_until(measure_from);
+    cpu_at_window_start = ProcessCpuSeconds(options.cpu_pid);
+  }
   for (std::thread& thread : threads) thread.join();
   const Clock::time_point finished = Clock::now();
   LoadResult result;
-  if (window_start_reader.joinable()) {
+  if (cpu_at_window_start.has_value()) {
     const std::optional<double> cpu_at_end = ProcessCpuSeconds(options.cpu_pid);
-    window_start_reader.join();
-    if (cpu_at_window_start.has_value() && cpu_at_end.has_value()) {
-      result.cpu_seconds = *cpu_at_end - *cpu_at_window_start;
+    if (cpu_at_end.has_value()) {
+      result.cpu_seconds = std::max(0.0, *cpu_at_end - *cpu_at_window_start);
     }
   }
 

@@ -48,7 +48,8 @@ struct LoadResult {
   double ops_per_second = 0.0;
   double seconds = 0.0;
   // The CPU seconds of LoadOptions::cpu_pid from the end of the warm-up to
-  // the last operation's return, when it was asked for and could be read.
+  // the last operation's return, when it was asked for and could be read
+  // (the window runs to the last return, a little past `seconds`' end).
   std::optional<double> cpu_seconds;
 };
 

@@ -26,6 +26,7 @@
 // same rays on a core scene in process (--core_rays), for the service's rays
 // per server CPU second as a share of the core's (scripts/bench-service).
 // Prints a table, or with --json one JSON object per run.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -36,6 +37,8 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <utility>
+#include <variant>
 #include <vector>
 
 #include "absl/flags/flag.h"
@@ -52,6 +55,7 @@
 #include "tools/sator-bench/core_rays.h"
 #include "tools/sator-bench/game_mode.h"
 #include "tools/sator-bench/load_loop.h"
+#include "tools/sator-bench/process_cpu.h"
 
 ABSL_FLAG(std::string, target, "127.0.0.1:50051", "satord's gRPC address.");
 ABSL_FLAG(std::string, mode, "unary",
@@ -98,9 +102,10 @@ ABSL_FLAG(std::string, game_transport, "session",
           "game: session (every message on the room's Session) or batch "
           "(poses and shots on the Session, the queries as a QueryBatch).");
 ABSL_FLAG(int, core_rays, 1000000,
-          "raybatch, batch: distinct rays of the run's streams also answered "
-          "in process, before and after the load, for the service's share of "
-          "the core's rays per CPU second (0: none).");
+          "raybatch, batch with --satord_pid: distinct rays of the run's "
+          "streams also answered in process, before and after the load, on "
+          "the scene --bodies and --seed describe, for the service's share "
+          "of the core's rays per CPU second (0: none).");
 ABSL_FLAG(int, satord_pid, 0,
           "satord's process id, for its CPU time over the measured window "
           "(game: per tick) from /proc/<pid>/stat; 0: not reported.");
@@ -431,6 +436,14 @@ int RunTool(int argc, char** argv) {
   load.open_loop = loop == "open";
   load.concurrency = std::max(1, absl::GetFlag(FLAGS_concurrency));
   load.cpu_pid = absl::GetFlag(FLAGS_satord_pid);
+  if (load.cpu_pid != 0 &&
+      !sator::bench::ProcessCpuSeconds(load.cpu_pid).has_value()) {
+    std::fprintf(stderr,
+                 "sator-bench: --satord_pid=%d: no such process to read "
+                 "(/proc/%d/stat); satord must run on this machine\n",
+                 load.cpu_pid, load.cpu_pid);
+    return 2;
+  }
   load.rate = absl::GetFlag(FLAGS_rate);
   load.duration = absl::GetFlag(FLAGS_duration);
   load.warmup = absl::GetFlag(FLAGS_warmup);
@@ -631,7 +644,8 @@ int RunTool(int argc, char** argv) {
   std::vector<sator::bench::CoreRay> core_ray_list;
   sator::bench::CoreRayRate core_before;
   const int core_rays = absl::GetFlag(FLAGS_core_rays);
-  if ((mode == "raybatch" || mode == "batch") && core_rays > 0) {
+  if ((mode == "raybatch" || mode == "batch") && core_rays > 0 &&
+      load.cpu_pid > 0) {
     std::vector<QueryMaker> streams;
     streams.reserve(static_cast<std::size_t>(load.concurrency));
     for (int w = 0; w < load.concurrency; ++w) {
@@ -687,9 +701,11 @@ int RunTool(int argc, char** argv) {
     run.core = *after;
     run.core->rays_per_cpu_second =
         0.5 * (core_before.rays_per_cpu_second + after->rays_per_cpu_second);
-    run.core_spread = std::fabs(core_before.rays_per_cpu_second -
-                                after->rays_per_cpu_second) /
-                      run.core->rays_per_cpu_second;
+    if (run.core->rays_per_cpu_second > 0.0) {
+      run.core_spread = std::fabs(core_before.rays_per_cpu_second -
+                                  after->rays_per_cpu_second) /
+                        run.core->rays_per_cpu_second;
+    }
   }
   Print(run, ping.get(), load);
   if (mode != "session" && !absl::GetFlag(FLAGS_keep_scene)) {

@@ -243,6 +243,8 @@ enum class MotionFilter : std::uint8_t {
 // Which bodies a query may hit: body B is a candidate when
 // (mask & B.layer) != 0 and (B.mask & layer) != 0 (unset: all 64 bits), its
 // id is not excluded and its motion type passes `motion`.
+// A field added here or to QueryOptions must also be added to IsDefault
+// (client/src/wire_convert.cc), which leaves default options off the wire.
 struct QueryFilter {
   std::optional<std::uint64_t> layer{};
   std::optional<std::uint64_t> mask{};
@@ -270,6 +272,7 @@ struct Rewind {
   float fraction = 0.0f;
 };
 
+// Fields here are mirrored in IsDefault (client/src/wire_convert.cc).
 struct QueryOptions {
   QueryFilter filter{};
   ResultMode mode = ResultMode::kUnspecified;
