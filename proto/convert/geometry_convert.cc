@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "sator/core/collide2d/level2d.h"
 #include "sator/core/collide3d/convex_hull.h"
 #include "sator/core/collide3d/shape3d_validation.h"
 #include "sator/core/field_status.h"
@@ -51,6 +52,8 @@ const char* KindName(Shape::KindCase kind) {
       return "capsule2d";
     case Shape::kSegment2D:
       return "segment2d";
+    case Shape::kLevel2D:
+      return "level2d";
     case Shape::kSphere:
       return "sphere";
     case Shape::kBox3D:
@@ -86,7 +89,73 @@ absl::StatusOr<Vec3> PositiveExtents3(const sator::v1::Vector& message) {
   return extents;
 }
 
-absl::StatusOr<Shape2> ToShape2Unchecked(const Shape& shape) {
+absl::StatusOr<std::vector<Vec2>> ToPoints2(
+    const google::protobuf::RepeatedPtrField<sator::v1::Vector>& messages,
+    absl::string_view field) {
+  std::vector<Vec2> points;
+  points.reserve(static_cast<size_t>(messages.size()));
+  for (int i = 0; i < messages.size(); ++i) {
+    absl::StatusOr<Vec2> point = ToVec2(messages[i]);
+    if (!point.ok()) return PrefixIndex(field, i, point.status());
+    points.push_back(*point);
+  }
+  return points;
+}
+
+absl::StatusOr<Shape2> ToLevel2(const sator::v1::Level2D& message,
+                                const ShapeLimits& limits) {
+  std::size_t edges = 0;
+  for (const sator::v1::LevelPolygon& polygon : message.polygons()) {
+    edges += static_cast<std::size_t>(polygon.outline_size());
+    for (const sator::v1::LevelRing& hole : polygon.holes()) {
+      edges += static_cast<std::size_t>(hole.points_size());
+    }
+  }
+  for (const sator::v1::LevelChain& chain : message.chains()) {
+    edges += static_cast<std::size_t>(chain.points_size());
+  }
+  if (edges > limits.max_level_edges) {
+    return FieldError(absl::StatusCode::kResourceExhausted, "level2d",
+                      absl::StrCat("at most ", limits.max_level_edges,
+                                   " edges, got ", edges));
+  }
+  LevelDesc2 desc;
+  desc.polygons.reserve(static_cast<size_t>(message.polygons_size()));
+  for (int i = 0; i < message.polygons_size(); ++i) {
+    const sator::v1::LevelPolygon& polygon = message.polygons(i);
+    LevelPolygon2& out = desc.polygons.emplace_back();
+    absl::StatusOr<std::vector<Vec2>> outline =
+        ToPoints2(polygon.outline(), "outline");
+    if (!outline.ok()) {
+      return PrefixIndex("level2d.polygons", i, outline.status());
+    }
+    out.outline = *std::move(outline);
+    for (int j = 0; j < polygon.holes_size(); ++j) {
+      absl::StatusOr<std::vector<Vec2>> points =
+          ToPoints2(polygon.holes(j).points(), "points");
+      if (!points.ok()) {
+        return PrefixIndex(
+            absl::StrCat("level2d.polygons[", i, "].holes"), j,
+            points.status());
+      }
+      out.holes.push_back({*std::move(points)});
+    }
+  }
+  for (int i = 0; i < message.chains_size(); ++i) {
+    const sator::v1::LevelChain& chain = message.chains(i);
+    absl::StatusOr<std::vector<Vec2>> points =
+        ToPoints2(chain.points(), "points");
+    if (!points.ok()) return PrefixIndex("level2d.chains", i, points.status());
+    desc.chains.push_back({*std::move(points), chain.closed(), chain.one_sided()});
+  }
+  absl::StatusOr<std::shared_ptr<const Level2>> level =
+      MakeLevel2(std::move(desc));
+  if (!level.ok()) return PrefixField("level2d", level.status());
+  return Shape2(*std::move(level));
+}
+
+absl::StatusOr<Shape2> ToShape2Unchecked(const Shape& shape,
+                                         const ShapeLimits& limits) {
   switch (shape.kind_case()) {
     case Shape::kCircle: {
       const float radius = shape.circle().radius();
@@ -142,6 +211,8 @@ absl::StatusOr<Shape2> ToShape2Unchecked(const Shape& shape) {
       if (!b.ok()) return PrefixField("segment2d.b", b.status());
       return Shape2(Segment2{*a, *b});
     }
+    case Shape::kLevel2D:
+      return ToLevel2(shape.level2d(), limits);
     case Shape::KIND_NOT_SET:
       return FieldError("kind", "no shape kind is set");
     default:
@@ -342,8 +413,8 @@ absl::StatusOr<Pose3> ToPose3(const sator::v1::Pose& pose) {
 }
 
 absl::StatusOr<Shape2> ToShape2(const sator::v1::Shape& shape,
-                                const ShapeLimits& /*limits*/) {
-  absl::StatusOr<Shape2> converted = ToShape2Unchecked(shape);
+                                const ShapeLimits& limits) {
+  absl::StatusOr<Shape2> converted = ToShape2Unchecked(shape, limits);
   if (!converted.ok()) return converted;
   // The core's own validation backs up the field checks above (minimum
   // sizes, coordinate range).
@@ -372,6 +443,7 @@ int ShapeDimension(const sator::v1::Shape& shape) {
     case Shape::kPolygon:
     case Shape::kCapsule2D:
     case Shape::kSegment2D:
+    case Shape::kLevel2D:
       return 2;
     case Shape::kSphere:
     case Shape::kBox3D:
@@ -437,6 +509,24 @@ struct Shape2Writer {
   void operator()(const Segment2& segment) const {
     FromVec2(segment.a, out->mutable_segment2d()->mutable_a());
     FromVec2(segment.b, out->mutable_segment2d()->mutable_b());
+  }
+  void operator()(const std::shared_ptr<const Level2>& level) const {
+    sator::v1::Level2D* message = out->mutable_level2d();
+    if (level == nullptr) return;
+    for (const LevelPolygon2& polygon : level->desc().polygons) {
+      sator::v1::LevelPolygon* p = message->add_polygons();
+      for (Vec2 v : polygon.outline) FromVec2(v, p->add_outline());
+      for (const LevelRing2& hole : polygon.holes) {
+        sator::v1::LevelRing* ring = p->add_holes();
+        for (Vec2 v : hole.points) FromVec2(v, ring->add_points());
+      }
+    }
+    for (const LevelChain2& chain : level->desc().chains) {
+      sator::v1::LevelChain* c = message->add_chains();
+      for (Vec2 v : chain.points) FromVec2(v, c->add_points());
+      c->set_closed(chain.closed);
+      c->set_one_sided(chain.one_sided);
+    }
   }
 };
 

@@ -35,6 +35,9 @@ struct ShapeLimits {
   std::uint32_t max_hull_points = 1024;
   std::uint32_t max_mesh_triangles = 1u << 20;
   std::uint32_t max_mesh_vertices = 1u << 21;
+  // Edges of a 2D level (outline, hole and chain edges), at most
+  // kMaxLevelEdges.
+  std::uint32_t max_level_edges = 1u << 20;
 };
 
 absl::StatusOr<Vec2> ToVec2(const sator::v1::Vector& vector);

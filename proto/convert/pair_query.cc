@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <variant>
 
 #include "absl/strings/str_cat.h"
+#include "sator/core/collide2d/level2d.h"
 #include "sator/core/collide2d/queries2d.h"
 #include "sator/core/collide3d/shape3d_queries.h"
 #include "sator/core/field_status.h"
@@ -35,19 +37,30 @@ struct Dim<2> {
     FromVec2(vector, out);
   }
   // The 2D core's queries cannot fail on validated shapes.
+  // A level against a level is not a pair the core answers.
+  static absl::Status CheckPair(const Shape2& a, const Shape2& b) {
+    if (std::holds_alternative<std::shared_ptr<const Level2>>(a) &&
+        std::holds_alternative<std::shared_ptr<const Level2>>(b)) {
+      return absl::UnimplementedError("a level against a level is not supported");
+    }
+    return absl::OkStatus();
+  }
   static absl::StatusOr<bool> Overlap(const Shape2& a, const Pose2& pa,
                                       const Shape2& b, const Pose2& pb) {
+    if (absl::Status s = CheckPair(a, b); !s.ok()) return s;
     return sator::Overlap(a, pa, b, pb);
   }
   static absl::StatusOr<ContactResult<2>> Contact(const Shape2& a,
                                                   const Pose2& pa,
                                                   const Shape2& b,
                                                   const Pose2& pb) {
+    if (absl::Status s = CheckPair(a, b); !s.ok()) return s;
     return sator::Contact(a, pa, b, pb);
   }
   static absl::StatusOr<SweepResult<2>> Sweep(const Shape2& a, const Pose2& pa,
                                               Vec2 da, const Shape2& b,
                                               const Pose2& pb, Vec2 db) {
+    if (absl::Status s = CheckPair(a, b); !s.ok()) return s;
     return sator::Sweep(a, pa, da, b, pb, db);
   }
   static absl::StatusOr<RayResult<2>> RayCast(const Shape2& shape,

@@ -19,6 +19,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "sator/core/collide2d/level2d.h"
 #include "sator/core/collide2d/queries2d.h"
 #include "sator/core/collide3d/shape3d_queries.h"
 #include "sator/core/collide3d/triangle_mesh.h"
@@ -109,6 +110,9 @@ class Projector {
   ViewPlane plane_;
 };
 
+// The most points of a level the viewer draws (its outlines first).
+constexpr std::size_t kMaxDrawnLevelPoints = 20000;
+
 void Draw2(const Shape2& shape, const Pose2& pose, BodyDrawing& drawing) {
   std::visit(
       [&](const auto& s) {
@@ -141,11 +145,40 @@ void Draw2(const Shape2& shape, const Pose2& pose, BodyDrawing& drawing) {
           const Vec2 a = Transform(pose, s.a);
           const Vec2 b = Transform(pose, s.b);
           drawing.stadiums.push_back({{a.x, a.y}, {b.x, b.y}, s.radius});
-        } else {
+        } else if constexpr (std::is_same_v<T, Segment2>) {
           drawing.shape = "segment";
           const Vec2 a = Transform(pose, s.a);
           const Vec2 b = Transform(pose, s.b);
           drawing.lines.push_back({{a.x, a.y}, {b.x, b.y}});
+        } else {
+          // A level: its outlines and holes as one even-odd path, its
+          // chains as lines; at most kMaxDrawnLevelPoints points.
+          drawing.shape = "level";
+          std::size_t budget = kMaxDrawnLevelPoints;
+          const auto ring = [&](const std::vector<Vec2>& points) {
+            std::vector<P> out;
+            for (const Vec2 v : points) {
+              if (budget == 0) break;
+              --budget;
+              const Vec2 world = Transform(pose, v);
+              out.push_back({world.x, world.y});
+            }
+            if (!out.empty()) drawing.polygons.push_back(std::move(out));
+          };
+          for (const LevelPolygon2& polygon : s->desc().polygons) {
+            ring(polygon.outline);
+            for (const LevelRing2& hole : polygon.holes) ring(hole.points);
+          }
+          for (const LevelChain2& chain : s->desc().chains) {
+            const std::size_t n = chain.points.size();
+            for (std::size_t i = 0; i + 1 < n || (chain.closed && i < n); ++i) {
+              if (budget == 0) break;
+              --budget;
+              const Vec2 a = Transform(pose, chain.points[i]);
+              const Vec2 b = Transform(pose, chain.points[(i + 1) % n]);
+              drawing.lines.push_back({{a.x, a.y}, {b.x, b.y}});
+            }
+          }
         }
       },
       shape);
@@ -284,8 +317,10 @@ void AppendBody(const BodyDrawing& body, const PixelMap& map,
                     "\" r=\"", Num(map.Length(c.radius)), "\"/>");
   }
   const bool mesh = body.shape == "mesh";
-  if (mesh && !body.polygons.empty()) {
-    // One path of closed triangles keeps the DOM small for big meshes.
+  const bool level = body.shape == "level";
+  if ((mesh || level) && !body.polygons.empty()) {
+    // One path of closed triangles (or a level's rings) keeps the DOM small
+    // for big meshes and levels.
     std::string d;
     for (const std::vector<P>& triangle : body.polygons) {
       for (size_t i = 0; i < triangle.size(); ++i) {
@@ -294,7 +329,8 @@ void AppendBody(const BodyDrawing& body, const PixelMap& map,
       }
       d += "Z";
     }
-    absl::StrAppend(&svg, "<path class=\"shape mesh\" d=\"", d, "\"/>");
+    absl::StrAppend(&svg, "<path class=\"shape ", mesh ? "mesh" : "level",
+                    "\" fill-rule=\"evenodd\" d=\"", d, "\"/>");
   } else {
     for (const std::vector<P>& polygon : body.polygons) {
       absl::StrAppend(&svg, "<polygon class=\"shape\" points=\"",

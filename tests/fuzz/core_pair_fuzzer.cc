@@ -48,6 +48,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "sator/core/collide2d/level2d.h"
 #include "sator/core/collide2d/queries2d.h"
 #include "sator/core/collide2d/shapes2d.h"
 #include "sator/core/collide3d/convex_hull.h"
@@ -336,6 +337,10 @@ std::string Str(const sator::Shape2& shape) {
     }
     std::string operator()(const sator::Segment2& s) const {
       return absl::StrCat("segment ", Str(s.a), " ", Str(s.b));
+    }
+    std::string operator()(
+        const std::shared_ptr<const sator::Level2>& level) const {
+      return absl::StrCat("level of ", level->edges().size(), " edges");
     }
   };
   return std::visit(Visitor{}, shape);

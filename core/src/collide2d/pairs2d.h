@@ -53,6 +53,27 @@ ContactResult<2> ContactCirclePolygon(const Shape2& a, const Shape2& b,
 // A polygon read in place after a bounding-disc reject (raycast2d.cc).
 RayResult<2> RayCastPolygon(const Shape2& shape, const Ray<2>& ray);
 
+// A convex shape and a level, either way round, and two levels (not
+// answered: the callers refuse the pair) (level_queries2d.cc).
+bool OverlapConvexLevel(const Shape2& a, const Shape2& b, const Pose2& b_in_a);
+bool OverlapLevelConvex(const Shape2& a, const Shape2& b, const Pose2& b_in_a);
+bool OverlapLevels(const Shape2& a, const Shape2& b, const Pose2& b_in_a);
+ContactResult<2> ContactConvexLevel(const Shape2& a, const Shape2& b,
+                                    const Pose2& b_in_a);
+ContactResult<2> ContactLevelConvex(const Shape2& a, const Shape2& b,
+                                    const Pose2& b_in_a);
+ContactResult<2> ContactLevels(const Shape2& a, const Shape2& b,
+                               const Pose2& b_in_a);
+SweepResult<2> SweepConvexLevel(const Shape2& a, const Shape2& b,
+                                const Pose2& b_in_a, Vec2 motion);
+SweepResult<2> SweepLevelConvex(const Shape2& a, const Shape2& b,
+                                const Pose2& b_in_a, Vec2 motion);
+SweepResult<2> SweepLevels(const Shape2& a, const Shape2& b,
+                           const Pose2& b_in_a, Vec2 motion);
+// A ray in the level's frame: its outline and chain edges, the pieces for
+// an origin inside a polygon.
+RayResult<2> RayCastLevel(const Shape2& shape, const Ray<2>& ray);
+
 }  // namespace sator::internal2d
 
 #endif  // SATOR_CORE_SRC_COLLIDE2D_PAIRS2D_H_

@@ -14,6 +14,7 @@
 
 #include "collide2d/core2d.h"
 #include "collide2d/pairs2d.h"
+#include "sator/core/collide2d/level2d.h"
 
 namespace sator {
 namespace {
@@ -42,20 +43,30 @@ constexpr PairFunctions kPolygonCircle{internal2d::OverlapPolygonCircle,
 constexpr PairFunctions kCirclePolygon{internal2d::OverlapCirclePolygon,
                                        internal2d::ContactCirclePolygon,
                                        internal2d::SweepGeneral};
+constexpr PairFunctions kConvexLevel{internal2d::OverlapConvexLevel,
+                                     internal2d::ContactConvexLevel,
+                                     internal2d::SweepConvexLevel};
+constexpr PairFunctions kLevelConvex{internal2d::OverlapLevelConvex,
+                                     internal2d::ContactLevelConvex,
+                                     internal2d::SweepLevelConvex};
+constexpr PairFunctions kLevels{internal2d::OverlapLevels,
+                                internal2d::ContactLevels,
+                                internal2d::SweepLevels};
 
 // Shape2's alternatives, in order.
-enum Kind : int { kCircle, kBox, kPolygon, kCapsule, kSegment, kKinds };
+enum Kind : int { kCircle, kBox, kPolygon, kCapsule, kSegment, kLevel, kKinds };
 static_assert(kKinds == std::variant_size_v<Shape2>);
 
 // Rows: A's kind; columns: B's kind; both in Shape2's order.
 // clang-format off
 constexpr PairFunctions kPairs[kKinds][kKinds] = {
-  // B: Circle         Box       Polygon          Capsule   Segment      A:
-     {kGeneral,        kGeneral, kCirclePolygon,  kGeneral, kGeneral},  // Circle
-     {kGeneral,        kGeneral, kGeneral,        kGeneral, kGeneral},  // Box
-     {kPolygonCircle,  kGeneral, kPolygonPolygon, kGeneral, kGeneral},  // Polygon
-     {kGeneral,        kGeneral, kGeneral,        kGeneral, kGeneral},  // Capsule
-     {kGeneral,        kGeneral, kGeneral,        kGeneral, kGeneral},  // Segment
+  // B: Circle         Box           Polygon          Capsule       Segment       Level          A:
+     {kGeneral,        kGeneral,     kCirclePolygon,  kGeneral,     kGeneral,     kConvexLevel},  // Circle
+     {kGeneral,        kGeneral,     kGeneral,        kGeneral,     kGeneral,     kConvexLevel},  // Box
+     {kPolygonCircle,  kGeneral,     kPolygonPolygon, kGeneral,     kGeneral,     kConvexLevel},  // Polygon
+     {kGeneral,        kGeneral,     kGeneral,        kGeneral,     kGeneral,     kConvexLevel},  // Capsule
+     {kGeneral,        kGeneral,     kGeneral,        kGeneral,     kGeneral,     kConvexLevel},  // Segment
+     {kLevelConvex,    kLevelConvex, kLevelConvex,    kLevelConvex, kLevelConvex, kLevels},       // Level
 };
 // clang-format on
 
@@ -66,6 +77,7 @@ constexpr RayCastFn kRayCasts[kKinds] = {
     internal2d::RayCastPolygon,  // Polygon
     internal2d::RayCastGeneral,  // Capsule
     internal2d::RayCastGeneral,  // Segment
+    internal2d::RayCastLevel,    // Level
 };
 
 const PairFunctions& For(const Shape2& a, const Shape2& b) {
@@ -184,11 +196,25 @@ Aabb2 ComputeAabb(const Shape2& shape, const Pose2& pose) {
       const Vec2 r{c.radius, c.radius};
       return {Min(a, b) - r, Max(a, b) + r};
     }
-    default: {
+    case kSegment: {
       const auto& s = internal2d::As<Segment2>(shape);
       const Vec2 a = Transform(pose, s.a);
       const Vec2 b = Transform(pose, s.b);
       return {Min(a, b), Max(a, b)};
+    }
+    default: {
+      // The level's local box, its corners placed by the pose.
+      const Aabb2& local =
+          internal2d::As<std::shared_ptr<const Level2>>(shape)->local_bounds();
+      Vec2 lo = Transform(pose, local.min);
+      Vec2 hi = lo;
+      for (Vec2 corner : {Vec2{local.max.x, local.min.y}, local.max,
+                          Vec2{local.min.x, local.max.y}}) {
+        const Vec2 v = Transform(pose, corner);
+        lo = Min(lo, v);
+        hi = Max(hi, v);
+      }
+      return {lo, hi};
     }
   }
 }

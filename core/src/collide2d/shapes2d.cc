@@ -238,6 +238,11 @@ absl::Status ValidateShape(const Shape2& shape) {
       const auto& segment = std::get<Segment2>(shape);
       return CheckSegment("segment", segment.a, segment.b);
     }
+    case 5:
+      if (std::get<std::shared_ptr<const Level2>>(shape) == nullptr) {
+        return Invalid("the level pointer is null");
+      }
+      return absl::OkStatus();
     default:
       return Invalid("unknown shape kind");
   }

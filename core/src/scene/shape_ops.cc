@@ -9,6 +9,7 @@
 #include <variant>
 
 #include "collide3d/shape3d_unchecked.h"
+#include "sator/core/collide2d/level2d.h"
 #include "sator/core/collide2d/queries2d.h"
 #include "sator/core/collide3d/shape3d_validation.h"
 
@@ -66,11 +67,19 @@ void ExpectValidPair(const Shape& a, const Pose& pa, const Shape& b,
 // ---- 2D ------------------------------------------------------------------
 
 absl::Status ShapeOps<2>::ValidateBodyShape(const Shape2& shape,
-                                            bool /*is_static*/) {
+                                            bool is_static) {
+  if (std::holds_alternative<std::shared_ptr<const Level2>>(shape) &&
+      !is_static) {
+    return absl::InvalidArgumentError(
+        "a level can only be the shape of a static body");
+  }
   return ValidateShape(shape);
 }
 
 absl::Status ShapeOps<2>::ValidateQueryShape(const Shape2& shape) {
+  if (std::holds_alternative<std::shared_ptr<const Level2>>(shape)) {
+    return absl::InvalidArgumentError("a level cannot be a query shape");
+  }
   return ValidateShape(shape);
 }
 
@@ -93,6 +102,10 @@ float ShapeOps<2>::BoundRadius(const Shape2& shape) {
     r = std::max(Length(capsule->a), Length(capsule->b)) + capsule->radius;
   } else if (const auto* segment = std::get_if<Segment2>(&shape)) {
     r = std::max(Length(segment->a), Length(segment->b));
+  } else if (const auto* level =
+                 std::get_if<std::shared_ptr<const Level2>>(&shape)) {
+    const Aabb2& bounds = (*level)->local_bounds();
+    r = Length(Max(Abs(bounds.min), Abs(bounds.max)));
   }
   return r * (1.0f + kRadiusSlack);
 }

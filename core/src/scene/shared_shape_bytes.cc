@@ -4,6 +4,7 @@
 #include <memory>
 #include <variant>
 
+#include "sator/core/collide2d/level2d.h"
 #include "sator/core/collide3d/triangle_mesh.h"
 
 namespace sator::scene::internal {
@@ -23,11 +24,13 @@ std::size_t HullBytes(const ConvexHull& hull) {
 
 }  // namespace
 
-ShapeHeapData HeapDataOf(const Shape2& /*shape*/) {
-  // Every 2D shape, the polygon included, is held inline.
+ShapeHeapData HeapDataOf(const Shape2& shape) {
+  if (const auto* level = std::get_if<std::shared_ptr<const Level2>>(&shape);
+      level != nullptr && *level != nullptr) {
+    return {level->get(), sizeof(Level2) + (*level)->MemoryBytes()};
+  }
   return {};
 }
-
 ShapeHeapData HeapDataOf(const Shape3& shape) {
   if (const auto* hull = std::get_if<std::shared_ptr<const ConvexHull>>(&shape);
       hull != nullptr && *hull != nullptr) {

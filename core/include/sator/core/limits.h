@@ -18,6 +18,11 @@ inline constexpr int kMaxHullVertices = 64;
 // The most triangles a mesh may have (16.7 million): enough for any static
 // level geometry, and node and triangle indices stay well inside 32 bits.
 inline constexpr std::uint32_t kMaxMeshTriangles = 1u << 24;
+// The most edges a 2D level may have (outline, hole and chain edges).
+inline constexpr std::uint32_t kMaxLevelEdges = 1u << 20;
+// The most vertices one level polygon may have, outline and holes together:
+// its convex decomposition (ear clipping) costs up to the square of it.
+inline constexpr int kMaxLevelPolygonVertices = 4096;
 // The smallest size of a shape, 2D or 3D: a radius, a half extent, a segment
 // or polygon edge length. Below it unit normals are meaningless in float.
 inline constexpr float kMinShapeSize = 1e-6f;

@@ -5,6 +5,7 @@
 #define SATOR_CORE_COLLIDE2D_SHAPES2D_H_
 
 #include <cstdint>
+#include <memory>
 #include <variant>
 
 #include "absl/status/status.h"
@@ -106,12 +107,17 @@ class ConvexPolygon {
 // zero area, and non-convex or self-intersecting input.
 absl::StatusOr<ConvexPolygon> MakeConvexPolygon(absl::Span<const Vec2> points);
 
-using Shape2 = std::variant<Circle, Box2, ConvexPolygon, Capsule2, Segment2>;
+class Level2;  // level2d.h: static-only concave polygons and chains.
+
+// Any 2D shape. The level is built once by MakeLevel2 and shared; it may
+// only be the static side of a pair (a scene's static body).
+using Shape2 = std::variant<Circle, Box2, ConvexPolygon, Capsule2, Segment2,
+                            std::shared_ptr<const Level2>>;
 
 // kInvalidArgument unless every number is finite and within
 // kMaxShapeCoordinate, and radii, half extents and segment lengths are at
 // least kMinShapeSize. A capsule's segment must have non-zero length (use a
-// Circle otherwise).
+// Circle otherwise). A level must be non-null (MakeLevel2 validated it).
 absl::Status ValidateShape(const Shape2& shape);
 
 // kInvalidArgument unless the position is finite and the rotation is finite
