@@ -59,6 +59,9 @@ ABSL_FLAG(uint32_t, max_mesh_triangles, 1u << 20,
           "Most triangles of one triangle mesh shape.");
 ABSL_FLAG(uint32_t, max_mesh_vertices, 1u << 21,
           "Most vertices of one triangle mesh shape.");
+ABSL_FLAG(uint32_t, max_level_edges, 1u << 20,
+          "Most edges of one 2D level shape (polygon outlines, holes and "
+          "chains together).");
 ABSL_FLAG(int, max_scenes, 1000, "Most scenes hosted at once.");
 ABSL_FLAG(int, max_bodies_per_scene, 1'000'000,
           "Most bodies in one scene (a scene may ask for fewer).");
@@ -236,6 +239,7 @@ int main(int argc, char** argv) {
   options.shape_limits.max_hull_points = absl::GetFlag(FLAGS_max_hull_points);
   options.shape_limits.max_mesh_triangles =
       absl::GetFlag(FLAGS_max_mesh_triangles);
+  options.shape_limits.max_level_edges = absl::GetFlag(FLAGS_max_level_edges);
   options.shape_limits.max_mesh_vertices =
       absl::GetFlag(FLAGS_max_mesh_vertices);
   options.scene_limits.max_scenes = absl::GetFlag(FLAGS_max_scenes);

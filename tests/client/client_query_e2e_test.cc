@@ -16,6 +16,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "sator/client/client.h"
+#include "sator/core/collide2d/level2d.h"
 #include "sator/core/collide3d/triangle_mesh.h"
 #include "support/satord_process.h"
 
@@ -525,6 +526,58 @@ TEST_F(ClientQueryEndToEnd, RaycastOntoAMeshIn3D) {
   EXPECT_NEAR(hit->hits[0].point.x, 1.0f, kTolerance);
   EXPECT_NEAR(hit->hits[0].point.z, 2.0f, kTolerance);
   EXPECT_NEAR(hit->hits[0].normal.y, 1.0f, kTolerance);
+}
+
+TEST_F(ClientQueryEndToEnd, ALevelIn2DAnswersForItsOutline) {
+  ASSERT_TRUE(client_->CreateScene("level2d", {.dimension = Dimension::k2D}).ok());
+  // An L: the ground's top at y = 0 from x = 0 to 8, a wall up to y = 5.
+  LevelDesc2 desc;
+  desc.polygons.push_back(
+      {{{0, -2}, {10, -2}, {10, 5}, {8, 5}, {8, 0}, {0, 0}}, {}});
+  absl::StatusOr<std::shared_ptr<const Level2>> level = MakeLevel2(desc);
+  ASSERT_TRUE(level.ok()) << level.status();
+  ASSERT_TRUE(client_
+                  ->UpsertBodies("level2d", {{.id = 1,
+                                              .shape = Shape2(*level),
+                                              .pose = Pose2{},
+                                              .motion = MotionType::kStatic}})
+                  .ok());
+  absl::StatusOr<QueryResult> hit = client_->Raycast(
+      "level2d",
+      {.origin = Vec2{4, 3}, .direction = Vec2{0, -1}, .max_distance = 10});
+  ASSERT_TRUE(hit.ok()) << hit.status();
+  ASSERT_THAT(Ids(*hit), ::testing::ElementsAre(1u));
+  EXPECT_NEAR(hit->hits[0].distance, 3.0f, kTolerance);
+  EXPECT_EQ(hit->hits[0].feature, 4);  // The edge from outline[4] to [5].
+  EXPECT_NEAR(hit->hits[0].normal.y, 1.0f, kTolerance);
+
+  // A box sunk 0.1 into the ground is pushed up, wherever the pieces meet.
+  absl::StatusOr<QueryResult> contacts = client_->Contacts(
+      "level2d", {.shape = Box2{{0.5f, 0.5f}}, .pose = Pose2{{7.0f, 0.4f}, {}}});
+  ASSERT_TRUE(contacts.ok()) << contacts.status();
+  ASSERT_THAT(Ids(*contacts), ::testing::ElementsAre(1u));
+  EXPECT_NEAR(contacts->hits[0].normal.y, 1.0f, kTolerance);
+  EXPECT_NEAR(contacts->depenetration.y, 0.1f, kTolerance);
+
+  absl::StatusOr<QueryResult> inside =
+      client_->AsyncPointQuery("level2d", {.point = Vec2{9, 3}}).get();
+  ASSERT_TRUE(inside.ok()) << inside.status();
+  EXPECT_THAT(Ids(*inside), ::testing::ElementsAre(1u));
+  absl::StatusOr<QueryResult> outside =
+      client_->AsyncPointQuery("level2d", {.point = Vec2{4, 3}}).get();
+  ASSERT_TRUE(outside.ok()) << outside.status();
+  EXPECT_TRUE(outside->hits.empty());
+
+  // Only a static body may be a level, and a level is no query shape.
+  const absl::Status dynamic =
+      client_
+          ->UpsertBodies("level2d",
+                         {{.id = 2, .shape = Shape2(*level), .pose = Pose2{}}})
+          .status();
+  EXPECT_EQ(dynamic.code(), absl::StatusCode::kInvalidArgument) << dynamic;
+  absl::StatusOr<QueryResult> as_query = client_->Overlap(
+      "level2d", {.shape = Shape2(*level), .pose = Pose2{}});
+  EXPECT_EQ(as_query.status().code(), absl::StatusCode::kInvalidArgument);
 }
 
 }  // namespace
