@@ -112,7 +112,8 @@ absl::StatusOr<Shape2> ToLevel2(const sator::v1::Level2D& message,
     }
   }
   for (const sator::v1::LevelChain& chain : message.chains()) {
-    edges += static_cast<std::size_t>(chain.points_size());
+    const auto points = static_cast<std::size_t>(chain.points_size());
+    edges += chain.closed() || points == 0 ? points : points - 1;
   }
   if (edges > limits.max_level_edges) {
     return FieldError(absl::StatusCode::kResourceExhausted, "level2d",

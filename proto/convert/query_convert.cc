@@ -26,6 +26,9 @@ absl::StatusOr<PlacedShape<D>> ToPlacedShape(const sator::v1::Shape& shape,
   if (shape.kind_case() == sator::v1::Shape::kMesh) {
     return FieldError("shape.mesh", "a mesh cannot be a query shape");
   }
+  if (shape.kind_case() == sator::v1::Shape::kLevel2D) {
+    return FieldError("shape.level2d", "a level cannot be a query shape");
+  }
   absl::StatusOr<scene::SceneShape<D>> converted =
       Dim<D>::ToShape(shape, limits);
   if (!converted.ok()) return PrefixField("shape", converted.status());

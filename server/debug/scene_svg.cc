@@ -330,7 +330,7 @@ void AppendBody(const BodyDrawing& body, const PixelMap& map,
       d += "Z";
     }
     absl::StrAppend(&svg, "<path class=\"shape ", mesh ? "mesh" : "level",
-                    "\" fill-rule=\"evenodd\" d=\"", d, "\"/>");
+                    "\" d=\"", d, "\"/>");
   } else {
     for (const std::vector<P>& polygon : body.polygons) {
       absl::StrAppend(&svg, "<polygon class=\"shape\" points=\"",
@@ -512,6 +512,7 @@ constexpr char kStyle[] =
     ".body.static .shape.capsule{stroke:#888}"
     ".body .shape.segment{fill:none}"
     ".body .shape.mesh{fill:none;stroke-width:.5}"
+    ".body .shape.level{fill-rule:evenodd}"
     ".aabb{fill:none;stroke:#e08a00;stroke-width:.75;stroke-dasharray:3 3}"
     ".query .path{stroke:#d0021b;stroke-width:1.25}"
     ".query.sweep .path{stroke-dasharray:6 3}"

@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "collide2d/level_decompose2d.h"
+#include "collide2d/level_piece2d.h"
 #include "sator/core/collide2d/level2d.h"
 #include "sator/core/field_status.h"
 #include "sator/core/limits.h"
@@ -254,7 +255,8 @@ Level2::Level2(LevelDesc2 desc, std::vector<LevelEdge2> edges,
       edge_tree_(std::move(edge_tree)),
       piece_tree_(std::move(piece_tree)) {
   for (const LevelEdge2& e : edges_) {
-    extent_ = std::max(extent_, std::fabs(e.a.x) + std::fabs(e.a.y));
+    extent_ = std::max({extent_, std::fabs(e.a.x) + std::fabs(e.a.y),
+                        std::fabs(e.b.x) + std::fabs(e.b.y)});
   }
 }
 
@@ -443,12 +445,7 @@ absl::StatusOr<std::shared_ptr<const Level2>> MakeLevel2(LevelDesc2 desc) {
     piece_tree.Query(Aabb2{point, point}, [&](std::uint32_t id) {
       const LevelPiece2& piece = pieces[id];
       if (piece.polygon == self_polygon) return true;
-      const Vec2 local = point - piece.offset;
-      for (int k = 0; k < piece.convex().count(); ++k) {
-        if (Dot(piece.convex().normal(k), local - piece.convex().vertex(k)) > 0.0f) {
-          return true;
-        }
-      }
+      if (!internal2d::InsidePiece(piece, point)) return true;
       found = static_cast<int>(piece.polygon);
       return false;
     });

@@ -57,9 +57,41 @@ bool InTriangle(P p, P a, P b, P c) {
          Orient(c, a, p) >= 0.0;
 }
 
+// True when direction d leaves ring slot `slot` into the polygon: inside the
+// interior wedge between the next and the previous vertex.
+bool IntoWedge(const std::vector<P>& points, const std::vector<int>& ring,
+               std::size_t slot, P d) {
+  const std::size_t n = ring.size();
+  const P prev = points[static_cast<std::size_t>(ring[(slot + n - 1) % n])];
+  const P cur = points[static_cast<std::size_t>(ring[slot])];
+  const P next = points[static_cast<std::size_t>(ring[(slot + 1) % n])];
+  const P to_next{next.x - cur.x, next.y - cur.y};
+  const P to_prev{prev.x - cur.x, prev.y - cur.y};
+  auto cross = [](P a, P b) { return a.x * b.y - a.y * b.x; };
+  if (Orient(prev, cur, next) > 0.0) {
+    return cross(to_next, d) > 0.0 && cross(d, to_prev) > 0.0;
+  }
+  return !(cross(to_prev, d) >= 0.0 && cross(d, to_next) >= 0.0);
+}
+
+// Of the ring slots at the same point as `slot` (a bridge repeats its
+// ends), the one whose wedge the direction towards m enters.
+std::size_t PickCopy(const std::vector<P>& points, const std::vector<int>& ring,
+                     std::size_t slot, P m) {
+  const P at = points[static_cast<std::size_t>(ring[slot])];
+  const P d{m.x - at.x, m.y - at.y};
+  for (std::size_t i = 0; i < ring.size(); ++i) {
+    if (Same(points[static_cast<std::size_t>(ring[i])], at) &&
+        IntoWedge(points, ring, i, d)) {
+      return i;
+    }
+  }
+  return slot;
+}
+
 // The vertices (ids into `points`) of the outline with every hole bridged
 // in. A bridge repeats its two end vertices.
-std::vector<int> BridgeHoles(const std::vector<P>& points, int outline_count,
+absl::StatusOr<std::vector<int>> BridgeHoles(const std::vector<P>& points, int outline_count,
                              const std::vector<std::pair<int, int>>& holes) {
   std::vector<int> ring(static_cast<std::size_t>(outline_count));
   for (int i = 0; i < outline_count; ++i) ring[static_cast<std::size_t>(i)] = i;
@@ -101,7 +133,9 @@ std::vector<int> BridgeHoles(const std::vector<P>& points, int outline_count,
         best_edge = i;
       }
     }
-    if (best_edge == n) continue;  // Cannot happen for a hole inside.
+    if (best_edge == n) {
+      return absl::InternalError("a hole sees no outline vertex");
+    }
     const P a = points[static_cast<std::size_t>(ring[best_edge])];
     const P b = points[static_cast<std::size_t>(ring[(best_edge + 1) % n])];
     std::size_t visible = a.x > b.x ? best_edge : (best_edge + 1) % n;
@@ -118,7 +152,9 @@ std::vector<int> BridgeHoles(const std::vector<P>& points, int outline_count,
       double best_distance = std::numeric_limits<double>::infinity();
       for (std::size_t i = 0; i < n; ++i) {
         const P r = points[static_cast<std::size_t>(ring[i])];
-        if (i == visible || Same(r, m) || !InTriangle(r, t0, t1, t2)) continue;
+        if (Same(r, candidate) || Same(r, m) || !InTriangle(r, t0, t1, t2)) {
+          continue;
+        }
         const double angle = std::atan2(std::fabs(r.y - m.y), r.x - m.x);
         const double distance = std::hypot(r.x - m.x, r.y - m.y);
         if (angle < best_angle ||
@@ -129,6 +165,7 @@ std::vector<int> BridgeHoles(const std::vector<P>& points, int outline_count,
         }
       }
     }
+    visible = PickCopy(points, ring, visible, m);
     // ring[..visible], m, the hole around back to m, ring[visible], ...
     std::vector<int> bridged;
     bridged.reserve(n + static_cast<std::size_t>(hole.count) + 2);
@@ -146,8 +183,12 @@ std::vector<int> BridgeHoles(const std::vector<P>& points, int outline_count,
   return ring;
 }
 
-// Ear clipping of the ring (counter-clockwise), the best-shaped ear of a
-// scan first; triangles as vertex ids.
+// How many ears ear clipping compares before it cuts the best-shaped.
+constexpr int kEarsCompared = 6;
+
+// Ear clipping of the ring (counter-clockwise): from where the last ear
+// was cut, the best-shaped of the next kEarsCompared ears; triangles as
+// vertex ids.
 absl::StatusOr<std::vector<std::array<int, 3>>> Triangulate(
     const std::vector<P>& points, const std::vector<int>& ring) {
   const int n = static_cast<int>(ring.size());
@@ -191,16 +232,20 @@ absl::StatusOr<std::vector<std::array<int, 3>>> Triangulate(
   int remaining = n;
   int start = 0;
   while (remaining > 3) {
-    // One scan of the ring for its best ear.
+    // The best-shaped of the next few ears along the ring: a whole scan
+    // per ear would cost the cube of the vertex count.
     int best = -1;
     double best_quality = 0.0;
     int slot = start;
-    for (int k = 0; k < remaining; ++k) {
+    int ears = 0;
+    for (int k = 0; k < remaining && ears < kEarsCompared; ++k) {
       const double quality = ear_quality(slot);
-      if (quality > best_quality) {
-        best_quality = quality;
-        best = slot;
-        if (quality > 0.5) break;  // Good enough: no need to look further.
+      if (quality > 0.0) {
+        ++ears;
+        if (quality > best_quality) {
+          best_quality = quality;
+          best = slot;
+        }
       }
       slot = next[static_cast<std::size_t>(slot)];
     }
@@ -323,10 +368,11 @@ absl::StatusOr<std::vector<std::vector<Vec2>>> DecomposePolygon(
   std::vector<P> points;
   points.reserve(given.size());
   for (Vec2 v : given) points.push_back(ToP(v));
-  const std::vector<int> ring =
+  absl::StatusOr<std::vector<int>> ring =
       BridgeHoles(points, static_cast<int>(outline.size()), hole_ranges);
+  if (!ring.ok()) return ring.status();
   absl::StatusOr<std::vector<std::array<int, 3>>> triangles =
-      Triangulate(points, ring);
+      Triangulate(points, *ring);
   if (!triangles.ok()) return triangles.status();
   std::vector<std::vector<Vec2>> pieces;
   for (const auto& piece : MergePieces(points, *triangles, max_vertices)) {

@@ -3,7 +3,8 @@
 // Method: every hole is bridged into the outline, rightmost hole first,
 // through a vertex the hole's rightmost vertex sees along +x (Eberly,
 // "Triangulation by Ear Clipping", 2002, section 3). The one ring left is
-// triangulated by ear clipping, the best-shaped ear first; then
+// triangulated by ear clipping (the best-shaped of the next few ears each
+// time); then
 // Hertel-Mehlhorn merging removes every diagonal whose two pieces form a
 // convex polygon of at most `max_vertices` vertices (Hertel and Mehlhorn,
 // "Fast triangulation of simple polygons", 1983: at most four times the

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "collide2d/core2d.h"
+#include "collide2d/level_piece2d.h"
 #include "collide2d/pairs2d.h"
 #include "sator/core/collide2d/level2d.h"
 #include "sator/core/collide2d/queries2d.h"
@@ -139,6 +140,10 @@ SideAxis BestAxis(const Core& core, const EdgeSide& side) {
   consider(side.cw);
   consider(side.ccw);
   for (int j = 0; j < core.EdgeCount(); ++j) consider(-core.n(j));
+  // Directions from an edge end to a core vertex are needed only for a
+  // rounded core: with no radius, an overlap puts the origin inside M, and
+  // then no minimum lies inside an arc.
+  if (core.radius == 0.0f) return best;
   for (int i = 0; i < core.count; ++i) {
     for (Vec2 end : {side.a, side.b}) {
       const Vec2 u = NormalizeOrZero(core.v(i) - end);
@@ -197,8 +202,13 @@ void FillPoints(const Core& core, const EdgeSide& side, const SideAxis& best,
     if (c.point_count == 2 && c.points[0] == c.points[1]) c.point_count = 1;
     if (c.point_count > 0) return;
   }
-  const Vec2 end = Dot(side.a, u) >= Dot(side.b, u) ? side.a : side.b;
-  c.points[0] = end + (0.5f * best.separation) * u;
+  if (core.count == 1) {
+    // A circle: midway between its surface and the edge, on its axis.
+    c.points[0] = core.v(0) - (core.radius + 0.5f * best.separation) * u;
+  } else {
+    const Vec2 end = Dot(side.a, u) >= Dot(side.b, u) ? side.a : side.b;
+    c.points[0] = end + (0.5f * best.separation) * u;
+  }
   c.point_count = 1;
 }
 
@@ -268,25 +278,36 @@ int OverlappedPiece(const Shape2& a, const Aabb2& box, const Level2& level,
   return found;
 }
 
-// The least push out of polygon `polygon` across any of its edges, for a
-// shape inside it that touches none.
-LevelContact2 LeastPushOut(const Core& core, const Level2& level,
-                           std::uint32_t polygon, const Pose2& level_in_a) {
+// The push out of polygon `polygon`, for a shape inside it that touches
+// none of its edges: across the edge nearest the shape's centre of those it
+// lies behind.
+std::optional<LevelContact2> LeastPushOut(const Core& core, const Level2& level,
+                                          std::uint32_t polygon,
+                                          const Pose2& level_in_a) {
   LevelContact2 out;
-  float best_separation = -std::numeric_limits<float>::infinity();
+  Vec2 centre{};
+  for (int i = 0; i < core.count; ++i) centre = centre + core.v(i);
+  centre = (1.0f / static_cast<float>(core.count)) * centre;
+  float best_distance = std::numeric_limits<float>::infinity();
   SideAxis best_axis{};
   EdgeSide best_side{};
   for (std::uint32_t id = level.polygon_edges(polygon);
        id < level.polygon_edges(polygon + 1); ++id) {
     const EdgeInA placed = PlaceEdge(level.edges()[id], level_in_a);
-    const SideAxis axis = BestAxis(core, placed.sides[0]);
-    if (axis.separation > best_separation) {
-      best_separation = axis.separation;
+    const EdgeSide& side = placed.sides[0];
+    const SideAxis axis = BestAxis(core, side);
+    if (!(axis.separation < 0.0f)) continue;
+    const Vec2 ab = side.b - side.a;
+    const float t = std::clamp(Dot(centre - side.a, ab) / Dot(ab, ab), 0.0f, 1.0f);
+    const float distance = Length(centre - (side.a + t * ab));
+    if (distance < best_distance) {
+      best_distance = distance;
       best_axis = axis;
-      best_side = placed.sides[0];
+      best_side = side;
       out.edge = id;
     }
   }
+  if (!(best_distance < std::numeric_limits<float>::infinity())) return std::nullopt;
   ContactResult<2>& c = out.contact;
   c.overlapping = true;
   c.normal = -best_axis.axis;
@@ -312,9 +333,11 @@ std::vector<LevelContact2> ContactsLocal(const Shape2& a, const Level2& level,
   });
   if (contacts.empty()) {
     if (const int piece = OverlappedPiece(a, box, level, level_in_a); piece >= 0) {
-      contacts.push_back(LeastPushOut(
-          core, level, level.pieces()[static_cast<std::size_t>(piece)].polygon,
-          level_in_a));
+      if (std::optional<LevelContact2> out = LeastPushOut(
+              core, level, level.pieces()[static_cast<std::size_t>(piece)].polygon,
+              level_in_a)) {
+        contacts.push_back(*out);
+      }
     }
   }
   std::sort(contacts.begin(), contacts.end(),
@@ -420,13 +443,7 @@ RayResult<2> RayCastLevel(const Shape2& shape, const Ray<2>& ray) {
   const Aabb2 at_origin{ray.origin, ray.origin};
   bool inside = false;
   level.piece_tree().Query(at_origin, [&](std::uint32_t id) {
-    const LevelPiece2& piece = level.pieces()[id];
-    const Vec2 local = ray.origin - piece.offset;
-    for (int k = 0; k < piece.convex().count(); ++k) {
-      if (Dot(piece.convex().normal(k), local - piece.convex().vertex(k)) > 0.0f) {
-        return true;
-      }
-    }
+    if (!InsidePiece(level.pieces()[id], ray.origin)) return true;
     inside = true;
     return false;
   });

@@ -98,7 +98,14 @@ LevelDesc2 RandomLevel(std::mt19937& rng) {
     LevelPolygon2 polygon;
     polygon.outline = StarRing(rng, centre, count(rng), 1.5f, 4.5f);
     if (cell % 2 == 1) std::reverse(polygon.outline.begin(), polygon.outline.end());
-    if (cell >= 2) polygon.holes.push_back({StarRing(rng, centre, 6, 0.4f, 1.2f)});
+    if (cell == 2) polygon.holes.push_back({StarRing(rng, centre, 6, 0.4f, 1.2f)});
+    if (cell == 3) {
+      // Three holes side by side, bridged one after another.
+      for (float dx : {-0.95f, 0.0f, 0.95f}) {
+        polygon.holes.push_back(
+            {StarRing(rng, {centre.x + dx, centre.y}, 5, 0.15f, 0.4f)});
+      }
+    }
     desc.polygons.push_back(std::move(polygon));
   }
   std::uniform_real_distribution<float> height(-9.0f, -7.0f);
@@ -468,6 +475,47 @@ TEST(LevelQueryTest, AShapeInsideASolidIsPushedAcrossTheNearestEdge) {
   ASSERT_TRUE(c.overlapping);
   EXPECT_NEAR(c.depth, 3.5f, 1e-5f);  // Out through the top: 2.5 + radius.
   EXPECT_NEAR(c.normal.y, -1.0f, 1e-6f);
+}
+
+TEST(LevelQueryTest, AShapeBuriedInAConcaveSolidIsPushedOutNearby) {
+  // Inside the L's ground, under the open part: out through the top or
+  // the bottom (both 1.3 away), never towards the wall.
+  const std::shared_ptr<const Level2> level = Build(LFloor());
+  ASSERT_NE(level, nullptr);
+  const ContactResult<2> c =
+      Contact(Circle{0.3f}, Pose2{{2.0f, -1.0f}, Rot2{}}, Shape2(level), Pose2{});
+  ASSERT_TRUE(c.overlapping);
+  EXPECT_NEAR(c.depth, 1.3f, 1e-5f);
+  EXPECT_NEAR(std::fabs(c.normal.y), 1.0f, 1e-6f);
+}
+
+TEST(LevelQueryTest, ACircleOnTheFloorTouchesUnderItsCentre) {
+  const std::shared_ptr<const Level2> level = Build(LFloor());
+  ASSERT_NE(level, nullptr);
+  const ContactResult<2> c =
+      Contact(Circle{0.5f}, Pose2{{3.0f, 0.4f}, Rot2{}}, Shape2(level), Pose2{});
+  ASSERT_TRUE(c.overlapping);
+  ASSERT_EQ(c.point_count, 1);
+  EXPECT_NEAR(c.points[0].x, 3.0f, 1e-5f);
+  EXPECT_NEAR(c.points[0].y, -0.05f, 1e-5f);  // Midway: surface -0.1, floor 0.
+}
+
+TEST(LevelBuildTest, HolesBridgedToTheSameCornerTileTheSquare) {
+  LevelDesc2 desc;
+  desc.polygons.push_back({{{0, 0}, {10, 0}, {10, 10}, {0, 10}},
+                           {{{{6, 5}, {8, 5}, {8, 7}, {6, 7}}},
+                            {{{6, 2}, {8, 2}, {8, 4}, {6, 4}}}}});
+  const std::shared_ptr<const Level2> level = Build(desc);
+  ASSERT_NE(level, nullptr);
+  double area = 0.0;
+  for (const LevelPiece2& piece : level->pieces()) {
+    std::vector<Vec2> ring;
+    for (int k = 0; k < piece.convex().count(); ++k) {
+      ring.push_back(piece.convex().vertex(k) + piece.offset);
+    }
+    area += RingArea(ring);
+  }
+  EXPECT_NEAR(area, 100.0 - 8.0, 1e-3);
 }
 
 TEST(LevelQueryTest, AOneSidedChainIgnoresShapesBehindIt) {

@@ -22,7 +22,7 @@ inline constexpr std::uint32_t kMaxMeshTriangles = 1u << 24;
 inline constexpr std::uint32_t kMaxLevelEdges = 1u << 20;
 // The most vertices one level polygon may have, outline and holes together:
 // its convex decomposition (ear clipping) costs up to the square of it.
-inline constexpr int kMaxLevelPolygonVertices = 4096;
+inline constexpr int kMaxLevelPolygonVertices = 1024;
 // The smallest size of a shape, 2D or 3D: a radius, a half extent, a segment
 // or polygon edge length. Below it unit normals are meaningless in float.
 inline constexpr float kMinShapeSize = 1e-6f;
