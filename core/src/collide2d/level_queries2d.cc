@@ -50,6 +50,12 @@ struct EdgeSide {
   Vec2 ccw;       // Its counter-clockwise end (at b).
   float cos_cw;   // Dot(normal, cw).
   float cos_ccw;  // Dot(normal, ccw).
+  // A neighbour meets this side at a flat or concave corner at a (or b):
+  // past that end, the neighbour's face answers instead.
+  bool neighbour_at_a = false;
+  bool neighbour_at_b = false;
+  Vec2 prev{};  // The neighbours' far ends, when they meet so.
+  Vec2 next{};
 
   bool Admits(Vec2 u) const {
     const float d = Dot(normal, u);
@@ -82,14 +88,18 @@ EdgeSide MakeSide(Vec2 a, Vec2 b, std::optional<Vec2> prev,
   side.cw = -t;
   if (prev.has_value()) {
     const Vec2 e0 = a - *prev;
-    side.cw = Cross(e0, b - a) > 0.0f ? RightPerp(NormalizeOrZero(e0))
-                                      : side.normal;
+    side.cw =
+        Cross(e0, b - a) > 0.0f ? RightPerp(NormalizeOrZero(e0)) : side.normal;
+    side.neighbour_at_a = !(Cross(e0, b - a) > 0.0f);
+    side.prev = *prev;
   }
   side.ccw = t;
   if (next.has_value()) {
     const Vec2 e2 = *next - b;
-    side.ccw = Cross(b - a, e2) > 0.0f ? RightPerp(NormalizeOrZero(e2))
-                                       : side.normal;
+    side.ccw =
+        Cross(b - a, e2) > 0.0f ? RightPerp(NormalizeOrZero(e2)) : side.normal;
+    side.neighbour_at_b = !(Cross(b - a, e2) > 0.0f);
+    side.next = *next;
   }
   side.cos_cw = Dot(side.normal, side.cw);
   side.cos_ccw = Dot(side.normal, side.ccw);
@@ -121,8 +131,8 @@ EdgeInA PlaceEdge(const LevelEdge2& e, const Pose2& level_in_a) {
 
 // The best axis of the cone-restricted test and its separation.
 struct SideAxis {
-  Vec2 axis;          // From the edge towards the shape.
-  float separation;   // Along axis (negative: penetrating).
+  Vec2 axis;         // From the edge towards the shape.
+  float separation;  // Along axis (negative: penetrating).
 };
 
 float SeparationAlong(const Core& core, const EdgeSide& side, Vec2 u) {
@@ -241,6 +251,19 @@ std::optional<ContactResult<2>> EdgeContact(const Shape2& a, const Core& core,
   const EdgeSide& side = placed.sides[best_side];
   const float tolerance = EdgeTolerance(core, side);
   if (best.separation > tolerance) return std::nullopt;
+  if (core.count == 1) {
+    // A circle past an end where a neighbour meets the edge at a flat or
+    // concave corner, and in front of that neighbour, is the neighbour's
+    // (Box2D's Voronoi rule for chains).
+    const Vec2 c0 = core.v(0);
+    const Vec2 t = side.b - side.a;
+    if ((side.neighbour_at_a && Dot(c0 - side.a, t) < 0.0f &&
+         Dot(c0 - side.prev, RightPerp(side.a - side.prev)) >= 0.0f) ||
+        (side.neighbour_at_b && Dot(c0 - side.b, t) > 0.0f &&
+         Dot(c0 - side.b, RightPerp(side.next - side.b)) >= 0.0f)) {
+      return std::nullopt;
+    }
+  }
   ContactResult<2> c;
   c.overlapping = true;
   c.normal = -best.axis;
@@ -271,7 +294,8 @@ int OverlappedPiece(const Shape2& a, const Aabb2& box, const Level2& level,
   int found = -1;
   level.piece_tree().Query(box, [&](std::uint32_t id) {
     const LevelPiece2& piece = level.pieces()[id];
-    if (!OverlapLocal(a, piece.shape, PiecePose(level_in_a, piece))) return true;
+    if (!OverlapLocal(a, piece.shape, PiecePose(level_in_a, piece)))
+      return true;
     found = static_cast<int>(id);
     return false;
   });
@@ -298,7 +322,8 @@ std::optional<LevelContact2> LeastPushOut(const Core& core, const Level2& level,
     const SideAxis axis = BestAxis(core, side);
     if (!(axis.separation < 0.0f)) continue;
     const Vec2 ab = side.b - side.a;
-    const float t = std::clamp(Dot(centre - side.a, ab) / Dot(ab, ab), 0.0f, 1.0f);
+    const float t =
+        std::clamp(Dot(centre - side.a, ab) / Dot(ab, ab), 0.0f, 1.0f);
     const float distance = Length(centre - (side.a + t * ab));
     if (distance < best_distance) {
       best_distance = distance;
@@ -307,7 +332,8 @@ std::optional<LevelContact2> LeastPushOut(const Core& core, const Level2& level,
       out.edge = id;
     }
   }
-  if (!(best_distance < std::numeric_limits<float>::infinity())) return std::nullopt;
+  if (!(best_distance < std::numeric_limits<float>::infinity()))
+    return std::nullopt;
   ContactResult<2>& c = out.contact;
   c.overlapping = true;
   c.normal = -best_axis.axis;
@@ -332,9 +358,11 @@ std::vector<LevelContact2> ContactsLocal(const Shape2& a, const Level2& level,
     return true;
   });
   if (contacts.empty()) {
-    if (const int piece = OverlappedPiece(a, box, level, level_in_a); piece >= 0) {
+    if (const int piece = OverlappedPiece(a, box, level, level_in_a);
+        piece >= 0) {
       if (std::optional<LevelContact2> out = LeastPushOut(
-              core, level, level.pieces()[static_cast<std::size_t>(piece)].polygon,
+              core, level,
+              level.pieces()[static_cast<std::size_t>(piece)].polygon,
               level_in_a)) {
         contacts.push_back(*out);
       }
@@ -403,7 +431,8 @@ SweepResult<2> SweepConvexLevel(const Shape2& a, const Shape2& b,
   std::uint32_t best_edge = 0;
   level.edge_tree().BoxCast(
       broadphase::BoxCastInput<2>{box, a_motion, 1.0f},
-      [&](std::uint32_t id, const broadphase::BoxCastInput<2>& clipped) -> float {
+      [&](std::uint32_t id,
+          const broadphase::BoxCastInput<2>& clipped) -> float {
         const LevelEdge2& e = level.edges()[id];
         const EdgeInA placed = PlaceEdge(e, b_in_a);
         const Shape2 segment = Segment2{placed.sides[0].a, placed.sides[0].b};
@@ -458,7 +487,8 @@ RayResult<2> RayCastLevel(const Shape2& shape, const Ray<2>& ray) {
   Vec2 best_normal{};
   level.edge_tree().RayCast(
       broadphase::RayCastInput<2>{ray.origin, ray.max_distance * d, 1.0f},
-      [&](std::uint32_t id, const broadphase::RayCastInput<2>& /*clipped*/) -> float {
+      [&](std::uint32_t id,
+          const broadphase::RayCastInput<2>& /*clipped*/) -> float {
         const LevelEdge2& e = level.edges()[id];
         const Vec2 edge = e.b - e.a;
         const float denominator = Cross(d, edge);
@@ -469,7 +499,8 @@ RayResult<2> RayCastLevel(const Shape2& shape, const Ray<2>& ray) {
         // A ray through a shared vertex must not slip between the two
         // edges: the edge's ends are taken a rounding wider.
         constexpr float kEndSlack = 1e-6f;
-        if (!(distance >= 0.0f) || along < -kEndSlack || along > 1.0f + kEndSlack) {
+        if (!(distance >= 0.0f) || along < -kEndSlack ||
+            along > 1.0f + kEndSlack) {
           return -1.0f;
         }
         const Vec2 normal = NormalizeOrZero(RightPerp(edge));
