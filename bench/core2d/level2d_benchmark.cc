@@ -45,7 +45,8 @@ std::vector<std::vector<Vec2>> Loops() {
       const float angle = 2.0f * std::numbers::pi_v<float> *
                           static_cast<float>(i) / kLoopPoints;
       const float r = radius(rng);
-      loop.push_back({centre.x + r * std::cos(angle), centre.y + r * std::sin(angle)});
+      loop.push_back(
+          {centre.x + r * std::cos(angle), centre.y + r * std::sin(angle)});
     }
     loops.push_back(std::move(loop));
   }
@@ -88,7 +89,8 @@ Box2dLevel& B2Level() {
 std::vector<Ray<2>> Rays() {
   std::mt19937 rng(9);
   std::uniform_int_distribution<int> cell(0, kLoops - 1);
-  std::uniform_real_distribution<float> angle(0.0f, 2.0f * std::numbers::pi_v<float>);
+  std::uniform_real_distribution<float> angle(0.0f,
+                                              2.0f * std::numbers::pi_v<float>);
   std::uniform_real_distribution<float> aim(-0.6f, 0.6f);
   std::vector<Ray<2>> rays;
   for (int i = 0; i < kQueries; ++i) {
@@ -107,7 +109,8 @@ std::vector<Ray<2>> Rays() {
 std::vector<Pose2> Boxes() {
   std::mt19937 rng(13);
   std::uniform_int_distribution<int> cell(0, kLoops - 1);
-  std::uniform_real_distribution<float> angle(0.0f, 2.0f * std::numbers::pi_v<float>);
+  std::uniform_real_distribution<float> angle(0.0f,
+                                              2.0f * std::numbers::pi_v<float>);
   std::uniform_real_distribution<float> radius(14.5f, 20.5f);
   std::vector<Pose2> poses;
   for (int i = 0; i < kQueries; ++i) {
@@ -174,7 +177,8 @@ void LevelBoxContactsSator(benchmark::State& state) {
   std::size_t i = 0;
   std::int64_t contacts = 0;
   for (auto _ : state) {
-    const std::vector<LevelContact2> all = ContactAll(box, poses[i], level, Pose2{});
+    const std::vector<LevelContact2> all =
+        ContactAll(box, poses[i], level, Pose2{});
     contacts += static_cast<std::int64_t>(all.size());
     benchmark::DoNotOptimize(all.data());
     i = (i + 1) % poses.size();
@@ -191,7 +195,8 @@ struct EdgeCollector {
   bool QueryCallback(int32 proxy_id) {
     const auto* proxy =
         static_cast<const b2FixtureProxy*>(broad_phase->GetUserData(proxy_id));
-    const auto* chain = static_cast<const b2ChainShape*>(proxy->fixture->GetShape());
+    const auto* chain =
+        static_cast<const b2ChainShape*>(proxy->fixture->GetShape());
     b2EdgeShape edge;
     chain->GetChildEdge(&edge, proxy->childIndex);
     b2Manifold manifold;
@@ -205,7 +210,8 @@ struct EdgeCollector {
 
 void LevelBoxContactsBox2d(benchmark::State& state) {
   Box2dLevel& level = B2Level();
-  const b2BroadPhase& broad_phase = level.world.GetContactManager().m_broadPhase;
+  const b2BroadPhase& broad_phase =
+      level.world.GetContactManager().m_broadPhase;
   b2PolygonShape box;
   box.SetAsBox(0.5f, 0.5f);
   const std::vector<Pose2> poses = Boxes();
@@ -213,7 +219,8 @@ void LevelBoxContactsBox2d(benchmark::State& state) {
   std::int64_t contacts = 0;
   for (auto _ : state) {
     EdgeCollector collector{&broad_phase, &box, {}};
-    collector.box_xf.Set(b2Vec2(poses[i].position.x, poses[i].position.y), 0.0f);
+    collector.box_xf.Set(b2Vec2(poses[i].position.x, poses[i].position.y),
+                         0.0f);
     collector.box_xf.q.c = poses[i].rotation.c;
     collector.box_xf.q.s = poses[i].rotation.s;
     b2AABB aabb;
@@ -242,8 +249,8 @@ void LevelDecompose(benchmark::State& state) {
   LevelDesc2 desc;
   std::vector<Vec2> outline;
   for (int i = 0; i < n; ++i) {
-    const float angle = 2.0f * std::numbers::pi_v<float> * static_cast<float>(i) /
-                        static_cast<float>(n);
+    const float angle = 2.0f * std::numbers::pi_v<float> *
+                        static_cast<float>(i) / static_cast<float>(n);
     const float r = i % 2 == 0 ? 10.0f : 6.0f;
     outline.push_back({r * std::cos(angle), r * std::sin(angle)});
   }
@@ -265,7 +272,11 @@ BENCHMARK(LevelRayCastBox2d)->Name("LevelRayCast100k/box2d");
 BENCHMARK(LevelBoxContactsSator)->Name("LevelBoxContacts100k/sator");
 BENCHMARK(LevelBoxContactsBox2d)->Name("LevelBoxContacts100k/box2d");
 BENCHMARK(LevelBuild100k)->Unit(benchmark::kMillisecond);
-BENCHMARK(LevelDecompose)->Arg(64)->Arg(256)->Arg(1024)->Unit(benchmark::kMicrosecond);
+BENCHMARK(LevelDecompose)
+    ->Arg(64)
+    ->Arg(256)
+    ->Arg(1024)
+    ->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace sator

@@ -135,9 +135,8 @@ absl::StatusOr<Shape2> ToLevel2(const sator::v1::Level2D& message,
       absl::StatusOr<std::vector<Vec2>> points =
           ToPoints2(polygon.holes(j).points(), "points");
       if (!points.ok()) {
-        return PrefixIndex(
-            absl::StrCat("level2d.polygons[", i, "].holes"), j,
-            points.status());
+        return PrefixIndex(absl::StrCat("level2d.polygons[", i, "].holes"), j,
+                           points.status());
       }
       out.holes.push_back({*std::move(points)});
     }
@@ -147,7 +146,8 @@ absl::StatusOr<Shape2> ToLevel2(const sator::v1::Level2D& message,
     absl::StatusOr<std::vector<Vec2>> points =
         ToPoints2(chain.points(), "points");
     if (!points.ok()) return PrefixIndex("level2d.chains", i, points.status());
-    desc.chains.push_back({*std::move(points), chain.closed(), chain.one_sided()});
+    desc.chains.push_back(
+        {*std::move(points), chain.closed(), chain.one_sided()});
   }
   absl::StatusOr<std::shared_ptr<const Level2>> level =
       MakeLevel2(std::move(desc));

@@ -41,7 +41,8 @@ struct Dim<2> {
   static absl::Status CheckPair(const Shape2& a, const Shape2& b) {
     if (std::holds_alternative<std::shared_ptr<const Level2>>(a) &&
         std::holds_alternative<std::shared_ptr<const Level2>>(b)) {
-      return absl::UnimplementedError("a level against a level is not supported");
+      return absl::UnimplementedError(
+          "a level against a level is not supported");
     }
     return absl::OkStatus();
   }

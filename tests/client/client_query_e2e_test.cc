@@ -529,7 +529,8 @@ TEST_F(ClientQueryEndToEnd, RaycastOntoAMeshIn3D) {
 }
 
 TEST_F(ClientQueryEndToEnd, ALevelIn2DAnswersForItsOutline) {
-  ASSERT_TRUE(client_->CreateScene("level2d", {.dimension = Dimension::k2D}).ok());
+  ASSERT_TRUE(
+      client_->CreateScene("level2d", {.dimension = Dimension::k2D}).ok());
   // An L: the ground's top at y = 0 from x = 0 to 8, a wall up to y = 5.
   LevelDesc2 desc;
   desc.polygons.push_back(
@@ -553,7 +554,8 @@ TEST_F(ClientQueryEndToEnd, ALevelIn2DAnswersForItsOutline) {
 
   // A box sunk 0.1 into the ground is pushed up, wherever the pieces meet.
   absl::StatusOr<QueryResult> contacts = client_->Contacts(
-      "level2d", {.shape = Box2{{0.5f, 0.5f}}, .pose = Pose2{{7.0f, 0.4f}, {}}});
+      "level2d",
+      {.shape = Box2{{0.5f, 0.5f}}, .pose = Pose2{{7.0f, 0.4f}, {}}});
   ASSERT_TRUE(contacts.ok()) << contacts.status();
   ASSERT_THAT(Ids(*contacts), ::testing::ElementsAre(1u));
   EXPECT_NEAR(contacts->hits[0].normal.y, 1.0f, kTolerance);
@@ -575,8 +577,8 @@ TEST_F(ClientQueryEndToEnd, ALevelIn2DAnswersForItsOutline) {
                          {{.id = 2, .shape = Shape2(*level), .pose = Pose2{}}})
           .status();
   EXPECT_EQ(dynamic.code(), absl::StatusCode::kInvalidArgument) << dynamic;
-  absl::StatusOr<QueryResult> as_query = client_->Overlap(
-      "level2d", {.shape = Shape2(*level), .pose = Pose2{}});
+  absl::StatusOr<QueryResult> as_query =
+      client_->Overlap("level2d", {.shape = Shape2(*level), .pose = Pose2{}});
   EXPECT_EQ(as_query.status().code(), absl::StatusCode::kInvalidArgument);
 }
 

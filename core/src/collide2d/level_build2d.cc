@@ -31,7 +31,7 @@ constexpr double kMinPolygonTurnSine = 1e-5;
 
 // A ring or chain as the input names it, for error messages.
 struct RingInfo {
-  std::string path;  // "polygons[1].outline", "chains[0].points", ...
+  std::string path;       // "polygons[1].outline", "chains[0].points", ...
   std::size_t count = 0;  // Points.
   bool closed = true;
 };
@@ -56,16 +56,18 @@ std::string PointPath(const std::string& ring, std::size_t index) {
   return absl::StrCat(ring, "[", index, "]");
 }
 
-absl::Status CheckPoints(const std::vector<Vec2>& points, const std::string& path,
-                         bool closed) {
+absl::Status CheckPoints(const std::vector<Vec2>& points,
+                         const std::string& path, bool closed) {
   for (std::size_t i = 0; i < points.size(); ++i) {
     const Vec2 p = points[i];
     if (!IsFinite(p)) return FieldError(PointPath(path, i), "not finite");
-    if (std::fabs(p.x) > kMaxShapeCoordinate || std::fabs(p.y) > kMaxShapeCoordinate) {
-      return FieldError(PointPath(path, i),
-                        absl::StrFormat("(%.9g, %.9g) is beyond %g in magnitude "
-                                        "(kMaxShapeCoordinate)",
-                                        p.x, p.y, kMaxShapeCoordinate));
+    if (std::fabs(p.x) > kMaxShapeCoordinate ||
+        std::fabs(p.y) > kMaxShapeCoordinate) {
+      return FieldError(
+          PointPath(path, i),
+          absl::StrFormat("(%.9g, %.9g) is beyond %g in magnitude "
+                          "(kMaxShapeCoordinate)",
+                          p.x, p.y, kMaxShapeCoordinate));
     }
   }
   const std::size_t n = points.size();
@@ -73,10 +75,11 @@ absl::Status CheckPoints(const std::vector<Vec2>& points, const std::string& pat
   for (std::size_t i = 0; i < edges; ++i) {
     const std::size_t j = (i + 1) % n;
     if (!(sator::Length(points[j] - points[i]) >= kMinShapeSize)) {
-      return FieldError(PointPath(path, j),
-                        absl::StrFormat("repeats point %d (an edge shorter than %g, "
-                                        "kMinShapeSize)",
-                                        i, kMinShapeSize));
+      return FieldError(
+          PointPath(path, j),
+          absl::StrFormat("repeats point %d (an edge shorter than %g, "
+                          "kMinShapeSize)",
+                          i, kMinShapeSize));
     }
   }
   return absl::OkStatus();
@@ -102,17 +105,20 @@ double TwiceArea(const std::vector<Vec2>& points) {
   return twice_area;
 }
 
-absl::Status CheckRing(const std::vector<Vec2>& points, const std::string& path) {
+absl::Status CheckRing(const std::vector<Vec2>& points,
+                       const std::string& path) {
   if (points.size() < 3) {
-    return FieldError(path, absl::StrFormat("%d points; a ring needs at least 3",
-                                            points.size()));
+    return FieldError(
+        path,
+        absl::StrFormat("%d points; a ring needs at least 3", points.size()));
   }
   if (absl::Status s = CheckPoints(points, path, true); !s.ok()) return s;
   for (std::size_t i = 0; i < points.size(); ++i) {
     if (!(std::fabs(TurnSineAt(points, i)) > kMinPolygonTurnSine)) {
-      return FieldError(PointPath(path, i),
-                        "is collinear with its neighbours (drop it, or move it off "
-                        "the line)");
+      return FieldError(
+          PointPath(path, i),
+          "is collinear with its neighbours (drop it, or move it off "
+          "the line)");
     }
   }
   return absl::OkStatus();
@@ -121,16 +127,17 @@ absl::Status CheckRing(const std::vector<Vec2>& points, const std::string& path)
 absl::Status CheckChain(const LevelChain2& chain, const std::string& path) {
   const std::size_t least = chain.closed ? 3 : 2;
   if (chain.points.size() < least) {
-    return FieldError(path, absl::StrFormat("%d points; a%s chain needs at least %d",
-                                            chain.points.size(),
-                                            chain.closed ? " closed" : "n open",
-                                            least));
+    return FieldError(
+        path, absl::StrFormat("%d points; a%s chain needs at least %d",
+                              chain.points.size(),
+                              chain.closed ? " closed" : "n open", least));
   }
   if (absl::Status s = CheckPoints(chain.points, path, chain.closed); !s.ok()) {
     return s;
   }
   const std::size_t n = chain.points.size();
-  for (std::size_t i = chain.closed ? 0 : 1; i < (chain.closed ? n : n - 1); ++i) {
+  for (std::size_t i = chain.closed ? 0 : 1; i < (chain.closed ? n : n - 1);
+       ++i) {
     const DVec a = D(chain.points[(i + n - 1) % n]);
     const DVec b = D(chain.points[i]);
     const DVec c = D(chain.points[(i + 1) % n]);
@@ -147,7 +154,8 @@ absl::Status CheckChain(const LevelChain2& chain, const std::string& path) {
 // The edges of a closed ring, edge k joining points k and k + 1; `flip`
 // runs them backwards (so that the solid is on their left).
 void AddRingEdges(const std::vector<Vec2>& p, bool flip, bool one_sided,
-                  bool solid, std::uint32_t owner, std::vector<LevelEdge2>& edges) {
+                  bool solid, std::uint32_t owner,
+                  std::vector<LevelEdge2>& edges) {
   const std::size_t n = p.size();
   for (std::size_t k = 0; k < n; ++k) {
     LevelEdge2 e;
@@ -204,10 +212,12 @@ bool SegmentsTouch(Vec2 p, Vec2 q, Vec2 r, Vec2 s) {
     return true;
   }
   auto on = [](DVec x, DVec y, DVec z, double orient) {
-    return orient == 0.0 && std::min(x.x, y.x) <= z.x && z.x <= std::max(x.x, y.x) &&
-           std::min(x.y, y.y) <= z.y && z.y <= std::max(x.y, y.y);
+    return orient == 0.0 && std::min(x.x, y.x) <= z.x &&
+           z.x <= std::max(x.x, y.x) && std::min(x.y, y.y) <= z.y &&
+           z.y <= std::max(x.y, y.y);
   };
-  return on(a, b, c, d1) || on(a, b, d, d2) || on(c, d, a, d3) || on(c, d, b, d4);
+  return on(a, b, c, d1) || on(a, b, d, d2) || on(c, d, a, d3) ||
+         on(c, d, b, d4);
 }
 
 // True when point p lies inside the closed ring (crossing number, in
@@ -266,9 +276,11 @@ std::size_t Level2::MemoryBytes() const {
   for (const LevelPolygon2& p : desc_.polygons) {
     bytes += p.outline.capacity() * sizeof(Vec2) +
              p.holes.capacity() * sizeof(LevelRing2);
-    for (const LevelRing2& h : p.holes) bytes += h.points.capacity() * sizeof(Vec2);
+    for (const LevelRing2& h : p.holes)
+      bytes += h.points.capacity() * sizeof(Vec2);
   }
-  for (const LevelChain2& c : desc_.chains) bytes += c.points.capacity() * sizeof(Vec2);
+  for (const LevelChain2& c : desc_.chains)
+    bytes += c.points.capacity() * sizeof(Vec2);
   return bytes + edges_.capacity() * sizeof(LevelEdge2) +
          polygon_starts_.capacity() * sizeof(std::uint32_t) +
          pieces_.capacity() * sizeof(LevelPiece2) + edge_tree_.MemoryBytes() +
@@ -292,8 +304,9 @@ absl::StatusOr<std::shared_ptr<const Level2>> MakeLevel2(LevelDesc2 desc) {
     edge_count += vertices;
   }
   for (const LevelChain2& chain : desc.chains) {
-    edge_count += chain.closed || chain.points.empty() ? chain.points.size()
-                                                       : chain.points.size() - 1;
+    edge_count += chain.closed || chain.points.empty()
+                      ? chain.points.size()
+                      : chain.points.size() - 1;
   }
   if (edge_count > kMaxLevelEdges) {
     return absl::ResourceExhaustedError(absl::StrFormat(
@@ -310,9 +323,10 @@ absl::StatusOr<std::shared_ptr<const Level2>> MakeLevel2(LevelDesc2 desc) {
   edges.reserve(edge_count);
   origins.reserve(edge_count);
   std::vector<std::uint32_t> polygon_starts;
-  std::vector<std::vector<Vec2>> outlines;  // Counter-clockwise.
+  std::vector<std::vector<Vec2>> outlines;            // Counter-clockwise.
   std::vector<std::vector<std::vector<Vec2>>> holes;  // Clockwise.
-  auto add_origins = [&](const std::string& path, std::size_t count, bool closed) {
+  auto add_origins = [&](const std::string& path, std::size_t count,
+                         bool closed) {
     const auto ring = static_cast<std::uint32_t>(rings.size());
     rings.push_back({path, count, closed});
     const std::size_t n = closed ? count : count - 1;
@@ -323,7 +337,8 @@ absl::StatusOr<std::shared_ptr<const Level2>> MakeLevel2(LevelDesc2 desc) {
     polygon_starts.push_back(static_cast<std::uint32_t>(edges.size()));
     const std::string base = absl::StrCat("polygons[", i, "]");
     const std::string outline_path = base + ".outline";
-    if (absl::Status s = CheckRing(polygon.outline, outline_path); !s.ok()) return s;
+    if (absl::Status s = CheckRing(polygon.outline, outline_path); !s.ok())
+      return s;
     const bool flip_outline = TwiceArea(polygon.outline) < 0.0;
     AddRingEdges(polygon.outline, flip_outline, true, true,
                  static_cast<std::uint32_t>(i), edges);
@@ -333,7 +348,8 @@ absl::StatusOr<std::shared_ptr<const Level2>> MakeLevel2(LevelDesc2 desc) {
     outlines.push_back(std::move(outline));
     auto& polygon_holes = holes.emplace_back();
     for (std::size_t j = 0; j < polygon.holes.size(); ++j) {
-      const std::string hole_path = absl::StrCat(base, ".holes[", j, "].points");
+      const std::string hole_path =
+          absl::StrCat(base, ".holes[", j, "].points");
       const std::vector<Vec2>& points = polygon.holes[j].points;
       if (absl::Status s = CheckRing(points, hole_path); !s.ok()) return s;
       const bool flip_hole = TwiceArea(points) > 0.0;
@@ -358,26 +374,29 @@ absl::StatusOr<std::shared_ptr<const Level2>> MakeLevel2(LevelDesc2 desc) {
   for (const LevelEdge2& e : edges) boxes.push_back(EdgeBox(e));
   broadphase::BvhOptions tree_options;
   tree_options.full_leaves = true;
-  absl::StatusOr<broadphase::Bvh2> edge_tree = broadphase::Bvh2::Create(tree_options);
+  absl::StatusOr<broadphase::Bvh2> edge_tree =
+      broadphase::Bvh2::Create(tree_options);
   if (!edge_tree.ok()) return edge_tree.status();
   if (absl::Status s = edge_tree->Build(boxes); !s.ok()) return s;
 
   // Edges may meet only at the vertex two neighbours share.
   const auto ids = edge_tree->LeafIds();
   absl::Status crossing = absl::OkStatus();
-  edge_tree->QueryPairs(*edge_tree, [&](std::uint32_t leaf_a, std::uint32_t leaf_b) {
-    const std::uint32_t i = std::min(ids[leaf_a], ids[leaf_b]);
-    const std::uint32_t j = std::max(ids[leaf_a], ids[leaf_b]);
-    if (i == j || Adjacent(origins, rings, i, j)) return true;
-    const LevelEdge2& e = edges[i];
-    const LevelEdge2& f = edges[j];
-    if (!SegmentsTouch(e.a, e.b, f.a, f.b)) return true;
-    crossing = FieldError(
-        PointPath(rings[origins[i].ring].path, origins[i].start),
-        absl::StrCat("the edge from this point crosses or touches the edge from ",
-                     PointPath(rings[origins[j].ring].path, origins[j].start)));
-    return false;
-  });
+  edge_tree->QueryPairs(
+      *edge_tree, [&](std::uint32_t leaf_a, std::uint32_t leaf_b) {
+        const std::uint32_t i = std::min(ids[leaf_a], ids[leaf_b]);
+        const std::uint32_t j = std::max(ids[leaf_a], ids[leaf_b]);
+        if (i == j || Adjacent(origins, rings, i, j)) return true;
+        const LevelEdge2& e = edges[i];
+        const LevelEdge2& f = edges[j];
+        if (!SegmentsTouch(e.a, e.b, f.a, f.b)) return true;
+        crossing = FieldError(
+            PointPath(rings[origins[i].ring].path, origins[i].start),
+            absl::StrCat(
+                "the edge from this point crosses or touches the edge from ",
+                PointPath(rings[origins[j].ring].path, origins[j].start)));
+        return false;
+      });
   if (!crossing.ok()) return crossing;
 
   // Holes lie inside their outline and outside each other.
@@ -400,7 +419,8 @@ absl::StatusOr<std::shared_ptr<const Level2>> MakeLevel2(LevelDesc2 desc) {
   for (std::size_t i = 0; i < outlines.size(); ++i) {
     const std::string path = absl::StrCat("polygons[", i, "]");
     absl::StatusOr<std::vector<std::vector<Vec2>>> cut =
-        internal2d::DecomposePolygon(outlines[i], holes[i], kMaxPolygonVertices);
+        internal2d::DecomposePolygon(outlines[i], holes[i],
+                                     kMaxPolygonVertices);
     if (!cut.ok()) {
       return FieldError(path, absl::StrCat("cannot be cut into convex pieces: ",
                                            cut.status().message()));
@@ -414,13 +434,14 @@ absl::StatusOr<std::shared_ptr<const Level2>> MakeLevel2(LevelDesc2 desc) {
       for (Vec2 v : piece) local.push_back(v - offset);
       absl::StatusOr<ConvexPolygon> shape = MakeConvexPolygon(local);
       if (!shape.ok()) {
-        return FieldError(path,
-                          absl::StrCat("a convex piece is too thin for the core: ",
-                                       shape.status().message(),
-                                       " (widen the polygon near (",
-                                       piece[0].x, ", ", piece[0].y, "))"));
+        return FieldError(
+            path,
+            absl::StrCat("a convex piece is too thin for the core: ",
+                         shape.status().message(), " (widen the polygon near (",
+                         piece[0].x, ", ", piece[0].y, "))"));
       }
-      pieces.push_back({Shape2(*std::move(shape)), offset, static_cast<std::uint32_t>(i)});
+      pieces.push_back(
+          {Shape2(*std::move(shape)), offset, static_cast<std::uint32_t>(i)});
     }
   }
   std::vector<Aabb2> piece_boxes;
@@ -428,7 +449,8 @@ absl::StatusOr<std::shared_ptr<const Level2>> MakeLevel2(LevelDesc2 desc) {
   for (const LevelPiece2& piece : pieces) {
     Aabb2 box{piece.convex().vertex(0), piece.convex().vertex(0)};
     for (int k = 1; k < piece.convex().count(); ++k) {
-      box = Union(box, Aabb2{piece.convex().vertex(k), piece.convex().vertex(k)});
+      box =
+          Union(box, Aabb2{piece.convex().vertex(k), piece.convex().vertex(k)});
     }
     piece_boxes.push_back({box.min + piece.offset, box.max + piece.offset});
   }
@@ -458,16 +480,17 @@ absl::StatusOr<std::shared_ptr<const Level2>> MakeLevel2(LevelDesc2 desc) {
     }
   }
   for (std::size_t i = 0; i < desc.chains.size(); ++i) {
-    if (const int other = inside_other(desc.chains[i].points[0], outlines.size());
+    if (const int other =
+            inside_other(desc.chains[i].points[0], outlines.size());
         other >= 0) {
       return FieldError(absl::StrCat("chains[", i, "]"),
                         absl::StrFormat("lies inside polygons[%d]", other));
     }
   }
 
-  return std::make_shared<const Level2>(std::move(desc), std::move(edges),
-                                        std::move(polygon_starts), std::move(pieces),
-                                        *std::move(edge_tree), std::move(piece_tree));
+  return std::make_shared<const Level2>(
+      std::move(desc), std::move(edges), std::move(polygon_starts),
+      std::move(pieces), *std::move(edge_tree), std::move(piece_tree));
 }
 
 }  // namespace sator

@@ -91,8 +91,9 @@ std::size_t PickCopy(const std::vector<P>& points, const std::vector<int>& ring,
 
 // The vertices (ids into `points`) of the outline with every hole bridged
 // in. A bridge repeats its two end vertices.
-absl::StatusOr<std::vector<int>> BridgeHoles(const std::vector<P>& points, int outline_count,
-                             const std::vector<std::pair<int, int>>& holes) {
+absl::StatusOr<std::vector<int>> BridgeHoles(
+    const std::vector<P>& points, int outline_count,
+    const std::vector<std::pair<int, int>>& holes) {
   std::vector<int> ring(static_cast<std::size_t>(outline_count));
   for (int i = 0; i < outline_count; ++i) ring[static_cast<std::size_t>(i)] = i;
   // Holes by their rightmost vertex, rightmost first.
@@ -199,14 +200,16 @@ absl::StatusOr<std::vector<std::array<int, 3>>> Triangulate(
     next[static_cast<std::size_t>(i)] = (i + 1) % n;
   }
   auto at = [&](int slot) {
-    return points[static_cast<std::size_t>(ring[static_cast<std::size_t>(slot)])];
+    return points[static_cast<std::size_t>(
+        ring[static_cast<std::size_t>(slot)])];
   };
   auto reflex = [&](int slot) {
     return Orient(at(prev[static_cast<std::size_t>(slot)]), at(slot),
                   at(next[static_cast<std::size_t>(slot)])) <= 0.0;
   };
   std::vector<char> is_reflex(static_cast<std::size_t>(n));
-  for (int i = 0; i < n; ++i) is_reflex[static_cast<std::size_t>(i)] = reflex(i);
+  for (int i = 0; i < n; ++i)
+    is_reflex[static_cast<std::size_t>(i)] = reflex(i);
 
   // The ear's quality (the sine of its sharpest corner), or -1 when the
   // corner at `slot` is not an ear.
@@ -265,9 +268,10 @@ absl::StatusOr<std::vector<std::array<int, 3>>> Triangulate(
     start = w;
   }
   const int w = next[static_cast<std::size_t>(start)];
-  triangles.push_back({ring[static_cast<std::size_t>(prev[static_cast<std::size_t>(start)])],
-                       ring[static_cast<std::size_t>(start)],
-                       ring[static_cast<std::size_t>(w)]});
+  triangles.push_back(
+      {ring[static_cast<std::size_t>(prev[static_cast<std::size_t>(start)])],
+       ring[static_cast<std::size_t>(start)],
+       ring[static_cast<std::size_t>(w)]});
   if (Orient(points[static_cast<std::size_t>(triangles.back()[0])],
              points[static_cast<std::size_t>(triangles.back()[1])],
              points[static_cast<std::size_t>(triangles.back()[2])]) <= 0.0) {
@@ -348,15 +352,16 @@ std::vector<std::vector<int>> MergePieces(
     pieces[static_cast<std::size_t>(p)] = std::move(merged);
     pieces[static_cast<std::size_t>(q)].clear();
   }
-  std::erase_if(pieces, [](const std::vector<int>& piece) { return piece.empty(); });
+  std::erase_if(pieces,
+                [](const std::vector<int>& piece) { return piece.empty(); });
   return pieces;
 }
 
 }  // namespace
 
 absl::StatusOr<std::vector<std::vector<Vec2>>> DecomposePolygon(
-    const std::vector<Vec2>& outline, const std::vector<std::vector<Vec2>>& holes,
-    int max_vertices) {
+    const std::vector<Vec2>& outline,
+    const std::vector<std::vector<Vec2>>& holes, int max_vertices) {
   // Ids: the outline's points, then each hole's.
   std::vector<Vec2> given = outline;
   std::vector<std::pair<int, int>> hole_ranges;

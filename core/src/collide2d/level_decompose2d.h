@@ -26,8 +26,8 @@ namespace sator::internal2d {
 // counter-clockwise and strictly convex. kInternal when the ring cannot be
 // cut (round-off on a polygon at the limits of validation).
 absl::StatusOr<std::vector<std::vector<Vec2>>> DecomposePolygon(
-    const std::vector<Vec2>& outline, const std::vector<std::vector<Vec2>>& holes,
-    int max_vertices);
+    const std::vector<Vec2>& outline,
+    const std::vector<std::vector<Vec2>>& holes, int max_vertices);
 
 }  // namespace sator::internal2d
 

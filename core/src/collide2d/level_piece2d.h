@@ -16,8 +16,8 @@ namespace sator::internal2d {
 inline bool InsidePiece(const LevelPiece2& piece, Vec2 point) {
   const ConvexPolygon& polygon = piece.convex();
   const Vec2 local = point - piece.offset;
-  const float slack =
-      TouchingTolerance(polygon.extent() + std::fabs(local.x) + std::fabs(local.y));
+  const float slack = TouchingTolerance(polygon.extent() + std::fabs(local.x) +
+                                        std::fabs(local.y));
   for (int k = 0; k < polygon.count(); ++k) {
     if (Dot(polygon.normal(k), local - polygon.vertex(k)) > slack) return false;
   }

@@ -83,7 +83,8 @@ std::vector<Vec2> StarRing(std::mt19937& rng, Vec2 centre, int n, float lo,
   for (int i = 0; i < n; ++i) {
     const float angle = step * (static_cast<float>(i) + jitter(rng));
     const float r = radius(rng);
-    ring.push_back({centre.x + r * std::cos(angle), centre.y + r * std::sin(angle)});
+    ring.push_back(
+        {centre.x + r * std::cos(angle), centre.y + r * std::sin(angle)});
   }
   return ring;
 }
@@ -97,8 +98,10 @@ LevelDesc2 RandomLevel(std::mt19937& rng) {
     const Vec2 centre{10.0f * static_cast<float>(cell), 0.0f};
     LevelPolygon2 polygon;
     polygon.outline = StarRing(rng, centre, count(rng), 1.5f, 4.5f);
-    if (cell % 2 == 1) std::reverse(polygon.outline.begin(), polygon.outline.end());
-    if (cell == 2) polygon.holes.push_back({StarRing(rng, centre, 6, 0.4f, 1.2f)});
+    if (cell % 2 == 1)
+      std::reverse(polygon.outline.begin(), polygon.outline.end());
+    if (cell == 2)
+      polygon.holes.push_back({StarRing(rng, centre, 6, 0.4f, 1.2f)});
     if (cell == 3) {
       // Three holes side by side, bridged one after another.
       for (float dx : {-0.95f, 0.0f, 0.95f}) {
@@ -123,7 +126,8 @@ LevelDesc2 RandomLevel(std::mt19937& rng) {
 }
 
 std::shared_ptr<const Level2> Build(LevelDesc2 desc) {
-  absl::StatusOr<std::shared_ptr<const Level2>> level = MakeLevel2(std::move(desc));
+  absl::StatusOr<std::shared_ptr<const Level2>> level =
+      MakeLevel2(std::move(desc));
   EXPECT_TRUE(level.ok()) << level.status();
   return level.ok() ? *level : nullptr;
 }
@@ -166,24 +170,28 @@ TEST(LevelBuildTest, BadInputIsRefusedNamingTheVertex) {
                    "polygons[0].outline"});
   cases.push_back({"nan", level({polygon({{0, 0}, {1, nan}, {1, 1}})}), invalid,
                    "polygons[0].outline[1]"});
-  cases.push_back({"far", level({polygon({{0, 0}, {2e6f, 0}, {1, 1}})}), invalid,
-                   "polygons[0].outline[1]"});
-  cases.push_back({"repeated", level({polygon({{0, 0}, {1, 0}, {1, 0}, {1, 1}})}),
-                   invalid, "polygons[0].outline[2]"});
-  cases.push_back({"collinear", level({polygon({{0, 0}, {1, 0}, {2, 0}, {1, 1}})}),
+  cases.push_back({"far", level({polygon({{0, 0}, {2e6f, 0}, {1, 1}})}),
                    invalid, "polygons[0].outline[1]"});
-  cases.push_back({"bow tie", level({polygon({{0, 0}, {2, 2}, {2, 0}, {0, 2}})}),
-                   invalid, "polygons[0].outline[0]"});
-  cases.push_back({"hole outside",
-                   level({polygon(square, {{{5, 5}, {6, 5}, {6, 6}}})}), invalid,
-                   "polygons[0].holes[0]"});
-  cases.push_back({"hole crossing",
-                   level({polygon(square, {{{1, 1}, {5, 1}, {1, 2}}})}), invalid,
+  cases.push_back({"repeated",
+                   level({polygon({{0, 0}, {1, 0}, {1, 0}, {1, 1}})}), invalid,
+                   "polygons[0].outline[2]"});
+  cases.push_back({"collinear",
+                   level({polygon({{0, 0}, {1, 0}, {2, 0}, {1, 1}})}), invalid,
                    "polygons[0].outline[1]"});
+  cases.push_back({"bow tie",
+                   level({polygon({{0, 0}, {2, 2}, {2, 0}, {0, 2}})}), invalid,
+                   "polygons[0].outline[0]"});
+  cases.push_back({"hole outside",
+                   level({polygon(square, {{{5, 5}, {6, 5}, {6, 6}}})}),
+                   invalid, "polygons[0].holes[0]"});
+  cases.push_back({"hole crossing",
+                   level({polygon(square, {{{1, 1}, {5, 1}, {1, 2}}})}),
+                   invalid, "polygons[0].outline[1]"});
   cases.push_back(
       {"hole in hole",
-       level({polygon(square, {{{0.5f, 0.5f}, {3.5f, 0.5f}, {3.5f, 3.5f}, {0.5f, 3.5f}},
-                               {{1, 1}, {2, 1}, {2, 2}}})}),
+       level({polygon(square,
+                      {{{0.5f, 0.5f}, {3.5f, 0.5f}, {3.5f, 3.5f}, {0.5f, 3.5f}},
+                       {{1, 1}, {2, 1}, {2, 2}}})}),
        invalid, "polygons[0].holes[1]"});
   cases.push_back({"nested polygon",
                    level({polygon(square), polygon({{1, 1}, {2, 1}, {2, 2}})}),
@@ -195,8 +203,8 @@ TEST(LevelBuildTest, BadInputIsRefusedNamingTheVertex) {
                    level({polygon(square)}, {chain({{1, 1}, {2, 2}})}), invalid,
                    "chains[0]"});
   cases.push_back({"chain crossing a polygon",
-                   level({polygon(square)}, {chain({{-1, 2}, {2, 2}})}), invalid,
-                   "polygons[0].outline[3]"});
+                   level({polygon(square)}, {chain({{-1, 2}, {2, 2}})}),
+                   invalid, "polygons[0].outline[3]"});
   cases.push_back({"short closed chain",
                    level({}, {chain({{0, 0}, {1, 0}}, true)}), invalid,
                    "chains[0].points"});
@@ -205,9 +213,11 @@ TEST(LevelBuildTest, BadInputIsRefusedNamingTheVertex) {
   cases.push_back({"too many vertices", level({polygon(many)}),
                    absl::StatusCode::kResourceExhausted, "polygons[0]"});
   for (Case& c : cases) {
-    absl::StatusOr<std::shared_ptr<const Level2>> built = MakeLevel2(std::move(c.desc));
+    absl::StatusOr<std::shared_ptr<const Level2>> built =
+        MakeLevel2(std::move(c.desc));
     ASSERT_FALSE(built.ok()) << c.what;
-    EXPECT_EQ(built.status().code(), c.code) << c.what << ": " << built.status();
+    EXPECT_EQ(built.status().code(), c.code)
+        << c.what << ": " << built.status();
     if (!c.field.empty()) {
       EXPECT_EQ(FieldPathOf(built.status()).value_or(""), c.field)
           << c.what << ": " << built.status();
@@ -215,7 +225,8 @@ TEST(LevelBuildTest, BadInputIsRefusedNamingTheVertex) {
   }
 }
 
-// ---- Decomposition ------------------------------------------------------------
+// ---- Decomposition
+// ------------------------------------------------------------
 
 TEST(LevelBuildTest, PiecesTileEachPolygonExactly) {
   std::mt19937 rng(7);
@@ -229,7 +240,8 @@ TEST(LevelBuildTest, PiecesTileEachPolygonExactly) {
       const ConvexPolygon& p = piece.convex();
       EXPECT_LE(p.count(), kMaxPolygonVertices);
       std::vector<Vec2> ring;
-      for (int k = 0; k < p.count(); ++k) ring.push_back(p.vertex(k) + piece.offset);
+      for (int k = 0; k < p.count(); ++k)
+        ring.push_back(p.vertex(k) + piece.offset);
       area[piece.polygon] += RingArea(ring);
     }
     for (std::size_t i = 0; i < desc.polygons.size(); ++i) {
@@ -245,7 +257,8 @@ TEST(LevelBuildTest, PiecesTileEachPolygonExactly) {
       const D2 p{coordinate(rng), coordinate(rng) - 15.0};
       bool near_edge = false;
       for (const LevelEdge2& e : level->edges()) {
-        near_edge = near_edge || PointSegmentDistance(p, ToD(e.a), ToD(e.b)) < 1e-3;
+        near_edge =
+            near_edge || PointSegmentDistance(p, ToD(e.a), ToD(e.b)) < 1e-3;
       }
       if (near_edge) continue;
       int containing = 0;
@@ -282,7 +295,8 @@ TEST(LevelBuildTest, AConcaveOutlineNeedsFewPieces) {
   EXPECT_LE(level->pieces().size(), 32u);
 }
 
-// ---- Rays ---------------------------------------------------------------------
+// ---- Rays
+// ---------------------------------------------------------------------
 
 struct RayReference {
   bool hit = false;
@@ -336,8 +350,8 @@ TEST(LevelQueryTest, RayMatchesBruteForceOverTheEdges) {
       const Vec2 origin_local{coordinate(rng), coordinate(rng) - 20.0f};
       const float a = angle(rng);
       const Vec2 dir_local{std::cos(a), std::sin(a)};
-      const Ray<2> ray{Transform(pose, origin_local), Rotate(pose.rotation, dir_local),
-                       30.0f};
+      const Ray<2> ray{Transform(pose, origin_local),
+                       Rotate(pose.rotation, dir_local), 30.0f};
       const RayResult<2> got = RayCast(shape, pose, ray);
       // The reference in the level's frame, from the float ray mapped back.
       const RayReference want =
@@ -353,8 +367,10 @@ TEST(LevelQueryTest, RayMatchesBruteForceOverTheEdges) {
       EXPECT_NEAR(got.distance, want.distance, 1e-3) << k;
       if (want.runner_up - want.distance > 1e-3) {
         EXPECT_EQ(got.feature, want.edge) << k;
-        const LevelEdge2& e = level->edges()[static_cast<std::size_t>(want.edge)];
-        const Vec2 n = Rotate(pose.rotation, NormalizeOrZero(RightPerp(e.b - e.a)));
+        const LevelEdge2& e =
+            level->edges()[static_cast<std::size_t>(want.edge)];
+        const Vec2 n =
+            Rotate(pose.rotation, NormalizeOrZero(RightPerp(e.b - e.a)));
         EXPECT_NEAR(std::fabs(sator::Dot(got.normal, n)), 1.0f, 1e-5f);
         EXPECT_LT(sator::Dot(got.normal, ray.direction), 0.0f);
       }
@@ -363,7 +379,8 @@ TEST(LevelQueryTest, RayMatchesBruteForceOverTheEdges) {
   EXPECT_GT(hits, 1000);
 }
 
-// ---- Overlap ------------------------------------------------------------------
+// ---- Overlap
+// ------------------------------------------------------------------
 
 TEST(LevelQueryTest, CircleOverlapMatchesDistanceToTheEdges) {
   std::mt19937 rng(13);
@@ -380,33 +397,40 @@ TEST(LevelQueryTest, CircleOverlapMatchesDistanceToTheEdges) {
       double distance = std::numeric_limits<double>::infinity();
       for (const LevelEdge2& e : level->edges()) {
         const D2 ab = ToD(e.b) - ToD(e.a);
-        if (e.one_sided && !e.solid && Dot(c - ToD(e.a), D2{ab.y, -ab.x}) < 0.0) {
+        if (e.one_sided && !e.solid &&
+            Dot(c - ToD(e.a), D2{ab.y, -ab.x}) < 0.0) {
           continue;
         }
-        distance = std::min(distance, PointSegmentDistance(c, ToD(e.a), ToD(e.b)));
+        distance =
+            std::min(distance, PointSegmentDistance(c, ToD(e.a), ToD(e.b)));
       }
       if (std::fabs(distance - r) < 1e-3) continue;
       const bool want = distance < r || InsideSolid(level->desc(), c);
-      const Pose2 at{{static_cast<float>(c.x), static_cast<float>(c.y)}, Rot2{}};
-      const bool got = Overlap(Circle{static_cast<float>(r)}, at, Shape2(level), Pose2{});
+      const Pose2 at{{static_cast<float>(c.x), static_cast<float>(c.y)},
+                     Rot2{}};
+      const bool got =
+          Overlap(Circle{static_cast<float>(r)}, at, Shape2(level), Pose2{});
       EXPECT_EQ(got, want) << c.x << ", " << c.y << " r " << r;
       overlaps += want ? 1 : 0;
       // Contact agrees with Overlap.
-      EXPECT_EQ(Contact(Circle{static_cast<float>(r)}, at, Shape2(level), Pose2{})
-                    .overlapping,
-                want);
+      EXPECT_EQ(
+          Contact(Circle{static_cast<float>(r)}, at, Shape2(level), Pose2{})
+              .overlapping,
+          want);
     }
   }
   EXPECT_GT(overlaps, 500);
 }
 
-// ---- Contacts -----------------------------------------------------------------
+// ---- Contacts
+// -----------------------------------------------------------------
 
 // An L-shaped floor: the ground from x = 0 to 10 with its top at y = 0,
 // and a wall from x = 8 to 10 rising to y = 5.
 LevelDesc2 LFloor() {
   LevelDesc2 desc;
-  desc.polygons.push_back({{{0, -2}, {10, -2}, {10, 5}, {8, 5}, {8, 0}, {0, 0}}, {}});
+  desc.polygons.push_back(
+      {{{0, -2}, {10, -2}, {10, 5}, {8, 5}, {8, 0}, {0, 0}}, {}});
   return desc;
 }
 
@@ -416,14 +440,14 @@ TEST(LevelQueryTest, ABoxAcrossThePiecesOfAFloorIsPushedUp) {
   ASSERT_GE(level->pieces().size(), 2u);
   // Along the whole top of the ground, wherever the pieces are cut.
   for (float x = 0.6f; x < 7.4f; x += 0.25f) {
-    const ContactResult<2> c =
-        Contact(Box2{{0.5f, 0.5f}}, Pose2{{x, 0.4f}, Rot2{}}, Shape2(level), Pose2{});
+    const ContactResult<2> c = Contact(
+        Box2{{0.5f, 0.5f}}, Pose2{{x, 0.4f}, Rot2{}}, Shape2(level), Pose2{});
     ASSERT_TRUE(c.overlapping) << x;
     EXPECT_NEAR(c.normal.x, 0.0f, 1e-6f) << x;
     EXPECT_NEAR(c.normal.y, -1.0f, 1e-6f) << x;  // From the box into the floor.
     EXPECT_NEAR(c.depth, 0.1f, 1e-5f) << x;
-    for (const LevelContact2& each :
-         ContactAll(Box2{{0.5f, 0.5f}}, Pose2{{x, 0.4f}, Rot2{}}, *level, Pose2{})) {
+    for (const LevelContact2& each : ContactAll(
+             Box2{{0.5f, 0.5f}}, Pose2{{x, 0.4f}, Rot2{}}, *level, Pose2{})) {
       EXPECT_NEAR(each.contact.normal.y, -1.0f, 1e-6f) << x;
     }
   }
@@ -434,15 +458,17 @@ TEST(LevelQueryTest, ABoxSlidingAlongAStraightChainNeverCatches) {
   // contact of a box pressed into it points straight down.
   LevelChain2 chain;
   for (int i = 0; i <= 40; ++i) {
-    chain.points.push_back({0.5f * static_cast<float>(i) + 0.01f * static_cast<float>(i % 3), 0.0f});
+    chain.points.push_back(
+        {0.5f * static_cast<float>(i) + 0.01f * static_cast<float>(i % 3),
+         0.0f});
   }
   LevelDesc2 desc;
   desc.chains.push_back(chain);
   const std::shared_ptr<const Level2> level = Build(desc);
   ASSERT_NE(level, nullptr);
   for (float x = 1.0f; x < 19.0f; x += 0.037f) {
-    const std::vector<LevelContact2> contacts =
-        ContactAll(Box2{{0.3f, 0.3f}}, Pose2{{x, 0.28f}, Rot2{}}, *level, Pose2{});
+    const std::vector<LevelContact2> contacts = ContactAll(
+        Box2{{0.3f, 0.3f}}, Pose2{{x, 0.28f}, Rot2{}}, *level, Pose2{});
     ASSERT_FALSE(contacts.empty()) << x;
     for (const LevelContact2& c : contacts) {
       EXPECT_NEAR(c.contact.normal.x, 0.0f, 1e-5f) << x;
@@ -457,7 +483,8 @@ TEST(LevelQueryTest, ACircleAtAConvexCornerIsPushedAlongTheDiagonal) {
   ASSERT_NE(level, nullptr);
   // The wall's top-left corner is (8, 5): a circle up and left of it.
   const Vec2 centre{8.0f - 0.3f, 5.0f + 0.4f};
-  const ContactResult<2> c = Contact(Circle{1.0f}, Pose2{centre, Rot2{}}, Shape2(level), Pose2{});
+  const ContactResult<2> c =
+      Contact(Circle{1.0f}, Pose2{centre, Rot2{}}, Shape2(level), Pose2{});
   ASSERT_TRUE(c.overlapping);
   EXPECT_NEAR(c.depth, 0.5f, 1e-5f);
   EXPECT_NEAR(c.normal.x, 0.6f, 1e-5f);
@@ -470,8 +497,8 @@ TEST(LevelQueryTest, AShapeInsideASolidIsPushedAcrossTheNearestEdge) {
   desc.polygons.push_back({block, {}});
   const std::shared_ptr<const Level2> level = Build(desc);
   ASSERT_NE(level, nullptr);
-  const ContactResult<2> c =
-      Contact(Circle{1.0f}, Pose2{{5.0f, 7.5f}, Rot2{}}, Shape2(level), Pose2{});
+  const ContactResult<2> c = Contact(Circle{1.0f}, Pose2{{5.0f, 7.5f}, Rot2{}},
+                                     Shape2(level), Pose2{});
   ASSERT_TRUE(c.overlapping);
   EXPECT_NEAR(c.depth, 3.5f, 1e-5f);  // Out through the top: 2.5 + radius.
   EXPECT_NEAR(c.normal.y, -1.0f, 1e-6f);
@@ -482,8 +509,8 @@ TEST(LevelQueryTest, AShapeBuriedInAConcaveSolidIsPushedOutNearby) {
   // the bottom (both 1.3 away), never towards the wall.
   const std::shared_ptr<const Level2> level = Build(LFloor());
   ASSERT_NE(level, nullptr);
-  const ContactResult<2> c =
-      Contact(Circle{0.3f}, Pose2{{2.0f, -1.0f}, Rot2{}}, Shape2(level), Pose2{});
+  const ContactResult<2> c = Contact(Circle{0.3f}, Pose2{{2.0f, -1.0f}, Rot2{}},
+                                     Shape2(level), Pose2{});
   ASSERT_TRUE(c.overlapping);
   EXPECT_NEAR(c.depth, 1.3f, 1e-5f);
   EXPECT_NEAR(std::fabs(c.normal.y), 1.0f, 1e-6f);
@@ -492,8 +519,8 @@ TEST(LevelQueryTest, AShapeBuriedInAConcaveSolidIsPushedOutNearby) {
 TEST(LevelQueryTest, ACircleOnTheFloorTouchesUnderItsCentre) {
   const std::shared_ptr<const Level2> level = Build(LFloor());
   ASSERT_NE(level, nullptr);
-  const ContactResult<2> c =
-      Contact(Circle{0.5f}, Pose2{{3.0f, 0.4f}, Rot2{}}, Shape2(level), Pose2{});
+  const ContactResult<2> c = Contact(Circle{0.5f}, Pose2{{3.0f, 0.4f}, Rot2{}},
+                                     Shape2(level), Pose2{});
   ASSERT_TRUE(c.overlapping);
   ASSERT_EQ(c.point_count, 1);
   EXPECT_NEAR(c.points[0].x, 3.0f, 1e-5f);
@@ -525,8 +552,10 @@ TEST(LevelQueryTest, AOneSidedChainIgnoresShapesBehindIt) {
   const std::shared_ptr<const Level2> level = Build(desc);
   ASSERT_NE(level, nullptr);
   const Shape2 shape = level;
-  EXPECT_FALSE(Contact(Circle{0.5f}, Pose2{{2, 0.3f}, Rot2{}}, shape, Pose2{}).overlapping);
-  const ContactResult<2> below = Contact(Circle{0.5f}, Pose2{{2, -0.3f}, Rot2{}}, shape, Pose2{});
+  EXPECT_FALSE(Contact(Circle{0.5f}, Pose2{{2, 0.3f}, Rot2{}}, shape, Pose2{})
+                   .overlapping);
+  const ContactResult<2> below =
+      Contact(Circle{0.5f}, Pose2{{2, -0.3f}, Rot2{}}, shape, Pose2{});
   ASSERT_TRUE(below.overlapping);
   EXPECT_NEAR(below.normal.y, 1.0f, 1e-6f);
   EXPECT_NEAR(below.depth, 0.2f, 1e-5f);
@@ -551,11 +580,13 @@ TEST(LevelQueryTest, EdgeContactsStayInTheConeAndMatchASampledDepth) {
     for (int k = 0; k < 300; ++k) {
       const D2 c{coordinate(rng), coordinate(rng) - 20.0f};
       const double r = radius(rng);
-      const Pose2 at{{static_cast<float>(c.x), static_cast<float>(c.y)}, Rot2{}};
+      const Pose2 at{{static_cast<float>(c.x), static_cast<float>(c.y)},
+                     Rot2{}};
       for (const LevelContact2& each :
            ContactAll(Circle{static_cast<float>(r)}, at, *level, Pose2{})) {
         const LevelEdge2& e = level->edges()[each.edge];
-        if (PointSegmentDistance(c, ToD(e.a), ToD(e.b)) > r) continue;  // Inside fallback.
+        if (PointSegmentDistance(c, ToD(e.a), ToD(e.b)) > r)
+          continue;  // Inside fallback.
         // The cone of each side the edge collides on, in double: the
         // contact's axis lies in one of them, with that side's best depth.
         const D2 u{-each.contact.normal.x, -each.contact.normal.y};
@@ -568,18 +599,22 @@ TEST(LevelQueryTest, EdgeContactsStayInTheConeAndMatchASampledDepth) {
           const D2 next = front ? ToD(e.next) : ToD(e.prev);
           const D2 t = (1.0 / Len(b - a)) * (b - a);
           const D2 n{t.y, -t.x};
-          auto angle_of = [&](D2 v) { return std::atan2(Cross(n, v), Dot(n, v)); };
+          auto angle_of = [&](D2 v) {
+            return std::atan2(Cross(n, v), Dot(n, v));
+          };
           double cw = -std::numbers::pi / 2;
           double ccw = std::numbers::pi / 2;
           if (has_prev) {
             const D2 e0 = a - prev;
-            cw = Cross(e0, b - a) > 0 ? angle_of((1.0 / Len(e0)) * D2{e0.y, -e0.x})
-                                      : 0.0;
+            cw = Cross(e0, b - a) > 0
+                     ? angle_of((1.0 / Len(e0)) * D2{e0.y, -e0.x})
+                     : 0.0;
           }
           if (has_next) {
             const D2 e2 = next - b;
-            ccw = Cross(b - a, e2) > 0 ? angle_of((1.0 / Len(e2)) * D2{e2.y, -e2.x})
-                                       : 0.0;
+            ccw = Cross(b - a, e2) > 0
+                      ? angle_of((1.0 / Len(e2)) * D2{e2.y, -e2.x})
+                      : 0.0;
           }
           const double got_angle = angle_of(u);
           if (got_angle < cw - 1e-4 || got_angle > ccw + 1e-4) return false;
@@ -603,7 +638,8 @@ TEST(LevelQueryTest, EdgeContactsStayInTheConeAndMatchASampledDepth) {
   EXPECT_GT(checked, 200);
 }
 
-// ---- Sweeps -------------------------------------------------------------------
+// ---- Sweeps
+// -------------------------------------------------------------------
 
 TEST(LevelQueryTest, CircleSweepMatchesSteppedReference) {
   std::mt19937 rng(19);
@@ -638,11 +674,12 @@ TEST(LevelQueryTest, CircleSweepMatchesSteppedReference) {
         }
         lo = f;
       }
-      const Pose2 at{{static_cast<float>(c.x), static_cast<float>(c.y)}, Rot2{}};
+      const Pose2 at{{static_cast<float>(c.x), static_cast<float>(c.y)},
+                     Rot2{}};
       const SweepResult<2> got =
           Sweep(Circle{static_cast<float>(r)}, at,
-                {static_cast<float>(m.x), static_cast<float>(m.y)}, Shape2(level),
-                Pose2{}, Vec2{});
+                {static_cast<float>(m.x), static_cast<float>(m.y)},
+                Shape2(level), Pose2{}, Vec2{});
       if (hi < 0.0) {
         // Grazes within a step are not decided by the reference.
         if (got.outcome == SweepOutcome::kHit) {
@@ -683,8 +720,10 @@ TEST(LevelQueryTest, TheLevelMayBeEitherShapeOfAPair) {
   EXPECT_TRUE(Overlap(Shape2(level), level_pose, box, placed));
   const Vec2 down = Rotate(level_pose.rotation, Vec2{0.0f, -1.0f});
   const Pose2 above = Mul(level_pose, Pose2{{4.0f, 2.0f}, Rot2{}});
-  const SweepResult<2> sab = Sweep(box, above, 2.0f * down, Shape2(level), level_pose, {});
-  const SweepResult<2> sba = Sweep(Shape2(level), level_pose, {}, box, above, 2.0f * down);
+  const SweepResult<2> sab =
+      Sweep(box, above, 2.0f * down, Shape2(level), level_pose, {});
+  const SweepResult<2> sba =
+      Sweep(Shape2(level), level_pose, {}, box, above, 2.0f * down);
   ASSERT_EQ(sab.outcome, SweepOutcome::kHit);
   ASSERT_EQ(sba.outcome, SweepOutcome::kHit);
   EXPECT_NEAR(sab.fraction, 0.75f, 1e-5f);
