@@ -276,11 +276,13 @@ std::size_t Level2::MemoryBytes() const {
   for (const LevelPolygon2& p : desc_.polygons) {
     bytes += p.outline.capacity() * sizeof(Vec2) +
              p.holes.capacity() * sizeof(LevelRing2);
-    for (const LevelRing2& h : p.holes)
+    for (const LevelRing2& h : p.holes) {
       bytes += h.points.capacity() * sizeof(Vec2);
+    }
   }
-  for (const LevelChain2& c : desc_.chains)
+  for (const LevelChain2& c : desc_.chains) {
     bytes += c.points.capacity() * sizeof(Vec2);
+  }
   return bytes + edges_.capacity() * sizeof(LevelEdge2) +
          polygon_starts_.capacity() * sizeof(std::uint32_t) +
          pieces_.capacity() * sizeof(LevelPiece2) + edge_tree_.MemoryBytes() +
@@ -337,8 +339,9 @@ absl::StatusOr<std::shared_ptr<const Level2>> MakeLevel2(LevelDesc2 desc) {
     polygon_starts.push_back(static_cast<std::uint32_t>(edges.size()));
     const std::string base = absl::StrCat("polygons[", i, "]");
     const std::string outline_path = base + ".outline";
-    if (absl::Status s = CheckRing(polygon.outline, outline_path); !s.ok())
+    if (absl::Status s = CheckRing(polygon.outline, outline_path); !s.ok()) {
       return s;
+    }
     const bool flip_outline = TwiceArea(polygon.outline) < 0.0;
     AddRingEdges(polygon.outline, flip_outline, true, true,
                  static_cast<std::uint32_t>(i), edges);

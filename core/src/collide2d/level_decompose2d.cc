@@ -207,9 +207,10 @@ absl::StatusOr<std::vector<std::array<int, 3>>> Triangulate(
     return Orient(at(prev[static_cast<std::size_t>(slot)]), at(slot),
                   at(next[static_cast<std::size_t>(slot)])) <= 0.0;
   };
-  std::vector<char> is_reflex(static_cast<std::size_t>(n));
-  for (int i = 0; i < n; ++i)
-    is_reflex[static_cast<std::size_t>(i)] = reflex(i);
+  std::vector<std::uint8_t> is_reflex(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    is_reflex[static_cast<std::size_t>(i)] = reflex(i) ? 1 : 0;
+  }
 
   // The ear's quality (the sine of its sharpest corner), or -1 when the
   // corner at `slot` is not an ear.
@@ -262,8 +263,8 @@ absl::StatusOr<std::vector<std::array<int, 3>>> Triangulate(
                          ring[static_cast<std::size_t>(w)]});
     next[static_cast<std::size_t>(u)] = w;
     prev[static_cast<std::size_t>(w)] = u;
-    is_reflex[static_cast<std::size_t>(u)] = reflex(u);
-    is_reflex[static_cast<std::size_t>(w)] = reflex(w);
+    is_reflex[static_cast<std::size_t>(u)] = reflex(u) ? 1 : 0;
+    is_reflex[static_cast<std::size_t>(w)] = reflex(w) ? 1 : 0;
     --remaining;
     start = w;
   }

@@ -294,8 +294,9 @@ int OverlappedPiece(const Shape2& a, const Aabb2& box, const Level2& level,
   int found = -1;
   level.piece_tree().Query(box, [&](std::uint32_t id) {
     const LevelPiece2& piece = level.pieces()[id];
-    if (!OverlapLocal(a, piece.shape, PiecePose(level_in_a, piece)))
+    if (!OverlapLocal(a, piece.shape, PiecePose(level_in_a, piece))) {
       return true;
+    }
     found = static_cast<int>(id);
     return false;
   });
@@ -332,8 +333,9 @@ std::optional<LevelContact2> LeastPushOut(const Core& core, const Level2& level,
       out.edge = id;
     }
   }
-  if (!(best_distance < std::numeric_limits<float>::infinity()))
+  if (!(best_distance < std::numeric_limits<float>::infinity())) {
     return std::nullopt;
+  }
   ContactResult<2>& c = out.contact;
   c.overlapping = true;
   c.normal = -best_axis.axis;
