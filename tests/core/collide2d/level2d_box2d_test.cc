@@ -34,6 +34,27 @@ std::vector<std::vector<Vec2>> Loops(std::mt19937& rng) {
   return loops;
 }
 
+// The loops as a level of one-sided chains and as Box2D chain loops.
+struct BothLevels {
+  std::shared_ptr<const Level2> level;
+  std::vector<b2ChainShape> chains;
+};
+BothLevels Build(const std::vector<std::vector<Vec2>>& loops) {
+  BothLevels both;
+  LevelDesc2 desc;
+  both.chains.resize(loops.size());
+  for (std::size_t i = 0; i < loops.size(); ++i) {
+    desc.chains.push_back({loops[i], true, true});
+    std::vector<b2Vec2> points;
+    for (Vec2 v : loops[i]) points.emplace_back(v.x, v.y);
+    both.chains[i].CreateLoop(points.data(), static_cast<int32>(points.size()));
+  }
+  absl::StatusOr<std::shared_ptr<const Level2>> level = MakeLevel2(desc);
+  EXPECT_TRUE(level.ok()) << level.status();
+  if (level.ok()) both.level = *level;
+  return both;
+}
+
 TEST(LevelBox2dTest, RaysAgainstOneSidedLoopsMatchBox2dChains) {
   std::mt19937 rng(23);
   std::uniform_real_distribution<float> x(-8.0f, 53.0f);
@@ -41,17 +62,10 @@ TEST(LevelBox2dTest, RaysAgainstOneSidedLoopsMatchBox2dChains) {
   std::uniform_real_distribution<float> angle(0.0f, 6.2831853f);
   int hits = 0;
   for (int trial = 0; trial < 5; ++trial) {
-    const std::vector<std::vector<Vec2>> loops = Loops(rng);
-    LevelDesc2 desc;
-    std::vector<b2ChainShape> chains(loops.size());
-    for (std::size_t i = 0; i < loops.size(); ++i) {
-      desc.chains.push_back({loops[i], true, true});
-      std::vector<b2Vec2> points;
-      for (Vec2 v : loops[i]) points.emplace_back(v.x, v.y);
-      chains[i].CreateLoop(points.data(), static_cast<int32>(points.size()));
-    }
-    absl::StatusOr<std::shared_ptr<const Level2>> level = MakeLevel2(desc);
-    ASSERT_TRUE(level.ok()) << level.status();
+    const BothLevels both = Build(Loops(rng));
+    ASSERT_NE(both.level, nullptr);
+    const std::shared_ptr<const Level2>& level = both.level;
+    const std::vector<b2ChainShape>& chains = both.chains;
     b2Transform identity;
     identity.SetIdentity();
     for (int k = 0; k < 400; ++k) {
@@ -81,7 +95,7 @@ TEST(LevelBox2dTest, RaysAgainstOneSidedLoopsMatchBox2dChains) {
           }
         }
       }
-      const RayResult<2> got = RayCast(Shape2(*level), Pose2{}, ray);
+      const RayResult<2> got = RayCast(Shape2(level), Pose2{}, ray);
       ASSERT_EQ(got.hit, best <= 1.0f) << k;
       if (!got.hit) continue;
       ++hits;
@@ -100,16 +114,10 @@ TEST(LevelBox2dTest, CircleEdgeContactsMatchBox2dChains) {
   std::uniform_real_distribution<float> radius(0.2f, 1.0f);
   int compared = 0;
   const std::vector<std::vector<Vec2>> loops = Loops(rng);
-  LevelDesc2 desc;
-  std::vector<b2ChainShape> chains(loops.size());
-  for (std::size_t i = 0; i < loops.size(); ++i) {
-    desc.chains.push_back({loops[i], true, true});
-    std::vector<b2Vec2> points;
-    for (Vec2 v : loops[i]) points.emplace_back(v.x, v.y);
-    chains[i].CreateLoop(points.data(), static_cast<int32>(points.size()));
-  }
-  absl::StatusOr<std::shared_ptr<const Level2>> level = MakeLevel2(desc);
-  ASSERT_TRUE(level.ok()) << level.status();
+  const BothLevels both = Build(loops);
+  ASSERT_NE(both.level, nullptr);
+  const std::shared_ptr<const Level2>& level = both.level;
+  const std::vector<b2ChainShape>& chains = both.chains;
   b2Transform identity;
   identity.SetIdentity();
   for (int k = 0; k < 2000; ++k) {
@@ -148,7 +156,7 @@ TEST(LevelBox2dTest, CircleEdgeContactsMatchBox2dChains) {
       }
     }
     const ContactResult<2> got =
-        Contact(Circle{r}, Pose2{centre, Rot2{}}, Shape2(*level), Pose2{});
+        Contact(Circle{r}, Pose2{centre, Rot2{}}, Shape2(level), Pose2{});
     if (!any || !(got.depth > 1e-4f)) continue;
     ++compared;
     EXPECT_NEAR(got.depth, deepest, 1e-4f) << k;
