@@ -102,6 +102,8 @@ FloodResult RunFlood(const FloodOptions& options) {
         grpc::ClientContext context;
         context.set_deadline(
             absl::ToChronoTime(absl::Now() + absl::Seconds(10)));
+        // A call made while the channel reconnects waits for it.
+        context.set_wait_for_ready(true);
         sator::v1::PairQueryResponse response;
         const absl::Time start = absl::Now();
         const grpc::Status status =
@@ -119,6 +121,9 @@ FloodResult RunFlood(const FloodOptions& options) {
           absl::SleepFor(std::min(wait, end - absl::Now()));
         } else if (status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED) {
           ++mine.deadline_exceeded;
+        } else if (status.error_code() == grpc::StatusCode::UNAVAILABLE) {
+          ++mine.unavailable;
+          absl::SleepFor(std::min(absl::Milliseconds(100), end - absl::Now()));
         } else {
           ++mine.failed;
           if (mine.first_failure.empty()) {
@@ -133,6 +138,7 @@ FloodResult RunFlood(const FloodOptions& options) {
       total.shed += mine.shed;
       total.shed_with_pushback += mine.shed_with_pushback;
       total.deadline_exceeded += mine.deadline_exceeded;
+      total.unavailable += mine.unavailable;
       total.failed += mine.failed;
       if (total.first_failure.empty()) total.first_failure = mine.first_failure;
       total.accepted.Merge(mine.accepted);
@@ -150,11 +156,12 @@ std::string FloodResultJson(const FloodResult& result) {
   }
   return absl::StrFormat(
       "{\"ok\":%d,\"shed\":%d,\"shed_with_pushback\":%d,"
-      "\"deadline_exceeded\":%d,\"failed\":%d,"
+      "\"deadline_exceeded\":%d,\"unavailable\":%d,\"failed\":%d,"
       "\"request_bytes\":%d,\"p50_ms\":%.3f,\"p99_ms\":%.3f,\"max_ms\":%.3f,"
       "\"first_failure\":\"%s\"}",
       result.ok, result.shed, result.shed_with_pushback,
-      result.deadline_exceeded, result.failed, result.request_bytes,
+      result.deadline_exceeded, result.unavailable, result.failed,
+      result.request_bytes,
       static_cast<double>(result.accepted.ValueAtQuantile(0.5)) / 1e6,
       static_cast<double>(result.accepted.ValueAtQuantile(0.99)) / 1e6,
       static_cast<double>(result.accepted.max()) / 1e6, failure);

@@ -7,7 +7,11 @@
 // until `duration` has passed. A refusal with RESOURCE_EXHAUSTED is a shed
 // call: the thread waits for the server's pushback (grpc-retry-pushback-ms,
 // else retry-after-ms, at most 10 s) before its next call, as gRPC's retry
-// policy would. Every call has a 10 s deadline, so the loop ends by itself.
+// policy would. UNAVAILABLE is a connection gRPC closed (its memory quota
+// sends GOAWAY to connections with no stream open when the server's buffers
+// are full; docs/DESIGN.md, "Admission"): the thread waits 100 ms and calls
+// again, waiting for the channel to reconnect (wait_for_ready). Every call has
+// a 10 s deadline, so the loop ends by itself.
 #ifndef SATOR_TOOLS_SATOR_SOAK_FLOOD_H_
 #define SATOR_TOOLS_SATOR_SOAK_FLOOD_H_
 
@@ -33,6 +37,9 @@ struct FloodResult {
   // DEADLINE_EXCEEDED: the call waited 10 s (its upload and gRPC's queue
   // included) without an answer.
   std::int64_t deadline_exceeded = 0;
+  // UNAVAILABLE: the call's connection was closed (GOAWAY) under memory
+  // pressure.
+  std::int64_t unavailable = 0;
   std::int64_t failed = 0;  // Any other code.
   std::string first_failure;
   std::int64_t request_bytes = 0;    // The size of the request sent.

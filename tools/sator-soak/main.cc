@@ -22,8 +22,9 @@
 // With --flood, a flood instead (flood.h): --flood_calls large calls
 // (--flood_bytes each) in flight for --duration, then one line of JSON with
 // the calls answered, shed (with and without gRPC's pushback trailer), past
-// their 10 s deadline and failed otherwise, and the accepted calls' latency.
-// Exit 0 when no call failed other than by being shed or by its deadline. The
+// their 10 s deadline, closed with their connection (UNAVAILABLE) and failed
+// otherwise, and the accepted calls' latency. Exit 0 when no call failed
+// other than by being shed, by its deadline or by its connection. The
 // load of several processes is several of these.
 //
 //   sator-soak --target=127.0.0.1:50051 --flood --flood_calls=100
