@@ -259,6 +259,47 @@ def check_proximity(channel, geometry_pb2, body_pb2, body_service_pb2,
     assert pushed == [(2, [enter]), (3, [leave])], pushed
 
 
+def check_level(geometry_pb2, body_pb2, body_service_pb2, scene_service_pb2,
+                query_pb2, query_service_pb2, queries, bodies, scenes, grpc):
+    """A static 2D level, an L-shaped polygon, written field by field: a ray
+    down onto the ground names outline edge 4 (outline[4] to outline[5]);
+    an outline that crosses itself is refused naming the vertex."""
+    scenes.CreateScene(scene_service_pb2.CreateSceneRequest(
+        scene_id="level", settings=scene_service_pb2.SceneSettings(
+            dimension=geometry_pb2.DIMENSION_2D)), timeout=10)
+
+    def level_of(points):
+        return geometry_pb2.Shape(level2d=geometry_pb2.Level2D(polygons=[
+            geometry_pb2.LevelPolygon(outline=[
+                geometry_pb2.Vector(x=x, y=y) for x, y in points])]))
+
+    ell = [(0, -2), (10, -2), (10, 5), (8, 5), (8, 0), (0, 0)]
+    bodies.UpsertBodies(body_service_pb2.UpsertBodiesRequest(
+        scene_id="level", bodies=[body_pb2.Body(
+            body_id=1, shape=level_of(ell),
+            motion_type=body_pb2.MOTION_TYPE_STATIC)]), timeout=10)
+    result = queries.Raycast(query_service_pb2.RaycastRequest(
+        scene_id="level", query=query_pb2.RaycastQuery(
+            origin=geometry_pb2.Vector(x=4.0, y=3.0),
+            direction=geometry_pb2.Vector(y=-1.0), max_distance=10.0)),
+        timeout=10)
+    assert len(result.hits) == 1, result
+    hit = result.hits[0]
+    assert hit.body_id == 1 and hit.feature == 4, hit
+    assert abs(hit.distance - 3.0) < 1e-5, hit
+    assert abs(hit.normal.y - 1.0) < 1e-5, hit
+    try:
+        bodies.UpsertBodies(body_service_pb2.UpsertBodiesRequest(
+            scene_id="level", bodies=[body_pb2.Body(
+                body_id=2, shape=level_of([(0, 0), (4, 0), (0, 4), (4, 4)]),
+                motion_type=body_pb2.MOTION_TYPE_STATIC)]), timeout=10)
+        raise AssertionError("a self-crossing outline was accepted")
+    except grpc.RpcError as error:
+        assert error.code() == grpc.StatusCode.INVALID_ARGUMENT, error
+        assert error.details().startswith(
+            "bodies[0].shape.level2d.polygons[0].outline["), error.details()
+
+
 def bad_request_of(rpc_status, error_details_pb2):
     """The (field, description) pairs of a google.rpc.Status's BadRequest."""
     assert len(rpc_status.details) == 1, rpc_status
@@ -383,6 +424,9 @@ def run(satord, proto_dir, googleapis_dir, work):
         check_proximity(channel, geometry_pb2, body_pb2, body_service_pb2,
                         scene_service_pb2, proximity_pb2, proximity_pb2_grpc,
                         query_service_pb2, queries, bodies, scenes)
+        check_level(geometry_pb2, body_pb2, body_service_pb2,
+                    scene_service_pb2, query_pb2, query_service_pb2, queries,
+                    bodies, scenes, grpc)
 
         try:
             queries.Raycast(query_service_pb2.RaycastRequest(
@@ -412,7 +456,7 @@ def run(satord, proto_dir, googleapis_dir, work):
     print("python client: CreateScene, UpsertBodies, Raycast, Session batch, "
           "ValidateShots, "
           "ListShotVerdicts, WatchShotVerdicts, AddZone, WatchProximity, "
-          "GetProximity OK")
+          "GetProximity, a 2D level OK")
 
 
 def main():
