@@ -264,9 +264,11 @@ Level2::Level2(LevelDesc2 desc, std::vector<LevelEdge2> edges,
       pieces_(std::move(pieces)),
       edge_tree_(std::move(edge_tree)),
       piece_tree_(std::move(piece_tree)) {
-  for (const LevelEdge2& e : edges_) {
+  for (LevelEdge2& e : edges_) {
     extent_ = std::max({extent_, std::fabs(e.a.x) + std::fabs(e.a.y),
                         std::fabs(e.b.x) + std::fabs(e.b.y)});
+    e.length = Length(e.b - e.a);
+    e.normal = RightPerp((1.0f / e.length) * (e.b - e.a));
   }
 }
 

@@ -112,9 +112,9 @@ struct EdgeInA {
   int side_count;
 };
 
-EdgeInA PlaceEdge(const LevelEdge2& e, const Pose2& level_in_a) {
-  const Vec2 a = Transform(level_in_a, e.a);
-  const Vec2 b = Transform(level_in_a, e.b);
+// The edge in A's frame, its ends `a` and `b` already placed there.
+EdgeInA PlaceEdgeAt(const LevelEdge2& e, const Pose2& level_in_a, Vec2 a,
+                    Vec2 b) {
   std::optional<Vec2> prev;
   std::optional<Vec2> next;
   if (e.has_prev) prev = Transform(level_in_a, e.prev);
@@ -129,15 +129,25 @@ EdgeInA PlaceEdge(const LevelEdge2& e, const Pose2& level_in_a) {
   return placed;
 }
 
+EdgeInA PlaceEdge(const LevelEdge2& e, const Pose2& level_in_a) {
+  return PlaceEdgeAt(e, level_in_a, Transform(level_in_a, e.a),
+                     Transform(level_in_a, e.b));
+}
+
 // The best axis of the cone-restricted test and its separation.
 struct SideAxis {
   Vec2 axis;         // From the edge towards the shape.
   float separation;  // Along axis (negative: penetrating).
 };
 
+// The separation of the shape from the edge a b along u (from the edge
+// towards the shape).
+float SeparationAlong(const Core& core, Vec2 a, Vec2 b, Vec2 u) {
+  return MinDot(core, u.x, u.y) - core.radius - std::max(Dot(a, u), Dot(b, u));
+}
+
 float SeparationAlong(const Core& core, const EdgeSide& side, Vec2 u) {
-  return MinDot(core, u.x, u.y) - core.radius -
-         std::max(Dot(side.a, u), Dot(side.b, u));
+  return SeparationAlong(core, side.a, side.b, u);
 }
 
 SideAxis BestAxis(const Core& core, const EdgeSide& side) {
@@ -222,9 +232,34 @@ void FillPoints(const Core& core, const EdgeSide& side, const SideAxis& best,
   c.point_count = 1;
 }
 
+float EdgeTolerance(const Core& core, Vec2 a, float length) {
+  return TouchingTolerance(core.extent + std::fabs(a.x) + std::fabs(a.y) +
+                           length);
+}
+
 float EdgeTolerance(const Core& core, const EdgeSide& side) {
-  return TouchingTolerance(core.extent + std::fabs(side.a.x) +
-                           std::fabs(side.a.y) + Length(side.b - side.a));
+  return EdgeTolerance(core, side.a, Length(side.b - side.a));
+}
+
+// The shape touches the edge a b (unit normal `normal`, `length` long)
+// within EdgeTolerance when no axis separates them further. A polygonal core
+// is settled by the separating axis test over the edge's normal both ways
+// and the core's normals (exact for two convex polygons in 2D, Ericson
+// 5.2.1); a rounded one by the pair query.
+bool TouchesEdge(const Shape2& shape, const Core& core, Vec2 a, Vec2 b,
+                 Vec2 normal, float length) {
+  if (core.radius != 0.0f) {
+    return OverlapLocal(shape, Segment2{a, b}, Pose2{});
+  }
+  const float tolerance = EdgeTolerance(core, a, length);
+  if (SeparationAlong(core, a, b, normal) > tolerance ||
+      SeparationAlong(core, a, b, -normal) > tolerance) {
+    return false;
+  }
+  for (int j = 0; j < core.EdgeCount(); ++j) {
+    if (SeparationAlong(core, a, b, -core.n(j)) > tolerance) return false;
+  }
+  return true;
 }
 
 // The contact of the shape (core, in A's frame) against one edge, when the
@@ -232,13 +267,16 @@ float EdgeTolerance(const Core& core, const EdgeSide& side) {
 std::optional<ContactResult<2>> EdgeContact(const Shape2& a, const Core& core,
                                             const LevelEdge2& edge,
                                             const Pose2& level_in_a) {
-  const EdgeInA placed = PlaceEdge(edge, level_in_a);
-  const Shape2 segment = Segment2{placed.sides[0].a, placed.sides[0].b};
-  if (!OverlapLocal(a, segment, Pose2{})) return std::nullopt;
-  if (edge.one_sided && !edge.solid &&
-      Behind(core, placed.sides[0].a, placed.sides[0].b)) {
+  const Vec2 edge_a = Transform(level_in_a, edge.a);
+  const Vec2 edge_b = Transform(level_in_a, edge.b);
+  if (!TouchesEdge(a, core, edge_a, edge_b,
+                   Rotate(level_in_a.rotation, edge.normal), edge.length)) {
     return std::nullopt;
   }
+  if (edge.one_sided && !edge.solid && Behind(core, edge_a, edge_b)) {
+    return std::nullopt;
+  }
+  const EdgeInA placed = PlaceEdgeAt(edge, level_in_a, edge_a, edge_b);
   int best_side = 0;
   SideAxis best = BestAxis(core, placed.sides[0]);
   if (placed.side_count == 2) {
@@ -352,6 +390,8 @@ std::vector<LevelContact2> ContactsLocal(const Shape2& a, const Level2& level,
   const Pose2 a_in_level = Inverse(level_in_a);
   const Aabb2 box = QueryBox(a, core, a_in_level, level);
   std::vector<LevelContact2> contacts;
+  // A shape on the ground or in a corner meets a few edges: one allocation.
+  contacts.reserve(4);
   level.edge_tree().Query(box, [&](std::uint32_t id) {
     if (std::optional<ContactResult<2>> c =
             EdgeContact(a, core, level.edges()[id], level_in_a)) {

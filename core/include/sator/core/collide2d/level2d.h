@@ -76,6 +76,9 @@ struct LevelEdge2 {
   Vec2 next{};
   bool has_prev = false;
   bool has_next = false;
+  // RightPerp of the unit direction, and the length (set by Level2).
+  Vec2 normal{};
+  float length = 0.0f;
   // Polygon edges and one-sided chain edges collide on their right only.
   bool one_sided = false;
   // A polygon's outline or hole edge (else a chain's).
