@@ -202,7 +202,8 @@ TEST_F(SceneDurabilityTest, StaticLevelsComeBack) {
             .ok());
     ASSERT_TRUE(UpsertBodies(registry, ops,
                              Parse<sator::v1::UpsertBodiesRequest>(
-                                 R"pb(scene_id: "cave" bodies { body_id: 1 )pb" +
+                                 R"pb(scene_id: "cave"
+                                      bodies { body_id: 1)pb" +
                                  level_body + "}"))
                     .ok());
     ASSERT_TRUE(persistence->SnapshotNow().ok());
@@ -211,15 +212,18 @@ TEST_F(SceneDurabilityTest, StaticLevelsComeBack) {
         UpsertBodies(registry, ops,
                      Parse<sator::v1::UpsertBodiesRequest>(
                          R"pb(scene_id: "cave"
-                              bodies {
-                                body_id: 2
-                                pose { position { x: 40 y: 0 } } )pb" +
+                              bodies { body_id: 2
+                                       pose { position { x: 40 y: 0 } })pb" +
                          level_body + "}"))
             .ok());
     expected = ExportAll(registry);
   }
   ASSERT_EQ(expected.at("cave").bodies_size(), 2);
-  EXPECT_EQ(expected.at("cave").bodies(1).shape().level2d().polygons(0)
+  EXPECT_EQ(expected.at("cave")
+                .bodies(1)
+                .shape()
+                .level2d()
+                .polygons(0)
                 .holes(0)
                 .points_size(),
             3);

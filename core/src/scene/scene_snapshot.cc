@@ -367,16 +367,19 @@ class QueryRunner {
     // Sorted through the 16-byte keys, then gathered: moving those is much
     // cheaper than moving whole hits.
     std::sort(keys_.begin(), keys_.end(), Less);
-    if (options_.mode == ResultMode::kClosestPerGroup) {
-      // The first (closest) hit of each group; a body outside any group is
-      // a group of its own (told apart from group ids by the flag).
+    if (options_.mode == ResultMode::kClosestPerGroup ||
+        options_.mode == ResultMode::kClosestPerBody) {
+      // The first (closest) hit of each body, or of each group, where a body
+      // outside any group is a group of its own (told apart from group ids
+      // by the flag).
+      const bool per_group = options_.mode == ResultMode::kClosestPerGroup;
       std::vector<std::pair<bool, std::uint64_t>> seen;
       std::size_t kept = 0;
       for (const Keyed& keyed : keys_) {
         const QueryHit<D>& hit = hits_[keyed.index];
         const std::pair<bool, std::uint64_t> owner =
-            hit.group_id != 0 ? std::pair{true, hit.group_id}
-                              : std::pair{false, hit.body_id};
+            per_group && hit.group_id != 0 ? std::pair{true, hit.group_id}
+                                           : std::pair{false, hit.body_id};
         if (std::find(seen.begin(), seen.end(), owner) != seen.end()) {
           continue;
         }
@@ -420,7 +423,8 @@ class QueryRunner {
   }
   static bool Less(const Keyed& a, const Keyed& b) {
     if (a.key != b.key) return a.key < b.key;
-    return a.body_id < b.body_id;
+    if (a.body_id != b.body_id) return a.body_id < b.body_id;
+    return a.index < b.index;  // A body's hits (a level's edges) in order.
   }
 
   // The first of `members` that holds a part at `frame` (its group pose
@@ -889,27 +893,31 @@ absl::StatusOr<QueryResult<D>> SceneSnapshot<D>::Contacts(
   const Aabb<D> box = internal::Pad(ShapeOps<D>::Bounds(shape, *checked));
   absl::Status status =
       RunBoxQuery<D>(runner, box, [&](const BodyAtTick<D>& body) {
-        absl::StatusOr<ContactResult<D>> contact = ShapeOps<D>::Contact(
-            shape, *checked, *body.record->shape, body.pose);
-        if (!contact.ok()) return contact.status();
-        if (!contact->overlapping || contact->depth < min_depth) {
-          return absl::OkStatus();
-        }
-        QueryHit<D> hit = BaseHit(*body.record);
-        // The core's normal goes from the query shape (A) to the body (B);
-        // ours points out of the body.
-        hit.normal = -contact->normal;
-        hit.depth = contact->depth;
-        hit.flags = kHitNormal | kHitDepth;
-        if (contact->point_count > 0) {
-          Vec<D> sum{};
-          for (int i = 0; i < contact->point_count; ++i) {
-            sum += contact->points[static_cast<std::size_t>(i)];
-          }
-          hit.point = sum * (1.0f / static_cast<float>(contact->point_count));
-          hit.flags |= kHitPoint;
-        }
-        runner.Add(hit, -contact->depth);
+        ShapeOps<D>::ForEachContact(
+            shape, *checked, *body.record->shape, body.pose,
+            [&](const ContactResult<D>& contact, std::int32_t feature) {
+              if (runner.done() || contact.depth < min_depth) return;
+              QueryHit<D> hit = BaseHit(*body.record);
+              // The core's normal goes from the query shape (A) to the body
+              // (B); ours points out of the body.
+              hit.normal = -contact.normal;
+              hit.depth = contact.depth;
+              hit.flags = kHitNormal | kHitDepth;
+              if (feature >= 0) {
+                hit.feature = feature;
+                hit.flags |= kHitFeature;
+              }
+              if (contact.point_count > 0) {
+                Vec<D> sum{};
+                for (int i = 0; i < contact.point_count; ++i) {
+                  sum += contact.points[static_cast<std::size_t>(i)];
+                }
+                hit.point =
+                    sum * (1.0f / static_cast<float>(contact.point_count));
+                hit.flags |= kHitPoint;
+              }
+              runner.Add(hit, -contact.depth);
+            });
         return absl::OkStatus();
       });
   if (!status.ok()) return status;

@@ -130,12 +130,18 @@ absl::StatusOr<bool> ShapeOps<2>::Overlap(const Shape2& a, const Pose2& pa,
   return sator::Overlap(a, pa, b, pb);
 }
 
-absl::StatusOr<ContactResult<2>> ShapeOps<2>::Contact(const Shape2& a,
-                                                      const Pose2& pa,
-                                                      const Shape2& b,
-                                                      const Pose2& pb) {
+void ShapeOps<2>::ForEachContact(const Shape2& a, const Pose2& pa,
+                                 const Shape2& b, const Pose2& pb,
+                                 ContactVisitor2 visit) {
   ExpectValidPair(a, pa, b, pb);
-  return sator::Contact(a, pa, b, pb);
+  if (const auto* level = std::get_if<std::shared_ptr<const Level2>>(&b)) {
+    for (const LevelContact2& c : ContactAll(a, pa, **level, pb)) {
+      visit(c.contact, static_cast<std::int32_t>(c.edge));
+    }
+    return;
+  }
+  const ContactResult<2> c = sator::Contact(a, pa, b, pb);
+  if (c.overlapping) visit(c, -1);
 }
 
 absl::StatusOr<SweepResult<2>> ShapeOps<2>::Sweep(const Shape2& a,
@@ -239,12 +245,12 @@ absl::StatusOr<bool> ShapeOps<3>::Overlap(const Shape3& a, const Pose3& pa,
   return sator::internal::OverlapUnchecked(a, pa, b, pb);
 }
 
-absl::StatusOr<ContactResult<3>> ShapeOps<3>::Contact(const Shape3& a,
-                                                      const Pose3& pa,
-                                                      const Shape3& b,
-                                                      const Pose3& pb) {
+void ShapeOps<3>::ForEachContact(const Shape3& a, const Pose3& pa,
+                                 const Shape3& b, const Pose3& pb,
+                                 ContactVisitor3 visit) {
   ExpectValidPair(a, pa, b, pb);
-  return sator::internal::ContactUnchecked(a, pa, b, pb);
+  const ContactResult<3> c = sator::internal::ContactUnchecked(a, pa, b, pb);
+  if (c.overlapping) visit(c, -1);
 }
 
 absl::StatusOr<SweepResult<3>> ShapeOps<3>::Sweep(const Shape3& a,

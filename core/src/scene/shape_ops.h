@@ -3,6 +3,7 @@
 #ifndef SATOR_CORE_SRC_SCENE_SHAPE_OPS_H_
 #define SATOR_CORE_SRC_SCENE_SHAPE_OPS_H_
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "collide2d/pose_check2d.h"
@@ -34,10 +35,14 @@ struct ShapeOps<2> {
   static Aabb2 Bounds(const Shape2& shape, const Pose2& pose);
   static absl::StatusOr<bool> Overlap(const Shape2& a, const Pose2& pa,
                                       const Shape2& b, const Pose2& pb);
-  static absl::StatusOr<ContactResult<2>> Contact(const Shape2& a,
-                                                  const Pose2& pa,
-                                                  const Shape2& b,
-                                                  const Pose2& pb);
+  // Every contact of the overlapping pair, each with the feature of b it
+  // touches: one (feature -1) for most pairs, one per edge for a level
+  // (feature: the edge), so that a shape in a concave corner gets both
+  // walls; nothing when apart.
+  using ContactVisitor2 =
+      absl::FunctionRef<void(const ContactResult<2>&, std::int32_t)>;
+  static void ForEachContact(const Shape2& a, const Pose2& pa, const Shape2& b,
+                             const Pose2& pb, ContactVisitor2 visit);
   static absl::StatusOr<SweepResult<2>> Sweep(const Shape2& a, const Pose2& pa,
                                               Vec2 displacement,
                                               const Shape2& b, const Pose2& pb);
@@ -58,10 +63,11 @@ struct ShapeOps<3> {
   static Aabb3 Bounds(const Shape3& shape, const Pose3& pose);
   static absl::StatusOr<bool> Overlap(const Shape3& a, const Pose3& pa,
                                       const Shape3& b, const Pose3& pb);
-  static absl::StatusOr<ContactResult<3>> Contact(const Shape3& a,
-                                                  const Pose3& pa,
-                                                  const Shape3& b,
-                                                  const Pose3& pb);
+  // The contact of the overlapping pair (feature -1); nothing when apart.
+  using ContactVisitor3 =
+      absl::FunctionRef<void(const ContactResult<3>&, std::int32_t)>;
+  static void ForEachContact(const Shape3& a, const Pose3& pa, const Shape3& b,
+                             const Pose3& pb, ContactVisitor3 visit);
   static absl::StatusOr<SweepResult<3>> Sweep(const Shape3& a, const Pose3& pa,
                                               Vec3 displacement,
                                               const Shape3& b, const Pose3& pb);

@@ -11,6 +11,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "sator/core/collide2d/level2d.h"
 #include "sator/core/collide3d/convex_hull.h"
 #include "sator/core/collide3d/triangle_mesh.h"
 #include "sator/core/field_status.h"
@@ -560,6 +561,56 @@ TEST(SceneContactsTest, DepenetrationOfFloorAndWall) {
   EXPECT_NEAR(result->hits[1].normal.y, 1.0f, 1e-5f);
   EXPECT_NEAR(result->depenetration.x, -0.5f, 1e-5f);
   EXPECT_NEAR(result->depenetration.y, 0.25f, 1e-5f);
+}
+
+// The same floor and wall as one level body, a polygon whose outline has a
+// concave corner at (0.5, -0.75): the box gets one hit per edge it presses
+// (feature: the outline edge), and the combined vector leaves both walls.
+// CLOSEST_PER_BODY keeps the deepest, ANY one.
+TEST(SceneContactsTest, ALevelGivesEveryEdgeOfAConcaveCorner) {
+  auto scene = MakeScene();
+  LevelDesc2 desc;
+  // Edge k joins outline[k] and outline[k + 1]: edge 3 is the wall's face
+  // (x = 0.5) and edge 4 the floor's top (y = -0.75).
+  desc.polygons.push_back({{{-10, -2.75f},
+                            {10, -2.75f},
+                            {10, 15},
+                            {0.5f, 15},
+                            {0.5f, -0.75f},
+                            {-10, -0.75f}},
+                           {}});
+  absl::StatusOr<std::shared_ptr<const Level2>> level = MakeLevel2(desc);
+  ASSERT_TRUE(level.ok()) << level.status();
+  BodyDesc<2> body;
+  body.id = 7;
+  body.shape = std::make_shared<const Shape2>(*level);
+  body.motion = MotionType::kStatic;
+  ASSERT_TRUE(scene->UpsertBodies(std::vector{body}).ok());
+  const Shape2 box = Box2{{1, 1}};
+  const SceneSnapshot<2> snapshot = scene->Snapshot();
+
+  const auto every = snapshot.Contacts(box, {{0, 0}, {}}, {});
+  ASSERT_TRUE(every.ok()) << every.status();
+  ASSERT_EQ(Ids(*every), (std::vector<std::uint64_t>{7, 7}));
+  EXPECT_EQ(every->hits[0].feature, 3);  // The wall, deepest first.
+  EXPECT_TRUE(every->hits[0].flags & kHitFeature);
+  EXPECT_NEAR(every->hits[0].depth, 0.5f, 1e-5f);
+  EXPECT_NEAR(every->hits[0].normal.x, -1.0f, 1e-5f);
+  EXPECT_EQ(every->hits[1].feature, 4);
+  EXPECT_NEAR(every->hits[1].depth, 0.25f, 1e-5f);
+  EXPECT_NEAR(every->hits[1].normal.y, 1.0f, 1e-5f);
+  EXPECT_NEAR(every->depenetration.x, -0.5f, 1e-5f);
+  EXPECT_NEAR(every->depenetration.y, 0.25f, 1e-5f);
+
+  QueryOptions per_body;
+  per_body.mode = ResultMode::kClosestPerBody;
+  const auto deepest = snapshot.Contacts(box, {{0, 0}, {}}, per_body);
+  ASSERT_TRUE(deepest.ok()) << deepest.status();
+  ASSERT_EQ(deepest->hits.size(), 1u);
+  EXPECT_EQ(deepest->hits[0].feature, 3);
+  QueryOptions any;
+  any.mode = ResultMode::kAny;
+  EXPECT_EQ(snapshot.Contacts(box, {{0, 0}, {}}, any)->hits.size(), 1u);
 }
 
 // Two walls meeting at 90 degrees are resolved by the sum; two contacts

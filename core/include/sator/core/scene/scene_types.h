@@ -233,10 +233,9 @@ enum class ResultMode : std::uint8_t {
   kClosest,
   // Every hit, ordered by key, the first max_hits of them.
   kAllUpToN,
-  // The closest hit of each body, ordered by key, the first max_hits. A body
-  // gives at most one hit to every query kind here, so this equals kAllUpToN;
-  // the mode exists so that the service contract does not change when a
-  // multi-hit narrow phase arrives.
+  // The closest hit of each body, ordered by key, the first max_hits. Only
+  // a 2D level gives a body several hits (Contacts: one per edge it
+  // touches); for every other body and query this equals kAllUpToN.
   kClosestPerBody,
   // The closest hit of each hitbox group (a body outside any group counts
   // as a group of its own), ordered by key, the first max_hits.
