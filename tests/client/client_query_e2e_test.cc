@@ -561,6 +561,20 @@ TEST_F(ClientQueryEndToEnd, ALevelIn2DAnswersForItsOutline) {
   EXPECT_NEAR(contacts->hits[0].normal.y, 1.0f, kTolerance);
   EXPECT_NEAR(contacts->depenetration.y, 0.1f, kTolerance);
 
+  // In the concave corner at (8, 0), 0.1 into the wall and the ground: with
+  // every hit asked for, one per edge (the wall is edge 3, the ground edge
+  // 4), and a push out of both.
+  absl::StatusOr<QueryResult> corner = client_->Contacts(
+      "level2d",
+      {.shape = Box2{{0.5f, 0.5f}}, .pose = Pose2{{7.6f, 0.4f}, {}}},
+      {.mode = ResultMode::kAll});
+  ASSERT_TRUE(corner.ok()) << corner.status();
+  ASSERT_THAT(Ids(*corner), ::testing::ElementsAre(1u, 1u));
+  EXPECT_THAT((std::vector{corner->hits[0].feature, corner->hits[1].feature}),
+              ::testing::UnorderedElementsAre(3, 4));
+  EXPECT_NEAR(corner->depenetration.x, -0.1f, kTolerance);
+  EXPECT_NEAR(corner->depenetration.y, 0.1f, kTolerance);
+
   absl::StatusOr<QueryResult> inside =
       client_->AsyncPointQuery("level2d", {.point = Vec2{9, 3}}).get();
   ASSERT_TRUE(inside.ok()) << inside.status();
