@@ -9,8 +9,10 @@
 //  - LevelBoxContacts: every edge contact of a 1 m box near a loop's
 //    surface (Sator: ContactAll; Box2D: the broad phase's AABB query, then
 //    b2CollideEdgeAndPolygon on each child edge it reports).
-// LevelBuild100k reports the build of the same level, and
-// LevelDecompose reports the convex decomposition per vertex.
+// LevelBuild100k reports the build of the same level, LevelDecompose the
+// convex decomposition per vertex and its piece count, and
+// LevelDecomposeBayazit the pieces Bayazit's decomposition cuts the same
+// polygons into.
 //
 //   level2d_benchmark --benchmark_repetitions=5
 //     --benchmark_report_aggregates_only=true
@@ -23,6 +25,7 @@
 #include <vector>
 
 #include "benchmark/benchmark.h"
+#include "core2d/bayazit_decomposition.h"
 #include "sator/core/collide2d/level2d.h"
 #include "sator/core/collide2d/queries2d.h"
 
@@ -242,18 +245,38 @@ void LevelBuild100k(benchmark::State& state) {
   state.counters["edges"] = static_cast<double>(kLoops * kLoopPoints);
 }
 
-// One concave polygon of n vertices (a star with alternating radii): the
-// decomposition's cost per vertex and its piece count.
+// The decomposition's inputs, counter-clockwise, of about n vertices:
+// kind 0 a star of alternating radii (n / 2 reflex vertices in a ring),
+// kind 1 a comb of bars of varying height on a base (n / 2 - 1 reflex
+// vertices, each facing a neighbour bar's corner).
+std::vector<Vec2> DecompositionInput(int n, int kind) {
+  std::vector<Vec2> outline;
+  if (kind == 0) {
+    for (int i = 0; i < n; ++i) {
+      const float angle = 2.0f * std::numbers::pi_v<float> *
+                          static_cast<float>(i) / static_cast<float>(n);
+      const float r = i % 2 == 0 ? 10.0f : 6.0f;
+      outline.push_back({r * std::cos(angle), r * std::sin(angle)});
+    }
+    return outline;
+  }
+  const int bars = n / 2 - 1;
+  outline = {{0.0f, 0.0f}, {static_cast<float>(bars), 0.0f}};
+  for (int i = bars - 1; i >= 0; --i) {
+    const auto height = static_cast<float>(2 + (i * 3) % 4);
+    outline.push_back({static_cast<float>(i + 1), height});
+    outline.push_back({static_cast<float>(i), height});
+  }
+  return outline;
+}
+
+// One concave polygon (DecompositionInput): the decomposition's cost per
+// vertex and its piece count.
 void LevelDecompose(benchmark::State& state) {
   const int n = static_cast<int>(state.range(0));
+  const std::vector<Vec2> outline =
+      DecompositionInput(n, static_cast<int>(state.range(1)));
   LevelDesc2 desc;
-  std::vector<Vec2> outline;
-  for (int i = 0; i < n; ++i) {
-    const float angle = 2.0f * std::numbers::pi_v<float> *
-                        static_cast<float>(i) / static_cast<float>(n);
-    const float r = i % 2 == 0 ? 10.0f : 6.0f;
-    outline.push_back({r * std::cos(angle), r * std::sin(angle)});
-  }
   desc.polygons.push_back({outline, {}});
   std::size_t pieces = 0;
   for (auto _ : state) {
@@ -262,9 +285,59 @@ void LevelDecompose(benchmark::State& state) {
     benchmark::DoNotOptimize(level);
   }
   state.counters["pieces"] = static_cast<double>(pieces);
-  state.counters["per_vertex"] = benchmark::Counter(
-      static_cast<double>(n), benchmark::Counter::kIsIterationInvariantRate |
-                                  benchmark::Counter::kInvert);
+  state.counters["per_vertex"] =
+      benchmark::Counter(static_cast<double>(outline.size()),
+                         benchmark::Counter::kIsIterationInvariantRate |
+                             benchmark::Counter::kInvert);
+}
+
+// Bayazit's decomposition of the same polygons (bayazit_decomposition.h),
+// for its piece count. Its pieces are checked first: convex, and of the
+// polygon's area in all.
+void LevelDecomposeBayazit(benchmark::State& state) {
+  const int n = static_cast<int>(state.range(0));
+  std::vector<bench::PointD> polygon;
+  for (Vec2 v : DecompositionInput(n, static_cast<int>(state.range(1)))) {
+    polygon.push_back({v.x, v.y});
+  }
+  auto twice_area = [](const std::vector<bench::PointD>& ring) {
+    double sum = 0.0;
+    for (std::size_t i = 0; i < ring.size(); ++i) {
+      const bench::PointD a = ring[i];
+      const bench::PointD b = ring[(i + 1) % ring.size()];
+      sum += a.x * b.y - a.y * b.x;
+    }
+    return sum;
+  };
+  const std::vector<std::vector<bench::PointD>> check =
+      bench::BayazitDecompose(polygon);
+  double area = 0.0;
+  for (const std::vector<bench::PointD>& piece : check) {
+    area += twice_area(piece);
+    for (std::size_t i = 0; i < piece.size(); ++i) {
+      const bench::PointD a = piece[i];
+      const bench::PointD b = piece[(i + 1) % piece.size()];
+      const bench::PointD c = piece[(i + 2) % piece.size()];
+      if ((b.x - a.x) * (c.y - a.y) - (b.y - a.y) * (c.x - a.x) < -1e-9) {
+        state.SkipWithError("a Bayazit piece is not convex");
+        return;
+      }
+    }
+  }
+  if (std::fabs(area - twice_area(polygon)) > 1e-9 * twice_area(polygon)) {
+    state.SkipWithError("the Bayazit pieces do not tile the polygon");
+    return;
+  }
+  for (auto _ : state) {
+    std::vector<std::vector<bench::PointD>> pieces =
+        bench::BayazitDecompose(polygon);
+    benchmark::DoNotOptimize(pieces.data());
+  }
+  state.counters["pieces"] = static_cast<double>(check.size());
+  state.counters["per_vertex"] =
+      benchmark::Counter(static_cast<double>(polygon.size()),
+                         benchmark::Counter::kIsIterationInvariantRate |
+                             benchmark::Counter::kInvert);
 }
 
 BENCHMARK(LevelRayCastSator)->Name("LevelRayCast100k/sator");
@@ -273,9 +346,12 @@ BENCHMARK(LevelBoxContactsSator)->Name("LevelBoxContacts100k/sator");
 BENCHMARK(LevelBoxContactsBox2d)->Name("LevelBoxContacts100k/box2d");
 BENCHMARK(LevelBuild100k)->Unit(benchmark::kMillisecond);
 BENCHMARK(LevelDecompose)
-    ->Arg(64)
-    ->Arg(256)
-    ->Arg(1024)
+    ->ArgsProduct({{64, 256, 1024}, {0, 1}})
+    ->ArgNames({"vertices", "comb"})
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(LevelDecomposeBayazit)
+    ->ArgsProduct({{64, 256, 1024}, {0, 1}})
+    ->ArgNames({"vertices", "comb"})
     ->Unit(benchmark::kMicrosecond);
 
 }  // namespace
