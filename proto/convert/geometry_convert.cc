@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "proto/convert/dimension_convert.h"
 #include "sator/core/collide2d/level2d.h"
 #include "sator/core/collide3d/convex_hull.h"
 #include "sator/core/collide3d/shape3d_validation.h"
@@ -89,13 +90,15 @@ absl::StatusOr<Vec3> PositiveExtents3(const sator::v1::Vector& message) {
   return extents;
 }
 
-absl::StatusOr<std::vector<Vec2>> ToPoints2(
+// The points of repeated Vectors, a refusal naming `field[i]`.
+template <int D>
+absl::StatusOr<std::vector<Vec<D>>> ToPoints(
     const google::protobuf::RepeatedPtrField<sator::v1::Vector>& messages,
     absl::string_view field) {
-  std::vector<Vec2> points;
+  std::vector<Vec<D>> points;
   points.reserve(static_cast<size_t>(messages.size()));
   for (int i = 0; i < messages.size(); ++i) {
-    absl::StatusOr<Vec2> point = ToVec2(messages[i]);
+    absl::StatusOr<Vec<D>> point = Dim<D>::ToVec(messages[i]);
     if (!point.ok()) return PrefixIndex(field, i, point.status());
     points.push_back(*point);
   }
@@ -126,14 +129,14 @@ absl::StatusOr<Shape2> ToLevel2(const sator::v1::Level2D& message,
     const sator::v1::LevelPolygon& polygon = message.polygons(i);
     LevelPolygon2& out = desc.polygons.emplace_back();
     absl::StatusOr<std::vector<Vec2>> outline =
-        ToPoints2(polygon.outline(), "outline");
+        ToPoints<2>(polygon.outline(), "outline");
     if (!outline.ok()) {
       return PrefixIndex("level2d.polygons", i, outline.status());
     }
     out.outline = *std::move(outline);
     for (int j = 0; j < polygon.holes_size(); ++j) {
       absl::StatusOr<std::vector<Vec2>> points =
-          ToPoints2(polygon.holes(j).points(), "points");
+          ToPoints<2>(polygon.holes(j).points(), "points");
       if (!points.ok()) {
         return PrefixIndex(absl::StrCat("level2d.polygons[", i, "].holes"), j,
                            points.status());
@@ -144,7 +147,7 @@ absl::StatusOr<Shape2> ToLevel2(const sator::v1::Level2D& message,
   for (int i = 0; i < message.chains_size(); ++i) {
     const sator::v1::LevelChain& chain = message.chains(i);
     absl::StatusOr<std::vector<Vec2>> points =
-        ToPoints2(chain.points(), "points");
+        ToPoints<2>(chain.points(), "points");
     if (!points.ok()) return PrefixIndex("level2d.chains", i, points.status());
     desc.chains.push_back(
         {*std::move(points), chain.closed(), chain.one_sided()});
@@ -222,19 +225,6 @@ absl::StatusOr<Shape2> ToShape2Unchecked(const Shape& shape,
   }
 }
 
-absl::StatusOr<std::vector<Vec3>> ToPoints3(
-    const google::protobuf::RepeatedPtrField<sator::v1::Vector>& messages,
-    absl::string_view field) {
-  std::vector<Vec3> points;
-  points.reserve(static_cast<size_t>(messages.size()));
-  for (int i = 0; i < messages.size(); ++i) {
-    absl::StatusOr<Vec3> point = ToVec3(messages[i]);
-    if (!point.ok()) return PrefixIndex(field, i, point.status());
-    points.push_back(*point);
-  }
-  return points;
-}
-
 absl::StatusOr<Shape3> ToShape3Unchecked(const Shape& shape,
                                          const ShapeLimits& limits) {
   switch (shape.kind_case()) {
@@ -283,7 +273,7 @@ absl::StatusOr<Shape3> ToShape3Unchecked(const Shape& shape,
                                        " points, got ", messages.size()));
       }
       absl::StatusOr<std::vector<Vec3>> points =
-          ToPoints3(messages, "hull.points");
+          ToPoints<3>(messages, "hull.points");
       if (!points.ok()) return points.status();
       absl::StatusOr<std::shared_ptr<const ConvexHull>> hull =
           MakeConvexHull(*points);
@@ -312,7 +302,7 @@ absl::StatusOr<Shape3> ToShape3Unchecked(const Shape& shape,
                                        " triangles, got ", triangles));
       }
       absl::StatusOr<std::vector<Vec3>> vertices =
-          ToPoints3(mesh.vertices(), "mesh.vertices");
+          ToPoints<3>(mesh.vertices(), "mesh.vertices");
       if (!vertices.ok()) return vertices.status();
       std::vector<std::uint32_t> indices(mesh.indices().begin(),
                                          mesh.indices().end());
