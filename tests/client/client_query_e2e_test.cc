@@ -565,8 +565,7 @@ TEST_F(ClientQueryEndToEnd, ALevelIn2DAnswersForItsOutline) {
   // every hit asked for, one per edge (the wall is edge 3, the ground edge
   // 4), and a push out of both.
   absl::StatusOr<QueryResult> corner = client_->Contacts(
-      "level2d",
-      {.shape = Box2{{0.5f, 0.5f}}, .pose = Pose2{{7.6f, 0.4f}, {}}},
+      "level2d", {.shape = Box2{{0.5f, 0.5f}}, .pose = Pose2{{7.6f, 0.4f}, {}}},
       {.mode = ResultMode::kAll});
   ASSERT_TRUE(corner.ok()) << corner.status();
   ASSERT_THAT(Ids(*corner), ::testing::ElementsAre(1u, 1u));

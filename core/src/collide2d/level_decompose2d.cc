@@ -233,9 +233,12 @@ class ReflexGrid {
     const int x1 = Axis(hi.x, lo_.x, scale_.x);
     const int y0 = Axis(lo.y, lo_.y, scale_.y);
     const int y1 = Axis(hi.y, lo_.y, scale_.y);
-    for (int y = y0; y <= y1; ++y) {
-      for (int x = x0; x <= x1; ++x) {
-        const auto c = static_cast<std::size_t>(y * side_ + x);
+    const auto side = static_cast<std::size_t>(side_);
+    for (auto y = static_cast<std::size_t>(y0);
+         y <= static_cast<std::size_t>(y1); ++y) {
+      for (auto x = static_cast<std::size_t>(x0);
+           x <= static_cast<std::size_t>(x1); ++x) {
+        const std::size_t c = y * side + x;
         for (int k = starts_[c]; k < starts_[c + 1]; ++k) {
           if (!visit(slots_[static_cast<std::size_t>(k)])) return false;
         }
@@ -249,8 +252,9 @@ class ReflexGrid {
     return std::clamp(static_cast<int>((v - lo) * scale), 0, side_ - 1);
   }
   std::size_t Cell(P p) const {
-    return static_cast<std::size_t>(Axis(p.y, lo_.y, scale_.y) * side_ +
-                                    Axis(p.x, lo_.x, scale_.x));
+    return static_cast<std::size_t>(Axis(p.y, lo_.y, scale_.y)) *
+               static_cast<std::size_t>(side_) +
+           static_cast<std::size_t>(Axis(p.x, lo_.x, scale_.x));
   }
 
   P lo_{};
