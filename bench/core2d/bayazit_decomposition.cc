@@ -171,8 +171,9 @@ bool Split(const std::vector<PointD>& points, std::vector<PointD>& first,
 std::vector<std::vector<PointD>> BayazitDecompose(
     const std::vector<PointD>& polygon) {
   std::vector<std::vector<PointD>> pieces;
-  // Depth first over the halves still to split, bounded by count: every
-  // split of an n-gon gives two smaller polygons.
+  // Depth first over the halves still to split, bounded by count: each
+  // split resolves a reflex vertex, and there are fewer than n of them plus
+  // the ones a new point adds.
   std::vector<std::vector<PointD>> pending{polygon};
   const std::size_t max_splits = 8 * polygon.size() + 8;
   for (std::size_t splits = 0; !pending.empty();) {

@@ -896,9 +896,9 @@ void ExpectAliveToAProbe(const FloodFigures& figures) {
 }
 
 // gRPC's memory quota may close a flood connection that has no stream open
-// (GOAWAY "Buffers full"), failing the calls racing it with UNAVAILABLE; the
-// flood calls again once the channel has reconnected. Such closures stay the
-// exception: fewer calls are lost to them than are answered or shed.
+// (GOAWAY, from its reclaimer), failing the calls racing it with UNAVAILABLE;
+// the flood calls again once the channel has reconnected. Such closures stay
+// the exception: fewer calls are lost to them than are answered or shed.
 void ExpectFewClosedConnections(const FloodFigures& figures) {
   EXPECT_LE(figures.unavailable, figures.ok + figures.shed)
       << figures.unavailable << " calls lost to closed connections";

@@ -4,9 +4,10 @@
 //  - rings of points on an integer grid scaled by a power of two, so that
 //    crossings, touches, repeats and collinear runs are common and every
 //    orientation test on them is exact in double;
-//  - star-shaped outlines (simple by construction) with star holes and
-//    polylines beside them, so that most inputs are valid and reach the
-//    decomposition with many reflex vertices;
+//  - star-shaped outlines (points at increasing angles about a centre:
+//    simple by construction) with star holes, inside the outline when it
+//    has enough points, and polylines beside them, so that most inputs are
+//    valid and reach the decomposition with many reflex vertices;
 //  - orthogonal combs (bars of random heights) with square holes in their
 //    base, whose reflex vertices line up exactly with other vertices and
 //    hole corners: the degenerate cases of ear clipping and bridging.
@@ -18,9 +19,11 @@
 //    neighbours at their shared vertex, every hole starts inside its
 //    outline, no polygon or chain starts inside another polygon's solid
 //    (checked in double, brute force over every pair of edges);
+//  - a polygon the validation accepts is always cut into pieces;
 //  - each polygon's pieces are strictly convex, of at most
 //    kMaxPolygonVertices corners taken from the polygon's own vertices,
-//    lie inside its solid, and their areas sum to its area;
+//    lie inside its solid, their areas sum to its area, and no sampled
+//    point is in two of them or, inside the polygon, in none;
 //  - a ray's hit, distance and edge match a brute-force reference over the
 //    outline and chain edges (support/level_reference.h), skipping rays
 //    that pass within the slack of a vertex or start within it of an edge.
@@ -315,6 +318,59 @@ double PolygonArea(const LevelPolygon2& polygon) {
   return area;
 }
 
+// The signed distance from p to the piece's boundary, positive inside.
+double InsideDistance(const sator::LevelPiece2& piece, D2 p) {
+  const sator::ConvexPolygon& convex = piece.convex();
+  const D2 at = p - ToD(piece.offset);
+  double inside = INFINITY;
+  for (int k = 0; k < convex.count(); ++k) {
+    const D2 a = ToD(convex.vertex(k));
+    const D2 b = ToD(convex.vertex((k + 1) % convex.count()));
+    inside =
+        std::min(inside, Cross(b - a, at - a) / sator::testing::Len(b - a));
+  }
+  return inside;
+}
+
+// On a lattice of points over polygon `polygon`'s box: no point is inside
+// two of its pieces, and one farther than `slack` from every piece edge is
+// inside exactly one piece when it is inside the polygon, else none (the
+// area sum alone would miss overlapping pieces that leave a gap as large).
+void CheckCover(const sator::Level2& level, std::size_t polygon, double slack) {
+  const LevelPolygon2& input = level.desc().polygons[polygon];
+  D2 lo = ToD(input.outline[0]);
+  D2 hi = lo;
+  for (const Vec2& v : input.outline) {
+    lo = {std::min(lo.x, static_cast<double>(v.x)),
+          std::min(lo.y, static_cast<double>(v.y))};
+    hi = {std::max(hi.x, static_cast<double>(v.x)),
+          std::max(hi.y, static_cast<double>(v.y))};
+  }
+  LevelDesc2 only;
+  only.polygons.push_back(input);
+  constexpr int kSide = 7;
+  for (int i = 0; i < kSide; ++i) {
+    for (int j = 0; j < kSide; ++j) {
+      // Off the grid's lines, where grid inputs put their vertices.
+      const D2 p{lo.x + (hi.x - lo.x) * (i + 0.5 + 0.013 * j) / kSide,
+                 lo.y + (hi.y - lo.y) * (j + 0.5 + 0.017 * i) / kSide};
+      int inside = 0;
+      bool near = false;
+      for (const sator::LevelPiece2& piece : level.pieces()) {
+        if (piece.polygon != polygon) continue;
+        const double d = InsideDistance(piece, p);
+        inside += d > slack ? 1 : 0;
+        near = near || std::fabs(d) <= slack;
+      }
+      CHECK_PROPERTY(inside <= 1);
+      if (!near) {
+        CHECK_PROPERTY(inside ==
+                       (sator::testing::InsideSolid(only, p) ? 1 : 0));
+      }
+    }
+  }
+}
+
 void CheckPieces(const sator::Level2& level) {
   const LevelDesc2& desc = level.desc();
   std::vector<double> area(desc.polygons.size(), 0.0);
@@ -363,6 +419,7 @@ void CheckPieces(const sator::Level2& level) {
   for (std::size_t i = 0; i < desc.polygons.size(); ++i) {
     const double want = PolygonArea(desc.polygons[i]);
     CHECK_PROPERTY(std::fabs(area[i] - want) <= 1e-5 * want + corner_slack);
+    CheckCover(level, i, 4.0 * corner_slack);
   }
 }
 
@@ -449,6 +506,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data,
                    code == absl::StatusCode::kResourceExhausted);
     g_scenario += std::string(level.status().message()) + "\n";
     CHECK_PROPERTY(NamesAField(level.status()));
+    // The decomposition never fails on input the validation let through.
+    CHECK_PROPERTY(!absl::StrContains(level.status().message(),
+                                      "cannot be cut into convex pieces"));
     return 0;
   }
   if (mode == 0) CheckNoEdgesMeet(**level);

@@ -7,9 +7,9 @@
 // until `duration` has passed. A refusal with RESOURCE_EXHAUSTED is a shed
 // call: the thread waits for the server's pushback (grpc-retry-pushback-ms,
 // else retry-after-ms, at most 10 s) before its next call, as gRPC's retry
-// policy would. UNAVAILABLE is a connection gRPC closed (its memory quota
-// sends GOAWAY to connections with no stream open when the server's buffers
-// are full; docs/DESIGN.md, "Admission"): the thread waits 100 ms and calls
+// policy would. UNAVAILABLE is a connection gRPC closed (under memory
+// pressure its quota's reclaimer sends GOAWAY to connections with no stream
+// open; docs/DESIGN.md, "Admission"): the thread waits 100 ms and calls
 // again, waiting for the channel to reconnect (wait_for_ready). Every call has
 // a 10 s deadline, so the loop ends by itself.
 #ifndef SATOR_TOOLS_SATOR_SOAK_FLOOD_H_

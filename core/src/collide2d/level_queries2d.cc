@@ -241,25 +241,29 @@ float EdgeTolerance(const Core& core, const EdgeSide& side) {
   return EdgeTolerance(core, side.a, Length(side.b - side.a));
 }
 
-// The shape touches the edge a b (unit normal `normal`, `length` long)
-// within EdgeTolerance when no axis separates them further. A polygonal core
-// is settled by the separating axis test over the edge's normal both ways
-// and the core's normals (exact for two convex polygons in 2D, Ericson
-// 5.2.1); a rounded one by the pair query.
+// The shape touches the edge a b (unit normal `normal`) within `tolerance`.
+// A polygonal core is first put to the separating axis test over the
+// edge's normal and direction, both ways, and the core's normals (Ericson
+// 5.2.1): the largest separation is a lower bound on the distance, so above
+// the tolerance the two are apart and at or below zero they overlap. In
+// between (a corner near a corner), and for a rounded core, the pair query's
+// exact distance decides.
 bool TouchesEdge(const Shape2& shape, const Core& core, Vec2 a, Vec2 b,
-                 Vec2 normal, float length) {
-  if (core.radius != 0.0f) {
-    return OverlapLocal(shape, Segment2{a, b}, Pose2{});
+                 Vec2 normal, float tolerance) {
+  if (core.radius == 0.0f) {
+    const Vec2 direction = LeftPerp(normal);
+    float largest = -std::numeric_limits<float>::infinity();
+    for (Vec2 u : {normal, -normal, direction, -direction}) {
+      largest = std::max(largest, SeparationAlong(core, a, b, u));
+      if (largest > tolerance) return false;
+    }
+    for (int j = 0; j < core.EdgeCount(); ++j) {
+      largest = std::max(largest, SeparationAlong(core, a, b, -core.n(j)));
+      if (largest > tolerance) return false;
+    }
+    if (largest <= 0.0f) return true;
   }
-  const float tolerance = EdgeTolerance(core, a, length);
-  if (SeparationAlong(core, a, b, normal) > tolerance ||
-      SeparationAlong(core, a, b, -normal) > tolerance) {
-    return false;
-  }
-  for (int j = 0; j < core.EdgeCount(); ++j) {
-    if (SeparationAlong(core, a, b, -core.n(j)) > tolerance) return false;
-  }
-  return true;
+  return OverlapLocal(shape, Segment2{a, b}, Pose2{});
 }
 
 // The contact of the shape (core, in A's frame) against one edge, when the
@@ -269,8 +273,9 @@ std::optional<ContactResult<2>> EdgeContact(const Shape2& a, const Core& core,
                                             const Pose2& level_in_a) {
   const Vec2 edge_a = Transform(level_in_a, edge.a);
   const Vec2 edge_b = Transform(level_in_a, edge.b);
+  const float tolerance = EdgeTolerance(core, edge_a, edge.length);
   if (!TouchesEdge(a, core, edge_a, edge_b,
-                   Rotate(level_in_a.rotation, edge.normal), edge.length)) {
+                   Rotate(level_in_a.rotation, edge.normal), tolerance)) {
     return std::nullopt;
   }
   if (edge.one_sided && !edge.solid && Behind(core, edge_a, edge_b)) {
@@ -287,7 +292,6 @@ std::optional<ContactResult<2>> EdgeContact(const Shape2& a, const Core& core,
     }
   }
   const EdgeSide& side = placed.sides[best_side];
-  const float tolerance = EdgeTolerance(core, side);
   if (best.separation > tolerance) return std::nullopt;
   if (core.count == 1) {
     // A circle past an end where a neighbour meets the edge at a flat or

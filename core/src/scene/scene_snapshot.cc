@@ -371,20 +371,27 @@ class QueryRunner {
         options_.mode == ResultMode::kClosestPerBody) {
       // The first (closest) hit of each body, or of each group, where a body
       // outside any group is a group of its own (told apart from group ids
-      // by the flag).
+      // by the flag); found by sorting the owners with their ranks.
       const bool per_group = options_.mode == ResultMode::kClosestPerGroup;
-      std::vector<std::pair<bool, std::uint64_t>> seen;
-      std::size_t kept = 0;
-      for (const Keyed& keyed : keys_) {
-        const QueryHit<D>& hit = hits_[keyed.index];
-        const std::pair<bool, std::uint64_t> owner =
-            per_group && hit.group_id != 0 ? std::pair{true, hit.group_id}
-                                           : std::pair{false, hit.body_id};
-        if (std::find(seen.begin(), seen.end(), owner) != seen.end()) {
-          continue;
+      using Owner = std::pair<bool, std::uint64_t>;
+      std::vector<std::pair<Owner, std::uint32_t>> owners(keys_.size());
+      for (std::size_t rank = 0; rank < keys_.size(); ++rank) {
+        const QueryHit<D>& hit = hits_[keys_[rank].index];
+        owners[rank] = {per_group && hit.group_id != 0
+                            ? Owner{true, hit.group_id}
+                            : Owner{false, hit.body_id},
+                        static_cast<std::uint32_t>(rank)};
+      }
+      std::sort(owners.begin(), owners.end());
+      std::vector<std::uint8_t> first(keys_.size(), 0);
+      for (std::size_t k = 0; k < owners.size(); ++k) {
+        if (k == 0 || owners[k].first != owners[k - 1].first) {
+          first[owners[k].second] = 1;
         }
-        seen.push_back(owner);
-        keys_[kept++] = keyed;
+      }
+      std::size_t kept = 0;
+      for (std::size_t rank = 0; rank < keys_.size(); ++rank) {
+        if (first[rank]) keys_[kept++] = keys_[rank];
       }
       keys_.resize(kept);
     }

@@ -449,6 +449,22 @@ TEST(LevelQueryTest, ACircleOnTheFloorTouchesUnderItsCentre) {
   EXPECT_NEAR(c.points[0].y, -0.05f, 1e-5f);  // Midway: surface -0.1, floor 0.
 }
 
+// A segment lying along a straight chain, its near end 6e-5 past the joint
+// at (1, 0) (about twice the touching tolerance, inside the query box's
+// margin): it touches the edge it lies on, not the one that ends at the
+// joint, though no axis across the chain separates them.
+TEST(LevelQueryTest, ASegmentAlongAChainTouchesOnlyTheEdgeItLiesOn) {
+  LevelDesc2 desc;
+  desc.chains.push_back({{{0, 0}, {1, 0}, {2, 0}}, false, false});
+  const std::shared_ptr<const Level2> level = Build(desc);
+  ASSERT_NE(level, nullptr);
+  const Shape2 segment = Segment2{{-0.25f, 0.0f}, {0.25f, 0.0f}};
+  const std::vector<LevelContact2> contacts = ContactAll(
+      segment, Pose2{{1.25f + 6e-5f, 0.0f}, Rot2{}}, *level, Pose2{});
+  ASSERT_EQ(contacts.size(), 1u);
+  EXPECT_EQ(contacts[0].edge, 1u);
+}
+
 TEST(LevelBuildTest, HolesBridgedToTheSameCornerTileTheSquare) {
   LevelDesc2 desc;
   desc.polygons.push_back({{{0, 0}, {10, 0}, {10, 10}, {0, 10}},

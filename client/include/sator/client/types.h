@@ -328,7 +328,8 @@ struct Query {
 
 // One hit, the same record for every query kind (see proto/sator/v1/
 // query.proto, message Hit, for which fields each kind fills):
-// contacts: normal from the body towards the query shape, distance = depth;
+// contacts: normal from the body towards the query shape, distance = depth
+// (a 2D level: one hit per edge touched, feature = the edge);
 // sweep: distance = time of impact in [0, 1]; raycast: distance along the
 // ray, outward normal, feature.
 struct Hit {

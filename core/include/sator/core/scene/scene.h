@@ -168,7 +168,9 @@ class SceneSnapshot {
                                          const Pose<D>& pose,
                                          const QueryOptions& options) const;
   // Bodies that overlap or touch `shape`, each with its MTV: `normal` (out of
-  // the body), `depth` (>= 0 up to the touching tolerance) and `point`. Also
+  // the body), `depth` (>= 0 up to the touching tolerance) and `point`. A 2D
+  // level body gives one hit per edge the shape touches (`feature` the edge,
+  // the normal within the edge's cone; each hit counts against max_hits). Also
   // `depenetration`, the translation a character controller applies to move
   // the shape out of all of them at once: starting from zero, the hits are
   // taken deepest first and each adds normal * max(0, depth - dot(v,
