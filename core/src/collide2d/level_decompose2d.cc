@@ -210,8 +210,9 @@ class ReflexGrid {
     // Counting sort of the reflex slots by cell.
     starts_.assign(static_cast<std::size_t>(side_ * side_) + 1, 0);
     for (std::size_t slot = 0; slot < n; ++slot) {
-      if (is_reflex[slot])
+      if (is_reflex[slot]) {
         ++starts_[Cell(points[static_cast<std::size_t>(ring[slot])]) + 1];
+      }
     }
     for (std::size_t c = 1; c < starts_.size(); ++c) {
       starts_[c] += starts_[c - 1];
