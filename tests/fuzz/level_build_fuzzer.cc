@@ -18,7 +18,8 @@
 //  - an accepted level is valid: no two edges cross or touch except
 //    neighbours at their shared vertex, every hole starts inside its
 //    outline, no polygon or chain starts inside another polygon's solid
-//    (checked in double, brute force over every pair of edges);
+//    (in double; the edges brute force over every pair, on grid inputs,
+//    where that test is exact);
 //  - a polygon the validation accepts is always cut into pieces;
 //  - each polygon's pieces are strictly convex, of at most
 //    kMaxPolygonVertices corners taken from the polygon's own vertices,
